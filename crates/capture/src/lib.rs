@@ -1,0 +1,1 @@
+//! Osprey `capture` crate.

@@ -1,0 +1,1 @@
+//! Osprey `engine` crate.
