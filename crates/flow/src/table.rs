@@ -1,0 +1,460 @@
+//! Per-worker flow table (Haetae §4.1, §5): a hash table with separate chaining over
+//! entries preallocated at start-up, owned by one worker (no locks, no atomics).
+//!
+//! Idle entries are deleted lazily: a lookup that walks a chain unlinks every entry of
+//! that chain whose timeout has passed. Unlinked entries are not freed at once: they go to
+//! an *ended* queue so that the owner can flush what the flow still holds (stream data
+//! that must be inspected on a pseudo-packet, as Suricata does on flow timeout) and then
+//! [`FlowTable::release`] them. When no entry is free, an emergency pass evicts idle
+//! entries under the emergency timeouts, and failing that the least recently seen of a
+//! small sample; both are counted.
+
+use crate::key::FlowKey;
+
+/// Slot index of an entry in the table (stable for the entry's life).
+pub type Slot = u32;
+
+const NIL: u32 = u32::MAX;
+
+/// What the table needs to know about the value stored in each entry.
+pub trait FlowValue: Default {
+    /// Idle timeout of this flow in seconds, given its protocol and state.
+    fn timeout_secs(&self, emergency: bool) -> u32;
+}
+
+/// One table entry: the canonical key, chain link, activity time and the value.
+#[derive(Debug, Default)]
+pub struct Entry<V> {
+    /// Canonical key (see [`FlowKey::canonical`]).
+    pub key: FlowKey,
+    /// Low 32 bits of the key's hash (to skip key compares on the chain).
+    hash: u32,
+    /// Next entry in the bucket chain, or `NIL`.
+    next: u32,
+    /// State: 0 free, 1 linked, 2 ended (unlinked, waiting for release).
+    state: u8,
+    /// Time of the last packet, microseconds.
+    pub last_us: u64,
+    /// The owner's per-flow data.
+    pub value: V,
+}
+
+/// Result of [`FlowTable::lookup_or_insert`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// The flow exists.
+    Found(Slot),
+    /// A new entry was created for the key.
+    Inserted(Slot),
+    /// No entry could be found or freed: the packet is not tracked (counted).
+    Full,
+}
+
+/// Counters of the table.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TableStats {
+    /// Entries ended because their timeout passed (lazy deletion or sweep).
+    pub timeouts: u64,
+    /// Times the table ran out of free entries and entered emergency mode.
+    pub emerg_mode_entered: u64,
+    /// Entries evicted in emergency mode.
+    pub emergency_evicted: u64,
+    /// Packets whose flow could not be created (table full).
+    pub memcap: u64,
+}
+
+/// A flow table of at most `capacity` entries.
+pub struct FlowTable<V> {
+    buckets: Vec<u32>,
+    mask: u64,
+    entries: Vec<Entry<V>>,
+    free: Vec<u32>,
+    ended: Vec<u32>,
+    active: usize,
+    emergency: bool,
+    hand: usize,
+    stats: TableStats,
+}
+
+impl<V: FlowValue> FlowTable<V> {
+    /// A table with `capacity` preallocated entries and a power-of-two number of buckets
+    /// no smaller than `buckets`.
+    pub fn new(capacity: usize, buckets: usize) -> FlowTable<V> {
+        let capacity = capacity.clamp(1, NIL as usize - 1);
+        let nb = buckets.clamp(1, 1 << 31).next_power_of_two();
+        let mut entries = Vec::with_capacity(capacity);
+        entries.resize_with(capacity, Entry::default);
+        FlowTable {
+            buckets: vec![NIL; nb],
+            mask: nb as u64 - 1,
+            entries,
+            free: (0..capacity as u32).rev().collect(),
+            ended: Vec::new(),
+            active: 0,
+            emergency: false,
+            hand: 0,
+            stats: TableStats::default(),
+        }
+    }
+
+    /// Number of entries in use (linked or waiting for release).
+    pub fn len(&self) -> usize {
+        self.active
+    }
+
+    /// True when no entry is in use.
+    pub fn is_empty(&self) -> bool {
+        self.active == 0
+    }
+
+    /// Maximum number of entries.
+    pub fn capacity(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The table's counters.
+    pub fn stats(&self) -> TableStats {
+        self.stats
+    }
+
+    /// True while the table is in emergency mode (short timeouts).
+    pub fn emergency(&self) -> bool {
+        self.emergency
+    }
+
+    /// The entry in `slot`.
+    pub fn entry(&self, slot: Slot) -> &Entry<V> {
+        &self.entries[slot as usize]
+    }
+
+    /// The entry in `slot`, mutable.
+    pub fn entry_mut(&mut self, slot: Slot) -> &mut Entry<V> {
+        &mut self.entries[slot as usize]
+    }
+
+    fn timed_out(&self, i: usize, now_us: u64) -> bool {
+        let e = &self.entries[i];
+        let t = e.value.timeout_secs(self.emergency) as u64 * 1_000_000;
+        now_us > e.last_us.saturating_add(t)
+    }
+
+    /// Unlink entry `i` (whose predecessor in the chain is `prev`) and queue it as ended.
+    fn unlink(&mut self, bucket: usize, prev: u32, i: u32) {
+        let next = self.entries[i as usize].next;
+        if prev == NIL {
+            self.buckets[bucket] = next;
+        } else {
+            self.entries[prev as usize].next = next;
+        }
+        let e = &mut self.entries[i as usize];
+        e.next = NIL;
+        e.state = 2;
+        self.ended.push(i);
+    }
+
+    /// Find the flow of `key` (canonical) or create it. Timed-out entries met on the
+    /// chain are ended (including one with the same key: the packet then starts a new
+    /// flow, as Suricata does). `hash` is [`FlowKey::hash`].
+    pub fn lookup_or_insert(&mut self, key: &FlowKey, hash: u64, now_us: u64) -> Lookup {
+        let b = (hash & self.mask) as usize;
+        let h32 = hash as u32;
+        let mut prev = NIL;
+        let mut i = self.buckets[b];
+        while i != NIL {
+            let next = self.entries[i as usize].next;
+            if self.timed_out(i as usize, now_us) {
+                self.stats.timeouts += 1;
+                self.unlink(b, prev, i);
+            } else {
+                let e = &self.entries[i as usize];
+                if e.hash == h32 && e.key == *key {
+                    return Lookup::Found(i);
+                }
+                prev = i;
+            }
+            i = next;
+        }
+        match self.alloc(now_us) {
+            Some(slot) => {
+                let e = &mut self.entries[slot as usize];
+                e.key = *key;
+                e.hash = h32;
+                e.state = 1;
+                e.last_us = now_us;
+                e.value = V::default();
+                e.next = self.buckets[b];
+                self.buckets[b] = slot;
+                Lookup::Inserted(slot)
+            }
+            None => {
+                self.stats.memcap += 1;
+                Lookup::Full
+            }
+        }
+    }
+
+    /// Find the flow of `key` (canonical) without creating it or deleting anything.
+    pub fn find(&self, key: &FlowKey, hash: u64) -> Option<Slot> {
+        let mut i = self.buckets[(hash & self.mask) as usize];
+        while i != NIL {
+            let e = &self.entries[i as usize];
+            if e.hash == hash as u32 && e.key == *key {
+                return Some(i);
+            }
+            i = e.next;
+        }
+        None
+    }
+
+    fn alloc(&mut self, now_us: u64) -> Option<u32> {
+        if let Some(s) = self.free.pop() {
+            self.active += 1;
+            if self.emergency && self.free.len() > self.entries.len() / 10 {
+                self.emergency = false;
+            }
+            return Some(s);
+        }
+        if !self.emergency {
+            self.emergency = true;
+            self.stats.emerg_mode_entered += 1;
+        }
+        // Emergency: end linked entries that are idle under the emergency timeouts,
+        // scanning a bounded window with a clock hand; otherwise the oldest in the window.
+        let n = self.entries.len();
+        let mut oldest: Option<(u64, usize)> = None;
+        let mut evicted = 0;
+        for _ in 0..n.min(256) {
+            let i = self.hand;
+            self.hand = (self.hand + 1) % n;
+            if self.entries[i].state != 1 {
+                continue;
+            }
+            if self.timed_out(i, now_us) {
+                self.end_linked(i as u32);
+                evicted += 1;
+                if evicted >= 8 {
+                    break;
+                }
+            } else if oldest.is_none_or(|(t, _)| self.entries[i].last_us < t) {
+                oldest = Some((self.entries[i].last_us, i));
+            }
+        }
+        if evicted == 0 {
+            if let Some((_, i)) = oldest {
+                self.end_linked(i as u32);
+                evicted = 1;
+            }
+        }
+        self.stats.emergency_evicted += evicted;
+        // The evicted entries wait in `ended` for the owner to flush and release them,
+        // so the packet that asked is not tracked this time.
+        None
+    }
+
+    /// End a linked entry (find its predecessor in the chain, unlink, queue).
+    fn end_linked(&mut self, slot: Slot) {
+        // Buckets never exceed 2^31, so the stored low 32 bits of the hash pick it.
+        let b = (self.entries[slot as usize].hash as u64 & self.mask) as usize;
+        let mut prev = NIL;
+        let mut i = self.buckets[b];
+        while i != NIL && i != slot {
+            prev = i;
+            i = self.entries[i as usize].next;
+        }
+        if i == slot {
+            self.unlink(b, prev, slot);
+        }
+    }
+
+    /// End a flow now (e.g. closed by RST and the owner wants it gone).
+    pub fn end(&mut self, slot: Slot) {
+        if self
+            .entries
+            .get(slot as usize)
+            .is_some_and(|e| e.state == 1)
+        {
+            self.end_linked(slot);
+        }
+    }
+
+    /// End every linked entry idle past its timeout at `now_us`, scanning at most
+    /// `max_slots` slots from where the last sweep stopped (the flow manager's job,
+    /// done in small steps). Returns how many were ended.
+    pub fn sweep(&mut self, now_us: u64, max_slots: usize) -> usize {
+        let n = self.entries.len();
+        let mut ended = 0;
+        for _ in 0..max_slots.min(n) {
+            let i = self.hand;
+            self.hand = (self.hand + 1) % n;
+            if self.entries[i].state == 1 && self.timed_out(i, now_us) {
+                self.stats.timeouts += 1;
+                self.end_linked(i as u32);
+                ended += 1;
+            }
+        }
+        ended
+    }
+
+    /// End every linked entry (end of capture).
+    pub fn end_all(&mut self) {
+        for i in 0..self.entries.len() {
+            if self.entries[i].state == 1 {
+                self.end_linked(i as u32);
+            }
+        }
+    }
+
+    /// Take the next ended entry, if any. The owner flushes it and then calls
+    /// [`FlowTable::release`].
+    pub fn pop_ended(&mut self) -> Option<Slot> {
+        self.ended.pop()
+    }
+
+    /// True when ended entries wait for release.
+    pub fn has_ended(&self) -> bool {
+        !self.ended.is_empty()
+    }
+
+    /// Return an ended entry to the free list.
+    pub fn release(&mut self, slot: Slot) {
+        let e = &mut self.entries[slot as usize];
+        if e.state == 2 {
+            e.state = 0;
+            e.value = V::default();
+            self.active -= 1;
+            self.free.push(slot);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default, Debug)]
+    struct V {
+        t: u32,
+    }
+    impl FlowValue for V {
+        fn timeout_secs(&self, emergency: bool) -> u32 {
+            if emergency {
+                1
+            } else if self.t == 0 {
+                30
+            } else {
+                self.t
+            }
+        }
+    }
+
+    fn key(i: u16) -> FlowKey {
+        FlowKey::v4([10, 0, 0, 1], i, [10, 0, 0, 2], 80, 6)
+            .canonical()
+            .0
+    }
+
+    #[test]
+    fn insert_find_and_symmetric_lookup() {
+        let mut t: FlowTable<V> = FlowTable::new(16, 4);
+        let k = FlowKey::v4([10, 0, 0, 1], 1000, [10, 0, 0, 2], 80, 6);
+        let (c, _) = k.canonical();
+        let s = match t.lookup_or_insert(&c, c.hash(), 0) {
+            Lookup::Inserted(s) => s,
+            o => panic!("{o:?}"),
+        };
+        let (c2, swapped) = k.reversed().canonical();
+        assert!(swapped);
+        assert_eq!(t.lookup_or_insert(&c2, c2.hash(), 1), Lookup::Found(s));
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn lazy_deletion_on_lookup() {
+        // One bucket: every lookup walks every entry.
+        let mut t: FlowTable<V> = FlowTable::new(8, 1);
+        let a = key(1);
+        let b = key(2);
+        let sa = match t.lookup_or_insert(&a, a.hash(), 0) {
+            Lookup::Inserted(s) => s,
+            o => panic!("{o:?}"),
+        };
+        t.entry_mut(sa).value.t = 10;
+        // 11 s later, looking up b ends a.
+        assert!(matches!(
+            t.lookup_or_insert(&b, b.hash(), 11_000_001),
+            Lookup::Inserted(_)
+        ));
+        assert_eq!(t.pop_ended(), Some(sa));
+        assert_eq!(t.stats().timeouts, 1);
+        assert_eq!(t.find(&a, a.hash()), None);
+        t.release(sa);
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn same_key_after_timeout_is_a_new_flow() {
+        let mut t: FlowTable<V> = FlowTable::new(8, 8);
+        let a = key(1);
+        let s = match t.lookup_or_insert(&a, a.hash(), 0) {
+            Lookup::Inserted(s) => s,
+            o => panic!("{o:?}"),
+        };
+        assert!(
+            matches!(t.lookup_or_insert(&a, a.hash(), 31_000_000), Lookup::Inserted(n) if n != s)
+        );
+        assert_eq!(t.pop_ended(), Some(s));
+    }
+
+    #[test]
+    fn emergency_eviction_is_counted_and_bounded() {
+        let mut t: FlowTable<V> = FlowTable::new(4, 4);
+        for i in 0..4 {
+            let k = key(i);
+            assert!(matches!(
+                t.lookup_or_insert(&k, k.hash(), i as u64),
+                Lookup::Inserted(_)
+            ));
+        }
+        let k = key(100);
+        assert_eq!(t.lookup_or_insert(&k, k.hash(), 10), Lookup::Full);
+        assert!(t.emergency());
+        assert_eq!(t.stats().emerg_mode_entered, 1);
+        assert_eq!(t.stats().emergency_evicted, 1);
+        // The oldest (key 0) was evicted and waits for release.
+        let s = t.pop_ended().unwrap();
+        assert_eq!(t.entry(s).key, key(0));
+        t.release(s);
+        assert!(matches!(
+            t.lookup_or_insert(&k, k.hash(), 11),
+            Lookup::Inserted(_)
+        ));
+        assert_eq!(t.len(), 4);
+    }
+
+    #[test]
+    fn sweep_and_end_all() {
+        let mut t: FlowTable<V> = FlowTable::new(64, 64);
+        for i in 0..10 {
+            let k = key(i);
+            t.lookup_or_insert(&k, k.hash(), 0);
+        }
+        assert_eq!(t.sweep(1_000_000, 64), 0);
+        assert_eq!(t.sweep(31_000_000, 64), 10);
+        let mut n = 0;
+        while let Some(s) = t.pop_ended() {
+            t.release(s);
+            n += 1;
+        }
+        assert_eq!(n, 10);
+        assert!(t.is_empty());
+        for i in 0..5 {
+            let k = key(i);
+            t.lookup_or_insert(&k, k.hash(), 0);
+        }
+        t.end_all();
+        while let Some(s) = t.pop_ended() {
+            t.release(s);
+        }
+        assert!(t.is_empty());
+    }
+}
