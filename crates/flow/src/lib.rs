@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod key;
+pub mod reasm;
 pub mod table;
 
 pub use key::{Family, FlowKey};

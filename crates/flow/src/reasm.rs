@@ -1,0 +1,606 @@
+//! One direction of a TCP stream: segments placed by sequence number into a contiguous
+//! buffer, overlaps resolved by a target-based policy, and two consumers (the app layer
+//! and raw stream inspection) that each take the acknowledged bytes in order.
+//!
+//! Sequence numbers are turned into 64-bit *stream offsets* (offset 0 is the byte after
+//! the ISN) by a signed 32-bit difference from a reference point, which makes wraparound
+//! of the 32-bit sequence space invisible to everything else.
+
+use std::ops::Range;
+
+/// Which end of the overlap wins when a new segment overlaps data already held.
+/// Behaviour as documented for target-based reassembly (Novak & Sturges; Suricata's
+/// `host-os-policy`): an older segment `o` and a new segment `n` that overlap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OverlapPolicy {
+    /// The data received first always wins.
+    First,
+    /// The data received last always wins.
+    Last,
+    /// BSD (Suricata's default): the new data wins where it starts before the old segment.
+    #[default]
+    Bsd,
+    /// Linux: the new data wins where it starts before the old segment, or starts at the
+    /// same sequence number and ends after it.
+    Linux,
+    /// Windows (also Vista, 2003, macOS): the old data wins unless the new segment starts
+    /// before it and ends after it (full cover).
+    Windows,
+    /// Solaris / HP-UX 11: the new data wins where it ends after (or at the same place as)
+    /// the old segment.
+    Solaris,
+}
+
+impl OverlapPolicy {
+    /// Parse a Suricata `host-os-policy` name.
+    pub fn from_name(name: &str) -> Option<OverlapPolicy> {
+        Some(match name {
+            "first" => OverlapPolicy::First,
+            "last" => OverlapPolicy::Last,
+            "bsd" | "hpux10" | "irix" => OverlapPolicy::Bsd,
+            "linux" | "old-linux" => OverlapPolicy::Linux,
+            "windows" | "windows2k3" | "vista" | "macos" => OverlapPolicy::Windows,
+            "solaris" | "old-solaris" | "hpux11" => OverlapPolicy::Solaris,
+            _ => return None,
+        })
+    }
+
+    /// Does the new segment `n` win over the old `o` where they overlap?
+    fn new_wins(self, n: &Range<u64>, o: &Range<u64>) -> bool {
+        let starts_before = n.start < o.start;
+        let ends_after = n.end > o.end;
+        match self {
+            OverlapPolicy::First => false,
+            OverlapPolicy::Last => true,
+            OverlapPolicy::Bsd => starts_before,
+            OverlapPolicy::Linux => starts_before || (n.start == o.start && ends_after),
+            OverlapPolicy::Windows => starts_before && ends_after,
+            OverlapPolicy::Solaris => n.end >= o.end,
+        }
+    }
+}
+
+/// One piece handed to a consumer: bytes, or a hole the receiver acknowledged but the
+/// capture never showed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunk {
+    /// Stream bytes `[offset, offset + len)`, found at `buf_start` in the stream's buffer.
+    Data {
+        /// Stream offset of the first byte.
+        offset: u64,
+        /// Index of the first byte in [`Reassembly::buffer`].
+        buf_start: u32,
+        /// Number of bytes.
+        len: u32,
+    },
+    /// A gap of `len` bytes at stream offset `offset`.
+    Gap {
+        /// Stream offset of the hole.
+        offset: u64,
+        /// Size of the hole.
+        len: u64,
+    },
+}
+
+/// What became of a segment handed to [`Reassembly::insert`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InsertOutcome {
+    /// New bytes stored.
+    pub stored: u32,
+    /// The segment overlapped data already held or already consumed.
+    pub overlap: bool,
+    /// Overlapping bytes that differ from what was held.
+    pub overlap_diff: bool,
+    /// The segment crossed the reassembly depth (first time for this stream).
+    pub depth_reached: bool,
+    /// Bytes dropped because the reassembly memory cap was reached.
+    pub memcap_dropped: bool,
+    /// The segment lay too far ahead of what is held and was dropped.
+    pub out_of_window: bool,
+}
+
+/// Limits shared by every stream of a worker.
+#[derive(Clone, Copy, Debug)]
+pub struct ReasmLimits {
+    /// Stream bytes kept per direction (`stream.reassembly.depth`, 0 = unlimited).
+    pub depth: u64,
+    /// How far ahead of the oldest held byte a segment may start (window guard).
+    pub max_ahead: u64,
+    /// Overlap policy.
+    pub policy: OverlapPolicy,
+}
+
+impl Default for ReasmLimits {
+    fn default() -> Self {
+        ReasmLimits {
+            depth: 1 << 20,
+            max_ahead: 16 << 20,
+            policy: OverlapPolicy::Bsd,
+        }
+    }
+}
+
+/// Consumer of a stream's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Consumer {
+    /// The application-layer parsers.
+    App = 0,
+    /// Raw stream inspection.
+    Raw = 1,
+}
+
+/// One direction's reassembly state.
+#[derive(Debug, Default)]
+pub struct Reassembly {
+    /// Reference point: sequence number of stream offset `ref_off`.
+    ref_seq: u32,
+    ref_off: u64,
+    /// Stream offset of `buf[0]`.
+    base: u64,
+    buf: Vec<u8>,
+    /// Received segments as absolute stream-offset ranges, sorted, not overlapping.
+    segs: Vec<Range<u64>>,
+    /// Progress of each consumer (stream offset of the next byte it will get).
+    progress: [u64; 2],
+    depth_reached: bool,
+    /// Reused list of the ranges one insert adds.
+    scratch: Vec<Range<u64>>,
+}
+
+/// Most segments one direction may hold (each keeps its own boundaries, which the
+/// overlap policies need); beyond, new segments are dropped and counted as memcap drops.
+pub const MAX_SEGMENTS: usize = 16384;
+
+impl Reassembly {
+    /// A stream whose first data byte has sequence number `first_seq` (ISN + 1).
+    pub fn new(first_seq: u32) -> Reassembly {
+        Reassembly {
+            ref_seq: first_seq,
+            ..Default::default()
+        }
+    }
+
+    /// Restart the stream at `first_seq` keeping the buffer's allocation.
+    pub fn reset(&mut self, first_seq: u32) {
+        self.ref_seq = first_seq;
+        self.ref_off = 0;
+        self.base = 0;
+        self.buf.clear();
+        self.segs.clear();
+        self.progress = [0; 2];
+        self.depth_reached = false;
+    }
+
+    /// Stream offset of sequence number `seq` (wraparound-safe within ±2 GiB of the
+    /// last reference point). `None` for a sequence number before the stream start.
+    pub fn offset_of(&self, seq: u32) -> Option<u64> {
+        let d = seq.wrapping_sub(self.ref_seq) as i32 as i64;
+        let off = self.ref_off as i64 + d;
+        (off >= 0).then_some(off as u64)
+    }
+
+    /// Move the reference point forward so that offsets far from the start still map.
+    fn rebase(&mut self, seq: u32, off: u64) {
+        self.ref_seq = seq;
+        self.ref_off = off;
+    }
+
+    /// Progress of a consumer (stream offset).
+    pub fn progress(&self, c: Consumer) -> u64 {
+        self.progress[c as usize]
+    }
+
+    /// The stream's buffer: [`Chunk::Data`] index into it until the next mutation.
+    pub fn buffer(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Stream offset of the first byte in [`Reassembly::buffer`].
+    pub fn buffer_offset(&self) -> u64 {
+        self.base
+    }
+
+    /// Bytes of memory held.
+    pub fn memuse(&self) -> usize {
+        self.buf.capacity() + self.segs.capacity() * std::mem::size_of::<Range<u64>>()
+    }
+
+    /// End of the held data (stream offset past the last received byte), or the oldest
+    /// progress when nothing is held.
+    pub fn held_end(&self) -> u64 {
+        self.segs
+            .last()
+            .map_or(self.progress[0].min(self.progress[1]), |r| r.end)
+    }
+
+    /// True when some consumer has not yet taken all held data.
+    pub fn has_pending(&self) -> bool {
+        let end = self.held_end();
+        self.progress[0] < end || self.progress[1] < end
+    }
+
+    /// Free held bytes both consumers are done with.
+    fn compact(&mut self) {
+        let low = self.progress[0].min(self.progress[1]);
+        if low <= self.base {
+            return;
+        }
+        let n = ((low - self.base) as usize).min(self.buf.len());
+        // Amortize: move memory only when it frees a good share of the buffer.
+        if n == self.buf.len() || n >= 4096 || n * 2 >= self.buf.len() {
+            self.buf.drain(..n);
+            self.base += n as u64;
+            let keep = self.segs.partition_point(|r| r.end <= self.base);
+            self.segs.drain(..keep);
+        }
+    }
+
+    /// Insert a segment with sequence number `seq`. `memuse` is the worker's running
+    /// total of reassembly memory and `memcap` its cap.
+    pub fn insert(
+        &mut self,
+        seq: u32,
+        data: &[u8],
+        lim: &ReasmLimits,
+        memuse: &mut usize,
+        memcap: usize,
+    ) -> InsertOutcome {
+        let mut out = InsertOutcome::default();
+        if data.is_empty() {
+            return out;
+        }
+        let Some(start) = self.offset_of(seq) else {
+            // Entirely or partly before the stream's first byte: keep what follows it.
+            let skip = self.ref_seq.wrapping_sub(seq) as usize;
+            if skip < data.len() && self.ref_off == 0 {
+                let s = self.ref_seq;
+                return self.insert(s, &data[skip..], lim, memuse, memcap);
+            }
+            out.overlap = true;
+            return out;
+        };
+        self.compact();
+        let mut end = start + data.len() as u64;
+        let consumed = self.progress[0].max(self.progress[1]);
+        if start < self.base || start < consumed {
+            out.overlap = true;
+        }
+        if lim.depth > 0 && end > lim.depth {
+            if !self.depth_reached {
+                self.depth_reached = true;
+                out.depth_reached = true;
+            }
+            end = lim.depth;
+        }
+        let first = start.max(self.base);
+        if first >= end {
+            return out;
+        }
+        if first > self.base + lim.max_ahead {
+            out.out_of_window = true;
+            return out;
+        }
+        // Keep offsets mappable over long streams.
+        if start > self.ref_off + (1 << 30) {
+            self.rebase(seq, start);
+        }
+        let need = (end - self.base) as usize;
+        if need > self.buf.len() {
+            let before = self.buf.capacity();
+            if need > before && *memuse + (need - before) > memcap {
+                out.memcap_dropped = true;
+                return out;
+            }
+            self.buf.resize(need, 0);
+            *memuse = *memuse + self.buf.capacity() - before;
+        }
+        let new = start..start + data.len() as u64;
+        let byte = |o: u64| data[(o - start) as usize];
+        // Walk the held segments that overlap [first, end), filling the holes between them.
+        let mut pos = first;
+        let mut i = self.segs.partition_point(|r| r.end <= first);
+        let mut inserts = std::mem::take(&mut self.scratch);
+        inserts.clear();
+        while pos < end {
+            let next = self.segs.get(i).cloned();
+            match next {
+                Some(o) if o.start <= pos => {
+                    // Overlap with held segment `o` over [pos, min(o.end, end)).
+                    let ov_end = o.end.min(end);
+                    out.overlap = true;
+                    let wins = lim.policy.new_wins(&new, &o);
+                    for off in pos..ov_end {
+                        let bi = (off - self.base) as usize;
+                        if self.buf[bi] != byte(off) {
+                            out.overlap_diff = true;
+                            // Bytes a consumer has already taken are never changed.
+                            if wins && off >= consumed {
+                                self.buf[bi] = byte(off);
+                            }
+                        }
+                    }
+                    pos = ov_end;
+                    i += 1;
+                }
+                _ => {
+                    let hole_end = next.map_or(end, |o| o.start.min(end));
+                    let (a, b) = ((pos - self.base) as usize, (hole_end - self.base) as usize);
+                    self.buf[a..b].copy_from_slice(
+                        &data[(pos - start) as usize..(hole_end - start) as usize],
+                    );
+                    out.stored += (hole_end - pos) as u32;
+                    inserts.push(pos..hole_end);
+                    pos = hole_end;
+                }
+            }
+        }
+        if self.segs.len() + inserts.len() > MAX_SEGMENTS {
+            // Too many pieces in one stream (a hostile 1-byte-segment flood): the bytes
+            // were written into holes nobody references; drop the ranges.
+            out.memcap_dropped = true;
+            out.stored = 0;
+        } else {
+            for r in inserts.drain(..) {
+                let i = self.segs.partition_point(|s| s.start < r.start);
+                self.segs.insert(i, r);
+            }
+        }
+        self.scratch = inserts;
+        out
+    }
+
+    /// Hand consumer `c` the bytes from its progress up to stream offset `upto`
+    /// (exclusive), appending [`Chunk`]s to `out`. A hole is skipped as a gap only when
+    /// data after it exists and `upto` reaches that data; otherwise the consumer waits.
+    /// With `flush`, everything held is handed out regardless of `upto`.
+    /// Returns the number of gaps emitted.
+    pub fn take(&mut self, c: Consumer, upto: u64, flush: bool, out: &mut Vec<Chunk>) -> u32 {
+        self.compact();
+        let limit = if flush {
+            self.held_end()
+        } else {
+            upto.min(self.held_end())
+        };
+        let mut p = self.progress[c as usize].max(self.base);
+        let mut gaps = 0;
+        let mut i = self.segs.partition_point(|r| r.end <= p);
+        while p < limit {
+            let Some(s) = self.segs.get(i) else { break };
+            if s.start > p {
+                // A hole: skip it only when the limit reaches data after it.
+                if s.start >= limit && !flush {
+                    break;
+                }
+                out.push(Chunk::Gap {
+                    offset: p,
+                    len: s.start - p,
+                });
+                gaps += 1;
+                p = s.start;
+                continue;
+            }
+            let e = s.end.min(limit);
+            out.push(Chunk::Data {
+                offset: p,
+                buf_start: (p - self.base) as u32,
+                len: (e - p) as u32,
+            });
+            p = e;
+            i += 1;
+        }
+        self.progress[c as usize] = self.progress[c as usize].max(p);
+        gaps
+    }
+
+    /// The bytes of a [`Chunk::Data`] handed out by the last [`Reassembly::take`].
+    pub fn chunk_bytes(&self, chunk: &Chunk) -> &[u8] {
+        match *chunk {
+            Chunk::Data { buf_start, len, .. } => self
+                .buf
+                .get(buf_start as usize..buf_start as usize + len as usize)
+                .unwrap_or(&[]),
+            Chunk::Gap { .. } => &[],
+        }
+    }
+
+    /// Release all memory (flow end), returning how many bytes were freed.
+    pub fn free(&mut self) -> usize {
+        let m = self.buf.capacity();
+        self.buf = Vec::new();
+        self.segs = Vec::new();
+        self.scratch = Vec::new();
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(r: &mut Reassembly, c: Consumer, upto: u64, flush: bool) -> (Vec<u8>, u32) {
+        let mut ch = Vec::new();
+        let gaps = r.take(c, upto, flush, &mut ch);
+        let mut v = Vec::new();
+        for x in &ch {
+            match x {
+                Chunk::Data { .. } => v.extend_from_slice(r.chunk_bytes(x)),
+                Chunk::Gap { len, .. } => v.extend(std::iter::repeat_n(b'_', *len as usize)),
+            }
+        }
+        (v, gaps)
+    }
+
+    fn ins(r: &mut Reassembly, seq: u32, d: &[u8], pol: OverlapPolicy) -> InsertOutcome {
+        let lim = ReasmLimits {
+            policy: pol,
+            ..Default::default()
+        };
+        let mut m = 0;
+        r.insert(seq, d, &lim, &mut m, usize::MAX)
+    }
+
+    #[test]
+    fn in_order_and_ack_limited() {
+        let mut r = Reassembly::new(1001);
+        ins(&mut r, 1001, b"hello ", OverlapPolicy::Bsd);
+        ins(&mut r, 1007, b"world", OverlapPolicy::Bsd);
+        assert_eq!(collect(&mut r, Consumer::App, 3, false).0, b"hel");
+        assert_eq!(collect(&mut r, Consumer::App, 100, false).0, b"lo world");
+        assert_eq!(collect(&mut r, Consumer::Raw, 11, false).0, b"hello world");
+        assert!(!r.has_pending());
+    }
+
+    #[test]
+    fn out_of_order_waits_for_the_hole() {
+        let mut r = Reassembly::new(0);
+        ins(&mut r, 5, b"56789", OverlapPolicy::Bsd);
+        // The ack does not reach past the hole's data: wait.
+        assert_eq!(collect(&mut r, Consumer::App, 5, false).0, b"");
+        ins(&mut r, 0, b"01234", OverlapPolicy::Bsd);
+        assert_eq!(
+            collect(&mut r, Consumer::App, 10, false),
+            (b"0123456789".to_vec(), 0)
+        );
+    }
+
+    #[test]
+    fn acked_hole_is_a_gap() {
+        let mut r = Reassembly::new(0);
+        ins(&mut r, 0, b"ab", OverlapPolicy::Bsd);
+        ins(&mut r, 5, b"fg", OverlapPolicy::Bsd);
+        assert_eq!(
+            collect(&mut r, Consumer::App, 7, false),
+            (b"ab___fg".to_vec(), 1)
+        );
+        // A late arrival of the hole's bytes changes nothing.
+        ins(&mut r, 2, b"cde", OverlapPolicy::Bsd);
+        assert_eq!(collect(&mut r, Consumer::App, 7, false).0, b"");
+    }
+
+    #[test]
+    fn ack_of_unseen_data_with_nothing_after_waits() {
+        let mut r = Reassembly::new(0);
+        ins(&mut r, 0, b"ab", OverlapPolicy::Bsd);
+        assert_eq!(
+            collect(&mut r, Consumer::App, 100, false),
+            (b"ab".to_vec(), 0)
+        );
+        assert_eq!(
+            collect(&mut r, Consumer::App, 200, false),
+            (b"".to_vec(), 0)
+        );
+        ins(&mut r, 10, b"kl", OverlapPolicy::Bsd);
+        assert_eq!(
+            collect(&mut r, Consumer::App, 200, false),
+            (b"________kl".to_vec(), 1)
+        );
+    }
+
+    #[test]
+    fn retransmission_is_an_overlap_without_difference() {
+        let mut r = Reassembly::new(0);
+        ins(&mut r, 0, b"abcd", OverlapPolicy::Bsd);
+        let o = ins(&mut r, 0, b"abcd", OverlapPolicy::Bsd);
+        assert!(o.overlap && !o.overlap_diff && o.stored == 0);
+        collect(&mut r, Consumer::App, 4, false);
+        collect(&mut r, Consumer::Raw, 4, false);
+        let o = ins(&mut r, 0, b"abcd", OverlapPolicy::Bsd);
+        assert!(o.overlap && o.stored == 0);
+    }
+
+    /// The classic overlap table: old segments "AAAA" at 2..6 and "BBBB" at 8..12,
+    /// then a new segment of 'x' over 0..10 (starts before the first, ends inside
+    /// the second) and one 'y' at 8..14 (same start as B, ends after it).
+    fn overlap_case(pol: OverlapPolicy) -> Vec<u8> {
+        let mut r = Reassembly::new(0);
+        ins(&mut r, 2, b"AAAA", pol);
+        ins(&mut r, 8, b"BBBB", pol);
+        ins(&mut r, 0, b"xxxxxxxxxx", pol);
+        ins(&mut r, 8, b"yyyyyy", pol);
+        collect(&mut r, Consumer::App, 14, false).0
+    }
+
+    #[test]
+    fn overlap_policies() {
+        assert_eq!(overlap_case(OverlapPolicy::First), b"xxAAAAxxBBBByy");
+        assert_eq!(overlap_case(OverlapPolicy::Last), b"xxxxxxxxyyyyyy");
+        assert_eq!(overlap_case(OverlapPolicy::Bsd), b"xxxxxxxxxxBByy");
+        assert_eq!(overlap_case(OverlapPolicy::Linux), b"xxxxxxxxyyyyyy");
+        assert_eq!(overlap_case(OverlapPolicy::Windows), b"xxxxxxxxBBBByy");
+        assert_eq!(overlap_case(OverlapPolicy::Solaris), b"xxxxxxxxyyyyyy");
+    }
+
+    #[test]
+    fn sequence_wraparound() {
+        let isn = u32::MAX - 3;
+        let mut r = Reassembly::new(isn);
+        ins(&mut r, isn.wrapping_add(6), b"ghij", OverlapPolicy::Bsd);
+        ins(&mut r, isn, b"abcdef", OverlapPolicy::Bsd);
+        assert_eq!(r.offset_of(2), Some(6));
+        assert_eq!(collect(&mut r, Consumer::App, 10, false).0, b"abcdefghij");
+    }
+
+    #[test]
+    fn depth_limits_what_is_kept() {
+        let mut r = Reassembly::new(0);
+        let lim = ReasmLimits {
+            depth: 8,
+            ..Default::default()
+        };
+        let mut m = 0;
+        assert!(
+            !r.insert(0, b"012345", &lim, &mut m, usize::MAX)
+                .depth_reached
+        );
+        let o = r.insert(6, b"6789ab", &lim, &mut m, usize::MAX);
+        assert!(o.depth_reached && o.stored == 2);
+        assert!(!r.insert(12, b"zz", &lim, &mut m, usize::MAX).depth_reached);
+        assert_eq!(collect(&mut r, Consumer::App, 100, false).0, b"01234567");
+    }
+
+    #[test]
+    fn memcap_drops_and_counts() {
+        let mut r = Reassembly::new(0);
+        let lim = ReasmLimits::default();
+        let mut m = 0;
+        let o = r.insert(0, &[1u8; 100], &lim, &mut m, 50);
+        assert!(o.memcap_dropped);
+        assert_eq!(m, 0);
+        assert!(!r.insert(0, &[1u8; 10], &lim, &mut m, 50).memcap_dropped);
+        assert!(m > 0 && m <= 50);
+    }
+
+    #[test]
+    fn data_before_stream_start_is_trimmed() {
+        let mut r = Reassembly::new(100);
+        ins(&mut r, 98, b"xxab", OverlapPolicy::Bsd);
+        assert_eq!(collect(&mut r, Consumer::App, 10, false).0, b"ab");
+    }
+
+    #[test]
+    fn flush_hands_out_everything_with_gaps() {
+        let mut r = Reassembly::new(0);
+        ins(&mut r, 0, b"ab", OverlapPolicy::Bsd);
+        ins(&mut r, 4, b"ef", OverlapPolicy::Bsd);
+        assert_eq!(
+            collect(&mut r, Consumer::Raw, 0, true),
+            (b"ab__ef".to_vec(), 1)
+        );
+        assert_eq!(collect(&mut r, Consumer::App, 1, false).0, b"a");
+        assert_eq!(collect(&mut r, Consumer::App, 0, true).0, b"b__ef");
+        assert!(!r.has_pending());
+    }
+
+    #[test]
+    fn far_ahead_segment_is_refused() {
+        let mut r = Reassembly::new(0);
+        let lim = ReasmLimits {
+            depth: 0,
+            max_ahead: 1000,
+            ..Default::default()
+        };
+        let mut m = 0;
+        assert!(r.insert(5000, b"x", &lim, &mut m, usize::MAX).out_of_window);
+        assert_eq!(m, 0);
+    }
+}
