@@ -1,0 +1,174 @@
+//! Command-line arguments, following Suricata's names where Suricata has them.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Osprey: a fast network intrusion detection system that reads Suricata and Snort rules.
+///
+/// Run like Suricata: `osprey -r trace.pcap -S rules.rules -l logdir`. As in Suricata,
+/// an option given twice takes its last value.
+#[derive(Debug, Parser)]
+#[command(name = "osprey", version, args_override_self = true)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Cli {
+    /// Tools: rule checking, benchmarks.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Options of the detection run (the default mode).
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Options of a detection run.
+#[derive(Debug, Args, Default)]
+pub struct RunArgs {
+    /// Read packets from a pcap or pcapng file (`-` for standard input).
+    #[arg(short = 'r', value_name = "FILE")]
+    pub read: Option<PathBuf>,
+
+    /// Use only the rules in FILE (ignores the rule files of the configuration).
+    #[arg(short = 'S', value_name = "FILE")]
+    pub exclusive_rules: Option<PathBuf>,
+
+    /// Load the rules in FILE in addition to the configuration's rule files.
+    #[arg(short = 's', value_name = "FILE")]
+    pub extra_rules: Vec<PathBuf>,
+
+    /// Directory for stats.json and the other logs (default: the working directory).
+    #[arg(short = 'l', value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+
+    /// Checksum validation: `all` drops packets with invalid checksums, `none` inspects
+    /// them anyway (Suricata's `-k`).
+    #[arg(short = 'k', value_enum, value_name = "all|none", default_value = "all")]
+    pub checksum: ChecksumArg,
+
+    /// Configuration file (a suricata.yaml is accepted).
+    #[arg(short = 'c', value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Extra configuration file merged on top of `-c` (Suricata's `--include`).
+    #[arg(long = "include", value_name = "FILE")]
+    pub include: Vec<PathBuf>,
+
+    /// Set a configuration key, e.g. `--set stream.midstream=true` (repeatable). Keys
+    /// Osprey does not use are reported once as ignored.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+
+    /// Suricata's run mode (`single`, `autofp`, `workers`); accepted for compatibility:
+    /// Osprey always runs its own pipeline.
+    #[arg(long = "runmode", value_name = "MODE")]
+    pub runmode: Option<String>,
+
+    /// Behave as an inline IPS on a pcap file, as Suricata's flag does.
+    #[arg(long = "simulate-ips")]
+    pub simulate_ips: bool,
+
+    /// Make any rule error fatal instead of skipping the rule.
+    #[arg(long = "strict-rules")]
+    pub strict_rules: bool,
+
+    /// Accepted for Suricata compatibility: initialisation errors are already reported.
+    #[arg(long = "init-errors-fatal", hide = true)]
+    pub init_errors_fatal: bool,
+
+    /// Suricata's fault-injection test options (`--simulate-packet-tcp-reassembly-memcap=N`
+    /// and friends): accepted; reported as not supported.
+    #[arg(long = "simulate-packet-tcp-reassembly-memcap", hide = true, value_name = "N")]
+    pub simulate_reassembly_memcap: Option<String>,
+    /// See `simulate_reassembly_memcap`.
+    #[arg(long = "simulate-packet-defrag-memcap", hide = true, value_name = "N")]
+    pub simulate_defrag_memcap: Option<String>,
+    /// See `simulate_reassembly_memcap`.
+    #[arg(long = "simulate-applayer-error-at-offset-ts", hide = true, value_name = "N")]
+    pub simulate_applayer_error_ts: Option<String>,
+    /// See `simulate_reassembly_memcap`.
+    #[arg(long = "simulate-applayer-error-at-offset-tc", hide = true, value_name = "N")]
+    pub simulate_applayer_error_tc: Option<String>,
+    /// See `simulate_reassembly_memcap`.
+    #[arg(long = "simulate-packet-flow-memcap", hide = true, value_name = "N")]
+    pub simulate_flow_memcap: Option<String>,
+    /// See `simulate_reassembly_memcap`.
+    #[arg(long = "simulate-packet-tcp-ssn-memcap", hide = true, value_name = "N")]
+    pub simulate_ssn_memcap: Option<String>,
+
+    /// More log output on standard error (repeat for more).
+    #[arg(short = 'v', action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Never draw a progress bar, even on a terminal.
+    #[arg(long = "no-progress")]
+    pub no_progress: bool,
+}
+
+/// `-k` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ChecksumArg {
+    /// Validate checksums; drop packets whose checksums are wrong.
+    #[default]
+    All,
+    /// Do not drop packets with bad checksums.
+    None,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Rule tools.
+    #[command(subcommand)]
+    Rules(RulesCommand),
+}
+
+/// `osprey rules ...`
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Parse and validate rule files; print diagnostics and a summary.
+    Check {
+        /// Print the summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Rule files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn repeated_option_takes_last_value() {
+        let cli = Cli::try_parse_from(["osprey", "-r", "a.pcap", "-k", "all", "-k", "none"]).unwrap();
+        assert_eq!(cli.run.checksum, ChecksumArg::None);
+        let cli = Cli::try_parse_from(["osprey", "-r", "a.pcap", "-r", "b.pcap"]).unwrap();
+        assert_eq!(cli.run.read.unwrap(), PathBuf::from("b.pcap"));
+    }
+
+    #[test]
+    fn corpus_style_arguments_parse() {
+        let cli = Cli::try_parse_from([
+            "osprey", "-r", "input.pcap", "-S", "test.rules", "-l", "out", "-k", "none",
+            "--set", "stream.midstream=true", "--runmode=single", "--simulate-ips",
+            "--simulate-packet-tcp-reassembly-memcap=4", "--set", "a.b=c", "-c", "suricata.yaml",
+        ])
+        .unwrap();
+        assert_eq!(cli.run.set, vec!["stream.midstream=true", "a.b=c"]);
+        assert!(cli.run.simulate_ips);
+        assert_eq!(cli.run.runmode.as_deref(), Some("single"));
+    }
+
+    #[test]
+    fn subcommand_parses() {
+        let cli = Cli::try_parse_from(["osprey", "rules", "check", "--json", "x.rules"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Rules(RulesCommand::Check { json: true, .. }))));
+    }
+}

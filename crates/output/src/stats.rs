@@ -1,0 +1,156 @@
+//! Suricata-style `stats.json`: dotted counter names (`decoder.ipv4`,
+//! `decoder.event.ipv4.trunc_pkt`) nested into JSON objects, so dashboards built for
+//! Suricata's stats read ours.
+
+use serde_json::{Map, Value};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// A set of counters, nested by the dots in their names.
+///
+/// Adding the same name twice sums the values, which is how per-worker counters are
+/// merged. A name that is both a leaf and a prefix of another (`a` and `a.b`) never
+/// occurs among Suricata's names; if it does, the leaf's value moves to `a._value` so the
+/// tree stays well-formed.
+#[derive(Debug, Default, Clone)]
+pub struct StatsTree {
+    root: Map<String, Value>,
+}
+
+impl StatsTree {
+    /// An empty tree.
+    pub fn new() -> Self {
+        StatsTree::default()
+    }
+
+    /// Adds `value` to the counter `name` (dotted path), creating it at zero.
+    pub fn add(&mut self, name: &str, value: u64) {
+        let mut node = &mut self.root;
+        let mut parts = name.split('.').peekable();
+        while let Some(part) = parts.next() {
+            if parts.peek().is_none() {
+                match node.get_mut(part) {
+                    Some(Value::Number(n)) => {
+                        let old = n.as_u64().unwrap_or(0);
+                        *node.get_mut(part).expect("present") = Value::from(old.saturating_add(value));
+                    }
+                    Some(Value::Object(obj)) => {
+                        let old = obj.get("_value").and_then(Value::as_u64).unwrap_or(0);
+                        obj.insert("_value".into(), Value::from(old.saturating_add(value)));
+                    }
+                    _ => {
+                        node.insert(part.to_string(), Value::from(value));
+                    }
+                }
+                return;
+            }
+            let entry = node
+                .entry(part.to_string())
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !entry.is_object() {
+                let leaf = entry.take();
+                let mut obj = Map::new();
+                obj.insert("_value".into(), leaf);
+                *entry = Value::Object(obj);
+            }
+            node = entry.as_object_mut().expect("object just ensured");
+        }
+    }
+
+    /// Sets a non-counter value (a string, a list such as `detect.engines`) at `name`.
+    pub fn set(&mut self, name: &str, value: Value) {
+        let (parent, leaf) = match name.rsplit_once('.') {
+            Some((p, l)) => (Some(p), l),
+            None => (None, name),
+        };
+        let mut node = &mut self.root;
+        if let Some(parent) = parent {
+            for part in parent.split('.') {
+                let entry = node
+                    .entry(part.to_string())
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if !entry.is_object() {
+                    *entry = Value::Object(Map::new());
+                }
+                node = entry.as_object_mut().expect("object just ensured");
+            }
+        }
+        node.insert(leaf.to_string(), value);
+    }
+
+    /// Adds every `(name, value)` pair.
+    pub fn extend<'a>(&mut self, counters: impl IntoIterator<Item = (&'a str, u64)>) {
+        for (name, value) in counters {
+            self.add(name, value);
+        }
+    }
+
+    /// Looks a counter up by its dotted name.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        let mut node = &self.root;
+        let mut parts = name.split('.').peekable();
+        while let Some(part) = parts.next() {
+            let v = node.get(part)?;
+            if parts.peek().is_none() {
+                return v.as_u64();
+            }
+            node = v.as_object()?;
+        }
+        None
+    }
+
+    /// The tree as a JSON value.
+    pub fn to_json(&self) -> Value {
+        Value::Object(self.root.clone())
+    }
+
+    /// Writes the tree as pretty JSON (Suricata writes `stats.json` one object a line in
+    /// EVE; the standalone file is pretty-printed for people).
+    pub fn write_to(&self, mut w: impl Write) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut w, &self.root)?;
+        w.write_all(b"\n")
+    }
+
+    /// Writes the tree to `path`, replacing it.
+    pub fn write_file(&self, path: &Path) -> io::Result<()> {
+        let f = std::fs::File::create(path)?;
+        let mut w = io::BufWriter::new(f);
+        self.write_to(&mut w)?;
+        w.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nests_and_sums() {
+        let mut t = StatsTree::new();
+        t.add("decoder.pkts", 3);
+        t.add("decoder.event.ipv4.trunc_pkt", 1);
+        t.add("decoder.pkts", 4);
+        assert_eq!(t.get("decoder.pkts"), Some(7));
+        assert_eq!(t.get("decoder.event.ipv4.trunc_pkt"), Some(1));
+        let v = t.to_json();
+        assert_eq!(v["decoder"]["event"]["ipv4"]["trunc_pkt"], 1);
+        assert_eq!(t.get("decoder.nope"), None);
+    }
+
+    #[test]
+    fn leaf_and_prefix_stay_well_formed() {
+        let mut t = StatsTree::new();
+        t.add("a", 1);
+        t.add("a.b", 2);
+        t.add("a", 5);
+        assert_eq!(t.get("a.b"), Some(2));
+        assert_eq!(t.get("a._value"), Some(6));
+    }
+
+    #[test]
+    fn set_values() {
+        let mut t = StatsTree::new();
+        t.set("detect.engines", serde_json::json!([{"id": 0}]));
+        assert_eq!(t.to_json()["detect"]["engines"][0]["id"], 0);
+    }
+}
