@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod defrag;
 pub mod key;
 pub mod reasm;
 pub mod table;

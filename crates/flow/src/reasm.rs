@@ -46,7 +46,7 @@ impl OverlapPolicy {
     }
 
     /// Does the new segment `n` win over the old `o` where they overlap?
-    fn new_wins(self, n: &Range<u64>, o: &Range<u64>) -> bool {
+    pub(crate) fn new_wins(self, n: &Range<u64>, o: &Range<u64>) -> bool {
         let starts_before = n.start < o.start;
         let ends_after = n.end > o.end;
         match self {

@@ -1,0 +1,579 @@
+//! IPv4 and IPv6 defragmentation.
+//!
+//! Fragments are grouped by (family, source, destination, identification, protocol,
+//! VLAN) into trackers. Each tracker keeps the fragments' byte ranges (not merged: the
+//! overlap policy needs every fragment's own boundaries) in one buffer. When the last
+//! fragment is in and the data is contiguous from offset 0, the datagram is rebuilt
+//! from the first fragment's header and handed back so that it goes through decode
+//! again. Trackers time out (Suricata's `defrag.timeout`, 60 s), their number and the
+//! memory they hold are capped, and every refusal is counted.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use crate::key::Family;
+use crate::reasm::OverlapPolicy;
+
+/// Largest IP datagram (IPv4 total length / IPv6 payload + header).
+const MAX_DATAGRAM: usize = 65535 + 40;
+
+/// Identifies the datagram a fragment belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FragKey {
+    /// Source address (IPv4 in the first 4 bytes).
+    pub src: [u8; 16],
+    /// Destination address.
+    pub dst: [u8; 16],
+    /// Identification (16 bits for IPv4, 32 for IPv6).
+    pub id: u32,
+    /// IPv4 protocol (IPv6: 0, the protocol is only known from the first fragment).
+    pub proto: u8,
+    /// Address family.
+    pub family: Family,
+    /// Outer VLAN id, 0 when absent.
+    pub vlan: u16,
+}
+
+/// One fragment as decoded.
+#[derive(Clone, Copy, Debug)]
+pub struct Fragment<'a> {
+    /// Which datagram.
+    pub key: FragKey,
+    /// Offset of `data` in the datagram's payload, in bytes.
+    pub offset: u32,
+    /// More-fragments flag.
+    pub more: bool,
+    /// Fragment payload (after the IPv4 header / the IPv6 fragment header).
+    pub data: &'a [u8],
+    /// Header to rebuild the datagram with, used from the fragment at offset 0: the IPv4
+    /// header (options included), or for IPv6 the fixed header plus the extension
+    /// headers before the fragment header.
+    pub header: &'a [u8],
+    /// IPv6 only: index in `header` of the next-header byte that named the fragment
+    /// header, and the fragment header's own next-header value.
+    pub v6_next: Option<(usize, u8)>,
+    /// Capture time, microseconds.
+    pub ts_us: u64,
+}
+
+/// Outcome of [`Defrag::insert`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum DefragResult<'a> {
+    /// Fragment stored; the datagram is not complete yet.
+    Pending,
+    /// The datagram is complete: its bytes (IP header with fixed lengths, flags and
+    /// checksum, then the payload).
+    Reassembled(&'a [u8]),
+    /// The fragment was refused (see the counters for why).
+    Dropped,
+}
+
+/// Defragmentation limits (Suricata's `defrag.*`).
+#[derive(Clone, Copy, Debug)]
+pub struct DefragConfig {
+    /// Tracker idle timeout in seconds (`defrag.timeout`).
+    pub timeout_secs: u32,
+    /// Most trackers at once (`defrag.trackers`).
+    pub max_trackers: usize,
+    /// Most fragments per datagram.
+    pub max_frags: usize,
+    /// Memory cap in bytes (`defrag.memcap`).
+    pub memcap: usize,
+    /// Overlap policy (`defrag.default-policy`, BSD by default).
+    pub policy: OverlapPolicy,
+}
+
+impl Default for DefragConfig {
+    fn default() -> Self {
+        DefragConfig {
+            timeout_secs: 60,
+            max_trackers: 65535,
+            max_frags: 1024,
+            memcap: 32 << 20,
+            policy: OverlapPolicy::Bsd,
+        }
+    }
+}
+
+/// Defragmentation counters, per family where Suricata has them.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DefragStats {
+    /// Fragments seen (`defrag.ipv4.fragments`, `defrag.ipv6.fragments`).
+    pub fragments: [u64; 2],
+    /// Datagrams rebuilt (`defrag.ipv4.reassembled`, `defrag.ipv6.reassembled`).
+    pub reassembled: [u64; 2],
+    /// Fragments that overlapped another (`decoder.event.ipv4.frag_overlap`, ...ipv6...).
+    pub overlap: [u64; 2],
+    /// Datagrams that would exceed 65535 bytes (`decoder.event.ipv4.frag_pkt_too_large`).
+    pub too_large: [u64; 2],
+    /// Datagrams with more fragments than allowed (`defrag.max_frag_hits`).
+    pub max_frag_hits: u64,
+    /// Fragments refused by the memory cap or tracker limit (`defrag.memcap`... ours).
+    pub memcap_drops: u64,
+    /// Trackers dropped by timeout before completion.
+    pub timeouts: u64,
+}
+
+#[derive(Default)]
+struct Tracker {
+    buf: Vec<u8>,
+    frags: Vec<Range<u32>>,
+    header: Vec<u8>,
+    v6_next: Option<(usize, u8)>,
+    have_first: bool,
+    /// Payload length, known once the last fragment was seen.
+    total: Option<u32>,
+    last_us: u64,
+}
+
+/// The defragmenter of one worker.
+pub struct Defrag {
+    cfg: DefragConfig,
+    trackers: HashMap<FragKey, Tracker>,
+    out: Vec<u8>,
+    memuse: usize,
+    stats: DefragStats,
+}
+
+fn fam(f: Family) -> usize {
+    match f {
+        Family::V4 => 0,
+        Family::V6 => 1,
+    }
+}
+
+impl Defrag {
+    /// A defragmenter with these limits.
+    pub fn new(cfg: DefragConfig) -> Defrag {
+        Defrag {
+            cfg,
+            trackers: HashMap::new(),
+            out: Vec::new(),
+            memuse: 0,
+            stats: DefragStats::default(),
+        }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> DefragStats {
+        self.stats
+    }
+
+    /// Bytes held by pending fragments.
+    pub fn memuse(&self) -> usize {
+        self.memuse
+    }
+
+    /// Pending datagrams.
+    pub fn pending(&self) -> usize {
+        self.trackers.len()
+    }
+
+    fn tracker_mem(t: &Tracker) -> usize {
+        t.buf.capacity() + t.header.capacity() + t.frags.capacity() * 8 + 64
+    }
+
+    fn remove(&mut self, key: &FragKey) {
+        if let Some(t) = self.trackers.remove(key) {
+            self.memuse -= Self::tracker_mem(&t);
+        }
+    }
+
+    /// Drop every tracker idle past the timeout at `now_us`.
+    pub fn expire(&mut self, now_us: u64) {
+        let to = self.cfg.timeout_secs as u64 * 1_000_000;
+        let before = self.trackers.len();
+        let mut freed = 0;
+        self.trackers.retain(|_, t| {
+            let keep = now_us <= t.last_us.saturating_add(to);
+            if !keep {
+                freed += Self::tracker_mem(t);
+            }
+            keep
+        });
+        self.memuse -= freed;
+        self.stats.timeouts += (before - self.trackers.len()) as u64;
+    }
+
+    /// Add a fragment; returns the rebuilt datagram when this fragment completes it.
+    pub fn insert(&mut self, f: &Fragment<'_>) -> DefragResult<'_> {
+        let fi = fam(f.key.family);
+        self.stats.fragments[fi] += 1;
+        let start = f.offset;
+        let end = f.offset as u64 + f.data.len() as u64;
+        // IPv4: total length (header of at least 20 bytes included) fits 16 bits; IPv6:
+        // the payload after the fixed header does.
+        let limit = match f.key.family {
+            Family::V4 => 65535 - 20,
+            Family::V6 => 65535,
+        };
+        if end > limit {
+            self.stats.too_large[fi] += 1;
+            return DefragResult::Dropped;
+        }
+        let end = end as u32;
+        let to = self.cfg.timeout_secs as u64 * 1_000_000;
+        if let Some(t) = self.trackers.get(&f.key) {
+            if f.ts_us > t.last_us.saturating_add(to) {
+                self.stats.timeouts += 1;
+                self.remove(&f.key);
+            }
+        }
+        if !self.trackers.contains_key(&f.key) {
+            if self.trackers.len() >= self.cfg.max_trackers {
+                self.expire(f.ts_us);
+            }
+            if self.trackers.len() >= self.cfg.max_trackers || self.memuse + 64 > self.cfg.memcap {
+                self.stats.memcap_drops += 1;
+                return DefragResult::Dropped;
+            }
+            self.trackers.insert(f.key, Tracker::default());
+            self.memuse += 64;
+        }
+        let policy = self.cfg.policy;
+        let max_frags = self.cfg.max_frags;
+        let memcap = self.cfg.memcap;
+        let t = self.trackers.get_mut(&f.key).expect("inserted above");
+        let mem_before = Self::tracker_mem(t);
+        t.last_us = t.last_us.max(f.ts_us);
+        if t.frags.len() >= max_frags {
+            self.stats.max_frag_hits += 1;
+            self.remove(&f.key);
+            return DefragResult::Dropped;
+        }
+        if (end as usize) > t.buf.len() {
+            let grow = (end as usize).saturating_sub(t.buf.capacity());
+            if self.memuse + grow > memcap {
+                self.stats.memcap_drops += 1;
+                return DefragResult::Dropped;
+            }
+            t.buf.resize(end as usize, 0);
+        }
+        if !f.more {
+            match t.total {
+                // A second, different "last" fragment: keep the first one seen.
+                Some(tot) if tot != end => {}
+                _ => t.total = Some(end),
+            }
+        }
+        if f.offset == 0 && !t.have_first {
+            t.have_first = true;
+            t.header.clear();
+            t.header.extend_from_slice(f.header);
+            t.v6_next = f.v6_next;
+        }
+        // Place the fragment: holes get its bytes; overlaps follow the policy against
+        // each held fragment's own boundaries.
+        let new = start..end;
+        let mut overlapped = false;
+        for old in &t.frags {
+            let (a, b) = (old.start.max(start), old.end.min(end));
+            if a >= b {
+                continue;
+            }
+            overlapped = true;
+            if new_wins(policy, &new, old) {
+                t.buf[a as usize..b as usize]
+                    .copy_from_slice(&f.data[(a - start) as usize..(b - start) as usize]);
+            }
+        }
+        // Holes inside the new range: the bytes no held fragment covers.
+        let mut covered: Vec<(u32, u32)> = t
+            .frags
+            .iter()
+            .filter(|o| o.start < end && o.end > start)
+            .map(|o| (o.start.max(start), o.end.min(end)))
+            .collect();
+        covered.sort_unstable();
+        let mut pos = start;
+        for (a, b) in covered.iter().copied().chain(std::iter::once((end, end))) {
+            if a > pos {
+                t.buf[pos as usize..a as usize]
+                    .copy_from_slice(&f.data[(pos - start) as usize..(a - start) as usize]);
+            }
+            pos = pos.max(b);
+        }
+        if start < end {
+            t.frags.push(new);
+        }
+        if overlapped {
+            self.stats.overlap[fi] += 1;
+        }
+        let mem_after = Self::tracker_mem(t);
+        self.memuse = self.memuse + mem_after - mem_before;
+        // Complete?
+        let Some(total) = t.total else {
+            return DefragResult::Pending;
+        };
+        if !t.have_first {
+            return DefragResult::Pending;
+        }
+        let mut ranges: Vec<(u32, u32)> = t.frags.iter().map(|r| (r.start, r.end)).collect();
+        ranges.sort_unstable();
+        let mut reach = 0u32;
+        for (a, b) in ranges {
+            if a > reach {
+                break;
+            }
+            reach = reach.max(b);
+        }
+        if reach < total {
+            return DefragResult::Pending;
+        }
+        let t = self.trackers.remove(&f.key).expect("present");
+        self.memuse -= Self::tracker_mem(&t);
+        let payload = &t.buf[..total as usize];
+        let total_len = t.header.len() + payload.len();
+        if total_len > MAX_DATAGRAM {
+            self.stats.too_large[fi] += 1;
+            return DefragResult::Dropped;
+        }
+        self.out.clear();
+        self.out.extend_from_slice(&t.header);
+        self.out.extend_from_slice(payload);
+        match f.key.family {
+            Family::V4 => {
+                if self.out.len() < 20 || total_len > 65535 {
+                    self.stats.too_large[fi] += 1;
+                    return DefragResult::Dropped;
+                }
+                let h = &mut self.out;
+                h[2..4].copy_from_slice(&(total_len as u16).to_be_bytes());
+                // Keep DF, clear MF and the offset.
+                h[6] &= 0x40;
+                h[7] = 0;
+                h[10] = 0;
+                h[11] = 0;
+                let ihl = ((h[0] & 0x0f) as usize * 4).clamp(20, t.header.len().max(20));
+                let ck = ipv4_checksum(&h[..ihl.min(h.len())]);
+                h[10..12].copy_from_slice(&ck.to_be_bytes());
+            }
+            Family::V6 => {
+                if self.out.len() < 40 {
+                    return DefragResult::Dropped;
+                }
+                let plen = total_len - 40;
+                if plen > 65535 {
+                    self.stats.too_large[fi] += 1;
+                    return DefragResult::Dropped;
+                }
+                self.out[4..6].copy_from_slice(&(plen as u16).to_be_bytes());
+                if let Some((pos, nh)) = t.v6_next {
+                    if let Some(b) = self.out.get_mut(pos) {
+                        *b = nh;
+                    }
+                }
+            }
+        }
+        self.stats.reassembled[fi] += 1;
+        DefragResult::Reassembled(&self.out)
+    }
+
+    /// Counters under Suricata's names (ours under `osprey.`).
+    pub fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> {
+        let s = self.stats;
+        [
+            ("defrag.ipv4.fragments", s.fragments[0]),
+            ("defrag.ipv4.reassembled", s.reassembled[0]),
+            ("defrag.ipv6.fragments", s.fragments[1]),
+            ("defrag.ipv6.reassembled", s.reassembled[1]),
+            ("defrag.max_frag_hits", s.max_frag_hits),
+            ("decoder.event.ipv4.frag_overlap", s.overlap[0]),
+            ("decoder.event.ipv6.frag_overlap", s.overlap[1]),
+            ("decoder.event.ipv4.frag_pkt_too_large", s.too_large[0]),
+            ("decoder.event.ipv6.frag_pkt_too_large", s.too_large[1]),
+            ("osprey.defrag.memcap_drops", s.memcap_drops),
+            ("osprey.defrag.timeouts", s.timeouts),
+        ]
+        .into_iter()
+    }
+}
+
+fn new_wins(p: OverlapPolicy, n: &Range<u32>, o: &Range<u32>) -> bool {
+    let n = n.start as u64..n.end as u64;
+    let o = o.start as u64..o.end as u64;
+    p.new_wins(&n, &o)
+}
+
+/// RFC 1071 checksum of an IPv4 header whose checksum field is zero.
+fn ipv4_checksum(h: &[u8]) -> u16 {
+    let mut sum = 0u32;
+    for c in h.chunks(2) {
+        sum += u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0));
+    }
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v4key(id: u32) -> FragKey {
+        let mut src = [0; 16];
+        src[..4].copy_from_slice(&[10, 0, 0, 1]);
+        let mut dst = [0; 16];
+        dst[..4].copy_from_slice(&[10, 0, 0, 2]);
+        FragKey {
+            src,
+            dst,
+            id,
+            proto: 17,
+            family: Family::V4,
+            vlan: 0,
+        }
+    }
+
+    fn v4hdr() -> Vec<u8> {
+        let mut h = vec![0x45, 0, 0, 0, 0x12, 0x34, 0x20, 0, 64, 17, 0, 0];
+        h.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2]);
+        h
+    }
+
+    fn frag<'a>(key: FragKey, off: u32, more: bool, data: &'a [u8], hdr: &'a [u8]) -> Fragment<'a> {
+        Fragment {
+            key,
+            offset: off,
+            more,
+            data,
+            header: hdr,
+            v6_next: None,
+            ts_us: 0,
+        }
+    }
+
+    fn payload(r: DefragResult<'_>) -> Option<Vec<u8>> {
+        match r {
+            DefragResult::Reassembled(b) => Some(b.to_vec()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn in_and_out_of_order() {
+        let h = v4hdr();
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+            let mut d = Defrag::new(DefragConfig::default());
+            let parts: [(u32, bool, &[u8]); 3] = [
+                (0, true, b"AAAAAAAA"),
+                (8, true, b"BBBBBBBB"),
+                (16, false, b"CC"),
+            ];
+            let mut got = None;
+            for &i in &order {
+                let (o, m, data) = parts[i];
+                if let Some(p) = payload(d.insert(&frag(v4key(1), o, m, data, &h))) {
+                    got = Some(p);
+                }
+            }
+            let p = got.expect("complete");
+            assert_eq!(&p[20..], b"AAAAAAAABBBBBBBBCC");
+            assert_eq!(u16::from_be_bytes([p[2], p[3]]), 38);
+            assert_eq!(p[6] & 0x3f, 0);
+            assert_eq!(ipv4_checksum(&p[..20]), 0, "header checksum verifies");
+            assert_eq!(d.stats().reassembled[0], 1);
+            assert_eq!(d.pending(), 0);
+            assert_eq!(d.memuse(), 0);
+        }
+    }
+
+    #[test]
+    fn overlap_policies_on_fragments() {
+        let h = v4hdr();
+        let run = |p: OverlapPolicy| {
+            let mut d = Defrag::new(DefragConfig {
+                policy: p,
+                ..Default::default()
+            });
+            d.insert(&frag(v4key(2), 8, true, b"BBBBBBBB", &h));
+            d.insert(&frag(v4key(2), 0, true, b"xxxxxxxxxxxxxxxx", &h));
+            let r = payload(d.insert(&frag(v4key(2), 16, false, b"CC", &h))).unwrap();
+            assert_eq!(d.stats().overlap[0], 1);
+            r[20..].to_vec()
+        };
+        assert_eq!(run(OverlapPolicy::First), b"xxxxxxxxBBBBBBBBCC");
+        assert_eq!(run(OverlapPolicy::Last), b"xxxxxxxxxxxxxxxxCC");
+        assert_eq!(run(OverlapPolicy::Bsd), b"xxxxxxxxxxxxxxxxCC");
+    }
+
+    #[test]
+    fn teardrop_does_not_panic_or_complete_wrongly() {
+        // Classic teardrop: second fragment lies inside the first and ends before it.
+        let h = v4hdr();
+        let mut d = Defrag::new(DefragConfig::default());
+        assert_eq!(
+            d.insert(&frag(v4key(3), 0, true, &[1; 36], &h)),
+            DefragResult::Pending
+        );
+        let r = payload(d.insert(&frag(v4key(3), 24, false, &[2; 4], &h))).unwrap();
+        // Last fragment ends at 28, inside the first: the datagram is 28 bytes.
+        assert_eq!(r.len(), 20 + 28);
+        assert_eq!(d.stats().overlap[0], 1);
+    }
+
+    #[test]
+    fn too_large_and_limits() {
+        let h = v4hdr();
+        let mut d = Defrag::new(DefragConfig {
+            max_frags: 2,
+            ..Default::default()
+        });
+        assert_eq!(
+            d.insert(&frag(v4key(4), 65528, false, &[0; 16], &h)),
+            DefragResult::Dropped
+        );
+        assert_eq!(d.stats().too_large[0], 1);
+        d.insert(&frag(v4key(5), 0, true, &[0; 8], &h));
+        d.insert(&frag(v4key(5), 8, true, &[0; 8], &h));
+        assert_eq!(
+            d.insert(&frag(v4key(5), 16, true, &[0; 8], &h)),
+            DefragResult::Dropped
+        );
+        assert_eq!(d.stats().max_frag_hits, 1);
+        assert_eq!(d.pending(), 0);
+        let mut d = Defrag::new(DefragConfig {
+            memcap: 1000,
+            ..Default::default()
+        });
+        d.insert(&frag(v4key(6), 0, true, &[0; 8], &h));
+        assert_eq!(
+            d.insert(&frag(v4key(6), 4000, true, &[0; 8], &h)),
+            DefragResult::Dropped
+        );
+        assert_eq!(d.stats().memcap_drops, 1);
+    }
+
+    #[test]
+    fn timeout_restarts_the_datagram() {
+        let h = v4hdr();
+        let mut d = Defrag::new(DefragConfig::default());
+        d.insert(&frag(v4key(7), 0, true, b"AAAAAAAA", &h));
+        let mut late = frag(v4key(7), 8, false, b"BB", &h);
+        late.ts_us = 61_000_001;
+        assert_eq!(d.insert(&late), DefragResult::Pending);
+        assert_eq!(d.stats().timeouts, 1);
+        d.expire(200_000_000);
+        assert_eq!(d.pending(), 0);
+        assert_eq!(d.memuse(), 0);
+    }
+
+    #[test]
+    fn ipv6_header_is_fixed() {
+        let mut key = v4key(9);
+        key.family = Family::V6;
+        // IPv6 header with next header = 44 (fragment) at byte 6.
+        let mut h = vec![0x60, 0, 0, 0, 0, 0, 44, 64];
+        h.extend_from_slice(&[0; 32]);
+        let mut d = Defrag::new(DefragConfig::default());
+        let mut a = frag(key, 0, true, b"12345678", &h);
+        a.v6_next = Some((6, 17));
+        d.insert(&a);
+        let r = payload(d.insert(&frag(key, 8, false, b"9", &h))).unwrap();
+        assert_eq!(r[6], 17);
+        assert_eq!(u16::from_be_bytes([r[4], r[5]]), 9);
+        assert_eq!(&r[40..], b"123456789");
+        assert_eq!(d.stats().reassembled[1], 1);
+    }
+}
