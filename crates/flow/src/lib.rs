@@ -1,5 +1,11 @@
 //! Flows and streams: the symmetric flow key and hashes, the per-worker flow table,
 //! IP defragmentation and TCP state tracking with per-direction reassembly.
+//!
+//! The entry point is [`FlowTracker`]: one per worker, fed every decoded packet with
+//! [`FlowTracker::packet`], which returns an [`Update`] telling detection which stream
+//! bytes became inspectable on this packet (app layer and raw stream, Suricata's IDS
+//! timing); [`FlowTracker::drain_ended`] flushes flows that ended (timeouts, eviction,
+//! end of capture) on pseudo-packets.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -8,6 +14,15 @@ pub mod defrag;
 pub mod key;
 pub mod reasm;
 pub mod table;
+pub mod tcp;
+pub mod tracker;
 
+pub use defrag::{Defrag, DefragConfig, DefragResult, FragKey, Fragment};
 pub use key::{Family, FlowKey};
+pub use reasm::OverlapPolicy;
 pub use table::{FlowTable, FlowValue, Lookup, Slot};
+pub use tcp::{Dir, TcpHeader, TcpState};
+pub use tracker::{
+    Config, EndReason, Ended, Events, Flow, FlowState, FlowTracker, PacketInfo, Piece, StreamData,
+    Timeouts, Update,
+};

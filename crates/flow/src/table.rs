@@ -160,6 +160,8 @@ impl<V: FlowValue> FlowTable<V> {
         let h32 = hash as u32;
         let mut prev = NIL;
         let mut i = self.buckets[b];
+        let mut found = None;
+        // Walk the whole chain: every idle entry met is ended (lazy deletion).
         while i != NIL {
             let next = self.entries[i as usize].next;
             if self.timed_out(i as usize, now_us) {
@@ -167,12 +169,15 @@ impl<V: FlowValue> FlowTable<V> {
                 self.unlink(b, prev, i);
             } else {
                 let e = &self.entries[i as usize];
-                if e.hash == h32 && e.key == *key {
-                    return Lookup::Found(i);
+                if found.is_none() && e.hash == h32 && e.key == *key {
+                    found = Some(i);
                 }
                 prev = i;
             }
             i = next;
+        }
+        if let Some(i) = found {
+            return Lookup::Found(i);
         }
         match self.alloc(now_us) {
             Some(slot) => {

@@ -1,0 +1,482 @@
+//! TCP session state tracking (RFC 793 states as Suricata names them), kept inline in
+//! the flow entry. The reassembly buffers live out of line (see `tracker`).
+
+/// Packet direction relative to the flow's initiator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dir {
+    /// From the client (initiator) to the server.
+    ToServer = 0,
+    /// From the server to the client.
+    ToClient = 1,
+}
+
+impl Dir {
+    /// The other direction.
+    pub fn opposite(self) -> Dir {
+        match self {
+            Dir::ToServer => Dir::ToClient,
+            Dir::ToClient => Dir::ToServer,
+        }
+    }
+
+    /// 0 for to-server, 1 for to-client.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// TCP flag bits.
+pub mod flags {
+    /// FIN.
+    pub const FIN: u8 = 0x01;
+    /// SYN.
+    pub const SYN: u8 = 0x02;
+    /// RST.
+    pub const RST: u8 = 0x04;
+    /// PSH.
+    pub const PSH: u8 = 0x08;
+    /// ACK.
+    pub const ACK: u8 = 0x10;
+    /// URG.
+    pub const URG: u8 = 0x20;
+}
+
+/// The TCP fields the tracker uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpHeader {
+    /// Sequence number.
+    pub seq: u32,
+    /// Acknowledgement number.
+    pub ack: u32,
+    /// Flag bits (see [`flags`]).
+    pub flags: u8,
+    /// Advertised window (unscaled).
+    pub window: u16,
+}
+
+impl TcpHeader {
+    /// True when all bits of `f` are set.
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f == f
+    }
+}
+
+/// Session state (Suricata's `tcp_state` names in `flow.end.tcp_state.*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum TcpState {
+    /// No session (no SYN seen and midstream pick-up off).
+    #[default]
+    None,
+    /// SYN seen.
+    SynSent,
+    /// SYN/ACK seen.
+    SynRecv,
+    /// Handshake complete (or picked up midstream).
+    Established,
+    /// Client sent FIN.
+    FinWait1,
+    /// Client's FIN acknowledged.
+    FinWait2,
+    /// Both sent FIN before either was acknowledged.
+    Closing,
+    /// Server sent FIN first.
+    CloseWait,
+    /// Server sent FIN first, then the client did.
+    LastAck,
+    /// Both FINs, waiting for the last ACK.
+    TimeWait,
+    /// Closed (final ACK or RST).
+    Closed,
+}
+
+impl TcpState {
+    /// Suricata's name for the state.
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpState::None => "none",
+            TcpState::SynSent => "syn_sent",
+            TcpState::SynRecv => "syn_recv",
+            TcpState::Established => "established",
+            TcpState::FinWait1 => "fin_wait1",
+            TcpState::FinWait2 => "fin_wait2",
+            TcpState::Closing => "closing",
+            TcpState::CloseWait => "close_wait",
+            TcpState::LastAck => "last_ack",
+            TcpState::TimeWait => "time_wait",
+            TcpState::Closed => "closed",
+        }
+    }
+
+    /// All states, in `name` order of the counters.
+    pub const ALL: [TcpState; 11] = [
+        TcpState::None,
+        TcpState::SynSent,
+        TcpState::SynRecv,
+        TcpState::Established,
+        TcpState::FinWait1,
+        TcpState::FinWait2,
+        TcpState::Closing,
+        TcpState::CloseWait,
+        TcpState::LastAck,
+        TcpState::TimeWait,
+        TcpState::Closed,
+    ];
+
+    /// Flow-level state class for timeouts: 0 new, 1 established, 2 closed.
+    pub fn flow_class(self) -> u8 {
+        match self {
+            TcpState::None | TcpState::SynSent | TcpState::SynRecv => 0,
+            TcpState::Established
+            | TcpState::FinWait1
+            | TcpState::FinWait2
+            | TcpState::CloseWait => 1,
+            TcpState::Closing | TcpState::LastAck | TcpState::TimeWait | TcpState::Closed => 2,
+        }
+    }
+}
+
+/// `a` is after `b` in sequence space.
+#[inline]
+pub fn seq_gt(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
+/// `a` is at or after `b` in sequence space.
+#[inline]
+pub fn seq_geq(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) >= 0
+}
+
+/// One direction of a session: the sender's sequence space as the tracker learned it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Half {
+    /// Initial sequence number of this sender.
+    pub isn: u32,
+    /// Next sequence number expected from this sender (highest seen end).
+    pub next_seq: u32,
+    /// Highest acknowledgement the other side sent for this sender's data.
+    pub last_ack: u32,
+    /// Sequence number of this sender's FIN (valid when `fin` is set).
+    pub fin_seq: u32,
+    /// Bit flags: see the `H_*` constants.
+    pub flags: u8,
+}
+
+/// ISN known.
+pub(crate) const H_ISN: u8 = 1;
+/// An acknowledgement of this sender's data has been seen.
+pub(crate) const H_ACKED: u8 = 2;
+/// This sender sent a FIN.
+pub(crate) const H_FIN: u8 = 4;
+
+/// Session state, inline in the flow entry (about 50 bytes).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpSession {
+    /// Current state.
+    pub state: TcpState,
+    /// The session was picked up without a handshake.
+    pub midstream: bool,
+    /// Per direction ([`Dir::index`]).
+    pub half: [Half; 2],
+}
+
+/// What one packet did to the session, for the tracker's events and counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpStep {
+    /// The session was created by this packet.
+    pub created: bool,
+    /// The session became established on this packet.
+    pub established: bool,
+    /// The session closed on this packet.
+    pub closed: bool,
+    /// This SYN reuses the 5-tuple of a finished session: end the flow, start anew.
+    pub reuse: bool,
+    /// The packet's payload should go to this direction's stream.
+    pub accept_data: bool,
+    /// The packet's ACK acknowledged data never seen.
+    pub ack_unseen: bool,
+}
+
+/// Options of the tracker that change TCP behaviour.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpConfig {
+    /// Pick up sessions without a handshake (`stream.midstream`, off by default).
+    pub midstream: bool,
+}
+
+impl TcpSession {
+    fn set_isn(&mut self, d: Dir, seq: u32) {
+        let h = &mut self.half[d.index()];
+        h.isn = seq;
+        h.next_seq = seq.wrapping_add(1);
+        h.last_ack = seq.wrapping_add(1);
+        h.flags = H_ISN;
+    }
+
+    /// Start tracking a sender picked up midstream at `seq`.
+    fn pick_up(&mut self, d: Dir, seq: u32) {
+        let h = &mut self.half[d.index()];
+        h.isn = seq.wrapping_sub(1);
+        h.next_seq = seq;
+        h.last_ack = seq;
+        h.flags = H_ISN;
+    }
+
+    /// Advance the session for a packet in direction `d` of a flow whose first packet
+    /// was this one when `first` is set. `to_server_is_sender` tells a packet that
+    /// creates a session which direction its sender is (set by the caller's swap).
+    pub fn step(&mut self, cfg: &TcpConfig, d: Dir, h: &TcpHeader, payload_len: usize) -> TcpStep {
+        use flags::*;
+        let mut st = TcpStep::default();
+        let syn = h.flags & SYN != 0;
+        let ack = h.flags & ACK != 0;
+        let rst = h.flags & RST != 0;
+        let fin = h.flags & FIN != 0;
+        let di = d.index();
+        let oi = d.opposite().index();
+        match self.state {
+            TcpState::None => {
+                if syn && !ack && !rst {
+                    self.set_isn(d, h.seq);
+                    self.state = TcpState::SynSent;
+                    st.created = true;
+                    // TCP Fast Open: data on the SYN.
+                    st.accept_data = payload_len > 0;
+                } else if cfg.midstream && !rst {
+                    st.created = true;
+                    self.midstream = true;
+                    if syn && ack {
+                        // The SYN/ACK's sender is the server (caller swapped directions).
+                        self.set_isn(d, h.seq);
+                        self.pick_up(d.opposite(), h.ack);
+                        self.state = TcpState::SynRecv;
+                    } else {
+                        self.pick_up(d, h.seq);
+                        if ack {
+                            self.pick_up(d.opposite(), h.ack);
+                        }
+                        self.state = TcpState::Established;
+                        st.established = true;
+                        st.accept_data = true;
+                    }
+                }
+                if st.created {
+                    self.half[di].next_seq = self.half[di]
+                        .next_seq
+                        .wrapping_add(payload_len as u32 * st.accept_data as u32);
+                }
+                return st;
+            }
+            TcpState::SynSent => {
+                if syn && ack && d == Dir::ToClient && !rst {
+                    if h.ack == self.half[oi].isn.wrapping_add(1) {
+                        self.set_isn(d, h.seq);
+                        self.half[oi].last_ack = h.ack;
+                        self.half[oi].flags |= H_ACKED;
+                        self.state = TcpState::SynRecv;
+                    }
+                    return st;
+                }
+                if syn && !ack && d == Dir::ToServer {
+                    // Retransmitted SYN, possibly with a new ISN.
+                    if h.seq != self.half[di].isn {
+                        self.set_isn(d, h.seq);
+                    }
+                    st.accept_data = payload_len > 0;
+                    return st;
+                }
+            }
+            TcpState::SynRecv
+                if ack
+                    && !syn
+                    && d == Dir::ToServer
+                    && !rst
+                    && seq_geq(h.ack, self.half[oi].isn.wrapping_add(1)) =>
+            {
+                self.state = TcpState::Established;
+                st.established = true;
+            }
+            // A new SYN on a finished session: the 5-tuple is reused.
+            s if s >= TcpState::FinWait1
+                && syn
+                && !ack
+                && (s.flow_class() == 2 || h.seq != self.half[di].isn) =>
+            {
+                st.reuse = true;
+                return st;
+            }
+            _ => {}
+        }
+        if rst {
+            if self.state != TcpState::Closed {
+                self.state = TcpState::Closed;
+                st.closed = true;
+            }
+            return st;
+        }
+        // Sequence tracking for this sender.
+        if self.half[di].flags & H_ISN == 0 && !syn {
+            // First packet from this side of a session picked up from the other side.
+            self.pick_up(d, h.seq);
+        }
+        let end = h
+            .seq
+            .wrapping_add(payload_len as u32)
+            .wrapping_add(fin as u32);
+        if seq_gt(end, self.half[di].next_seq) {
+            self.half[di].next_seq = end;
+        }
+        st.accept_data = payload_len > 0 && self.state >= TcpState::SynRecv;
+        // Acknowledgement of the other side's data.
+        if ack && self.half[oi].flags & H_ISN != 0 {
+            let o = &mut self.half[oi];
+            if seq_gt(h.ack, o.next_seq) {
+                st.ack_unseen = true;
+            }
+            if seq_gt(h.ack, o.last_ack) || o.flags & H_ACKED == 0 {
+                o.last_ack = h.ack;
+                o.flags |= H_ACKED;
+            }
+        }
+        if fin && self.half[di].flags & H_FIN == 0 {
+            self.half[di].flags |= H_FIN;
+            self.half[di].fin_seq = h.seq.wrapping_add(payload_len as u32);
+        }
+        let before = self.state;
+        self.state = self.close_state(d, fin, ack, h.ack);
+        st.closed = self.state == TcpState::Closed && before != TcpState::Closed;
+        st
+    }
+
+    /// The close-sequence transitions after a packet in direction `d`.
+    fn close_state(&self, d: Dir, fin: bool, ack: bool, ackno: u32) -> TcpState {
+        let fin_acked = |x: Dir| {
+            let h = &self.half[x.index()];
+            h.flags & H_FIN != 0 && ack && d != x && seq_gt(ackno, h.fin_seq)
+        };
+        use TcpState::*;
+        match (self.state, d) {
+            (Established, Dir::ToServer) if fin => FinWait1,
+            (Established, Dir::ToClient) if fin => CloseWait,
+            (FinWait1, Dir::ToClient) if fin => {
+                if fin_acked(Dir::ToServer) {
+                    TimeWait
+                } else {
+                    Closing
+                }
+            }
+            (FinWait1, Dir::ToClient) if fin_acked(Dir::ToServer) => FinWait2,
+            (FinWait2, Dir::ToClient) if fin => TimeWait,
+            (CloseWait, Dir::ToServer) if fin => LastAck,
+            (Closing, Dir::ToServer) if fin_acked(Dir::ToClient) => TimeWait,
+            (Closing, Dir::ToClient) if fin_acked(Dir::ToServer) => TimeWait,
+            (LastAck, Dir::ToClient) if fin_acked(Dir::ToServer) => Closed,
+            (TimeWait, Dir::ToServer) if fin_acked(Dir::ToClient) => Closed,
+            (s, _) => s,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::flags::*;
+    use super::*;
+
+    fn hdr(seq: u32, ack: u32, f: u8) -> TcpHeader {
+        TcpHeader {
+            seq,
+            ack,
+            flags: f,
+            window: 65535,
+        }
+    }
+
+    #[test]
+    fn handshake_data_and_close() {
+        let cfg = TcpConfig::default();
+        let mut s = TcpSession::default();
+        assert!(s.step(&cfg, Dir::ToServer, &hdr(100, 0, SYN), 0).created);
+        assert_eq!(s.state, TcpState::SynSent);
+        s.step(&cfg, Dir::ToClient, &hdr(500, 101, SYN | ACK), 0);
+        assert_eq!(s.state, TcpState::SynRecv);
+        assert!(
+            s.step(&cfg, Dir::ToServer, &hdr(101, 501, ACK), 0)
+                .established
+        );
+        let st = s.step(&cfg, Dir::ToServer, &hdr(101, 501, ACK | PSH), 10);
+        assert!(st.accept_data);
+        assert_eq!(s.half[0].next_seq, 111);
+        s.step(&cfg, Dir::ToClient, &hdr(501, 111, ACK), 0);
+        assert_eq!(s.half[0].last_ack, 111);
+        s.step(&cfg, Dir::ToServer, &hdr(111, 501, FIN | ACK), 0);
+        assert_eq!(s.state, TcpState::FinWait1);
+        s.step(&cfg, Dir::ToClient, &hdr(501, 112, ACK), 0);
+        assert_eq!(s.state, TcpState::FinWait2);
+        s.step(&cfg, Dir::ToClient, &hdr(501, 112, FIN | ACK), 0);
+        assert_eq!(s.state, TcpState::TimeWait);
+        assert!(s.step(&cfg, Dir::ToServer, &hdr(112, 502, ACK), 0).closed);
+        assert_eq!(s.state, TcpState::Closed);
+        // A new SYN reuses the tuple.
+        assert!(s.step(&cfg, Dir::ToServer, &hdr(9000, 0, SYN), 0).reuse);
+    }
+
+    #[test]
+    fn server_closes_first() {
+        let cfg = TcpConfig::default();
+        let mut s = TcpSession::default();
+        s.step(&cfg, Dir::ToServer, &hdr(0, 0, SYN), 0);
+        s.step(&cfg, Dir::ToClient, &hdr(0, 1, SYN | ACK), 0);
+        s.step(&cfg, Dir::ToServer, &hdr(1, 1, ACK), 0);
+        s.step(&cfg, Dir::ToClient, &hdr(1, 1, FIN | ACK), 0);
+        assert_eq!(s.state, TcpState::CloseWait);
+        s.step(&cfg, Dir::ToServer, &hdr(1, 2, FIN | ACK), 0);
+        assert_eq!(s.state, TcpState::LastAck);
+        s.step(&cfg, Dir::ToClient, &hdr(2, 2, ACK), 0);
+        assert_eq!(s.state, TcpState::Closed);
+    }
+
+    #[test]
+    fn rst_closes_and_no_session_without_syn() {
+        let cfg = TcpConfig::default();
+        let mut s = TcpSession::default();
+        let st = s.step(&cfg, Dir::ToServer, &hdr(5, 6, ACK), 3);
+        assert!(!st.created && !st.accept_data);
+        assert_eq!(s.state, TcpState::None);
+        s.step(&cfg, Dir::ToServer, &hdr(0, 0, SYN), 0);
+        assert!(s.step(&cfg, Dir::ToClient, &hdr(0, 1, RST | ACK), 0).closed);
+    }
+
+    #[test]
+    fn midstream_pickup() {
+        let cfg = TcpConfig { midstream: true };
+        let mut s = TcpSession::default();
+        let st = s.step(&cfg, Dir::ToServer, &hdr(1000, 2000, ACK | PSH), 5);
+        assert!(st.created && st.established && st.accept_data);
+        assert!(s.midstream);
+        assert_eq!(s.half[0].next_seq, 1005);
+        let mut s = TcpSession::default();
+        s.step(&cfg, Dir::ToClient, &hdr(700, 101, SYN | ACK), 0);
+        assert_eq!(s.state, TcpState::SynRecv);
+        assert!(
+            s.step(&cfg, Dir::ToServer, &hdr(101, 701, ACK), 0)
+                .established
+        );
+    }
+
+    #[test]
+    fn syn_ack_with_wrong_ack_is_ignored() {
+        let cfg = TcpConfig::default();
+        let mut s = TcpSession::default();
+        s.step(&cfg, Dir::ToServer, &hdr(100, 0, SYN), 0);
+        s.step(&cfg, Dir::ToClient, &hdr(500, 999, SYN | ACK), 0);
+        assert_eq!(s.state, TcpState::SynSent);
+    }
+
+    #[test]
+    fn seq_compare_wraps() {
+        assert!(seq_gt(5, u32::MAX - 5));
+        assert!(!seq_gt(u32::MAX - 5, 5));
+        assert!(seq_geq(7, 7));
+    }
+}

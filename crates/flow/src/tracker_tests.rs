@@ -1,0 +1,271 @@
+use super::*;
+use crate::table::Entry;
+use crate::tcp::flags::*;
+
+const C: [u8; 4] = [10, 16, 1, 11];
+const S: [u8; 4] = [82, 165, 177, 154];
+
+fn cfg() -> Config {
+    Config {
+        max_flows: 1024,
+        hash_size: 256,
+        ..Default::default()
+    }
+}
+
+/// A TCP packet from the client (`to_server`) or the server.
+fn pkt(to_server: bool, seq: u32, ack: u32, f: u8, payload: &[u8], ts: u64) -> PacketInfo<'_> {
+    let key = if to_server {
+        FlowKey::v4(C, 54186, S, 80, 6)
+    } else {
+        FlowKey::v4(S, 80, C, 54186, 6)
+    };
+    PacketInfo {
+        key,
+        ts_us: ts,
+        len: 40 + payload.len() as u32,
+        tcp: Some(TcpHeader {
+            seq,
+            ack,
+            flags: f,
+            window: 65535,
+        }),
+        payload,
+    }
+}
+
+/// What one packet produced: (events, app bytes, raw bytes).
+fn run(t: &mut FlowTracker, p: &PacketInfo<'_>) -> (Events, Vec<u8>, Vec<u8>) {
+    let u = t.packet(p).expect("tracked");
+    let cat = |s: &StreamData<'_>| {
+        let mut v = Vec::new();
+        for piece in s.pieces() {
+            match piece {
+                Piece::Data { bytes, .. } => v.extend_from_slice(bytes),
+                Piece::Gap { len, .. } => v.extend(std::iter::repeat_n(b'_', len as usize)),
+            }
+        }
+        v
+    };
+    (u.events, cat(&u.app), cat(&u.raw))
+}
+
+fn counter(t: &FlowTracker, name: &str) -> u64 {
+    t.counters()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v)
+        .unwrap()
+}
+
+#[test]
+fn flow_entry_fits_in_three_cache_lines() {
+    let n = std::mem::size_of::<Entry<Flow>>();
+    assert!(n <= 192, "Entry<Flow> is {n} bytes");
+}
+
+#[test]
+fn handshake_and_ack_timing_of_alert_testmyids() {
+    // The packets of the corpus case alert-testmyids (full handshake variant): the
+    // server's response is raw-inspectable on the first server packet after the
+    // client acknowledged it, and reaches the app layer on the client's ACK.
+    let mut t = FlowTracker::new(cfg());
+    let resp = b"HTTP/1.1 200 OK\r\n\r\nuid=0(root) gid=0(root)";
+    let (e, _, _) = run(&mut t, &pkt(true, 0, 0, SYN, b"", 1));
+    assert!(e.has(Events::NEW_FLOW) && e.has(Events::SESSION));
+    run(&mut t, &pkt(false, 0, 1, SYN | ACK, b"", 2));
+    let (e, _, _) = run(&mut t, &pkt(true, 1, 1, ACK, b"", 3));
+    assert!(e.has(Events::ESTABLISHED));
+    run(
+        &mut t,
+        &pkt(true, 1, 1, ACK | PSH, b"GET / HTTP/1.0\r\n\r\n", 4),
+    );
+    let (_, app, raw) = run(&mut t, &pkt(false, 1, 19, ACK, b"", 5));
+    assert_eq!(
+        app, b"GET / HTTP/1.0\r\n\r\n",
+        "request to the app layer on the server's ACK"
+    );
+    assert!(raw.is_empty());
+    let (_, app, raw) = run(&mut t, &pkt(false, 1, 19, ACK | PSH, resp, 6));
+    assert!(app.is_empty() && raw.is_empty(), "nothing acked yet");
+    let (_, app, raw) = run(&mut t, &pkt(true, 19, 1 + resp.len() as u32, ACK, b"", 7));
+    assert_eq!(app, resp, "response to the app layer on the client's ACK");
+    assert_eq!(
+        raw, b"GET / HTTP/1.0\r\n\r\n",
+        "request raw-inspected on a client packet"
+    );
+    run(
+        &mut t,
+        &pkt(true, 19, 1 + resp.len() as u32, ACK | FIN, b"", 8),
+    );
+    let (_, _, raw) = run(
+        &mut t,
+        &pkt(false, 1 + resp.len() as u32, 20, ACK | FIN, b"", 9),
+    );
+    assert_eq!(
+        raw, resp,
+        "response raw-inspected on the next server packet"
+    );
+    let (e, _, _) = run(&mut t, &pkt(true, 20, 2 + resp.len() as u32, ACK, b"", 10));
+    assert!(e.has(Events::CLOSED));
+    assert_eq!(counter(&t, "tcp.sessions"), 1);
+    t.shutdown();
+    let mut n = 0;
+    t.drain_ended(|e| {
+        n += 1;
+        assert!(e.app.iter().all(|s| s.is_empty()) && e.raw.iter().all(|s| s.is_empty()));
+    });
+    assert_eq!(n, 1);
+    assert_eq!(counter(&t, "flow.end.tcp_state.closed"), 1);
+    assert_eq!(counter(&t, "tcp.pseudo"), 0);
+}
+
+#[test]
+fn midstream_pickup_on_syn_ack_like_alert_testmyids_midstream5() {
+    let mut t = FlowTracker::new(Config {
+        tcp: crate::tcp::TcpConfig { midstream: true },
+        ..cfg()
+    });
+    let resp = [b'x'; 259];
+    run(&mut t, &pkt(false, 0, 1, SYN | ACK, b"", 1));
+    run(&mut t, &pkt(true, 1, 1, ACK, b"", 2));
+    run(&mut t, &pkt(true, 1, 1, ACK | PSH, &[b'g'; 81], 3));
+    run(&mut t, &pkt(false, 1, 82, ACK, b"", 4));
+    let (_, _, raw5) = run(&mut t, &pkt(false, 1, 82, ACK | PSH, &resp, 5));
+    assert!(raw5.is_empty());
+    let (_, app6, raw6) = run(&mut t, &pkt(true, 82, 260, ACK, b"", 6));
+    assert_eq!(app6.len(), 259);
+    assert_eq!(
+        raw6.len(),
+        81,
+        "client data acked by packet 4, raw on the next client packet"
+    );
+    let (_, _, raw7) = run(&mut t, &pkt(true, 82, 260, ACK | FIN, b"", 7));
+    assert!(raw7.is_empty());
+    let (_, _, raw8) = run(&mut t, &pkt(false, 260, 83, ACK | FIN, b"", 8));
+    assert_eq!(
+        raw8.len(),
+        259,
+        "the alert of the corpus case lands on packet 8"
+    );
+    assert_eq!(counter(&t, "tcp.midstream_pickups"), 1);
+}
+
+#[test]
+fn unacked_data_is_flushed_at_end_like_alert_testmyids_async() {
+    let mut t = FlowTracker::new(Config {
+        tcp: crate::tcp::TcpConfig { midstream: true },
+        ..cfg()
+    });
+    run(&mut t, &pkt(false, 0, 1, SYN | ACK, b"", 1));
+    run(&mut t, &pkt(false, 1, 82, ACK, b"", 2));
+    let (_, app, raw) = run(&mut t, &pkt(false, 1, 82, ACK | PSH, b"uid=0(root)", 3));
+    assert!(app.is_empty() && raw.is_empty());
+    run(&mut t, &pkt(false, 12, 83, ACK | FIN, b"", 4));
+    t.shutdown();
+    let mut flushed = Vec::new();
+    t.drain_ended(|e| {
+        for s in e.raw.iter() {
+            for p in s.pieces() {
+                if let Piece::Data { bytes, .. } = p {
+                    flushed.extend_from_slice(bytes);
+                }
+            }
+        }
+    });
+    assert_eq!(flushed, b"uid=0(root)");
+    assert_eq!(counter(&t, "tcp.pseudo"), 1);
+}
+
+#[test]
+fn no_session_without_syn_when_midstream_is_off() {
+    let mut t = FlowTracker::new(cfg());
+    let (e, app, raw) = run(&mut t, &pkt(true, 1, 1, ACK | PSH, b"MATCH?", 1));
+    assert!(e.has(Events::NEW_FLOW) && !e.has(Events::SESSION));
+    assert!(app.is_empty() && raw.is_empty());
+    run(&mut t, &pkt(false, 1, 0, RST, b"", 2));
+    assert_eq!(counter(&t, "tcp.sessions"), 0);
+    assert_eq!(counter(&t, "flow.tcp"), 1);
+}
+
+#[test]
+fn out_of_order_and_gap_are_reported() {
+    let mut t = FlowTracker::new(cfg());
+    run(&mut t, &pkt(true, 100, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 500, 101, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 101, 501, ACK, b"", 3));
+    // Second segment first, then the first: in order for the consumer.
+    run(&mut t, &pkt(true, 106, 501, ACK, b"world", 4));
+    run(&mut t, &pkt(true, 101, 501, ACK, b"hello", 5));
+    let (_, app, _) = run(&mut t, &pkt(false, 501, 111, ACK, b"", 6));
+    assert_eq!(app, b"helloworld");
+    // A lost segment the server acknowledges: a gap.
+    run(&mut t, &pkt(true, 116, 501, ACK, b"after", 7));
+    let (e, app, _) = run(&mut t, &pkt(false, 501, 121, ACK, b"", 8));
+    assert!(e.has(Events::GAP));
+    assert_eq!(app, b"_____after");
+    assert_eq!(counter(&t, "tcp.reassembly_gap"), 1);
+    // Retransmission overlaps.
+    let (e, _, _) = run(&mut t, &pkt(true, 101, 501, ACK, b"hello", 9));
+    assert!(e.has(Events::OVERLAP));
+}
+
+#[test]
+fn syn_on_closed_session_reuses_the_tuple() {
+    let mut t = FlowTracker::new(cfg());
+    run(&mut t, &pkt(true, 100, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 500, 101, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 101, 501, ACK, b"", 3));
+    let (e, _, _) = run(&mut t, &pkt(true, 101, 501, RST, b"", 4));
+    assert!(e.has(Events::CLOSED));
+    let (e, _, _) = run(&mut t, &pkt(true, 7000, 0, SYN, b"", 5));
+    assert!(e.has(Events::REUSED) && e.has(Events::NEW_FLOW) && e.has(Events::SESSION));
+    assert_eq!(counter(&t, "flow.tcp_reuse"), 1);
+    assert_eq!(counter(&t, "tcp.sessions"), 2);
+    let mut ended = 0;
+    t.drain_ended(|_| ended += 1);
+    assert_eq!(ended, 1);
+}
+
+#[test]
+fn udp_flow_states_and_timeouts() {
+    let mut t = FlowTracker::new(Config {
+        hash_size: 1,
+        ..cfg()
+    });
+    let a = FlowKey::v4([1, 1, 1, 1], 5353, [2, 2, 2, 2], 53, 17);
+    let p = |key, ts| PacketInfo {
+        key,
+        ts_us: ts,
+        len: 60,
+        tcp: None,
+        payload: b"q",
+    };
+    let u = t.packet(&p(a, 0)).unwrap();
+    assert!(u.events.has(Events::NEW_FLOW) && u.dir == Dir::ToServer);
+    let u = t.packet(&p(a.reversed(), 10)).unwrap();
+    assert!(u.events.has(Events::ESTABLISHED) && u.dir == Dir::ToClient);
+    // An established UDP flow times out after 300 s; a lookup of another flow in the
+    // same bucket ends it lazily.
+    let b = FlowKey::v4([3, 3, 3, 3], 1, [4, 4, 4, 4], 2, 17);
+    t.packet(&p(b, 299_000_000)).unwrap();
+    assert!(!t.has_ended());
+    t.packet(&p(b, 301_000_011)).unwrap();
+    assert!(t.has_ended());
+    t.drain_ended(|e| assert_eq!(e.flow.state, FlowState::Established));
+    assert_eq!(counter(&t, "flow.udp"), 2);
+    assert_eq!(counter(&t, "flow.end.state.established"), 1);
+    assert_eq!(t.active_flows(), 1);
+}
+
+#[test]
+fn data_before_ack_is_released_on_the_data_packet_when_ack_came_first() {
+    // Capture order can show the ACK before the data it acknowledges.
+    let mut t = FlowTracker::new(cfg());
+    run(&mut t, &pkt(true, 0, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 0, 1, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 1, 1, ACK, b"", 3));
+    run(&mut t, &pkt(false, 1, 5, ACK, b"", 4));
+    let (_, _, raw) = run(&mut t, &pkt(true, 1, 1, ACK, b"abcd", 5));
+    assert_eq!(raw, b"abcd");
+    assert_eq!(counter(&t, "tcp.ack_unseen_data"), 1);
+}
