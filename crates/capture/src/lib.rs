@@ -1,1 +1,77 @@
-//! Osprey `capture` crate.
+//! Packet sources for Osprey: pcap and pcapng files (memory-mapped, or streamed from a
+//! pipe) and live AF_PACKET capture, all yielding reusable [`Batch`]es of frames.
+//!
+//! ```no_run
+//! use capture::{Batch, BATCH_SIZE};
+//! let mut source = capture::open(std::path::Path::new("in.pcap"))?;
+//! let mut batch = Batch::new();
+//! while source.next_batch(&mut batch, BATCH_SIZE)? > 0 {
+//!     for frame in batch.iter() {
+//!         let _ = (frame.index, frame.link, frame.data.len());
+//!     }
+//! }
+//! println!("{:?}", source.stats());
+//! # Ok::<(), capture::CaptureError>(())
+//! ```
+//!
+//! Reading allocates nothing per packet. Malformed records are counted in
+//! [`CaptureStats`]; only inputs that cannot be read at all give a [`CaptureError`].
+
+#![deny(missing_docs)]
+
+mod batch;
+mod error;
+mod file;
+mod pcap;
+mod pcapng;
+mod stats;
+mod step;
+mod stream;
+mod timestamp;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod testutil;
+
+use std::io::Read;
+use std::path::Path;
+
+pub use batch::{Batch, Frame, BATCH_SIZE};
+pub use error::CaptureError;
+pub use file::{FileFormat, FileSource};
+pub use stats::CaptureStats;
+pub use timestamp::Timestamp;
+pub use wire::LinkType;
+
+/// Largest captured length of one frame (libpcap's limit, 256 KiB).
+pub const MAX_CAPLEN: u32 = step::MAX_CAPLEN;
+
+/// A producer of frame batches.
+pub trait Source: Send {
+    /// Clears `batch` and fills it with up to `max` frames (at least one is asked for
+    /// even if `max` is 0). Returns the number of frames; 0 means the input is exhausted.
+    fn next_batch(&mut self, batch: &mut Batch, max: usize) -> Result<usize, CaptureError>;
+
+    /// Counters so far.
+    fn stats(&self) -> CaptureStats;
+}
+
+/// Opens a pcap or pcapng file, detected by its magic number. Regular files are mapped
+/// into memory; pipes and `-` (standard input) are read through a reused buffer.
+pub fn open(path: &Path) -> Result<Box<dyn Source>, CaptureError> {
+    Ok(Box::new(FileSource::open(path)?))
+}
+
+/// Opens a capture held in memory (e.g. for benchmarks); `name` labels errors.
+pub fn open_bytes(name: &Path, bytes: Vec<u8>) -> Result<Box<dyn Source>, CaptureError> {
+    Ok(Box::new(FileSource::from_bytes(name, bytes)?))
+}
+
+/// Opens a capture read from any stream; `name` labels errors.
+pub fn open_reader(
+    name: &Path,
+    reader: Box<dyn Read + Send>,
+) -> Result<Box<dyn Source>, CaptureError> {
+    Ok(Box::new(FileSource::from_reader(name, reader)?))
+}
