@@ -241,12 +241,20 @@ impl Defrag {
             self.remove(&f.key);
             return DefragResult::Dropped;
         }
+        // Worst-case growth of this insert: the buffer, the header copy, the list.
+        let grow = (end as usize).saturating_sub(t.buf.capacity())
+            + if t.have_first { 0 } else { f.header.len() }
+            + if t.frags.len() == t.frags.capacity() {
+                (t.frags.len() + 4) * 8
+            } else {
+                0
+            };
+        if self.memuse + grow > memcap {
+            self.stats.memcap_drops += 1;
+            return DefragResult::Dropped;
+        }
         if (end as usize) > t.buf.len() {
-            let grow = (end as usize).saturating_sub(t.buf.capacity());
-            if self.memuse + grow > memcap {
-                self.stats.memcap_drops += 1;
-                return DefragResult::Dropped;
-            }
+            t.buf.reserve_exact(end as usize - t.buf.len());
             t.buf.resize(end as usize, 0);
         }
         if !f.more {
@@ -259,6 +267,7 @@ impl Defrag {
         if f.offset == 0 && !t.have_first {
             t.have_first = true;
             t.header.clear();
+            t.header.reserve_exact(f.header.len());
             t.header.extend_from_slice(f.header);
             t.v6_next = f.v6_next;
         }
@@ -294,6 +303,9 @@ impl Defrag {
             pos = pos.max(b);
         }
         if start < end {
+            if t.frags.len() == t.frags.capacity() {
+                t.frags.reserve_exact(t.frags.len() + 4);
+            }
             t.frags.push(new);
         }
         if overlapped {

@@ -286,13 +286,24 @@ impl Reassembly {
         }
         let need = (end - self.base) as usize;
         if need > self.buf.len() {
-            let before = self.buf.capacity();
-            if need > before && *memuse + (need - before) > memcap {
-                out.memcap_dropped = true;
-                return out;
+            let cap = self.buf.capacity();
+            if need > cap {
+                // Grow geometrically (amortized appends) but never past the memory cap
+                // nor much past what the depth allows.
+                let allowed = memcap.saturating_sub(*memuse);
+                if need - cap > allowed {
+                    out.memcap_dropped = true;
+                    return out;
+                }
+                let mut want = need.max(cap * 2).max(4096);
+                if lim.depth > 0 {
+                    want = want.min(need.max(lim.depth.saturating_sub(self.base) as usize));
+                }
+                want = want.min(cap + allowed).max(need);
+                self.buf.reserve_exact(want - self.buf.len());
+                *memuse += self.buf.capacity() - cap;
             }
             self.buf.resize(need, 0);
-            *memuse = *memuse + self.buf.capacity() - before;
         }
         let new = start..start + data.len() as u64;
         let byte = |o: u64| data[(o - start) as usize];
