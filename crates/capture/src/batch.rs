@@ -172,6 +172,21 @@ impl Batch {
         self.push_record(offset, caplen, meta);
     }
 
+    /// Copies the concatenation of `parts` into the owned buffer and adds it as a frame.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub(crate) fn push_parts(&mut self, parts: &[&[u8]], meta: Meta) {
+        let Backing::Owned(buf) = &mut self.backing else {
+            debug_assert!(false, "push_parts on a batch not reset with reset_owned");
+            return;
+        };
+        let offset = buf.len();
+        for part in parts {
+            buf.extend_from_slice(part);
+        }
+        let caplen = u32::try_from(buf.len() - offset).unwrap_or(u32::MAX);
+        self.push_record(offset, caplen, meta);
+    }
+
     /// Bytes copied into the owned buffer so far (0 for shared batches).
     pub(crate) fn owned_bytes(&self) -> usize {
         match &self.backing {

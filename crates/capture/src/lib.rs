@@ -22,6 +22,8 @@
 mod batch;
 mod error;
 mod file;
+#[cfg(target_os = "linux")]
+mod live;
 mod pcap;
 mod pcapng;
 mod stats;
@@ -40,6 +42,8 @@ use std::path::Path;
 pub use batch::{Batch, Frame, BATCH_SIZE};
 pub use error::CaptureError;
 pub use file::{FileFormat, FileSource};
+#[cfg(target_os = "linux")]
+pub use live::{LiveOptions, LiveSource};
 pub use stats::CaptureStats;
 pub use timestamp::Timestamp;
 pub use wire::LinkType;
@@ -74,4 +78,12 @@ pub fn open_reader(
     reader: Box<dyn Read + Send>,
 ) -> Result<Box<dyn Source>, CaptureError> {
     Ok(Box::new(FileSource::from_reader(name, reader)?))
+}
+
+/// Opens live capture on a network interface (Linux AF_PACKET, TPACKET_V3 ring). Needs
+/// CAP_NET_RAW. Open it once per worker with the same `opts.fanout_group` to spread flows
+/// over the workers.
+#[cfg(target_os = "linux")]
+pub fn open_live(iface: &str, opts: LiveOptions) -> Result<Box<dyn Source>, CaptureError> {
+    Ok(Box::new(LiveSource::open(iface, &opts)?))
 }

@@ -1,0 +1,507 @@
+//! Live capture on Linux: an AF_PACKET socket with a TPACKET_V3 memory-mapped ring,
+//! optionally in a `PACKET_FANOUT` hash group so several workers each get whole flows.
+
+use std::cell::Cell;
+use std::ffi::CString;
+use std::io;
+use std::mem::size_of;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+
+use wire::LinkType;
+
+use crate::batch::{Meta, OWNED_BATCH_BYTES};
+use crate::{Batch, CaptureError, CaptureStats, Source, Timestamp};
+
+/// Settings of a live capture socket.
+#[derive(Clone, Debug)]
+pub struct LiveOptions {
+    /// Join this `PACKET_FANOUT` group in hash mode (with IP defragmentation so the
+    /// fragments of a datagram meet): every socket opened with the same group id on the
+    /// same interface receives a share of the traffic, each flow going to one socket.
+    pub fanout_group: Option<u16>,
+    /// Ring block size in bytes (a power of two, multiple of the page size).
+    pub block_size: u32,
+    /// Number of ring blocks (the ring holds `block_size * block_count` bytes).
+    pub block_count: u32,
+    /// Milliseconds after which the kernel hands over a partly filled block.
+    pub block_timeout_ms: u32,
+    /// Put the interface in promiscuous mode while the socket is open.
+    pub promiscuous: bool,
+    /// Milliseconds one `poll` waits before `next_batch` re-checks `stop`.
+    pub poll_timeout_ms: u16,
+    /// Raise to end the capture: `next_batch` delivers what the ring already holds, then
+    /// returns 0.
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Default for LiveOptions {
+    fn default() -> LiveOptions {
+        LiveOptions {
+            fanout_group: None,
+            block_size: 1 << 20,
+            block_count: 32,
+            block_timeout_ms: 10,
+            promiscuous: true,
+            poll_timeout_ms: 100,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+/// Frame slot size declared to the kernel (TPACKET_V3 packs frames of any size; the value
+/// only has to divide the block size).
+const FRAME_SIZE: u32 = 2048;
+
+/// The mapped ring; unmapped on drop.
+struct Ring {
+    base: *mut u8,
+    len: usize,
+    block_size: usize,
+    blocks: usize,
+}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        // SAFETY: `base`/`len` are exactly what mmap returned, and no reference into the
+        // ring outlives the source that owns this value.
+        unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+/// Where reading stands inside the current block.
+#[derive(Clone, Copy, Debug)]
+struct InBlock {
+    left: u32,
+    offset: usize,
+}
+
+/// A [`Source`] reading one AF_PACKET TPACKET_V3 ring. Frames are copied out of the ring
+/// into the batch, so every block goes back to the kernel as soon as it has been read.
+pub struct LiveSource {
+    // Field order: the ring is unmapped before the socket is closed.
+    ring: Ring,
+    fd: OwnedFd,
+    iface: String,
+    link: LinkType,
+    cur: usize,
+    in_block: Option<InBlock>,
+    stop: Arc<AtomicBool>,
+    /// Blocks still to drain once `stop` was seen.
+    drain_left: Option<usize>,
+    poll_timeout_ms: i32,
+    stats: CaptureStats,
+    /// Kernel counters, accumulated (the kernel resets them on every read).
+    kernel: Cell<(u64, u64)>,
+    index: u64,
+}
+
+// SAFETY: the ring pointer refers to a mapping owned by this value alone, and it is only
+// accessed through `&mut self` (or read-only socket calls through `&self`); moving the
+// source to another thread moves that exclusive ownership with it.
+unsafe impl Send for LiveSource {}
+
+fn os_err(iface: &str, what: &'static str) -> CaptureError {
+    CaptureError::Live {
+        iface: iface.to_string(),
+        what,
+        source: io::Error::last_os_error(),
+    }
+}
+
+fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, val: &T) -> io::Result<()> {
+    // SAFETY: `val` points to a live `T` of `size_of::<T>()` bytes for the whole call.
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            (val as *const T).cast(),
+            size_of::<T>() as libc::socklen_t,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Link type of frames read with `SOCK_RAW` on an interface of this ARPHRD type.
+fn link_for_arphrd(arphrd: u16) -> LinkType {
+    match arphrd {
+        // Ethernet and loopback carry an Ethernet header.
+        1 | 772 => LinkType::ETHERNET,
+        // PPP, IPIP, SIT, "none" (tun): the frame starts at the IP header.
+        512 | 768 | 776 | 65534 => LinkType::RAW,
+        _ => LinkType::ETHERNET,
+    }
+}
+
+fn interface_link(iface: &str) -> LinkType {
+    std::fs::read_to_string(format!("/sys/class/net/{iface}/type"))
+        .ok()
+        .and_then(|s| s.trim().parse::<u16>().ok())
+        .map_or(LinkType::ETHERNET, link_for_arphrd)
+}
+
+impl LiveSource {
+    /// Opens `iface` with the given options.
+    pub fn open(iface: &str, opts: &LiveOptions) -> Result<LiveSource, CaptureError> {
+        let bad_arg = |what: &'static str, msg: &str| CaptureError::Live {
+            iface: iface.to_string(),
+            what,
+            source: io::Error::new(io::ErrorKind::InvalidInput, msg.to_string()),
+        };
+        let name = CString::new(iface).map_err(|_| bad_arg("interface name", "contains NUL"))?;
+        // SAFETY: `name` is a valid NUL-terminated string.
+        let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
+        if ifindex == 0 {
+            return Err(os_err(iface, "no such interface"));
+        }
+        if opts.block_size < FRAME_SIZE
+            || !opts.block_size.is_power_of_two()
+            || opts.block_count == 0
+            || opts.block_size.checked_mul(opts.block_count).is_none()
+        {
+            return Err(bad_arg(
+                "ring size",
+                "block size must be a power of two ≥ 2048 and the ring below 4 GiB",
+            ));
+        }
+        let proto = (libc::ETH_P_ALL as u16).to_be();
+        // SAFETY: plain socket(2) call.
+        let raw =
+            unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, libc::c_int::from(proto)) };
+        if raw < 0 {
+            return Err(os_err(iface, "AF_PACKET socket (needs CAP_NET_RAW)"));
+        }
+        // SAFETY: `raw` is a fresh descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let sock = fd.as_raw_fd();
+        let version = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
+        setsockopt(sock, libc::SOL_PACKET, libc::PACKET_VERSION, &version)
+            .map_err(|source| live(iface, "TPACKET_V3", source))?;
+        let req = libc::tpacket_req3 {
+            tp_block_size: opts.block_size,
+            tp_block_nr: opts.block_count,
+            tp_frame_size: FRAME_SIZE,
+            tp_frame_nr: opts.block_size / FRAME_SIZE * opts.block_count,
+            tp_retire_blk_tov: opts.block_timeout_ms,
+            tp_sizeof_priv: 0,
+            tp_feature_req_word: 0,
+        };
+        setsockopt(sock, libc::SOL_PACKET, libc::PACKET_RX_RING, &req)
+            .map_err(|source| live(iface, "PACKET_RX_RING", source))?;
+        let len = opts.block_size as usize * opts.block_count as usize;
+        // SAFETY: maps the ring the kernel just allocated for this socket; the result is
+        // checked against MAP_FAILED and owned by `Ring`, which unmaps it.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                sock,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(os_err(iface, "mmap of the ring"));
+        }
+        let ring = Ring {
+            base: base.cast(),
+            len,
+            block_size: opts.block_size as usize,
+            blocks: opts.block_count as usize,
+        };
+        // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
+        let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        addr.sll_family = libc::AF_PACKET as u16;
+        addr.sll_protocol = proto;
+        addr.sll_ifindex = ifindex as i32;
+        // SAFETY: `addr` is a valid sockaddr_ll and the length matches it.
+        let r = unsafe {
+            libc::bind(
+                sock,
+                (&addr as *const libc::sockaddr_ll).cast(),
+                size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(os_err(iface, "bind"));
+        }
+        if opts.promiscuous {
+            let mreq = libc::packet_mreq {
+                mr_ifindex: ifindex as i32,
+                mr_type: libc::PACKET_MR_PROMISC as u16,
+                mr_alen: 0,
+                mr_address: [0; 8],
+            };
+            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)
+                .map_err(|source| live(iface, "promiscuous mode", source))?;
+        }
+        if let Some(group) = opts.fanout_group {
+            let mode = libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_DEFRAG;
+            let arg = (u32::from(group) | (mode << 16)) as libc::c_int;
+            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg)
+                .map_err(|source| live(iface, "PACKET_FANOUT", source))?;
+        }
+        Ok(LiveSource {
+            ring,
+            fd,
+            iface: iface.to_string(),
+            link: interface_link(iface),
+            cur: 0,
+            in_block: None,
+            stop: Arc::clone(&opts.stop),
+            drain_left: None,
+            poll_timeout_ms: i32::from(opts.poll_timeout_ms),
+            stats: CaptureStats::default(),
+            kernel: Cell::new((0, 0)),
+            index: 0,
+        })
+    }
+
+    /// The link type of the frames.
+    pub fn link(&self) -> LinkType {
+        self.link
+    }
+
+    fn block_ptr(&self, block: usize) -> *mut u8 {
+        // `block < blocks`, so the offset stays inside the mapping.
+        self.ring.base.wrapping_add(block * self.ring.block_size)
+    }
+
+    fn block_status(&self, block: usize) -> &AtomicU32 {
+        let desc = self.block_ptr(block).cast::<libc::tpacket_block_desc>();
+        // SAFETY: `desc` is the 8-aligned start of a block inside the live mapping;
+        // `block_status` is the first u32 of `hdr` and the kernel accesses it atomically
+        // (it is the hand-over flag between kernel and user space). The reference lives no
+        // longer than `&self`, which keeps the mapping alive.
+        unsafe {
+            let status = std::ptr::addr_of_mut!((*desc).hdr.bh1.block_status);
+            AtomicU32::from_ptr(status)
+        }
+    }
+
+    /// Starts reading the current block if the kernel has handed it over.
+    fn open_block(&mut self) -> Option<InBlock> {
+        if self.block_status(self.cur).load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
+            return None;
+        }
+        let desc = self.block_ptr(self.cur).cast::<libc::tpacket_block_desc>();
+        // SAFETY: the block belongs to user space (status checked with Acquire above) and
+        // its descriptor lies at the start of the block, inside the mapping.
+        let hdr = unsafe { std::ptr::read(std::ptr::addr_of!((*desc).hdr.bh1)) };
+        let offset = hdr.offset_to_first_pkt as usize;
+        let left = if offset < self.ring.block_size {
+            hdr.num_pkts
+        } else {
+            0
+        };
+        if left == 0 && hdr.num_pkts != 0 {
+            self.stats.bad_blocks += 1;
+        }
+        Some(InBlock { left, offset })
+    }
+
+    /// Hands the current block back to the kernel and moves to the next.
+    fn release_block(&mut self) {
+        self.block_status(self.cur)
+            .store(libc::TP_STATUS_KERNEL, Ordering::Release);
+        self.cur = (self.cur + 1) % self.ring.blocks;
+        self.in_block = None;
+        if let Some(left) = &mut self.drain_left {
+            *left = left.saturating_sub(1);
+        }
+    }
+
+    /// Copies the next frame of the current block into `batch`.
+    fn take_frame(&mut self, pos: &mut InBlock, batch: &mut Batch) {
+        let bs = self.ring.block_size;
+        let hdr_len = size_of::<libc::tpacket3_hdr>();
+        if pos.offset.checked_add(hdr_len).is_none_or(|end| end > bs) {
+            self.stats.bad_blocks += 1;
+            pos.left = 0;
+            return;
+        }
+        let block = self.block_ptr(self.cur);
+        // SAFETY: the header lies inside the block (checked above), which user space owns
+        // until it is released.
+        let h =
+            unsafe { std::ptr::read_unaligned(block.add(pos.offset).cast::<libc::tpacket3_hdr>()) };
+        let start = pos.offset + usize::from(h.tp_mac);
+        let snap = h.tp_snaplen as usize;
+        if start.checked_add(snap).is_none_or(|end| end > bs) {
+            self.stats.bad_blocks += 1;
+            pos.left = 0;
+            return;
+        }
+        // SAFETY: `start..start + snap` lies inside the block (checked above).
+        let data = unsafe { std::slice::from_raw_parts(block.add(start), snap) };
+        self.index += 1;
+        let mut meta = Meta {
+            wire_len: h.tp_len,
+            ts: Timestamp::new(i64::from(h.tp_sec), h.tp_nsec),
+            link: self.link,
+            interface: 0,
+            index: self.index,
+        };
+        let vlan = h.tp_status & libc::TP_STATUS_VLAN_VALID != 0;
+        if vlan && self.link == LinkType::ETHERNET && data.len() >= 12 {
+            // The kernel stripped the 802.1Q tag into the header: put it back so the frame
+            // is what was on the wire.
+            let tpid = if h.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0 {
+                h.hv1.tp_vlan_tpid
+            } else {
+                0x8100
+            };
+            let mut tag = [0u8; 4];
+            tag[..2].copy_from_slice(&tpid.to_be_bytes());
+            tag[2..].copy_from_slice(&(h.hv1.tp_vlan_tci as u16).to_be_bytes());
+            meta.wire_len = meta.wire_len.saturating_add(4);
+            batch.push_parts(&[&data[..12], &tag, &data[12..]], meta);
+        } else {
+            batch.push_parts(&[data], meta);
+        }
+        self.stats.packets += 1;
+        self.stats.bytes += batch
+            .get(batch.len() - 1)
+            .map_or(0, |f| f.data.len() as u64);
+        pos.left -= 1;
+        if pos.left > 0 {
+            if h.tp_next_offset == 0 {
+                self.stats.bad_blocks += 1;
+                pos.left = 0;
+            } else {
+                pos.offset += h.tp_next_offset as usize;
+            }
+        }
+    }
+
+    /// Reads the kernel counters (which resets them) into the running totals.
+    fn refresh_kernel_stats(&self) {
+        // SAFETY: all-zero is a valid tpacket_stats_v3.
+        let mut st: libc::tpacket_stats_v3 = unsafe { std::mem::zeroed() };
+        let mut len = size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
+        // SAFETY: `st` and `len` are valid for writes of the sizes given.
+        let r = unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut st as *mut libc::tpacket_stats_v3).cast(),
+                &mut len,
+            )
+        };
+        if r == 0 {
+            let (p, d) = self.kernel.get();
+            self.kernel
+                .set((p + u64::from(st.tp_packets), d + u64::from(st.tp_drops)));
+        }
+    }
+
+    /// Waits for the kernel to hand over a block (or the poll timeout).
+    fn wait(&self) -> Result<(), CaptureError> {
+        let mut pfd = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN | libc::POLLERR,
+            revents: 0,
+        };
+        // SAFETY: `pfd` is one valid pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, self.poll_timeout_ms) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(live(&self.iface, "poll", e));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn live(iface: &str, what: &'static str, source: io::Error) -> CaptureError {
+    CaptureError::Live {
+        iface: iface.to_string(),
+        what,
+        source,
+    }
+}
+
+impl Source for LiveSource {
+    fn next_batch(&mut self, batch: &mut Batch, max: usize) -> Result<usize, CaptureError> {
+        let max = max.max(1);
+        batch.reset_owned();
+        loop {
+            while batch.len() < max && batch.owned_bytes() < OWNED_BATCH_BYTES {
+                if self.drain_left == Some(0) {
+                    break;
+                }
+                let mut pos = match self.in_block {
+                    Some(pos) => pos,
+                    None => match self.open_block() {
+                        Some(pos) => pos,
+                        None => break,
+                    },
+                };
+                if pos.left == 0 {
+                    self.release_block();
+                    continue;
+                }
+                self.take_frame(&mut pos, batch);
+                self.in_block = Some(pos);
+            }
+            if !batch.is_empty() {
+                return Ok(batch.len());
+            }
+            if self.drain_left.is_some() {
+                return Ok(0);
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                // Deliver what the ring already holds, at most one lap of it, then end.
+                self.drain_left = Some(self.ring.blocks);
+                continue;
+            }
+            self.wait()?;
+        }
+    }
+
+    fn stats(&self) -> CaptureStats {
+        self.refresh_kernel_stats();
+        let (kernel_packets, kernel_drops) = self.kernel.get();
+        CaptureStats {
+            kernel_packets,
+            kernel_drops,
+            ..self.stats
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_types_by_device_type() {
+        assert_eq!(link_for_arphrd(1), LinkType::ETHERNET);
+        assert_eq!(link_for_arphrd(65534), LinkType::RAW);
+    }
+
+    #[test]
+    fn bad_arguments_are_errors() {
+        let err = LiveSource::open("osprey-no-such-if0", &LiveOptions::default());
+        let msg = err.err().expect("must fail").to_string();
+        assert!(
+            msg.starts_with("live capture on osprey-no-such-if0: no such interface"),
+            "{msg}"
+        );
+        let opts = LiveOptions {
+            block_size: 3000,
+            ..LiveOptions::default()
+        };
+        assert!(LiveSource::open("lo", &opts).is_err());
+        assert!(LiveSource::open("l\0o", &LiveOptions::default()).is_err());
+    }
+}
