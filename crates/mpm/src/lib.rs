@@ -1,1 +1,45 @@
-//! Osprey `mpm` crate.
+//! Multi-pattern matchers for Osprey: find every occurrence of many byte patterns in a
+//! haystack, as a textbook Aho-Corasick automaton reports them (overlapping, every pattern
+//! that ends at an offset).
+//!
+//! One facade, [`Matcher`], hides the implementations; [`Builder`] picks one by [`Kind`]:
+//!
+//! - [`Kind::AcFull`] / [`Kind::AcFull32`]: full DFA, one table load per byte, 16-bit state
+//!   ids when they fit (Kargus §4.5);
+//! - [`Kind::AcCompact`]: banded goto rows and failure links, tens of times smaller
+//!   (MIDeA §3.2.2).
+//!
+//! Case: every automaton is built over ASCII-lowercased patterns; a case-sensitive pattern
+//! with letters is checked against its exact bytes when the automaton reports it (MIDeA
+//! §3.2.2, Gnort §3.3). [`DfaTables`] exports a full DFA as plain arrays for other backends
+//! (the GPU). [`naive`] is the reference every backend is tested against, with the shared
+//! cases in [`testutil`].
+//!
+//! ```
+//! use mpm::{Kind, Matcher, Pattern};
+//! let pats = [Pattern::new(&b"he"[..], 1), Pattern::nocase(&b"SHE"[..], 2)];
+//! let m = Matcher::new(Kind::AcFull, &pats).unwrap();
+//! let mut found = Vec::new();
+//! m.scan(b"ushers", &mut |m| found.push((m.pattern, m.end)));
+//! assert_eq!(found, vec![(2, 4), (1, 4)]);
+//! ```
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+mod acfull;
+mod compact;
+mod dfa;
+mod error;
+mod kind;
+mod matcher;
+pub mod naive;
+mod pattern;
+mod report;
+pub mod testutil;
+mod trie;
+
+pub use dfa::DfaTables;
+pub use error::BuildError;
+pub use kind::Kind;
+pub use matcher::{Builder, Limits, Matcher};
+pub use pattern::{Match, Pattern, PatternInfo, PatternStore};
