@@ -1,0 +1,148 @@
+//! Worker-local application-layer counters with Suricata's `stats.json` names.
+
+/// One application-layer counter. Names are Suricata's where it has one, `osprey.app.*`
+/// otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Counter {
+    /// Flows detected as HTTP.
+    FlowHttp,
+    /// Flows detected as TLS.
+    FlowTls,
+    /// UDP flows detected as DNS.
+    FlowDnsUdp,
+    /// TCP flows detected as DNS.
+    FlowDnsTcp,
+    /// TCP flows whose protocol could not be detected.
+    FlowFailedTcp,
+    /// UDP flows whose protocol could not be detected.
+    FlowFailedUdp,
+    /// HTTP transactions.
+    TxHttp,
+    /// DNS transactions over UDP.
+    TxDnsUdp,
+    /// DNS transactions over TCP.
+    TxDnsTcp,
+    /// HTTP request bodies cut at `request-body-limit`.
+    HttpRequestBodyLimit,
+    /// HTTP response bodies cut at `response-body-limit`.
+    HttpResponseBodyLimit,
+    /// HTTP lines longer than the field limit (parsing of that direction stops).
+    HttpFieldTooLong,
+    /// HTTP messages with more headers than `max_headers`.
+    HttpHeaderLimit,
+    /// HTTP raw header copies cut at `header_raw_limit`.
+    HttpHeaderRawLimit,
+    /// HTTP bodies whose decompression failed (passed through or truncated).
+    HttpDecompressError,
+    /// Transactions dropped because a flow held more than `max_tx`.
+    TxLimit,
+    /// Stream gaps seen by an app-layer parser.
+    Gap,
+    /// DNS messages that did not parse.
+    DnsMalformed,
+    /// TLS records or handshake messages that did not parse.
+    TlsMalformed,
+    /// TLS handshake messages larger than `tls_handshake_limit`.
+    TlsHandshakeLimit,
+}
+
+const NAMES: [&str; Counter::COUNT] = [
+    "app_layer.flow.http",
+    "app_layer.flow.tls",
+    "app_layer.flow.dns_udp",
+    "app_layer.flow.dns_tcp",
+    "app_layer.flow.failed_tcp",
+    "app_layer.flow.failed_udp",
+    "app_layer.tx.http",
+    "app_layer.tx.dns_udp",
+    "app_layer.tx.dns_tcp",
+    "osprey.app.http.request_body_limit",
+    "osprey.app.http.response_body_limit",
+    "osprey.app.http.field_too_long",
+    "osprey.app.http.header_limit",
+    "osprey.app.http.header_raw_limit",
+    "osprey.app.http.decompress_error",
+    "osprey.app.tx_limit",
+    "osprey.app.gap",
+    "osprey.app.dns.malformed",
+    "osprey.app.tls.malformed",
+    "osprey.app.tls.handshake_limit",
+];
+
+impl Counter {
+    /// Number of counters.
+    pub const COUNT: usize = 20;
+
+    /// The counter's `stats.json` name.
+    pub fn name(self) -> &'static str {
+        NAMES[self as usize]
+    }
+}
+
+/// A worker's application-layer counters.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    values: [u64; Counter::COUNT],
+}
+
+impl Counters {
+    /// Adds one to `c`.
+    #[inline]
+    pub fn incr(&mut self, c: Counter) {
+        self.values[c as usize] += 1;
+    }
+
+    /// The value of `c`.
+    pub fn get(&self, c: Counter) -> u64 {
+        self.values[c as usize]
+    }
+
+    /// Adds every counter of `other` into `self` (merging workers).
+    pub fn merge(&mut self, other: &Counters) {
+        for (a, b) in self.values.iter_mut().zip(other.values.iter()) {
+            *a += *b;
+        }
+    }
+
+    /// Every counter as `(name, value)`, in a fixed order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        NAMES.iter().copied().zip(self.values.iter().copied())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_ordered() {
+        let c = Counters::default();
+        let names: Vec<_> = c.iter().map(|(n, _)| n).collect();
+        assert_eq!(names.len(), Counter::COUNT);
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len());
+        assert_eq!(
+            Counter::TlsHandshakeLimit.name(),
+            "osprey.app.tls.handshake_limit"
+        );
+        assert_eq!(Counter::TxDnsUdp.name(), "app_layer.tx.dns_udp");
+    }
+
+    #[test]
+    fn incr_and_merge() {
+        let mut a = Counters::default();
+        a.incr(Counter::TxHttp);
+        a.incr(Counter::TxHttp);
+        let mut b = Counters::default();
+        b.incr(Counter::TxHttp);
+        b.merge(&a);
+        assert_eq!(b.get(Counter::TxHttp), 3);
+        assert_eq!(
+            b.iter().find(|(n, _)| *n == "app_layer.tx.http").unwrap().1,
+            3
+        );
+    }
+}

@@ -1,0 +1,386 @@
+//! DNS message parsing (RFC 1035): header, questions, answer records.
+//!
+//! Names are rebuilt as Suricata prints them: labels joined by `.`, no trailing dot,
+//! the root as an empty name. Compression pointers are followed at most
+//! [`MAX_POINTERS`] times and only backwards-or-anywhere within the message, so loops
+//! end; names are capped at [`MAX_NAME`] bytes.
+
+use crate::Direction;
+
+/// Most compression pointers followed for one name.
+pub const MAX_POINTERS: usize = 255;
+/// Longest name kept, in bytes (longer names are cut; the message still parses).
+pub const MAX_NAME: usize = 1025;
+/// Most records of one section parsed (the rest are ignored).
+pub const MAX_RECORDS: usize = 256;
+
+/// The fixed 12-byte header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DnsHeader {
+    /// Transaction id.
+    pub id: u16,
+    /// Flags word (QR, opcode, AA, TC, RD, RA, Z, AD, CD, rcode).
+    pub flags: u16,
+    /// Question count.
+    pub qdcount: u16,
+    /// Answer count.
+    pub ancount: u16,
+    /// Authority count.
+    pub nscount: u16,
+    /// Additional count.
+    pub arcount: u16,
+}
+
+impl DnsHeader {
+    /// Parses the header from the first 12 bytes.
+    pub fn parse(b: &[u8]) -> Option<DnsHeader> {
+        let w = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
+        (b.len() >= 12).then(|| DnsHeader {
+            id: w(0),
+            flags: w(2),
+            qdcount: w(4),
+            ancount: w(6),
+            nscount: w(8),
+            arcount: w(10),
+        })
+    }
+
+    /// Whether this is a response (QR bit).
+    pub fn is_response(&self) -> bool {
+        self.flags & 0x8000 != 0
+    }
+
+    /// The opcode.
+    pub fn opcode(&self) -> u8 {
+        ((self.flags >> 11) & 0xf) as u8
+    }
+
+    /// The response code.
+    pub fn rcode(&self) -> u8 {
+        (self.flags & 0xf) as u8
+    }
+}
+
+/// One question.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DnsQuery {
+    /// The name, labels joined by `.`.
+    pub name: Vec<u8>,
+    /// Query type.
+    pub rrtype: u16,
+    /// Query class.
+    pub rrclass: u16,
+}
+
+/// Record data, decoded for the types Suricata logs by value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RData {
+    /// A: an IPv4 address.
+    A([u8; 4]),
+    /// AAAA: an IPv6 address.
+    Aaaa([u8; 16]),
+    /// CNAME, NS, PTR, MX (exchange): a name.
+    Name(Vec<u8>),
+    /// Anything else, raw.
+    Other(Vec<u8>),
+}
+
+/// One resource record of the answer section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DnsAnswer {
+    /// Owner name.
+    pub name: Vec<u8>,
+    /// Record type.
+    pub rrtype: u16,
+    /// Record class.
+    pub rrclass: u16,
+    /// Time to live.
+    pub ttl: u32,
+    /// Decoded data.
+    pub rdata: RData,
+}
+
+/// A parsed message.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DnsMessage {
+    /// The header.
+    pub header: DnsHeader,
+    /// The questions.
+    pub queries: Vec<DnsQuery>,
+    /// The answer records.
+    pub answers: Vec<DnsAnswer>,
+}
+
+/// Why a message did not parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DnsError {
+    /// Shorter than its header or sections claim.
+    Truncated,
+    /// A name with a bad label or a pointer loop.
+    BadName,
+}
+
+/// Reads a (possibly compressed) name at `pos`; returns it and the offset after it in
+/// the original position's sequence.
+pub fn parse_name(msg: &[u8], mut pos: usize) -> Result<(Vec<u8>, usize), DnsError> {
+    let mut name = Vec::new();
+    let mut end = None;
+    let mut jumps = 0;
+    loop {
+        let len = *msg.get(pos).ok_or(DnsError::Truncated)?;
+        match len & 0xc0 {
+            0x00 => {
+                if len == 0 {
+                    return Ok((name, end.unwrap_or(pos + 1)));
+                }
+                let l = usize::from(len);
+                let label = msg.get(pos + 1..pos + 1 + l).ok_or(DnsError::Truncated)?;
+                if !name.is_empty() {
+                    name.push(b'.');
+                }
+                let room = MAX_NAME.saturating_sub(name.len());
+                name.extend_from_slice(&label[..l.min(room)]);
+                pos += 1 + l;
+            }
+            0xc0 => {
+                let lo = *msg.get(pos + 1).ok_or(DnsError::Truncated)?;
+                if end.is_none() {
+                    end = Some(pos + 2);
+                }
+                jumps += 1;
+                if jumps > MAX_POINTERS {
+                    return Err(DnsError::BadName);
+                }
+                pos = usize::from(u16::from_be_bytes([len & 0x3f, lo]));
+            }
+            _ => return Err(DnsError::BadName),
+        }
+    }
+}
+
+fn u16_at(m: &[u8], p: usize) -> Result<u16, DnsError> {
+    m.get(p..p + 2)
+        .map(|b| u16::from_be_bytes([b[0], b[1]]))
+        .ok_or(DnsError::Truncated)
+}
+
+fn parse_query(m: &[u8], pos: usize) -> Result<(DnsQuery, usize), DnsError> {
+    let (name, p) = parse_name(m, pos)?;
+    let q = DnsQuery {
+        name,
+        rrtype: u16_at(m, p)?,
+        rrclass: u16_at(m, p + 2)?,
+    };
+    Ok((q, p + 4))
+}
+
+fn parse_rr(m: &[u8], pos: usize) -> Result<(DnsAnswer, usize), DnsError> {
+    let (name, p) = parse_name(m, pos)?;
+    let rrtype = u16_at(m, p)?;
+    let rrclass = u16_at(m, p + 2)?;
+    let ttl = u32::from(u16_at(m, p + 4)?) << 16 | u32::from(u16_at(m, p + 6)?);
+    let rdlen = usize::from(u16_at(m, p + 8)?);
+    let start = p + 10;
+    let data = m.get(start..start + rdlen).ok_or(DnsError::Truncated)?;
+    let rdata = match (rrtype, rdlen) {
+        (1, 4) => RData::A([data[0], data[1], data[2], data[3]]),
+        (28, 16) => {
+            let mut a = [0u8; 16];
+            a.copy_from_slice(data);
+            RData::Aaaa(a)
+        }
+        (2 | 5 | 12, _) => RData::Name(parse_name(m, start)?.0),
+        (15, n) if n >= 3 => RData::Name(parse_name(m, start + 2)?.0),
+        _ => RData::Other(data.to_vec()),
+    };
+    Ok((
+        DnsAnswer {
+            name,
+            rrtype,
+            rrclass,
+            ttl,
+            rdata,
+        },
+        start + rdlen,
+    ))
+}
+
+/// Parses one whole message. Questions must parse; answers of a response must parse
+/// too (as Suricata, which drops a malformed response). Section counts beyond
+/// [`MAX_RECORDS`] are not parsed.
+pub fn parse_message(m: &[u8]) -> Result<DnsMessage, DnsError> {
+    let header = DnsHeader::parse(m).ok_or(DnsError::Truncated)?;
+    let mut pos = 12;
+    let mut queries = Vec::new();
+    for _ in 0..usize::from(header.qdcount).min(MAX_RECORDS) {
+        let (q, p) = parse_query(m, pos)?;
+        queries.push(q);
+        pos = p;
+    }
+    let mut answers = Vec::new();
+    for _ in 0..usize::from(header.ancount).min(MAX_RECORDS) {
+        match parse_rr(m, pos) {
+            Ok((a, p)) => {
+                answers.push(a);
+                pos = p;
+            }
+            Err(e) if header.is_response() => return Err(e),
+            Err(_) => break,
+        }
+    }
+    Ok(DnsMessage {
+        header,
+        queries,
+        answers,
+    })
+}
+
+/// Whether `b` starts with a plausible DNS header for direction `dir` followed by a
+/// first question that parses (what Suricata's DNS probe checks).
+pub fn probe_header(b: &[u8], dir: Direction) -> bool {
+    let Some(h) = DnsHeader::parse(b) else {
+        return false;
+    };
+    if h.opcode() > 6 || (dir == Direction::ToServer && h.is_response()) {
+        return false;
+    }
+    if h.qdcount == 0 {
+        return dir == Direction::ToClient && h.is_response();
+    }
+    parse_query(b, 12).is_ok()
+}
+
+/// Suricata's name for a record type (`rrtype` in EVE), `None` when it prints the
+/// number.
+pub fn rrtype_name(t: u16) -> Option<&'static str> {
+    Some(match t {
+        1 => "A",
+        2 => "NS",
+        5 => "CNAME",
+        6 => "SOA",
+        12 => "PTR",
+        13 => "HINFO",
+        15 => "MX",
+        16 => "TXT",
+        17 => "RP",
+        24 => "SIG",
+        25 => "KEY",
+        28 => "AAAA",
+        29 => "LOC",
+        33 => "SRV",
+        35 => "NAPTR",
+        39 => "DNAME",
+        41 => "OPT",
+        43 => "DS",
+        44 => "SSHFP",
+        46 => "RRSIG",
+        47 => "NSEC",
+        48 => "DNSKEY",
+        50 => "NSEC3",
+        51 => "NSEC3PARAM",
+        52 => "TLSA",
+        64 => "SVCB",
+        65 => "HTTPS",
+        99 => "SPF",
+        249 => "TKEY",
+        250 => "TSIG",
+        251 => "IXFR",
+        252 => "AXFR",
+        255 => "ANY",
+        256 => "URI",
+        257 => "CAA",
+        _ => return None,
+    })
+}
+
+/// Suricata's name for a response code (`rcode` in EVE).
+pub fn rcode_name(r: u8) -> Option<&'static str> {
+    Some(match r {
+        0 => "NOERROR",
+        1 => "FORMERR",
+        2 => "SERVFAIL",
+        3 => "NXDOMAIN",
+        4 => "NOTIMP",
+        5 => "REFUSED",
+        6 => "YXDOMAIN",
+        7 => "YXRRSET",
+        8 => "NXRRSET",
+        9 => "NOTAUTH",
+        10 => "NOTZONE",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A query for `name` of type `t` with id `id`.
+    pub(crate) fn query(id: u16, name: &str, t: u16) -> Vec<u8> {
+        let mut m = vec![];
+        m.extend_from_slice(&id.to_be_bytes());
+        m.extend_from_slice(&[1, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+        for l in name.split('.').filter(|l| !l.is_empty()) {
+            m.push(l.len() as u8);
+            m.extend_from_slice(l.as_bytes());
+        }
+        m.push(0);
+        m.extend_from_slice(&t.to_be_bytes());
+        m.extend_from_slice(&[0, 1]);
+        m
+    }
+
+    /// The response to `query(id, name, 1)` with one A record (compressed owner name).
+    pub(crate) fn answer_a(id: u16, name: &str, ip: [u8; 4]) -> Vec<u8> {
+        let mut m = query(id, name, 1);
+        m[2] = 0x81;
+        m[3] = 0x80;
+        m[7] = 1;
+        m.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1, 0, 0, 1, 44, 0, 4]);
+        m.extend_from_slice(&ip);
+        m
+    }
+
+    #[test]
+    fn parses_query_and_answer() {
+        let q = parse_message(&query(7, "www.example.com", 28)).unwrap();
+        assert_eq!(q.header.id, 7);
+        assert!(!q.header.is_response());
+        assert_eq!(q.queries[0].name, b"www.example.com");
+        assert_eq!(q.queries[0].rrtype, 28);
+        let a = parse_message(&answer_a(7, "a.b", [1, 2, 3, 4])).unwrap();
+        assert!(a.header.is_response());
+        assert_eq!(a.header.rcode(), 0);
+        assert_eq!(a.answers.len(), 1);
+        assert_eq!(a.answers[0].name, b"a.b");
+        assert_eq!(a.answers[0].ttl, 300);
+        assert_eq!(a.answers[0].rdata, RData::A([1, 2, 3, 4]));
+    }
+
+    #[test]
+    fn root_and_bad_names() {
+        let q = parse_message(&query(1, ".", 2)).unwrap();
+        assert_eq!(q.queries[0].name, b"");
+        // A pointer to itself loops: rejected, not hung.
+        let mut m = query(1, "a", 1);
+        m.truncate(12);
+        m.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1]);
+        assert_eq!(parse_message(&m), Err(DnsError::BadName));
+        // Reserved label type.
+        let mut m = query(1, "a", 1);
+        m[12] = 0x40;
+        assert!(parse_message(&m).is_err());
+        // Truncated.
+        let m = query(1, "abc.def", 1);
+        for n in 0..m.len() {
+            assert!(parse_message(&m[..n]).is_err(), "{n}");
+        }
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(rrtype_name(28), Some("AAAA"));
+        assert_eq!(rrtype_name(9999), None);
+        assert_eq!(rcode_name(3), Some("NXDOMAIN"));
+    }
+}

@@ -1,0 +1,248 @@
+//! Per-flow DNS state: every parsed message becomes a transaction (Suricata's DNS
+//! parser does the same: a response is its own transaction, `app_layer.tx.dns_*`
+//! counts both).
+
+use std::collections::VecDeque;
+
+use super::parser::{parse_message, DnsMessage};
+use crate::{AppCtx, Counter, Direction, Transport};
+
+/// One DNS message of a flow.
+#[derive(Clone, Debug)]
+pub struct DnsTx {
+    id: u64,
+    dir: Direction,
+    message: DnsMessage,
+}
+
+impl DnsTx {
+    /// Transaction id within the flow.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Direction the message travelled.
+    pub fn direction(&self) -> Direction {
+        self.dir
+    }
+
+    /// The parsed message.
+    pub fn message(&self) -> &DnsMessage {
+        &self.message
+    }
+
+    /// Whether this is a response (QR bit set).
+    pub fn is_response(&self) -> bool {
+        self.message.header.is_response()
+    }
+
+    /// The `dns.query` buffers: each question name of a request (empty for responses).
+    pub fn queries(&self) -> impl Iterator<Item = &[u8]> {
+        let req = !self.is_response();
+        self.message
+            .queries
+            .iter()
+            .filter(move |_| req)
+            .map(|q| q.name.as_slice())
+    }
+}
+
+/// DNS over TCP: reassembly of length-prefixed messages in one direction.
+#[derive(Debug, Default)]
+struct TcpSide {
+    buf: Vec<u8>,
+    lost: bool,
+}
+
+/// DNS state of one flow.
+#[derive(Debug)]
+pub struct DnsState {
+    transport: Transport,
+    txs: VecDeque<DnsTx>,
+    next_id: u64,
+    tcp: [TcpSide; 2],
+}
+
+impl DnsState {
+    /// A fresh state for DNS over `transport`.
+    pub fn new(transport: Transport) -> Self {
+        DnsState {
+            transport,
+            txs: VecDeque::new(),
+            next_id: 0,
+            tcp: Default::default(),
+        }
+    }
+
+    /// The live transactions, oldest first.
+    pub fn txs(&self) -> impl Iterator<Item = &DnsTx> {
+        self.txs.iter()
+    }
+
+    /// Number of transactions created so far.
+    pub fn tx_count(&self) -> u64 {
+        self.next_id
+    }
+
+    /// Frees transactions with an id below `id`.
+    pub fn free_txs_before(&mut self, id: u64) {
+        while self.txs.front().is_some_and(|t| t.id < id) {
+            self.txs.pop_front();
+        }
+    }
+
+    /// One message (a UDP payload, or a TCP message without its length prefix).
+    /// Requests must travel to the server and responses to the client, as Suricata
+    /// requires; other messages are counted malformed.
+    pub fn message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8]) {
+        let msg = match parse_message(m) {
+            Ok(msg) if msg.header.is_response() == (dir == Direction::ToClient) => msg,
+            _ => {
+                ctx.counters.incr(Counter::DnsMalformed);
+                return;
+            }
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        ctx.counters.incr(match self.transport {
+            Transport::Udp => Counter::TxDnsUdp,
+            Transport::Tcp => Counter::TxDnsTcp,
+        });
+        self.txs.push_back(DnsTx {
+            id,
+            dir,
+            message: msg,
+        });
+        while self.txs.len() > ctx.config.max_tx.max(1) {
+            self.txs.pop_front();
+            ctx.counters.incr(Counter::TxLimit);
+        }
+    }
+
+    /// Stream bytes of DNS over TCP: 2-byte big-endian length, then the message.
+    pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        let d = dir.index();
+        if self.tcp[d].lost {
+            return;
+        }
+        let mut input = data;
+        // Zero-copy fast path: whole messages straight from `data`.
+        if self.tcp[d].buf.is_empty() {
+            while input.len() >= 2 {
+                let len = usize::from(u16::from_be_bytes([input[0], input[1]]));
+                if input.len() < 2 + len {
+                    break;
+                }
+                self.message(ctx, dir, &input[2..2 + len]);
+                input = &input[2 + len..];
+            }
+        }
+        if input.is_empty() {
+            return;
+        }
+        let cap = ctx.config.dns_tcp_limit.min(65_535) + 2;
+        let side = &mut self.tcp[d];
+        side.buf.extend_from_slice(input);
+        let mut buf = std::mem::take(&mut side.buf);
+        let mut off = 0;
+        while buf.len() - off >= 2 {
+            let len = usize::from(u16::from_be_bytes([buf[off], buf[off + 1]]));
+            if buf.len() - off < 2 + len {
+                break;
+            }
+            self.message(ctx, dir, &buf[off + 2..off + 2 + len]);
+            off += 2 + len;
+        }
+        buf.drain(..off);
+        // A length prefix caps a message at 65,537 bytes: more pending means a bug.
+        if buf.len() > cap {
+            buf = Vec::new();
+        }
+        self.tcp[d].buf = buf;
+    }
+
+    /// A hole in a TCP direction: the message boundary is lost, so that direction
+    /// stops.
+    pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        ctx.counters.incr(Counter::Gap);
+        let side = &mut self.tcp[dir.index()];
+        side.buf = Vec::new();
+        side.lost = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parser::tests::{answer_a, query};
+    use super::*;
+
+    fn tcp_stream(msgs: &[Vec<u8>]) -> Vec<u8> {
+        let mut s = vec![];
+        for m in msgs {
+            s.extend_from_slice(&(m.len() as u16).to_be_bytes());
+            s.extend_from_slice(m);
+        }
+        s
+    }
+
+    #[test]
+    fn udp_messages_are_transactions() {
+        let mut ctx = AppCtx::default();
+        let mut s = DnsState::new(Transport::Udp);
+        s.message(&mut ctx, Direction::ToServer, &query(1, "a.example", 1));
+        s.message(
+            &mut ctx,
+            Direction::ToClient,
+            &answer_a(1, "a.example", [1, 1, 1, 1]),
+        );
+        s.message(&mut ctx, Direction::ToServer, b"junk");
+        // A response sent to the server is not accepted.
+        s.message(
+            &mut ctx,
+            Direction::ToServer,
+            &answer_a(1, "x", [1, 1, 1, 1]),
+        );
+        let txs: Vec<_> = s.txs().collect();
+        assert_eq!(txs.len(), 2);
+        assert_eq!(
+            txs[0].queries().collect::<Vec<_>>(),
+            vec![&b"a.example"[..]]
+        );
+        assert_eq!(txs[1].queries().count(), 0);
+        assert!(txs[1].is_response());
+        assert_eq!(ctx.counters.get(Counter::TxDnsUdp), 2);
+        assert_eq!(ctx.counters.get(Counter::DnsMalformed), 2);
+    }
+
+    #[test]
+    fn tcp_any_split() {
+        let stream = tcp_stream(&[query(1, "one.test", 1), query(2, "two.test", 28)]);
+        for split in 1..stream.len() {
+            let mut ctx = AppCtx::default();
+            let mut s = DnsState::new(Transport::Tcp);
+            for c in stream.chunks(split) {
+                s.parse(&mut ctx, Direction::ToServer, c);
+            }
+            let names: Vec<_> = s.txs().flat_map(|t| t.queries()).collect();
+            assert_eq!(
+                names,
+                vec![&b"one.test"[..], &b"two.test"[..]],
+                "split {split}"
+            );
+            assert_eq!(ctx.counters.get(Counter::TxDnsTcp), 2);
+        }
+    }
+
+    #[test]
+    fn tcp_gap_stops_direction() {
+        let mut ctx = AppCtx::default();
+        let mut s = DnsState::new(Transport::Tcp);
+        s.gap(&mut ctx, Direction::ToServer);
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &tcp_stream(&[query(1, "x.y", 1)]),
+        );
+        assert_eq!(s.tx_count(), 0);
+    }
+}

@@ -1,0 +1,286 @@
+//! Per-flow application state ([`AppFlow`]) and the worker context ([`AppCtx`]).
+//!
+//! Until the protocol is known, stream bytes are held (in arrival order, both
+//! directions, at most [`DETECT_BUFFER`] bytes) and probed; once a probe matches, the
+//! held bytes are replayed into the protocol's parser, so the parser always sees each
+//! direction from its first byte.
+
+use crate::detect::{probe_tcp, probe_udp, AppProto, Probe};
+use crate::dns::DnsState;
+use crate::http::HttpState;
+use crate::tls::TlsState;
+use crate::{Config, Counter, Counters, Direction, Transport};
+
+/// Bytes held per flow while the protocol is being detected; past this detection fails.
+pub const DETECT_BUFFER: usize = 4096;
+
+/// A worker's application-layer context: configuration and counters. One per worker,
+/// passed to every call so flows share nothing mutable.
+#[derive(Clone, Debug, Default)]
+pub struct AppCtx {
+    /// Limits.
+    pub config: Config,
+    /// Counters.
+    pub counters: Counters,
+}
+
+impl AppCtx {
+    /// A context with `config`.
+    pub fn new(config: Config) -> Self {
+        AppCtx {
+            config,
+            counters: Counters::default(),
+        }
+    }
+
+    /// Every counter as `(stats.json name, value)`.
+    pub fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.counters.iter()
+    }
+}
+
+/// The protocol parser of a flow, once detected.
+#[derive(Debug, Default)]
+pub enum AppState {
+    /// No parser (not detected yet, or detection failed).
+    #[default]
+    None,
+    /// HTTP/1.x.
+    Http(Box<HttpState>),
+    /// DNS (UDP or TCP).
+    Dns(Box<DnsState>),
+    /// TLS.
+    Tls(Box<TlsState>),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum DirProbe {
+    #[default]
+    Pending,
+    NoMatch,
+}
+
+/// Application-layer state of one flow.
+#[derive(Debug)]
+pub struct AppFlow {
+    transport: Transport,
+    dns_port: bool,
+    proto: AppProto,
+    probe: [DirProbe; 2],
+    held: Vec<(Direction, Vec<u8>)>,
+    held_len: usize,
+    state: AppState,
+}
+
+impl AppFlow {
+    /// State for a new flow over `transport` between `client_port` and `server_port`.
+    pub fn new(transport: Transport, client_port: u16, server_port: u16) -> Self {
+        AppFlow {
+            transport,
+            dns_port: client_port == 53 || server_port == 53,
+            proto: AppProto::Unknown,
+            probe: [DirProbe::Pending; 2],
+            held: Vec::new(),
+            held_len: 0,
+            state: AppState::None,
+        }
+    }
+
+    /// The detected protocol (Suricata's `app_proto`).
+    pub fn app_proto(&self) -> AppProto {
+        self.proto
+    }
+
+    /// The protocol parser's state.
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// The HTTP state, if this is an HTTP flow.
+    pub fn http(&self) -> Option<&HttpState> {
+        match &self.state {
+            AppState::Http(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The HTTP state, mutable (to free inspected transactions).
+    pub fn http_mut(&mut self) -> Option<&mut HttpState> {
+        match &mut self.state {
+            AppState::Http(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The DNS state, if this is a DNS flow.
+    pub fn dns(&self) -> Option<&DnsState> {
+        match &self.state {
+            AppState::Dns(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The DNS state, mutable (to free inspected transactions).
+    pub fn dns_mut(&mut self) -> Option<&mut DnsState> {
+        match &mut self.state {
+            AppState::Dns(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The TLS state, if this is a TLS flow.
+    pub fn tls(&self) -> Option<&TlsState> {
+        match &self.state {
+            AppState::Tls(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// In-order (acknowledged) stream bytes of one TCP direction, split anywhere.
+    pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
+        match self.proto {
+            AppProto::Failed => {}
+            AppProto::Unknown => self.detect_stream(ctx, dir, data),
+            _ => self.feed(ctx, dir, data),
+        }
+    }
+
+    /// One UDP payload.
+    pub fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) {
+        if self.proto == AppProto::Unknown {
+            match probe_udp(dir, payload, self.dns_port) {
+                Probe::Match(p) => self.set_proto(ctx, p),
+                _ => {
+                    // Each datagram stands alone: a DNS flow may start with a response
+                    // we cannot match, so only fail once both sides said no.
+                    self.probe[dir.index()] = DirProbe::NoMatch;
+                    if self.probe.iter().all(|p| *p == DirProbe::NoMatch) {
+                        self.fail(ctx);
+                    }
+                    return;
+                }
+            }
+        }
+        if let AppState::Dns(d) = &mut self.state {
+            d.message(ctx, dir, payload);
+        }
+    }
+
+    /// A hole of `len` bytes in one TCP direction.
+    pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
+        match &mut self.state {
+            AppState::Http(h) => h.gap(ctx, dir, len),
+            AppState::Dns(d) => d.gap(ctx, dir),
+            AppState::Tls(t) => t.gap(ctx, dir),
+            AppState::None => {
+                if self.proto == AppProto::Unknown {
+                    // Detection cannot look past a hole in this direction.
+                    self.held.retain(|(d, _)| *d != dir);
+                    self.held_len = self.held.iter().map(|(_, b)| b.len()).sum();
+                    self.probe[dir.index()] = DirProbe::NoMatch;
+                    if self.probe.iter().all(|p| *p == DirProbe::NoMatch) {
+                        self.fail(ctx);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The flow ended (FIN/RST seen in both directions, or timeout).
+    pub fn close(&mut self, ctx: &mut AppCtx) {
+        if let AppState::Http(h) = &mut self.state {
+            h.close(ctx);
+        }
+        self.held = Vec::new();
+    }
+
+    fn feed(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        match &mut self.state {
+            AppState::Http(h) => h.parse(ctx, dir, data),
+            AppState::Dns(d) => d.parse(ctx, dir, data),
+            AppState::Tls(t) => t.parse(ctx, dir, data),
+            AppState::None => {}
+        }
+    }
+
+    fn set_proto(&mut self, ctx: &mut AppCtx, p: AppProto) {
+        self.proto = p;
+        let (state, counter) = match (p, self.transport) {
+            (AppProto::Http, _) => (AppState::Http(Box::default()), Counter::FlowHttp),
+            (AppProto::Tls, _) => (AppState::Tls(Box::default()), Counter::FlowTls),
+            (AppProto::Dns, Transport::Udp) => (
+                AppState::Dns(Box::new(DnsState::new(Transport::Udp))),
+                Counter::FlowDnsUdp,
+            ),
+            (AppProto::Dns, Transport::Tcp) => (
+                AppState::Dns(Box::new(DnsState::new(Transport::Tcp))),
+                Counter::FlowDnsTcp,
+            ),
+            _ => return,
+        };
+        ctx.counters.incr(counter);
+        self.state = state;
+    }
+
+    fn fail(&mut self, ctx: &mut AppCtx) {
+        self.proto = AppProto::Failed;
+        self.held = Vec::new();
+        self.held_len = 0;
+        ctx.counters.incr(match self.transport {
+            Transport::Tcp => Counter::FlowFailedTcp,
+            Transport::Udp => Counter::FlowFailedUdp,
+        });
+    }
+
+    fn detect_stream(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        let d = dir.index();
+        if self.probe[d] == DirProbe::NoMatch {
+            // This side said no; keep its bytes in case the other side decides.
+            self.hold(ctx, dir, data);
+            return;
+        }
+        // Everything held for this direction, then the new bytes.
+        let mut first: Vec<u8> = Vec::new();
+        for (hd, b) in &self.held {
+            if *hd == dir {
+                first.extend_from_slice(b);
+            }
+        }
+        first.extend_from_slice(data);
+        match probe_tcp(dir, &first, self.dns_port) {
+            Probe::Match(p) => {
+                self.set_proto(ctx, p);
+                let held = std::mem::take(&mut self.held);
+                self.held_len = 0;
+                for (hd, b) in held {
+                    self.feed(ctx, hd, &b);
+                }
+                self.feed(ctx, dir, data);
+            }
+            Probe::NeedMore => self.hold(ctx, dir, data),
+            Probe::NoMatch => {
+                self.probe[d] = DirProbe::NoMatch;
+                if self.probe.iter().all(|p| *p == DirProbe::NoMatch) {
+                    self.fail(ctx);
+                } else {
+                    self.hold(ctx, dir, data);
+                }
+            }
+        }
+    }
+
+    fn hold(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        if self.held_len + data.len() > DETECT_BUFFER {
+            self.fail(ctx);
+            return;
+        }
+        self.held_len += data.len();
+        match self.held.last_mut() {
+            Some((d, b)) if *d == dir => b.extend_from_slice(data),
+            _ => self.held.push((dir, data.to_vec())),
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! Streaming gzip/deflate decoding of HTTP bodies with an output cap.
+//!
+//! Like libhtp, the declared encoding is only a hint: the first bytes pick the format
+//! (gzip magic, a valid zlib header, else raw deflate), and a stream that fails to
+//! inflate before producing anything is passed through unchanged. Up to
+//! `response-body-decompress-layer-limit` layers are stacked (`Content-Encoding: gzip,
+//! deflate`). Output beyond the caller's cap is never produced: inflating stops there,
+//! so a compression bomb costs neither memory nor time.
+
+use flate2::{Decompress, FlushDecompress, Status};
+
+use crate::util::{contains_nocase, push_capped, trim};
+
+/// A content coding libhtp undoes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Coding {
+    Gzip,
+    Deflate,
+}
+
+/// The codings named by a `Content-Encoding` value, in the order they must be undone
+/// (last applied first), at most `limit` of them; `identity` is skipped, and an
+/// unknown token ends the list (what follows is passed through).
+pub(crate) fn codings(value: &[u8], limit: usize) -> Vec<Coding> {
+    let mut v = Vec::new();
+    for tok in value.split(|&b| b == b',') {
+        let t = trim(tok);
+        let c = if t.eq_ignore_ascii_case(b"gzip") || t.eq_ignore_ascii_case(b"x-gzip") {
+            Coding::Gzip
+        } else if t.eq_ignore_ascii_case(b"deflate") || t.eq_ignore_ascii_case(b"x-deflate") {
+            Coding::Deflate
+        } else if t.is_empty() || t.eq_ignore_ascii_case(b"identity") {
+            continue;
+        } else if contains_nocase(t, b"gzip") {
+            Coding::Gzip
+        } else if contains_nocase(t, b"deflate") {
+            Coding::Deflate
+        } else {
+            break;
+        };
+        v.push(c);
+    }
+    v.reverse();
+    v.truncate(limit);
+    v
+}
+
+/// Where one layer is.
+enum Phase {
+    /// Collecting the first bytes to pick the format.
+    Sniff(Vec<u8>),
+    /// Collecting a gzip header of unknown length.
+    GzipHeader(Vec<u8>),
+    /// Inflating.
+    Inflate(Box<Decompress>),
+    /// Stream ended; later bytes (gzip trailer, garbage) are ignored.
+    Done,
+    /// Not compressed after all: bytes go through unchanged.
+    Passthrough,
+}
+
+struct Layer {
+    phase: Phase,
+    produced: bool,
+    /// Every byte fed while nothing was produced yet, to pass through if it turns out
+    /// not to be compressed (at most [`RAW_KEEP`] bytes).
+    raw: Vec<u8>,
+    raw_over: bool,
+}
+
+/// Bytes kept for passthrough before the first output.
+const RAW_KEEP: usize = 64 * 1024;
+
+/// Sniffing needs this many bytes (gzip magic or a zlib header).
+const SNIFF: usize = 2;
+/// A gzip header with name/comment/extra fields longer than this is treated as
+/// not-gzip.
+const GZIP_HEADER_MAX: usize = 4096;
+const SCRATCH: usize = 16 * 1024;
+
+/// Result of the length check of a gzip header.
+enum GzHdr {
+    Need,
+    Len(usize),
+    Bad,
+}
+
+fn gzip_header_len(h: &[u8]) -> GzHdr {
+    if h.len() < 10 {
+        return GzHdr::Need;
+    }
+    if h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 {
+        return GzHdr::Bad;
+    }
+    let flags = h[3];
+    let mut pos = 10;
+    if flags & 4 != 0 {
+        if h.len() < pos + 2 {
+            return GzHdr::Need;
+        }
+        pos += 2 + usize::from(u16::from_le_bytes([h[pos], h[pos + 1]]));
+    }
+    for bit in [8u8, 16] {
+        if flags & bit != 0 {
+            match h.get(pos..).and_then(|r| memchr::memchr(0, r)) {
+                Some(z) => pos += z + 1,
+                None => return GzHdr::Need,
+            }
+        }
+    }
+    if flags & 2 != 0 {
+        pos += 2;
+    }
+    if h.len() < pos {
+        GzHdr::Need
+    } else {
+        GzHdr::Len(pos)
+    }
+}
+
+impl Layer {
+    fn new() -> Self {
+        Layer {
+            phase: Phase::Sniff(Vec::new()),
+            produced: false,
+            raw: Vec::new(),
+            raw_over: false,
+        }
+    }
+
+    /// Feeds `input`, appending at most `room` bytes to `out`. Returns `true` if the
+    /// stream was found corrupt after it had produced output (counted by the caller).
+    fn feed(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
+        let live = matches!(
+            self.phase,
+            Phase::Sniff(_) | Phase::GzipHeader(_) | Phase::Inflate(_)
+        );
+        if live && !self.produced && !self.raw_over {
+            self.raw_over = push_capped(&mut self.raw, input, RAW_KEEP);
+        }
+        let r = self.step(input, out, room);
+        if self.produced {
+            self.raw = Vec::new();
+        }
+        r
+    }
+
+    /// Switches to passthrough, emitting everything fed so far.
+    fn pass_through(&mut self, out: &mut Vec<u8>, limit: usize) {
+        self.phase = Phase::Passthrough;
+        let raw = std::mem::take(&mut self.raw);
+        push_room(out, &raw, limit);
+    }
+
+    fn step(&mut self, mut input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
+        let start_len = out.len();
+        let limit = start_len + room;
+        loop {
+            match &mut self.phase {
+                Phase::Sniff(buf) => {
+                    let take = (SNIFF - buf.len()).min(input.len());
+                    buf.extend_from_slice(&input[..take]);
+                    input = &input[take..];
+                    if buf.len() < SNIFF {
+                        return false;
+                    }
+                    let head = std::mem::take(buf);
+                    if head[0] == 0x1f && head[1] == 0x8b {
+                        self.phase = Phase::GzipHeader(head);
+                    } else {
+                        let zlib = head[0] & 0x0f == 8
+                            && head[0] >> 4 <= 7
+                            && (u16::from(head[0]) << 8 | u16::from(head[1])) % 31 == 0;
+                        self.phase = Phase::Inflate(Box::new(Decompress::new(zlib)));
+                        if self.inflate(&head, out, limit) {
+                            return true;
+                        }
+                    }
+                }
+                Phase::GzipHeader(buf) => {
+                    let before = buf.len();
+                    let take = input
+                        .len()
+                        .min(GZIP_HEADER_MAX + 1 - before.min(GZIP_HEADER_MAX));
+                    buf.extend_from_slice(&input[..take]);
+                    match gzip_header_len(buf) {
+                        GzHdr::Need if buf.len() <= GZIP_HEADER_MAX => return false,
+                        GzHdr::Need | GzHdr::Bad => {
+                            self.pass_through(out, limit);
+                            return false;
+                        }
+                        GzHdr::Len(n) => {
+                            let rest = buf.split_off(n);
+                            // Bytes of `input` past what was taken belong after `rest`.
+                            input = &input[take..];
+                            self.phase = Phase::Inflate(Box::new(Decompress::new(false)));
+                            if self.inflate(&rest, out, limit) {
+                                return true;
+                            }
+                        }
+                    }
+                }
+                Phase::Inflate(_) => return self.inflate(input, out, limit),
+                Phase::Done => return false,
+                Phase::Passthrough => {
+                    push_room(out, input, limit);
+                    return false;
+                }
+            }
+            if input.is_empty() {
+                return false;
+            }
+        }
+    }
+
+    fn inflate(&mut self, mut input: &[u8], out: &mut Vec<u8>, limit: usize) -> bool {
+        let Phase::Inflate(z) = &mut self.phase else {
+            return false;
+        };
+        let mut scratch = [0u8; SCRATCH];
+        while !input.is_empty() && out.len() < limit {
+            let (in0, out0) = (z.total_in(), z.total_out());
+            let want = SCRATCH.min(limit - out.len());
+            let res = z.decompress(input, &mut scratch[..want], FlushDecompress::None);
+            let used = (z.total_in() - in0) as usize;
+            let made = (z.total_out() - out0) as usize;
+            out.extend_from_slice(&scratch[..made]);
+            input = &input[used.min(input.len())..];
+            if made > 0 {
+                self.produced = true;
+            }
+            match res {
+                Ok(Status::StreamEnd) => {
+                    self.phase = Phase::Done;
+                    return false;
+                }
+                Ok(_) if used == 0 && made == 0 => return false,
+                Ok(_) => {}
+                Err(_) => {
+                    if self.produced || self.raw_over {
+                        self.phase = Phase::Done;
+                        return true;
+                    }
+                    // Not compressed at all: libhtp passes such bodies through.
+                    self.pass_through(out, limit);
+                    return false;
+                }
+            }
+        }
+        false
+    }
+}
+
+fn push_room(out: &mut Vec<u8>, data: &[u8], limit: usize) {
+    let room = limit.saturating_sub(out.len());
+    out.extend_from_slice(&data[..data.len().min(room)]);
+}
+
+/// A chain of decoders for one body.
+pub(crate) struct Decoder {
+    layers: Vec<Layer>,
+    tmp: Vec<u8>,
+}
+
+impl Decoder {
+    /// A decoder undoing `codings` in order.
+    pub(crate) fn new(codings: &[Coding]) -> Self {
+        Decoder {
+            layers: codings.iter().map(|_| Layer::new()).collect(),
+            tmp: Vec::new(),
+        }
+    }
+
+    /// Decodes `input`, appending at most `room` bytes to `out`. Returns `true` if a
+    /// layer found corrupt data after producing output.
+    pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
+        let mut corrupt = false;
+        let mut cur: Vec<u8> = input.to_vec();
+        let n = self.layers.len();
+        for (i, layer) in self.layers.iter_mut().enumerate() {
+            self.tmp.clear();
+            // Only the last layer's output is capped to `room`; an intermediate layer holds
+            // still-compressed data, which is smaller than what it expands to.
+            let cap = if i + 1 == n {
+                room
+            } else {
+                room.saturating_add(1 << 16)
+            };
+            corrupt |= layer.feed(&cur, &mut self.tmp, cap);
+            std::mem::swap(&mut cur, &mut self.tmp);
+        }
+        push_room(out, &cur, out.len() + room);
+        corrupt
+    }
+
+    /// Flushes a stream that ended while the format was still being sniffed.
+    pub(crate) fn finish(&mut self, out: &mut Vec<u8>, room: usize) {
+        // A body shorter than the sniff window cannot be compressed: pass it through.
+        if let Some(Layer {
+            phase: Phase::Sniff(buf),
+            ..
+        }) = self.layers.first_mut()
+        {
+            let b = std::mem::take(buf);
+            push_room(out, &b, out.len() + room);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::write::{DeflateEncoder, GzEncoder, ZlibEncoder};
+    use flate2::Compression;
+    use std::io::Write;
+
+    fn gz(d: &[u8]) -> Vec<u8> {
+        let mut e = GzEncoder::new(Vec::new(), Compression::default());
+        e.write_all(d).unwrap();
+        e.finish().unwrap()
+    }
+    fn zl(d: &[u8]) -> Vec<u8> {
+        let mut e = ZlibEncoder::new(Vec::new(), Compression::default());
+        e.write_all(d).unwrap();
+        e.finish().unwrap()
+    }
+    fn raw(d: &[u8]) -> Vec<u8> {
+        let mut e = DeflateEncoder::new(Vec::new(), Compression::default());
+        e.write_all(d).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn run(c: &[Coding], data: &[u8], split: usize, room: usize) -> Vec<u8> {
+        let mut d = Decoder::new(c);
+        let mut out = Vec::new();
+        for chunk in data.chunks(split.max(1)) {
+            let r = room - out.len().min(room);
+            d.feed(chunk, &mut out, r);
+        }
+        let r = room - out.len().min(room);
+        d.finish(&mut out, r);
+        out
+    }
+
+    #[test]
+    fn codings_parse() {
+        assert_eq!(codings(b"gzip", 2), vec![Coding::Gzip]);
+        assert_eq!(
+            codings(b"gzip, deflate", 2),
+            vec![Coding::Deflate, Coding::Gzip]
+        );
+        assert_eq!(codings(b"gzip, gzip, gzip", 2).len(), 2);
+        assert_eq!(codings(b"br", 2), vec![]);
+        assert_eq!(codings(b"identity", 2), vec![]);
+    }
+
+    #[test]
+    fn formats_any_split() {
+        let text = b"hello hello hello EICAR body".repeat(50);
+        for enc in [gz(&text), zl(&text), raw(&text)] {
+            for split in [1, 2, 3, 7, 100, 100_000] {
+                for c in [Coding::Gzip, Coding::Deflate] {
+                    assert_eq!(run(&[c], &enc, split, 1 << 20), text, "split {split}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_layers() {
+        let text = b"layered".repeat(10);
+        let enc = gz(&zl(&text));
+        // Content-Encoding: deflate, gzip -> undo gzip first.
+        assert_eq!(run(&codings(b"deflate, gzip", 2), &enc, 5, 1 << 20), text);
+    }
+
+    #[test]
+    fn passthrough_and_cap() {
+        assert_eq!(
+            run(&[Coding::Gzip], b"plain text body", 3, 100),
+            b"plain text body"
+        );
+        assert_eq!(run(&[Coding::Gzip], b"x", 3, 100), b"x");
+        let bomb = gz(&vec![0u8; 10 << 20]);
+        let out = run(&[Coding::Gzip], &bomb, 4096, 1000);
+        assert_eq!(out.len(), 1000);
+    }
+}

@@ -1,0 +1,638 @@
+//! The per-flow HTTP/1.x streaming state machine.
+//!
+//! Each direction is a small machine (line → headers → body → line ...) fed stream
+//! chunks split at any byte. Partial lines are kept in a per-direction buffer bounded by
+//! the field limit; body bytes go straight from the input into the transaction (capped
+//! by the body limits). Requests create transactions; responses attach to them in
+//! order (pipelining), and a response with no request still gets one.
+//!
+//! Behaviour follows libhtp (Suricata's HTTP parser, IDS personality):
+//! - lines end at LF; a trailing CR is dropped; in response lines and response headers a
+//!   lone CR also ends a line;
+//! - empty lines before a request or status line are ignored;
+//! - a request line without a protocol is HTTP/0.9: no headers, no body;
+//! - a status line not starting with `HTTP` starts an HTTP/0.9 response body that runs
+//!   until the connection closes;
+//! - header lines starting with SP/HT continue the previous header (folding);
+//! - repeated headers merge with `", "`; a line without colon is a header with an empty
+//!   name;
+//! - bodies: `Transfer-Encoding` containing `chunked` wins over `Content-Length`; a
+//!   response without either runs until close; HEAD, 1xx, 204 and 304 responses have no
+//!   body; 1xx responses other than 101 are interim and the real response follows;
+//! - 101 responses and successful CONNECTs turn the connection into a tunnel that is not
+//!   parsed further;
+//! - a stream gap ends HTTP parsing of the flow (libhtp cannot resynchronize).
+
+use std::collections::VecDeque;
+
+use super::decompress::{codings, Decoder};
+use super::parser::{
+    looks_like_response_line, parse_chunk_len, parse_content_length, parse_header_line,
+    parse_protocol, parse_request_line, parse_response_line, parse_status, ProtocolVersion,
+};
+use super::tx::{HttpTx, Message, Progress};
+use super::uri::{host_range, normalize_host, normalize_uri, split_uri};
+use crate::util::{chomp, contains_nocase, push_capped};
+use crate::{AppCtx, Counter, Direction};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    Line,
+    Headers,
+    Identity(u64),
+    UntilClose,
+    ChunkLen,
+    ChunkData(u64),
+    ChunkDataEnd,
+    Trailers,
+    /// A CONNECT request waits for its response; later request bytes are held back.
+    ConnectWait,
+    Tunnel,
+    Stopped,
+}
+
+#[derive(Default)]
+struct Side {
+    line: Vec<u8>,
+    pending: Option<Vec<u8>>,
+    tx: Option<u64>,
+    decoder: Option<Decoder>,
+    st: Option<St>,
+}
+
+impl Side {
+    fn st(&self) -> St {
+        self.st.unwrap_or(St::Line)
+    }
+}
+
+enum LineRes {
+    Need,
+    TooLong,
+    Line(Vec<u8>),
+}
+
+/// HTTP state of one flow: its live transactions and both directions' parsers.
+#[derive(Default)]
+pub struct HttpState {
+    txs: VecDeque<HttpTx>,
+    next_id: u64,
+    next_res: u64,
+    sides: [Side; 2],
+    connect_buf: Vec<u8>,
+}
+
+impl core::fmt::Debug for HttpState {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("HttpState")
+            .field("txs", &self.txs.len())
+            .field("next_id", &self.next_id)
+            .finish()
+    }
+}
+
+fn find_tx(txs: &mut VecDeque<HttpTx>, id: Option<u64>) -> Option<&mut HttpTx> {
+    let id = id?;
+    let first = txs.front()?.id;
+    let idx = usize::try_from(id.checked_sub(first)?).ok()?;
+    txs.get_mut(idx)
+}
+
+fn msg(tx: &mut HttpTx, dir: Direction) -> &mut Message {
+    match dir {
+        Direction::ToServer => &mut tx.request,
+        Direction::ToClient => &mut tx.response,
+    }
+}
+
+impl HttpState {
+    /// A fresh state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The live transactions, oldest first.
+    pub fn txs(&self) -> impl Iterator<Item = &HttpTx> {
+        self.txs.iter()
+    }
+
+    /// The transaction with id `id`, if still live.
+    pub fn tx(&self, id: u64) -> Option<&HttpTx> {
+        let first = self.txs.front()?.id;
+        self.txs.get(usize::try_from(id.checked_sub(first)?).ok()?)
+    }
+
+    /// Number of transactions created so far (the next transaction's id).
+    pub fn tx_count(&self) -> u64 {
+        self.next_id
+    }
+
+    /// Frees transactions with an id below `id` (the caller has inspected and logged
+    /// them).
+    pub fn free_txs_before(&mut self, id: u64) {
+        while self.txs.front().is_some_and(|t| t.id < id) {
+            self.txs.pop_front();
+        }
+    }
+
+    /// Feeds in-order stream bytes of one direction.
+    pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        let d = dir.index();
+        let mut pos = 0;
+        while pos < data.len() {
+            let st = self.sides[d].st();
+            match st {
+                St::Tunnel | St::Stopped => return,
+                St::ConnectWait => {
+                    push_capped(&mut self.connect_buf, &data[pos..], ctx.config.field_limit);
+                    return;
+                }
+                St::Identity(n) => {
+                    let take = usize::try_from(n)
+                        .unwrap_or(usize::MAX)
+                        .min(data.len() - pos);
+                    self.body(ctx, dir, &data[pos..pos + take]);
+                    pos += take;
+                    let left = n - take as u64;
+                    if left == 0 {
+                        self.complete(ctx, dir);
+                    } else {
+                        self.sides[d].st = Some(St::Identity(left));
+                    }
+                }
+                St::UntilClose => {
+                    self.body(ctx, dir, &data[pos..]);
+                    return;
+                }
+                St::ChunkData(n) => {
+                    let take = usize::try_from(n)
+                        .unwrap_or(usize::MAX)
+                        .min(data.len() - pos);
+                    self.body(ctx, dir, &data[pos..pos + take]);
+                    pos += take;
+                    let left = n - take as u64;
+                    self.sides[d].st = Some(if left == 0 {
+                        St::ChunkDataEnd
+                    } else {
+                        St::ChunkData(left)
+                    });
+                }
+                St::Line | St::Headers | St::ChunkLen | St::ChunkDataEnd | St::Trailers => {
+                    let cr = dir == Direction::ToClient && matches!(st, St::Line | St::Headers);
+                    match next_line(
+                        &mut self.sides[d],
+                        data,
+                        &mut pos,
+                        cr,
+                        ctx.config.field_limit,
+                    ) {
+                        LineRes::Need => return,
+                        LineRes::TooLong => {
+                            ctx.counters.incr(Counter::HttpFieldTooLong);
+                            self.stop(ctx, dir);
+                            return;
+                        }
+                        LineRes::Line(mut buf) => {
+                            self.on_line(ctx, dir, st, &buf);
+                            buf.clear();
+                            if self.sides[d].line.is_empty() {
+                                self.sides[d].line = buf;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A hole of `len` bytes in one direction's stream: HTTP parsing of the flow ends;
+    /// messages in progress are marked truncated and complete.
+    pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
+        let _ = (dir, len);
+        ctx.counters.incr(Counter::Gap);
+        self.stop(ctx, Direction::ToServer);
+        self.stop(ctx, Direction::ToClient);
+    }
+
+    /// The flow ended: bodies delimited by the connection close complete, partial
+    /// messages are marked truncated and complete.
+    pub fn close(&mut self, ctx: &mut AppCtx) {
+        for dir in [Direction::ToServer, Direction::ToClient] {
+            let d = dir.index();
+            let st = self.sides[d].st();
+            // A partial line at the end of the stream is processed as a whole line (it
+            // may also be one that ended in a lone CR right at the end of the data).
+            if matches!(st, St::Line | St::Headers) && !self.sides[d].line.is_empty() {
+                let buf = std::mem::take(&mut self.sides[d].line);
+                self.on_line(ctx, dir, st, &buf);
+            }
+            if self.sides[d].st() == St::UntilClose {
+                self.complete(ctx, dir);
+            }
+            self.stop(ctx, dir);
+        }
+    }
+
+    /// Ends parsing of one direction, completing a message in progress as truncated.
+    fn stop(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        let d = dir.index();
+        if self.sides[d].pending.is_some() {
+            self.flush_pending(ctx, dir);
+        }
+        if let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) {
+            let m = msg(tx, dir);
+            if m.progress != Progress::Complete {
+                m.truncated = true;
+                if m.progress == Progress::Headers || m.progress == Progress::Line {
+                    m.build_header_buffers(dir);
+                }
+            }
+            self.finish_message(ctx, dir);
+        }
+        let side = &mut self.sides[d];
+        side.st = Some(St::Stopped);
+        side.line = Vec::new();
+        side.decoder = None;
+        self.connect_buf = Vec::new();
+    }
+
+    fn new_tx(&mut self, ctx: &mut AppCtx) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        ctx.counters.incr(Counter::TxHttp);
+        self.txs.push_back(HttpTx {
+            id,
+            ..HttpTx::default()
+        });
+        while self.txs.len() > ctx.config.max_tx.max(1) {
+            self.txs.pop_front();
+            ctx.counters.incr(Counter::TxLimit);
+        }
+        id
+    }
+
+    fn on_line(&mut self, ctx: &mut AppCtx, dir: Direction, st: St, buf: &[u8]) {
+        let d = dir.index();
+        match st {
+            St::Line => match dir {
+                Direction::ToServer => self.request_line(ctx, buf),
+                Direction::ToClient => self.response_line(ctx, buf),
+            },
+            St::Headers => self.header_line(ctx, dir, buf),
+            St::ChunkLen => {
+                let l = chomp(buf);
+                if l.is_empty() {
+                    return;
+                }
+                match parse_chunk_len(l) {
+                    Some(0) => self.sides[d].st = Some(St::Trailers),
+                    Some(n) => self.sides[d].st = Some(St::ChunkData(n)),
+                    None => match dir {
+                        // An unparsable chunk size: the rest of a response is body
+                        // until close; a request cannot be resynchronized.
+                        Direction::ToClient => {
+                            self.sides[d].st = Some(St::UntilClose);
+                            self.body(ctx, dir, buf);
+                        }
+                        Direction::ToServer => self.stop(ctx, dir),
+                    },
+                }
+            }
+            St::ChunkDataEnd => self.sides[d].st = Some(St::ChunkLen),
+            St::Trailers if chomp(buf).is_empty() => self.complete(ctx, dir),
+            _ => {}
+        }
+    }
+
+    fn request_line(&mut self, ctx: &mut AppCtx, buf: &[u8]) {
+        let l = chomp(buf);
+        if l.is_empty() {
+            return;
+        }
+        let id = self.new_tx(ctx);
+        self.sides[0].tx = Some(id);
+        let Some(tx) = find_tx(&mut self.txs, Some(id)) else {
+            return;
+        };
+        let rl = parse_request_line(l);
+        let no_protocol = rl.protocol.is_empty();
+        tx.request.line = l.to_vec();
+        tx.request.version = Some(if no_protocol {
+            ProtocolVersion::V0_9
+        } else {
+            parse_protocol(&l[rl.protocol.clone()])
+        });
+        let uri = &l[rl.uri.clone()];
+        tx.uri_norm = normalize_uri(uri);
+        if let Some(a) = split_uri(uri).authority {
+            let auth = &uri[a];
+            let h = &auth[host_range(auth)];
+            tx.host_raw = Some(h.to_vec());
+            tx.host = Some(normalize_host(h));
+        }
+        tx.request.parts = [rl.method, rl.uri, rl.protocol];
+        tx.request.progress = Progress::Line;
+        if no_protocol {
+            tx.request.build_header_buffers(Direction::ToServer);
+            self.complete(ctx, Direction::ToServer);
+        } else {
+            self.sides[0].st = Some(St::Headers);
+        }
+    }
+
+    fn response_line(&mut self, ctx: &mut AppCtx, buf: &[u8]) {
+        let l = chomp(buf);
+        if l.is_empty() {
+            return;
+        }
+        let id = match self.sides[1].tx {
+            Some(id) => id,
+            None if self.next_res < self.next_id => self.next_res,
+            None => {
+                let id = self.new_tx(ctx);
+                self.next_res = id;
+                id
+            }
+        };
+        self.sides[1].tx = Some(id);
+        let Some(tx) = find_tx(&mut self.txs, Some(id)) else {
+            return;
+        };
+        tx.response = Message::default();
+        tx.status = None;
+        if !looks_like_response_line(l) {
+            tx.response.version = Some(ProtocolVersion::V0_9);
+            tx.response.progress = Progress::Body;
+            tx.response.build_header_buffers(Direction::ToClient);
+            self.sides[1].st = Some(St::UntilClose);
+            self.body(ctx, Direction::ToClient, buf);
+            return;
+        }
+        let rl = parse_response_line(l);
+        tx.response.line = l.to_vec();
+        tx.response.version = Some(parse_protocol(&l[rl.protocol.clone()]));
+        tx.status = parse_status(&l[rl.status.clone()]);
+        tx.response.parts = [rl.protocol, rl.status, rl.message];
+        tx.response.progress = Progress::Line;
+        self.sides[1].st = Some(St::Headers);
+    }
+
+    fn header_line(&mut self, ctx: &mut AppCtx, dir: Direction, buf: &[u8]) {
+        let d = dir.index();
+        if let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) {
+            let m = msg(tx, dir);
+            let was_cut = m.headers_raw.len() >= ctx.config.header_raw_limit;
+            if push_capped(&mut m.headers_raw, buf, ctx.config.header_raw_limit) && !was_cut {
+                ctx.counters.incr(Counter::HttpHeaderRawLimit);
+            }
+        }
+        let l = chomp(buf);
+        if l.is_empty() {
+            self.flush_pending(ctx, dir);
+            self.headers_complete(ctx, dir);
+            return;
+        }
+        let folded = matches!(buf[0], b' ' | b'\t');
+        match &mut self.sides[d].pending {
+            Some(p) if folded => {
+                if push_capped(p, l, ctx.config.field_limit) {
+                    ctx.counters.incr(Counter::HttpFieldTooLong);
+                }
+            }
+            _ => {
+                self.flush_pending(ctx, dir);
+                self.sides[d].pending = Some(l.to_vec());
+            }
+        }
+    }
+
+    fn flush_pending(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        let d = dir.index();
+        let Some(p) = self.sides[d].pending.take() else {
+            return;
+        };
+        let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) else {
+            return;
+        };
+        let h = parse_header_line(&p);
+        if !msg(tx, dir).add_header(&p[h.name], &p[h.value], ctx.config.max_headers) {
+            ctx.counters.incr(Counter::HttpHeaderLimit);
+        }
+    }
+
+    fn headers_complete(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        let d = dir.index();
+        let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) else {
+            self.sides[d].st = Some(St::Line);
+            return;
+        };
+        msg(tx, dir).build_header_buffers(dir);
+        let m = msg(tx, dir);
+        m.progress = Progress::Headers;
+        let chunked = m
+            .header("transfer-encoding")
+            .is_some_and(|v| contains_nocase(v, b"chunked"));
+        let cl = m.header("content-length").map(parse_content_length);
+        match dir {
+            Direction::ToServer => {
+                if tx.host.is_none() {
+                    if let Some(h) = tx.request.header("host") {
+                        let raw = h[host_range(h)].to_vec();
+                        tx.host = Some(normalize_host(&raw));
+                        tx.host_raw = Some(h.to_vec());
+                    }
+                }
+                let next = if chunked {
+                    St::ChunkLen
+                } else {
+                    match cl {
+                        Some(Some(n)) if n > 0 => St::Identity(n),
+                        _ => return self.complete(ctx, dir),
+                    }
+                };
+                tx.request.progress = Progress::Body;
+                self.sides[0].st = Some(next);
+            }
+            Direction::ToClient => {
+                let status = tx.status.unwrap_or(0);
+                let method = tx.method().unwrap_or(b"");
+                let head = method.eq_ignore_ascii_case(b"HEAD");
+                let connect = method.eq_ignore_ascii_case(b"CONNECT");
+                if (100..200).contains(&status) && status != 101 {
+                    // Interim response: the final one follows for the same request.
+                    tx.response = Message::default();
+                    tx.status = None;
+                    self.sides[1].st = Some(St::Line);
+                    return;
+                }
+                if status == 101 || (connect && (200..300).contains(&status)) {
+                    self.complete(ctx, dir);
+                    self.sides[0].st = Some(St::Tunnel);
+                    self.sides[1].st = Some(St::Tunnel);
+                    self.connect_buf = Vec::new();
+                    return;
+                }
+                if connect && self.sides[0].st() == St::ConnectWait {
+                    // The tunnel was refused: requests go on.
+                    self.sides[0].st = Some(St::Line);
+                    let held = std::mem::take(&mut self.connect_buf);
+                    self.parse(ctx, Direction::ToServer, &held);
+                }
+                let Some(tx) = find_tx(&mut self.txs, self.sides[1].tx) else {
+                    return;
+                };
+                if head || status == 204 || status == 304 {
+                    return self.complete(ctx, dir);
+                }
+                let next = if chunked {
+                    St::ChunkLen
+                } else {
+                    match cl {
+                        Some(Some(0)) => return self.complete(ctx, dir),
+                        Some(Some(n)) => St::Identity(n),
+                        _ => St::UntilClose,
+                    }
+                };
+                if let Some(ce) = tx.response.header("content-encoding") {
+                    let c = codings(ce, ctx.config.response_body_decompress_layer_limit);
+                    if !c.is_empty() {
+                        self.sides[1].decoder = Some(Decoder::new(&c));
+                    }
+                }
+                tx.response.progress = Progress::Body;
+                self.sides[1].st = Some(next);
+            }
+        }
+    }
+
+    fn body(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        let d = dir.index();
+        let side = &mut self.sides[d];
+        let Some(tx) = find_tx(&mut self.txs, side.tx) else {
+            return;
+        };
+        let (m, limit) = match dir {
+            Direction::ToServer => (&mut tx.request, ctx.config.request_body_limit),
+            Direction::ToClient => (&mut tx.response, ctx.config.response_body_limit),
+        };
+        if m.progress < Progress::Body {
+            m.progress = Progress::Body;
+        }
+        m.body_wire_len += data.len() as u64;
+        let room = limit.saturating_sub(m.body.len());
+        if room == 0 {
+            if !data.is_empty() && !m.body_truncated {
+                m.body_truncated = true;
+                ctx.counters.incr(match dir {
+                    Direction::ToServer => Counter::HttpRequestBodyLimit,
+                    Direction::ToClient => Counter::HttpResponseBodyLimit,
+                });
+            }
+            if side.decoder.is_none() {
+                m.body_len += data.len() as u64;
+            }
+            return;
+        }
+        let before = m.body.len();
+        let cut = match &mut side.decoder {
+            Some(dec) => {
+                if dec.feed(data, &mut m.body, room) {
+                    ctx.counters.incr(Counter::HttpDecompressError);
+                }
+                m.body.len() >= limit
+            }
+            None => {
+                let cut = push_capped(&mut m.body, data, limit);
+                m.body_len += (data.len() - (m.body.len() - before)) as u64;
+                cut
+            }
+        };
+        m.body_len += (m.body.len() - before) as u64;
+        if cut && !m.body_truncated {
+            m.body_truncated = true;
+            ctx.counters.incr(match dir {
+                Direction::ToServer => Counter::HttpRequestBodyLimit,
+                Direction::ToClient => Counter::HttpResponseBodyLimit,
+            });
+        }
+    }
+
+    /// Flushes the decoder of a message that is ending.
+    fn finish_message(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        let d = dir.index();
+        let side = &mut self.sides[d];
+        let dec = side.decoder.take();
+        if let Some(tx) = find_tx(&mut self.txs, side.tx) {
+            let m = msg(tx, dir);
+            if let Some(mut dec) = dec {
+                let before = m.body.len();
+                let limit = match dir {
+                    Direction::ToServer => ctx.config.request_body_limit,
+                    Direction::ToClient => ctx.config.response_body_limit,
+                };
+                let room = limit.saturating_sub(m.body.len());
+                dec.finish(&mut m.body, room);
+                m.body_len += (m.body.len() - before) as u64;
+            }
+            m.progress = Progress::Complete;
+            if dir == Direction::ToClient {
+                self.next_res = self.next_res.max(tx.id + 1);
+            }
+        }
+        side.tx = None;
+    }
+
+    fn complete(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        let d = dir.index();
+        let connect = dir == Direction::ToServer
+            && find_tx(&mut self.txs, self.sides[d].tx)
+                .and_then(|t| t.method().map(|m| m.eq_ignore_ascii_case(b"CONNECT")))
+                .unwrap_or(false);
+        self.finish_message(ctx, dir);
+        self.sides[d].st = Some(if connect { St::ConnectWait } else { St::Line });
+    }
+}
+
+/// Takes the next complete line (with its terminator) from `data[*pos..]`, joining it
+/// to a partial line kept from earlier chunks.
+fn next_line(side: &mut Side, data: &[u8], pos: &mut usize, cr: bool, limit: usize) -> LineRes {
+    if cr && side.line.last() == Some(&b'\r') {
+        // The previous chunk ended in CR: this line ends there, or at an LF right here.
+        if data.get(*pos) == Some(&b'\n') {
+            side.line.push(b'\n');
+            *pos += 1;
+        }
+        return LineRes::Line(std::mem::take(&mut side.line));
+    }
+    let rest = &data[*pos..];
+    let found = if cr {
+        memchr::memchr2(b'\n', b'\r', rest)
+    } else {
+        memchr::memchr(b'\n', rest)
+    };
+    let end = match found {
+        Some(i) if rest[i] == b'\n' => i + 1,
+        Some(i) if i + 1 < rest.len() => {
+            if rest[i + 1] == b'\n' {
+                i + 2
+            } else {
+                i + 1
+            }
+        }
+        _ => {
+            if side.line.len() + rest.len() > limit {
+                return LineRes::TooLong;
+            }
+            side.line.extend_from_slice(rest);
+            *pos = data.len();
+            return LineRes::Need;
+        }
+    };
+    if side.line.len() + end > limit + 2 {
+        return LineRes::TooLong;
+    }
+    let mut buf = std::mem::take(&mut side.line);
+    buf.extend_from_slice(&rest[..end]);
+    *pos += end;
+    LineRes::Line(buf)
+}

@@ -1,0 +1,311 @@
+//! HTTP transactions: one request and its response, with the inspection buffers
+//! Suricata builds from them.
+
+use core::ops::Range;
+
+use super::parser::ProtocolVersion;
+use super::HttpBuffer;
+use crate::Direction;
+
+/// How far one side (request or response) of a transaction has been parsed. Suricata
+/// inspects line and header buffers from [`Progress::Headers`] on, bodies while
+/// [`Progress::Body`] and at [`Progress::Complete`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Progress {
+    /// Nothing seen yet.
+    #[default]
+    None,
+    /// The request or status line is in.
+    Line,
+    /// The headers are complete.
+    Headers,
+    /// Body data is expected or arriving.
+    Body,
+    /// The message is complete (or was cut by a gap or the end of the flow).
+    Complete,
+}
+
+/// One header after folding and merging: repeated names are joined with `", "` into
+/// the first occurrence, as libhtp does (a repeated Content-Length keeps the first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The name as sent (case kept, surrounding whitespace removed).
+    pub name: Vec<u8>,
+    /// The value, trimmed.
+    pub value: Vec<u8>,
+}
+
+/// One side of a transaction: a request or a response.
+#[derive(Clone, Debug, Default)]
+pub struct Message {
+    /// The request or status line, without its terminator.
+    pub(crate) line: Vec<u8>,
+    pub(crate) headers: Vec<Header>,
+    pub(crate) headers_raw: Vec<u8>,
+    pub(crate) header_norm: Vec<u8>,
+    pub(crate) header_names: Vec<u8>,
+    pub(crate) body: Vec<u8>,
+    /// Body bytes after dechunking (before decompression), as libhtp's `message_len`.
+    pub(crate) body_wire_len: u64,
+    /// Body bytes after dechunking and decompression, as libhtp's `entity_len`.
+    pub(crate) body_len: u64,
+    pub(crate) body_truncated: bool,
+    pub(crate) progress: Progress,
+    /// Cut short by a gap, the end of the flow or a parse error.
+    pub(crate) truncated: bool,
+    /// Parts of the line: method/uri/protocol or protocol/status/message.
+    pub(crate) parts: [Range<usize>; 3],
+    pub(crate) version: Option<ProtocolVersion>,
+}
+
+impl Message {
+    /// The headers, in order of first appearance.
+    pub fn headers(&self) -> &[Header] {
+        &self.headers
+    }
+
+    /// The (merged) value of header `name`, compared case-insensitively.
+    pub fn header(&self, name: &str) -> Option<&[u8]> {
+        self.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name.as_bytes()))
+            .map(|h| h.value.as_slice())
+    }
+
+    /// How far this side has been parsed.
+    pub fn progress(&self) -> Progress {
+        self.progress
+    }
+
+    /// The body kept for inspection (dechunked; responses also decompressed), at most
+    /// the configured body limit.
+    pub fn body(&self) -> &[u8] {
+        &self.body
+    }
+
+    /// Total body length after dechunking and decompression, including bytes beyond
+    /// the body limit.
+    pub fn body_len(&self) -> u64 {
+        self.body_len
+    }
+
+    /// Body length as transferred (after dechunking, before decompression).
+    pub fn body_wire_len(&self) -> u64 {
+        self.body_wire_len
+    }
+
+    /// Whether the kept body was cut at the body limit.
+    pub fn body_truncated(&self) -> bool {
+        self.body_truncated
+    }
+
+    /// Whether the message was cut short by a gap, the end of the flow or a parse error.
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// The protocol version from the line (`None` before the line is in).
+    pub fn version(&self) -> Option<ProtocolVersion> {
+        self.version
+    }
+
+    fn part(&self, i: usize) -> Option<&[u8]> {
+        if self.progress == Progress::None || self.parts[i].is_empty() {
+            return None;
+        }
+        self.line.get(self.parts[i].clone())
+    }
+
+    pub(crate) fn add_header(&mut self, name: &[u8], value: &[u8], max: usize) -> bool {
+        if let Some(h) = self
+            .headers
+            .iter_mut()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+        {
+            if !name.eq_ignore_ascii_case(b"content-length") {
+                h.value.extend_from_slice(b", ");
+                h.value.extend_from_slice(value);
+            }
+            return true;
+        }
+        if self.headers.len() >= max {
+            return false;
+        }
+        self.headers.push(Header {
+            name: name.to_vec(),
+            value: value.to_vec(),
+        });
+        true
+    }
+
+    /// Builds `http.header` (`Name: value\r\n` per header, the cookie header of this
+    /// direction left out) and `http.header_names` (`\r\n` + `Name\r\n` per header +
+    /// `\r\n`).
+    pub(crate) fn build_header_buffers(&mut self, dir: Direction) {
+        let skip: &[u8] = match dir {
+            Direction::ToServer => b"cookie",
+            Direction::ToClient => b"set-cookie",
+        };
+        self.header_norm.clear();
+        self.header_names.clear();
+        self.header_names.extend_from_slice(b"\r\n");
+        for h in &self.headers {
+            self.header_names.extend_from_slice(&h.name);
+            self.header_names.extend_from_slice(b"\r\n");
+            if h.name.eq_ignore_ascii_case(skip) {
+                continue;
+            }
+            self.header_norm.extend_from_slice(&h.name);
+            self.header_norm.extend_from_slice(b": ");
+            self.header_norm.extend_from_slice(&h.value);
+            self.header_norm.extend_from_slice(b"\r\n");
+        }
+        self.header_names.extend_from_slice(b"\r\n");
+    }
+}
+
+/// One HTTP transaction: a request and the response matched to it by order.
+#[derive(Clone, Debug, Default)]
+pub struct HttpTx {
+    pub(crate) id: u64,
+    pub(crate) request: Message,
+    pub(crate) response: Message,
+    pub(crate) uri_norm: Vec<u8>,
+    pub(crate) host: Option<Vec<u8>>,
+    pub(crate) host_raw: Option<Vec<u8>>,
+    pub(crate) status: Option<u16>,
+}
+
+impl HttpTx {
+    /// The transaction id within its flow (0, 1, 2, ... in request order).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The request side.
+    pub fn request(&self) -> &Message {
+        &self.request
+    }
+
+    /// The response side.
+    pub fn response(&self) -> &Message {
+        &self.response
+    }
+
+    /// Progress of one side.
+    pub fn progress(&self, dir: Direction) -> Progress {
+        match dir {
+            Direction::ToServer => self.request.progress,
+            Direction::ToClient => self.response.progress,
+        }
+    }
+
+    /// Whether both sides are complete.
+    pub fn is_complete(&self) -> bool {
+        self.request.progress == Progress::Complete && self.response.progress == Progress::Complete
+    }
+
+    /// `http.method`.
+    pub fn method(&self) -> Option<&[u8]> {
+        self.request.part(0)
+    }
+
+    /// `http.uri.raw`: the URI as on the request line.
+    pub fn uri_raw(&self) -> Option<&[u8]> {
+        self.request.part(1)
+    }
+
+    /// `http.uri`: the normalized URI.
+    pub fn uri(&self) -> Option<&[u8]> {
+        (self.request.progress != Progress::None).then_some(self.uri_norm.as_slice())
+    }
+
+    /// `http.protocol` of the request (empty for HTTP/0.9).
+    pub fn request_protocol(&self) -> Option<&[u8]> {
+        self.request.part(2)
+    }
+
+    /// `http.host`: the host name from the URI or Host header, lowercased, port
+    /// stripped.
+    pub fn host(&self) -> Option<&[u8]> {
+        self.host.as_deref()
+    }
+
+    /// `http.host.raw`: the Host header value (or the URI's authority host) as sent.
+    pub fn host_raw(&self) -> Option<&[u8]> {
+        self.host_raw.as_deref()
+    }
+
+    /// The response status code, when it parsed.
+    pub fn status(&self) -> Option<u16> {
+        self.status
+    }
+
+    /// `http.stat_code`: the status as sent.
+    pub fn stat_code(&self) -> Option<&[u8]> {
+        self.response.part(1)
+    }
+
+    /// `http.stat_msg`.
+    pub fn stat_msg(&self) -> Option<&[u8]> {
+        self.response.part(2)
+    }
+
+    /// `http.protocol` of the response.
+    pub fn response_protocol(&self) -> Option<&[u8]> {
+        self.response.part(0)
+    }
+
+    /// The buffer `b` as seen in direction `dir` (header-based buffers exist on both
+    /// sides; request-only or response-only buffers ignore `dir`). `None` when the
+    /// buffer does not exist (yet) in this transaction.
+    pub fn buffer(&self, b: HttpBuffer, dir: Direction) -> Option<&[u8]> {
+        let msg = match dir {
+            Direction::ToServer => &self.request,
+            Direction::ToClient => &self.response,
+        };
+        let headers_done = |m: &Message| m.progress >= Progress::Headers;
+        match b {
+            HttpBuffer::Method => self.method(),
+            HttpBuffer::Uri => self.uri(),
+            HttpBuffer::UriRaw => self.uri_raw(),
+            HttpBuffer::RequestLine => {
+                (self.request.progress != Progress::None).then_some(self.request.line.as_slice())
+            }
+            HttpBuffer::Protocol => match dir {
+                Direction::ToServer => self.request_protocol(),
+                Direction::ToClient => self.response_protocol(),
+            },
+            HttpBuffer::Header => headers_done(msg).then_some(msg.header_norm.as_slice()),
+            HttpBuffer::HeaderRaw => headers_done(msg).then_some(msg.headers_raw.as_slice()),
+            HttpBuffer::HeaderNames => headers_done(msg).then_some(msg.header_names.as_slice()),
+            HttpBuffer::Cookie => match dir {
+                Direction::ToServer => self.request.header("cookie"),
+                Direction::ToClient => self.response.header("set-cookie"),
+            },
+            HttpBuffer::UserAgent => self.request.header("user-agent"),
+            HttpBuffer::Host => self.host(),
+            HttpBuffer::HostRaw => self.host_raw(),
+            HttpBuffer::Accept => self.request.header("accept"),
+            HttpBuffer::AcceptEnc => self.request.header("accept-encoding"),
+            HttpBuffer::AcceptLang => self.request.header("accept-language"),
+            HttpBuffer::Referer => self.request.header("referer"),
+            HttpBuffer::Connection => msg.header("connection"),
+            HttpBuffer::ContentType => msg.header("content-type"),
+            HttpBuffer::ContentLen => msg.header("content-length"),
+            HttpBuffer::RequestBody => (self.request.progress >= Progress::Body
+                && !self.request.body.is_empty())
+            .then_some(self.request.body.as_slice()),
+            HttpBuffer::StatCode => self.stat_code(),
+            HttpBuffer::StatMsg => self.stat_msg(),
+            HttpBuffer::ResponseLine => {
+                (self.response.progress != Progress::None).then_some(self.response.line.as_slice())
+            }
+            HttpBuffer::ResponseBody => (self.response.progress >= Progress::Body
+                && !self.response.body.is_empty())
+            .then_some(self.response.body.as_slice()),
+            HttpBuffer::Server => self.response.header("server"),
+            HttpBuffer::Location => self.response.header("location"),
+        }
+    }
+}

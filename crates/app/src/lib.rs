@@ -1,0 +1,121 @@
+//! Application layer: protocol detection and streaming parsers for HTTP/1.x, DNS and TLS
+//! that turn reassembled stream bytes (and UDP datagrams) into transactions carrying
+//! Suricata's named inspection buffers (`http.uri`, `dns.query`, `tls.sni`, ...).
+//!
+//! One [`AppFlow`] lives in each flow. The flow layer feeds it in-order stream bytes per
+//! direction ([`AppFlow::parse`]), holes in the stream ([`AppFlow::gap`]), the end of the
+//! flow ([`AppFlow::close`]) and UDP payloads ([`AppFlow::datagram`]). Worker-wide
+//! configuration and counters live in an [`AppCtx`], passed to every call, so flows share
+//! nothing mutable.
+//!
+//! Layout follows Suricata's Rust parsers: one module per protocol, split into a
+//! zero-copy `parser` (returns "incomplete" instead of failing on short input), a `state`
+//! (the per-flow streaming machine and its transactions) and the buffers the detector
+//! inspects.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod counters;
+pub mod detect;
+pub mod dns;
+mod flow;
+pub mod http;
+pub mod tls;
+mod util;
+
+pub use counters::{Counter, Counters};
+pub use detect::AppProto;
+pub use flow::{AppCtx, AppFlow, AppState};
+
+/// Direction of data within a flow, relative to the side that opened it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Client to server (Suricata's `to_server`).
+    ToServer,
+    /// Server to client (Suricata's `to_client`).
+    ToClient,
+}
+
+impl Direction {
+    /// The other direction.
+    pub fn reverse(self) -> Direction {
+        match self {
+            Direction::ToServer => Direction::ToClient,
+            Direction::ToClient => Direction::ToServer,
+        }
+    }
+
+    /// 0 for to-server, 1 for to-client: an index into per-direction arrays.
+    pub fn index(self) -> usize {
+        match self {
+            Direction::ToServer => 0,
+            Direction::ToClient => 1,
+        }
+    }
+}
+
+/// Transport protocol the application data rides on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Transport {
+    /// TCP: reassembled byte streams.
+    Tcp,
+    /// UDP: one message per datagram.
+    Udp,
+}
+
+/// Limits and switches of the application layer, with Suricata's defaults
+/// (`app-layer.protocols.http.libhtp.default-config` in `suricata.yaml`).
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `request-body-limit`: request body bytes kept per transaction (100 KiB).
+    pub request_body_limit: usize,
+    /// `response-body-limit`: response body bytes kept per transaction, after
+    /// dechunking and decompression (100 KiB).
+    pub response_body_limit: usize,
+    /// `request-body-minimal-inspect-size` (32 KiB).
+    pub request_body_minimal_inspect_size: usize,
+    /// `request-body-inspect-window` (4 KiB).
+    pub request_body_inspect_window: usize,
+    /// `response-body-minimal-inspect-size` (40 KiB).
+    pub response_body_minimal_inspect_size: usize,
+    /// `response-body-inspect-window` (16 KiB).
+    pub response_body_inspect_window: usize,
+    /// `response-body-decompress-layer-limit`: how many stacked content encodings are
+    /// undone (2).
+    pub response_body_decompress_layer_limit: usize,
+    /// libhtp's hard field limit: a request/response line or header line longer than
+    /// this ends parsing of that direction (18,000 bytes).
+    pub field_limit: usize,
+    /// Raw header bytes kept per message (`http.header.raw`); beyond it the headers
+    /// are still parsed but the raw copy stops growing.
+    pub header_raw_limit: usize,
+    /// Headers kept per message; further headers are counted and dropped.
+    pub max_headers: usize,
+    /// Live transactions per flow; the oldest are dropped beyond it (counted).
+    pub max_tx: usize,
+    /// Handshake bytes buffered per TLS direction while a message spans records.
+    pub tls_handshake_limit: usize,
+    /// Bytes buffered for one DNS-over-TCP message (the 2-byte length caps it at 65,535).
+    pub dns_tcp_limit: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            request_body_limit: 100 * 1024,
+            response_body_limit: 100 * 1024,
+            request_body_minimal_inspect_size: 32 * 1024,
+            request_body_inspect_window: 4 * 1024,
+            response_body_minimal_inspect_size: 40 * 1024,
+            response_body_inspect_window: 16 * 1024,
+            response_body_decompress_layer_limit: 2,
+            field_limit: 18_000,
+            header_raw_limit: 64 * 1024,
+            max_headers: 1024,
+            max_tx: 512,
+            tls_handshake_limit: 256 * 1024,
+            dns_tcp_limit: 65_535,
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! TLS handshake inspection: ClientHello (SNI, versions), ServerHello (negotiated
+//! version) and the server's Certificate message (subject and issuer of the first
+//! certificate) while they travel in the clear.
+//!
+//! - [`parser`]: zero-copy record and handshake message parsers;
+//! - [`state`]: per-flow record/handshake reassembly ([`TlsState`]).
+
+pub mod parser;
+pub mod state;
+
+pub use parser::version_name;
+pub use state::TlsState;

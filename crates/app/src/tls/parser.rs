@@ -1,0 +1,305 @@
+//! Zero-copy TLS record and handshake parsers. Every function returns `None` on
+//! malformed input; incomplete input is the caller's business (it buffers whole
+//! records and whole handshake messages first).
+
+/// Record content type: change_cipher_spec.
+pub const CT_CHANGE_CIPHER_SPEC: u8 = 20;
+/// Record content type: alert.
+pub const CT_ALERT: u8 = 21;
+/// Record content type: handshake.
+pub const CT_HANDSHAKE: u8 = 22;
+/// Record content type: application_data.
+pub const CT_APPLICATION_DATA: u8 = 23;
+
+/// Handshake type: client_hello.
+pub const HS_CLIENT_HELLO: u8 = 1;
+/// Handshake type: server_hello.
+pub const HS_SERVER_HELLO: u8 = 2;
+/// Handshake type: certificate.
+pub const HS_CERTIFICATE: u8 = 11;
+
+/// Largest record fragment allowed (2^14 plus expansion room, RFC 5246 6.2.3).
+pub const MAX_RECORD: usize = 16384 + 2048;
+
+/// A record header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordHeader {
+    /// Content type.
+    pub content_type: u8,
+    /// Record-layer version.
+    pub version: u16,
+    /// Fragment length.
+    pub len: usize,
+}
+
+/// Parses a 5-byte record header (`None` if shorter or implausible).
+pub fn record_header(b: &[u8]) -> Option<RecordHeader> {
+    let h = b.get(..5)?;
+    let ct = h[0];
+    if !(20..=24).contains(&ct) || h[1] != 3 {
+        return None;
+    }
+    let len = usize::from(u16::from_be_bytes([h[3], h[4]]));
+    (len <= MAX_RECORD).then_some(RecordHeader {
+        content_type: ct,
+        version: u16::from_be_bytes([h[1], h[2]]),
+        len,
+    })
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.b.len() < n {
+            return None;
+        }
+        let (a, rest) = self.b.split_at(n);
+        self.b = rest;
+        Some(a)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Option<u16> {
+        let b = self.take(2)?;
+        Some(u16::from_be_bytes([b[0], b[1]]))
+    }
+    fn u24(&mut self) -> Option<usize> {
+        let b = self.take(3)?;
+        Some(usize::from(b[0]) << 16 | usize::from(b[1]) << 8 | usize::from(b[2]))
+    }
+    fn vec8(&mut self) -> Option<&'a [u8]> {
+        let n = usize::from(self.u8()?);
+        self.take(n)
+    }
+    fn vec16(&mut self) -> Option<&'a [u8]> {
+        let n = usize::from(self.u16()?);
+        self.take(n)
+    }
+    fn vec24(&mut self) -> Option<&'a [u8]> {
+        let n = self.u24()?;
+        self.take(n)
+    }
+}
+
+/// What a ClientHello says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClientHello<'a> {
+    /// `legacy_version`.
+    pub version: u16,
+    /// The host_name of the server_name extension.
+    pub sni: Option<&'a [u8]>,
+    /// The supported_versions extension, if present.
+    pub supported_versions: Vec<u16>,
+}
+
+/// What a ServerHello says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServerHello {
+    /// `legacy_version`.
+    pub version: u16,
+    /// The supported_versions extension (TLS 1.3's real version).
+    pub selected_version: Option<u16>,
+}
+
+/// Parses a ClientHello body (after the 4-byte handshake header).
+pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
+    let mut r = Reader { b: body };
+    let version = r.u16()?;
+    r.take(32)?;
+    r.vec8()?;
+    r.vec16()?;
+    r.vec8()?;
+    let mut ch = ClientHello {
+        version,
+        ..Default::default()
+    };
+    if r.b.is_empty() {
+        return Some(ch);
+    }
+    let mut ext = Reader { b: r.vec16()? };
+    while !ext.b.is_empty() {
+        let t = ext.u16()?;
+        let data = ext.vec16()?;
+        let mut d = Reader { b: data };
+        match t {
+            0 => {
+                let mut list = Reader { b: d.vec16()? };
+                while !list.b.is_empty() {
+                    let kind = list.u8()?;
+                    let name = list.vec16()?;
+                    if kind == 0 && ch.sni.is_none() {
+                        ch.sni = Some(name);
+                    }
+                }
+            }
+            43 => {
+                let mut list = Reader { b: d.vec8()? };
+                while let Some(v) = list.u16() {
+                    ch.supported_versions.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(ch)
+}
+
+/// Parses a ServerHello body.
+pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
+    let mut r = Reader { b: body };
+    let version = r.u16()?;
+    r.take(32)?;
+    r.vec8()?;
+    r.u16()?;
+    r.u8()?;
+    let mut sh = ServerHello {
+        version,
+        selected_version: None,
+    };
+    if r.b.is_empty() {
+        return Some(sh);
+    }
+    let mut ext = Reader { b: r.vec16()? };
+    while !ext.b.is_empty() {
+        let t = ext.u16()?;
+        let data = ext.vec16()?;
+        if t == 43 && data.len() == 2 {
+            sh.selected_version = Some(u16::from_be_bytes([data[0], data[1]]));
+        }
+    }
+    Some(sh)
+}
+
+/// The DER certificates of a (TLS 1.2 style) Certificate message body.
+pub fn certificates(body: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut r = Reader { b: body };
+    let mut list = Reader { b: r.vec24()? };
+    let mut v = Vec::new();
+    while !list.b.is_empty() {
+        v.push(list.vec24()?);
+    }
+    Some(v)
+}
+
+/// Subject and issuer of a DER certificate, formatted as Suricata logs them
+/// (`C=US, O=Org, CN=name`).
+pub fn cert_names(der: &[u8]) -> Option<(String, String)> {
+    let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
+    Some((cert.subject().to_string(), cert.issuer().to_string()))
+}
+
+/// Suricata's name for a protocol version (`version` in EVE tls records).
+pub fn version_name(v: u16) -> &'static str {
+    match v {
+        0x0200 => "SSLv2",
+        0x0300 => "SSLv3",
+        0x0301 => "TLSv1",
+        0x0302 => "TLS 1.1",
+        0x0303 => "TLS 1.2",
+        0x0304 => "TLS 1.3",
+        _ => "UNDETERMINED",
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A ClientHello handshake message (with header) for `sni`.
+    pub(crate) fn client_hello_msg(sni: &str, versions: &[u16]) -> Vec<u8> {
+        let mut body = vec![3, 3];
+        body.extend_from_slice(&[7; 32]);
+        body.push(0);
+        body.extend_from_slice(&[0, 2, 0x13, 0x01]);
+        body.extend_from_slice(&[1, 0]);
+        let mut ext = vec![];
+        let mut sn = vec![0];
+        sn.extend_from_slice(&(sni.len() as u16).to_be_bytes());
+        sn.extend_from_slice(sni.as_bytes());
+        ext.extend_from_slice(&[0, 0]);
+        ext.extend_from_slice(&((sn.len() + 2) as u16).to_be_bytes());
+        ext.extend_from_slice(&(sn.len() as u16).to_be_bytes());
+        ext.extend_from_slice(&sn);
+        if !versions.is_empty() {
+            ext.extend_from_slice(&[0, 43]);
+            ext.extend_from_slice(&((versions.len() * 2 + 1) as u16).to_be_bytes());
+            ext.push((versions.len() * 2) as u8);
+            for v in versions {
+                ext.extend_from_slice(&v.to_be_bytes());
+            }
+        }
+        body.extend_from_slice(&(ext.len() as u16).to_be_bytes());
+        body.extend_from_slice(&ext);
+        let mut m = vec![HS_CLIENT_HELLO];
+        m.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+        m.extend_from_slice(&body);
+        m
+    }
+
+    /// A ServerHello handshake message choosing `v` (via supported_versions if `ext`).
+    pub(crate) fn server_hello_msg(v: u16, ext: bool) -> Vec<u8> {
+        let mut body = vec![3, 3];
+        body.extend_from_slice(&[9; 32]);
+        body.push(0);
+        body.extend_from_slice(&[0x13, 0x01, 0]);
+        if ext {
+            body.extend_from_slice(&[0, 6, 0, 43, 0, 2]);
+            body.extend_from_slice(&v.to_be_bytes());
+        } else {
+            body[0..2].copy_from_slice(&v.to_be_bytes());
+        }
+        let mut m = vec![HS_SERVER_HELLO];
+        m.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+        m.extend_from_slice(&body);
+        m
+    }
+
+    /// Wraps handshake bytes in records of at most `max` bytes.
+    pub(crate) fn records(ct: u8, data: &[u8], max: usize) -> Vec<u8> {
+        let mut v = vec![];
+        for c in data.chunks(max) {
+            v.extend_from_slice(&[ct, 3, 1]);
+            v.extend_from_slice(&(c.len() as u16).to_be_bytes());
+            v.extend_from_slice(c);
+        }
+        v
+    }
+
+    #[test]
+    fn hellos() {
+        let m = client_hello_msg("www.example.org", &[0x0304, 0x0303]);
+        let ch = client_hello(&m[4..]).unwrap();
+        assert_eq!(ch.sni, Some(&b"www.example.org"[..]));
+        assert_eq!(ch.version, 0x0303);
+        assert_eq!(ch.supported_versions, vec![0x0304, 0x0303]);
+        for n in 0..m.len() - 4 {
+            // Cut anywhere inside: no panic (a cut right after the compression methods
+            // is a valid extension-less hello).
+            let _ = client_hello(&m[4..4 + n]);
+        }
+        let sh = server_hello(&server_hello_msg(0x0304, true)[4..]).unwrap();
+        assert_eq!(sh.selected_version, Some(0x0304));
+        let sh = server_hello(&server_hello_msg(0x0301, false)[4..]).unwrap();
+        assert_eq!((sh.version, sh.selected_version), (0x0301, None));
+        assert_eq!(version_name(0x0303), "TLS 1.2");
+    }
+
+    #[test]
+    fn record_headers() {
+        assert_eq!(
+            record_header(&[22, 3, 1, 0, 5]),
+            Some(RecordHeader {
+                content_type: 22,
+                version: 0x0301,
+                len: 5
+            })
+        );
+        assert_eq!(record_header(&[22, 3, 1, 0xff, 0xff]), None);
+        assert_eq!(record_header(&[1, 3, 1, 0, 5]), None);
+        assert_eq!(record_header(&[22, 3]), None);
+    }
+}

@@ -1,0 +1,308 @@
+//! Per-flow TLS state: record reassembly per direction, handshake message reassembly
+//! across records, and what the clear-text handshake revealed.
+//!
+//! Suricata counts no TLS transactions in `app_layer.tx.tls` (the whole session is
+//! one never-counted transaction), so neither does this parser.
+
+use super::parser::{
+    cert_names, certificates, client_hello, record_header, server_hello, CT_APPLICATION_DATA,
+    CT_CHANGE_CIPHER_SPEC, CT_HANDSHAKE, HS_CERTIFICATE, HS_CLIENT_HELLO, HS_SERVER_HELLO,
+};
+use crate::util::push_capped;
+use crate::{AppCtx, Counter, Direction};
+
+#[derive(Debug, Default)]
+struct Side {
+    /// A partial record (header included).
+    rec: Vec<u8>,
+    /// Handshake bytes not yet forming a whole message.
+    hs: Vec<u8>,
+    /// ChangeCipherSpec seen: later handshake records are encrypted.
+    encrypted: bool,
+    /// Record boundary lost (gap, garbage, limit): nothing more is parsed.
+    lost: bool,
+    app_data: bool,
+}
+
+/// TLS state of one flow.
+#[derive(Debug, Default)]
+pub struct TlsState {
+    sides: [Side; 2],
+    client_version: Option<u16>,
+    client_versions: Vec<u16>,
+    sni: Option<Vec<u8>>,
+    server_version: Option<u16>,
+    cert_subject: Option<String>,
+    cert_issuer: Option<String>,
+    cert_seen: bool,
+}
+
+impl TlsState {
+    /// A fresh state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `tls.sni`: the server name of the ClientHello.
+    pub fn sni(&self) -> Option<&[u8]> {
+        self.sni.as_deref()
+    }
+
+    /// The ClientHello's `legacy_version`.
+    pub fn client_version(&self) -> Option<u16> {
+        self.client_version
+    }
+
+    /// The ClientHello's supported_versions list.
+    pub fn client_supported_versions(&self) -> &[u16] {
+        &self.client_versions
+    }
+
+    /// The negotiated version (ServerHello, supported_versions for TLS 1.3).
+    pub fn version(&self) -> Option<u16> {
+        self.server_version
+    }
+
+    /// `tls.cert_subject` of the server's first certificate.
+    pub fn cert_subject(&self) -> Option<&str> {
+        self.cert_subject.as_deref()
+    }
+
+    /// `tls.cert_issuer` of the server's first certificate.
+    pub fn cert_issuer(&self) -> Option<&str> {
+        self.cert_issuer.as_deref()
+    }
+
+    /// Whether the ClientHello has been parsed.
+    pub fn client_hello_done(&self) -> bool {
+        self.client_version.is_some()
+    }
+
+    /// Whether the ServerHello has been parsed.
+    pub fn server_hello_done(&self) -> bool {
+        self.server_version.is_some()
+    }
+
+    /// Whether the server's Certificate message has been seen (in the clear).
+    pub fn certificate_done(&self) -> bool {
+        self.cert_seen
+    }
+
+    /// Whether both directions went encrypted (the clear-text handshake is over).
+    pub fn handshake_done(&self) -> bool {
+        self.sides
+            .iter()
+            .all(|s| s.encrypted || s.app_data || s.lost)
+    }
+
+    /// Feeds in-order stream bytes of one direction.
+    pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        let d = dir.index();
+        if self.sides[d].lost {
+            return;
+        }
+        let mut input = data;
+        if self.sides[d].rec.is_empty() {
+            // Zero-copy path: whole records straight from the input.
+            while input.len() >= 5 {
+                let Some(h) = record_header(input) else {
+                    return self.malformed(ctx, d);
+                };
+                if input.len() < 5 + h.len {
+                    break;
+                }
+                self.record(ctx, dir, h.content_type, &input[5..5 + h.len]);
+                input = &input[5 + h.len..];
+                if self.sides[d].lost {
+                    return;
+                }
+            }
+        }
+        if input.is_empty() {
+            return;
+        }
+        let mut rec = std::mem::take(&mut self.sides[d].rec);
+        rec.extend_from_slice(input);
+        let mut off = 0;
+        while rec.len() - off >= 5 {
+            let Some(h) = record_header(&rec[off..]) else {
+                return self.malformed(ctx, d);
+            };
+            if rec.len() - off < 5 + h.len {
+                break;
+            }
+            self.record(ctx, dir, h.content_type, &rec[off + 5..off + 5 + h.len]);
+            off += 5 + h.len;
+            if self.sides[d].lost {
+                return;
+            }
+        }
+        rec.drain(..off);
+        self.sides[d].rec = rec;
+    }
+
+    /// A hole in one direction: its record boundaries are lost.
+    pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        ctx.counters.incr(Counter::Gap);
+        let s = &mut self.sides[dir.index()];
+        s.lost = true;
+        s.rec = Vec::new();
+        s.hs = Vec::new();
+    }
+
+    fn malformed(&mut self, ctx: &mut AppCtx, d: usize) {
+        ctx.counters.incr(Counter::TlsMalformed);
+        let s = &mut self.sides[d];
+        s.lost = true;
+        s.rec = Vec::new();
+        s.hs = Vec::new();
+    }
+
+    fn record(&mut self, ctx: &mut AppCtx, dir: Direction, ct: u8, frag: &[u8]) {
+        let d = dir.index();
+        match ct {
+            CT_CHANGE_CIPHER_SPEC => {
+                self.sides[d].encrypted = true;
+                self.sides[d].hs = Vec::new();
+            }
+            CT_APPLICATION_DATA => self.sides[d].app_data = true,
+            CT_HANDSHAKE if !self.sides[d].encrypted => {
+                if self.sides[d].hs.is_empty() {
+                    let rest = self.handshakes(ctx, dir, frag);
+                    if !rest.is_empty() {
+                        self.buffer_handshake(ctx, d, rest);
+                    }
+                } else {
+                    let mut hs = std::mem::take(&mut self.sides[d].hs);
+                    hs.extend_from_slice(frag);
+                    let rest_len = self.handshakes(ctx, dir, &hs).len();
+                    let start = hs.len() - rest_len;
+                    hs.drain(..start);
+                    if !self.sides[d].lost && !self.sides[d].encrypted {
+                        self.sides[d].hs = hs;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn buffer_handshake(&mut self, ctx: &mut AppCtx, d: usize, rest: &[u8]) {
+        let limit = ctx.config.tls_handshake_limit;
+        if push_capped(&mut self.sides[d].hs, rest, limit) {
+            ctx.counters.incr(Counter::TlsHandshakeLimit);
+            self.sides[d].lost = true;
+            self.sides[d].hs = Vec::new();
+        }
+    }
+
+    /// Handles every whole handshake message in `b`; returns the partial tail.
+    fn handshakes<'a>(&mut self, ctx: &mut AppCtx, dir: Direction, mut b: &'a [u8]) -> &'a [u8] {
+        while b.len() >= 4 {
+            let len = usize::from(b[1]) << 16 | usize::from(b[2]) << 8 | usize::from(b[3]);
+            if len > ctx.config.tls_handshake_limit {
+                ctx.counters.incr(Counter::TlsHandshakeLimit);
+                self.sides[dir.index()].lost = true;
+                return &[];
+            }
+            if b.len() < 4 + len {
+                break;
+            }
+            self.handshake(ctx, dir, b[0], &b[4..4 + len]);
+            b = &b[4 + len..];
+        }
+        b
+    }
+
+    fn handshake(&mut self, ctx: &mut AppCtx, dir: Direction, t: u8, body: &[u8]) {
+        match (dir, t) {
+            (Direction::ToServer, HS_CLIENT_HELLO) => match client_hello(body) {
+                Some(ch) => {
+                    self.client_version = Some(ch.version);
+                    self.client_versions = ch.supported_versions;
+                    self.sni = ch.sni.map(<[u8]>::to_vec);
+                }
+                None => ctx.counters.incr(Counter::TlsMalformed),
+            },
+            (Direction::ToClient, HS_SERVER_HELLO) => match server_hello(body) {
+                Some(sh) => self.server_version = Some(sh.selected_version.unwrap_or(sh.version)),
+                None => ctx.counters.incr(Counter::TlsMalformed),
+            },
+            (Direction::ToClient, HS_CERTIFICATE) if !self.cert_seen => {
+                self.cert_seen = true;
+                match certificates(body) {
+                    Some(certs) => {
+                        if let Some((s, i)) = certs.first().and_then(|c| cert_names(c)) {
+                            self.cert_subject = Some(s);
+                            self.cert_issuer = Some(i);
+                        }
+                    }
+                    None => ctx.counters.incr(Counter::TlsMalformed),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parser::tests::{client_hello_msg, records, server_hello_msg};
+    use super::super::parser::CT_HANDSHAKE;
+    use super::*;
+
+    #[test]
+    fn sni_and_version_any_split_and_fragmentation() {
+        let ch = client_hello_msg("login.example.net", &[0x0304, 0x0303]);
+        for frag in [7, 50, 10_000] {
+            let stream = records(CT_HANDSHAKE, &ch, frag);
+            for split in [1, 2, 3, 5, 11, stream.len()] {
+                let mut ctx = AppCtx::default();
+                let mut s = TlsState::new();
+                for c in stream.chunks(split) {
+                    s.parse(&mut ctx, Direction::ToServer, c);
+                }
+                assert_eq!(
+                    s.sni(),
+                    Some(&b"login.example.net"[..]),
+                    "frag {frag} split {split}"
+                );
+                assert_eq!(s.client_supported_versions(), &[0x0304, 0x0303]);
+            }
+        }
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        let mut resp = records(CT_HANDSHAKE, &server_hello_msg(0x0304, true), 100);
+        resp.extend_from_slice(&[20, 3, 3, 0, 1, 1]);
+        s.parse(&mut ctx, Direction::ToClient, &resp);
+        assert_eq!(s.version(), Some(0x0304));
+        assert!(s.server_hello_done());
+        assert!(!s.handshake_done());
+    }
+
+    #[test]
+    fn garbage_stops_direction() {
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        s.parse(&mut ctx, Direction::ToServer, b"GET / HTTP/1.1\r\n\r\n");
+        assert_eq!(ctx.counters.get(Counter::TlsMalformed), 1);
+        let ch = records(CT_HANDSHAKE, &client_hello_msg("x", &[]), 100);
+        s.parse(&mut ctx, Direction::ToServer, &ch);
+        assert_eq!(s.sni(), None);
+    }
+
+    #[test]
+    fn oversized_handshake_is_limited() {
+        let mut ctx = AppCtx::default();
+        ctx.config.tls_handshake_limit = 1000;
+        let mut s = TlsState::new();
+        let mut msg = vec![11, 0, 0x10, 0];
+        msg.extend(std::iter::repeat_n(0, 0x1000));
+        s.parse(
+            &mut ctx,
+            Direction::ToClient,
+            &records(CT_HANDSHAKE, &msg, 500),
+        );
+        assert_eq!(ctx.counters.get(Counter::TlsHandshakeLimit), 1);
+    }
+}
