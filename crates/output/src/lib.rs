@@ -1,9 +1,17 @@
-//! Output writers: `stats.json` now; EVE JSON and `fast.log` arrive with detection.
+//! Output writers: `stats.json`, EVE JSON alert records and `fast.log`.
 //!
-//! Writers take plain data (dotted counter names, records) and never know how the
-//! pipeline produced it.
+//! Writers take plain data (dotted counter names, alert records) and never know how the
+//! pipeline produced it. Files are written by a background thread ([`LineWriter`]) so a
+//! slow sink never stalls detection.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod alert;
 pub mod stats;
+mod time;
+mod writer;
+
+pub use alert::{ip_string, proto_name, AlertRecord};
+pub use time::{eve_timestamp, fast_timestamp};
+pub use writer::LineWriter;

@@ -32,7 +32,8 @@ impl StatsTree {
                 match node.get_mut(part) {
                     Some(Value::Number(n)) => {
                         let old = n.as_u64().unwrap_or(0);
-                        *node.get_mut(part).expect("present") = Value::from(old.saturating_add(value));
+                        *node.get_mut(part).expect("present") =
+                            Value::from(old.saturating_add(value));
                     }
                     Some(Value::Object(obj)) => {
                         let old = obj.get("_value").and_then(Value::as_u64).unwrap_or(0);
