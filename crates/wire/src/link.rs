@@ -5,6 +5,13 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LinkType(pub u16);
 
+/// Ethernet, the most common link type.
+impl Default for LinkType {
+    fn default() -> Self {
+        LinkType::ETHERNET
+    }
+}
+
 impl LinkType {
     /// BSD loopback / null encapsulation (4-byte host-order address family).
     pub const NULL: LinkType = LinkType(0);

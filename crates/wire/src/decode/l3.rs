@@ -1,0 +1,423 @@
+//! IPv4 (options, fragments) and IPv6 (extension headers, fragments).
+
+use super::{off32, Ctx, Decoder, Inner};
+use crate::checksum;
+use crate::packet::{flags, Tunnel};
+use crate::proto::be16;
+use crate::proto::ipv4::protocol as ipp;
+use crate::stats::Counter;
+use crate::Event;
+
+impl Decoder {
+    pub(crate) fn ipv4(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize) {
+        self.stats.incr(Counter::Ipv4);
+        if !self.layer(c) {
+            return;
+        }
+        let b = &c.buf[off..end];
+        if b.len() < 20 {
+            self.event(c, Event::Ipv4PktTooSmall);
+            return;
+        }
+        if b[0] >> 4 != 4 {
+            self.event(c, Event::Ipv4WrongIpVersion);
+            return;
+        }
+        let hl = usize::from(b[0] & 0x0f) * 4;
+        if hl < 20 {
+            self.event(c, Event::Ipv4HlenTooSmall);
+            return;
+        }
+        let tl = usize::from(be16(b, 2));
+        if tl < hl {
+            self.event(c, Event::Ipv4IplenSmallerThanHlen);
+            return;
+        }
+        if b.len() < tl {
+            self.event(c, Event::Ipv4TruncPkt);
+            return;
+        }
+        // From here b[..tl] holds the whole header.
+        let flg = be16(b, 6);
+        let proto = b[9];
+        let mut fl = 0;
+        if flg & 0x4000 != 0 {
+            fl |= flags::IP_DF;
+        }
+        if flg & 0x2000 != 0 {
+            fl |= flags::IP_MF;
+        }
+        let is_frag = flg & 0x3fff != 0;
+        if is_frag {
+            fl |= flags::FRAGMENT;
+        }
+        if hl > 20 {
+            fl |= flags::IPV4_OPTS;
+        }
+        let verify = self.cfg.verify_checksums;
+        let csum_ok = verify && checksum::checksum(&b[..hl]) == 0;
+        {
+            let p = c.pkt();
+            p.ip_version = 4;
+            p.l3_off = off32(off);
+            p.src = [0; 16];
+            p.dst = [0; 16];
+            p.src[..4].copy_from_slice(&b[12..16]);
+            p.dst[..4].copy_from_slice(&b[16..20]);
+            p.tos = b[1];
+            p.ttl = b[8];
+            p.ip_id = u32::from(be16(b, 4));
+            p.frag_off = flg & 0x1fff;
+            p.proto = proto;
+            p.flags |= fl;
+            if verify {
+                p.flags |= if csum_ok {
+                    flags::IP_CSUM_OK
+                } else {
+                    flags::IP_CSUM_BAD
+                };
+            }
+        }
+        if verify && !csum_ok {
+            self.stats.incr(Counter::Ipv4ChecksumBad);
+        }
+        if hl > 20 && !self.ipv4_options(c, off + 20, off + hl) {
+            return;
+        }
+        let end = off + tl;
+        let start = off + hl;
+        if is_frag {
+            // Left to defragmentation, which feeds the datagram back via decode_ip.
+            // The payload range is the fragment's data.
+            let p = c.pkt();
+            p.payload_off = off32(start);
+            p.payload_len = off32(end - start);
+            return;
+        }
+        match proto {
+            ipp::TCP => self.tcp(c, start, end),
+            ipp::UDP => self.udp(c, start, end),
+            ipp::ICMP => self.icmpv4(c, start, end),
+            ipp::SCTP => self.sctp(c, start, end),
+            ipp::GRE => self.gre(c, start, end),
+            ipp::ESP => self.esp(c, start, end),
+            ipp::IPIP if self.cfg.ipv4_in_ipv4 => {
+                self.spawn(c, Tunnel::Ipv4InIpv4, Inner::Ipv4, start, end)
+            }
+            ipp::IPV6 => self.spawn(c, Tunnel::Ipv6InIpv4, Inner::Ipv6, start, end),
+            ipp::ICMPV6 => self.event(c, Event::Ipv4Icmpv6),
+            _ => {}
+        }
+    }
+
+    /// Walks the IPv4 options; false when they are so broken that decoding stops.
+    fn ipv4_options(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize) -> bool {
+        // Bit per option kind already seen (duplicate detection).
+        let mut seen = 0u16;
+        let mut pos = off;
+        while pos < end {
+            let kind = c.buf[pos];
+            if kind == 0 {
+                break; // End of option list.
+            }
+            if kind == 1 {
+                pos += 1;
+                continue;
+            }
+            if end - pos < 2 {
+                self.event(c, Event::Ipv4OptEolRequired);
+                return false;
+            }
+            let len = usize::from(c.buf[pos + 1]);
+            if len < 2 || len > end - pos {
+                self.event(c, Event::Ipv4OptInvalidLen);
+                return false;
+            }
+            let data = &c.buf[pos + 2..pos + len];
+            let (bit, ok) = match kind {
+                // Record route, loose/strict source route: pointer ≥ 4, route data a
+                // multiple of 4 bytes.
+                7 | 131 | 137 => (
+                    match kind {
+                        7 => 0,
+                        131 => 1,
+                        _ => 2,
+                    },
+                    len >= 3
+                        && data[0] >= 4
+                        && (len - 3) % 4 == 0
+                        && usize::from(data[0]) <= len + 1,
+                ),
+                // Timestamp: pointer ≥ 5, flag 0, 1 or 3, entries fit.
+                68 => (
+                    3,
+                    len >= 4 && data[0] >= 5 && matches!(data[1] & 0x0f, 0 | 1 | 3),
+                ),
+                // Security, extended security, CIPSO: variable length.
+                130 => (4, len >= 3),
+                133 => (5, len >= 3),
+                134 => (6, len >= 6),
+                // Stream id: 4 bytes.
+                136 => (7, len == 4),
+                // Router alert: 4 bytes.
+                148 => (8, len == 4),
+                // Quick start: 8 bytes.
+                25 => (9, len == 8),
+                _ => {
+                    self.event(c, Event::Ipv4OptInvalid);
+                    pos += len;
+                    continue;
+                }
+            };
+            if seen & (1 << bit) != 0 {
+                self.event(c, Event::Ipv4OptDuplicate);
+            }
+            seen |= 1 << bit;
+            if !ok {
+                self.event(c, Event::Ipv4OptMalformed);
+            }
+            pos += len;
+        }
+        true
+    }
+
+    pub(crate) fn ipv6(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize) {
+        self.stats.incr(Counter::Ipv6);
+        if !self.layer(c) {
+            return;
+        }
+        let b = &c.buf[off..end];
+        if b.len() < 40 {
+            self.event(c, Event::Ipv6PktTooSmall);
+            return;
+        }
+        if b[0] >> 4 != 6 {
+            self.event(c, Event::Ipv6WrongIpVersion);
+            return;
+        }
+        let plen = usize::from(be16(b, 4));
+        if b.len() < 40 + plen {
+            self.event(c, Event::Ipv6TruncPkt);
+            return;
+        }
+        let nh = b[6];
+        {
+            let p = c.pkt();
+            p.ip_version = 6;
+            p.l3_off = off32(off);
+            p.src.copy_from_slice(&b[8..24]);
+            p.dst.copy_from_slice(&b[24..40]);
+            p.tos = ((be16(b, 0) >> 4) & 0xff) as u8;
+            p.ttl = b[7];
+            p.proto = nh;
+        }
+        self.ipv6_exthdrs(c, nh, off + 40, off + 40 + plen);
+    }
+
+    fn ipv6_exthdrs(&mut self, c: &mut Ctx<'_, '_>, mut nh: u8, mut pos: usize, end: usize) {
+        // Counts of headers seen: hop-by-hop, routing, fragment, dest opts, AH, ESP.
+        let (mut hh, mut rh, mut fh, mut dh, mut ah) = (0u8, 0u8, 0u8, 0u8, 0u8);
+        loop {
+            c.pkt().proto = nh;
+            match nh {
+                ipp::TCP => return self.tcp(c, pos, end),
+                ipp::UDP => return self.udp(c, pos, end),
+                ipp::ICMPV6 => return self.icmpv6(c, pos, end),
+                ipp::SCTP => return self.sctp(c, pos, end),
+                ipp::GRE => return self.gre(c, pos, end),
+                ipp::IPIP => return self.ip_in_ipv6(c, pos, end, 4),
+                ipp::IPV6 => return self.ip_in_ipv6(c, pos, end, 6),
+                ipp::ICMP => return self.event(c, Event::Ipv6Icmpv4),
+                ipp::ESP => return self.esp(c, pos, end),
+                ipp::NONE => {
+                    if pos < end {
+                        self.event(c, Event::Ipv6DataAfterNoneHeader);
+                    }
+                    return;
+                }
+                ipp::HOPOPT | ipp::DSTOPTS | ipp::ROUTING | ipp::MH | ipp::HIP | ipp::SHIM6 => {
+                    if end - pos < 8 {
+                        return self.event(c, Event::Ipv6TruncExthdr);
+                    }
+                    let hlen = (usize::from(c.buf[pos + 1]) + 1) * 8;
+                    if hlen > end - pos {
+                        return self.event(c, Event::Ipv6TruncExthdr);
+                    }
+                    c.pkt().flags |= flags::IPV6_EXTHDRS;
+                    match nh {
+                        ipp::HOPOPT => {
+                            hh += 1;
+                            if hh > 1 {
+                                self.event(c, Event::Ipv6ExthdrDuplHh);
+                            }
+                            self.ipv6_options(c, pos + 2, pos + hlen, true);
+                        }
+                        ipp::DSTOPTS => {
+                            dh += 1;
+                            // One before the routing header, one before the upper layer.
+                            if dh > 2 {
+                                self.event(c, Event::Ipv6ExthdrDuplDh);
+                            }
+                            self.ipv6_options(c, pos + 2, pos + hlen, false);
+                        }
+                        ipp::ROUTING => {
+                            rh += 1;
+                            if rh > 1 {
+                                self.event(c, Event::Ipv6ExthdrDuplRh);
+                            }
+                            if c.buf[pos + 2] == 0 {
+                                self.event(c, Event::Ipv6RhType0);
+                            }
+                        }
+                        _ => {}
+                    }
+                    nh = c.buf[pos];
+                    pos += hlen;
+                }
+                ipp::FRAGMENT => {
+                    if end - pos < 8 {
+                        return self.event(c, Event::Ipv6TruncExthdr);
+                    }
+                    c.pkt().flags |= flags::IPV6_EXTHDRS;
+                    fh += 1;
+                    if fh > 1 {
+                        self.event(c, Event::Ipv6ExthdrDuplFh);
+                    }
+                    let b = &c.buf[pos..pos + 8];
+                    let reserved = b[1] != 0 || b[3] & 0x06 != 0;
+                    let offset = be16(b, 2) >> 3;
+                    let more = b[3] & 1 != 0;
+                    let ident = u32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+                    let next = b[0];
+                    if reserved {
+                        self.event(c, Event::Ipv6FhNonZeroReservedField);
+                    }
+                    if offset == 0 && !more {
+                        // Atomic fragment: decoded as a whole packet.
+                        self.event(c, Event::Ipv6ExthdrUselessFh);
+                        c.pkt().ip_id = ident;
+                        nh = next;
+                        pos += 8;
+                        continue;
+                    }
+                    let data_len = end - pos - 8;
+                    if more && !data_len.is_multiple_of(8) {
+                        self.event(c, Event::Ipv6FragInvalidLength);
+                    }
+                    if usize::from(offset) * 8 + data_len > 65535 {
+                        self.event(c, Event::Ipv6FragPktTooLarge);
+                    }
+                    let p = c.pkt();
+                    p.flags |= flags::FRAGMENT;
+                    if more {
+                        p.flags |= flags::IP_MF;
+                    }
+                    p.frag_off = offset;
+                    p.ip_id = ident;
+                    p.proto = next;
+                    p.payload_off = off32(pos + 8);
+                    p.payload_len = off32(data_len);
+                    return;
+                }
+                ipp::AH => {
+                    if end - pos < 12 {
+                        return self.event(c, Event::Ipv6TruncExthdr);
+                    }
+                    let hlen = (usize::from(c.buf[pos + 1]) + 2) * 4;
+                    if hlen > end - pos {
+                        return self.event(c, Event::Ipv6TruncExthdr);
+                    }
+                    c.pkt().flags |= flags::IPV6_EXTHDRS;
+                    ah += 1;
+                    if ah > 1 {
+                        self.event(c, Event::Ipv6ExthdrDuplAh);
+                    }
+                    if c.buf[pos + 2] != 0 || c.buf[pos + 3] != 0 {
+                        self.event(c, Event::Ipv6ExthdrAhResNotNull);
+                    }
+                    nh = c.buf[pos];
+                    pos += hlen;
+                }
+                _ => return self.event(c, Event::Ipv6UnknownNextHeader),
+            }
+        }
+    }
+
+    /// Hop-by-hop or destination options TLVs.
+    fn ipv6_options(&mut self, c: &mut Ctx<'_, '_>, mut pos: usize, end: usize, hop: bool) {
+        let mut only_padding = true;
+        while pos < end {
+            let kind = c.buf[pos];
+            if kind == 0 {
+                pos += 1;
+                continue;
+            }
+            if end - pos < 2 {
+                self.event(c, Event::Ipv6ExthdrInvalidOptlen);
+                return;
+            }
+            let len = usize::from(c.buf[pos + 1]);
+            if len > end - pos - 2 {
+                self.event(c, Event::Ipv6ExthdrInvalidOptlen);
+                return;
+            }
+            match kind {
+                1 => {
+                    if len == 0 {
+                        self.event(c, Event::Ipv6ZeroLenPadn);
+                    }
+                }
+                // Router alert, jumbo payload (hop-by-hop); home address (dest opts).
+                5 | 0xc2 if hop => only_padding = false,
+                0xc9 if !hop => only_padding = false,
+                _ => {
+                    only_padding = false;
+                    self.event(
+                        c,
+                        if hop {
+                            Event::Ipv6HopoptsUnknownOpt
+                        } else {
+                            Event::Ipv6DstoptsUnknownOpt
+                        },
+                    );
+                }
+            }
+            pos += 2 + len;
+        }
+        if only_padding {
+            self.event(
+                c,
+                if hop {
+                    Event::Ipv6HopoptsOnlyPadding
+                } else {
+                    Event::Ipv6DstoptsOnlyPadding
+                },
+            );
+        }
+    }
+
+    /// IPv4-in-IPv6 (version 4) or IPv6-in-IPv6 (version 6).
+    fn ip_in_ipv6(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize, version: u8) {
+        let len = end - off;
+        let first = c.buf.get(off).map(|b| b >> 4);
+        if version == 4 {
+            self.stats.incr(Counter::Ipv4InIpv6);
+            if len < 20 {
+                return self.event(c, Event::Ipv6Ipv4InIpv6TooSmall);
+            }
+            if first != Some(4) {
+                return self.event(c, Event::Ipv6Ipv4InIpv6WrongVersion);
+            }
+            self.spawn(c, Tunnel::Ipv4InIpv6, Inner::Ipv4, off, end);
+        } else {
+            self.stats.incr(Counter::Ipv6InIpv6);
+            if len < 40 {
+                return self.event(c, Event::Ipv6Ipv6InIpv6TooSmall);
+            }
+            if first != Some(6) {
+                return self.event(c, Event::Ipv6Ipv6InIpv6WrongVersion);
+            }
+            self.spawn(c, Tunnel::Ipv6InIpv6, Inner::Ipv6, off, end);
+        }
+    }
+}
