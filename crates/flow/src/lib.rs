@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod adapter;
 pub mod defrag;
 pub mod key;
 pub mod reasm;

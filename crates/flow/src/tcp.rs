@@ -298,11 +298,7 @@ impl TcpSession {
                 st.established = true;
             }
             // A new SYN on a finished session: the 5-tuple is reused.
-            s if s >= TcpState::FinWait1
-                && syn
-                && !ack
-                && (s.flow_class() == 2 || h.seq != self.half[di].isn) =>
-            {
+            _ if syn && !ack && self.syn_reuses(d, h.seq) => {
                 st.reuse = true;
                 return st;
             }
@@ -347,6 +343,21 @@ impl TcpSession {
         self.state = self.close_state(d, fin, ack, h.ack);
         st.closed = self.state == TcpState::Closed && before != TcpState::Closed;
         st
+    }
+
+    /// Does a SYN (without ACK) with sequence number `seq` in direction `d` start a new
+    /// session on this 5-tuple? As Suricata decides: when there is no session, or the
+    /// session has reached LAST_ACK, CLOSE_WAIT, CLOSING or CLOSED (Suricata's states
+    /// from LAST_ACK on); a client SYN with the session's own ISN is a retransmission.
+    pub fn syn_reuses(&self, d: Dir, seq: u32) -> bool {
+        use TcpState::*;
+        if self.state == None {
+            return true;
+        }
+        if d == Dir::ToServer && seq == self.half[0].isn {
+            return false;
+        }
+        matches!(self.state, LastAck | CloseWait | Closing | Closed)
     }
 
     /// The close-sequence transitions after a packet in direction `d`.

@@ -426,11 +426,7 @@ impl FlowTracker {
         if let (Lookup::Found(slot), Some(h)) = (lookup, p.tcp.as_ref()) {
             let f = &self.table.entry(slot).value;
             let d = dir_of(f, swapped);
-            if h.has(tcp::flags::SYN)
-                && !h.has(tcp::flags::ACK)
-                && f.tcp.state >= TcpState::FinWait1
-                && (f.tcp.state.flow_class() == 2 || h.seq != f.tcp.half[d.index()].isn)
-            {
+            if h.has(tcp::flags::SYN) && !h.has(tcp::flags::ACK) && f.tcp.syn_reuses(d, h.seq) {
                 self.table.entry_mut(slot).value.tcp.state = f.tcp.state;
                 self.end_with(slot, EndReason::Reused);
                 self.stats.tcp_reuse += 1;
@@ -465,7 +461,8 @@ impl FlowTracker {
             }
         };
         let entry = self.table.entry_mut(slot);
-        entry.last_us = entry.last_us.max(p.ts_us);
+        // Like Suricata, the last-seen time follows the packet even if time goes back.
+        entry.last_us = p.ts_us;
         let f = &mut entry.value;
         let dir = dir_of(f, swapped);
         let di = dir.index();

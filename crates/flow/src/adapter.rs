@@ -1,0 +1,160 @@
+//! The thin layer between the decoder's [`wire::Packet`] and the tracker's inputs, and a
+//! driver that runs one decoded frame through defragmentation and flow tracking.
+
+use wire::{flags as pf, Decoded, Decoder, Packet};
+
+use crate::defrag::{DefragResult, FragKey, Fragment};
+use crate::key::{Family, FlowKey};
+use crate::tcp::TcpHeader;
+use crate::tracker::{FlowTracker, PacketInfo, Update};
+
+/// IP protocols Suricata keeps flows for.
+fn wants_flow(proto: u8) -> bool {
+    matches!(proto, 6 | 17 | 1 | 58 | 132 | 50)
+}
+
+fn family(p: &Packet) -> Option<Family> {
+    match p.ip_version {
+        4 => Some(Family::V4),
+        6 => Some(Family::V6),
+        _ => None,
+    }
+}
+
+fn ts_us(p: &Packet) -> u64 {
+    p.ts.0 / 1000
+}
+
+/// The flow key of a decoded packet (`None` without IP, for fragments, or for
+/// protocols that get no flow).
+pub fn flow_key(p: &Packet) -> Option<FlowKey> {
+    let fam = family(p)?;
+    if p.has(pf::FRAGMENT) || !wants_flow(p.proto) || (p.l4_off == 0 && p.proto != 50) {
+        return None;
+    }
+    // ICMP flows have no ports (both directions of an echo are one flow).
+    let (sport, dport) = match p.proto {
+        1 | 58 => (0, 0),
+        _ => (p.sport, p.dport),
+    };
+    Some(FlowKey {
+        src: p.src,
+        dst: p.dst,
+        sport,
+        dport,
+        vlan: [p.vlan[0], p.vlan[1], 0],
+        proto: p.proto,
+        family: fam,
+    })
+}
+
+/// The tracker input of a decoded packet; `buf` is the buffer it was decoded from.
+pub fn packet_info<'a>(p: &Packet, buf: &'a [u8]) -> Option<PacketInfo<'a>> {
+    let key = flow_key(p)?;
+    let tcp = (p.proto == 6).then_some(TcpHeader {
+        seq: p.seq,
+        ack: p.ack,
+        flags: p.tcp_flags,
+        window: p.window,
+    });
+    let ip_len =
+        (p.payload_off as usize + p.payload_len as usize).saturating_sub(p.l3_off as usize);
+    Some(PacketInfo {
+        key,
+        ts_us: ts_us(p),
+        len: ip_len as u32,
+        tcp,
+        payload: p.payload(buf),
+    })
+}
+
+/// The defragmentation input of a decoded IP fragment (`None` for anything else).
+pub fn fragment<'a>(p: &Packet, buf: &'a [u8]) -> Option<Fragment<'a>> {
+    if !p.has(pf::FRAGMENT) {
+        return None;
+    }
+    let fam = family(p)?;
+    let l3 = p.l3_off as usize;
+    let data = p.payload(buf);
+    let (hdr_end, v6_next) = match fam {
+        Family::V4 => (p.payload_off as usize, None),
+        Family::V6 => {
+            let fh = (p.payload_off as usize).checked_sub(8)?;
+            // Find the next-header byte that names the fragment header: the fixed
+            // header's, or that of the last extension header before it.
+            let mut nh_pos = 6usize;
+            let mut pos = 40usize;
+            while l3 + pos < fh {
+                nh_pos = pos;
+                pos += (*buf.get(l3 + pos + 1)? as usize + 1) * 8;
+            }
+            (fh, Some((nh_pos, p.proto)))
+        }
+    };
+    let header = buf.get(l3..hdr_end)?;
+    let mut src = p.src;
+    let mut dst = p.dst;
+    if fam == Family::V4 {
+        src[4..].fill(0);
+        dst[4..].fill(0);
+    }
+    Some(Fragment {
+        key: FragKey {
+            src,
+            dst,
+            id: p.ip_id,
+            proto: if fam == Family::V4 { p.proto } else { 0 },
+            family: fam,
+            vlan: p.vlan[0],
+        },
+        offset: p.frag_off as u32 * 8,
+        more: p.has(pf::IP_MF),
+        data,
+        header,
+        v6_next,
+        ts_us: ts_us(p),
+    })
+}
+
+/// Runs the packets of one decoded frame through defragmentation and the tracker,
+/// calling `f` with each packet that has a flow and its [`Update`]. Reassembled
+/// datagrams are decoded again with `decoder.decode_ip` (into `scratch`) and tracked
+/// like captured packets. `buf` is the frame.
+pub fn track_frame(
+    tracker: &mut FlowTracker,
+    decoder: &mut Decoder,
+    decoded: &Decoded,
+    buf: &[u8],
+    scratch: &mut FrameScratch,
+    mut f: impl FnMut(&Packet, &[u8], &Update<'_>),
+) {
+    for p in decoded.packets() {
+        if let Some(frag) = fragment(p, buf) {
+            if let DefragResult::Reassembled(dg) = tracker.defrag().insert(&frag) {
+                scratch.datagram.clear();
+                scratch.datagram.extend_from_slice(dg);
+                decoder.decode_ip(&scratch.datagram, p, &mut scratch.decoded);
+                for q in scratch.decoded.packets() {
+                    if let Some(info) = packet_info(q, &scratch.datagram) {
+                        if let Some(u) = tracker.packet(&info) {
+                            f(q, &scratch.datagram, &u);
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some(info) = packet_info(p, buf) {
+            if let Some(u) = tracker.packet(&info) {
+                f(p, buf, &u);
+            }
+        }
+    }
+}
+
+/// Reusable buffers of [`track_frame`].
+#[derive(Default)]
+pub struct FrameScratch {
+    datagram: Vec<u8>,
+    decoded: Decoded,
+}
