@@ -41,7 +41,12 @@ pub struct RunArgs {
 
     /// Checksum validation: `all` drops packets with invalid checksums, `none` inspects
     /// them anyway (Suricata's `-k`).
-    #[arg(short = 'k', value_enum, value_name = "all|none", default_value = "all")]
+    #[arg(
+        short = 'k',
+        value_enum,
+        value_name = "all|none",
+        default_value = "all"
+    )]
     pub checksum: ChecksumArg,
 
     /// Configuration file (a suricata.yaml is accepted).
@@ -76,16 +81,28 @@ pub struct RunArgs {
 
     /// Suricata's fault-injection test options (`--simulate-packet-tcp-reassembly-memcap=N`
     /// and friends): accepted; reported as not supported.
-    #[arg(long = "simulate-packet-tcp-reassembly-memcap", hide = true, value_name = "N")]
+    #[arg(
+        long = "simulate-packet-tcp-reassembly-memcap",
+        hide = true,
+        value_name = "N"
+    )]
     pub simulate_reassembly_memcap: Option<String>,
     /// See `simulate_reassembly_memcap`.
     #[arg(long = "simulate-packet-defrag-memcap", hide = true, value_name = "N")]
     pub simulate_defrag_memcap: Option<String>,
     /// See `simulate_reassembly_memcap`.
-    #[arg(long = "simulate-applayer-error-at-offset-ts", hide = true, value_name = "N")]
+    #[arg(
+        long = "simulate-applayer-error-at-offset-ts",
+        hide = true,
+        value_name = "N"
+    )]
     pub simulate_applayer_error_ts: Option<String>,
     /// See `simulate_reassembly_memcap`.
-    #[arg(long = "simulate-applayer-error-at-offset-tc", hide = true, value_name = "N")]
+    #[arg(
+        long = "simulate-applayer-error-at-offset-tc",
+        hide = true,
+        value_name = "N"
+    )]
     pub simulate_applayer_error_tc: Option<String>,
     /// See `simulate_reassembly_memcap`.
     #[arg(long = "simulate-packet-flow-memcap", hide = true, value_name = "N")]
@@ -147,7 +164,8 @@ mod tests {
 
     #[test]
     fn repeated_option_takes_last_value() {
-        let cli = Cli::try_parse_from(["osprey", "-r", "a.pcap", "-k", "all", "-k", "none"]).unwrap();
+        let cli =
+            Cli::try_parse_from(["osprey", "-r", "a.pcap", "-k", "all", "-k", "none"]).unwrap();
         assert_eq!(cli.run.checksum, ChecksumArg::None);
         let cli = Cli::try_parse_from(["osprey", "-r", "a.pcap", "-r", "b.pcap"]).unwrap();
         assert_eq!(cli.run.read.unwrap(), PathBuf::from("b.pcap"));
@@ -156,9 +174,24 @@ mod tests {
     #[test]
     fn corpus_style_arguments_parse() {
         let cli = Cli::try_parse_from([
-            "osprey", "-r", "input.pcap", "-S", "test.rules", "-l", "out", "-k", "none",
-            "--set", "stream.midstream=true", "--runmode=single", "--simulate-ips",
-            "--simulate-packet-tcp-reassembly-memcap=4", "--set", "a.b=c", "-c", "suricata.yaml",
+            "osprey",
+            "-r",
+            "input.pcap",
+            "-S",
+            "test.rules",
+            "-l",
+            "out",
+            "-k",
+            "none",
+            "--set",
+            "stream.midstream=true",
+            "--runmode=single",
+            "--simulate-ips",
+            "--simulate-packet-tcp-reassembly-memcap=4",
+            "--set",
+            "a.b=c",
+            "-c",
+            "suricata.yaml",
         ])
         .unwrap();
         assert_eq!(cli.run.set, vec!["stream.midstream=true", "a.b=c"]);
@@ -169,6 +202,9 @@ mod tests {
     #[test]
     fn subcommand_parses() {
         let cli = Cli::try_parse_from(["osprey", "rules", "check", "--json", "x.rules"]).unwrap();
-        assert!(matches!(cli.command, Some(Command::Rules(RulesCommand::Check { json: true, .. }))));
+        assert!(matches!(
+            cli.command,
+            Some(Command::Rules(RulesCommand::Check { json: true, .. }))
+        ));
     }
 }

@@ -1,0 +1,110 @@
+//! `osprey -r FILE` end to end: summary, stats.json, errors.
+
+mod common;
+
+use common::{osprey, repo, shared, stats, tempdir};
+
+#[test]
+fn sample_run_writes_stats() {
+    let out = tempdir("sample");
+    let pcap = repo("samples/sample.pcap");
+    let r = osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-l",
+        out.to_str().unwrap(),
+        "-k",
+        "none",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(text.contains("packets: 78"), "{text}");
+    let s = stats(&out);
+    assert_eq!(s["decoder"]["pkts"], 78);
+    assert_eq!(s["decoder"]["ipv4"], 78);
+    // The Teredo tunnel's inner IPv6 packets are decoded too.
+    assert!(s["decoder"]["teredo"].as_u64().unwrap() >= 1);
+    assert!(s["decoder"]["ipv6"].as_u64().unwrap() >= 1);
+}
+
+/// The foundation's bar: decoder.pkts and the per-protocol counts of Suricata 7.0.10 on
+/// sv-ether.pcap. The counts Osprey cannot reach before defragmentation exists are
+/// checked against the figures explained in bench/RESULTS.md.
+#[test]
+fn sv_ether_counts() {
+    let Some(pcap) = shared("pcaps/sv-ether.pcap") else {
+        return;
+    };
+    let out = tempdir("sv-ether");
+    let r = osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-l",
+        out.to_str().unwrap(),
+        "-k",
+        "none",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let s = stats(&out);
+    let d = &s["decoder"];
+    assert_eq!(d["pkts"], 183_315);
+    assert_eq!(d["bytes"], 49_767_683);
+    for (name, want) in [
+        ("tcp", 71_557u64),
+        ("ipv4", 98_690),
+        ("ipv6", 93_632),
+        ("udp", 19_645),
+    ] {
+        let got = d[name].as_u64().unwrap();
+        let diff = got.abs_diff(want) as f64 / want as f64;
+        assert!(diff < 0.25, "decoder.{name}: {got} vs Suricata's {want}");
+    }
+}
+
+#[test]
+fn corpus_arguments_accepted_and_last_value_wins() {
+    let out = tempdir("args");
+    let pcap = repo("samples/sample.pcap");
+    let r = osprey(&[
+        "-r",
+        "/nonexistent.pcap",
+        "-r",
+        pcap.to_str().unwrap(),
+        "-l",
+        out.to_str().unwrap(),
+        "-k",
+        "all",
+        "-k",
+        "none",
+        "--runmode=single",
+        "--set",
+        "stream.midstream=true",
+        "--set",
+        "no.such.key=1",
+        "--simulate-ips",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(stats(&out)["decoder"]["pkts"], 78);
+}
+
+#[test]
+fn unreadable_input_is_one_line_error() {
+    let out = tempdir("bad");
+    let r = osprey(&["-r", "/nonexistent/input.pcap", "-l", out.to_str().unwrap()]);
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/input.pcap"), "{err}");
+
+    let junk = out.join("junk.pcap");
+    std::fs::write(&junk, b"this is not a capture file at all").unwrap();
+    let r = osprey(&["-r", junk.to_str().unwrap(), "-l", out.to_str().unwrap()]);
+    assert!(!r.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&r.stderr)
+            .trim_end()
+            .lines()
+            .count(),
+        1
+    );
+}

@@ -1,0 +1,30 @@
+//! Settings of a run, as the command line and configuration file give them.
+
+/// Checksum validation, Suricata's `-k` / `checksum-validation`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChecksumMode {
+    /// Verify checksums; packets with a wrong IPv4, TCP, UDP or ICMP checksum are
+    /// counted and not passed to the flow and detection stages (Suricata's `-k all`).
+    #[default]
+    All,
+    /// Do not verify checksums: every packet is inspected (`-k none`).
+    None,
+}
+
+/// Everything the pipeline needs to know about a run.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Checksum validation.
+    pub checksum: ChecksumMode,
+    /// Frames read per batch (1 to 128; Kargus and MIDeA batch at this size).
+    pub batch_size: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            checksum: ChecksumMode::All,
+            batch_size: capture::BATCH_SIZE,
+        }
+    }
+}
