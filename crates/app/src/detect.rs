@@ -160,7 +160,11 @@ pub fn probe_tcp(dir: Direction, data: &[u8], dns_port: bool) -> Probe {
             need = true;
         } else {
             let len = usize::from(u16::from_be_bytes([data[0], data[1]]));
-            if len >= 12 && probe_header(&data[2..], dir) {
+            // A whole message must have a question that parses; a partial one is judged
+            // by its header alone.
+            let msg = &data[2..data.len().min(2 + len)];
+            let complete = data.len() >= 2 + len;
+            if len >= 12 && probe_header(msg, dir, complete) {
                 return Probe::Match(AppProto::Dns);
             }
         }
@@ -174,7 +178,7 @@ pub fn probe_tcp(dir: Direction, data: &[u8], dns_port: bool) -> Probe {
 
 /// Probes a UDP payload: DNS on port 53.
 pub fn probe_udp(dir: Direction, payload: &[u8], dns_port: bool) -> Probe {
-    if dns_port && probe_header(payload, dir) {
+    if dns_port && probe_header(payload, dir, true) {
         Probe::Match(AppProto::Dns)
     } else {
         Probe::NoMatch

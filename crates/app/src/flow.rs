@@ -284,3 +284,126 @@ impl AppFlow {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::HttpBuffer;
+
+    #[test]
+    fn http_detected_on_any_port_and_replayed() {
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 8081);
+        f.parse(&mut ctx, Direction::ToServer, b"GE");
+        assert_eq!(f.app_proto(), AppProto::Unknown);
+        f.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"T /x HTTP/1.1\r\nHost: h\r\n\r\n",
+        );
+        assert_eq!(f.app_proto(), AppProto::Http);
+        f.parse(
+            &mut ctx,
+            Direction::ToClient,
+            b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+        );
+        let tx = f.http().unwrap().tx(0).unwrap();
+        assert_eq!(
+            tx.buffer(HttpBuffer::Uri, Direction::ToServer).unwrap(),
+            b"/x"
+        );
+        assert!(tx.is_complete());
+        assert_eq!(ctx.counters.get(Counter::FlowHttp), 1);
+    }
+
+    #[test]
+    fn server_first_then_client_decides() {
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 8081);
+        f.parse(
+            &mut ctx,
+            Direction::ToClient,
+            b"HTTP/1.0 200 OK\r\n\r\nbody",
+        );
+        assert_eq!(f.app_proto(), AppProto::Http);
+        let tx = f.http().unwrap().tx(0).unwrap();
+        assert_eq!(tx.status(), Some(200));
+    }
+
+    #[test]
+    fn unknown_protocols_fail() {
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 25);
+        f.parse(&mut ctx, Direction::ToClient, b"220 mail ESMTP\r\n");
+        assert_eq!(f.app_proto(), AppProto::Unknown);
+        f.parse(&mut ctx, Direction::ToServer, b"EHLO x\r\n");
+        assert_eq!(f.app_proto(), AppProto::Failed);
+        assert_eq!(ctx.counters.get(Counter::FlowFailedTcp), 1);
+        // Too many undecided bytes fail too.
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 80);
+        f.parse(&mut ctx, Direction::ToServer, b"GET");
+        for _ in 0..10 {
+            f.parse(&mut ctx, Direction::ToClient, &[b'H'; 1000]);
+        }
+        assert_eq!(f.app_proto(), AppProto::Failed);
+    }
+
+    #[test]
+    fn dns_udp_and_tcp() {
+        use crate::dns::parser::tests::{answer_a, query};
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Udp, 5353, 53);
+        f.datagram(&mut ctx, Direction::ToServer, &query(9, "example.org", 1));
+        f.datagram(
+            &mut ctx,
+            Direction::ToClient,
+            &answer_a(9, "example.org", [9, 9, 9, 9]),
+        );
+        assert_eq!(f.app_proto(), AppProto::Dns);
+        assert_eq!(f.dns().unwrap().tx_count(), 2);
+        assert_eq!(ctx.counters.get(Counter::FlowDnsUdp), 1);
+        assert_eq!(ctx.counters.get(Counter::TxDnsUdp), 2);
+        let mut f = AppFlow::new(Transport::Udp, 5000, 5001);
+        f.datagram(&mut ctx, Direction::ToServer, &query(9, "example.org", 1));
+        f.datagram(&mut ctx, Direction::ToClient, b"x");
+        assert_eq!(f.app_proto(), AppProto::Failed);
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 53);
+        let q = query(3, "tcp.example", 1);
+        let mut s = (q.len() as u16).to_be_bytes().to_vec();
+        s.extend_from_slice(&q);
+        for b in s.chunks(3) {
+            f.parse(&mut ctx, Direction::ToServer, b);
+        }
+        assert_eq!(f.app_proto(), AppProto::Dns);
+        let names: Vec<_> = f.dns().unwrap().txs().flat_map(|t| t.queries()).collect();
+        assert_eq!(names, vec![&b"tcp.example"[..]]);
+        assert_eq!(ctx.counters.get(Counter::TxDnsTcp), 1);
+    }
+
+    #[test]
+    fn tls_on_any_port() {
+        use crate::tls::parser::tests::{client_hello_msg, records};
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 8443);
+        let ch = records(22, &client_hello_msg("sni.example", &[]), 64);
+        for b in ch.chunks(2) {
+            f.parse(&mut ctx, Direction::ToServer, b);
+        }
+        assert_eq!(f.app_proto(), AppProto::Tls);
+        assert_eq!(f.tls().unwrap().sni(), Some(&b"sni.example"[..]));
+        assert_eq!(ctx.counters.get(Counter::FlowTls), 1);
+    }
+
+    #[test]
+    fn gap_before_detection() {
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 80);
+        f.gap(&mut ctx, Direction::ToServer, 10);
+        f.parse(&mut ctx, Direction::ToClient, b"HTTP/1.1 200 OK\r\n\r\n");
+        assert_eq!(f.app_proto(), AppProto::Http);
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 80);
+        f.gap(&mut ctx, Direction::ToServer, 10);
+        f.gap(&mut ctx, Direction::ToClient, 10);
+        assert_eq!(f.app_proto(), AppProto::Failed);
+    }
+}

@@ -235,9 +235,9 @@ pub fn parse_message(m: &[u8]) -> Result<DnsMessage, DnsError> {
     })
 }
 
-/// Whether `b` starts with a plausible DNS header for direction `dir` followed by a
-/// first question that parses (what Suricata's DNS probe checks).
-pub fn probe_header(b: &[u8], dir: Direction) -> bool {
+/// Whether `b` starts with a plausible DNS header for direction `dir` followed (when
+/// `whole`, i.e. `b` is the complete message) by a first question that parses.
+pub fn probe_header(b: &[u8], dir: Direction, whole: bool) -> bool {
     let Some(h) = DnsHeader::parse(b) else {
         return false;
     };
@@ -247,7 +247,7 @@ pub fn probe_header(b: &[u8], dir: Direction) -> bool {
     if h.qdcount == 0 {
         return dir == Direction::ToClient && h.is_response();
     }
-    parse_query(b, 12).is_ok()
+    !whole || parse_query(b, 12).is_ok()
 }
 
 /// Suricata's name for a record type (`rrtype` in EVE), `None` when it prints the
