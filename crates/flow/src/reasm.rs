@@ -87,8 +87,10 @@ pub enum Chunk {
 pub struct InsertOutcome {
     /// New bytes stored.
     pub stored: u32,
-    /// The segment overlapped data already held or already consumed.
+    /// The segment overlapped data held (not yet consumed by both consumers).
     pub overlap: bool,
+    /// The segment (or its start) repeats bytes both consumers already took.
+    pub retransmit: bool,
     /// Overlapping bytes that differ from what was held.
     pub overlap_diff: bool,
     /// The segment crossed the reassembly depth (first time for this stream).
@@ -145,6 +147,8 @@ pub struct Reassembly {
     depth_reached: bool,
     /// Reused list of the ranges one insert adds.
     scratch: Vec<Range<u64>>,
+    /// A segment was offered since the last reset.
+    touched: bool,
 }
 
 /// Most segments one direction may hold (each keeps its own boundaries, which the
@@ -169,6 +173,12 @@ impl Reassembly {
         self.segs.clear();
         self.progress = [0; 2];
         self.depth_reached = false;
+        self.touched = false;
+    }
+
+    /// True once a segment was offered to this stream (since the last reset).
+    pub fn touched(&self) -> bool {
+        self.touched
     }
 
     /// Stream offset of sequence number `seq` (wraparound-safe within ±2 GiB of the
@@ -256,14 +266,20 @@ impl Reassembly {
                 let s = self.ref_seq;
                 return self.insert(s, &data[skip..], lim, memuse, memcap);
             }
-            out.overlap = true;
+            out.retransmit = true;
             return out;
         };
+        self.touched = true;
         self.compact();
         let mut end = start + data.len() as u64;
         let consumed = self.progress[0].max(self.progress[1]);
         if start < self.base || start < consumed {
-            out.overlap = true;
+            out.retransmit = true;
+        }
+        let first = start.max(self.base);
+        if first > self.base + lim.max_ahead {
+            out.out_of_window = true;
+            return out;
         }
         if lim.depth > 0 && end > lim.depth {
             if !self.depth_reached {
@@ -272,12 +288,7 @@ impl Reassembly {
             }
             end = lim.depth;
         }
-        let first = start.max(self.base);
         if first >= end {
-            return out;
-        }
-        if first > self.base + lim.max_ahead {
-            out.out_of_window = true;
             return out;
         }
         // Keep offsets mappable over long streams.
@@ -516,7 +527,7 @@ mod tests {
         collect(&mut r, Consumer::App, 4, false);
         collect(&mut r, Consumer::Raw, 4, false);
         let o = ins(&mut r, 0, b"abcd", OverlapPolicy::Bsd);
-        assert!(o.overlap && o.stored == 0);
+        assert!(o.retransmit && !o.overlap && o.stored == 0);
     }
 
     /// The classic overlap table: old segments "AAAA" at 2..6 and "BBBB" at 8..12,

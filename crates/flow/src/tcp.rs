@@ -323,7 +323,9 @@ impl TcpSession {
         if seq_gt(end, self.half[di].next_seq) {
             self.half[di].next_seq = end;
         }
-        st.accept_data = payload_len > 0 && self.state >= TcpState::SynRecv;
+        // Data counts from the handshake's second step until the session closed.
+        st.accept_data =
+            payload_len > 0 && self.state >= TcpState::SynRecv && self.state != TcpState::Closed;
         // Acknowledgement of the other side's data.
         if ack && self.half[oi].flags & H_ISN != 0 {
             let o = &mut self.half[oi];

@@ -193,6 +193,8 @@ impl Events {
     pub const DEPTH_REACHED: u16 = 128;
     /// A gap was skipped in the stream handed to the app layer.
     pub const GAP: u16 = 256;
+    /// The payload repeated stream bytes already consumed (retransmission).
+    pub const RETRANSMISSION: u16 = 512;
 
     /// True when bit `b` is set.
     pub fn has(self, b: u16) -> bool {
@@ -534,7 +536,7 @@ impl FlowTracker {
                         // was created (midstream, SYN/ACK): keep the ISN in sync while
                         // nothing is held.
                         for (k, r) in pair.iter_mut().enumerate() {
-                            if r.held_end() == 0 && r.buffer().is_empty() {
+                            if !r.touched() {
                                 r.reset(f.tcp.half[k].isn.wrapping_add(1));
                             }
                         }
@@ -546,6 +548,9 @@ impl FlowTracker {
                                 &mut self.reasm_memuse,
                                 self.cfg.reassembly_memcap,
                             );
+                            if o.retransmit {
+                                events |= Events::RETRANSMISSION;
+                            }
                             if o.overlap {
                                 events |= Events::OVERLAP;
                                 self.stats.overlap += 1;

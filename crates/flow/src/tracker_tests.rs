@@ -206,7 +206,11 @@ fn out_of_order_and_gap_are_reported() {
     assert_eq!(counter(&t, "tcp.reassembly_gap"), 1);
     // Retransmission overlaps.
     let (e, _, _) = run(&mut t, &pkt(true, 101, 501, ACK, b"hello", 9));
-    assert!(e.has(Events::OVERLAP));
+    assert!(e.has(Events::RETRANSMISSION) && !e.has(Events::OVERLAP));
+    // Overlap with held, unacknowledged data.
+    run(&mut t, &pkt(true, 121, 501, ACK, b"abcdef", 10));
+    let (e, _, _) = run(&mut t, &pkt(true, 124, 501, ACK, b"dXf", 11));
+    assert!(e.has(Events::OVERLAP) && e.has(Events::OVERLAP_DIFF));
 }
 
 #[test]
