@@ -14,7 +14,7 @@ pub(crate) const OWNED_BATCH_BYTES: usize = 2 << 20;
 
 /// Read-only bytes shared between a source and the batches it fills (a mapped file or an
 /// in-memory capture).
-pub(crate) type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
 /// Where the frame bytes of a batch live.
 enum Backing {

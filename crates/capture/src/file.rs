@@ -119,7 +119,8 @@ impl FileSource {
         Ok(FileSource::new(name, format, Input::Stream(stream)))
     }
 
-    fn from_shared(name: &Path, bytes: SharedBytes) -> Result<FileSource, CaptureError> {
+    /// A source over bytes shared with other owners (no copy); `name` labels errors.
+    pub fn from_shared(name: &Path, bytes: SharedBytes) -> Result<FileSource, CaptureError> {
         let data = (*bytes).as_ref();
         let format = detect(name, data)?;
         let (format, pos) = start(name, format, data)?;

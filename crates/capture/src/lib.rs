@@ -39,7 +39,7 @@ mod testutil;
 use std::io::Read;
 use std::path::Path;
 
-pub use batch::{Batch, Frame, BATCH_SIZE};
+pub use batch::{Batch, Frame, SharedBytes, BATCH_SIZE};
 pub use error::CaptureError;
 pub use file::{FileFormat, FileSource};
 #[cfg(target_os = "linux")]
@@ -70,6 +70,12 @@ pub fn open(path: &Path) -> Result<Box<dyn Source>, CaptureError> {
 /// Opens a capture held in memory (e.g. for benchmarks); `name` labels errors.
 pub fn open_bytes(name: &Path, bytes: Vec<u8>) -> Result<Box<dyn Source>, CaptureError> {
     Ok(Box::new(FileSource::from_bytes(name, bytes)?))
+}
+
+/// Opens a capture held in shared memory without copying it (e.g. one capture read by
+/// many benchmark iterations); `name` labels errors.
+pub fn open_shared(name: &Path, bytes: SharedBytes) -> Result<Box<dyn Source>, CaptureError> {
+    Ok(Box::new(FileSource::from_shared(name, bytes)?))
 }
 
 /// Opens a capture read from any stream; `name` labels errors.

@@ -8,7 +8,7 @@ use crate::step::MAX_BLOCK;
 const READ_CHUNK: usize = 256 << 10;
 
 /// A window over a byte stream, refilled in place; its buffer never exceeds
-/// `MAX_BLOCK + READ_CHUNK` bytes.
+/// `max(MAX_BLOCK, READ_CHUNK)` bytes.
 pub(crate) struct Stream {
     reader: Box<dyn Read + Send>,
     buf: Vec<u8>,
@@ -51,9 +51,10 @@ impl Stream {
                 self.end -= self.start;
                 self.start = 0;
             }
-            let want = need.max(self.end + READ_CHUNK);
-            if self.buf.len() < want {
-                self.buf.resize(want, 0);
+            // Grow only for a record larger than the buffer; otherwise the compaction
+            // above left room, and the buffer is never reallocated while reading.
+            if self.buf.len() < need {
+                self.buf.resize(need, 0);
             }
             let room = &mut self.buf[self.end..];
             match self.reader.read(room) {
