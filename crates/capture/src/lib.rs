@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 mod batch;
+mod bpf;
 mod error;
 mod file;
 #[cfg(target_os = "linux")]
@@ -40,6 +41,7 @@ use std::io::Read;
 use std::path::Path;
 
 pub use batch::{Batch, Frame, SharedBytes, BATCH_SIZE};
+pub use bpf::{parse_bpf_program, BpfInstruction, MAX_BPF_INSTRUCTIONS};
 pub use error::CaptureError;
 pub use file::{FileFormat, FileSource};
 #[cfg(target_os = "linux")]

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use wire::LinkType;
 
 use crate::batch::{Meta, OWNED_BATCH_BYTES};
-use crate::{Batch, CaptureError, CaptureStats, Source, Timestamp};
+use crate::{Batch, BpfInstruction, CaptureError, CaptureStats, Source, Timestamp};
 
 /// Settings of a live capture socket.
 #[derive(Clone, Debug)]
@@ -27,6 +27,9 @@ pub struct LiveOptions {
     pub block_count: u32,
     /// Milliseconds after which the kernel hands over a partly filled block.
     pub block_timeout_ms: u32,
+    /// Keep only the frames this classic BPF program accepts (filtered in the kernel,
+    /// before the ring); see [`parse_bpf_program`](crate::parse_bpf_program).
+    pub filter: Option<Vec<BpfInstruction>>,
     /// Put the interface in promiscuous mode while the socket is open.
     pub promiscuous: bool,
     /// Milliseconds one `poll` waits before `next_batch` re-checks `stop`.
@@ -43,6 +46,7 @@ impl Default for LiveOptions {
             block_size: 1 << 20,
             block_count: 32,
             block_timeout_ms: 10,
+            filter: None,
             promiscuous: true,
             poll_timeout_ms: 100,
             stop: Arc::new(AtomicBool::new(false)),
@@ -128,6 +132,31 @@ fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, val: &T) -> i
     }
 }
 
+/// Attaches a classic BPF program to the socket.
+fn attach_filter(sock: RawFd, prog: &[BpfInstruction]) -> io::Result<()> {
+    if prog.is_empty() || prog.len() > crate::MAX_BPF_INSTRUCTIONS {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "program length outside 1..=4096",
+        ));
+    }
+    let mut insns: Vec<libc::sock_filter> = prog
+        .iter()
+        .map(|i| libc::sock_filter {
+            code: i.code,
+            jt: i.jt,
+            jf: i.jf,
+            k: i.k,
+        })
+        .collect();
+    let fprog = libc::sock_fprog {
+        len: insns.len() as u16,
+        filter: insns.as_mut_ptr(),
+    };
+    // The kernel copies and validates the program during the call; `insns` outlives it.
+    setsockopt(sock, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)
+}
+
 /// Link type of frames read with `SOCK_RAW` on an interface of this ARPHRD type.
 fn link_for_arphrd(arphrd: u16) -> LinkType {
     match arphrd {
@@ -171,15 +200,19 @@ impl LiveSource {
             ));
         }
         let proto = (libc::ETH_P_ALL as u16).to_be();
+        // Protocol 0: the socket receives nothing until `bind` below names the interface
+        // and protocol, so no frame of another interface slips into the ring meanwhile.
         // SAFETY: plain socket(2) call.
-        let raw =
-            unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, libc::c_int::from(proto)) };
+        let raw = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
         if raw < 0 {
             return Err(os_err(iface, "AF_PACKET socket (needs CAP_NET_RAW)"));
         }
         // SAFETY: `raw` is a fresh descriptor that nothing else owns.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         let sock = fd.as_raw_fd();
+        if let Some(prog) = &opts.filter {
+            attach_filter(sock, prog).map_err(|source| live(iface, "BPF filter", source))?;
+        }
         let version = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
         setsockopt(sock, libc::SOL_PACKET, libc::PACKET_VERSION, &version)
             .map_err(|source| live(iface, "TPACKET_V3", source))?;

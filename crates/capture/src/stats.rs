@@ -22,7 +22,8 @@ pub struct CaptureStats {
     pub bad_blocks: u64,
     /// Frames whose link type has no decoder in `wire` (still delivered).
     pub unknown_link: u64,
-    /// Live capture: packets the kernel handed to the ring (`capture.kernel_packets`).
+    /// Live capture: packets the kernel saw for this socket after filtering, dropped ones
+    /// included, as PACKET_STATISTICS reports them (`capture.kernel_packets`).
     pub kernel_packets: u64,
     /// Live capture: packets the kernel dropped because the ring was full
     /// (`capture.kernel_drops`).

@@ -305,3 +305,42 @@ fn stop_ends_an_idle_capture_promptly() {
         assert!(t.elapsed() < Duration::from_secs(5));
     });
 }
+
+#[test]
+fn kernel_bpf_filter_keeps_only_matching_frames() {
+    in_netns(|| {
+        // tcpdump -ddd 'ether proto 0x88b5'
+        let prog =
+            capture::parse_bpf_program("4\n40 0 0 12\n21 0 1 34997\n6 0 0 262144\n6 0 0 0\n")
+                .unwrap();
+        let opts = LiveOptions {
+            filter: Some(prog),
+            block_size: 1 << 16,
+            block_count: 4,
+            ..LiveOptions::default()
+        };
+        let stop = Arc::clone(&opts.stop);
+        let mut src = capture::open_live("va", opts).expect("open va with a filter");
+        let sender = Sender::new("vb");
+        for i in 0..20u8 {
+            sender.send(&udp_frame(u16::from(i), i));
+            sender.send(&test_frame(u32::from(i), false));
+        }
+        stop_after(&stop, WATCHDOG);
+        let (got, _) = collect(&mut *src, 20);
+        assert_eq!(got.len(), 20);
+        // Nothing else passed the filter (not the UDP frames, not IPv6 neighbour chatter).
+        let stats = src.stats();
+        assert_eq!(stats.packets, 20, "{stats:?}");
+        // A program the kernel rejects is a one-line error.
+        let bad = LiveOptions {
+            filter: Some(capture::parse_bpf_program("1\n65535 0 0 0").unwrap()),
+            ..LiveOptions::default()
+        };
+        let err = capture::open_live("va", bad)
+            .err()
+            .expect("must fail")
+            .to_string();
+        assert!(err.starts_with("live capture on va: BPF filter: "), "{err}");
+    });
+}
