@@ -56,7 +56,9 @@ pub const MAX_CAPLEN: u32 = step::MAX_CAPLEN;
 /// A producer of frame batches.
 pub trait Source: Send {
     /// Clears `batch` and fills it with up to `max` frames (at least one is asked for
-    /// even if `max` is 0). Returns the number of frames; 0 means the input is exhausted.
+    /// even if `max` is 0). Returns the number of frames; 0 means the input is exhausted
+    /// (a file at its end, a live source once its stop flag was raised and the ring
+    /// drained). Live sources block (without spinning) until frames arrive.
     fn next_batch(&mut self, batch: &mut Batch, max: usize) -> Result<usize, CaptureError>;
 
     /// Counters so far.
