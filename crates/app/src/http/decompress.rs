@@ -23,6 +23,7 @@ pub(crate) enum Coding {
 /// unknown token ends the list (what follows is passed through).
 pub(crate) fn codings(value: &[u8], limit: usize) -> Vec<Coding> {
     let mut v = Vec::new();
+    let value: Vec<u8> = value.iter().copied().filter(|&b| b != 0).collect();
     for tok in value.split(|&b| b == b',') {
         let t = trim(tok);
         let c = if t.eq_ignore_ascii_case(b"gzip") || t.eq_ignore_ascii_case(b"x-gzip") {

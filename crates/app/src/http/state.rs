@@ -32,7 +32,7 @@ use super::parser::{
 };
 use super::tx::{HttpTx, Message, Progress};
 use super::uri::{host_range, normalize_host, normalize_uri, split_uri};
-use crate::util::{chomp, contains_nocase, push_capped};
+use crate::util::{chomp, contains_nocase, push_capped, trim};
 use crate::{AppCtx, Counter, Direction};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +58,14 @@ struct Side {
     tx: Option<u64>,
     decoder: Option<Decoder>,
     st: Option<St>,
+    /// Response headers: the last line ended in a bare LF; a CR right after it belongs
+    /// to that line ending (libhtp's LF-CR line ending).
+    after_lf: bool,
+    /// The last line ended in LF-CR.
+    lfcr: bool,
+    /// Bytes of a `\r\n` to drop if they come next (libhtp's LFCRCRLFCRLF rule): 2
+    /// expects CR then LF, 1 expects LF.
+    swallow: u8,
 }
 
 impl Side {
@@ -140,7 +148,18 @@ impl HttpState {
         let d = dir.index();
         let mut pos = 0;
         while pos < data.len() {
+            if dir == Direction::ToClient && self.eat_line_ending_tail(data, &mut pos) {
+                continue;
+            }
             let st = self.sides[d].st();
+            if dir == Direction::ToClient && st == St::ChunkLen && self.bad_chunk_len(data, pos) {
+                // Not a chunk size (libhtp gives up on chunking): everything from here on
+                // is body until the connection closes.
+                let held = std::mem::take(&mut self.sides[d].line);
+                self.sides[d].st = Some(St::UntilClose);
+                self.body(ctx, dir, &held);
+                continue;
+            }
             match st {
                 St::Tunnel | St::Stopped => return,
                 St::ConnectWait => {
@@ -178,12 +197,16 @@ impl HttpState {
                     });
                 }
                 St::Line | St::Headers | St::ChunkLen | St::ChunkDataEnd | St::Trailers => {
-                    let cr = dir == Direction::ToClient && matches!(st, St::Line | St::Headers);
+                    let mode = match (dir, st) {
+                        (Direction::ToClient, St::Headers) => Mode::ResponseHeader,
+                        (Direction::ToClient, St::Line) => Mode::StatusLine,
+                        _ => Mode::Lf,
+                    };
                     match next_line(
                         &mut self.sides[d],
                         data,
                         &mut pos,
-                        cr,
+                        mode,
                         ctx.config.field_limit,
                     ) {
                         LineRes::Need => return,
@@ -231,6 +254,49 @@ impl HttpState {
             }
             self.stop(ctx, dir);
         }
+    }
+
+    /// Drops the CR of an LF-CR line ending and the extra CRLF of libhtp's LFCRCRLFCRLF
+    /// rule in the response direction. Returns whether a byte was eaten.
+    fn eat_line_ending_tail(&mut self, data: &[u8], pos: &mut usize) -> bool {
+        let side = &mut self.sides[1];
+        let b = data[*pos];
+        if side.after_lf {
+            side.after_lf = false;
+            if b == b'\r' {
+                side.lfcr = true;
+                *pos += 1;
+                return true;
+            }
+        }
+        match side.swallow {
+            2 if b == b'\r' => {
+                side.swallow = 1;
+                *pos += 1;
+                true
+            }
+            1 if b == b'\n' => {
+                side.swallow = 0;
+                *pos += 1;
+                true
+            }
+            0 => false,
+            _ => {
+                side.swallow = 0;
+                false
+            }
+        }
+    }
+
+    /// Whether the chunk-size line being read (held bytes, then `data[pos..]`) starts
+    /// with something that cannot be a chunk size.
+    fn bad_chunk_len(&self, data: &[u8], pos: usize) -> bool {
+        let held = &self.sides[1].line;
+        let first = held
+            .iter()
+            .chain(data[pos..].iter())
+            .find(|&&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c));
+        first.is_some_and(|b| !b.is_ascii_hexdigit())
     }
 
     /// Ends parsing of one direction, completing a message in progress as truncated.
@@ -306,7 +372,7 @@ impl HttpState {
 
     fn request_line(&mut self, ctx: &mut AppCtx, buf: &[u8]) {
         let l = chomp(buf);
-        if l.is_empty() {
+        if trim(l).is_empty() {
             return;
         }
         let id = self.new_tx(ctx);
@@ -342,7 +408,7 @@ impl HttpState {
 
     fn response_line(&mut self, ctx: &mut AppCtx, buf: &[u8]) {
         let l = chomp(buf);
-        if l.is_empty() {
+        if trim(l).is_empty() {
             return;
         }
         let id = match self.sides[1].tx {
@@ -386,13 +452,15 @@ impl HttpState {
                 ctx.counters.incr(Counter::HttpHeaderRawLimit);
             }
         }
-        let l = chomp(buf);
-        if l.is_empty() {
+        if is_terminator(buf) {
             self.flush_pending(ctx, dir);
             self.headers_complete(ctx, dir);
             return;
         }
-        let folded = matches!(buf[0], b' ' | b'\t');
+        let l = chomp(buf);
+        // A continuation line that itself looks like `Name: value` starts a new header
+        // (what libhtp ends up doing with the http-evader folding tricks).
+        let folded = matches!(buf[0], b' ' | b'\t') && !looks_like_header(l);
         match &mut self.sides[d].pending {
             Some(p) if folded => {
                 if push_capped(p, l, ctx.config.field_limit) {
@@ -429,9 +497,12 @@ impl HttpState {
         msg(tx, dir).build_header_buffers(dir);
         let m = msg(tx, dir);
         m.progress = Progress::Headers;
-        let chunked = m
-            .header("transfer-encoding")
-            .is_some_and(|v| contains_nocase(v, b"chunked"));
+        let chunked = m.header("transfer-encoding").is_some_and(|v| {
+            contains_nocase(
+                &v.iter().copied().filter(|&b| b != 0).collect::<Vec<u8>>(),
+                b"chunked",
+            )
+        });
         let cl = m.header("content-length").map(parse_content_length);
         match dir {
             Direction::ToServer => {
@@ -465,7 +536,8 @@ impl HttpState {
                     self.sides[1].st = Some(St::Line);
                     return;
                 }
-                if status == 101 || (connect && (200..300).contains(&status)) {
+                let has_len = chunked || cl.is_some();
+                if (status == 101 && !has_len) || (connect && (200..300).contains(&status)) {
                     self.complete(ctx, dir);
                     self.sides[0].st = Some(St::Tunnel);
                     self.sides[1].st = Some(St::Tunnel);
@@ -481,7 +553,8 @@ impl HttpState {
                 let Some(tx) = find_tx(&mut self.txs, self.sides[1].tx) else {
                     return;
                 };
-                if head || status == 204 || status == 304 {
+                // libhtp still reads a chunked body announced on a 204/304.
+                if head || ((status == 204 || status == 304) && !chunked) {
                     return self.complete(ctx, dir);
                 }
                 let next = if chunked {
@@ -593,46 +666,128 @@ impl HttpState {
     }
 }
 
+/// libhtp's end-of-headers test: an empty line (`\n`, `\r\n`) or one whitespace
+/// byte before a bare LF.
+fn is_terminator(line: &[u8]) -> bool {
+    matches!(line, b"\n" | b"\r\n" | [b' ' | b'\t', b'\n'])
+}
+
+/// Whether a (continuation) line is `token:` after leading whitespace.
+fn looks_like_header(l: &[u8]) -> bool {
+    let t = trim(l);
+    match memchr::memchr(b':', t) {
+        Some(c) if c > 0 => t[..c].iter().all(|&b| {
+            b.is_ascii_graphic()
+                && !matches!(
+                    b,
+                    b'(' | b')'
+                        | b'<'
+                        | b'>'
+                        | b'@'
+                        | b','
+                        | b';'
+                        | b'\\'
+                        | b'"'
+                        | b'/'
+                        | b'['
+                        | b']'
+                        | b'?'
+                        | b'='
+                        | b'{'
+                        | b'}'
+                )
+        }),
+        _ => false,
+    }
+}
+
+/// How lines end.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// At LF (requests, chunk sizes, trailers).
+    Lf,
+    /// A status line: at LF; a line that is not a status line is held until the next
+    /// byte shows whether another line starting with `H` follows.
+    StatusLine,
+    /// Response headers, as libhtp: CRLF, LF (a following CR joins the ending), or a
+    /// lone CR (not CR CR, and not a line that is only a CR).
+    ResponseHeader,
+}
+
 /// Takes the next complete line (with its terminator) from `data[*pos..]`, joining it
 /// to a partial line kept from earlier chunks.
-fn next_line(side: &mut Side, data: &[u8], pos: &mut usize, cr: bool, limit: usize) -> LineRes {
-    if cr && side.line.last() == Some(&b'\r') {
-        // The previous chunk ended in CR: this line ends there, or at an LF right here.
-        if data.get(*pos) == Some(&b'\n') {
-            side.line.push(b'\n');
-            *pos += 1;
-        }
-        return LineRes::Line(std::mem::take(&mut side.line));
-    }
-    let rest = &data[*pos..];
-    let found = if cr {
-        memchr::memchr2(b'\n', b'\r', rest)
-    } else {
-        memchr::memchr(b'\n', rest)
-    };
-    let end = match found {
-        Some(i) if rest[i] == b'\n' => i + 1,
-        Some(i) if i + 1 < rest.len() => {
-            if rest[i + 1] == b'\n' {
-                i + 2
-            } else {
-                i + 1
+fn next_line(side: &mut Side, data: &[u8], pos: &mut usize, mode: Mode, limit: usize) -> LineRes {
+    loop {
+        // A line that ended in CR at the end of the last chunk: decide with this byte.
+        if mode == Mode::ResponseHeader && side.line.last() == Some(&b'\r') {
+            let Some(&b) = data.get(*pos) else {
+                return LineRes::Need;
+            };
+            match b {
+                b'\n' => {
+                    side.line.push(b'\n');
+                    *pos += 1;
+                    return finish_line(side);
+                }
+                b'\r' => {}
+                _ if side.line.len() >= 2 => return finish_line(side),
+                _ => {}
             }
         }
-        _ => {
+        if mode == Mode::StatusLine && side.line.last() == Some(&b'\n') {
+            // Held non-status line: skipped if a line starting with H follows.
+            let Some(&b) = data.get(*pos) else {
+                return LineRes::Need;
+            };
+            if b == b'H' || b == b'h' {
+                side.line.clear();
+                continue;
+            }
+            return finish_line(side);
+        }
+        let rest = &data[*pos..];
+        let found = match mode {
+            Mode::ResponseHeader => memchr::memchr2(b'\n', b'\r', rest),
+            _ => memchr::memchr(b'\n', rest),
+        };
+        let Some(i) = found else {
             if side.line.len() + rest.len() > limit {
                 return LineRes::TooLong;
             }
             side.line.extend_from_slice(rest);
             *pos = data.len();
             return LineRes::Need;
+        };
+        if side.line.len() + i > limit {
+            return LineRes::TooLong;
         }
-    };
-    if side.line.len() + end > limit + 2 {
-        return LineRes::TooLong;
+        side.line.extend_from_slice(&rest[..=i]);
+        *pos += i + 1;
+        if rest[i] == b'\r' {
+            // Decided at the top of the loop once the next byte is known.
+            continue;
+        }
+        if mode == Mode::StatusLine {
+            let l = chomp(&side.line);
+            if !crate::util::trim(l).is_empty() && !looks_like_response_line(l) {
+                continue;
+            }
+        }
+        if mode == Mode::ResponseHeader {
+            side.after_lf = !side.line.ends_with(b"\r\n");
+            if !side.after_lf && side.lfcr {
+                side.swallow = 2;
+            }
+            side.lfcr = false;
+        }
+        return LineRes::Line(std::mem::take(&mut side.line));
     }
-    let mut buf = std::mem::take(&mut side.line);
-    buf.extend_from_slice(&rest[..end]);
-    *pos += end;
-    LineRes::Line(buf)
+}
+
+fn finish_line(side: &mut Side) -> LineRes {
+    if side.line.ends_with(b"\r\n") && side.lfcr {
+        side.swallow = 2;
+    }
+    side.lfcr = false;
+    LineRes::Line(std::mem::take(&mut side.line))
 }

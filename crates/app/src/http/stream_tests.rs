@@ -222,13 +222,19 @@ fn chunked_gzip_response_any_split() {
 #[test]
 fn folding_and_odd_line_endings() {
     let req = b"\r\n\nGET /f HTTP/1.1\nHost: h\nX-Long: a\r\n  b\r\n\tc\n\n";
-    let res = b"HTTP/1.1 200 OK\rServer: s\rContent-Length: 2\r\n\rok";
+    // Response headers also end at a lone CR and at LF-CR; a status line only at LF.
+    let res = b"HTTP/1.1 200 OK\r\nServer: s\rX: \r\r\nContent-Length: 2\n\r\r\n\r\nok";
     let s = same_for_all_splits(&[(ToServer, req), (ToClient, res)]);
     assert_eq!(
         buf(&s, 0, HttpBuffer::Header, ToServer).unwrap(),
         b"Host: h\r\nX-Long: a  b\tc\r\n"
     );
     assert_eq!(buf(&s, 0, HttpBuffer::Server, ToClient).unwrap(), b"s");
+    assert_eq!(buf(&s, 0, HttpBuffer::ContentLen, ToClient).unwrap(), b"2");
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::Header, ToClient).unwrap(),
+        b"Server: s\r\nX: \r\nContent-Length: 2\r\n"
+    );
     assert_eq!(
         buf(&s, 0, HttpBuffer::ResponseBody, ToClient).unwrap(),
         b"ok"

@@ -35,6 +35,19 @@ pub struct Header {
     pub value: Vec<u8>,
 }
 
+/// `a == b` ignoring ASCII case and the NUL bytes of `a` (libhtp's
+/// `bstr_cmp_c_nocasenorzero`).
+pub(crate) fn eq_nocase_norzero(a: &[u8], b: &[u8]) -> bool {
+    let mut it = a.iter().filter(|&&c| c != 0);
+    for &c in b {
+        match it.next() {
+            Some(x) if x.eq_ignore_ascii_case(&c) => {}
+            _ => return false,
+        }
+    }
+    it.next().is_none()
+}
+
 /// One side of a transaction: a request or a response.
 #[derive(Clone, Debug, Default)]
 pub struct Message {
@@ -64,11 +77,12 @@ impl Message {
         &self.headers
     }
 
-    /// The (merged) value of header `name`, compared case-insensitively.
+    /// The (merged) value of header `name`, compared case-insensitively and ignoring
+    /// NUL bytes in the sent name, as libhtp's header lookups do.
     pub fn header(&self, name: &str) -> Option<&[u8]> {
         self.headers
             .iter()
-            .find(|h| h.name.eq_ignore_ascii_case(name.as_bytes()))
+            .find(|h| eq_nocase_norzero(&h.name, name.as_bytes()))
             .map(|h| h.value.as_slice())
     }
 

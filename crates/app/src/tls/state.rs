@@ -281,6 +281,38 @@ mod tests {
     }
 
     #[test]
+    fn certificate_subject_and_issuer() {
+        let der = include_bytes!("testdata/cert.der");
+        let mut list = vec![];
+        list.extend_from_slice(&(der.len() as u32).to_be_bytes()[1..]);
+        list.extend_from_slice(der);
+        let mut body = (list.len() as u32).to_be_bytes()[1..].to_vec();
+        body.extend_from_slice(&list);
+        let mut msg = vec![11];
+        msg.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+        msg.extend_from_slice(&body);
+        let mut stream = records(CT_HANDSHAKE, &server_hello_msg(0x0303, false), 1000);
+        stream.extend(records(CT_HANDSHAKE, &msg, 100));
+        for split in [1, 9, stream.len()] {
+            let mut ctx = AppCtx::default();
+            let mut s = TlsState::new();
+            for c in stream.chunks(split) {
+                s.parse(&mut ctx, Direction::ToClient, c);
+            }
+            assert_eq!(s.version(), Some(0x0303));
+            assert!(s.certificate_done());
+            assert_eq!(
+                s.cert_subject(),
+                Some("C=US, O=Osprey Test, CN=test.example")
+            );
+            assert_eq!(
+                s.cert_issuer(),
+                Some("C=US, O=Osprey Test, CN=test.example")
+            );
+        }
+    }
+
+    #[test]
     fn garbage_stops_direction() {
         let mut ctx = AppCtx::default();
         let mut s = TlsState::new();
