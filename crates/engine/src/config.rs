@@ -18,6 +18,10 @@ pub struct EngineConfig {
     pub checksum: ChecksumMode,
     /// Frames read per batch (1 to 128; Kargus and MIDeA batch at this size).
     pub batch_size: usize,
+    /// Flow table, TCP and defragmentation settings.
+    pub flow: flow::Config,
+    /// Application-layer limits.
+    pub app: app::Config,
 }
 
 impl Default for EngineConfig {
@@ -25,6 +29,8 @@ impl Default for EngineConfig {
         EngineConfig {
             checksum: ChecksumMode::All,
             batch_size: capture::BATCH_SIZE,
+            flow: flow::Config::default(),
+            app: app::Config::default(),
         }
     }
 }

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 mod config;
+mod flows;
 mod pipeline;
 mod run;
 

@@ -1,20 +1,40 @@
 //! One pipeline: the stages a batch goes through, with their per-worker state.
+//!
+//! Per frame: decode (tunnels included) → checksum policy → IP defragmentation (a
+//! reassembled datagram is decoded again and continues like a captured packet) → flow
+//! tracking and TCP reassembly → application layer (acknowledged stream bytes, UDP
+//! datagrams). Flows that end (timeout, reuse, eviction, end of capture) are flushed.
 
 use crate::config::{ChecksumMode, EngineConfig};
+use crate::flows::FlowExts;
+use app::{AppCtx, AppFlow, Direction, Transport};
 use capture::Batch;
+use flow::{adapter, DefragResult, Dir, FlowTracker, Piece, StreamData};
 use output::stats::StatsTree;
 use wire::{flags, Decoded, Decoder, DecoderConfig, Packet, Timestamp};
 
-/// The per-worker pipeline: owns its decoder, scratch space and counters; shares nothing.
+/// How often (in frames) idle flows are looked for, and how many table slots a sweep
+/// visits: Suricata's flow manager does the same work in the background.
+const SWEEP_EVERY: u64 = 1024;
+const SWEEP_SLOTS: usize = 4096;
+
+/// The per-worker pipeline: owns its decoder, flow table, app-layer state, scratch space
+/// and counters; shares nothing.
 pub struct Pipeline {
     checksum: ChecksumMode,
     decoder: Decoder,
     decoded: Decoded,
+    /// Reassembled datagram being decoded again, and its packets.
+    datagram: Vec<u8>,
+    datagram_decoded: Decoded,
+    tracker: FlowTracker,
+    app: AppCtx,
+    exts: FlowExts,
+    frames: u64,
+    last_ts_us: u64,
     /// Packets (outer and tunnelled) kept from the stages after decoding because of a
     /// bad checksum under `-k all`.
     checksum_invalid: u64,
-    /// Packets handed to the stages after decoding.
-    inspected: u64,
 }
 
 impl Pipeline {
@@ -28,8 +48,14 @@ impl Pipeline {
             checksum: config.checksum,
             decoder: Decoder::new(decoder_config),
             decoded: Decoded::new(),
+            datagram: Vec::new(),
+            datagram_decoded: Decoded::new(),
+            tracker: FlowTracker::new(config.flow.clone()),
+            app: AppCtx::new(config.app.clone()),
+            exts: FlowExts::default(),
+            frames: 0,
+            last_ts_us: 0,
             checksum_invalid: 0,
-            inspected: 0,
         }
     }
 
@@ -44,26 +70,127 @@ impl Pipeline {
                 frame.wire_len,
                 &mut self.decoded,
             );
-            for pkt in self.decoded.packets() {
-                if self.checksum == ChecksumMode::All && has_bad_checksum(pkt) {
-                    self.checksum_invalid += 1;
-                    continue;
+            self.last_ts_us = self.last_ts_us.max(ts.0 / 1000);
+            for i in 0..self.decoded.len() {
+                let p = self.decoded.packets()[i];
+                self.packet(&p, frame.data);
+            }
+            self.frames += 1;
+            if self.frames.is_multiple_of(SWEEP_EVERY) {
+                self.tracker.sweep(self.last_ts_us, SWEEP_SLOTS);
+            }
+            self.drain_ended();
+        }
+    }
+
+    /// One decoded packet (captured, tunnelled, or reassembled from fragments).
+    fn packet(&mut self, p: &Packet, buf: &[u8]) {
+        if self.checksum == ChecksumMode::All
+            && (p.has(flags::IP_CSUM_BAD) || p.has(flags::L4_CSUM_BAD))
+        {
+            self.checksum_invalid += 1;
+            return;
+        }
+        if let Some(frag) = adapter::fragment(p, buf) {
+            if let DefragResult::Reassembled(dg) = self.tracker.defrag().insert(&frag) {
+                self.datagram.clear();
+                self.datagram.extend_from_slice(dg);
+                self.decoder
+                    .decode_ip(&self.datagram, p, &mut self.datagram_decoded);
+                let datagram = std::mem::take(&mut self.datagram);
+                for i in 0..self.datagram_decoded.len() {
+                    let q = self.datagram_decoded.packets()[i];
+                    // A datagram inside a reassembled one is not reassembled again.
+                    if !q.has(flags::FRAGMENT) {
+                        self.flow_packet(&q, &datagram);
+                    }
                 }
-                self.inspected += 1;
+                self.datagram = datagram;
+            }
+            return;
+        }
+        self.flow_packet(p, buf);
+    }
+
+    /// Flow tracking, reassembly and the application layer for one packet.
+    fn flow_packet(&mut self, p: &Packet, buf: &[u8]) {
+        let Some(info) = adapter::packet_info(p, buf) else {
+            return;
+        };
+        let Some(update) = self.tracker.packet(&info) else {
+            return;
+        };
+        let slot = update.slot;
+        let dir = app_dir(update.dir);
+        let ext = self.exts.get_or_create(slot, || {
+            let (transport, client_port, server_port) = match (p.proto, dir) {
+                (6, Direction::ToServer) => (Some(Transport::Tcp), p.sport, p.dport),
+                (6, Direction::ToClient) => (Some(Transport::Tcp), p.dport, p.sport),
+                (17, Direction::ToServer) => (Some(Transport::Udp), p.sport, p.dport),
+                (17, Direction::ToClient) => (Some(Transport::Udp), p.dport, p.sport),
+                _ => (None, 0, 0),
+            };
+            transport.map(|t| AppFlow::new(t, client_port, server_port))
+        });
+        if let Some(appflow) = ext.app.as_mut() {
+            if p.proto == 17 {
+                appflow.datagram(&mut self.app, dir, info.payload);
+            } else {
+                feed_stream(appflow, &mut self.app, &update.app);
             }
         }
+    }
+
+    /// Flushes flows that ended: remaining stream data to the app layer, then close.
+    fn drain_ended(&mut self) {
+        if !self.tracker.has_ended() {
+            return;
+        }
+        let exts = &mut self.exts;
+        let app = &mut self.app;
+        self.tracker.drain_ended(|ended| {
+            if let Some(mut ext) = exts.remove(ended.slot) {
+                if let Some(appflow) = ext.app.as_mut() {
+                    for data in &ended.app {
+                        feed_stream(appflow, app, data);
+                    }
+                    appflow.close(app);
+                }
+            }
+        });
+    }
+
+    /// Ends every flow (end of input) and flushes them.
+    pub fn finish(&mut self) {
+        self.tracker.shutdown();
+        self.drain_ended();
     }
 
     /// The counters of every stage, under Suricata's names where Suricata has one.
     pub fn stats(&self) -> StatsTree {
         let mut tree = StatsTree::new();
         tree.extend(self.decoder.stats().counters());
+        tree.extend(self.tracker.counters());
+        tree.extend(self.app.counters());
         tree.add("osprey.checksum.invalid", self.checksum_invalid);
-        tree.add("osprey.packets.inspected", self.inspected);
         tree
     }
 }
 
-fn has_bad_checksum(pkt: &Packet) -> bool {
-    pkt.has(flags::IP_CSUM_BAD) || pkt.has(flags::L4_CSUM_BAD)
+fn app_dir(d: Dir) -> Direction {
+    match d {
+        Dir::ToServer => Direction::ToServer,
+        Dir::ToClient => Direction::ToClient,
+    }
+}
+
+/// Hands new stream pieces of one direction to the app layer.
+fn feed_stream(appflow: &mut AppFlow, ctx: &mut AppCtx, data: &StreamData<'_>) {
+    let dir = app_dir(data.dir);
+    for piece in data.pieces() {
+        match piece {
+            Piece::Data { bytes, .. } => appflow.parse(ctx, dir, bytes),
+            Piece::Gap { len, .. } => appflow.gap(ctx, dir, len),
+        }
+    }
 }

@@ -67,6 +67,7 @@ pub fn run_offline(
         seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
         progress(seen);
     }
+    pipeline.finish();
     let capture = source.stats();
     let mut stats = pipeline.stats();
     stats.add("osprey.capture.truncated", capture.truncated);

@@ -1,0 +1,39 @@
+//! Per-flow state the engine keeps beside the flow table's entries: the application
+//! layer (and, with detection, the per-flow detection state). Indexed by the flow's
+//! slot, which is stable while the flow lives; removed when the flow is flushed.
+
+use app::AppFlow;
+use flow::Slot;
+
+/// What the engine keeps for one flow.
+#[derive(Debug, Default)]
+pub(crate) struct FlowExt {
+    /// Application-layer state (TCP and UDP flows).
+    pub(crate) app: Option<AppFlow>,
+}
+
+/// Flow extensions by slot.
+#[derive(Debug, Default)]
+pub(crate) struct FlowExts {
+    slots: Vec<Option<FlowExt>>,
+}
+
+impl FlowExts {
+    /// The extension of `slot`, created with `app` the first time.
+    pub(crate) fn get_or_create(
+        &mut self,
+        slot: Slot,
+        app: impl FnOnce() -> Option<AppFlow>,
+    ) -> &mut FlowExt {
+        let i = slot as usize;
+        if i >= self.slots.len() {
+            self.slots.resize_with(i + 1, || None);
+        }
+        self.slots[i].get_or_insert_with(|| FlowExt { app: app() })
+    }
+
+    /// Takes the extension of `slot` out (the flow ended).
+    pub(crate) fn remove(&mut self, slot: Slot) -> Option<FlowExt> {
+        self.slots.get_mut(slot as usize).and_then(Option::take)
+    }
+}
