@@ -7,7 +7,7 @@
 //! order (pipelining), and a response with no request still gets one.
 //!
 //! Behaviour follows libhtp (Suricata's HTTP parser, IDS personality):
-//! - lines end at LF; a trailing CR is dropped; in response lines and response headers a
+//! - lines end at LF; a trailing CR is dropped; in status lines and response headers a
 //!   lone CR also ends a line;
 //! - empty lines before a request or status line are ignored;
 //! - a request line without a protocol is HTTP/0.9: no headers, no body;
@@ -66,6 +66,9 @@ struct Side {
     /// Bytes of a `\r\n` to drop if they come next (libhtp's LFCRCRLFCRLF rule): 2
     /// expects CR then LF, 1 expects LF.
     swallow: u8,
+    /// The byte after the last line returned was an LF (decides whether a
+    /// whitespace-LF line ends the headers).
+    next_lf: bool,
 }
 
 impl Side {
@@ -452,7 +455,8 @@ impl HttpState {
                 ctx.counters.incr(Counter::HttpHeaderRawLimit);
             }
         }
-        if is_terminator(buf) {
+        let next_lf = self.sides[d].next_lf;
+        if is_terminator(buf, next_lf) {
             self.flush_pending(ctx, dir);
             self.headers_complete(ctx, dir);
             return;
@@ -666,10 +670,14 @@ impl HttpState {
     }
 }
 
-/// libhtp's end-of-headers test: an empty line (`\n`, `\r\n`) or one whitespace
-/// byte before a bare LF.
-fn is_terminator(line: &[u8]) -> bool {
-    matches!(line, b"\n" | b"\r\n" | [b' ' | b'\t', b'\n'])
+/// libhtp's end-of-headers test: an empty line (`\n`, `\r\n`), or one whitespace
+/// byte before a bare LF unless another LF follows (then that LF ends the headers).
+fn is_terminator(line: &[u8], next_lf: bool) -> bool {
+    match line {
+        b"\n" | b"\r\n" => true,
+        [b' ' | b'\t', b'\n'] => !next_lf,
+        _ => false,
+    }
 }
 
 /// Whether a (continuation) line is `token:` after leading whitespace.
@@ -706,8 +714,8 @@ fn looks_like_header(l: &[u8]) -> bool {
 enum Mode {
     /// At LF (requests, chunk sizes, trailers).
     Lf,
-    /// A status line: at LF; a line that is not a status line is held until the next
-    /// byte shows whether another line starting with `H` follows.
+    /// A status line: as response headers; a line that is not a status line is
+    /// dropped when the next line starts with `H`.
     StatusLine,
     /// Response headers, as libhtp: CRLF, LF (a following CR joins the ending), or a
     /// lone CR (not CR CR, and not a line that is only a CR).
@@ -717,9 +725,10 @@ enum Mode {
 /// Takes the next complete line (with its terminator) from `data[*pos..]`, joining it
 /// to a partial line kept from earlier chunks.
 fn next_line(side: &mut Side, data: &[u8], pos: &mut usize, mode: Mode, limit: usize) -> LineRes {
+    let cr = mode != Mode::Lf;
     loop {
         // A line that ended in CR at the end of the last chunk: decide with this byte.
-        if mode == Mode::ResponseHeader && side.line.last() == Some(&b'\r') {
+        if cr && side.line.last() == Some(&b'\r') {
             let Some(&b) = data.get(*pos) else {
                 return LineRes::Need;
             };
@@ -727,28 +736,32 @@ fn next_line(side: &mut Side, data: &[u8], pos: &mut usize, mode: Mode, limit: u
                 b'\n' => {
                     side.line.push(b'\n');
                     *pos += 1;
-                    return finish_line(side);
+                    if let Some(r) = complete(side, data, pos, mode) {
+                        return r;
+                    }
+                    continue;
                 }
                 b'\r' => {}
-                _ if side.line.len() >= 2 => return finish_line(side),
+                _ if side.line.len() >= 2 => {
+                    if let Some(r) = complete(side, data, pos, mode) {
+                        return r;
+                    }
+                    continue;
+                }
                 _ => {}
             }
-        }
-        if mode == Mode::StatusLine && side.line.last() == Some(&b'\n') {
-            // Held non-status line: skipped if a line starting with H follows.
-            let Some(&b) = data.get(*pos) else {
-                return LineRes::Need;
-            };
-            if b == b'H' || b == b'h' {
-                side.line.clear();
-                continue;
+        } else if side.line.last() == Some(&b'\n') {
+            // A line waiting for one more byte (see `complete`).
+            if let Some(r) = complete(side, data, pos, mode) {
+                return r;
             }
-            return finish_line(side);
+            continue;
         }
         let rest = &data[*pos..];
-        let found = match mode {
-            Mode::ResponseHeader => memchr::memchr2(b'\n', b'\r', rest),
-            _ => memchr::memchr(b'\n', rest),
+        let found = if cr {
+            memchr::memchr2(b'\n', b'\r', rest)
+        } else {
+            memchr::memchr(b'\n', rest)
         };
         let Some(i) = found else {
             if side.line.len() + rest.len() > limit {
@@ -767,27 +780,46 @@ fn next_line(side: &mut Side, data: &[u8], pos: &mut usize, mode: Mode, limit: u
             // Decided at the top of the loop once the next byte is known.
             continue;
         }
-        if mode == Mode::StatusLine {
-            let l = chomp(&side.line);
-            if !crate::util::trim(l).is_empty() && !looks_like_response_line(l) {
-                continue;
-            }
+        if let Some(r) = complete(side, data, pos, mode) {
+            return r;
         }
-        if mode == Mode::ResponseHeader {
-            side.after_lf = !side.line.ends_with(b"\r\n");
-            if !side.after_lf && side.lfcr {
-                side.swallow = 2;
-            }
-            side.lfcr = false;
-        }
-        return LineRes::Line(std::mem::take(&mut side.line));
     }
 }
 
-fn finish_line(side: &mut Side) -> LineRes {
-    if side.line.ends_with(b"\r\n") && side.lfcr {
-        side.swallow = 2;
+/// A line has ended (held in `side.line`). Returns it, or `None` when the decision
+/// needs the next byte (`Need` if there is none yet) or the line is dropped.
+fn complete(side: &mut Side, data: &[u8], pos: &mut usize, mode: Mode) -> Option<LineRes> {
+    let lws_lf = matches!(side.line.as_slice(), [b' ' | b'\t', b'\n']);
+    let not_status = mode == Mode::StatusLine && {
+        let l = chomp(&side.line);
+        !trim(l).is_empty() && !looks_like_response_line(l)
+    };
+    if lws_lf || not_status {
+        let Some(&b) = data.get(*pos) else {
+            return Some(LineRes::Need);
+        };
+        side.next_lf = b == b'\n';
+        if not_status && (b == b'H' || b == b'h') {
+            // libhtp skips a non-status line when the next one starts with H.
+            side.line.clear();
+            return None;
+        }
+    } else {
+        side.next_lf = false;
     }
-    side.lfcr = false;
+    Some(finish_line(side, mode))
+}
+
+fn finish_line(side: &mut Side, mode: Mode) -> LineRes {
+    if mode != Mode::Lf {
+        let crlf = side.line.ends_with(b"\r\n");
+        side.after_lf = !crlf && side.line.last() == Some(&b'\n');
+        // LF-CR then an empty CRLF line: a CRLF right after is part of the same ending
+        // (any other byte in between resets the rule).
+        if side.lfcr && side.line == b"\r\n" {
+            side.swallow = 2;
+        }
+        side.lfcr = false;
+    }
     LineRes::Line(std::mem::take(&mut side.line))
 }
