@@ -1,21 +1,29 @@
 //! The reference matcher every backend is tested against: at each offset, compare every
-//! pattern whose first byte (case-folded) fits. Obviously correct; slow.
+//! pattern whose first two bytes (case-folded) fit. Obviously correct; slow.
 
 use crate::pattern::FOLD;
 use crate::{Match, Pattern};
+use std::collections::HashMap;
 
 /// Every occurrence of every pattern in `haystack` (overlapping), sorted by end offset and
 /// then by position in `patterns`. Empty patterns never match.
 pub fn find_all(patterns: &[Pattern], haystack: &[u8]) -> Vec<Match> {
-    let mut by_first: Vec<Vec<usize>> = vec![Vec::new(); 256];
+    // Candidates by folded first byte (1-byte patterns) and folded first two bytes.
+    let mut one: Vec<Vec<usize>> = vec![Vec::new(); 256];
+    let mut two: HashMap<usize, Vec<usize>> = HashMap::new();
+    let fold = |b: u8| FOLD[b as usize] as usize;
     for (i, p) in patterns.iter().enumerate() {
-        if let Some(&b) = p.bytes.first() {
-            by_first[FOLD[b as usize] as usize].push(i);
+        match p.bytes[..] {
+            [] => {}
+            [a] => one[fold(a)].push(i),
+            [a, b, ..] => two.entry(fold(a) << 8 | fold(b)).or_default().push(i),
         }
     }
     let mut out = Vec::new();
     for start in 0..haystack.len() {
-        for &i in &by_first[FOLD[haystack[start] as usize] as usize] {
+        let a = fold(haystack[start]);
+        let pair = haystack.get(start + 1).and_then(|&b| two.get(&(a << 8 | fold(b))));
+        for &i in one[a].iter().chain(pair.into_iter().flatten()) {
             let p = &patterns[i];
             let end = start + p.bytes.len();
             if p.matches_at(haystack, end) {
