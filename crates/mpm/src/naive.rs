@@ -22,7 +22,9 @@ pub fn find_all(patterns: &[Pattern], haystack: &[u8]) -> Vec<Match> {
     let mut out = Vec::new();
     for start in 0..haystack.len() {
         let a = fold(haystack[start]);
-        let pair = haystack.get(start + 1).and_then(|&b| two.get(&(a << 8 | fold(b))));
+        let pair = haystack
+            .get(start + 1)
+            .and_then(|&b| two.get(&(a << 8 | fold(b))));
         for &i in one[a].iter().chain(pair.into_iter().flatten()) {
             let p = &patterns[i];
             let end = start + p.bytes.len();
