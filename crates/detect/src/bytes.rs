@@ -1,0 +1,100 @@
+//! Reading the numbers `byte_test`, `byte_jump`, `byte_extract` and `byte_math` inspect:
+//! binary (big or little endian) or text in a base.
+
+/// How to read the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Read {
+    /// Binary, big endian.
+    Big,
+    /// Binary, little endian.
+    Little,
+    /// Text in base 8, 10 or 16.
+    Text(u32),
+}
+
+/// Reads `n` bytes at `pos` of `buf`. `None` when out of bounds, when `n` is not
+/// readable (0, more than 8 binary bytes, more than 23 text bytes) or when the text holds
+/// no digit of the base. Text is read as C's `strtoull` would read the `n` bytes:
+/// leading whitespace and a `+` are skipped, reading stops at the first non-digit.
+pub(crate) fn read(buf: &[u8], pos: usize, n: usize, how: Read) -> Option<u64> {
+    let end = pos.checked_add(n)?;
+    let b = buf.get(pos..end)?;
+    match how {
+        Read::Big if (1..=8).contains(&n) => Some(b.iter().fold(0u64, |a, &x| a << 8 | x as u64)),
+        Read::Little if (1..=8).contains(&n) => {
+            Some(b.iter().rev().fold(0u64, |a, &x| a << 8 | x as u64))
+        }
+        Read::Text(base) if (1..=23).contains(&n) => text(b, base),
+        _ => None,
+    }
+}
+
+fn text(b: &[u8], base: u32) -> Option<u64> {
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if i < b.len() && b[i] == b'+' {
+        i += 1;
+    }
+    if base == 16 && b.len() >= i + 2 && b[i] == b'0' && (b[i + 1] | 0x20) == b'x' {
+        i += 2;
+    }
+    let mut v: u64 = 0;
+    let mut digits = 0;
+    while i < b.len() {
+        let Some(d) = (b[i] as char).to_digit(base) else {
+            break;
+        };
+        v = v.checked_mul(base as u64)?.checked_add(d as u64)?;
+        digits += 1;
+        i += 1;
+    }
+    (digits > 0).then_some(v)
+}
+
+/// Applies a `bitmask`: keeps the masked bits and shifts them down past the mask's
+/// trailing zeros, as Suricata does.
+pub(crate) fn apply_mask(v: u64, mask: Option<u32>) -> u64 {
+    match mask {
+        Some(m) if m != 0 => (v & m as u64) >> m.trailing_zeros(),
+        Some(_) => 0,
+        None => v,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary() {
+        let b = [0x01, 0x02, 0x03, 0x04];
+        assert_eq!(read(&b, 0, 2, Read::Big), Some(0x0102));
+        assert_eq!(read(&b, 0, 2, Read::Little), Some(0x0201));
+        assert_eq!(read(&b, 1, 3, Read::Big), Some(0x020304));
+        assert_eq!(read(&b, 2, 3, Read::Big), None);
+        assert_eq!(read(&b, usize::MAX, 3, Read::Big), None);
+        assert_eq!(read(&b, 0, 0, Read::Big), None);
+    }
+
+    #[test]
+    fn textual() {
+        assert_eq!(read(b"123x", 0, 4, Read::Text(10)), Some(123));
+        assert_eq!(read(b" 42", 0, 3, Read::Text(10)), Some(42));
+        assert_eq!(read(b"ff", 0, 2, Read::Text(16)), Some(255));
+        assert_eq!(read(b"0x1F", 0, 4, Read::Text(16)), Some(31));
+        assert_eq!(read(b"17", 0, 2, Read::Text(8)), Some(15));
+        assert_eq!(read(b"abc", 0, 3, Read::Text(10)), None);
+        assert_eq!(
+            read(b"99999999999999999999999", 0, 23, Read::Text(10)),
+            None
+        );
+    }
+
+    #[test]
+    fn masks() {
+        assert_eq!(apply_mask(0xABCD, Some(0x0FF0)), 0xBC);
+        assert_eq!(apply_mask(0xABCD, None), 0xABCD);
+    }
+}

@@ -1,0 +1,858 @@
+//! The detector: build (compile, order, group, prefilter) and per-packet inspection with
+//! Suricata's alert semantics.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use app::http::HttpBuffer;
+use rules::{Action, LoadedRule, Vars};
+
+use crate::input::{Alert, FlowInfo, Input, MatchedOn};
+use crate::options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
+use crate::prefilter::Prefilter;
+use crate::sig::{self, AppBuf, BitsAct, PayloadMode, PktOpt, ProtoM, Sig, Slot};
+use crate::state::{FlowDetect, Hit, Scratch};
+use crate::threshold::{self, Global, Spec, Verdict};
+use crate::transform;
+
+/// Text and metadata of a loaded rule, for output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleInfo {
+    /// Signature id.
+    pub sid: u32,
+    /// Generator id.
+    pub gid: u32,
+    /// Revision.
+    pub rev: u32,
+    /// Action.
+    pub action: Action,
+    /// Priority (1 highest).
+    pub priority: u32,
+    /// `msg`.
+    pub msg: String,
+    /// `classtype`.
+    pub classtype: Option<String>,
+    /// `metadata` entries.
+    pub metadata: Vec<String>,
+}
+
+/// A fast pattern entry: bytes, nocase, signature.
+type FpEntry = (Vec<u8>, bool, u32);
+
+/// Packet protocol classes of the signature groups.
+const CLASSES: usize = 4;
+/// Directions of the signature groups: to-server, to-client, no flow.
+const DIRS: usize = 3;
+
+#[derive(Debug, Default)]
+struct PktGroup {
+    always: Vec<u32>,
+    payload: Option<Prefilter>,
+}
+
+#[derive(Debug, Default)]
+struct TxGroup {
+    always: HashMap<app::AppProto, Vec<u32>>,
+    bufs: Vec<(AppBuf, Prefilter)>,
+}
+
+/// Compiled rules, shared read-only by all workers (`Send + Sync`).
+#[derive(Debug)]
+pub struct Detector {
+    sigs: Vec<Sig>,
+    globals: Vec<Global>,
+    infos: Vec<RuleInfo>,
+    rule_to_info: HashMap<u32, u32>,
+    pkt_groups: Vec<PktGroup>,
+    tx_groups: [TxGroup; 2],
+    alert_max: usize,
+    stats: BuildStats,
+}
+
+fn class_of_proto(p: u8) -> usize {
+    match p {
+        6 => 0,
+        17 => 1,
+        1 | 58 => 2,
+        _ => 3,
+    }
+}
+
+fn sig_classes(s: &Sig) -> Vec<usize> {
+    match s.proto {
+        ProtoM::Ip(_) => (0..CLASSES).collect(),
+        ProtoM::L4(p) => vec![class_of_proto(p)],
+        ProtoM::AnyIcmp => vec![2],
+    }
+}
+
+fn sig_dirs(s: &Sig) -> Vec<usize> {
+    if s.flow.to_server {
+        vec![0]
+    } else if s.flow.to_client {
+        vec![1]
+    } else if s.flow.needs_flow {
+        vec![0, 1]
+    } else {
+        vec![0, 1, 2]
+    }
+}
+
+impl Detector {
+    /// Compiles `rules` (a rule set's `rules`, in load order). Rules the detector cannot
+    /// evaluate are skipped and reported. `vars` resolves addresses in
+    /// `threshold.config` suppressions.
+    pub fn build(
+        rules: &[LoadedRule],
+        opts: &DetectOptions,
+        vars: &Vars,
+    ) -> (Detector, Vec<Diagnostic>) {
+        let mut diags = Vec::new();
+        let mut stats = BuildStats {
+            rules_total: rules.len(),
+            ..BuildStats::default()
+        };
+        let mut bits = sig::BitNames::default();
+        let mut sigs = Vec::new();
+        let mut globals = Vec::new();
+        let mut infos = Vec::new();
+        let mut rule_to_info = HashMap::new();
+        for (i, lr) in rules.iter().enumerate() {
+            let r = &lr.rule;
+            if !r.enabled {
+                stats.rules_disabled += 1;
+                continue;
+            }
+            let res = sig::compile(i, lr, &mut bits).and_then(|s| {
+                let g = threshold::global_for(&opts.thresholds, vars, r.meta.gid, r.meta.sid)
+                    .map_err(|e| sig::Refusal {
+                        unsupported: false,
+                        keyword: "threshold.config".into(),
+                        message: e,
+                    })?;
+                if g.rate_filter {
+                    return Err(sig::Refusal {
+                        unsupported: true,
+                        keyword: "rate_filter".into(),
+                        message: "threshold.config rate_filter".into(),
+                    });
+                }
+                let spec = g.threshold.filter(|_| g.exact || s.threshold.is_none());
+                if let Some(t) = spec.or(s.threshold.as_ref().map(Spec::from_rule)) {
+                    if t.track == rules::Track::ByFlow {
+                        return Err(sig::Refusal {
+                            unsupported: true,
+                            keyword: "threshold".into(),
+                            message: "threshold track by_flow".into(),
+                        });
+                    }
+                }
+                Ok((s, g))
+            });
+            match res {
+                Ok((s, g)) => {
+                    rule_to_info.insert(i as u32, infos.len() as u32);
+                    infos.push(RuleInfo {
+                        sid: r.meta.sid,
+                        gid: r.meta.gid,
+                        rev: r.meta.rev,
+                        action: r.action,
+                        priority: lr.priority,
+                        msg: r.meta.msg.clone().unwrap_or_default(),
+                        classtype: r.meta.classtype.clone(),
+                        metadata: r.meta.metadata.clone(),
+                    });
+                    sigs.push(s);
+                    globals.push(g);
+                }
+                Err(f) => {
+                    if f.unsupported {
+                        stats.rules_unsupported += 1;
+                    } else {
+                        stats.rules_failed += 1;
+                    }
+                    diags.push(Diagnostic {
+                        rule: i,
+                        sid: r.meta.sid,
+                        gid: r.meta.gid,
+                        kind: if f.unsupported {
+                            DiagKind::Unsupported
+                        } else {
+                            DiagKind::Failed
+                        },
+                        keyword: f.keyword,
+                        message: f.message,
+                    });
+                }
+            }
+        }
+        // Suricata's signature order: action-order, flowbits (setters first), priority;
+        // sid for a stable result.
+        let rank = |a: Action| {
+            let c = ActionClass::of(a);
+            opts.action_order
+                .iter()
+                .position(|x| *x == c)
+                .unwrap_or(opts.action_order.len())
+        };
+        let mut order: Vec<usize> = (0..sigs.len()).collect();
+        order.sort_by_key(|&i| {
+            let s = &sigs[i];
+            (
+                rank(s.action),
+                std::cmp::Reverse(s.bits_rank),
+                s.priority,
+                s.gid,
+                s.sid,
+                s.rule,
+            )
+        });
+        let mut sigs_sorted = Vec::with_capacity(sigs.len());
+        let mut globals_sorted = Vec::with_capacity(sigs.len());
+        let mut slots: Vec<Option<(Sig, Global)>> =
+            sigs.into_iter().zip(globals).map(Some).collect();
+        for i in order {
+            let (s, g) = slots[i].take().expect("each index once");
+            sigs_sorted.push(s);
+            globals_sorted.push(g);
+        }
+        let sigs = sigs_sorted;
+        stats.rules_loaded = sigs.len();
+
+        // Groups.
+        let mut pkt_entries: Vec<Vec<FpEntry>> = (0..CLASSES * DIRS).map(|_| Vec::new()).collect();
+        let mut pkt_groups: Vec<PktGroup> =
+            (0..CLASSES * DIRS).map(|_| PktGroup::default()).collect();
+        let mut tx_entries: [HashMap<AppBuf, Vec<FpEntry>>; 2] = [HashMap::new(), HashMap::new()];
+        let mut tx_groups = [TxGroup::default(), TxGroup::default()];
+        for (si, s) in sigs.iter().enumerate() {
+            let si = si as u32;
+            if s.fp.is_some() {
+                stats.rules_prefiltered += 1;
+            }
+            if s.is_tx() {
+                let d = s.app_dir.index();
+                match &s.fp {
+                    Some((Slot::App(b), p, nc)) => {
+                        tx_entries[d]
+                            .entry(*b)
+                            .or_default()
+                            .push((p.clone(), *nc, si))
+                    }
+                    _ => tx_groups[d]
+                        .always
+                        .entry(s.app_proto.unwrap_or(app::AppProto::Unknown))
+                        .or_default()
+                        .push(si),
+                }
+                continue;
+            }
+            for c in sig_classes(s) {
+                for d in sig_dirs(s) {
+                    let g = c * DIRS + d;
+                    match &s.fp {
+                        Some((Slot::Payload, p, nc)) => pkt_entries[g].push((p.clone(), *nc, si)),
+                        _ => pkt_groups[g].always.push(si),
+                    }
+                }
+            }
+        }
+        for (g, entries) in pkt_entries.into_iter().enumerate() {
+            if entries.is_empty() {
+                continue;
+            }
+            match Prefilter::build(opts.mpm_kind, &entries) {
+                Ok(p) => pkt_groups[g].payload = Some(p),
+                Err(sigs) => {
+                    pkt_groups[g].always.extend(sigs);
+                    pkt_groups[g].always.sort_unstable();
+                }
+            }
+        }
+        for d in 0..2 {
+            let mut bufs: Vec<_> = std::mem::take(&mut tx_entries[d]).into_iter().collect();
+            bufs.sort_by_key(|x| x.0.name());
+            for (b, entries) in bufs {
+                match Prefilter::build(opts.mpm_kind, &entries) {
+                    Ok(p) => tx_groups[d].bufs.push((b, p)),
+                    Err(ss) => {
+                        let v = tx_groups[d].always.entry(b.proto()).or_default();
+                        v.extend(ss);
+                        v.sort_unstable();
+                    }
+                }
+            }
+        }
+        for g in &pkt_groups {
+            if let Some(p) = &g.payload {
+                stats.matchers += 1;
+                stats.patterns += p.stats().patterns;
+                stats.mpm_memory += p.stats().memory;
+            }
+        }
+        for g in &tx_groups {
+            for (_, p) in &g.bufs {
+                stats.matchers += 1;
+                stats.patterns += p.stats().patterns;
+                stats.mpm_memory += p.stats().memory;
+            }
+        }
+        stats.groups = pkt_groups
+            .iter()
+            .filter(|g| g.payload.is_some() || !g.always.is_empty())
+            .count()
+            + tx_groups
+                .iter()
+                .filter(|g| !g.bufs.is_empty() || !g.always.is_empty())
+                .count();
+        let det = Detector {
+            sigs,
+            globals: globals_sorted,
+            infos,
+            rule_to_info,
+            pkt_groups,
+            tx_groups,
+            alert_max: opts.packet_alert_max,
+            stats,
+        };
+        (det, diags)
+    }
+
+    /// Counters of the build.
+    pub fn stats(&self) -> &BuildStats {
+        &self.stats
+    }
+
+    /// Number of rules loaded.
+    pub fn len(&self) -> usize {
+        self.sigs.len()
+    }
+
+    /// True when no rule was loaded.
+    pub fn is_empty(&self) -> bool {
+        self.sigs.is_empty()
+    }
+
+    /// Text and metadata of the rule with rule-set index `rule` (as in [`Alert::rule`]).
+    pub fn rule(&self, rule: u32) -> Option<&RuleInfo> {
+        self.rule_to_info
+            .get(&rule)
+            .map(|&i| &self.infos[i as usize])
+    }
+
+    /// Fresh per-worker scratch space.
+    pub fn scratch(&self) -> Scratch {
+        Scratch::new(self.sigs.len())
+    }
+
+    /// Inspects one packet (and the stream chunk / app-layer state handed with it) and
+    /// appends its alerts to `alerts`, in Suricata's order (action-order, flowbits,
+    /// priority, sid), at most `packet-alert-max`. `flow` is the flow's detection state
+    /// (`None` for packets without a flow).
+    pub fn inspect(
+        &self,
+        scratch: &mut Scratch,
+        flow: Option<&mut FlowDetect>,
+        input: &Input<'_>,
+        alerts: &mut Vec<Alert>,
+    ) {
+        match flow {
+            Some(fd) => self.inspect_with(scratch, fd, input, alerts),
+            None => {
+                let mut tmp = std::mem::take(&mut scratch.tmp_flow);
+                tmp.reset();
+                self.inspect_with(scratch, &mut tmp, input, alerts);
+                scratch.tmp_flow = tmp;
+            }
+        }
+    }
+
+    fn inspect_with(
+        &self,
+        scratch: &mut Scratch,
+        fd: &mut FlowDetect,
+        input: &Input<'_>,
+        alerts: &mut Vec<Alert>,
+    ) {
+        if fd.passed {
+            return;
+        }
+        scratch.next_packet();
+        let pkt = input.packet;
+        if pkt.ip_version == 0 {
+            return;
+        }
+        let payload = pkt.payload(input.frame);
+        if input.packet_rules || input.stream.is_some() {
+            let dir = match input.flow {
+                Some(f) if f.to_server => 0,
+                Some(_) => 1,
+                None => 2,
+            };
+            let g = &self.pkt_groups[class_of_proto(pkt.proto) * DIRS + dir];
+            scratch.next_gen();
+            for &s in &g.always {
+                scratch.add_cand(s);
+            }
+            if let Some(pf) = &g.payload {
+                if input.packet_rules && !payload.is_empty() {
+                    pf.scan(payload, |s| scratch.add_cand(s));
+                }
+                if let Some(st) = input.stream {
+                    pf.scan(st, |s| scratch.add_cand(s));
+                }
+            }
+            let mut cands = std::mem::take(&mut scratch.cands);
+            cands.sort_unstable();
+            for &si in &cands {
+                let s = &self.sigs[si as usize];
+                if let Some(on) = self.eval_packet(s, scratch, fd, input, payload) {
+                    self.matched(si, s, on, scratch, fd);
+                }
+            }
+            scratch.cands = cands;
+        }
+        if let (Some(af), Some(fi)) = (input.app, input.flow) {
+            self.inspect_txs(scratch, fd, input, fi, af, payload);
+        }
+        self.finalize(scratch, fd, input, alerts);
+    }
+
+    fn inspect_txs(
+        &self,
+        scratch: &mut Scratch,
+        fd: &mut FlowDetect,
+        input: &Input<'_>,
+        fi: FlowInfo,
+        af: &app::AppFlow,
+        payload: &[u8],
+    ) {
+        let dir = if fi.to_server {
+            app::Direction::ToServer
+        } else {
+            app::Direction::ToClient
+        };
+        let tg = &self.tx_groups[dir.index()];
+        if tg.bufs.is_empty() && tg.always.is_empty() {
+            return;
+        }
+        let mut run = |tx: TxView<'_>| {
+            scratch.next_gen();
+            if let Some(v) = tg.always.get(&tx.proto()) {
+                for &s in v {
+                    scratch.add_cand(s);
+                }
+            }
+            for (b, pf) in &tg.bufs {
+                if b.proto() != tx.proto() {
+                    continue;
+                }
+                tx.each(*b, dir, |buf| pf.scan(buf, |s| scratch.add_cand(s)));
+            }
+            let mut cands = std::mem::take(&mut scratch.cands);
+            cands.sort_unstable();
+            for &si in &cands {
+                if fd.tx_done(tx.id(), si) {
+                    continue;
+                }
+                let s = &self.sigs[si as usize];
+                if self.eval_tx(s, scratch, fd, input, &tx, dir, payload) {
+                    fd.mark_tx_done(tx.id(), si);
+                    self.matched(si, s, MatchedOn::Tx(tx.id()), scratch, fd);
+                }
+            }
+            scratch.cands = cands;
+        };
+        match af.state() {
+            app::AppState::Http(h) => h.txs().for_each(|t| run(TxView::Http(t))),
+            app::AppState::Dns(d) => d.txs().for_each(|t| run(TxView::Dns(t))),
+            app::AppState::Tls(t) => run(TxView::Tls(t)),
+            app::AppState::None => {}
+        }
+    }
+
+    /// Post-match work of a rule: flowbits actions and the hit record.
+    fn matched(&self, si: u32, s: &Sig, on: MatchedOn, scratch: &mut Scratch, fd: &mut FlowDetect) {
+        for a in &s.bits_act {
+            match *a {
+                BitsAct::Set(b) => fd.set_bit(b, true),
+                BitsAct::Unset(b) => fd.set_bit(b, false),
+                BitsAct::Toggle(b) => {
+                    let v = fd.bit(b);
+                    fd.set_bit(b, !v)
+                }
+            }
+        }
+        let st = &mut scratch.hit_stamp[si as usize];
+        if *st == scratch.hit_gen {
+            return;
+        }
+        *st = scratch.hit_gen;
+        if s.noalert && s.action != Action::Pass {
+            return;
+        }
+        scratch.hits.push(Hit {
+            sig: si,
+            alert: Alert {
+                rule: s.rule,
+                sid: s.sid,
+                gid: s.gid,
+                rev: s.rev,
+                action: s.action,
+                priority: s.priority,
+                matched_on: on,
+            },
+        });
+    }
+
+    fn finalize(
+        &self,
+        scratch: &mut Scratch,
+        fd: &mut FlowDetect,
+        input: &Input<'_>,
+        alerts: &mut Vec<Alert>,
+    ) {
+        if scratch.hits.is_empty() {
+            return;
+        }
+        scratch.hits.sort_unstable_by_key(|h| h.sig);
+        let pkt = input.packet;
+        let (src, dst) = (
+            addr(pkt.ip_version, &pkt.src),
+            addr(pkt.ip_version, &pkt.dst),
+        );
+        let now = pkt.ts.0;
+        let mut kept = 0;
+        for h in &scratch.hits {
+            let s = &self.sigs[h.sig as usize];
+            if s.action == Action::Pass {
+                if input.flow.is_some() {
+                    fd.passed = true;
+                }
+                break;
+            }
+            let g = &self.globals[h.sig as usize];
+            if g.suppress.iter().any(|x| x.hits(src, dst)) {
+                scratch.stats.alerts_suppressed += 1;
+                continue;
+            }
+            let spec = g
+                .threshold
+                .filter(|_| g.exact || s.threshold.is_none())
+                .or(s.threshold.as_ref().map(Spec::from_rule));
+            if let Some(spec) = spec {
+                let Some(key) = threshold::key(spec.track, pkt.src, pkt.dst) else {
+                    continue;
+                };
+                match scratch.thresholds.check(h.sig, &spec, key, now) {
+                    Verdict::Alert => {}
+                    Verdict::Quiet => {
+                        scratch.stats.alerts_suppressed += 1;
+                        continue;
+                    }
+                    Verdict::Full => {
+                        scratch.stats.threshold_table_full += 1;
+                        continue;
+                    }
+                }
+            }
+            if kept >= self.alert_max {
+                scratch.stats.alerts_discarded += 1;
+                continue;
+            }
+            kept += 1;
+            scratch.stats.alerts += 1;
+            alerts.push(h.alert);
+        }
+    }
+
+    /// Header, flow, packet options and flowbits conditions.
+    fn pre_checks(&self, s: &Sig, fd: &FlowDetect, input: &Input<'_>) -> bool {
+        header_ok(s, input.packet, input.flow)
+            && flow_ok(s, input.flow)
+            && s.pkt
+                .iter()
+                .all(|o| pkt_opt_ok(o, input.packet, input.frame))
+            && s.bits_cond.iter().all(|c| {
+                let f = |b: &u32| fd.bit(*b) == c.set;
+                if c.all {
+                    c.bits.iter().all(f)
+                } else {
+                    c.bits.iter().any(f)
+                }
+            })
+    }
+
+    fn eval_packet(
+        &self,
+        s: &Sig,
+        scratch: &mut Scratch,
+        fd: &FlowDetect,
+        input: &Input<'_>,
+        payload: &[u8],
+    ) -> Option<MatchedOn> {
+        if !self.pre_checks(s, fd, input) {
+            return None;
+        }
+        scratch.stats.rules_evaluated += 1;
+        let Some(prog) = &s.payload else {
+            return input.packet_rules.then_some(MatchedOn::Packet);
+        };
+        let (stream_ok, pkt_ok) = payload_targets(s.payload_mode, input);
+        if stream_ok {
+            if let Some(st) = input.stream.filter(|b| !b.is_empty()) {
+                if prog.matches(st, &mut scratch.vars) {
+                    return Some(MatchedOn::Stream);
+                }
+            }
+        }
+        if pkt_ok && !payload.is_empty() && prog.matches(payload, &mut scratch.vars) {
+            return Some(MatchedOn::Packet);
+        }
+        None
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_tx(
+        &self,
+        s: &Sig,
+        scratch: &mut Scratch,
+        fd: &FlowDetect,
+        input: &Input<'_>,
+        tx: &TxView<'_>,
+        dir: app::Direction,
+        payload: &[u8],
+    ) -> bool {
+        if s.app_proto != Some(tx.proto()) || !self.pre_checks(s, fd, input) {
+            return false;
+        }
+        scratch.stats.rules_evaluated += 1;
+        if let Some(prog) = &s.payload {
+            let (stream_ok, pkt_ok) = payload_targets(s.payload_mode, input);
+            let on_stream = stream_ok
+                && input
+                    .stream
+                    .is_some_and(|st| !st.is_empty() && prog.matches(st, &mut scratch.vars));
+            let on_packet = !on_stream
+                && pkt_ok
+                && !payload.is_empty()
+                && prog.matches(payload, &mut scratch.vars);
+            if !on_stream && !on_packet {
+                return false;
+            }
+        }
+        for ap in &s.app {
+            let mut any = false;
+            let (xbuf, xtmp, vars) = (&mut scratch.xbuf, &mut scratch.xtmp, &mut scratch.vars);
+            tx.each(ap.buf, dir, |b| {
+                if any {
+                    return;
+                }
+                any = if ap.transforms.is_empty() {
+                    ap.prog.matches(b, vars)
+                } else {
+                    transform::apply(&ap.transforms, b, xbuf, xtmp);
+                    ap.prog.matches(xbuf, vars)
+                };
+            });
+            if !any {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Which payloads a payload program may inspect in this call: (stream chunk, packet).
+fn payload_targets(mode: PayloadMode, input: &Input<'_>) -> (bool, bool) {
+    let in_stream = input.flow.is_some_and(|f| f.payload_in_stream);
+    match mode {
+        PayloadMode::Packet => (false, input.packet_rules),
+        PayloadMode::Stream => (true, false),
+        PayloadMode::Both => (true, input.packet_rules && !in_stream),
+    }
+}
+
+fn addr(ver: u8, b: &[u8; 16]) -> IpAddr {
+    if ver == 4 {
+        IpAddr::V4(Ipv4Addr::new(b[0], b[1], b[2], b[3]))
+    } else {
+        IpAddr::V6(Ipv6Addr::from(*b))
+    }
+}
+
+fn has_ports(proto: u8) -> bool {
+    matches!(proto, 6 | 17 | 132)
+}
+
+fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bool {
+    let proto_ok = match s.proto {
+        ProtoM::Ip(None) => true,
+        ProtoM::Ip(Some(v)) => p.ip_version == v,
+        ProtoM::L4(x) => p.proto == x,
+        ProtoM::AnyIcmp => p.proto == 1 || p.proto == 58,
+    };
+    if !proto_ok {
+        return false;
+    }
+    if let Some(ap) = s.app_proto {
+        if flow.map(|f| f.app_proto) != Some(ap) {
+            return false;
+        }
+    }
+    for c in &s.alp {
+        let cur = flow.map_or(app::AppProto::Unknown, |f| f.app_proto);
+        if (cur == c.proto) == c.negated {
+            return false;
+        }
+    }
+    let (src, dst) = (addr(p.ip_version, &p.src), addr(p.ip_version, &p.dst));
+    let ports = has_ports(p.proto);
+    let port_ok = |set: &rules::PortSet, port: u16| {
+        if ports {
+            set.contains(port)
+        } else {
+            set.is_any()
+        }
+    };
+    let fwd = s.src.contains(src)
+        && s.dst.contains(dst)
+        && port_ok(&s.sports, p.sport)
+        && port_ok(&s.dports, p.dport);
+    fwd || (s.bidir
+        && s.src.contains(dst)
+        && s.dst.contains(src)
+        && port_ok(&s.sports, p.dport)
+        && port_ok(&s.dports, p.sport))
+}
+
+fn flow_ok(s: &Sig, flow: Option<FlowInfo>) -> bool {
+    let f = &s.flow;
+    if !f.needs_flow {
+        return true;
+    }
+    let Some(fi) = flow else { return false };
+    (!f.to_server || fi.to_server)
+        && (!f.to_client || !fi.to_server)
+        && (!f.established || fi.established)
+        && (!f.not_established || !fi.established)
+}
+
+fn be16(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_be_bytes([*b.get(at)?, *b.get(at + 1)?]))
+}
+
+fn icmp_has_id_seq(p: &wire::Packet) -> bool {
+    match p.proto {
+        1 => matches!(p.icmp_type, 0 | 8 | 13 | 14 | 15 | 16 | 17 | 18),
+        58 => matches!(p.icmp_type, 128 | 129),
+        _ => false,
+    }
+}
+
+fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
+    let tcp = p.proto == 6 && p.l4_off != 0;
+    let icmp = (p.proto == 1 || p.proto == 58) && p.l4_off != 0;
+    match o {
+        PktOpt::Dsize(c) => c.matches(p.payload_len as u64),
+        PktOpt::Flags {
+            modifier,
+            flags,
+            ignore,
+        } => {
+            if !tcp {
+                return false;
+            }
+            let f = p.tcp_flags & !ignore;
+            match modifier {
+                Some('!') => f & flags != *flags,
+                Some('+') => f & flags == *flags,
+                Some('*') => f & flags != 0,
+                _ => f == *flags,
+            }
+        }
+        PktOpt::Ttl(c) => c.matches(p.ttl as u64),
+        PktOpt::Itype(c) => icmp && c.matches(p.icmp_type as u64),
+        PktOpt::Icode(c) => icmp && c.matches(p.icmp_code as u64),
+        PktOpt::IcmpId(v) => {
+            icmp && icmp_has_id_seq(p) && be16(frame, p.l4_off as usize + 4) == Some(*v)
+        }
+        PktOpt::IcmpSeq(v) => {
+            icmp && icmp_has_id_seq(p) && be16(frame, p.l4_off as usize + 6) == Some(*v)
+        }
+        PktOpt::Seq(v) => tcp && p.seq == *v,
+        PktOpt::Ack(v) => tcp && p.ack == *v,
+        PktOpt::Window { negated, size } => tcp && (p.window == *size) != *negated,
+        PktOpt::IpId(v) => p.ip_version == 4 && p.ip_id as u16 == *v,
+        PktOpt::Tos { negated, value } => p.ip_version == 4 && (p.tos == *value) != *negated,
+        PktOpt::IpProto { op, proto } => match op {
+            Some('!') => p.proto != *proto,
+            Some('<') => p.proto < *proto,
+            Some('>') => p.proto > *proto,
+            _ => p.proto == *proto,
+        },
+        PktOpt::SameIp => p.src == p.dst,
+    }
+}
+
+/// One transaction of any supported protocol.
+enum TxView<'a> {
+    Http(&'a app::http::HttpTx),
+    Dns(&'a app::dns::DnsTx),
+    Tls(&'a app::tls::TlsState),
+}
+
+impl TxView<'_> {
+    fn id(&self) -> u64 {
+        match self {
+            TxView::Http(t) => t.id(),
+            TxView::Dns(t) => t.id(),
+            TxView::Tls(_) => 0,
+        }
+    }
+
+    fn proto(&self) -> app::AppProto {
+        match self {
+            TxView::Http(_) => app::AppProto::Http,
+            TxView::Dns(_) => app::AppProto::Dns,
+            TxView::Tls(_) => app::AppProto::Tls,
+        }
+    }
+
+    /// Calls `f` with each instance of buffer `b` the transaction has now.
+    fn each(&self, b: AppBuf, dir: app::Direction, mut f: impl FnMut(&[u8])) {
+        match (self, b) {
+            (TxView::Http(t), AppBuf::Http(h)) => {
+                if let Some(x) = t.buffer(h, dir) {
+                    f(x)
+                }
+            }
+            (TxView::Http(t), AppBuf::FileData) => {
+                let h = match dir {
+                    app::Direction::ToServer => HttpBuffer::RequestBody,
+                    app::Direction::ToClient => HttpBuffer::ResponseBody,
+                };
+                if let Some(x) = t.buffer(h, dir) {
+                    f(x)
+                }
+            }
+            (TxView::Dns(t), AppBuf::DnsQuery) => t.queries().for_each(f),
+            (TxView::Tls(t), AppBuf::TlsSni) => {
+                if let Some(x) = t.sni() {
+                    f(x)
+                }
+            }
+            (TxView::Tls(t), AppBuf::TlsSubject) => {
+                if let Some(x) = t.cert_subject() {
+                    f(x.as_bytes())
+                }
+            }
+            (TxView::Tls(t), AppBuf::TlsIssuer) => {
+                if let Some(x) = t.cert_issuer() {
+                    f(x.as_bytes())
+                }
+            }
+            _ => {}
+        }
+    }
+}

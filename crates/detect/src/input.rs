@@ -1,0 +1,90 @@
+//! What the engine hands to [`crate::Detector::inspect`] and what comes back.
+
+use rules::Action;
+
+/// The flow context of a packet, as the flow tracker knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowInfo {
+    /// The packet goes from the client to the server (`flow:to_server`); false for
+    /// to-client packets.
+    pub to_server: bool,
+    /// The flow is established (TCP: three-way handshake seen; UDP/other: packets seen
+    /// in both directions), as Suricata's `flow:established` means it.
+    pub established: bool,
+    /// The packet's payload is part of a TCP stream that will be inspected reassembled
+    /// (Suricata's `PKT_STREAM_ADD`): stream-capable payload rules then skip the packet
+    /// payload and match the stream chunk when the engine passes it
+    /// ([`Input::stream`]). False for UDP, for packets the stream engine did not add
+    /// (before the handshake completes, out of window), and for pseudo packets.
+    pub payload_in_stream: bool,
+    /// The flow's application protocol (`app_proto`), `Unknown` until detected.
+    pub app_proto: app::AppProto,
+}
+
+/// One detection call: the packet the alerts will land on and the data to inspect.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// Decoded packet metadata (header fields, addresses, ports, timestamp).
+    pub packet: &'a wire::Packet,
+    /// The bytes the packet was decoded from (frame or reassembled datagram).
+    pub frame: &'a [u8],
+    /// Flow context; `None` for packets outside any flow.
+    pub flow: Option<FlowInfo>,
+    /// Run packet rules (header, options, and payload rules over this packet's payload).
+    /// False for pseudo packets that only carry stream or app-layer data.
+    pub packet_rules: bool,
+    /// A reassembled raw stream chunk of the packet's flow to inspect with
+    /// stream-capable payload rules (Suricata's raw stream inspection).
+    pub stream: Option<&'a [u8]>,
+    /// The flow's application-layer state: every live transaction is inspected with the
+    /// rules of the packet's direction (request-side rules on to-server packets,
+    /// response-side rules on to-client packets), each rule at most once per
+    /// transaction.
+    pub app: Option<&'a app::AppFlow>,
+}
+
+impl<'a> Input<'a> {
+    /// A packet-only call: packet rules over the packet's own payload, no stream or
+    /// app-layer data.
+    pub fn packet(packet: &'a wire::Packet, frame: &'a [u8], flow: Option<FlowInfo>) -> Self {
+        Input {
+            packet,
+            frame,
+            flow,
+            packet_rules: true,
+            stream: None,
+            app: None,
+        }
+    }
+}
+
+/// What an alert matched on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatchedOn {
+    /// The packet (header options and/or its payload).
+    Packet,
+    /// The reassembled stream chunk.
+    Stream,
+    /// An application-layer transaction (HTTP, DNS, TLS) with its id.
+    Tx(u64),
+}
+
+/// One alert raised by [`crate::Detector::inspect`]. Text fields (msg, classtype,
+/// metadata) are looked up with [`crate::Detector::rule`] by `rule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alert {
+    /// Index of the rule in the rule set given to [`crate::Detector::build`].
+    pub rule: u32,
+    /// Signature id.
+    pub sid: u32,
+    /// Generator id.
+    pub gid: u32,
+    /// Revision.
+    pub rev: u32,
+    /// The rule's action (`alert`, `drop`, `reject`...; `pass` never alerts).
+    pub action: Action,
+    /// Priority (1 highest), from the rule, its classtype, or 3.
+    pub priority: u32,
+    /// What matched.
+    pub matched_on: MatchedOn,
+}

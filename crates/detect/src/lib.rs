@@ -1,0 +1,52 @@
+//! Osprey's detection engine, as a library without I/O: rules from the `rules` crate are
+//! compiled into signature groups with multi-pattern prefilters (`mpm`), candidates are
+//! verified in Suricata's order (header, flow, packet options, flowbits, then the
+//! buffer programs: content, pcre, byte_*, isdataat, bsize, urilen) and alerts are
+//! finalized with Suricata's IDS semantics (one alert per rule per packet, action-order,
+//! `pass`, thresholds and suppressions, `packet-alert-max`).
+//!
+//! - [`Detector::build`] compiles once; the detector is shared read-only by workers.
+//! - [`Scratch`] is per worker (candidate lists, threshold counters).
+//! - [`FlowDetect`] is per flow (flowbits, which rules already matched which
+//!   transaction, flow-level pass); the engine stores it beside the flow.
+//! - [`Detector::inspect`] takes an [`Input`]: the packet the alerts land on, its flow
+//!   context, and what to inspect in this call (the packet, a reassembled stream chunk,
+//!   the flow's application-layer transactions).
+//!
+//! ```
+//! use detect::{DetectOptions, Detector, Input};
+//! let (set, _) = rules::RuleSet::load_str(
+//!     r#"alert udp any any -> any 53 (msg:"x"; content:"evil"; sid:1;)"#,
+//!     None,
+//!     &rules::Vars::suricata_default(),
+//!     &Default::default(),
+//! );
+//! let (det, diags) = Detector::build(&set.rules, &DetectOptions::default(), &rules::Vars::default());
+//! assert!(diags.is_empty());
+//! assert_eq!(det.len(), 1);
+//! let mut scratch = det.scratch();
+//! let _ = &mut scratch;
+//! let _ = Input::packet;
+//! ```
+#![deny(missing_docs)]
+
+mod bytes;
+mod detector;
+mod fastpat;
+mod input;
+mod options;
+mod pcre;
+mod prefilter;
+mod program;
+mod search;
+mod sig;
+mod state;
+mod threshold;
+mod transform;
+
+pub use detector::{Detector, RuleInfo};
+pub use input::{Alert, FlowInfo, Input, MatchedOn};
+pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
+pub use program::{MAX_VARS, RECURSION_LIMIT};
+pub use state::{FlowDetect, Scratch, ScratchStats, MAX_TX_DONE};
+pub use threshold::MAX_THRESHOLD_ENTRIES;

@@ -1,0 +1,71 @@
+//! Prefilter: one multi-pattern matcher per (signature group, buffer) over the fast
+//! patterns of the group's rules; a match makes its rules candidates.
+
+use std::collections::HashMap;
+
+/// A matcher and the rules each of its patterns stands for.
+#[derive(Debug)]
+pub(crate) struct Prefilter {
+    matcher: mpm::Matcher,
+    /// Pattern id → signature indices.
+    pat_sigs: Vec<Vec<u32>>,
+}
+
+/// What a build used.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PrefilterStats {
+    pub patterns: usize,
+    pub memory: usize,
+}
+
+impl Prefilter {
+    /// Builds a prefilter over `(pattern, nocase, sig)` entries. Falls back to AC-Compact
+    /// when the chosen kind cannot hold the set; `Err` with the sigs when nothing can
+    /// (the caller then evaluates them without prefilter).
+    pub fn build(kind: mpm::Kind, entries: &[(Vec<u8>, bool, u32)]) -> Result<Prefilter, Vec<u32>> {
+        let mut ids: HashMap<(&[u8], bool), u32> = HashMap::new();
+        let mut pats = Vec::new();
+        let mut pat_sigs: Vec<Vec<u32>> = Vec::new();
+        for (p, nocase, sig) in entries {
+            let id = *ids.entry((p.as_slice(), *nocase)).or_insert_with(|| {
+                let id = pats.len() as u32;
+                pats.push(if *nocase {
+                    mpm::Pattern::nocase(p.clone(), id)
+                } else {
+                    mpm::Pattern::new(p.clone(), id)
+                });
+                pat_sigs.push(Vec::new());
+                id
+            });
+            let v = &mut pat_sigs[id as usize];
+            if v.last() != Some(sig) {
+                v.push(*sig);
+            }
+        }
+        let matcher = match mpm::Matcher::new(kind, &pats) {
+            Ok(m) => m,
+            Err(_) => match mpm::Matcher::new(mpm::Kind::AcCompact, &pats) {
+                Ok(m) => m,
+                Err(_) => return Err(entries.iter().map(|e| e.2).collect()),
+            },
+        };
+        Ok(Prefilter { matcher, pat_sigs })
+    }
+
+    /// Reports the signatures whose fast pattern occurs in `hay` (with repeats).
+    #[inline]
+    pub fn scan(&self, hay: &[u8], mut f: impl FnMut(u32)) {
+        self.matcher.scan(hay, &mut |m: mpm::Match| {
+            if let Some(v) = self.pat_sigs.get(m.pattern as usize) {
+                v.iter().for_each(|&s| f(s));
+            }
+        });
+    }
+
+    pub fn stats(&self) -> PrefilterStats {
+        PrefilterStats {
+            patterns: self.matcher.pattern_count(),
+            memory: self.matcher.memory_usage(),
+        }
+    }
+}

@@ -1,0 +1,422 @@
+//! Compiled buffer programs: the ordered matches of one inspection buffer (content, pcre,
+//! byte_*, isdataat, bsize, urilen) and their evaluation with Suricata's relative-match
+//! backtracking.
+//!
+//! Semantics (Suricata 7, `DetectEngineContentInspection`): a cursor (the end of the
+//! previous match) is carried from step to step; `distance`/`within`, `pcre` `R`,
+//! relative `byte_*` and `isdataat` work from it. When a content or pcre is followed by a
+//! relative step and the rest of the list fails, the next occurrence of the content (pcre)
+//! is tried, from one byte after the previous occurrence's start. A step that is not
+//! followed by a relative one is matched once. Evaluation is bounded by
+//! [`RECURSION_LIMIT`] step entries per buffer (Suricata's `inspection-recursion-limit`);
+//! past it the buffer does not match.
+
+use crate::bytes::{self, Read};
+use crate::search;
+use rules::{ByteOp, IntCmp};
+
+/// Most step entries one buffer evaluation may make (Suricata's default 3000).
+pub const RECURSION_LIMIT: u32 = 3000;
+
+/// Most `byte_extract`/`byte_math` variables one rule may define.
+pub const MAX_VARS: usize = 8;
+
+/// A number known at compile time or read from a variable slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NumC {
+    Lit(i64),
+    Var(u8),
+}
+
+impl NumC {
+    fn get(self, vars: &[u64; MAX_VARS]) -> i64 {
+        match self {
+            NumC::Lit(v) => v,
+            NumC::Var(i) => vars[i as usize] as i64,
+        }
+    }
+}
+
+/// A compiled `content`.
+#[derive(Debug, Clone)]
+pub(crate) struct ContentC {
+    pub pat: Vec<u8>,
+    pub nocase: bool,
+    pub negated: bool,
+    pub offset: Option<NumC>,
+    pub depth: Option<NumC>,
+    pub distance: Option<NumC>,
+    pub within: Option<NumC>,
+    pub startswith: bool,
+    pub endswith: bool,
+}
+
+impl ContentC {
+    fn relative(&self) -> bool {
+        self.distance.is_some() || self.within.is_some()
+    }
+}
+
+/// A compiled `pcre`.
+#[derive(Debug, Clone)]
+pub(crate) struct PcreC {
+    pub re: pcre2::bytes::Regex,
+    pub negated: bool,
+    pub relative: bool,
+}
+
+/// How `byte_*` read their bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ByteRead {
+    pub nbytes: NumC,
+    pub offset: NumC,
+    pub relative: bool,
+    pub how: Read,
+    pub bitmask: Option<u32>,
+}
+
+/// `byte_math` operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MathOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Shl,
+    Shr,
+}
+
+/// One step of a buffer program.
+#[derive(Debug, Clone)]
+pub(crate) enum Step {
+    Content(ContentC),
+    Pcre(PcreC),
+    ByteTest {
+        rd: ByteRead,
+        negated: bool,
+        op: ByteOp,
+        value: NumC,
+    },
+    ByteJump {
+        rd: ByteRead,
+        multiplier: u64,
+        align: bool,
+        from_beginning: bool,
+        from_end: bool,
+        post_offset: i64,
+    },
+    ByteExtract {
+        rd: ByteRead,
+        multiplier: u64,
+        align: u64,
+        var: u8,
+    },
+    ByteMath {
+        rd: ByteRead,
+        op: MathOp,
+        rvalue: NumC,
+        var: u8,
+    },
+    IsDataAt {
+        offset: NumC,
+        relative: bool,
+        negated: bool,
+    },
+    /// `bsize` and `urilen`: the buffer's length.
+    Len(IntCmp),
+}
+
+impl Step {
+    fn relative(&self) -> bool {
+        match self {
+            Step::Content(c) => c.relative(),
+            Step::Pcre(p) => p.relative,
+            Step::ByteTest { rd, .. }
+            | Step::ByteJump { rd, .. }
+            | Step::ByteExtract { rd, .. }
+            | Step::ByteMath { rd, .. } => rd.relative,
+            Step::IsDataAt { relative, .. } => *relative,
+            Step::Len(_) => false,
+        }
+    }
+}
+
+/// The ordered steps of one buffer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Program {
+    pub steps: Vec<Step>,
+    /// `relative_next[i]`: step `i + 1` is relative to step `i`'s match.
+    relative_next: Vec<bool>,
+}
+
+impl Program {
+    pub fn new(steps: Vec<Step>) -> Program {
+        let relative_next = (0..steps.len())
+            .map(|i| steps.get(i + 1).is_some_and(Step::relative))
+            .collect();
+        Program {
+            steps,
+            relative_next,
+        }
+    }
+
+    /// True if the program matches `buf`. `vars` carries `byte_extract`/`byte_math`
+    /// values across the rule's buffers.
+    pub fn matches(&self, buf: &[u8], vars: &mut [u64; MAX_VARS]) -> bool {
+        let mut st = State {
+            off: 0,
+            calls: 0,
+            vars,
+        };
+        self.run(0, buf, &mut st)
+    }
+
+    fn run(&self, i: usize, buf: &[u8], st: &mut State<'_>) -> bool {
+        let Some(step) = self.steps.get(i) else {
+            return true;
+        };
+        st.calls += 1;
+        if st.calls > RECURSION_LIMIT {
+            return false;
+        }
+        match step {
+            Step::Content(c) => self.content(i, c, buf, st),
+            Step::Pcre(p) => self.pcre(i, p, buf, st),
+            Step::ByteTest {
+                rd,
+                negated,
+                op,
+                value,
+            } => {
+                let Some((v, _)) = read_value(rd, buf, st) else {
+                    return false;
+                };
+                let want = value.get(st.vars) as u64;
+                let hit = match op {
+                    ByteOp::Lt => v < want,
+                    ByteOp::Gt => v > want,
+                    ByteOp::Eq => v == want,
+                    ByteOp::Le => v <= want,
+                    ByteOp::Ge => v >= want,
+                    ByteOp::And => v & want != 0,
+                    ByteOp::Xor => v ^ want != 0,
+                };
+                hit != *negated && self.run(i + 1, buf, st)
+            }
+            Step::ByteJump {
+                rd,
+                multiplier,
+                align,
+                from_beginning,
+                from_end,
+                post_offset,
+            } => {
+                let Some((v, end)) = read_value(rd, buf, st) else {
+                    return false;
+                };
+                let mut v = v.saturating_mul(*multiplier) as i128;
+                if *align && v % 4 != 0 {
+                    v += 4 - v % 4;
+                }
+                let base: i128 = if *from_beginning {
+                    0
+                } else if *from_end {
+                    buf.len() as i128
+                } else {
+                    end as i128
+                };
+                let target = base + v + *post_offset as i128;
+                if target < 0 || target >= buf.len() as i128 {
+                    return false;
+                }
+                st.off = target as usize;
+                self.run(i + 1, buf, st)
+            }
+            Step::ByteExtract {
+                rd,
+                multiplier,
+                align,
+                var,
+            } => {
+                let Some((v, end)) = read_value(rd, buf, st) else {
+                    return false;
+                };
+                let mut v = v.saturating_mul(*multiplier);
+                if *align > 1 && v % align != 0 {
+                    v = v.saturating_add(align - v % align);
+                }
+                st.vars[*var as usize] = v;
+                st.off = end;
+                self.run(i + 1, buf, st)
+            }
+            Step::ByteMath {
+                rd,
+                op,
+                rvalue,
+                var,
+            } => {
+                let Some((v, _)) = read_value(rd, buf, st) else {
+                    return false;
+                };
+                let r = rvalue.get(st.vars) as u64;
+                let out = match op {
+                    MathOp::Add => v.wrapping_add(r),
+                    MathOp::Sub => v.wrapping_sub(r),
+                    MathOp::Mul => v.wrapping_mul(r),
+                    MathOp::Div => match v.checked_div(r) {
+                        Some(x) => x,
+                        None => return false,
+                    },
+                    MathOp::Shl => v.checked_shl(r.min(64) as u32).unwrap_or(0),
+                    MathOp::Shr => v.checked_shr(r.min(64) as u32).unwrap_or(0),
+                };
+                st.vars[*var as usize] = out;
+                self.run(i + 1, buf, st)
+            }
+            Step::IsDataAt {
+                offset,
+                relative,
+                negated,
+            } => {
+                let n = offset.get(st.vars);
+                let hit = if *relative {
+                    // Suricata: no match when cursor + N is past the end.
+                    (st.off as i64).saturating_add(n) <= buf.len() as i64
+                } else {
+                    n >= 0 && n < buf.len() as i64
+                };
+                hit != *negated && self.run(i + 1, buf, st)
+            }
+            Step::Len(cmp) => cmp.matches(buf.len() as u64) && self.run(i + 1, buf, st),
+        }
+    }
+
+    fn content(&self, i: usize, c: &ContentC, buf: &[u8], st: &mut State<'_>) -> bool {
+        let len = buf.len() as i64;
+        let plen = c.pat.len() as i64;
+        let prev = st.off as i64;
+        let (mut start, mut end) = if c.relative() {
+            let dist = c.distance.map_or(0, |d| d.get(st.vars));
+            let s = (prev + dist).max(0);
+            let e = match c.within {
+                Some(w) => prev + dist + w.get(st.vars),
+                None => len,
+            };
+            (s, e)
+        } else {
+            let off = c.offset.map_or(0, |o| o.get(st.vars)).max(0);
+            let e = match c.depth {
+                Some(d) => off + d.get(st.vars),
+                None => len,
+            };
+            (off, e)
+        };
+        if c.startswith {
+            start = 0;
+            end = end.min(plen);
+        }
+        if c.endswith {
+            start = start.max(len - plen);
+        }
+        end = end.min(len);
+        let found_any;
+        loop {
+            if start < 0 || end - start < plen {
+                found_any = None;
+                break;
+            }
+            let window = &buf[start as usize..end as usize];
+            match search::find(window, &c.pat, c.nocase) {
+                None => {
+                    found_any = None;
+                    break;
+                }
+                Some(p) => {
+                    let at = start + p as i64;
+                    if c.negated {
+                        found_any = Some(at);
+                        break;
+                    }
+                    let saved = st.off;
+                    st.off = (at + plen) as usize;
+                    if !self.relative_next[i] {
+                        return self.run(i + 1, buf, st);
+                    }
+                    if self.run(i + 1, buf, st) {
+                        return true;
+                    }
+                    if st.calls > RECURSION_LIMIT {
+                        return false;
+                    }
+                    st.off = saved;
+                    start = at + 1;
+                }
+            }
+        }
+        if c.negated {
+            found_any.is_none() && self.run(i + 1, buf, st)
+        } else {
+            false
+        }
+    }
+
+    fn pcre(&self, i: usize, p: &PcreC, buf: &[u8], st: &mut State<'_>) -> bool {
+        let base = if p.relative { st.off.min(buf.len()) } else { 0 };
+        let subject = &buf[base..];
+        // Suricata does not run a pcre over an empty subject, negated or not.
+        if subject.is_empty() {
+            return false;
+        }
+        let mut from = 0;
+        loop {
+            if from > subject.len() {
+                return false;
+            }
+            // Match or depth limits exceeded: no match, as in Suricata.
+            let m = p.re.find_at(subject, from).unwrap_or_default();
+            match m {
+                None => return p.negated && self.run(i + 1, buf, st),
+                Some(m) => {
+                    if p.negated {
+                        return false;
+                    }
+                    let saved = st.off;
+                    st.off = base + m.end();
+                    if !self.relative_next[i] {
+                        return self.run(i + 1, buf, st);
+                    }
+                    if self.run(i + 1, buf, st) {
+                        return true;
+                    }
+                    if st.calls > RECURSION_LIMIT {
+                        return false;
+                    }
+                    st.off = saved;
+                    from = m.start() + 1;
+                }
+            }
+        }
+    }
+}
+
+struct State<'v> {
+    off: usize,
+    calls: u32,
+    vars: &'v mut [u64; MAX_VARS],
+}
+
+/// Reads the value of a `byte_*` step; returns it (masked) and the position right after
+/// the bytes read.
+fn read_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize)> {
+    let n = rd.nbytes.get(st.vars);
+    if !(1..=23).contains(&n) {
+        return None;
+    }
+    let base = if rd.relative { st.off as i64 } else { 0 };
+    let pos = base.checked_add(rd.offset.get(st.vars))?;
+    if pos < 0 {
+        return None;
+    }
+    let v = bytes::read(buf, pos as usize, n as usize, rd.how)?;
+    Some((bytes::apply_mask(v, rd.bitmask), pos as usize + n as usize))
+}

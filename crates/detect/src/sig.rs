@@ -1,0 +1,759 @@
+//! Compiling one loaded rule into a [`Sig`]: header sets, flow and packet conditions,
+//! flowbits, buffer programs, thresholds. Anything the detector cannot evaluate exactly
+//! as Suricata does is refused with a [`Refusal`].
+
+use std::collections::HashMap;
+
+use app::http::HttpBuffer;
+use rules::{
+    Action, AppProto as RuleApp, BitsCmd, Buffer, Content, Endian, IntCmp, LoadedRule, Match, Num,
+    NumBase, Opt, Protocol, Rule, Threshold, Transform,
+};
+
+use crate::bytes::Read;
+use crate::program::{ByteRead, ContentC, MathOp, NumC, PcreC, Program, Step, MAX_VARS};
+use crate::transform::Xform;
+
+/// Why a rule cannot be loaded.
+#[derive(Debug, Clone)]
+pub(crate) struct Refusal {
+    pub unsupported: bool,
+    pub keyword: String,
+    pub message: String,
+}
+
+fn unsupported(keyword: impl Into<String>, message: impl Into<String>) -> Refusal {
+    Refusal {
+        unsupported: true,
+        keyword: keyword.into(),
+        message: message.into(),
+    }
+}
+
+fn failed(keyword: impl Into<String>, message: impl Into<String>) -> Refusal {
+    Refusal {
+        unsupported: false,
+        keyword: keyword.into(),
+        message: message.into(),
+    }
+}
+
+/// An application-layer inspection buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum AppBuf {
+    Http(HttpBuffer),
+    /// `file.data`: the HTTP body of the rule's direction.
+    FileData,
+    DnsQuery,
+    TlsSni,
+    TlsSubject,
+    TlsIssuer,
+}
+
+/// The app buffer a rule buffer maps to, if the detector evaluates it.
+pub(crate) fn app_buf(b: Buffer) -> Option<AppBuf> {
+    AppBuf::of(b)
+}
+
+impl AppBuf {
+    fn of(b: Buffer) -> Option<AppBuf> {
+        Some(match b {
+            Buffer::FileData => AppBuf::FileData,
+            Buffer::DnsQuery => AppBuf::DnsQuery,
+            Buffer::TlsSni => AppBuf::TlsSni,
+            Buffer::TlsCertSubject => AppBuf::TlsSubject,
+            Buffer::TlsCertIssuer => AppBuf::TlsIssuer,
+            _ => AppBuf::Http(HttpBuffer::from_name(b.name())?),
+        })
+    }
+
+    /// The protocol whose transactions carry the buffer.
+    pub fn proto(self) -> app::AppProto {
+        match self {
+            AppBuf::Http(_) | AppBuf::FileData => app::AppProto::Http,
+            AppBuf::DnsQuery => app::AppProto::Dns,
+            AppBuf::TlsSni | AppBuf::TlsSubject | AppBuf::TlsIssuer => app::AppProto::Tls,
+        }
+    }
+
+    /// A stable name for ordering and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            AppBuf::Http(h) => h.name(),
+            AppBuf::FileData => "file.data",
+            AppBuf::DnsQuery => "dns.query",
+            AppBuf::TlsSni => "tls.sni",
+            AppBuf::TlsSubject => "tls.cert_subject",
+            AppBuf::TlsIssuer => "tls.cert_issuer",
+        }
+    }
+
+    /// The direction the buffer belongs to, when it has one.
+    fn direction(self) -> Option<app::Direction> {
+        match self {
+            AppBuf::Http(h) => h.direction(),
+            AppBuf::FileData => None,
+            AppBuf::DnsQuery | AppBuf::TlsSni => Some(app::Direction::ToServer),
+            AppBuf::TlsSubject | AppBuf::TlsIssuer => Some(app::Direction::ToClient),
+        }
+    }
+}
+
+/// Where a buffer program runs (and what a prefilter matcher scans).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Slot {
+    Payload,
+    App(AppBuf),
+}
+
+/// A program over one app-layer buffer, with its transforms.
+#[derive(Debug, Clone)]
+pub(crate) struct AppProg {
+    pub buf: AppBuf,
+    pub transforms: Vec<Xform>,
+    pub prog: Program,
+}
+
+/// Which payloads a payload program inspects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PayloadMode {
+    /// Packet payload only (`tcp-pkt`, `flow:no_stream`, `dsize`, non-TCP).
+    Packet,
+    /// Reassembled stream only (`tcp-stream`, `flow:only_stream`).
+    Stream,
+    /// The stream chunk, else the packet payload when the packet is not part of the
+    /// stream.
+    Both,
+}
+
+/// The protocol condition of the header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProtoM {
+    /// Any IP packet; `Some(4|6)` restricts the version.
+    Ip(Option<u8>),
+    /// L4 protocol number; ICMP matches v4 and v6.
+    L4(u8),
+    /// ICMP or ICMPv6.
+    AnyIcmp,
+}
+
+/// A packet header option.
+#[derive(Debug, Clone)]
+pub(crate) enum PktOpt {
+    Dsize(IntCmp),
+    Flags {
+        modifier: Option<char>,
+        flags: u8,
+        ignore: u8,
+    },
+    Ttl(IntCmp),
+    Itype(IntCmp),
+    Icode(IntCmp),
+    IcmpId(u16),
+    IcmpSeq(u16),
+    Seq(u32),
+    Ack(u32),
+    Window {
+        negated: bool,
+        size: u16,
+    },
+    IpId(u16),
+    Tos {
+        negated: bool,
+        value: u8,
+    },
+    IpProto {
+        op: Option<char>,
+        proto: u8,
+    },
+    SameIp,
+}
+
+/// A flowbits condition (`isset`/`isnotset`).
+#[derive(Debug, Clone)]
+pub(crate) struct BitsCond {
+    pub set: bool,
+    pub all: bool,
+    pub bits: Vec<u32>,
+}
+
+/// A flowbits action run when the rule matches.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum BitsAct {
+    Set(u32),
+    Unset(u32),
+    Toggle(u32),
+}
+
+/// `flow` conditions that remain after the payload mode is decided.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FlowC {
+    pub to_server: bool,
+    pub to_client: bool,
+    pub established: bool,
+    pub not_established: bool,
+    pub needs_flow: bool,
+}
+
+/// `app-layer-protocol` condition.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AlpC {
+    pub negated: bool,
+    pub proto: app::AppProto,
+}
+
+/// A compiled signature.
+#[derive(Debug, Clone)]
+pub(crate) struct Sig {
+    pub rule: u32,
+    pub sid: u32,
+    pub gid: u32,
+    pub rev: u32,
+    pub action: Action,
+    pub priority: u32,
+    pub proto: ProtoM,
+    /// Required app protocol (header protocol `http`, `dns`, `tls` or app buffers).
+    pub app_proto: Option<app::AppProto>,
+    pub src: rules::AddrSet,
+    pub dst: rules::AddrSet,
+    pub sports: rules::PortSet,
+    pub dports: rules::PortSet,
+    pub bidir: bool,
+    pub flow: FlowC,
+    pub pkt: Vec<PktOpt>,
+    pub bits_cond: Vec<BitsCond>,
+    pub bits_act: Vec<BitsAct>,
+    pub alp: Vec<AlpC>,
+    pub payload: Option<Program>,
+    pub payload_mode: PayloadMode,
+    pub app: Vec<AppProg>,
+    /// Direction of transaction inspection for app rules.
+    pub app_dir: app::Direction,
+    pub threshold: Option<Threshold>,
+    pub noalert: bool,
+    /// Fast pattern: slot, bytes, nocase.
+    pub fp: Option<(Slot, Vec<u8>, bool)>,
+    /// Flowbits use, for ordering: 3 set only, 2 set and read, 1 read, 0 none.
+    pub bits_rank: u8,
+}
+
+impl Sig {
+    /// Transaction rule (inspected per app-layer transaction).
+    pub fn is_tx(&self) -> bool {
+        !self.app.is_empty()
+    }
+}
+
+/// Interns flowbit names into dense ids.
+#[derive(Debug, Default)]
+pub(crate) struct BitNames {
+    pub ids: HashMap<String, u32>,
+}
+
+impl BitNames {
+    fn id(&mut self, name: &str) -> u32 {
+        let n = self.ids.len() as u32;
+        *self.ids.entry(name.to_owned()).or_insert(n)
+    }
+}
+
+struct Vars {
+    names: Vec<String>,
+}
+
+impl Vars {
+    fn define(&mut self, name: &str) -> Result<u8, Refusal> {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return Ok(i as u8);
+        }
+        if self.names.len() >= MAX_VARS {
+            return Err(failed(
+                "byte_extract",
+                format!("more than {MAX_VARS} byte variables"),
+            ));
+        }
+        self.names.push(name.to_owned());
+        Ok((self.names.len() - 1) as u8)
+    }
+
+    fn num(&self, n: &Num, kw: &str) -> Result<NumC, Refusal> {
+        match n {
+            Num::Lit(v) => Ok(NumC::Lit(*v)),
+            Num::Var(name) => match self.names.iter().position(|x| x == name) {
+                Some(i) => Ok(NumC::Var(i as u8)),
+                None => Err(failed(
+                    kw,
+                    format!(
+                        "variable '{name}' is not defined by an earlier byte_extract/byte_math"
+                    ),
+                )),
+            },
+        }
+    }
+}
+
+/// Compiles one rule. `index` is its position in the rule set.
+pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Result<Sig, Refusal> {
+    let r: &Rule = &lr.rule;
+    let mut vars = Vars { names: Vec::new() };
+    let (proto, mut app_proto) = header_proto(r.header.protocol)?;
+    let mut sig = Sig {
+        rule: index as u32,
+        sid: r.meta.sid,
+        gid: r.meta.gid,
+        rev: r.meta.rev,
+        action: r.action,
+        priority: lr.priority,
+        proto,
+        app_proto: None,
+        src: lr.src_addrs.clone(),
+        dst: lr.dst_addrs.clone(),
+        sports: lr.src_ports.clone(),
+        dports: lr.dst_ports.clone(),
+        bidir: r.header.direction == rules::Direction::Both,
+        flow: FlowC::default(),
+        pkt: Vec::new(),
+        bits_cond: Vec::new(),
+        bits_act: Vec::new(),
+        alp: Vec::new(),
+        payload: None,
+        payload_mode: PayloadMode::Both,
+        app: Vec::new(),
+        app_dir: app::Direction::ToServer,
+        threshold: None,
+        noalert: false,
+        fp: None,
+        bits_rank: 0,
+    };
+    if matches!(r.action, Action::Log | Action::Sdrop) {
+        return Err(unsupported(
+            r.action.as_str(),
+            format!("Snort action '{}'", r.action.as_str()),
+        ));
+    }
+    let mut only_stream = matches!(r.header.protocol, Protocol::TcpStream);
+    let mut no_stream = matches!(r.header.protocol, Protocol::TcpPkt);
+    let (mut set_bits, mut read_bits) = (false, false);
+    for o in &r.options {
+        match o {
+            Opt::Flow(f) => {
+                if f.only_frag || f.no_frag {
+                    return Err(unsupported("flow", "flow:only_frag/no_frag"));
+                }
+                sig.flow.to_server = f.to_server;
+                sig.flow.to_client = f.to_client;
+                sig.flow.established = f.established;
+                sig.flow.not_established = f.not_established;
+                sig.flow.needs_flow =
+                    f.to_server || f.to_client || f.established || f.not_established;
+                only_stream |= f.only_stream;
+                no_stream |= f.no_stream;
+            }
+            Opt::Flowbits(fb) => match fb.cmd {
+                BitsCmd::NoAlert => sig.noalert = true,
+                BitsCmd::IsSet | BitsCmd::IsNotSet => {
+                    read_bits = true;
+                    sig.bits_cond.push(BitsCond {
+                        set: fb.cmd == BitsCmd::IsSet,
+                        all: fb.all || fb.names.len() == 1,
+                        bits: fb.names.iter().map(|n| bits.id(n)).collect(),
+                    });
+                }
+                BitsCmd::Set | BitsCmd::Unset | BitsCmd::Toggle => {
+                    set_bits = true;
+                    for n in &fb.names {
+                        let id = bits.id(n);
+                        sig.bits_act.push(match fb.cmd {
+                            BitsCmd::Set => BitsAct::Set(id),
+                            BitsCmd::Unset => BitsAct::Unset(id),
+                            _ => BitsAct::Toggle(id),
+                        });
+                    }
+                }
+            },
+            Opt::Dsize(c) => {
+                no_stream = true;
+                sig.pkt.push(PktOpt::Dsize(*c));
+            }
+            Opt::Flags(f) => sig.pkt.push(flags(f)?),
+            Opt::Ttl(c) => sig.pkt.push(PktOpt::Ttl(*c)),
+            Opt::Itype(c) => sig.pkt.push(PktOpt::Itype(*c)),
+            Opt::Icode(c) => sig.pkt.push(PktOpt::Icode(*c)),
+            Opt::IcmpId(v) => sig.pkt.push(PktOpt::IcmpId(*v)),
+            Opt::IcmpSeq(v) => sig.pkt.push(PktOpt::IcmpSeq(*v)),
+            Opt::Seq(v) => sig.pkt.push(PktOpt::Seq(*v)),
+            Opt::Ack(v) => sig.pkt.push(PktOpt::Ack(*v)),
+            Opt::Window { negated, size } => sig.pkt.push(PktOpt::Window {
+                negated: *negated,
+                size: *size,
+            }),
+            Opt::IpId(v) => sig.pkt.push(PktOpt::IpId(*v)),
+            Opt::Tos { negated, value } => sig.pkt.push(PktOpt::Tos {
+                negated: *negated,
+                value: *value,
+            }),
+            Opt::IpProto { op, proto } => sig.pkt.push(PktOpt::IpProto {
+                op: *op,
+                proto: *proto,
+            }),
+            Opt::SameIp => sig.pkt.push(PktOpt::SameIp),
+            Opt::Threshold(t) | Opt::DetectionFilter(t) => {
+                if t.kind == Some(rules::ThresholdType::Backoff) {
+                    return Err(unsupported("threshold", "threshold type backoff"));
+                }
+                if sig.threshold.is_some() {
+                    return Err(unsupported(
+                        "threshold",
+                        "threshold and detection_filter together",
+                    ));
+                }
+                sig.threshold = Some(*t);
+            }
+            Opt::AppLayerProtocol {
+                negated,
+                proto,
+                mode,
+            } => {
+                if mode.is_some() {
+                    return Err(unsupported(
+                        "app-layer-protocol",
+                        "app-layer-protocol with a mode",
+                    ));
+                }
+                let p = match proto.as_str() {
+                    "http" | "http1" => app::AppProto::Http,
+                    "dns" => app::AppProto::Dns,
+                    "tls" | "ssl" => app::AppProto::Tls,
+                    "failed" => app::AppProto::Failed,
+                    "unknown" => app::AppProto::Unknown,
+                    other => {
+                        return Err(unsupported(
+                            "app-layer-protocol",
+                            format!(
+                            "app-layer-protocol {other}: protocol not detected by the app layer"
+                        ),
+                        ))
+                    }
+                };
+                sig.alp.push(AlpC {
+                    negated: *negated,
+                    proto: p,
+                });
+            }
+            Opt::Tag(_) => {}
+            Opt::NoAlert => sig.noalert = true,
+            Opt::Xbits { .. } => return Err(unsupported("xbits", "xbits")),
+            Opt::Flowint { .. } => return Err(unsupported("flowint", "flowint")),
+            Opt::IpOpts(_) => return Err(unsupported("ipopts", "ipopts")),
+            Opt::Fragbits(_) => return Err(unsupported("fragbits", "fragbits")),
+            Opt::Fragoffset(_) => return Err(unsupported("fragoffset", "fragoffset")),
+            Opt::StreamSize { .. } => return Err(unsupported("stream_size", "stream_size")),
+            Opt::AppLayerEvent(_) => return Err(unsupported("app-layer-event", "app-layer-event")),
+            Opt::SslState(_) => return Err(unsupported("ssl_state", "ssl_state")),
+            Opt::TlsVersion(_) => {
+                return Err(unsupported("tls.version", "tls.version / ssl_version"))
+            }
+            Opt::Keyword { name, .. } => return Err(unsupported(*name, format!("keyword {name}"))),
+        }
+    }
+    sig.bits_rank = match (set_bits, read_bits) {
+        (true, false) => 3,
+        (true, true) => 2,
+        (false, true) => 1,
+        _ => 0,
+    };
+    // Buffers.
+    let mut app_dirs: Option<app::Direction> = None;
+    for bm in &r.buffers {
+        if bm.buffer == Buffer::Payload {
+            if !bm.transforms.is_empty() {
+                return Err(unsupported("pkt_data", "transforms on the packet payload"));
+            }
+            if sig.payload.is_some() {
+                return Err(unsupported(
+                    "pkt_data",
+                    "payload matches split in two lists",
+                ));
+            }
+            sig.payload = Some(program(&bm.matches, &mut vars, false)?);
+            continue;
+        }
+        let Some(ab) = AppBuf::of(bm.buffer) else {
+            return Err(unsupported(
+                bm.buffer.name(),
+                format!("buffer {}", bm.buffer.name()),
+            ));
+        };
+        let transforms = bm
+            .transforms
+            .iter()
+            .map(crate::transform::compile)
+            .collect::<Result<Vec<_>, _>>()?;
+        let prog = program(
+            &bm.matches,
+            &mut vars,
+            ab == AppBuf::Http(HttpBuffer::Uri) || ab == AppBuf::Http(HttpBuffer::UriRaw),
+        )?;
+        if let Some(d) = ab.direction() {
+            match app_dirs {
+                Some(x) if x != d => {
+                    // Request buffers inspected from a to-client rule are available on the tx;
+                    // the to-client side decides.
+                    app_dirs = Some(app::Direction::ToClient);
+                }
+                _ => app_dirs = Some(d),
+            }
+        }
+        match sig.app_proto {
+            Some(p) if p != ab.proto() => {
+                return Err(unsupported(
+                    bm.buffer.name(),
+                    "buffers of two application protocols",
+                ))
+            }
+            _ => sig.app_proto = Some(ab.proto()),
+        }
+        sig.app.push(AppProg {
+            buf: ab,
+            transforms,
+            prog,
+        });
+    }
+    if let Some(hp) = app_proto.take() {
+        match sig.app_proto {
+            Some(p) if p != hp => {
+                return Err(failed("protocol", "header protocol and buffers disagree"))
+            }
+            _ => sig.app_proto = Some(hp),
+        }
+    }
+    if sig.is_tx() {
+        if sig.payload.is_some() {
+            return Err(unsupported(
+                "pkt_data",
+                "payload matches mixed with app-layer buffers",
+            ));
+        }
+        sig.app_dir = if sig.flow.to_client {
+            app::Direction::ToClient
+        } else if sig.flow.to_server {
+            app::Direction::ToServer
+        } else {
+            app_dirs.unwrap_or(app::Direction::ToServer)
+        };
+        if sig.flow.to_server && app_dirs == Some(app::Direction::ToClient) {
+            return Err(failed("flow", "to_server rule with response buffers"));
+        }
+    }
+    let tcp_capable = matches!(proto, ProtoM::Ip(_) | ProtoM::L4(6)) || sig.app_proto.is_some();
+    sig.payload_mode = if only_stream && no_stream {
+        return Err(failed("flow", "only_stream and no_stream / dsize together"));
+    } else if only_stream {
+        PayloadMode::Stream
+    } else if no_stream || !tcp_capable {
+        PayloadMode::Packet
+    } else {
+        PayloadMode::Both
+    };
+    sig.fp = crate::fastpat::select(r);
+    Ok(sig)
+}
+
+fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal> {
+    Ok(match p {
+        Protocol::Ip => (ProtoM::Ip(None), None),
+        Protocol::Ipv4 => (ProtoM::Ip(Some(4)), None),
+        Protocol::Ipv6 => (ProtoM::Ip(Some(6)), None),
+        Protocol::Tcp | Protocol::TcpPkt | Protocol::TcpStream => (ProtoM::L4(6), None),
+        Protocol::Udp => (ProtoM::L4(17), None),
+        Protocol::Icmp => (ProtoM::AnyIcmp, None),
+        Protocol::Icmpv4 => (ProtoM::L4(1), None),
+        Protocol::Icmpv6 => (ProtoM::L4(58), None),
+        Protocol::Sctp => (ProtoM::L4(132), None),
+        Protocol::Pkthdr => return Err(unsupported("pkthdr", "protocol pkthdr (decoder events)")),
+        Protocol::App(RuleApp::Http | RuleApp::Http1) => {
+            (ProtoM::Ip(None), Some(app::AppProto::Http))
+        }
+        Protocol::App(RuleApp::Dns) => (ProtoM::Ip(None), Some(app::AppProto::Dns)),
+        Protocol::App(RuleApp::Tls) => (ProtoM::L4(6), Some(app::AppProto::Tls)),
+        Protocol::App(a) => {
+            return Err(unsupported(
+                a.name(),
+                format!("protocol {}: not detected by the app layer", a.name()),
+            ))
+        }
+    })
+}
+
+fn flags(f: &rules::TcpFlags) -> Result<PktOpt, Refusal> {
+    fn bits(s: &str) -> Result<u8, Refusal> {
+        let mut b = 0u8;
+        for c in s.chars() {
+            b |= match c.to_ascii_uppercase() {
+                'F' => 0x01,
+                'S' => 0x02,
+                'R' => 0x04,
+                'P' => 0x08,
+                'A' => 0x10,
+                'U' => 0x20,
+                'E' | '2' => 0x40,
+                'C' | '1' => 0x80,
+                '0' => 0,
+                other => return Err(failed("flags", format!("unknown flag '{other}'"))),
+            };
+        }
+        Ok(b)
+    }
+    let flags = bits(&f.flags)?;
+    let ignore = match &f.mask {
+        Some(m) => bits(m)?,
+        None => 0,
+    };
+    Ok(PktOpt::Flags {
+        modifier: f.modifier,
+        flags,
+        ignore,
+    })
+}
+
+fn read_how(c: &rules::ByteCommon, kw: &str) -> Result<Read, Refusal> {
+    Ok(match (c.string, c.endian) {
+        (_, Endian::Dce) => return Err(unsupported(kw, format!("{kw} with dce byte order"))),
+        (Some(NumBase::Hex), _) => Read::Text(16),
+        (Some(NumBase::Dec), _) => Read::Text(10),
+        (Some(NumBase::Oct), _) => Read::Text(8),
+        (None, Endian::Little) => Read::Little,
+        (None, _) => Read::Big,
+    })
+}
+
+fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal> {
+    let mut steps = Vec::with_capacity(ms.len());
+    for m in ms {
+        steps.push(match m {
+            Match::Content(c) => Step::Content(content(c, vars)?),
+            Match::Pcre(p) => {
+                let re = crate::pcre::compile(&p.pattern, &p.flags).map_err(|e| {
+                    if e.starts_with("pcre does not compile") {
+                        failed("pcre", e)
+                    } else {
+                        unsupported("pcre", e)
+                    }
+                })?;
+                Step::Pcre(PcreC {
+                    re,
+                    negated: p.negated,
+                    relative: p.is_relative(),
+                })
+            }
+            Match::ByteTest(t) => Step::ByteTest {
+                rd: ByteRead {
+                    nbytes: vars.num(&t.nbytes, "byte_test")?,
+                    offset: vars.num(&t.offset, "byte_test")?,
+                    relative: t.common.relative,
+                    how: read_how(&t.common, "byte_test")?,
+                    bitmask: t.common.bitmask,
+                },
+                negated: t.negated,
+                op: t.op,
+                value: vars.num(&t.value, "byte_test")?,
+            },
+            Match::ByteJump(j) => Step::ByteJump {
+                rd: ByteRead {
+                    nbytes: vars.num(&j.nbytes, "byte_jump")?,
+                    offset: vars.num(&j.offset, "byte_jump")?,
+                    relative: j.common.relative,
+                    how: read_how(&j.common, "byte_jump")?,
+                    bitmask: j.common.bitmask,
+                },
+                multiplier: j.multiplier.unwrap_or(1) as u64,
+                align: j.align,
+                from_beginning: j.from_beginning,
+                from_end: j.from_end,
+                post_offset: j.post_offset.unwrap_or(0),
+            },
+            Match::ByteExtract(e) => {
+                let rd = ByteRead {
+                    nbytes: NumC::Lit(e.nbytes as i64),
+                    offset: NumC::Lit(e.offset),
+                    relative: e.common.relative,
+                    how: read_how(&e.common, "byte_extract")?,
+                    bitmask: e.common.bitmask,
+                };
+                Step::ByteExtract {
+                    rd,
+                    multiplier: e.multiplier.unwrap_or(1) as u64,
+                    align: e.align.unwrap_or(0) as u64,
+                    var: vars.define(&e.name)?,
+                }
+            }
+            Match::ByteMath(bm) => {
+                let op = match bm.oper.as_str() {
+                    "+" => MathOp::Add,
+                    "-" => MathOp::Sub,
+                    "*" => MathOp::Mul,
+                    "/" => MathOp::Div,
+                    "<<" => MathOp::Shl,
+                    ">>" => MathOp::Shr,
+                    o => return Err(failed("byte_math", format!("operator {o}"))),
+                };
+                let rd = ByteRead {
+                    nbytes: vars.num(&bm.nbytes, "byte_math")?,
+                    offset: vars.num(&bm.offset, "byte_math")?,
+                    relative: bm.common.relative,
+                    how: read_how(&bm.common, "byte_math")?,
+                    bitmask: bm.common.bitmask,
+                };
+                let rvalue = vars.num(&bm.rvalue, "byte_math")?;
+                Step::ByteMath {
+                    rd,
+                    op,
+                    rvalue,
+                    var: vars.define(&bm.result)?,
+                }
+            }
+            Match::IsDataAt(d) => Step::IsDataAt {
+                offset: vars.num(&d.offset, "isdataat")?,
+                relative: d.relative,
+                negated: d.negated,
+            },
+            Match::Bsize(c) => Step::Len(*c),
+            Match::Urilen { cmp, .. } => {
+                if !uri {
+                    return Err(failed("urilen", "urilen outside the URI buffer"));
+                }
+                Step::Len(*cmp)
+            }
+            Match::Base64Decode { .. } => {
+                return Err(unsupported("base64_decode", "base64_decode"))
+            }
+            Match::Asn1(_) => return Err(unsupported("asn1", "asn1")),
+        });
+    }
+    // Length checks do not depend on the cursor: run them first so they never split a
+    // relative chain.
+    steps.sort_by_key(|s| !matches!(s, Step::Len(_)));
+    Ok(Program::new(steps))
+}
+
+fn content(c: &Content, vars: &Vars) -> Result<ContentC, Refusal> {
+    let n = |x: &Option<Num>| -> Result<Option<NumC>, Refusal> {
+        x.as_ref().map(|v| vars.num(v, "content")).transpose()
+    };
+    Ok(ContentC {
+        pat: c.pattern.clone(),
+        nocase: c.nocase,
+        negated: c.negated,
+        offset: n(&c.offset)?,
+        depth: n(&c.depth)?,
+        distance: n(&c.distance)?,
+        within: n(&c.within)?,
+        startswith: c.startswith,
+        endswith: c.endswith,
+    })
+}
+
+/// `Transform` support check, exposed for the transform module's compile.
+pub(crate) fn transform_refusal(t: &Transform) -> Refusal {
+    unsupported(t.name(), format!("transform {}", t.name()))
+}

@@ -1,0 +1,276 @@
+//! One test per keyword family, with handcrafted packets, checked against the behaviour
+//! Suricata's documentation describes.
+
+mod common;
+use common::*;
+
+#[test]
+fn content_plain_nocase_negated() {
+    assert!(hit(r#"content:"evil";"#, b"an evil payload"));
+    assert!(!hit(r#"content:"EVIL";"#, b"an evil payload"));
+    assert!(hit(r#"content:"EVIL"; nocase;"#, b"an evil payload"));
+    assert!(hit(r#"content:"|65 76|il";"#, b"evil"));
+    assert!(!hit(
+        r#"content:"an"; content:!"evil";"#,
+        b"an evil payload"
+    ));
+    assert!(hit(r#"content:"an"; content:!"good";"#, b"an evil payload"));
+}
+
+#[test]
+fn offset_depth() {
+    // depth counts from offset (Suricata stores offset+depth).
+    assert!(hit(r#"content:"abc"; offset:2; depth:3;"#, b"xxabcyy"));
+    assert!(!hit(r#"content:"abc"; offset:3;"#, b"xxabcyy"));
+    assert!(!hit(r#"content:"abc"; depth:4;"#, b"xxabcyy"));
+    assert!(hit(r#"content:"abc"; depth:5;"#, b"xxabcyy"));
+}
+
+#[test]
+fn distance_within_backtracking() {
+    // The first "a" is followed by "b" too far away; the second one matches.
+    assert!(hit(
+        r#"content:"a"; content:"b"; distance:0; within:2;"#,
+        b"a.....ab"
+    ));
+    assert!(!hit(
+        r#"content:"a"; content:"b"; distance:0; within:1;"#,
+        b"a.b"
+    ));
+    assert!(hit(
+        r#"content:"a"; content:"b"; distance:1; within:2;"#,
+        b"a.b"
+    ));
+    // Negative distance looks back.
+    assert!(hit(
+        r#"content:"def"; content:"abc"; distance:-6; within:3;"#,
+        b"abcdef"
+    ));
+    // Three-level chain needing a retry at the first level.
+    assert!(hit(
+        r#"content:"x"; content:"y"; distance:0; within:1; content:"z"; distance:0; within:1;"#,
+        b"xyq xyz"
+    ));
+}
+
+#[test]
+fn startswith_endswith() {
+    assert!(hit(r#"content:"GET"; startswith;"#, b"GET /"));
+    assert!(!hit(r#"content:"GET"; startswith;"#, b" GET /"));
+    assert!(hit(r#"content:".exe"; endswith;"#, b"a.exe.exe"));
+    assert!(!hit(r#"content:".exe"; endswith;"#, b"a.exe "));
+}
+
+#[test]
+fn isdataat() {
+    assert!(hit(r#"content:"ab"; isdataat:2,relative;"#, b"ab12"));
+    assert!(!hit(r#"content:"ab"; isdataat:3,relative;"#, b"ab12"));
+    assert!(hit(r#"content:"ab"; isdataat:!3,relative;"#, b"ab12"));
+    assert!(hit(r#"content:"ab"; isdataat:3;"#, b"ab12"));
+    assert!(!hit(r#"content:"ab"; isdataat:4;"#, b"ab12"));
+}
+
+#[test]
+fn pcre_flags_and_relative() {
+    assert!(hit(r#"pcre:"/ev[io]l/";"#, b"an evil"));
+    assert!(!hit(r#"pcre:"/EVIL/";"#, b"an evil"));
+    assert!(hit(r#"pcre:"/EVIL/i";"#, b"an evil"));
+    assert!(hit(r#"content:"an"; pcre:"/^ evil/R";"#, b"an evil"));
+    assert!(!hit(r#"content:"an"; pcre:"/^evil/R";"#, b"an evil"));
+    assert!(hit(r#"pcre:!"/good/";"#, b"an evil"));
+    assert!(hit(r#"content:"a"; pcre:"/^b/R";"#, b"a.ab"));
+}
+
+#[test]
+fn byte_test_jump_extract_math() {
+    assert!(hit(
+        r#"content:"L"; byte_test:2,>,0x100,0,relative;"#,
+        b"L\x01\x01"
+    ));
+    assert!(!hit(
+        r#"content:"L"; byte_test:2,>,0x101,0,relative;"#,
+        b"L\x01\x01"
+    ));
+    assert!(hit(
+        r#"content:"L"; byte_test:2,=,0x0101,0,relative,little;"#,
+        b"L\x01\x01"
+    ));
+    assert!(hit(
+        r#"content:"L"; byte_test:3,=,123,0,relative,string,dec;"#,
+        b"L123"
+    ));
+    assert!(hit(
+        r#"content:"L"; byte_test:1,&,0x80,0,relative;"#,
+        b"L\x81"
+    ));
+    assert!(hit(
+        r#"content:"L"; byte_test:1,!&,0x80,0,relative;"#,
+        b"L\x01"
+    ));
+    // byte_jump skips the length-prefixed field, then "X" must follow.
+    assert!(hit(
+        r#"content:"L"; byte_jump:1,0,relative; content:"X"; within:1;"#,
+        b"L\x03abcX"
+    ));
+    assert!(!hit(
+        r#"content:"L"; byte_jump:1,0,relative; content:"X"; within:1;"#,
+        b"L\x02abcX"
+    ));
+    // byte_extract then use as depth/distance.
+    assert!(hit(
+        r#"content:"L"; byte_extract:1,0,len,relative; content:"X"; distance:len; within:1;"#,
+        b"L\x02abX"
+    ));
+    assert!(!hit(
+        r#"content:"L"; byte_extract:1,0,len,relative; content:"X"; distance:len; within:1;"#,
+        b"L\x01abX"
+    ));
+    assert!(hit(
+        r#"content:"L"; byte_math:bytes 1, offset 0, oper +, rvalue 1, result n, relative; byte_test:1,=,n,1,relative;"#,
+        b"L\x04\x05"
+    ));
+}
+
+#[test]
+fn dsize_and_header_options() {
+    assert!(hit("dsize:3;", b"abc"));
+    assert!(!hit("dsize:>3;", b"abc"));
+    assert!(hit("dsize:2<>5;", b"abc"));
+    assert!(hit("flags:PA;", b"x"));
+    assert!(!hit("flags:S;", b"x"));
+    assert!(hit("flags:+P;", b"x"));
+    assert!(hit("flags:*SP;", b"x"));
+    assert!(hit("flags:!S;", b"x"));
+    assert!(hit("ttl:64;", b"x"));
+    assert!(hit("ttl:<65;", b"x"));
+    assert!(!hit("ttl:>64;", b"x"));
+    assert!(hit("ip_proto:6;", b"x"));
+    assert!(hit("ip_proto:!17;", b"x"));
+}
+
+#[test]
+fn header_addresses_ports_bidirectional() {
+    let det = detector("alert tcp 10.0.0.2 80 <> 10.0.0.1 any (sid:1;)\nalert tcp 10.0.0.2 any -> any any (sid:2;)");
+    assert_eq!(sids(&det, &tcp(b"x")), [1]);
+    let det = detector("alert udp any any -> any any (sid:1;)");
+    assert!(sids(&det, &tcp(b"x")).is_empty());
+}
+
+#[test]
+fn flow_keyword() {
+    let det = detector(
+        "alert tcp any any -> any any (flow:to_server,established; content:\"x\"; sid:1;)\n\
+         alert tcp any any -> any any (flow:to_client; content:\"x\"; sid:2;)\n\
+         alert tcp any any -> any any (flow:not_established; content:\"x\"; sid:3;)",
+    );
+    let p = tcp(b"x");
+    let mut s = det.scratch();
+    assert_eq!(sids_with(&det, &mut s, None, &p, flow(true)), [1]);
+    assert_eq!(sids_with(&det, &mut s, None, &p, flow(false)), [2]);
+    assert!(sids_with(&det, &mut s, None, &p, None).is_empty());
+}
+
+#[test]
+fn flowbits_across_packets_and_order() {
+    let det = detector(
+        "alert tcp any any -> any any (content:\"login\"; flowbits:set,auth; flowbits:noalert; sid:1;)\n\
+         alert tcp any any -> any any (content:\"cmd\"; flowbits:isset,auth; sid:2;)\n\
+         alert tcp any any -> any any (content:\"cmd\"; flowbits:isnotset,auth; sid:3;)",
+    );
+    let mut s = det.scratch();
+    let mut fd = detect::FlowDetect::new();
+    assert_eq!(
+        sids_with(&det, &mut s, Some(&mut fd), &tcp(b"cmd"), flow(true)),
+        [3]
+    );
+    assert!(sids_with(&det, &mut s, Some(&mut fd), &tcp(b"login"), flow(true)).is_empty());
+    assert_eq!(
+        sids_with(&det, &mut s, Some(&mut fd), &tcp(b"cmd"), flow(true)),
+        [2]
+    );
+    // Same packet: the setter runs first (setters are ordered before readers).
+    let mut fd = detect::FlowDetect::new();
+    assert_eq!(
+        sids_with(&det, &mut s, Some(&mut fd), &tcp(b"login cmd"), flow(true)),
+        [2]
+    );
+}
+
+#[test]
+fn alert_order_max_and_pass() {
+    let det = detector(
+        "alert tcp any any -> any any (content:\"a\"; priority:3; sid:10;)\n\
+         alert tcp any any -> any any (content:\"a\"; priority:1; sid:20;)\n\
+         drop tcp any any -> any any (content:\"a\"; priority:3; sid:5;)",
+    );
+    assert_eq!(sids(&det, &tcp(b"a")), [5, 20, 10]);
+    let opts = detect::DetectOptions {
+        packet_alert_max: 2,
+        ..Default::default()
+    };
+    let det2 = detector_opts(
+        "alert tcp any any -> any any (content:\"a\"; priority:3; sid:10;)\n\
+         alert tcp any any -> any any (content:\"a\"; priority:1; sid:20;)\n\
+         alert tcp any any -> any any (content:\"a\"; priority:2; sid:30;)",
+        &opts,
+    );
+    assert_eq!(sids(&det2, &tcp(b"a")), [20, 30]);
+    let det3 = detector(
+        "alert tcp any any -> any any (content:\"a\"; sid:10;)\n\
+         pass tcp any any -> any any (content:\"b\"; sid:11;)",
+    );
+    let mut s = det3.scratch();
+    let mut fd = detect::FlowDetect::new();
+    assert_eq!(
+        sids_with(&det3, &mut s, Some(&mut fd), &tcp(b"a"), flow(true)),
+        [10]
+    );
+    assert!(sids_with(&det3, &mut s, Some(&mut fd), &tcp(b"ab"), flow(true)).is_empty());
+    assert!(fd.is_passed());
+    assert!(sids_with(&det3, &mut s, Some(&mut fd), &tcp(b"a"), flow(true)).is_empty());
+}
+
+#[test]
+fn thresholds_in_rules() {
+    let det = detector("alert tcp any any -> any any (content:\"a\"; threshold:type limit, track by_src, count 1, seconds 60; sid:1;)");
+    let mut s = det.scratch();
+    let mut p = tcp(b"a");
+    assert_eq!(sids_with(&det, &mut s, None, &p, flow(true)), [1]);
+    assert!(sids_with(&det, &mut s, None, &p, flow(true)).is_empty());
+    p.meta.ts = wire::Timestamp::from_secs_nanos(61, 0);
+    assert_eq!(sids_with(&det, &mut s, None, &p, flow(true)), [1]);
+    p.meta.src[0] = 11;
+    assert_eq!(sids_with(&det, &mut s, None, &p, flow(true)), [1]);
+}
+
+#[test]
+fn stream_and_packet_payload_modes() {
+    let det = detector(
+        "alert tcp any any -> any any (content:\"abc\"; sid:1;)\n\
+         alert tcp any any -> any any (content:\"abc\"; flow:no_stream; sid:2;)\n\
+         alert tcp any any -> any any (content:\"abc\"; flow:only_stream; sid:3;)",
+    );
+    let p = tcp(b"abc");
+    let mut s = det.scratch();
+    let mut fi = flow(true).unwrap();
+    fi.payload_in_stream = true;
+    let mut out = Vec::new();
+    det.inspect(
+        &mut s,
+        None,
+        &detect::Input::packet(&p.meta, &p.frame, Some(fi)),
+        &mut out,
+    );
+    assert_eq!(out.iter().map(|a| a.sid).collect::<Vec<_>>(), [2]);
+    out.clear();
+    let input = detect::Input {
+        stream: Some(b"xxabcxx"),
+        packet_rules: false,
+        ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
+    };
+    det.inspect(&mut s, None, &input, &mut out);
+    assert_eq!(out.iter().map(|a| a.sid).collect::<Vec<_>>(), [1, 3]);
+    assert!(out
+        .iter()
+        .all(|a| a.matched_on == detect::MatchedOn::Stream));
+}
