@@ -368,3 +368,6 @@ impl Decoder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
