@@ -425,3 +425,56 @@ proptest! {
         prop_assert_eq!(whole, split_run);
     }
 }
+
+/// libhtp behaviours the http-evader corpus pins down (see tests/http_evader.rs).
+#[test]
+fn libhtp_evasion_rules() {
+    let get = (ToServer, &b"GET / HTTP/1.1\r\n\r\n"[..]);
+    let body_of = |res: &[u8]| {
+        let s = same_for_all_splits(&[get, (ToClient, res)]);
+        buf(&s, 0, HttpBuffer::ResponseBody, ToClient).unwrap_or_default()
+    };
+    // Announced chunked, sent raw: body until close.
+    assert_eq!(
+        body_of(b"HTTP/1.1 200 ok\r\nTransfer-Encoding: chunked\r\n\r\nX5O!raw"),
+        b"X5O!raw"
+    );
+    // A continuation line that looks like a header is a header.
+    assert_eq!(
+        body_of(b"HTTP/1.1 200 ok\r\nConnection: close\r\n Transfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n"),
+        b"ab"
+    );
+    // NUL bytes in a header name are ignored by lookups.
+    assert_eq!(
+        body_of(b"HTTP/1.1 200 ok\r\nTransfer-Encoding\0:chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n"),
+        b"ab"
+    );
+    // 101 with a length is not a protocol switch; 204 with chunking has a body.
+    assert_eq!(
+        body_of(b"HTTP/1.1 101 ok\r\nContent-Length: 2\r\n\r\nab"),
+        b"ab"
+    );
+    assert_eq!(
+        body_of(b"HTTP/1.1 204 ok\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n"),
+        b"ab"
+    );
+    // Junk before the status line is skipped when an H line follows.
+    assert_eq!(
+        body_of(b" SIP/2.0 200 ok\r\nHTTP/1.1 200 ok\r\nContent-Length: 2\r\n\r\nab"),
+        b"ab"
+    );
+    // Whitespace-LF ends headers unless another LF follows.
+    assert_eq!(
+        body_of(b"HTTP/1.1 200 ok\r\nContent-Length: 2\n\t\nab"),
+        b"ab"
+    );
+    assert_eq!(
+        body_of(b"HTTP/1.1 200 ok\r\nContent-Length: 2\n\t\n\nab"),
+        b"ab"
+    );
+    // A status line may end at a lone CR.
+    assert_eq!(
+        body_of(b"HTTP/1.1 200\rTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n"),
+        b"ab"
+    );
+}
