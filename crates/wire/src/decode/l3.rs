@@ -400,23 +400,24 @@ impl Decoder {
     fn ip_in_ipv6(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize, version: u8) {
         let len = end - off;
         let first = c.buf.get(off).map(|b| b >> 4);
+        // As in Suricata, the tunnel counters count only well-formed inner headers.
         if version == 4 {
-            self.stats.incr(Counter::Ipv4InIpv6);
             if len < 20 {
                 return self.event(c, Event::Ipv6Ipv4InIpv6TooSmall);
             }
             if first != Some(4) {
                 return self.event(c, Event::Ipv6Ipv4InIpv6WrongVersion);
             }
+            self.stats.incr(Counter::Ipv4InIpv6);
             self.spawn(c, Tunnel::Ipv4InIpv6, Inner::Ipv4, off, end);
         } else {
-            self.stats.incr(Counter::Ipv6InIpv6);
             if len < 40 {
                 return self.event(c, Event::Ipv6Ipv6InIpv6TooSmall);
             }
             if first != Some(6) {
                 return self.event(c, Event::Ipv6Ipv6InIpv6WrongVersion);
             }
+            self.stats.incr(Counter::Ipv6InIpv6);
             self.spawn(c, Tunnel::Ipv6InIpv6, Inner::Ipv6, off, end);
         }
     }
