@@ -1,1 +1,31 @@
-//! Osprey `rules` crate.
+//! Osprey's rule language: Snort 2.9 / Suricata 7 rules parsed into a typed model,
+//! variables and configuration, validation with file:line:column diagnostics.
+//!
+//! Entry points: [`parse_rule`] for one rule, [`RuleSet::load`] for files,
+//! [`check::check_files`] for `osprey rules check`, [`config::Config`] for suricata.yaml.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod ast;
+pub mod buffers;
+pub mod check;
+pub mod classification;
+pub mod config;
+pub mod diag;
+pub mod header;
+pub mod lexer;
+pub mod parser;
+mod print;
+pub mod reference;
+pub mod ruleset;
+pub mod threshold;
+pub mod values;
+pub mod vars;
+
+pub use ast::*;
+pub use buffers::{Buffer, Transform};
+pub use diag::{Diagnostic, Reason, Severity};
+pub use header::{AddrExpr, AddrSet, IpNet, PortExpr, PortSet};
+pub use parser::parse_rule;
+pub use ruleset::{LoadOptions, LoadStats, LoadedRule, RuleSet};
+pub use vars::Vars;
