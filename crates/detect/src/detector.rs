@@ -404,13 +404,21 @@ impl Detector {
             }
             let mut cands = std::mem::take(&mut scratch.cands);
             cands.sort_unstable();
+            // IP-only rules run on the first packet of each flow direction.
+            let iponly_ok = input.packet_rules && (dir == 2 || !fd.iponly_done[dir]);
             for &si in &cands {
                 let s = &self.sigs[si as usize];
+                if s.iponly && !iponly_ok {
+                    continue;
+                }
                 if let Some(on) = self.eval_packet(s, scratch, fd, input, payload) {
                     self.matched(si, s, on, scratch, fd);
                 }
             }
             scratch.cands = cands;
+            if input.packet_rules && dir < 2 {
+                fd.iponly_done[dir] = true;
+            }
         }
         if let (Some(af), Some(fi)) = (input.app, input.flow) {
             self.inspect_txs(scratch, fd, input, fi, af, payload);

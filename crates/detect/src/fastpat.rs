@@ -53,18 +53,24 @@ fn pattern_of(c: &Content) -> Option<Vec<u8>> {
     }
 }
 
-/// The rule's fast pattern: its slot, bytes and case-insensitivity.
-pub(crate) fn select(r: &Rule) -> Option<(Slot, Vec<u8>, bool)> {
+/// The rule's fast pattern: its slot, bytes and case-insensitivity. With `app_only`
+/// (transaction rules, inspected per transaction) only app-layer buffers qualify.
+pub(crate) fn select(r: &Rule, app_only: bool) -> Option<(Slot, Vec<u8>, bool)> {
     let mut best: Option<(u32, usize, Slot, &Content)> = None;
     for bm in &r.buffers {
         let usable = bm.transforms.is_empty();
-        let slot = slot_of(bm.buffer);
+        let slot = slot_of(bm.buffer).filter(|s| !app_only || *s != Slot::Payload);
         for m in &bm.matches {
             let Match::Content(c) = m else { continue };
             if c.fast_pattern.is_some() {
-                // Explicit choice: honoured when usable, otherwise no prefilter.
-                let slot = slot.filter(|_| usable && !c.negated)?;
-                return Some((slot, pattern_of(c)?, c.nocase));
+                // Explicit choice: honoured when usable.
+                if let Some(slot) = slot.filter(|_| usable && !c.negated) {
+                    return Some((slot, pattern_of(c)?, c.nocase));
+                }
+                if !app_only {
+                    return None;
+                }
+                continue;
             }
             if c.negated || !usable {
                 continue;
@@ -105,19 +111,28 @@ mod tests {
         let r = rule(
             r#"alert tcp any any -> any any (content:"abcdef"; content:"xy"; fast_pattern; sid:1;)"#,
         );
-        assert_eq!(select(&r), Some((Slot::Payload, b"xy".to_vec(), false)));
+        assert_eq!(
+            select(&r, false),
+            Some((Slot::Payload, b"xy".to_vec(), false))
+        );
         let r =
             rule(r#"alert tcp any any -> any any (content:"abcdef"; fast_pattern:1,2; sid:1;)"#);
-        assert_eq!(select(&r), Some((Slot::Payload, b"bc".to_vec(), false)));
+        assert_eq!(
+            select(&r, false),
+            Some((Slot::Payload, b"bc".to_vec(), false))
+        );
         let r = rule(
             r#"alert tcp any any -> any any (content:"ab"; content:!"zzzzzzzzzz"; content:"abcd"; nocase; sid:1;)"#,
         );
-        assert_eq!(select(&r), Some((Slot::Payload, b"abcd".to_vec(), true)));
+        assert_eq!(
+            select(&r, false),
+            Some((Slot::Payload, b"abcd".to_vec(), true))
+        );
         let r = rule(
             r#"alert http any any -> any any (http.uri; content:"/a"; http.host; content:"example"; sid:1;)"#,
         );
-        assert_eq!(select(&r).map(|x| x.1), Some(b"example".to_vec()));
+        assert_eq!(select(&r, false).map(|x| x.1), Some(b"example".to_vec()));
         let r = rule(r#"alert tcp any any -> any any (content:!"ab"; sid:1;)"#);
-        assert_eq!(select(&r), None);
+        assert_eq!(select(&r, false), None);
     }
 }

@@ -235,6 +235,8 @@ pub(crate) struct Sig {
     pub fp: Option<(Slot, Vec<u8>, bool)>,
     /// Flowbits use, for ordering: 3 set only, 2 set and read, 1 read, 0 none.
     pub bits_rank: u8,
+    /// IP-only rule: evaluated on the first packet of each flow direction.
+    pub iponly: bool,
 }
 
 impl Sig {
@@ -324,6 +326,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
         noalert: false,
         fp: None,
         bits_rank: 0,
+        iponly: false,
     };
     if matches!(r.action, Action::Log | Action::Sdrop) {
         return Err(unsupported(
@@ -528,12 +531,6 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
         }
     }
     if sig.is_tx() {
-        if sig.payload.is_some() {
-            return Err(unsupported(
-                "pkt_data",
-                "payload matches mixed with app-layer buffers",
-            ));
-        }
         sig.app_dir = if sig.flow.to_client {
             app::Direction::ToClient
         } else if sig.flow.to_server {
@@ -555,7 +552,22 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
     } else {
         PayloadMode::Both
     };
-    sig.fp = crate::fastpat::select(r);
+    sig.fp = crate::fastpat::select(r, sig.is_tx());
+    // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no flow
+    // direction, only `flowbits:set`, and for tcp/udp rules any ports. Matched on the
+    // first packet of each flow direction only.
+    sig.iponly = sig.payload.is_none()
+        && !sig.is_tx()
+        && sig.pkt.is_empty()
+        && sig.bits_cond.is_empty()
+        && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
+        && sig.alp.is_empty()
+        && sig.app_proto.is_none()
+        && !sig.flow.needs_flow
+        && !only_stream
+        && !no_stream
+        && sig.sports.is_any()
+        && sig.dports.is_any();
     Ok(sig)
 }
 

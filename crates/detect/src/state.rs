@@ -20,6 +20,8 @@ pub struct FlowDetect {
     tx_done: HashSet<(u64, u32)>,
     /// A `pass` rule matched: no more detection on this flow.
     pub(crate) passed: bool,
+    /// IP-only rules already ran for [to-server, to-client] packets.
+    pub(crate) iponly_done: [bool; 2],
 }
 
 impl FlowDetect {
@@ -33,6 +35,7 @@ impl FlowDetect {
         self.bits.iter_mut().for_each(|w| *w = 0);
         self.tx_done.clear();
         self.passed = false;
+        self.iponly_done = [false; 2];
     }
 
     /// Whether flowbit `id` is set.

@@ -274,3 +274,92 @@ fn stream_and_packet_payload_modes() {
         .iter()
         .all(|a| a.matched_on == detect::MatchedOn::Stream));
 }
+
+#[test]
+fn iponly_first_packet_per_direction() {
+    let det = detector("alert tcp 10.0.0.1 any -> any any (sid:1;)\nalert tcp any any -> any any (flow:to_server; sid:2;)");
+    let mut s = det.scratch();
+    let mut fd = detect::FlowDetect::new();
+    let p = tcp(b"x");
+    assert_eq!(
+        sids_with(&det, &mut s, Some(&mut fd), &p, flow(true)),
+        [1, 2]
+    );
+    assert_eq!(sids_with(&det, &mut s, Some(&mut fd), &p, flow(true)), [2]);
+    // Without a flow, every packet.
+    assert_eq!(sids_with(&det, &mut s, None, &p, None), [1]);
+    assert_eq!(sids_with(&det, &mut s, None, &p, None), [1]);
+}
+
+fn http_flow(req: &[u8], resp: Option<&[u8]>) -> app::AppFlow {
+    let mut ctx = app::AppCtx::new(app::Config::default());
+    let mut af = app::AppFlow::new(app::Transport::Tcp, 1234, 80);
+    af.parse(&mut ctx, app::Direction::ToServer, req);
+    if let Some(r) = resp {
+        af.parse(&mut ctx, app::Direction::ToClient, r);
+    }
+    af
+}
+
+fn tx_sids(
+    det: &detect::Detector,
+    fd: &mut detect::FlowDetect,
+    af: &app::AppFlow,
+    to_server: bool,
+    stream: Option<&[u8]>,
+) -> Vec<u32> {
+    let mut s = det.scratch();
+    let mut p = tcp(b"");
+    if !to_server {
+        p.meta.src[3] = 2;
+        p.meta.dst[3] = 1;
+        p.meta.sport = 80;
+        p.meta.dport = 1234;
+    }
+    let fi = detect::FlowInfo {
+        to_server,
+        established: true,
+        payload_in_stream: true,
+        app_proto: af.app_proto(),
+    };
+    let input = detect::Input {
+        stream,
+        app: Some(af),
+        ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
+    };
+    let mut out = Vec::new();
+    det.inspect(&mut s, Some(fd), &input, &mut out);
+    out.iter().map(|a| a.sid).collect()
+}
+
+#[test]
+fn http_transactions_once_per_tx() {
+    let det = detector(
+        "alert http any any -> any any (http.uri; content:\"/evil\"; sid:1;)\n\
+         alert http any any -> any any (flow:to_server; http.method; content:\"GET\"; http.host; content:\"example.com\"; sid:2;)\n\
+         alert http any any -> any any (flow:to_client; http.stat_code; content:\"404\"; sid:3;)\n\
+         alert http any any -> any any (flow:to_client; file.data; content:\"EICAR\"; sid:4;)\n\
+         alert tcp any any -> any any (flow:to_server; content:\"blah\"; http_uri; sid:5;)\n\
+         alert http any any -> any any (http.uri; content:\"/evil\"; pkt_data; content:\"agent\"; sid:6;)",
+    );
+    let af = http_flow(
+        b"GET /evil/blah HTTP/1.1\r\nHost: Example.com\r\nUser-Agent: agent\r\n\r\n",
+        Some(b"HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\nEICAR"),
+    );
+    assert_eq!(af.app_proto(), app::AppProto::Http);
+    let mut fd = detect::FlowDetect::new();
+    let mut got = tx_sids(
+        &det,
+        &mut fd,
+        &af,
+        true,
+        Some(b"GET /evil/blah HTTP/1.1\r\nUser-Agent: agent\r\n"),
+    );
+    got.sort_unstable();
+    assert_eq!(got, [1, 2, 5, 6]);
+    // Once per transaction.
+    assert!(tx_sids(&det, &mut fd, &af, true, None).is_empty());
+    let mut got = tx_sids(&det, &mut fd, &af, false, None);
+    got.sort_unstable();
+    assert_eq!(got, [3, 4]);
+}
