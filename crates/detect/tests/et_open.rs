@@ -55,7 +55,7 @@ fn et_open_compiles() {
         took
     );
     let mut v: Vec<_> = by_kw.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.sort_by_key(|x| std::cmp::Reverse(x.1));
     for ((k, kw), n) in &v {
         eprintln!("  {k:?} {kw}: {n}");
     }
