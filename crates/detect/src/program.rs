@@ -420,3 +420,133 @@ fn read_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize)>
     let v = bytes::read(buf, pos as usize, n as usize, rd.how)?;
     Some((bytes::apply_mask(v, rd.bitmask), pos as usize + n as usize))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    struct C {
+        pat: Vec<u8>,
+        negated: bool,
+        nocase: bool,
+        rel: Option<(i64, Option<i64>)>,
+        abs: (Option<i64>, Option<i64>),
+    }
+
+    fn compile(cs: &[C]) -> Program {
+        Program::new(
+            cs.iter()
+                .map(|c| {
+                    Step::Content(ContentC {
+                        pat: c.pat.clone(),
+                        nocase: c.nocase,
+                        negated: c.negated,
+                        offset: c.abs.0.map(NumC::Lit),
+                        depth: c.abs.1.map(NumC::Lit),
+                        distance: c.rel.map(|r| NumC::Lit(r.0)),
+                        within: c.rel.and_then(|r| r.1).map(NumC::Lit),
+                        startswith: false,
+                        endswith: false,
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// Window of content `c` given the previous match end.
+    fn window(c: &C, prev: i64, len: i64) -> (i64, i64) {
+        match c.rel {
+            Some((d, w)) => ((prev + d).max(0), w.map_or(len, |w| prev + d + w).min(len)),
+            None => {
+                let o = c.abs.0.unwrap_or(0);
+                (o, c.abs.1.map_or(len, |d| o + d).min(len))
+            }
+        }
+    }
+
+    fn eq(a: &[u8], b: &[u8], nocase: bool) -> bool {
+        if nocase {
+            a.eq_ignore_ascii_case(b)
+        } else {
+            a == b
+        }
+    }
+
+    /// Reference: is there any assignment of positions satisfying every content?
+    fn naive(cs: &[C], i: usize, hay: &[u8], prev: i64) -> bool {
+        let Some(c) = cs.get(i) else { return true };
+        let len = hay.len() as i64;
+        let pl = c.pat.len() as i64;
+        let (s, e) = window(c, prev, len);
+        let occurs = |p: i64| {
+            p >= s && p + pl <= e && eq(&hay[p as usize..(p + pl) as usize], &c.pat, c.nocase)
+        };
+        if c.negated {
+            return !(0..=len - pl).any(occurs) && naive(cs, i + 1, hay, prev);
+        }
+        (0..=len - pl)
+            .filter(|&p| occurs(p))
+            .any(|p| naive(cs, i + 1, hay, p + pl))
+    }
+
+    fn content() -> impl Strategy<Value = C> {
+        (
+            proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'A')], 1..3),
+            prop::bool::weighted(0.2),
+            any::<bool>(),
+            prop_oneof![
+                (-3i64..4, proptest::option::of(2i64..6)).prop_map(|r| (Some(r), (None, None))),
+                (proptest::option::of(0i64..4), proptest::option::of(2i64..8))
+                    .prop_map(|a| (None, a)),
+            ],
+        )
+            .prop_map(|(pat, negated, nocase, (rel, abs))| {
+                // within/depth shorter than the pattern are rejected by the rule parser.
+                let rel = rel.map(|(d, w)| (d, w.map(|w| w.max(pat.len() as i64))));
+                let abs = (abs.0, abs.1.map(|d| d.max(pat.len() as i64)));
+                C {
+                    pat,
+                    negated,
+                    nocase,
+                    rel,
+                    abs,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        #[test]
+        fn contents_match_reference(
+            cs in proptest::collection::vec(content(), 1..4),
+            hay in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'A'), Just(b'x')], 0..14),
+        ) {
+            let prog = compile(&cs);
+            let mut vars = [0u64; MAX_VARS];
+            prop_assert_eq!(prog.matches(&hay, &mut vars), naive(&cs, 0, &hay, 0));
+        }
+    }
+
+    #[test]
+    fn recursion_is_bounded() {
+        // Every "a" is a candidate at every level: the limit stops the search.
+        let c = |rel: bool| C {
+            pat: b"a".to_vec(),
+            negated: false,
+            nocase: false,
+            rel: rel.then_some((0, None)),
+            abs: (None, None),
+        };
+        let mut cs = vec![c(false)];
+        cs.extend((0..8).map(|_| c(true)));
+        cs.push(C {
+            pat: b"z".to_vec(),
+            ..c(true)
+        });
+        let prog = compile(&cs);
+        let mut vars = [0u64; MAX_VARS];
+        assert!(!prog.matches(&[b'a'; 200], &mut vars));
+    }
+}
