@@ -395,12 +395,14 @@ impl Detector {
                 scratch.add_cand(s);
             }
             if let Some(pf) = &g.payload {
+                let mut seen = std::mem::take(&mut scratch.seen);
                 if input.packet_rules && !payload.is_empty() {
-                    pf.scan(payload, |s| scratch.add_cand(s));
+                    pf.scan(payload, &mut seen, |s| scratch.add_cand(s));
                 }
                 if let Some(st) = input.stream {
-                    pf.scan(st, |s| scratch.add_cand(s));
+                    pf.scan(st, &mut seen, |s| scratch.add_cand(s));
                 }
+                scratch.seen = seen;
             }
             let mut cands = std::mem::take(&mut scratch.cands);
             cands.sort_unstable();
@@ -455,7 +457,11 @@ impl Detector {
                 if b.proto() != tx.proto() {
                     continue;
                 }
-                tx.each(*b, dir, |buf| pf.scan(buf, |s| scratch.add_cand(s)));
+                let mut seen = std::mem::take(&mut scratch.seen);
+                tx.each(*b, dir, |buf| {
+                    pf.scan(buf, &mut seen, |s| scratch.add_cand(s))
+                });
+                scratch.seen = seen;
             }
             let mut cands = std::mem::take(&mut scratch.cands);
             cands.sort_unstable();

@@ -52,12 +52,17 @@ impl Prefilter {
         Ok(Prefilter { matcher, pat_sigs })
     }
 
-    /// Reports the signatures whose fast pattern occurs in `hay` (with repeats).
+    /// Reports the signatures whose fast pattern occurs in `hay`, each pattern's
+    /// signatures once however often it occurs.
     #[inline]
-    pub fn scan(&self, hay: &[u8], mut f: impl FnMut(u32)) {
+    pub fn scan(&self, hay: &[u8], seen: &mut Seen, mut f: impl FnMut(u32)) {
+        seen.begin(self.pat_sigs.len());
         self.matcher.scan(hay, &mut |m: mpm::Match| {
-            if let Some(v) = self.pat_sigs.get(m.pattern as usize) {
-                v.iter().for_each(|&s| f(s));
+            let id = m.pattern as usize;
+            if seen.first(id) {
+                if let Some(v) = self.pat_sigs.get(id) {
+                    v.iter().for_each(|&s| f(s));
+                }
             }
         });
     }
@@ -66,6 +71,36 @@ impl Prefilter {
         PrefilterStats {
             patterns: self.matcher.pattern_count(),
             memory: self.matcher.memory_usage(),
+        }
+    }
+}
+
+/// Which patterns already reported during one scan (generation stamps, reused).
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    stamp: Vec<u32>,
+    gen: u32,
+}
+
+impl Seen {
+    fn begin(&mut self, n: usize) {
+        if self.stamp.len() < n {
+            self.stamp.resize(n, 0);
+        }
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.gen = 1;
+        }
+    }
+
+    fn first(&mut self, id: usize) -> bool {
+        match self.stamp.get_mut(id) {
+            Some(s) if *s != self.gen => {
+                *s = self.gen;
+                true
+            }
+            _ => false,
         }
     }
 }

@@ -109,6 +109,8 @@ pub struct Scratch {
     pub(crate) thresholds: ThresholdTable,
     /// Flowbits of flow-less packets (state lives only for the call).
     pub(crate) tmp_flow: FlowDetect,
+    /// Pattern stamps of the prefilter scans.
+    pub(crate) seen: crate::prefilter::Seen,
     /// Counters.
     pub(crate) stats: ScratchStats,
 }
@@ -142,6 +144,7 @@ impl Scratch {
             xtmp: Vec::new(),
             thresholds: ThresholdTable::default(),
             tmp_flow: FlowDetect::default(),
+            seen: Default::default(),
             stats: ScratchStats::default(),
         }
     }
