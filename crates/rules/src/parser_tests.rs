@@ -344,3 +344,29 @@ fn round_trip_corners() {
         assert_eq!(a, b, "\n{t}\n{text}");
     }
 }
+
+#[test]
+fn snort_29_style_rules_load() {
+    let rules = [
+        r#"alert tcp $EXTERNAL_NET any -> $HOME_NET 445 (msg:"OS-WINDOWS SMB NTLM attempt"; flow:to_server,established; content:"|FF|SMB"; depth:5; offset:4; byte_test:1,&,128,6,relative; byte_jump:2,0,little,relative; content:"NTLMSSP"; distance:0; metadata:policy balanced-ips drop, service netbios-ssn; reference:cve,2008-4037; classtype:attempted-admin; sid:15000; rev:9;)"#,
+        r#"alert tcp $EXTERNAL_NET $HTTP_PORTS -> $HOME_NET any (msg:"BROWSER-IE object access"; flow:to_client,established; file_data; content:"CreateObject"; fast_pattern:only; content:"clsid"; nocase; pcre:"/<object\s+[^>]*clsid/smi"; metadata:service http; sid:15001; rev:2;)"#,
+        r#"alert tcp $EXTERNAL_NET any -> $HOME_NET $HTTP_PORTS (msg:"SERVER-WEBAPP cmd injection"; flow:to_server,established; content:"/cgi-bin/"; fast_pattern; http_uri; content:"cmd="; nocase; http_uri; pcre:"/cmd=[^&]*[\;|`]/Ui"; urilen:>20; http_encode:uri,utf8; sid:15002; rev:1;)"#,
+        r#"alert udp $EXTERNAL_NET any -> $HOME_NET 53 (msg:"PROTOCOL-DNS overflow"; flow:to_server; byte_extract:1,12,len; content:"|00 01|"; distance:len; isdataat:!1,relative; detection_filter:track by_src, count 5, seconds 60; sid:15003; rev:1;)"#,
+        r#"alert tcp $HOME_NET any -> $EXTERNAL_NET $HTTP_PORTS (msg:"MALWARE-CNC beacon"; flow:to_server,established; content:"POST"; http_method; content:"User-Agent|3A| Mozilla/4.0|0D 0A|"; http_header; content:"/gate.php"; http_uri; flowbits:set,cnc.beacon; flowbits:noalert; sid:15004; rev:3;)"#,
+        r#"alert tcp $EXTERNAL_NET any -> $HOME_NET 135 (msg:"NETBIOS DCERPC ISystemActivator"; flow:to_server,established; dce_iface:4d9f4ab8-7d1c-11cf-861e-0020af6e7c57; dce_opnum:0-3; dce_stub_data; byte_test:4,>,256,0,relative,dce; sid:15005; rev:1;)"#,
+        r#"alert tcp $EXTERNAL_NET 443 -> $HOME_NET any (msg:"SERVER-OTHER SSLv3 record"; flow:to_client,established; ssl_state:server_hello; ssl_version:sslv3; content:"|16 03 00|"; depth:3; stream_size:client,<,6; sid:15006; rev:1;)"#,
+        r#"alert tcp $EXTERNAL_NET any -> $SMTP_SERVERS 25 (msg:"SERVER-MAIL base64 attachment"; flow:to_server,established; content:"Content-Transfer-Encoding|3A| base64"; nocase; base64_decode:bytes 20, offset 0, relative; base64_data; content:"MZ"; depth:2; sid:15007; rev:1;)"#,
+        r#"alert icmp $EXTERNAL_NET any -> $HOME_NET any (msg:"PROTOCOL-ICMP large echo"; itype:8; icode:0; dsize:>800; icmp_seq:0; threshold:type both, track by_dst, count 1, seconds 60; sid:15008; rev:1;)"#,
+        r#"alert tcp any any -> any 21 (msg:"PROTOCOL-FTP bounce"; flow:to_server,established; content:"PORT"; nocase; ftpbounce; pcre:"/^PORT/smi"; sid:15009; rev:1;)"#,
+        r#"alert tcp $EXTERNAL_NET any -> $HOME_NET 80 (msg:"SERVER-IIS raw uri"; flow:to_server,established; content:"%c0%af"; http_raw_uri; content:"Host|3A|"; http_raw_header; sid:15010; rev:1;)"#,
+        r#"alert tcp $EXTERNAL_NET any -> $HOME_NET 80 (msg:"rawbytes telnet"; content:"|FF F1|"; rawbytes; flags:A+; window:!0; sid:15011; rev:1;)"#,
+    ];
+    for t in rules {
+        let x = ok(t);
+        assert_eq!(ok(&x.to_string()), x, "{t}");
+    }
+    let x = ok(rules[2]);
+    assert_eq!(x.matches_in(Buffer::HttpUri).count(), 4); // 2 contents, pcre, urilen
+    let x = ok(rules[7]);
+    assert_eq!(x.matches_in(Buffer::Base64Data).count(), 1);
+}
