@@ -13,15 +13,15 @@ pub enum Kind {
     AcFull32,
     /// Banded goto rows plus failure links (MIDeA's AC-Compact).
     AcCompact,
-    /// DFC filter-then-verify (not yet implemented).
+    /// DFC: direct 2-byte filters, length-class filters, per-length hash tables.
     Dfc,
-    /// S-PATCH (not yet implemented).
+    /// S-PATCH: DFC's filters reorganised into separate filtering and verification rounds.
     Spatch,
-    /// V-PATCH with the best SIMD the CPU has (not yet implemented).
+    /// V-PATCH with the widest SIMD the CPU has (AVX-512, AVX2, else scalar S-PATCH).
     Vpatch,
-    /// V-PATCH forced to AVX2 (not yet implemented).
+    /// V-PATCH forced to AVX2 (building fails on a CPU without it).
     VpatchAvx2,
-    /// V-PATCH forced to AVX-512 (not yet implemented).
+    /// V-PATCH forced to AVX-512 F/BW (building fails on a CPU without them).
     VpatchAvx512,
     /// Intel Hyperscan through FFI (not yet implemented).
     Hyperscan,
@@ -63,7 +63,13 @@ impl Kind {
 
     /// Whether this build (and this CPU) can build this kind.
     pub fn is_available(self) -> bool {
-        matches!(self, Kind::AcFull | Kind::AcFull32 | Kind::AcCompact)
+        match self {
+            Kind::AcFull | Kind::AcFull32 | Kind::AcCompact => true,
+            Kind::Dfc | Kind::Spatch | Kind::Vpatch => true,
+            Kind::VpatchAvx2 => crate::vpatch::Path::Avx2.is_supported(),
+            Kind::VpatchAvx512 => crate::vpatch::Path::Avx512.is_supported(),
+            Kind::Hyperscan => false,
+        }
     }
 
     /// The kinds this build and CPU can build: what the differential tests run.

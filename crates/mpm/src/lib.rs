@@ -7,7 +7,12 @@
 //! - [`Kind::AcFull`] / [`Kind::AcFull32`]: full DFA, one table load per byte, 16-bit state
 //!   ids when they fit (Kargus §4.5);
 //! - [`Kind::AcCompact`]: banded goto rows and failure links, tens of times smaller
-//!   (MIDeA §3.2.2).
+//!   (MIDeA §3.2.2);
+//! - [`Kind::Dfc`], [`Kind::Spatch`], [`Kind::Vpatch`] (and the forced [`Kind::VpatchAvx2`],
+//!   [`Kind::VpatchAvx512`]): filter-then-verify with small bitmap filters and per-length
+//!   hash tables (DFC; S-PATCH and V-PATCH, whose filtering round uses AVX2/AVX-512
+//!   gathers chosen at run time). [`parallel::scan_parallel`] splits one large buffer
+//!   over threads.
 //!
 //! Case: every automaton is built over ASCII-lowercased patterns; a case-sensitive pattern
 //! with letters is checked against its exact bytes when the automaton reports it (MIDeA
@@ -29,14 +34,20 @@
 mod acfull;
 mod compact;
 mod dfa;
+mod dfc;
 mod error;
 mod kind;
 mod matcher;
 pub mod naive;
+pub mod parallel;
 mod pattern;
 mod report;
+mod spatch;
 pub mod testutil;
 mod trie;
+mod verify;
+#[allow(unsafe_code)] // SIMD intrinsics, in small commented functions
+mod vpatch;
 
 pub use dfa::DfaTables;
 pub use error::BuildError;

@@ -3,8 +3,11 @@
 use crate::acfull::AcFull;
 use crate::compact::AcCompact;
 use crate::dfa::Premul32;
+use crate::dfc::Dfc;
 use crate::pattern::PatternStore;
+use crate::spatch::Spatch;
 use crate::trie::Nfa;
+use crate::vpatch::{Path, Vpatch};
 use crate::{BuildError, Kind, Match, Pattern};
 use std::time::{Duration, Instant};
 
@@ -101,6 +104,13 @@ impl Builder {
                     _ => Imp::AcFull32(AcFull::<Premul32>::new(&nfa, &store, limits)?),
                 }
             }
+            Kind::Dfc => Imp::Dfc(Dfc::new(patterns, limits)?),
+            Kind::Spatch => Imp::Spatch(Spatch::new(patterns, limits)?),
+            Kind::Vpatch => Imp::Vpatch(Vpatch::new(patterns, limits, Path::best(), self.kind)?),
+            Kind::VpatchAvx2 => Imp::Vpatch(Vpatch::new(patterns, limits, Path::Avx2, self.kind)?),
+            Kind::VpatchAvx512 => {
+                Imp::Vpatch(Vpatch::new(patterns, limits, Path::Avx512, self.kind)?)
+            }
             kind => {
                 return Err(BuildError::Unsupported {
                     kind,
@@ -123,6 +133,9 @@ enum Imp {
     AcFull16(AcFull<u16>),
     AcFull32(AcFull<Premul32>),
     AcCompact(AcCompact),
+    Dfc(Dfc),
+    Spatch(Spatch),
+    Vpatch(Vpatch),
 }
 
 /// Run `$body` with `$e` bound to the backend (static dispatch, so the match callback is
@@ -133,6 +146,9 @@ macro_rules! dispatch {
             Imp::AcFull16($e) => $body,
             Imp::AcFull32($e) => $body,
             Imp::AcCompact($e) => $body,
+            Imp::Dfc($e) => $body,
+            Imp::Spatch($e) => $body,
+            Imp::Vpatch($e) => $body,
         }
     };
 }
@@ -212,7 +228,8 @@ impl Matcher {
         match &self.imp {
             Imp::AcFull16(e) => format!("{} (16-bit states, {} states)", self.kind, e.num_states()),
             Imp::AcFull32(e) => format!("{} (32-bit states, {} states)", self.kind, e.num_states()),
-            Imp::AcCompact(_) => self.kind.to_string(),
+            Imp::AcCompact(_) | Imp::Dfc(_) | Imp::Spatch(_) => self.kind.to_string(),
+            Imp::Vpatch(e) => format!("{} ({} filtering)", self.kind, e.path().name()),
         }
     }
 }
@@ -268,11 +285,11 @@ mod tests {
             .build(&pats)
             .unwrap_err();
         assert!(matches!(err, BuildError::TooManyStates { .. }), "{err}");
-        let err = Matcher::new(Kind::Dfc, &pats).unwrap_err();
+        let err = Matcher::new(Kind::Hyperscan, &pats).unwrap_err();
         assert!(matches!(
             err,
             BuildError::Unsupported {
-                kind: Kind::Dfc,
+                kind: Kind::Hyperscan,
                 ..
             }
         ));

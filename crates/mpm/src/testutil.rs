@@ -296,9 +296,51 @@ mod tests {
     }
 
     #[test]
+    fn dfc_passes_the_table() {
+        check_all_cases(Kind::Dfc).unwrap();
+    }
+
+    #[test]
+    fn spatch_passes_the_table() {
+        check_all_cases(Kind::Spatch).unwrap();
+    }
+
+    #[test]
+    fn vpatch_passes_the_table() {
+        check_all_cases(Kind::Vpatch).unwrap();
+    }
+
+    #[test]
+    fn vpatch_avx2_passes_the_table() {
+        if Kind::VpatchAvx2.is_available() {
+            check_all_cases(Kind::VpatchAvx2).unwrap();
+        } else {
+            eprintln!("skipping: no AVX2 on this CPU");
+        }
+    }
+
+    #[test]
+    fn vpatch_avx512_passes_the_table() {
+        if Kind::VpatchAvx512.is_available() {
+            check_all_cases(Kind::VpatchAvx512).unwrap();
+        } else {
+            eprintln!("skipping: no AVX-512 on this CPU");
+        }
+    }
+
+    #[test]
     fn every_available_kind_is_tested_above() {
         // A new backend adds its `*_passes_the_table` test and its kind here.
-        let tested = [Kind::AcFull, Kind::AcFull32, Kind::AcCompact];
+        let tested = [
+            Kind::AcFull,
+            Kind::AcFull32,
+            Kind::AcCompact,
+            Kind::Dfc,
+            Kind::Spatch,
+            Kind::Vpatch,
+            Kind::VpatchAvx2,
+            Kind::VpatchAvx512,
+        ];
         for kind in Kind::available() {
             assert!(tested.contains(&kind), "add a table test for {kind}");
         }
