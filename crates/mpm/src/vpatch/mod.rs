@@ -117,3 +117,57 @@ impl Vpatch {
         self.inner.memory_usage()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spatch::CHUNK;
+    use crate::testutil::{pseudo_random, sorted};
+
+    /// Each path forced (scalar included) over a haystack of several rounds with zero runs,
+    /// letters and pattern copies across round borders.
+    #[test]
+    fn every_path_matches_naive_across_rounds() {
+        let mut hay = pseudo_random(11, 3 * CHUNK + 77);
+        for at in (0..hay.len() - 40).step_by(301) {
+            hay[at..at + 33].fill(0);
+        }
+        for at in [CHUNK - 3, 2 * CHUNK - 1, 3 * CHUNK - 2, 3 * CHUNK + 70] {
+            hay[at..at + 6].copy_from_slice(b"HeLLo!");
+        }
+        let mut pats: Vec<Pattern> = (1..=40u32)
+            .map(|n| Pattern::new(vec![0u8; n as usize], n))
+            .collect();
+        pats.push(Pattern::nocase(&b"hello!"[..], 100));
+        pats.push(Pattern::new(&b"HeLLo"[..], 101));
+        pats.push(Pattern::new(&b"Hello"[..], 102));
+        pats.push(Pattern::nocase(&b"l"[..], 103));
+        pats.push(Pattern::new(&b"o!"[..], 104));
+        pats.extend(
+            (0..200u32).map(|k| Pattern::new(hay[k as usize * 29..][..5].to_vec(), 200 + k)),
+        );
+        let want = sorted(crate::naive::find_all(&pats, &hay));
+        for path in [Path::Scalar, Path::Avx2, Path::Avx512] {
+            if !path.is_supported() {
+                eprintln!("skipping {}: not supported here", path.name());
+                continue;
+            }
+            let v = Vpatch::new(&pats, &Limits::default(), path, Kind::Vpatch).unwrap();
+            assert_eq!(v.path(), path);
+            for cut in [0, 1, 5, 17, 31, 64] {
+                let h = &hay[cut..];
+                let mut got = Vec::new();
+                v.scan(h, &mut |m| got.push(m));
+                let want = sorted(crate::naive::find_all(&pats, h));
+                assert_eq!(sorted(got), want, "{} cut {cut}", path.name());
+            }
+        }
+        assert!(want.len() > 1000);
+    }
+
+    #[test]
+    fn best_path_is_supported() {
+        assert!(Path::best().is_supported());
+        assert!(Path::Scalar.is_supported());
+    }
+}
