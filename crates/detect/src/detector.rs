@@ -231,19 +231,25 @@ impl Detector {
                 stats.rules_prefiltered += 1;
             }
             if s.is_tx() {
-                let d = s.app_dir.index();
-                match &s.fp {
-                    Some((Slot::App(b), p, nc)) => {
-                        tx_entries[d]
-                            .entry(*b)
+                let dirs: Vec<usize> = if s.app_both {
+                    vec![0, 1]
+                } else {
+                    vec![s.app_dir.index()]
+                };
+                for d in dirs {
+                    match &s.fp {
+                        Some((Slot::App(b), p, nc)) => {
+                            tx_entries[d]
+                                .entry(*b)
+                                .or_default()
+                                .push((p.clone(), *nc, si))
+                        }
+                        _ => tx_groups[d]
+                            .always
+                            .entry(s.app_proto.unwrap_or(app::AppProto::Unknown))
                             .or_default()
-                            .push((p.clone(), *nc, si))
+                            .push(si),
                     }
-                    _ => tx_groups[d]
-                        .always
-                        .entry(s.app_proto.unwrap_or(app::AppProto::Unknown))
-                        .or_default()
-                        .push(si),
                 }
                 continue;
             }

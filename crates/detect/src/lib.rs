@@ -50,3 +50,14 @@ pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
 pub use program::{MAX_VARS, RECURSION_LIMIT};
 pub use state::{FlowDetect, Scratch, ScratchStats, MAX_TX_DONE};
 pub use threshold::MAX_THRESHOLD_ENTRIES;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shared_types_are_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<crate::Detector>();
+        check::<crate::Scratch>();
+        check::<crate::FlowDetect>();
+    }
+}

@@ -229,6 +229,9 @@ pub(crate) struct Sig {
     pub app: Vec<AppProg>,
     /// Direction of transaction inspection for app rules.
     pub app_dir: app::Direction,
+    /// Only direction-neutral buffers (`http.header`, `file.data`...) and no flow
+    /// direction: inspected in both directions, as Suricata does.
+    pub app_both: bool,
     pub threshold: Option<Threshold>,
     pub noalert: bool,
     /// Fast pattern: slot, bytes, nocase.
@@ -322,6 +325,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
         payload_mode: PayloadMode::Both,
         app: Vec::new(),
         app_dir: app::Direction::ToServer,
+        app_both: false,
         threshold: None,
         noalert: false,
         fp: None,
@@ -538,6 +542,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
         } else {
             app_dirs.unwrap_or(app::Direction::ToServer)
         };
+        sig.app_both = !sig.flow.to_client && !sig.flow.to_server && app_dirs.is_none();
         if sig.flow.to_server && app_dirs == Some(app::Direction::ToClient) {
             return Err(failed("flow", "to_server rule with response buffers"));
         }

@@ -363,3 +363,15 @@ fn http_transactions_once_per_tx() {
     got.sort_unstable();
     assert_eq!(got, [3, 4]);
 }
+
+#[test]
+fn direction_neutral_buffers_both_ways() {
+    let det = detector("alert http any any -> any any (http.header; content:\"X-Tag: 1\"; sid:1;)");
+    let af = http_flow(
+        b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        Some(b"HTTP/1.1 200 OK\r\nX-Tag: 1\r\nContent-Length: 0\r\n\r\n"),
+    );
+    let mut fd = detect::FlowDetect::new();
+    assert!(tx_sids(&det, &mut fd, &af, true, None).is_empty());
+    assert_eq!(tx_sids(&det, &mut fd, &af, false, None), [1]);
+}
