@@ -13,6 +13,26 @@
 //!   context, and what to inspect in this call (the packet, a reassembled stream chunk,
 //!   the flow's application-layer transactions).
 //!
+//! # When the engine calls `inspect` (what Suricata 7 does in IDS mode)
+//!
+//! Learned from the reference corpus (`bug-78-http-uri`, `alert-testmyids-midstream5`,
+//! `iponly-midstream-01`, `alert-max__*`):
+//!
+//! - Every decoded packet: one call with `packet_rules: true`. For TCP packets whose
+//!   payload the stream engine added, set [`FlowInfo::payload_in_stream`]: stream-capable
+//!   payload rules then skip the raw packet payload (only `dsize`, `flow:no_stream`,
+//!   `tcp-pkt` rules see it).
+//! - Raw stream: data of direction D that became acknowledged (by a packet of the other
+//!   direction) is inspected on the *next packet of direction D*, passed as
+//!   [`Input::stream`] with that packet; the alert lands on that packet.
+//! - App layer: transactions are inspected in the packet's direction only
+//!   (request-side rules on to-server packets, response-side on to-client packets). A
+//!   request parsed when the server's ACK arrives alerts on the client's next packet.
+//!   Pass [`Input::app`] on every packet of a flow with app-layer state.
+//! - End of flow / end of capture: one pseudo packet per direction (no `pcap_cnt`),
+//!   with `packet_rules: true`, the leftover stream chunk and the app state; IP-only
+//!   rules that never ran for a direction alert there.
+//!
 //! ```
 //! use detect::{DetectOptions, Detector, Input};
 //! let (set, _) = rules::RuleSet::load_str(
