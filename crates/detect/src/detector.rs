@@ -503,11 +503,15 @@ impl Detector {
                 }
             }
         }
-        let st = &mut scratch.hit_stamp[si as usize];
-        if *st == scratch.hit_gen {
-            return;
+        // One alert per rule per packet; a transaction rule may alert once for each
+        // transaction it matched (Suricata keeps alerts that differ by tx id).
+        if !matches!(on, MatchedOn::Tx(_)) {
+            let st = &mut scratch.hit_stamp[si as usize];
+            if *st == scratch.hit_gen {
+                return;
+            }
+            *st = scratch.hit_gen;
         }
-        *st = scratch.hit_gen;
         if s.noalert && s.action != Action::Pass {
             return;
         }
@@ -535,7 +539,13 @@ impl Detector {
         if scratch.hits.is_empty() {
             return;
         }
-        scratch.hits.sort_unstable_by_key(|h| h.sig);
+        scratch.hits.sort_unstable_by_key(|h| {
+            let tx = match h.alert.matched_on {
+                MatchedOn::Tx(id) => id,
+                _ => 0,
+            };
+            (h.sig, tx)
+        });
         let pkt = input.packet;
         let (src, dst) = (
             addr(pkt.ip_version, &pkt.src),

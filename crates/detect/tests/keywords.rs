@@ -375,3 +375,15 @@ fn direction_neutral_buffers_both_ways() {
     assert!(tx_sids(&det, &mut fd, &af, true, None).is_empty());
     assert_eq!(tx_sids(&det, &mut fd, &af, false, None), [1]);
 }
+
+#[test]
+fn one_alert_per_transaction_in_one_packet() {
+    let det = detector("alert http any any -> any any (http.uri; content:\"/a\"; sid:1;)");
+    let af = http_flow(
+        b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n",
+        None,
+    );
+    let mut fd = detect::FlowDetect::new();
+    assert_eq!(tx_sids(&det, &mut fd, &af, true, None), [1, 1]);
+    assert!(tx_sids(&det, &mut fd, &af, true, None).is_empty());
+}
