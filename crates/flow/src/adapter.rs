@@ -27,13 +27,16 @@ fn ts_us(p: &Packet) -> u64 {
 
 /// The flow key of a decoded packet (`None` without IP, for fragments, or for
 /// protocols that get no flow).
-pub fn flow_key(p: &Packet) -> Option<FlowKey> {
+pub fn flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
     let fam = family(p)?;
     if p.has(pf::FRAGMENT) || !wants_flow(p.proto) || (p.l4_off == 0 && p.proto != 50) {
         return None;
     }
-    // ICMP flows have no ports (both directions of an echo are one flow).
+    // ICMP flows have no ports (both directions of an echo are one flow), except that
+    // an ICMPv4 destination-unreachable is keyed by the packet it quotes (Suricata
+    // hashes it by the quoted tuple): one flow per quoted connection.
     let (sport, dport) = match p.proto {
+        1 if p.icmp_type == 3 => quoted_ports(p, buf).unwrap_or((0, 0)),
         1 | 58 => (0, 0),
         _ => (p.sport, p.dport),
     };
@@ -48,9 +51,23 @@ pub fn flow_key(p: &Packet) -> Option<FlowKey> {
     })
 }
 
+/// Ports of the TCP/UDP header quoted by an ICMPv4 error (after the quoted IPv4 header).
+fn quoted_ports(p: &Packet, buf: &[u8]) -> Option<(u16, u16)> {
+    let q = p.payload(buf);
+    let ihl = (*q.first()? as usize & 0x0f) * 4;
+    if q[0] >> 4 != 4 || ihl < 20 || !matches!(q.get(9)?, 6 | 17) {
+        return None;
+    }
+    let ports = q.get(ihl..ihl + 4)?;
+    Some((
+        u16::from_be_bytes([ports[0], ports[1]]),
+        u16::from_be_bytes([ports[2], ports[3]]),
+    ))
+}
+
 /// The tracker input of a decoded packet; `buf` is the buffer it was decoded from.
 pub fn packet_info<'a>(p: &Packet, buf: &'a [u8]) -> Option<PacketInfo<'a>> {
-    let key = flow_key(p)?;
+    let key = flow_key(p, buf)?;
     let tcp = (p.proto == 6).then_some(TcpHeader {
         seq: p.seq,
         ack: p.ack,

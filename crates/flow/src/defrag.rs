@@ -9,7 +9,44 @@
 //! memory they hold are capped, and every refusal is counted.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+
+/// A fast multiply-rotate hasher for tracker keys (not DoS-resistant on its own; the
+/// tracker count is capped, so a flood of colliding keys costs bounded work).
+#[derive(Default)]
+struct FragHasher(u64);
+
+impl Hasher for FragHasher {
+    fn finish(&self) -> u64 {
+        let k = self.0 ^ (self.0 >> 29);
+        k.wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (k >> 32)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(v as u64);
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+type FragMap = HashMap<FragKey, Tracker, BuildHasherDefault<FragHasher>>;
 
 use crate::key::Family;
 use crate::reasm::OverlapPolicy;
@@ -129,7 +166,7 @@ struct Tracker {
 /// The defragmenter of one worker.
 pub struct Defrag {
     cfg: DefragConfig,
-    trackers: HashMap<FragKey, Tracker>,
+    trackers: FragMap,
     out: Vec<u8>,
     memuse: usize,
     stats: DefragStats,
@@ -147,7 +184,7 @@ impl Defrag {
     pub fn new(cfg: DefragConfig) -> Defrag {
         Defrag {
             cfg,
-            trackers: HashMap::new(),
+            trackers: FragMap::default(),
             out: Vec::new(),
             memuse: 0,
             stats: DefragStats::default(),
