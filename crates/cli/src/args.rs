@@ -111,6 +111,11 @@ pub struct RunArgs {
     #[arg(long = "simulate-packet-tcp-ssn-memcap", hide = true, value_name = "N")]
     pub simulate_ssn_memcap: Option<String>,
 
+    /// Multi-pattern matcher for the prefilters: ac-full, ac-full-32, ac-compact, and the
+    /// others this build has (default: the fastest available).
+    #[arg(long = "mpm", value_name = "NAME")]
+    pub mpm: Option<String>,
+
     /// More log output on standard error (repeat for more).
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub verbose: u8,

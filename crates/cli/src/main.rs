@@ -6,7 +6,7 @@ mod summary;
 
 use args::{ChecksumArg, Cli, Command, RunArgs};
 use clap::Parser;
-use engine::{ChecksumMode, EngineConfig};
+use engine::{ChecksumMode, SetupArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -34,35 +34,125 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     std::fs::create_dir_all(&log_dir)
         .map_err(|e| format!("cannot create log directory {}: {e}", log_dir.display()))?;
 
-    let config = EngineConfig {
+    let mut source = capture::open(input).map_err(|e| e.to_string())?;
+    let setup = engine::setup(&SetupArgs {
+        config: args.config.clone(),
+        includes: args.include.clone(),
+        sets: args.set.clone(),
+        exclusive_rules: args.exclusive_rules.clone(),
+        extra_rules: args.extra_rules.clone(),
+        strict: args.strict_rules,
         checksum: match args.checksum {
             ChecksumArg::All => ChecksumMode::All,
             ChecksumArg::None => ChecksumMode::None,
         },
-        ..EngineConfig::default()
-    };
+        log_dir: Some(log_dir.clone()),
+        mpm: args.mpm.clone(),
+    })?;
+    for notice in &setup.notices {
+        eprintln!("osprey: {notice}");
+    }
+    for (flag, value) in [
+        (
+            "--simulate-packet-tcp-reassembly-memcap",
+            &args.simulate_reassembly_memcap,
+        ),
+        (
+            "--simulate-packet-defrag-memcap",
+            &args.simulate_defrag_memcap,
+        ),
+        (
+            "--simulate-applayer-error-at-offset-ts",
+            &args.simulate_applayer_error_ts,
+        ),
+        (
+            "--simulate-applayer-error-at-offset-tc",
+            &args.simulate_applayer_error_tc,
+        ),
+        ("--simulate-packet-flow-memcap", &args.simulate_flow_memcap),
+        (
+            "--simulate-packet-tcp-ssn-memcap",
+            &args.simulate_ssn_memcap,
+        ),
+    ] {
+        if value.is_some() {
+            eprintln!("osprey: {flag} is not supported; ignored");
+        }
+    }
+    if args.simulate_ips {
+        eprintln!("osprey: --simulate-ips: IPS verdicts are not implemented yet; running as IDS");
+    }
+    eprintln!(
+        "osprey: {} rules loaded, {} failed, {} unsupported ({:.2} s)",
+        setup.rules_loaded,
+        setup.rules_failed,
+        setup.rules_unsupported,
+        setup.load_time.as_secs_f64()
+    );
+    let config = setup.engine;
 
-    let mut source = capture::open(input).map_err(|e| e.to_string())?;
     let total = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
     let bar = progress::Bar::new(total, !args.no_progress);
     let report = engine::run_offline(source.as_mut(), &config, |p| bar.update(p.bytes))
         .map_err(|e| e.to_string())?;
     bar.finish();
 
+    let mut stats = report.stats;
+    stats.set(
+        "detect.engines",
+        serde_json::json!([{
+            "id": 0,
+            "rules_loaded": setup.rules_loaded,
+            "rules_failed": setup.rules_failed,
+            "rules_skipped": setup.rules_unsupported,
+        }]),
+    );
+    stats.add("osprey.rules.unsupported", setup.rules_unsupported as u64);
+    let report = engine::RunReport { stats, ..report };
     let stats_path = log_dir.join("stats.json");
     report
         .stats
         .write_file(&stats_path)
         .map_err(|e| format!("cannot write {}: {e}", stats_path.display()))?;
     print!("{}", summary::render(&report));
+    print_alerts(&log_dir.join("fast.log"));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the alerts of the run (the first of them when there are many).
+fn print_alerts(fast_log: &std::path::Path) {
+    const SHOWN: usize = 20;
+    let Ok(text) = std::fs::read_to_string(fast_log) else {
+        return;
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.is_empty() {
+        println!("alerts: none");
+        return;
+    }
+    println!("alerts: {} (fast.log: {})", lines.len(), fast_log.display());
+    for line in lines.iter().take(SHOWN) {
+        println!("  {line}");
+    }
+    if lines.len() > SHOWN {
+        println!("  ... {} more", lines.len() - SHOWN);
+    }
 }
 
 fn rules_command(cmd: args::RulesCommand) -> Result<ExitCode, String> {
     match cmd {
         args::RulesCommand::Check { json, files } => {
-            let _ = (json, files);
-            Err("rules check is not available yet".into())
+            let report = rules::check::check_files(&files, &rules::check::CheckOptions::default());
+            if json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{report}");
+            }
+            Ok(if report.has_failures() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
     }
 }

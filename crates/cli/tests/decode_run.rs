@@ -4,6 +4,43 @@ mod common;
 
 use common::{osprey, repo, shared, stats, tempdir};
 
+/// The README's first command: the sample rules alert on the sample capture.
+#[test]
+fn sample_run_alerts() {
+    let out = tempdir("sample-alerts");
+    let pcap = repo("samples/sample.pcap");
+    let rules = repo("samples/sample.rules");
+    let r = osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-l",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let fast = std::fs::read_to_string(out.join("fast.log")).unwrap();
+    let sids: Vec<&str> = fast.lines().filter_map(|l| l.split('[').nth(2)).collect();
+    assert!(
+        fast.contains("[1:1000002:1] OSPREY SAMPLE Syncer statistics upload"),
+        "{fast}"
+    );
+    assert!(
+        fast.contains("192.168.2.16:1578 -> 75.126.203.78:80"),
+        "{fast}"
+    );
+    assert!(fast.contains("[1:1000003:1]"), "{fast}");
+    assert!(fast.contains("[1:1000004:1]"), "{fast}");
+    assert!(sids.len() >= 3, "{fast}");
+    let eve = std::fs::read_to_string(out.join("eve.json")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(eve.lines().next().unwrap()).unwrap();
+    assert_eq!(first["event_type"], "alert");
+    assert_eq!(
+        stats(&out)["detect"]["alert"].as_u64().unwrap(),
+        fast.lines().count() as u64
+    );
+}
+
 #[test]
 fn sample_run_writes_stats() {
     let out = tempdir("sample");

@@ -22,6 +22,12 @@ pub struct EngineConfig {
     pub flow: flow::Config,
     /// Application-layer limits.
     pub app: app::Config,
+    /// Compiled rules; `None` runs without detection.
+    pub detector: Option<std::sync::Arc<detect::Detector>>,
+    /// Class types, for the alerts' `category`.
+    pub classifications: Option<rules::classification::Classifications>,
+    /// Where `eve.json` and `fast.log` go; `None` writes no alert files.
+    pub log_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for EngineConfig {
@@ -31,6 +37,9 @@ impl Default for EngineConfig {
             batch_size: capture::BATCH_SIZE,
             flow: flow::Config::default(),
             app: app::Config::default(),
+            detector: None,
+            classifications: None,
+            log_dir: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! slot, which is stable while the flow lives; removed when the flow is flushed.
 
 use app::AppFlow;
+use detect::FlowDetect;
 use flow::Slot;
 
 /// What the engine keeps for one flow.
@@ -10,6 +11,8 @@ use flow::Slot;
 pub(crate) struct FlowExt {
     /// Application-layer state (TCP and UDP flows).
     pub(crate) app: Option<AppFlow>,
+    /// Detection state (flowbits, transactions already matched, flow-level pass).
+    pub(crate) detect: FlowDetect,
 }
 
 /// Flow extensions by slot.
@@ -29,7 +32,10 @@ impl FlowExts {
         if i >= self.slots.len() {
             self.slots.resize_with(i + 1, || None);
         }
-        self.slots[i].get_or_insert_with(|| FlowExt { app: app() })
+        self.slots[i].get_or_insert_with(|| FlowExt {
+            app: app(),
+            detect: FlowDetect::new(),
+        })
     }
 
     /// Takes the extension of `slot` out (the flow ended).

@@ -7,11 +7,15 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod alerts;
 mod config;
+mod detection;
 mod flows;
 mod pipeline;
 mod run;
+mod setup;
 
 pub use config::{ChecksumMode, EngineConfig};
 pub use pipeline::Pipeline;
 pub use run::{run_offline, Progress, RunError, RunReport};
+pub use setup::{setup, Setup, SetupArgs};

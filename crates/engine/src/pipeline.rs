@@ -5,7 +5,9 @@
 //! tracking and TCP reassembly → application layer (acknowledged stream bytes, UDP
 //! datagrams). Flows that end (timeout, reuse, eviction, end of capture) are flushed.
 
+use crate::alerts::AlertSink;
 use crate::config::{ChecksumMode, EngineConfig};
+use crate::detection::{flow_id, DetectStage, Origin};
 use crate::flows::FlowExts;
 use app::{AppCtx, AppFlow, Direction, Transport};
 use capture::Batch;
@@ -30,6 +32,11 @@ pub struct Pipeline {
     tracker: FlowTracker,
     app: AppCtx,
     exts: FlowExts,
+    detect: Option<DetectStage>,
+    sink: AlertSink,
+    /// `pcap_cnt` of the frame being processed.
+    frame_index: u64,
+    last_ts: Timestamp,
     frames: u64,
     last_ts_us: u64,
     /// Packets (outer and tunnelled) kept from the stages after decoding because of a
@@ -38,13 +45,14 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// A pipeline for `config`.
-    pub fn new(config: &EngineConfig) -> Self {
+    /// A pipeline for `config`, writing alerts into `config.log_dir`.
+    pub fn new(config: &EngineConfig) -> std::io::Result<Self> {
         let decoder_config = DecoderConfig {
             verify_checksums: config.checksum == ChecksumMode::All,
             ..DecoderConfig::default()
         };
-        Pipeline {
+        let sink = AlertSink::new(config.log_dir.as_deref(), config.classifications.clone())?;
+        Ok(Pipeline {
             checksum: config.checksum,
             decoder: Decoder::new(decoder_config),
             decoded: Decoded::new(),
@@ -53,10 +61,14 @@ impl Pipeline {
             tracker: FlowTracker::new(config.flow.clone()),
             app: AppCtx::new(config.app.clone()),
             exts: FlowExts::default(),
+            detect: config.detector.clone().map(DetectStage::new),
+            sink,
+            frame_index: 0,
+            last_ts: Timestamp::default(),
             frames: 0,
             last_ts_us: 0,
             checksum_invalid: 0,
-        }
+        })
     }
 
     /// Runs every frame of `batch` through the stages.
@@ -71,6 +83,8 @@ impl Pipeline {
                 &mut self.decoded,
             );
             self.last_ts_us = self.last_ts_us.max(ts.0 / 1000);
+            self.last_ts = self.last_ts.max(ts);
+            self.frame_index = frame.index;
             for i in 0..self.decoded.len() {
                 let p = self.decoded.packets()[i];
                 self.packet(&p, frame.data);
@@ -92,6 +106,13 @@ impl Pipeline {
             return;
         }
         if let Some(frag) = adapter::fragment(p, buf) {
+            if let Some(det) = self.detect.as_mut() {
+                let origin = Origin {
+                    pcap_cnt: Some(self.frame_index),
+                    flow_id: 0,
+                };
+                det.packet(p, buf, origin, &mut self.sink);
+            }
             if let DefragResult::Reassembled(dg) = self.tracker.defrag().insert(&frag) {
                 self.datagram.clear();
                 self.datagram.extend_from_slice(dg);
@@ -114,10 +135,21 @@ impl Pipeline {
 
     /// Flow tracking, reassembly and the application layer for one packet.
     fn flow_packet(&mut self, p: &Packet, buf: &[u8]) {
+        let origin = Origin {
+            pcap_cnt: Some(self.frame_index),
+            flow_id: 0,
+        };
         let Some(info) = adapter::packet_info(p, buf) else {
+            if let Some(det) = self.detect.as_mut() {
+                det.packet(p, buf, origin, &mut self.sink);
+            }
             return;
         };
+        let flow_id = flow_id(&info.key);
         let Some(update) = self.tracker.packet(&info) else {
+            if let Some(det) = self.detect.as_mut() {
+                det.packet(p, buf, origin, &mut self.sink);
+            }
             return;
         };
         let slot = update.slot;
@@ -139,6 +171,10 @@ impl Pipeline {
                 feed_stream(appflow, &mut self.app, &update.app);
             }
         }
+        if let Some(det) = self.detect.as_mut() {
+            let origin = Origin { flow_id, ..origin };
+            det.flow_packet(p, buf, &update, ext, origin, &mut self.sink);
+        }
     }
 
     /// Flushes flows that ended: remaining stream data to the app layer, then close.
@@ -148,6 +184,9 @@ impl Pipeline {
         }
         let exts = &mut self.exts;
         let app = &mut self.app;
+        let detect = &mut self.detect;
+        let sink = &mut self.sink;
+        let last_ts = self.last_ts;
         self.tracker.drain_ended(|ended| {
             if let Some(mut ext) = exts.remove(ended.slot) {
                 if let Some(appflow) = ext.app.as_mut() {
@@ -156,14 +195,18 @@ impl Pipeline {
                     }
                     appflow.close(app);
                 }
+                if let Some(det) = detect.as_mut() {
+                    det.ended_flow(&ended, ext.app.as_ref(), &mut ext.detect, last_ts, sink);
+                }
             }
         });
     }
 
-    /// Ends every flow (end of input) and flushes them.
-    pub fn finish(&mut self) {
+    /// Ends every flow (end of input), flushes them and closes the alert files.
+    pub fn finish(&mut self) -> std::io::Result<()> {
         self.tracker.shutdown();
         self.drain_ended();
+        self.sink.finish()
     }
 
     /// The counters of every stage, under Suricata's names where Suricata has one.
@@ -173,6 +216,11 @@ impl Pipeline {
         tree.extend(self.tracker.counters());
         tree.extend(self.app.counters());
         tree.add("osprey.checksum.invalid", self.checksum_invalid);
+        tree.add("detect.alert", self.sink.count);
+        tree.add("osprey.output.write_errors", self.sink.write_errors);
+        if let Some(det) = &self.detect {
+            tree.extend(det.counters());
+        }
         tree
     }
 }

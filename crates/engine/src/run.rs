@@ -32,12 +32,15 @@ pub struct RunReport {
 pub enum RunError {
     /// The capture could not be read.
     Capture(CaptureError),
+    /// An output file could not be created or written.
+    Output(std::io::Error),
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Capture(e) => write!(f, "{e}"),
+            RunError::Output(e) => write!(f, "output: {e}"),
         }
     }
 }
@@ -57,7 +60,7 @@ pub fn run_offline(
     mut progress: impl FnMut(Progress),
 ) -> Result<RunReport, RunError> {
     let start = Instant::now();
-    let mut pipeline = Pipeline::new(config);
+    let mut pipeline = Pipeline::new(config).map_err(RunError::Output)?;
     let mut batch = Batch::new();
     let mut seen = Progress::default();
     let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
@@ -67,7 +70,7 @@ pub fn run_offline(
         seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
         progress(seen);
     }
-    pipeline.finish();
+    pipeline.finish().map_err(RunError::Output)?;
     let capture = source.stats();
     let mut stats = pipeline.stats();
     stats.add("osprey.capture.truncated", capture.truncated);

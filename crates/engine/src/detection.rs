@@ -1,0 +1,222 @@
+//! The detection stage: builds each packet's detection input (flow context, raw stream
+//! chunk, application-layer state), runs the shared [`Detector`] and hands alerts to
+//! the alert sink. Alerts land where Suricata puts them in IDS mode: packet payload at
+//! once, stream and app-layer data on the packet that made them inspectable, leftovers
+//! at the end of a flow on a pseudo-packet without `pcap_cnt`.
+
+use crate::alerts::AlertSink;
+use crate::flows::FlowExt;
+use app::{AppFlow, AppProto};
+use detect::{Alert, Detector, FlowDetect, FlowInfo, Input, Scratch};
+use flow::{Ended, FlowKey, FlowState, Piece, StreamData, TcpState, Update};
+use std::sync::Arc;
+use wire::Packet;
+
+/// Per-worker detection state.
+pub(crate) struct DetectStage {
+    detector: Arc<Detector>,
+    scratch: Scratch,
+    alerts: Vec<Alert>,
+    stream: Vec<u8>,
+}
+
+/// Where the packet being inspected came from, for the alert records.
+#[derive(Clone, Copy)]
+pub(crate) struct Origin {
+    /// 1-based frame number (`pcap_cnt`), `None` for pseudo-packets.
+    pub(crate) pcap_cnt: Option<u64>,
+    /// Flow id for the EVE record (0 without a flow).
+    pub(crate) flow_id: u64,
+}
+
+impl DetectStage {
+    pub(crate) fn new(detector: Arc<Detector>) -> Self {
+        let scratch = detector.scratch();
+        DetectStage {
+            detector,
+            scratch,
+            alerts: Vec::new(),
+            stream: Vec::new(),
+        }
+    }
+
+    /// A packet without a flow (IP fragments, protocols without flows).
+    pub(crate) fn packet(&mut self, p: &Packet, buf: &[u8], origin: Origin, sink: &mut AlertSink) {
+        if p.ip_version == 0 {
+            return;
+        }
+        let input = Input::packet(p, buf, None);
+        self.run(None, &input, origin, None, sink);
+    }
+
+    /// A packet of a flow, after flow tracking and the app layer saw it.
+    pub(crate) fn flow_packet(
+        &mut self,
+        p: &Packet,
+        buf: &[u8],
+        update: &Update<'_>,
+        ext: &mut FlowExt,
+        origin: Origin,
+        sink: &mut AlertSink,
+    ) {
+        let app = ext.app.as_ref();
+        let app_proto = app.map_or(AppProto::Unknown, AppFlow::app_proto);
+        let tcp = p.proto == 6;
+        let established = if tcp {
+            update.flow.tcp.state >= TcpState::Established
+        } else {
+            update.flow.state != FlowState::New
+        };
+        let info = FlowInfo {
+            to_server: update.dir == flow::Dir::ToServer,
+            established,
+            payload_in_stream: tcp
+                && p.payload_len > 0
+                && update.flow.tcp.state >= TcpState::Established,
+            app_proto,
+        };
+        let has_stream = collect(&update.raw, &mut self.stream);
+        let stream = std::mem::take(&mut self.stream);
+        let input = Input {
+            packet: p,
+            frame: buf,
+            flow: Some(info),
+            packet_rules: true,
+            stream: has_stream.then_some(&stream[..]),
+            app,
+        };
+        self.run(
+            Some(&mut ext.detect),
+            &input,
+            origin,
+            app_name(app_proto),
+            sink,
+        );
+        self.stream = stream;
+    }
+
+    /// A flow that ended: its leftover stream data and app-layer transactions are
+    /// inspected on pseudo-packets, one per direction with something left.
+    pub(crate) fn ended_flow(
+        &mut self,
+        ended: &Ended<'_>,
+        app: Option<&AppFlow>,
+        fd: &mut FlowDetect,
+        last_ts: wire::Timestamp,
+        sink: &mut AlertSink,
+    ) {
+        let app_proto = app.map_or(AppProto::Unknown, AppFlow::app_proto);
+        let origin = Origin {
+            pcap_cnt: None,
+            flow_id: flow_id(&ended.key),
+        };
+        for (k, raw) in ended.raw.iter().enumerate() {
+            let to_server = k == 0;
+            let has_stream = collect(raw, &mut self.stream);
+            let app_left = app.is_some() && app_proto != AppProto::Unknown;
+            if !has_stream && !app_left {
+                continue;
+            }
+            let pkt = pseudo_packet(&ended.key, ended.client_is_src, to_server, last_ts);
+            let established = if ended.key.proto == 6 {
+                ended.flow.tcp.state >= TcpState::Established
+            } else {
+                ended.flow.state != FlowState::New
+            };
+            let info = FlowInfo {
+                to_server,
+                established,
+                payload_in_stream: false,
+                app_proto,
+            };
+            let stream = std::mem::take(&mut self.stream);
+            let input = Input {
+                packet: &pkt,
+                frame: &[],
+                flow: Some(info),
+                packet_rules: false,
+                stream: has_stream.then_some(&stream[..]),
+                app,
+            };
+            self.run(Some(&mut *fd), &input, origin, app_name(app_proto), sink);
+            self.stream = stream;
+        }
+    }
+
+    fn run(
+        &mut self,
+        fd: Option<&mut FlowDetect>,
+        input: &Input<'_>,
+        origin: Origin,
+        app_proto: Option<&'static str>,
+        sink: &mut AlertSink,
+    ) {
+        self.alerts.clear();
+        self.detector
+            .inspect(&mut self.scratch, fd, input, &mut self.alerts);
+        for alert in &self.alerts {
+            sink.alert(&self.detector, alert, input.packet, origin, app_proto);
+        }
+    }
+
+    /// Counters of the stage.
+    pub(crate) fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        let s = self.scratch.stats();
+        [
+            ("osprey.detect.rules_evaluated", s.rules_evaluated),
+            ("detect.alert_queue_overflow", s.alerts_discarded),
+            ("detect.alerts_suppressed", s.alerts_suppressed),
+            ("osprey.detect.threshold_table_full", s.threshold_table_full),
+        ]
+        .into_iter()
+    }
+}
+
+/// Concatenates the data pieces of `data` into `out`; true when there is any.
+fn collect(data: &StreamData<'_>, out: &mut Vec<u8>) -> bool {
+    out.clear();
+    for piece in data.pieces() {
+        if let Piece::Data { bytes, .. } = piece {
+            out.extend_from_slice(bytes);
+        }
+    }
+    !out.is_empty()
+}
+
+fn app_name(p: AppProto) -> Option<&'static str> {
+    match p {
+        AppProto::Unknown | AppProto::Failed => None,
+        other => Some(other.name()),
+    }
+}
+
+/// A stable id for a flow (Suricata's `flow_id` is an opaque number too).
+pub(crate) fn flow_id(key: &FlowKey) -> u64 {
+    key.canonical().0.hash() & ((1 << 52) - 1)
+}
+
+/// The metadata of a pseudo-packet of a flow in one direction.
+fn pseudo_packet(
+    key: &FlowKey,
+    client_is_src: bool,
+    to_server: bool,
+    ts: wire::Timestamp,
+) -> Packet {
+    let from_key_src = client_is_src == to_server;
+    let (src, dst, sport, dport) = if from_key_src {
+        (key.src, key.dst, key.sport, key.dport)
+    } else {
+        (key.dst, key.src, key.dport, key.sport)
+    };
+    Packet {
+        ts,
+        src,
+        dst,
+        sport,
+        dport,
+        proto: key.proto,
+        ip_version: if key.family == flow::Family::V4 { 4 } else { 6 },
+        vlan: [key.vlan[0], key.vlan[1]],
+        ..Packet::default()
+    }
+}

@@ -1,0 +1,236 @@
+//! Turning what the user gave (configuration file, `--set`, rule files) into an
+//! [`EngineConfig`]: variables, class types, thresholds, rules compiled into a
+//! detector, and the engine settings Osprey reads from a suricata.yaml.
+
+use crate::config::{ChecksumMode, EngineConfig};
+use detect::{DetectOptions, Detector};
+use rules::classification::Classifications;
+use rules::config::Config;
+use rules::threshold::ThresholdConfig;
+use rules::{LoadOptions, RuleSet, Severity};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Suricata's default `classification.config`, used when the configuration names none.
+const DEFAULT_CLASSIFICATION: &str = include_str!("../../../etc/classification.config");
+
+/// What the command line asked for.
+#[derive(Clone, Debug, Default)]
+pub struct SetupArgs {
+    /// `-c FILE`.
+    pub config: Option<PathBuf>,
+    /// `--include FILE` (merged over `-c`).
+    pub includes: Vec<PathBuf>,
+    /// `--set key=value`, in order.
+    pub sets: Vec<String>,
+    /// `-S FILE`: the only rule file.
+    pub exclusive_rules: Option<PathBuf>,
+    /// `-s FILE`: rule files added to the configuration's.
+    pub extra_rules: Vec<PathBuf>,
+    /// `--strict-rules`.
+    pub strict: bool,
+    /// `-k`.
+    pub checksum: ChecksumMode,
+    /// `-l DIR`.
+    pub log_dir: Option<PathBuf>,
+    /// `--mpm NAME`.
+    pub mpm: Option<String>,
+}
+
+/// The outcome of setting up.
+pub struct Setup {
+    /// The engine configuration to run with.
+    pub engine: EngineConfig,
+    /// Messages for the user (one line each): ignored keys, rule problems, summary.
+    pub notices: Vec<String>,
+    /// Rules loaded into the detector.
+    pub rules_loaded: usize,
+    /// Rules that failed to parse or validate.
+    pub rules_failed: usize,
+    /// Rules skipped because detection does not support them.
+    pub rules_unsupported: usize,
+    /// Time spent loading and compiling rules.
+    pub load_time: std::time::Duration,
+}
+
+/// Reads the configuration and rules; errors are fatal (one line).
+pub fn setup(args: &SetupArgs) -> Result<Setup, String> {
+    let start = std::time::Instant::now();
+    let mut notices = Vec::new();
+    let mut config = match &args.config {
+        Some(path) => Config::load(path).map_err(|d| d.to_string())?,
+        None => Config::parse("", None).map_err(|d| d.to_string())?,
+    };
+    for inc in &args.includes {
+        config.merge_file(inc).map_err(|d| d.to_string())?;
+    }
+    for kv in &args.sets {
+        config
+            .apply_set(kv)
+            .map_err(|e| format!("--set {kv}: {e}"))?;
+    }
+
+    let mut engine = EngineConfig {
+        checksum: args.checksum,
+        log_dir: args.log_dir.clone(),
+        ..EngineConfig::default()
+    };
+    apply_engine_settings(&config, &mut engine);
+
+    let classifications = match config.classification_file() {
+        Some(path) if path.exists() => {
+            let (c, diags) = Classifications::load(&path).map_err(|d| d.to_string())?;
+            notices.extend(diags.iter().map(ToString::to_string));
+            c
+        }
+        _ => Classifications::parse(DEFAULT_CLASSIFICATION).0,
+    };
+    let vars = config.vars();
+
+    let mut detect_opts = DetectOptions::default();
+    if let Some(name) = &args.mpm {
+        detect_opts.mpm_kind = mpm::Kind::from_name(name)
+            .filter(|k| k.is_available())
+            .ok_or_else(|| format!("--mpm {name}: unknown or unavailable matcher"))?;
+    }
+    if let Some(n) = config.get_size("packet-alert-max") {
+        detect_opts.packet_alert_max = n.clamp(1, 1000) as usize;
+    }
+    if let Some(order) = config.get_list("action-order") {
+        let parsed: Option<Vec<_>> = order
+            .iter()
+            .map(|a| detect::ActionClass::parse(a))
+            .collect();
+        match parsed {
+            Some(o) if !o.is_empty() => detect_opts.action_order = o,
+            _ => notices.push(format!(
+                "action-order {order:?} not understood; using the default"
+            )),
+        }
+    }
+    if let Some(path) = config.threshold_file() {
+        match ThresholdConfig::load(&path) {
+            Ok((t, diags)) => {
+                notices.extend(diags.iter().map(ToString::to_string));
+                detect_opts.thresholds = t;
+            }
+            Err(d)
+                if args.config.is_some()
+                    || args.sets.iter().any(|s| s.starts_with("threshold-file")) =>
+            {
+                notices.push(d.to_string())
+            }
+            Err(_) => {}
+        }
+    }
+
+    let rule_files = rule_files(args, &config);
+    let load_opts = LoadOptions {
+        strict: args.strict,
+        classifications: Some(classifications.clone()),
+        ..LoadOptions::default()
+    };
+    let (set, diags) = RuleSet::load(&rule_files, &vars, &load_opts);
+    let mut failed = 0;
+    for d in &diags {
+        if d.severity == Severity::Error {
+            failed += 1;
+        }
+        notices.push(d.to_string());
+    }
+    if args.strict && failed > 0 {
+        return Err(format!("{failed} rule error(s) with --strict-rules"));
+    }
+    let (detector, ddiags) = Detector::build(&set.rules, &detect_opts, &vars);
+    for d in &ddiags {
+        let at = set.rules.get(d.rule).map_or(String::new(), |r| {
+            let file = r
+                .file
+                .as_ref()
+                .map_or("<rules>".into(), |f| f.display().to_string());
+            format!("{file}:{}: ", r.line)
+        });
+        let what = match d.kind {
+            detect::DiagKind::Unsupported => "unsupported",
+            detect::DiagKind::Failed => "failed",
+        };
+        notices.push(format!(
+            "{at}rule {}:{} skipped: {what} `{}`: {}",
+            d.gid, d.sid, d.keyword, d.message
+        ));
+    }
+    let st = detector.stats().clone();
+    if args.strict && st.rules_unsupported + st.rules_failed > 0 {
+        return Err(format!(
+            "{} rule(s) unsupported or failed with --strict-rules",
+            st.rules_unsupported + st.rules_failed
+        ));
+    }
+    let unused = config.unused_keys();
+    if !unused.is_empty() {
+        notices.push(format!(
+            "configuration keys not used by Osprey (ignored): {}",
+            unused.join(", ")
+        ));
+    }
+    engine.detector = Some(Arc::new(detector));
+    engine.classifications = Some(classifications);
+    Ok(Setup {
+        engine,
+        notices,
+        rules_loaded: st.rules_loaded,
+        rules_failed: failed + st.rules_failed,
+        rules_unsupported: st.rules_unsupported,
+        load_time: start.elapsed(),
+    })
+}
+
+/// `-S` alone, else the configuration's rule files plus `-s`.
+fn rule_files(args: &SetupArgs, config: &Config) -> Vec<PathBuf> {
+    if let Some(only) = &args.exclusive_rules {
+        return vec![only.clone()];
+    }
+    let mut files: Vec<PathBuf> = config
+        .rule_files()
+        .into_iter()
+        .filter(|p| Path::new(p).exists())
+        .collect();
+    files.extend(args.extra_rules.iter().cloned());
+    files
+}
+
+/// The suricata.yaml keys that change what the pipeline does.
+fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
+    if let Some(b) = config.get_bool("stream.midstream") {
+        engine.flow.tcp.midstream = b;
+    }
+    if let Some(depth) = config.get_size("stream.reassembly.depth") {
+        engine.flow.reassembly.depth = depth;
+    }
+    if let Some(memcap) = config.get_size("stream.reassembly.memcap") {
+        engine.flow.reassembly_memcap = memcap as usize;
+    }
+    let http = "app-layer.protocols.http.libhtp.default-config";
+    let size = |k: &str| config.get_size(&format!("{http}.{k}")).map(|v| v as usize);
+    if let Some(v) = size("request-body-limit") {
+        engine.app.request_body_limit = v;
+    }
+    if let Some(v) = size("response-body-limit") {
+        engine.app.response_body_limit = v;
+    }
+    if let Some(v) = size("response-body-decompress-layer-limit") {
+        engine.app.response_body_decompress_layer_limit = v;
+    }
+    if let Some(v) = size("request-body-minimal-inspect-size") {
+        engine.app.request_body_minimal_inspect_size = v;
+    }
+    if let Some(v) = size("request-body-inspect-window") {
+        engine.app.request_body_inspect_window = v;
+    }
+    if let Some(v) = size("response-body-minimal-inspect-size") {
+        engine.app.response_body_minimal_inspect_size = v;
+    }
+    if let Some(v) = size("response-body-inspect-window") {
+        engine.app.response_body_inspect_window = v;
+    }
+}
