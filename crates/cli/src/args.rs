@@ -141,6 +141,36 @@ pub enum Command {
     /// Rule tools.
     #[command(subcommand)]
     Rules(RulesCommand),
+    /// Benchmarks.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+/// `osprey bench ...`
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Multi-pattern matchers on rule contents over the TCP/UDP payloads of a capture
+    /// (each payload scanned separately) and over 1 MB of random bytes, one core.
+    Mpm {
+        /// Rule files whose contents are the patterns.
+        #[arg(long, required = true, num_args = 1..)]
+        rules: Vec<PathBuf>,
+        /// Capture whose payloads are the haystacks.
+        #[arg(long)]
+        pcap: PathBuf,
+        /// Runs per engine (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Only these engines (comma-separated names, e.g. ac-full,vpatch).
+        #[arg(long, value_delimiter = ',')]
+        engines: Vec<String>,
+        /// Only the contents of this inspection buffer (e.g. http.uri).
+        #[arg(long)]
+        buffer: Option<String>,
+        /// Print one JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `osprey rules ...`

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Rules(cmd)) => rules_command(cmd),
+        Some(Command::Bench(cmd)) => bench_command(cmd),
         None => run(&cli.run),
     };
     match result {
@@ -136,6 +137,35 @@ fn print_alerts(fast_log: &std::path::Path) {
     }
     if lines.len() > SHOWN {
         println!("  ... {} more", lines.len() - SHOWN);
+    }
+}
+
+fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
+    match cmd {
+        args::BenchCommand::Mpm {
+            rules,
+            pcap,
+            runs,
+            engines,
+            buffer,
+            json,
+        } => {
+            let opts = tools::BenchMpmOptions {
+                rules,
+                pcap,
+                runs: runs.max(1),
+                engines,
+                buffer,
+                ..tools::BenchMpmOptions::default()
+            };
+            let report = tools::bench_mpm(&opts)?;
+            if json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{report}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -146,3 +146,44 @@ fn unreadable_input_is_one_line_error() {
         1
     );
 }
+
+/// `osprey bench mpm --json` lists every engine with equal match counts per pattern set.
+#[test]
+fn bench_mpm_json_engines_agree() {
+    let Some(rules) = shared("rules/et-open/emerging-web_server.rules") else {
+        return;
+    };
+    let pcap = repo("samples/sample.pcap");
+    let r = osprey(&[
+        "bench",
+        "mpm",
+        "--rules",
+        rules.to_str().unwrap(),
+        "--pcap",
+        pcap.to_str().unwrap(),
+        "--runs",
+        "1",
+        "--json",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let engines = v["engines"].as_array().unwrap();
+    let names: Vec<&str> = engines.iter().filter_map(|e| e["name"].as_str()).collect();
+    for want in ["ac-full", "ac-full-32", "ac-compact", "aho-corasick"] {
+        assert!(names.contains(&want), "{names:?}");
+    }
+    for set in ["fast", "all"] {
+        for hay in ["pcap", "random"] {
+            let counts: Vec<u64> = engines
+                .iter()
+                .filter(|e| e["patterns"] == set && e["haystack"] == hay)
+                .map(|e| e["matches"].as_u64().unwrap())
+                .collect();
+            assert!(!counts.is_empty());
+            assert!(
+                counts.windows(2).all(|w| w[0] == w[1]),
+                "{set}/{hay}: {counts:?}"
+            );
+        }
+    }
+}
