@@ -329,10 +329,13 @@ impl HttpState {
         let id = self.next_id;
         self.next_id += 1;
         ctx.counters.incr(Counter::TxHttp);
-        self.txs.push_back(HttpTx {
+        let mut tx = HttpTx {
             id,
             ..HttpTx::default()
-        });
+        };
+        tx.request.min_inspect = ctx.config.request_body_minimal_inspect_size;
+        tx.response.min_inspect = ctx.config.response_body_minimal_inspect_size;
+        self.txs.push_back(tx);
         while self.txs.len() > ctx.config.max_tx.max(1) {
             self.txs.pop_front();
             ctx.counters.incr(Counter::TxLimit);
@@ -354,7 +357,13 @@ impl HttpState {
                     return;
                 }
                 match parse_chunk_len(l) {
-                    Some(0) => self.sides[d].st = Some(St::Trailers),
+                    Some(0) => {
+                        // The body is done: Suricata inspects it now, trailers or not.
+                        if let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) {
+                            msg(tx, dir).body_done = true;
+                        }
+                        self.sides[d].st = Some(St::Trailers);
+                    }
                     Some(n) => self.sides[d].st = Some(St::ChunkData(n)),
                     None => match dir {
                         // An unparsable chunk size: the rest of a response is body
@@ -427,7 +436,10 @@ impl HttpState {
         let Some(tx) = find_tx(&mut self.txs, Some(id)) else {
             return;
         };
-        tx.response = Message::default();
+        tx.response = Message {
+            min_inspect: ctx.config.response_body_minimal_inspect_size,
+            ..Message::default()
+        };
         tx.status = None;
         if !looks_like_response_line(l) {
             tx.response.version = Some(ProtocolVersion::V0_9);

@@ -145,10 +145,8 @@ fn progress_is_reported_as_data_arrives() {
     assert_eq!(buf(&s, 0, HttpBuffer::Header, ToServer), None);
     s.parse(&mut ctx, ToServer, b"\r\nab");
     assert_eq!(s.tx(0).unwrap().progress(ToServer), Progress::Body);
-    assert_eq!(
-        buf(&s, 0, HttpBuffer::RequestBody, ToServer).unwrap(),
-        b"ab"
-    );
+    // Below the minimal inspect size an unfinished body is not inspected yet.
+    assert_eq!(buf(&s, 0, HttpBuffer::RequestBody, ToServer), None);
     s.parse(&mut ctx, ToServer, b"cd");
     assert_eq!(s.tx(0).unwrap().progress(ToServer), Progress::Complete);
     assert_eq!(
@@ -476,5 +474,44 @@ fn libhtp_evasion_rules() {
     assert_eq!(
         body_of(b"HTTP/1.1 200\rTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n"),
         b"ab"
+    );
+}
+
+#[test]
+fn unfinished_body_is_inspected_from_the_minimal_inspect_size() {
+    let mut ctx = AppCtx::default();
+    ctx.config.response_body_minimal_inspect_size = 4;
+    let mut s = HttpState::new();
+    s.parse(&mut ctx, ToServer, b"GET / HTTP/1.1\r\n\r\n");
+    s.parse(
+        &mut ctx,
+        ToClient,
+        b"HTTP/1.1 200 ok\r\nConnection: close\r\n\r\nabc",
+    );
+    assert_eq!(buf(&s, 0, HttpBuffer::ResponseBody, ToClient), None);
+    s.parse(&mut ctx, ToClient, b"d");
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::ResponseBody, ToClient).unwrap(),
+        b"abcd"
+    );
+}
+
+#[test]
+fn chunked_body_is_inspected_at_its_last_chunk() {
+    let mut ctx = AppCtx::default();
+    let mut s = HttpState::new();
+    s.parse(&mut ctx, ToServer, b"GET / HTTP/1.1\r\n\r\n");
+    s.parse(
+        &mut ctx,
+        ToClient,
+        b"HTTP/1.1 200 ok\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n",
+    );
+    assert_eq!(buf(&s, 0, HttpBuffer::ResponseBody, ToClient), None);
+    // Trailers still to come: the body itself is done.
+    s.parse(&mut ctx, ToClient, b"0\r\nfoobar\r\n");
+    assert_eq!(s.tx(0).unwrap().progress(ToClient), Progress::Body);
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::ResponseBody, ToClient).unwrap(),
+        b"abc"
     );
 }

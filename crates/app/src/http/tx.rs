@@ -69,6 +69,11 @@ pub struct Message {
     /// Parts of the line: method/uri/protocol or protocol/status/message.
     pub(crate) parts: [Range<usize>; 3],
     pub(crate) version: Option<ProtocolVersion>,
+    /// Body bytes needed before an unfinished body is inspected
+    /// (`request-body-minimal-inspect-size` / `response-body-minimal-inspect-size`).
+    pub(crate) min_inspect: usize,
+    /// The last chunk was seen (trailers may still follow).
+    pub(crate) body_done: bool,
 }
 
 impl Message {
@@ -116,6 +121,18 @@ impl Message {
     /// Whether the message was cut short by a gap, the end of the flow or a parse error.
     pub fn truncated(&self) -> bool {
         self.truncated
+    }
+
+    /// The body as detection sees it: like Suricata, an unfinished body is inspected
+    /// only once it holds the minimal inspect size (or hit the body limit); a complete
+    /// one always.
+    pub fn inspectable_body(&self) -> Option<&[u8]> {
+        let ready = self.progress == Progress::Complete
+            || self.body_done
+            || self.body_truncated
+            || self.body_len >= self.min_inspect as u64;
+        (self.progress >= Progress::Body && ready && !self.body.is_empty())
+            .then_some(self.body.as_slice())
     }
 
     /// The protocol version from the line (`None` before the line is in).
@@ -307,17 +324,13 @@ impl HttpTx {
             HttpBuffer::Connection => msg.header("connection"),
             HttpBuffer::ContentType => msg.header("content-type"),
             HttpBuffer::ContentLen => msg.header("content-length"),
-            HttpBuffer::RequestBody => (self.request.progress >= Progress::Body
-                && !self.request.body.is_empty())
-            .then_some(self.request.body.as_slice()),
+            HttpBuffer::RequestBody => self.request.inspectable_body(),
             HttpBuffer::StatCode => self.stat_code(),
             HttpBuffer::StatMsg => self.stat_msg(),
             HttpBuffer::ResponseLine => {
                 (self.response.progress != Progress::None).then_some(self.response.line.as_slice())
             }
-            HttpBuffer::ResponseBody => (self.response.progress >= Progress::Body
-                && !self.response.body.is_empty())
-            .then_some(self.response.body.as_slice()),
+            HttpBuffer::ResponseBody => self.response.inspectable_body(),
             HttpBuffer::Server => self.response.header("server"),
             HttpBuffer::Location => self.response.header("location"),
         }
