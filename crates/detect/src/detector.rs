@@ -780,11 +780,21 @@ fn icmp_has_id_seq(p: &wire::Packet) -> bool {
     }
 }
 
+/// `dsize` as Suricata evaluates it: a negated non-zero size (`dsize:!N`) makes the
+/// rule require a payload (Suricata's signature mask), so it never matches an empty
+/// packet; `<N` and `<=N` do match empty packets.
+fn dsize_ok(c: &rules::IntCmp, len: u64) -> bool {
+    if len == 0 && matches!(c, rules::IntCmp::Ne(n) if *n > 0) {
+        return false;
+    }
+    c.matches(len)
+}
+
 fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
     let tcp = p.proto == 6 && p.l4_off != 0;
     let icmp = (p.proto == 1 || p.proto == 58) && p.l4_off != 0;
     match o {
-        PktOpt::Dsize(c) => c.matches(p.payload_len as u64),
+        PktOpt::Dsize(c) => dsize_ok(c, p.payload_len as u64),
         PktOpt::Flags {
             modifier,
             flags,
@@ -884,5 +894,21 @@ impl TxView<'_> {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod dsize_tests {
+    use super::dsize_ok;
+    use rules::IntCmp;
+
+    #[test]
+    fn negated_dsize_needs_a_payload() {
+        assert!(!dsize_ok(&IntCmp::Ne(9), 0));
+        assert!(dsize_ok(&IntCmp::Ne(9), 10));
+        assert!(!dsize_ok(&IntCmp::Ne(9), 9));
+        assert!(dsize_ok(&IntCmp::Lt(10), 0));
+        assert!(dsize_ok(&IntCmp::Le(10), 0));
+        assert!(dsize_ok(&IntCmp::Eq(0), 0));
     }
 }
