@@ -122,21 +122,24 @@ impl Pipeline {
                 for i in 0..self.datagram_decoded.len() {
                     let q = self.datagram_decoded.packets()[i];
                     // A datagram inside a reassembled one is not reassembled again.
+                    // Like Suricata's rebuilt packet it is a pseudo-packet: its
+                    // alerts carry no `pcap_cnt`.
                     if !q.has(flags::FRAGMENT) {
-                        self.flow_packet(&q, &datagram);
+                        self.flow_packet(&q, &datagram, None);
                     }
                 }
                 self.datagram = datagram;
             }
             return;
         }
-        self.flow_packet(p, buf);
+        self.flow_packet(p, buf, Some(self.frame_index));
     }
 
-    /// Flow tracking, reassembly and the application layer for one packet.
-    fn flow_packet(&mut self, p: &Packet, buf: &[u8]) {
+    /// Flow tracking, reassembly and the application layer for one packet
+    /// (`pcap_cnt` is `None` for a datagram rebuilt from fragments).
+    fn flow_packet(&mut self, p: &Packet, buf: &[u8], pcap_cnt: Option<u64>) {
         let origin = Origin {
-            pcap_cnt: Some(self.frame_index),
+            pcap_cnt,
             flow_id: 0,
         };
         let Some(info) = adapter::packet_info(p, buf) else {
@@ -152,6 +155,9 @@ impl Pipeline {
             }
             return;
         };
+        if update.flow.bypassed {
+            return;
+        }
         let slot = update.slot;
         let dir = app_dir(update.dir);
         let ext = self.exts.get_or_create(slot, || {
@@ -195,7 +201,7 @@ impl Pipeline {
                     }
                     appflow.close(app);
                 }
-                if let Some(det) = detect.as_mut() {
+                if let Some(det) = detect.as_mut().filter(|_| !ended.flow.bypassed) {
                     det.ended_flow(&ended, ext.app.as_ref(), &mut ext.detect, last_ts, sink);
                 }
             }

@@ -204,6 +204,12 @@ fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
     if let Some(b) = config.get_bool("stream.midstream") {
         engine.flow.tcp.midstream = b;
     }
+    if let Some(b) = config.get_bool("stream.async-oneside") {
+        engine.flow.tcp.async_oneside = b;
+    }
+    if let Some(policy) = config.get_str("stream.midstream-policy") {
+        engine.flow.midstream_bypass = matches!(policy.as_str(), "bypass" | "pass-flow");
+    }
     if let Some(depth) = config.get_size("stream.reassembly.depth") {
         engine.flow.reassembly.depth = depth;
     }

@@ -203,6 +203,9 @@ pub struct TcpStep {
 pub struct TcpConfig {
     /// Pick up sessions without a handshake (`stream.midstream`, off by default).
     pub midstream: bool,
+    /// Track sessions of which only one direction is captured
+    /// (`stream.async-oneside`): the SYN/ACK sender's ACK completes the handshake.
+    pub async_oneside: bool,
 }
 
 impl TcpSession {
@@ -293,6 +296,18 @@ impl TcpSession {
                     && d == Dir::ToServer
                     && !rst
                     && seq_geq(h.ack, self.half[oi].isn.wrapping_add(1)) =>
+            {
+                self.state = TcpState::Established;
+                st.established = true;
+            }
+            // Asynchronous capture: the server's own ACK after its SYN/ACK.
+            TcpState::SynRecv
+                if cfg.async_oneside
+                    && ack
+                    && !syn
+                    && !rst
+                    && d == Dir::ToClient
+                    && seq_geq(h.seq, self.half[di].isn.wrapping_add(1)) =>
             {
                 self.state = TcpState::Established;
                 st.established = true;
@@ -462,7 +477,10 @@ mod tests {
 
     #[test]
     fn midstream_pickup() {
-        let cfg = TcpConfig { midstream: true };
+        let cfg = TcpConfig {
+            midstream: true,
+            ..TcpConfig::default()
+        };
         let mut s = TcpSession::default();
         let st = s.step(&cfg, Dir::ToServer, &hdr(1000, 2000, ACK | PSH), 5);
         assert!(st.created && st.established && st.accept_data);
@@ -475,6 +493,27 @@ mod tests {
             s.step(&cfg, Dir::ToServer, &hdr(101, 701, ACK), 0)
                 .established
         );
+    }
+
+    #[test]
+    fn async_oneside_server_ack_establishes() {
+        let mut cfg = TcpConfig {
+            midstream: true,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSession::default();
+        s.step(&cfg, Dir::ToClient, &hdr(700, 101, SYN | ACK), 0);
+        assert!(
+            !s.step(&cfg, Dir::ToClient, &hdr(701, 182, ACK), 0)
+                .established
+        );
+        assert_eq!(s.state, TcpState::SynRecv);
+        cfg.async_oneside = true;
+        assert!(
+            s.step(&cfg, Dir::ToClient, &hdr(701, 182, ACK), 0)
+                .established
+        );
+        assert_eq!(s.state, TcpState::Established);
     }
 
     #[test]

@@ -90,6 +90,9 @@ pub struct Config {
     pub reassembly_memcap: usize,
     /// Defragmentation limits.
     pub defrag: crate::defrag::DefragConfig,
+    /// `stream.midstream-policy` is `bypass` or `pass-flow` (IDS): a TCP flow whose
+    /// first packet cannot start a session (midstream pick-up off) is bypassed.
+    pub midstream_bypass: bool,
 }
 
 impl Default for Config {
@@ -107,6 +110,7 @@ impl Default for Config {
             reassembly: ReasmLimits::default(),
             reassembly_memcap: 256 << 20,
             defrag: crate::defrag::DefragConfig::default(),
+            midstream_bypass: false,
         }
     }
 }
@@ -139,6 +143,8 @@ pub struct Flow {
     streams: u32,
     /// Flow-level state.
     pub state: FlowState,
+    /// The flow is bypassed (exception policy): no app layer, no detection.
+    pub bypassed: bool,
     /// The client is the canonical key's *destination* (set from the first packet).
     client_is_dst: bool,
     /// Timeout class index: 0 TCP, 1 UDP, 2 ICMP, 3 other.
@@ -494,6 +500,15 @@ impl FlowTracker {
                     self.stats.rst += 1;
                 }
                 let st = f.tcp.step(&self.cfg.tcp, dir, &h, p.payload.len());
+                // Midstream exception policy: a first packet that is not a SYN.
+                if f.tcp.state == TcpState::None
+                    && self.cfg.midstream_bypass
+                    && !self.cfg.tcp.midstream
+                    && !h.has(tcp::flags::RST)
+                    && (!h.has(tcp::flags::SYN) || h.has(tcp::flags::ACK))
+                {
+                    f.bypassed = true;
+                }
                 if st.created {
                     events |= Events::SESSION;
                     self.stats.sessions += 1;

@@ -122,7 +122,10 @@ fn handshake_and_ack_timing_of_alert_testmyids() {
 #[test]
 fn midstream_pickup_on_syn_ack_like_alert_testmyids_midstream5() {
     let mut t = FlowTracker::new(Config {
-        tcp: crate::tcp::TcpConfig { midstream: true },
+        tcp: crate::tcp::TcpConfig {
+            midstream: true,
+            ..Default::default()
+        },
         ..cfg()
     });
     let resp = [b'x'; 259];
@@ -153,7 +156,10 @@ fn midstream_pickup_on_syn_ack_like_alert_testmyids_midstream5() {
 #[test]
 fn unacked_data_is_flushed_at_end_like_alert_testmyids_async() {
     let mut t = FlowTracker::new(Config {
-        tcp: crate::tcp::TcpConfig { midstream: true },
+        tcp: crate::tcp::TcpConfig {
+            midstream: true,
+            ..Default::default()
+        },
         ..cfg()
     });
     run(&mut t, &pkt(false, 0, 1, SYN | ACK, b"", 1));
@@ -185,6 +191,28 @@ fn no_session_without_syn_when_midstream_is_off() {
     run(&mut t, &pkt(false, 1, 0, RST, b"", 2));
     assert_eq!(counter(&t, "tcp.sessions"), 0);
     assert_eq!(counter(&t, "flow.tcp"), 1);
+}
+
+#[test]
+fn midstream_policy_bypass_marks_flows_without_syn() {
+    let mut t = FlowTracker::new(Config {
+        midstream_bypass: true,
+        ..cfg()
+    });
+    run(&mut t, &pkt(true, 1, 1, ACK | PSH, b"MATCH?", 1));
+    let info = pkt(true, 7, 1, ACK, b"", 2);
+    assert!(t.packet(&info).unwrap().flow.bypassed);
+    // A handshake is not bypassed.
+    let mut t = FlowTracker::new(Config {
+        midstream_bypass: true,
+        ..cfg()
+    });
+    assert!(
+        !t.packet(&pkt(true, 100, 0, SYN, b"", 1))
+            .unwrap()
+            .flow
+            .bypassed
+    );
 }
 
 #[test]
