@@ -211,7 +211,7 @@ impl Program {
                 from_end,
                 post_offset,
             } => {
-                let Some((v, end)) = read_value(rd, buf, st) else {
+                let Some((v, end)) = read_jump_value(rd, buf, st) else {
                     return false;
                 };
                 let mut v = v.saturating_mul(*multiplier) as i128;
@@ -407,6 +407,20 @@ struct State<'v> {
 
 /// Reads the value of a `byte_*` step; returns it (masked) and the position right after
 /// the bytes read.
+/// `byte_jump`'s value: like [`read_value`], but `byte_jump:0` (as Suricata 7 accepts)
+/// reads nothing, jumps by 0 and leaves the cursor where the read would start.
+fn read_jump_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize)> {
+    if rd.nbytes.get(st.vars) != 0 {
+        return read_value(rd, buf, st);
+    }
+    let base = if rd.relative { st.off as i64 } else { 0 };
+    let pos = base.checked_add(rd.offset.get(st.vars))?;
+    if pos < 0 || pos as u64 > buf.len() as u64 {
+        return None;
+    }
+    Some((0, pos as usize))
+}
+
 fn read_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize)> {
     let n = rd.nbytes.get(st.vars);
     if !(1..=23).contains(&n) {

@@ -387,3 +387,16 @@ fn one_alert_per_transaction_in_one_packet() {
     assert_eq!(tx_sids(&det, &mut fd, &af, true, None), [1, 1]);
     assert!(tx_sids(&det, &mut fd, &af, true, None).is_empty());
 }
+
+#[test]
+fn byte_jump_of_zero_bytes_moves_by_post_offset() {
+    // The cursor after "d" is at "e"; jumping 0 bytes then -3 lands on "b".
+    assert!(hit(
+        r#"content:"d"; byte_jump:0,0,relative,post_offset -3; content:"bcd"; distance:0; within:3;"#,
+        b"xabcde"
+    ));
+    assert!(!hit(
+        r#"content:"d"; byte_jump:0,0,relative,post_offset -3; content:"abc"; distance:0; within:3;"#,
+        b"xabcde"
+    ));
+}
