@@ -569,8 +569,9 @@ impl HttpState {
                 let Some(tx) = find_tx(&mut self.txs, self.sides[1].tx) else {
                     return;
                 };
-                // libhtp still reads a chunked body announced on a 204/304.
-                if head || ((status == 204 || status == 304) && !chunked) {
+                // libhtp still reads a body announced (chunked or by Content-Length)
+                // on a 204/304.
+                if head || ((status == 204 || status == 304) && !chunked && cl.is_none()) {
                     return self.complete(ctx, dir);
                 }
                 let next = if chunked {

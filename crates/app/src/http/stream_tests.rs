@@ -515,3 +515,20 @@ fn chunked_body_is_inspected_at_its_last_chunk() {
         b"abc"
     );
 }
+
+#[test]
+fn content_length_body_on_204_is_read() {
+    let mut ctx = AppCtx::default();
+    let mut s = HttpState::new();
+    s.parse(&mut ctx, ToServer, b"GET / HTTP/1.1\r\n\r\n");
+    s.parse(
+        &mut ctx,
+        ToClient,
+        b"HTTP/1.1 204 ok\r\nContent-Length: 3\r\n\r\nabc",
+    );
+    assert_eq!(s.tx(0).unwrap().progress(ToClient), Progress::Complete);
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::ResponseBody, ToClient).unwrap(),
+        b"abc"
+    );
+}
