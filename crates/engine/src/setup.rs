@@ -204,6 +204,9 @@ fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
     if let Some(b) = config.get_bool("stream.midstream") {
         engine.flow.tcp.midstream = b;
     }
+    if let Some(b) = config.get_bool("stream.inline") {
+        engine.flow.inline = b;
+    }
     if let Some(b) = config.get_bool("stream.async-oneside") {
         engine.flow.tcp.async_oneside = b;
     }

@@ -223,6 +223,20 @@ impl Reassembly {
             .map_or(self.progress[0].min(self.progress[1]), |r| r.end)
     }
 
+    /// End of the data held without a hole from consumer `c`'s progress on (the
+    /// progress itself when the next byte is missing).
+    pub fn contiguous_end(&self, c: Consumer) -> u64 {
+        let mut p = self.progress[c as usize].max(self.base);
+        let i = self.segs.partition_point(|r| r.end <= p);
+        for r in &self.segs[i..] {
+            if r.start > p {
+                break;
+            }
+            p = p.max(r.end);
+        }
+        p
+    }
+
     /// True when some consumer has not yet taken all held data.
     pub fn has_pending(&self) -> bool {
         let end = self.held_end();

@@ -93,6 +93,10 @@ pub struct Config {
     /// `stream.midstream-policy` is `bypass` or `pass-flow` (IDS): a TCP flow whose
     /// first packet cannot start a session (midstream pick-up off) is bypassed.
     pub midstream_bypass: bool,
+    /// Inline stream mode (`stream.inline`): stream bytes reach the app layer and raw
+    /// inspection when they arrive in order, on the packet carrying them, without
+    /// waiting for the receiver's ACK; [`Update::app`] is then the packet's own stream.
+    pub inline: bool,
 }
 
 impl Default for Config {
@@ -111,6 +115,7 @@ impl Default for Config {
             reassembly_memcap: 256 << 20,
             defrag: crate::defrag::DefragConfig::default(),
             midstream_bypass: false,
+            inline: false,
         }
     }
 }
@@ -286,7 +291,7 @@ pub struct Update<'a> {
     /// The flow after this packet.
     pub flow: &'a Flow,
     /// Bytes of the *opposite* stream newly acknowledged by this packet: the app-layer
-    /// input (IDS mode).
+    /// input (IDS mode); in inline mode, this packet's own stream's new in-order bytes.
     pub app: StreamData<'a>,
     /// Bytes of this packet's own stream, acknowledged by the other side and not yet
     /// raw-inspected: raw stream inspection input.
@@ -586,20 +591,28 @@ impl FlowTracker {
                             }
                         }
                         let oi = dir.opposite().index();
-                        // App layer: the opposite stream up to what this packet acked.
-                        if h.has(tcp::flags::ACK) && f.tcp.half[oi].flags & tcp::H_ACKED != 0 {
-                            if let Some(upto) = pair[oi].offset_of(f.tcp.half[oi].last_ack) {
-                                let g = pair[oi].take(Consumer::App, upto, false, sa);
-                                if g > 0 {
-                                    events |= Events::GAP;
-                                    self.stats.gaps += g as u64;
+                        if self.cfg.inline {
+                            // Inline: this stream's in-order bytes, at arrival.
+                            let upto = pair[di].contiguous_end(Consumer::App);
+                            pair[di].take(Consumer::App, upto, false, sa);
+                            let upto = pair[di].contiguous_end(Consumer::Raw);
+                            pair[di].take(Consumer::Raw, upto, false, sr);
+                        } else {
+                            // App layer: the opposite stream up to what this packet acked.
+                            if h.has(tcp::flags::ACK) && f.tcp.half[oi].flags & tcp::H_ACKED != 0 {
+                                if let Some(upto) = pair[oi].offset_of(f.tcp.half[oi].last_ack) {
+                                    let g = pair[oi].take(Consumer::App, upto, false, sa);
+                                    if g > 0 {
+                                        events |= Events::GAP;
+                                        self.stats.gaps += g as u64;
+                                    }
                                 }
                             }
-                        }
-                        // Raw: this packet's own stream up to what the other side acked.
-                        if f.tcp.half[di].flags & tcp::H_ACKED != 0 {
-                            if let Some(upto) = pair[di].offset_of(f.tcp.half[di].last_ack) {
-                                pair[di].take(Consumer::Raw, upto, false, sr);
+                            // Raw: this packet's own stream up to what the other side acked.
+                            if f.tcp.half[di].flags & tcp::H_ACKED != 0 {
+                                if let Some(upto) = pair[di].offset_of(f.tcp.half[di].last_ack) {
+                                    pair[di].take(Consumer::Raw, upto, false, sr);
+                                }
                             }
                         }
                     }
@@ -614,10 +627,11 @@ impl FlowTracker {
         let f = &entry.value;
         if f.streams != NO_STREAM {
             let pair = &self.streams[f.streams as usize];
+            let app_dir = if self.cfg.inline { dir } else { dir.opposite() };
             app = StreamData {
-                dir: dir.opposite(),
+                dir: app_dir,
                 chunks: &self.scratch[0],
-                stream: Some(&pair[dir.opposite().index()]),
+                stream: Some(&pair[app_dir.index()]),
             };
             raw = StreamData {
                 dir,

@@ -216,6 +216,26 @@ fn midstream_policy_bypass_marks_flows_without_syn() {
 }
 
 #[test]
+fn inline_mode_hands_in_order_bytes_at_arrival() {
+    let mut t = FlowTracker::new(Config {
+        inline: true,
+        ..cfg()
+    });
+    run(&mut t, &pkt(true, 100, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 500, 101, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 101, 501, ACK, b"", 3));
+    // Out of order: held until the hole is filled, then both at once.
+    let (_, app, raw) = run(&mut t, &pkt(true, 106, 501, ACK, b"world", 4));
+    assert!(app.is_empty() && raw.is_empty());
+    let (_, app, raw) = run(&mut t, &pkt(true, 101, 501, ACK, b"hello", 5));
+    assert_eq!(app, b"helloworld");
+    assert_eq!(raw, b"helloworld");
+    // The ACK hands nothing more.
+    let (_, app, raw) = run(&mut t, &pkt(false, 501, 111, ACK, b"", 6));
+    assert!(app.is_empty() && raw.is_empty());
+}
+
+#[test]
 fn out_of_order_and_gap_are_reported() {
     let mut t = FlowTracker::new(cfg());
     run(&mut t, &pkt(true, 100, 0, SYN, b"", 1));
