@@ -273,7 +273,9 @@ impl TcpSession {
             }
             TcpState::SynSent => {
                 if syn && ack && d == Dir::ToClient && !rst {
-                    if h.ack == self.half[oi].isn.wrapping_add(1) {
+                    // TCP Fast Open: the SYN/ACK may acknowledge the SYN's data too.
+                    if h.ack == self.half[oi].isn.wrapping_add(1) || h.ack == self.half[oi].next_seq
+                    {
                         self.set_isn(d, h.seq);
                         self.half[oi].last_ack = h.ack;
                         self.half[oi].flags |= H_ACKED;
@@ -514,6 +516,16 @@ mod tests {
                 .established
         );
         assert_eq!(s.state, TcpState::Established);
+    }
+
+    #[test]
+    fn fast_open_syn_ack_may_ack_the_syn_data() {
+        let cfg = TcpConfig::default();
+        let mut s = TcpSession::default();
+        let st = s.step(&cfg, Dir::ToServer, &hdr(100, 0, SYN), 86);
+        assert!(st.accept_data);
+        s.step(&cfg, Dir::ToClient, &hdr(500, 187, SYN | ACK), 0);
+        assert_eq!(s.state, TcpState::SynRecv);
     }
 
     #[test]
