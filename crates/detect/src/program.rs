@@ -489,6 +489,9 @@ mod tests {
     }
 
     /// Reference: is there any assignment of positions satisfying every content?
+    /// As in Suricata, a content is retried at later occurrences only when the content
+    /// after it is relative (Suricata's "relative next"); otherwise its first occurrence
+    /// in its window is the only one tried.
     fn naive(cs: &[C], i: usize, hay: &[u8], prev: i64) -> bool {
         let Some(c) = cs.get(i) else { return true };
         let len = hay.len() as i64;
@@ -500,9 +503,13 @@ mod tests {
         if c.negated {
             return !(0..=len - pl).any(occurs) && naive(cs, i + 1, hay, prev);
         }
-        (0..=len - pl)
-            .filter(|&p| occurs(p))
-            .any(|p| naive(cs, i + 1, hay, p + pl))
+        let retry = cs.get(i + 1).is_some_and(|n| n.rel.is_some());
+        let mut found = (0..=len - pl).filter(|&p| occurs(p));
+        if retry {
+            found.any(|p| naive(cs, i + 1, hay, p + pl))
+        } else {
+            found.next().is_some_and(|p| naive(cs, i + 1, hay, p + pl))
+        }
     }
 
     fn content() -> impl Strategy<Value = C> {
