@@ -79,7 +79,10 @@ impl AlertSink {
         let record = AlertRecord {
             ts_secs: pkt.ts.secs() as i64,
             ts_micros: pkt.ts.subsec_nanos() / 1000,
-            flow_id: origin.flow_id,
+            flow_id: origin
+                .flow_key
+                .as_ref()
+                .map_or(0, crate::detection::flow_id),
             pcap_cnt: origin.pcap_cnt,
             src_ip: ip(&pkt.src, pkt.ip_version),
             src_port: has_ports.then_some(pkt.sport),

@@ -25,8 +25,9 @@ pub(crate) struct DetectStage {
 pub(crate) struct Origin {
     /// 1-based frame number (`pcap_cnt`), `None` for pseudo-packets.
     pub(crate) pcap_cnt: Option<u64>,
-    /// Flow id for the EVE record (0 without a flow).
-    pub(crate) flow_id: u64,
+    /// Key of the packet's flow (`None` without a flow); the EVE `flow_id` is derived
+    /// from it only when an alert is written.
+    pub(crate) flow_key: Option<FlowKey>,
 }
 
 impl DetectStage {
@@ -108,7 +109,7 @@ impl DetectStage {
         let app_proto = app.map_or(AppProto::Unknown, AppFlow::app_proto);
         let origin = Origin {
             pcap_cnt: None,
-            flow_id: flow_id(&ended.key),
+            flow_key: Some(ended.key),
         };
         for (k, raw) in ended.raw.iter().enumerate() {
             let to_server = k == 0;

@@ -7,7 +7,7 @@
 
 use crate::alerts::AlertSink;
 use crate::config::{ChecksumMode, EngineConfig};
-use crate::detection::{flow_id, DetectStage, Origin};
+use crate::detection::{DetectStage, Origin};
 use crate::flows::FlowExts;
 use app::{AppCtx, AppFlow, Direction, Transport};
 use capture::Batch;
@@ -109,7 +109,7 @@ impl Pipeline {
             if let Some(det) = self.detect.as_mut() {
                 let origin = Origin {
                     pcap_cnt: Some(self.frame_index),
-                    flow_id: 0,
+                    flow_key: None,
                 };
                 det.packet(p, buf, origin, &mut self.sink);
             }
@@ -140,7 +140,7 @@ impl Pipeline {
     fn flow_packet(&mut self, p: &Packet, buf: &[u8], pcap_cnt: Option<u64>) {
         let origin = Origin {
             pcap_cnt,
-            flow_id: 0,
+            flow_key: None,
         };
         let Some(info) = adapter::packet_info(p, buf) else {
             if let Some(det) = self.detect.as_mut() {
@@ -148,7 +148,7 @@ impl Pipeline {
             }
             return;
         };
-        let flow_id = flow_id(&info.key);
+        let flow_key = info.key;
         let Some(update) = self.tracker.packet(&info) else {
             if let Some(det) = self.detect.as_mut() {
                 det.packet(p, buf, origin, &mut self.sink);
@@ -178,7 +178,10 @@ impl Pipeline {
             }
         }
         if let Some(det) = self.detect.as_mut() {
-            let origin = Origin { flow_id, ..origin };
+            let origin = Origin {
+                flow_key: Some(flow_key),
+                ..origin
+            };
             det.flow_packet(p, buf, &update, ext, origin, &mut self.sink);
         }
     }
