@@ -1,4 +1,5 @@
-//! Output writers: `stats.json`, EVE JSON alert records and `fast.log`.
+//! Output writers: `stats.json`, EVE JSON alert and application-layer (`http`, `dns`,
+//! `tls`) records, and `fast.log`.
 //!
 //! Writers take plain data (dotted counter names, alert records) and never know how the
 //! pipeline produced it. Files are written by a background thread ([`LineWriter`]) so a
@@ -8,10 +9,12 @@
 #![deny(missing_docs)]
 
 pub mod alert;
+pub mod eve;
 pub mod stats;
 mod time;
 mod writer;
 
 pub use alert::{ip_string, proto_name, AlertRecord};
+pub use eve::{AppLogger, EveTypes, EventMeta, LogCursor};
 pub use time::{eve_timestamp, fast_timestamp};
 pub use writer::LineWriter;

@@ -31,7 +31,7 @@ use super::parser::{
     parse_protocol, parse_request_line, parse_response_line, parse_status, ProtocolVersion,
 };
 use super::tx::{HttpTx, Message, Progress};
-use super::uri::{host_range, normalize_host, normalize_uri, split_uri};
+use super::uri::{host_port, host_range, normalize_host, normalize_uri, split_uri};
 use crate::util::{chomp, contains_nocase, push_capped, trim};
 use crate::{AppCtx, Counter, Direction};
 
@@ -407,6 +407,7 @@ impl HttpState {
             let h = &auth[host_range(auth)];
             tx.host_raw = Some(h.to_vec());
             tx.host = Some(normalize_host(h));
+            tx.port = host_port(auth);
         }
         tx.request.parts = [rl.method, rl.uri, rl.protocol];
         tx.request.progress = Progress::Line;
@@ -526,6 +527,7 @@ impl HttpState {
                     if let Some(h) = tx.request.header("host") {
                         let raw = h[host_range(h)].to_vec();
                         tx.host = Some(normalize_host(&raw));
+                        tx.port = host_port(h);
                         tx.host_raw = Some(h.to_vec());
                     }
                 }

@@ -204,6 +204,7 @@ pub struct HttpTx {
     pub(crate) uri_norm: Vec<u8>,
     pub(crate) host: Option<Vec<u8>>,
     pub(crate) host_raw: Option<Vec<u8>>,
+    pub(crate) port: Option<u16>,
     pub(crate) status: Option<u16>,
 }
 
@@ -265,6 +266,12 @@ impl HttpTx {
     /// `http.host.raw`: the Host header value (or the URI's authority host) as sent.
     pub fn host_raw(&self) -> Option<&[u8]> {
         self.host_raw.as_deref()
+    }
+
+    /// The port given with the host (URI authority or Host header), as libhtp's
+    /// `request_port_number` (EVE `http_port`).
+    pub fn port(&self) -> Option<u16> {
+        self.port
     }
 
     /// The response status code, when it parsed.

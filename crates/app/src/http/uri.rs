@@ -242,6 +242,19 @@ pub(crate) fn host_range(a: &[u8]) -> Range<usize> {
     off + start..off + start + end
 }
 
+/// The port of an authority or Host header value (`host:8080`, `[::1]:443`), as libhtp's
+/// `request_port_number`: `None` when absent or not a valid port.
+pub(crate) fn host_port(a: &[u8]) -> Option<u16> {
+    let a = trim(a);
+    let r = host_range(a);
+    let rest = trim(a.get(r.end..)?);
+    let digits = trim(rest.strip_prefix(b":")?);
+    if digits.is_empty() || digits.len() > 5 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
 /// Normalizes a host name: lowercase, trailing dots removed.
 pub(crate) fn normalize_host(h: &[u8]) -> Vec<u8> {
     let mut v: Vec<u8> = h.to_ascii_lowercase();
@@ -254,6 +267,17 @@ pub(crate) fn normalize_host(h: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ports() {
+        assert_eq!(host_port(b"example.com:8080"), Some(8080));
+        assert_eq!(host_port(b" u@h:443 "), Some(443));
+        assert_eq!(host_port(b"[::1]:81"), Some(81));
+        assert_eq!(host_port(b"example.com"), None);
+        assert_eq!(host_port(b"example.com:"), None);
+        assert_eq!(host_port(b"example.com:99999"), None);
+        assert_eq!(host_port(b"example.com:8x"), None);
+    }
 
     fn n(u: &str) -> String {
         String::from_utf8_lossy(&normalize_uri(u.as_bytes())).into_owned()
