@@ -77,3 +77,52 @@ fn sv_ether_counters_match_suricata() {
         "defrag reassembled: osprey {dr}, suricata {sr}"
     );
 }
+
+/// Chi-square statistic of `hashes` spread over `buckets` workers.
+fn chi_square(hashes: &[u64], buckets: u64) -> f64 {
+    let mut counts = vec![0u64; buckets as usize];
+    for h in hashes {
+        counts[(h % buckets) as usize] += 1;
+    }
+    let e = hashes.len() as f64 / buckets as f64;
+    counts.iter().map(|&c| (c as f64 - e).powi(2) / e).sum()
+}
+
+/// The flows of sv-ether.pcap spread evenly over 2, 4 and 16 workers under both
+/// symmetric hashes (chi-square below the p = 0.001 critical value), and each flow's
+/// two directions hash alike.
+#[test]
+fn sv_ether_flows_spread_over_workers() {
+    let Some(pcap) = common::shared("pcaps/sv-ether.pcap") else {
+        return;
+    };
+    // Distinct flow keys (both directions of a flow share one hash).
+    let mut flows: std::collections::HashMap<u64, flow::FlowKey> = Default::default();
+    let mut checked = 0u64;
+    let _ = common::run_pcap(
+        &pcap,
+        Config::default(),
+        |p, buf, _| {
+            if let Some(k) = flow::adapter::flow_key(p, buf) {
+                let r = k.reversed();
+                assert_eq!(k.hash(), r.hash());
+                assert_eq!(k.toeplitz(), r.toeplitz());
+                checked += 1;
+                flows.entry(k.hash()).or_insert(k);
+            }
+        },
+        |_| {},
+    );
+    let keys: Vec<flow::FlowKey> = flows.into_values().collect();
+    assert!(keys.len() > 1000, "only {} flows", keys.len());
+    assert!(checked > 100_000);
+    let fast: Vec<u64> = keys.iter().map(|k| k.hash()).collect();
+    let rss: Vec<u64> = keys.iter().map(|k| k.toeplitz() as u64).collect();
+    // Upper critical values at p = 0.001 for 1, 3 and 15 degrees of freedom.
+    for (buckets, critical) in [(2, 10.83), (4, 16.27), (16, 37.70)] {
+        let (f, r) = (chi_square(&fast, buckets), chi_square(&rss, buckets));
+        eprintln!("{} flows over {buckets}: chi2 fast {f:.2}, toeplitz {r:.2}", keys.len());
+        assert!(f < critical, "fast hash over {buckets}: chi2 {f}");
+        assert!(r < critical, "toeplitz over {buckets}: chi2 {r}");
+    }
+}

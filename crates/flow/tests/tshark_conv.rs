@@ -124,6 +124,9 @@ fn corpus_tcp_conversations_match_tshark() {
         want.sort();
         let got = ours(&pcap);
         checked += 1;
+        if got != want && std::env::var_os("OSPREY_CONV_VERBOSE").is_some() {
+            eprintln!("{name}:\n  tshark {want:?}\n  osprey {got:?}");
+        }
         if got != want && !known.contains(&name.as_str()) {
             bad.push(format!("{name}:\n  tshark {want:?}\n  osprey {got:?}"));
         }
