@@ -121,7 +121,10 @@ fn sv_ether_flows_spread_over_workers() {
     // Upper critical values at p = 0.001 for 1, 3 and 15 degrees of freedom.
     for (buckets, critical) in [(2, 10.83), (4, 16.27), (16, 37.70)] {
         let (f, r) = (chi_square(&fast, buckets), chi_square(&rss, buckets));
-        eprintln!("{} flows over {buckets}: chi2 fast {f:.2}, toeplitz {r:.2}", keys.len());
+        eprintln!(
+            "{} flows over {buckets}: chi2 fast {f:.2}, toeplitz {r:.2}",
+            keys.len()
+        );
         assert!(f < critical, "fast hash over {buckets}: chi2 {f}");
         assert!(r < critical, "toeplitz over {buckets}: chi2 {r}");
     }
