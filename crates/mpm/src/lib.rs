@@ -17,7 +17,7 @@
 //! Case: every automaton is built over ASCII-lowercased patterns; a case-sensitive pattern
 //! with letters is checked against its exact bytes when the automaton reports it (MIDeA
 //! §3.2.2, Gnort §3.3). [`DfaTables`] exports a full DFA as plain arrays for other backends
-//! (the GPU). [`naive`] is the reference every backend is tested against, with the shared
+//! (the GPU), and [`PlainDfa`] carries one regex's DFA to them. [`naive`] is the reference every backend is tested against, with the shared
 //! cases in [`testutil`].
 //!
 //! ```
@@ -41,6 +41,7 @@ mod matcher;
 pub mod naive;
 pub mod parallel;
 mod pattern;
+mod plain;
 mod report;
 mod spatch;
 pub mod testutil;
@@ -54,3 +55,4 @@ pub use error::BuildError;
 pub use kind::Kind;
 pub use matcher::{Builder, Limits, Matcher};
 pub use pattern::{Match, Pattern, PatternInfo, PatternStore};
+pub use plain::{InvalidDfa, PlainDfa};
