@@ -1,0 +1,507 @@
+//! The CUDA side: device probe, kernels loaded from NVRTC's PTX, device copies of the
+//! tables, and a dispatcher thread per GPU that runs workers' batches with page-locked
+//! staging buffers, double buffering and two streams, so the copies of one batch overlap
+//! the kernel of the other (Gnort §3.1, MIDeA §4, Kargus §4.5).
+//!
+//! Everything here needs a GPU; the layouts it copies are the ones [`crate::cpu`] runs on,
+//! which is what the tests check without one.
+
+use std::fmt;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+
+use crate::batch::{Batch, ALIGN};
+use crate::cpu::AcLayout;
+use crate::nvrtc::{self, guarded, KERNELS};
+use crate::reports::{RawReport, ReportBuffer};
+use crate::tables::{AcTables, Width};
+
+/// Why no GPU is used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoGpu(pub String);
+
+impl fmt::Display for NoGpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no GPU: {}", self.0)
+    }
+}
+
+impl std::error::Error for NoGpu {}
+
+/// The CUDA version the bindings and the PTX target (the device machines' driver).
+pub const CUDA_VERSION: i32 = 13_000;
+
+/// What the probe found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Device name.
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Device memory in bytes.
+    pub total_mem: usize,
+    /// Driver's CUDA version (e.g. 13000).
+    pub driver_version: i32,
+}
+
+fn gpu_err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+/// Look for GPU `ordinal` without ever panicking: no libcuda, no device, an old driver or no
+/// libnvrtc each give a [`NoGpu`] with the reason.
+pub fn probe(ordinal: usize) -> Result<DeviceInfo, NoGpu> {
+    guarded("CUDA", || {
+        // SAFETY: only tries to dlopen libcuda by name.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err("libcuda not found (no NVIDIA driver)".into());
+        }
+        cudarc::driver::result::init().map_err(gpu_err("cuInit"))?;
+        let mut version = 0;
+        // SAFETY: cuDriverGetVersion writes one int through a valid pointer.
+        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }
+            .result()
+            .map_err(gpu_err("cuDriverGetVersion"))?;
+        if version < CUDA_VERSION {
+            return Err(format!(
+                "driver supports CUDA {}.{}, Osprey's kernels need {}.{}",
+                version / 1000,
+                version % 1000 / 10,
+                CUDA_VERSION / 1000,
+                CUDA_VERSION % 1000 / 10
+            ));
+        }
+        let count = cudarc::driver::result::device::get_count().map_err(gpu_err("device count"))?;
+        if count <= 0 {
+            return Err("no CUDA device".into());
+        }
+        if ordinal >= count as usize {
+            return Err(format!("device {ordinal} asked, {count} present"));
+        }
+        nvrtc::nvrtc_available()?;
+        let ctx = CudaContext::new(ordinal).map_err(gpu_err("context"))?;
+        Ok(DeviceInfo {
+            ordinal,
+            name: ctx.name().map_err(gpu_err("name"))?,
+            compute_capability: ctx
+                .compute_capability()
+                .map_err(gpu_err("compute capability"))?,
+            total_mem: ctx.total_mem().map_err(gpu_err("memory"))?,
+            driver_version: version,
+        })
+    })
+    .map_err(NoGpu)
+}
+
+/// Settings of a [`GpuMatcher`].
+#[derive(Clone, Copy, Debug)]
+pub struct GpuConfig {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Kernel layout.
+    pub layout: AcLayout,
+    /// Report slots per packet.
+    pub report_cap: u32,
+    /// Largest batch (packets) the staging buffers take.
+    pub max_packets: usize,
+    /// Largest batch (padded payload bytes) the staging buffers take.
+    pub max_bytes: usize,
+    /// Threads per block of the packet-per-thread kernel.
+    pub threads_per_block: u32,
+}
+
+impl Default for GpuConfig {
+    fn default() -> GpuConfig {
+        GpuConfig {
+            ordinal: 0,
+            layout: AcLayout::PacketPerThread,
+            report_cap: 64,
+            max_packets: 8192,
+            max_bytes: 8192 * 1536,
+            threads_per_block: 256,
+        }
+    }
+}
+
+/// One staging slot: pinned host buffers, device buffers and a stream. Two slots give
+/// double buffering: one batch is copied in while the other's kernel runs.
+struct Slot {
+    stream: Arc<CudaStream>,
+    h_bytes: PinnedHostSlice<u8>,
+    h_meta: PinnedHostSlice<u32>,
+    h_counts: PinnedHostSlice<u32>,
+    h_reports: PinnedHostSlice<u32>,
+    d_bytes: CudaSlice<u8>,
+    d_meta: CudaSlice<u32>,
+    d_counts: CudaSlice<u32>,
+    d_reports: CudaSlice<u32>,
+    /// The batch in flight in this slot and where its result goes.
+    pending: Option<(Batch, Sender<AcReply>)>,
+}
+
+/// Device copies of the [`AcTables`].
+struct DeviceTables {
+    trans16: Option<CudaSlice<u16>>,
+    trans32: Option<CudaSlice<u32>>,
+    groups: CudaSlice<u32>,
+    out_offsets: CudaSlice<u32>,
+    outputs: CudaSlice<u32>,
+    ngroups: u32,
+}
+
+/// Aho-Corasick on one GPU: kernels, tables and two staging slots.
+pub struct GpuMatcher {
+    cfg: GpuConfig,
+    info: DeviceInfo,
+    kernel: CudaFunction,
+    tables: DeviceTables,
+    slots: Vec<Slot>,
+    next: usize,
+}
+
+/// A finished batch: the batch itself (for reuse) and its report rows, or the error.
+pub type AcReply = Result<(Batch, ReportBuffer), String>;
+
+fn upload<T: cudarc::driver::DeviceRepr + Default + Clone>(
+    stream: &Arc<CudaStream>,
+    data: &[T],
+) -> Result<CudaSlice<T>, String> {
+    // A zero-length allocation is not allowed: keep one element.
+    if data.is_empty() {
+        return stream
+            .clone_htod(&[T::default()])
+            .map_err(gpu_err("upload"));
+    }
+    stream.clone_htod(data).map_err(gpu_err("upload"))
+}
+
+impl GpuMatcher {
+    /// Probe the device, compile the kernels for it, upload `tables` and allocate the
+    /// staging slots.
+    pub fn new(tables: &AcTables, cfg: GpuConfig) -> Result<GpuMatcher, String> {
+        let info = probe(cfg.ordinal).map_err(|e| e.to_string())?;
+        guarded("CUDA", || Self::build(tables, cfg, info))
+    }
+
+    fn build(tables: &AcTables, cfg: GpuConfig, info: DeviceInfo) -> Result<GpuMatcher, String> {
+        let ctx = CudaContext::new(cfg.ordinal).map_err(gpu_err("context"))?;
+        let (major, minor) = info.compute_capability;
+        let arch = format!("compute_{major}{minor}");
+        let ptx = nvrtc::compile(&KERNELS[0], &arch)?;
+        let module = ctx
+            .load_module(Ptx::from_src(ptx))
+            .map_err(gpu_err("load module"))?;
+        let entry = match (cfg.layout, tables.width()) {
+            (AcLayout::PacketPerThread, Width::U16) => "ac_thread_u16",
+            (AcLayout::PacketPerThread, Width::U32) => "ac_thread_u32",
+            (AcLayout::PacketPerBlock { .. }, Width::U16) => "ac_block_u16",
+            (AcLayout::PacketPerBlock { .. }, Width::U32) => "ac_block_u32",
+        };
+        let kernel = module.load_function(entry).map_err(gpu_err(entry))?;
+        let s0 = ctx.default_stream();
+        let groups: Vec<u32> = tables
+            .groups()
+            .iter()
+            .flat_map(|g| [g.trans_base, g.match_min, g.outoff_base, g.max_len])
+            .collect();
+        let dt = DeviceTables {
+            trans16: match tables.width() {
+                Width::U16 => Some(upload(&s0, tables.trans16())?),
+                Width::U32 => None,
+            },
+            trans32: match tables.width() {
+                Width::U32 => Some(upload(&s0, tables.trans32())?),
+                Width::U16 => None,
+            },
+            groups: upload(&s0, &groups)?,
+            out_offsets: upload(&s0, tables.out_offsets())?,
+            outputs: upload(&s0, tables.outputs())?,
+            ngroups: tables.num_groups() as u32,
+        };
+        s0.synchronize().map_err(gpu_err("upload"))?;
+        let n = cfg.max_packets.max(1);
+        let bytes = cfg.max_bytes.max(ALIGN).div_ceil(ALIGN) * ALIGN;
+        let rows = n * cfg.report_cap.max(1) as usize * 2;
+        let mut slots = Vec::with_capacity(2);
+        for _ in 0..2 {
+            let stream = ctx.new_stream().map_err(gpu_err("stream"))?;
+            // SAFETY: page-locked allocations; every element is written before it is read
+            // (the staging copies fill the used prefix, the device writes the results).
+            let pinned = unsafe {
+                (
+                    ctx.alloc_pinned::<u8>(bytes),
+                    ctx.alloc_pinned::<u32>(3 * n),
+                    ctx.alloc_pinned::<u32>(n),
+                    ctx.alloc_pinned::<u32>(rows),
+                )
+            };
+            slots.push(Slot {
+                h_bytes: pinned.0.map_err(gpu_err("pinned"))?,
+                h_meta: pinned.1.map_err(gpu_err("pinned"))?,
+                h_counts: pinned.2.map_err(gpu_err("pinned"))?,
+                h_reports: pinned.3.map_err(gpu_err("pinned"))?,
+                d_bytes: stream.alloc_zeros::<u8>(bytes).map_err(gpu_err("alloc"))?,
+                d_meta: stream.alloc_zeros::<u32>(3 * n).map_err(gpu_err("alloc"))?,
+                d_counts: stream.alloc_zeros::<u32>(n).map_err(gpu_err("alloc"))?,
+                d_reports: stream.alloc_zeros::<u32>(rows).map_err(gpu_err("alloc"))?,
+                stream,
+                pending: None,
+            });
+        }
+        Ok(GpuMatcher {
+            cfg,
+            info,
+            kernel,
+            tables: dt,
+            slots,
+            next: 0,
+        })
+    }
+
+    /// The device.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Stage `batch` in the next slot and launch it; the slot's previous batch (if any) is
+    /// finished first and its reply sent.
+    fn submit(&mut self, batch: Batch, reply: Sender<AcReply>) {
+        let i = self.next;
+        self.next = (self.next + 1) % self.slots.len();
+        self.finish(i);
+        if batch.len() > self.cfg.max_packets || batch.bytes().len() > self.slots[i].d_bytes.len() {
+            let _ = reply.send(Err(format!(
+                "batch of {} packets / {} bytes exceeds the staging buffers",
+                batch.len(),
+                batch.bytes().len()
+            )));
+            return;
+        }
+        match self.launch(i, &batch) {
+            Ok(()) => self.slots[i].pending = Some((batch, reply)),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+            }
+        }
+    }
+
+    fn launch(&mut self, i: usize, batch: &Batch) -> Result<(), String> {
+        let n = batch.len();
+        let nb = batch.bytes().len();
+        let cap = self.cfg.report_cap.max(1);
+        let t = &self.tables;
+        let slot = &mut self.slots[i];
+        if n == 0 {
+            return Ok(());
+        }
+        // Copy into page-locked memory (waits for the slot's previous copies: finished).
+        {
+            let hb = slot.h_bytes.as_mut_slice().map_err(gpu_err("pinned"))?;
+            hb[..nb].copy_from_slice(batch.bytes());
+            let hm = slot.h_meta.as_mut_slice().map_err(gpu_err("pinned"))?;
+            hm[..n].copy_from_slice(batch.offsets());
+            hm[n..2 * n].copy_from_slice(batch.lens());
+            hm[2 * n..3 * n].copy_from_slice(batch.groups());
+        }
+        let s = slot.stream.clone();
+        let hb = slot.h_bytes.as_mut_slice().map_err(gpu_err("pinned"))?;
+        s.memcpy_htod(&hb[..nb], &mut slot.d_bytes.slice_mut(..nb))
+            .map_err(gpu_err("copy in"))?;
+        let hm = slot.h_meta.as_mut_slice().map_err(gpu_err("pinned"))?;
+        s.memcpy_htod(&hm[..3 * n], &mut slot.d_meta.slice_mut(..3 * n))
+            .map_err(gpu_err("copy in"))?;
+        s.memset_zeros(&mut slot.d_counts.slice_mut(..n))
+            .map_err(gpu_err("memset"))?;
+        let off = slot.d_meta.slice(..n);
+        let len = slot.d_meta.slice(n..2 * n);
+        let grp = slot.d_meta.slice(2 * n..3 * n);
+        let npkts = n as u32;
+        let cfg = match self.cfg.layout {
+            AcLayout::PacketPerThread => {
+                let tpb = self.cfg.threads_per_block.clamp(32, 1024);
+                LaunchConfig {
+                    grid_dim: (npkts.div_ceil(tpb), 1, 1),
+                    block_dim: (tpb, 1, 1),
+                    shared_mem_bytes: 0,
+                }
+            }
+            AcLayout::PacketPerBlock { threads } => LaunchConfig {
+                grid_dim: (npkts, 1, 1),
+                block_dim: (threads.clamp(1, 1024), 1, 1),
+                shared_mem_bytes: 0,
+            },
+        };
+        let mut b = s.launch_builder(&self.kernel);
+        b.arg(&slot.d_bytes)
+            .arg(&off)
+            .arg(&len)
+            .arg(&grp)
+            .arg(&npkts);
+        match (&t.trans16, &t.trans32) {
+            (Some(t16), _) => b.arg(t16),
+            (None, Some(t32)) => b.arg(t32),
+            (None, None) => return Err("no transition table".into()),
+        };
+        b.arg(&t.groups)
+            .arg(&t.ngroups)
+            .arg(&t.out_offsets)
+            .arg(&t.outputs)
+            .arg(&mut slot.d_counts)
+            .arg(&mut slot.d_reports)
+            .arg(&cap);
+        // SAFETY: the argument list matches the kernel signature in kernels/ac.cu (payload,
+        // offsets, lengths, groups, count, transitions, group table, group count, output
+        // offsets, outputs, counters, report rows, row capacity); every index the kernel
+        // forms is bounded by the table layout checked in AcTables and the batch layout.
+        unsafe { b.launch(cfg) }.map_err(gpu_err("launch"))?;
+        let hc = slot.h_counts.as_mut_slice().map_err(gpu_err("pinned"))?;
+        s.memcpy_dtoh(&slot.d_counts.slice(..n), &mut hc[..n])
+            .map_err(gpu_err("copy out"))?;
+        let rows = n * cap as usize * 2;
+        let hr = slot.h_reports.as_mut_slice().map_err(gpu_err("pinned"))?;
+        s.memcpy_dtoh(&slot.d_reports.slice(..rows), &mut hr[..rows])
+            .map_err(gpu_err("copy out"))?;
+        Ok(())
+    }
+
+    /// Wait for slot `i`'s batch and send its reply.
+    fn finish(&mut self, i: usize) {
+        let cap = self.cfg.report_cap.max(1);
+        let slot = &mut self.slots[i];
+        let Some((batch, reply)) = slot.pending.take() else {
+            return;
+        };
+        let result = (|| {
+            slot.stream.synchronize().map_err(gpu_err("sync"))?;
+            let n = batch.len();
+            let mut buf = ReportBuffer::new(cap);
+            buf.reset(n);
+            let (counts, reports) = buf.raw_mut();
+            let hc = slot.h_counts.as_slice().map_err(gpu_err("pinned"))?;
+            counts.copy_from_slice(&hc[..n]);
+            let hr = slot.h_reports.as_slice().map_err(gpu_err("pinned"))?;
+            for (k, r) in reports.iter_mut().enumerate() {
+                *r = RawReport {
+                    pattern: hr[2 * k],
+                    end: hr[2 * k + 1],
+                };
+            }
+            Ok((batch, buf))
+        })();
+        let _ = reply.send(result);
+    }
+
+    fn finish_all(&mut self) {
+        for i in 0..self.slots.len() {
+            let i = (self.next + i) % self.slots.len();
+            self.finish(i);
+        }
+    }
+}
+
+enum Request {
+    Ac(Batch, Sender<AcReply>),
+}
+
+/// The dispatcher thread of one GPU (Kargus §4.5: one per device): workers send batches
+/// through [`Dispatcher::submit`]; the thread keeps up to two in flight (one per stream).
+pub struct Dispatcher {
+    tx: Option<Sender<Request>>,
+    thread: Option<JoinHandle<()>>,
+    info: DeviceInfo,
+}
+
+/// Handle a worker keeps to submit batches.
+#[derive(Clone)]
+pub struct DispatchHandle {
+    tx: Sender<Request>,
+}
+
+impl DispatchHandle {
+    /// Send `batch` to the GPU; the receiver yields the batch back with its report rows.
+    pub fn submit(&self, batch: Batch) -> Receiver<AcReply> {
+        let (tx, rx) = mpsc::channel();
+        if let Err(mpsc::SendError(Request::Ac(_, tx))) = self.tx.send(Request::Ac(batch, tx)) {
+            let _ = tx.send(Err("GPU dispatcher stopped".into()));
+        }
+        rx
+    }
+}
+
+impl Dispatcher {
+    /// Start the dispatcher thread for `matcher`'s GPU.
+    pub fn spawn(matcher: GpuMatcher) -> Result<Dispatcher, String> {
+        let info = matcher.info.clone();
+        let (tx, rx) = mpsc::channel::<Request>();
+        let thread = std::thread::Builder::new()
+            .name(format!("gpu-dispatch-{}", info.ordinal))
+            .spawn(move || Self::run(matcher, rx))
+            .map_err(|e| format!("dispatcher thread: {e}"))?;
+        Ok(Dispatcher {
+            tx: Some(tx),
+            thread: Some(thread),
+            info,
+        })
+    }
+
+    fn run(mut m: GpuMatcher, rx: Receiver<Request>) {
+        loop {
+            // With work in flight, take a new batch if one is waiting, else complete the
+            // oldest; idle, block for the next batch.
+            let in_flight = m.slots.iter().any(|s| s.pending.is_some());
+            let req = if in_flight {
+                match rx.try_recv() {
+                    Ok(r) => Some(r),
+                    Err(mpsc::TryRecvError::Empty) => {
+                        let oldest = m.next;
+                        if m.slots[oldest].pending.is_some() {
+                            m.finish(oldest);
+                        } else {
+                            m.finish_all();
+                        }
+                        continue;
+                    }
+                    Err(mpsc::TryRecvError::Disconnected) => None,
+                }
+            } else {
+                rx.recv().ok()
+            };
+            match req {
+                Some(Request::Ac(batch, reply)) => m.submit(batch, reply),
+                None => {
+                    m.finish_all();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A handle for one worker.
+    pub fn handle(&self) -> DispatchHandle {
+        DispatchHandle {
+            tx: self.tx.clone().expect("sender lives until drop"),
+        }
+    }
+
+    /// The device.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+}
+
+impl Drop for Dispatcher {
+    fn drop(&mut self) {
+        self.tx.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
