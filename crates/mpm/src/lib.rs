@@ -17,8 +17,8 @@
 //! Case: every automaton is built over ASCII-lowercased patterns; a case-sensitive pattern
 //! with letters is checked against its exact bytes when the automaton reports it (MIDeA
 //! §3.2.2, Gnort §3.3). [`DfaTables`] exports a full DFA as plain arrays for other backends
-//! (the GPU), and [`PlainDfa`] carries one regex's DFA to them. [`naive`] is the reference every backend is tested against, with the shared
-//! cases in [`testutil`].
+//! (the GPU), and [`PlainDfa`] carries one regex's DFA to them. [`naive`] is the reference
+//! every backend is tested against, with the shared cases in [`testutil`].
 //!
 //! ```
 //! use mpm::{Kind, Matcher, Pattern};
