@@ -1,5 +1,6 @@
 //! The alert sink: turns detector alerts into EVE JSON records and fast.log lines,
-//! written by background threads, and counts them.
+//! written by background threads, and counts them. The files ([`Outputs`]) are shared
+//! by every worker of a run; each worker has its own sink and counters.
 
 use crate::detection::Origin;
 use detect::{Alert, Detector};
@@ -8,12 +9,51 @@ use rules::classification::Classifications;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::Path;
+use std::sync::Arc;
 use wire::Packet;
 
-/// Where alerts go.
-pub(crate) struct AlertSink {
+/// The alert files of a run (`eve.json`, `fast.log`), written by background threads.
+/// One set is shared by all workers (lines from different workers interleave; each
+/// line is whole).
+pub struct Outputs {
     eve: Option<LineWriter>,
     fast: Option<LineWriter>,
+}
+
+impl Outputs {
+    /// Creates (truncates) `eve.json` and `fast.log` in `log_dir`; `None` writes nothing.
+    pub fn create(log_dir: Option<&Path>) -> io::Result<Outputs> {
+        Ok(match log_dir {
+            Some(dir) => Outputs {
+                eve: Some(LineWriter::create(&dir.join("eve.json"))?),
+                fast: Some(LineWriter::create(&dir.join("fast.log"))?),
+            },
+            None => Outputs {
+                eve: None,
+                fast: None,
+            },
+        })
+    }
+
+    /// Flushes and closes the files (waits for the writer threads).
+    pub fn finish(mut self) -> io::Result<()> {
+        if let Some(w) = self.eve.take() {
+            w.finish()?;
+        }
+        if let Some(w) = self.fast.take() {
+            w.finish()?;
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.eve.is_none() && self.fast.is_none()
+    }
+}
+
+/// Where one worker's alerts go.
+pub(crate) struct AlertSink {
+    outputs: Option<Arc<Outputs>>,
     classifications: Option<Classifications>,
     /// Alerts raised (`detect.alert`).
     pub(crate) count: u64,
@@ -22,26 +62,14 @@ pub(crate) struct AlertSink {
 }
 
 impl AlertSink {
-    /// A sink writing `eve.json` and `fast.log` into `log_dir`; `None` writes nothing
-    /// (alerts are still counted).
-    pub(crate) fn new(
-        log_dir: Option<&Path>,
-        classifications: Option<Classifications>,
-    ) -> io::Result<AlertSink> {
-        let (eve, fast) = match log_dir {
-            Some(dir) => (
-                Some(LineWriter::create(&dir.join("eve.json"))?),
-                Some(LineWriter::create(&dir.join("fast.log"))?),
-            ),
-            None => (None, None),
-        };
-        Ok(AlertSink {
-            eve,
-            fast,
+    /// A sink writing into `outputs` (alerts are counted in any case).
+    pub(crate) fn new(outputs: Arc<Outputs>, classifications: Option<Classifications>) -> Self {
+        AlertSink {
+            outputs: Some(outputs),
             classifications,
             count: 0,
             write_errors: 0,
-        })
+        }
     }
 
     /// Records one alert raised on `pkt`.
@@ -50,13 +78,14 @@ impl AlertSink {
         det: &Detector,
         alert: &Alert,
         pkt: &Packet,
+        app: Option<&app::AppFlow>,
         origin: Origin,
         app_proto: Option<&str>,
     ) {
         self.count += 1;
-        if self.eve.is_none() && self.fast.is_none() {
+        let Some(out) = self.outputs.as_deref().filter(|o| !o.is_empty()) else {
             return;
-        }
+        };
         let info = det.rule(alert.rule);
         let msg = info.map_or("", |i| i.msg.as_str());
         let category = info
@@ -75,6 +104,13 @@ impl AlertSink {
                     .collect()
             })
             .unwrap_or_default();
+        // Alerts on a transaction carry its http/dns/tls object, as Suricata's do.
+        let extra: Vec<(&str, serde_json::Value)> = match (alert.matched_on, app) {
+            (detect::MatchedOn::Tx(id), Some(a)) => {
+                output::eve::alert_app_object(a, id).into_iter().collect()
+            }
+            _ => Vec::new(),
+        };
         let has_ports = matches!(pkt.proto, 6 | 17 | 132);
         let record = AlertRecord {
             ts_secs: pkt.ts.secs() as i64,
@@ -105,9 +141,9 @@ impl AlertSink {
             category,
             severity: alert.priority,
             metadata: &metadata,
-            extra: &[],
+            extra: &extra,
         };
-        if let Some(eve) = &self.eve {
+        if let Some(eve) = &out.eve {
             if eve
                 .write_line(record.to_eve().to_string().into_bytes())
                 .is_err()
@@ -115,22 +151,29 @@ impl AlertSink {
                 self.write_errors += 1;
             }
         }
-        if let Some(fast) = &self.fast {
+        if let Some(fast) = &out.fast {
             if fast.write_line(record.to_fast().into_bytes()).is_err() {
                 self.write_errors += 1;
             }
         }
     }
 
-    /// Flushes and closes the files.
+    /// Writes one non-alert EVE record (`http`, `dns`, `tls`) into `eve.json`.
+    pub(crate) fn event(&mut self, record: &serde_json::Value) {
+        let Some(eve) = self.outputs.as_deref().and_then(|o| o.eve.as_ref()) else {
+            return;
+        };
+        if eve.write_line(record.to_string().into_bytes()).is_err() {
+            self.write_errors += 1;
+        }
+    }
+
+    /// Lets go of the files; closes them when this sink was their last user.
     pub(crate) fn finish(&mut self) -> io::Result<()> {
-        if let Some(w) = self.eve.take() {
-            w.finish()?;
+        match self.outputs.take().map(Arc::try_unwrap) {
+            Some(Ok(outputs)) => outputs.finish(),
+            _ => Ok(()),
         }
-        if let Some(w) = self.fast.take() {
-            w.finish()?;
-        }
-        Ok(())
     }
 }
 

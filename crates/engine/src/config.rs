@@ -28,6 +28,13 @@ pub struct EngineConfig {
     pub classifications: Option<rules::classification::Classifications>,
     /// Where `eve.json` and `fast.log` go; `None` writes no alert files.
     pub log_dir: Option<std::path::PathBuf>,
+    /// EVE event types written besides alerts (`http`, `dns`, `tls`).
+    pub eve_types: output::EveTypes,
+    /// Measure the time spent in each stage ([`StageTimes`](crate::StageTimes)); costs
+    /// two clock reads per stage call.
+    pub stage_timing: bool,
+    /// Inline IPS mode (`--simulate-ips`): drop, reject and pass verdicts take effect.
+    pub ips: bool,
 }
 
 impl Default for EngineConfig {
@@ -40,6 +47,9 @@ impl Default for EngineConfig {
             detector: None,
             classifications: None,
             log_dir: None,
+            eve_types: output::EveTypes::default(),
+            stage_timing: false,
+            ips: false,
         }
     }
 }

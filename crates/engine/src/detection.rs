@@ -6,6 +6,7 @@
 
 use crate::alerts::AlertSink;
 use crate::flows::FlowExt;
+use crate::timing::{Stage, StageTimer};
 use app::{AppFlow, AppProto};
 use detect::{Alert, Detector, FlowDetect, FlowInfo, Input, Scratch};
 use flow::{Ended, FlowKey, FlowState, Piece, StreamData, TcpState, Update};
@@ -18,6 +19,8 @@ pub(crate) struct DetectStage {
     scratch: Scratch,
     alerts: Vec<Alert>,
     stream: Vec<u8>,
+    /// Detection and output times.
+    pub(crate) timer: StageTimer,
 }
 
 /// Where the packet being inspected came from, for the alert records.
@@ -31,13 +34,14 @@ pub(crate) struct Origin {
 }
 
 impl DetectStage {
-    pub(crate) fn new(detector: Arc<Detector>) -> Self {
+    pub(crate) fn new(detector: Arc<Detector>, timing: bool) -> Self {
         let scratch = detector.scratch();
         DetectStage {
             detector,
             scratch,
             alerts: Vec::new(),
             stream: Vec::new(),
+            timer: StageTimer::new(timing),
         }
     }
 
@@ -115,7 +119,12 @@ impl DetectStage {
             let to_server = k == 0;
             let has_stream = collect(raw, &mut self.stream);
             let app_left = app.is_some() && app_proto != AppProto::Unknown;
-            if !has_stream && !app_left {
+            // Like Suricata, a TCP session that is established and not yet closed gets
+            // a pseudo-packet in both directions, data left or not.
+            let tcp_open = ended.key.proto == 6
+                && ended.flow.tcp.state >= TcpState::Established
+                && ended.flow.tcp.state != TcpState::Closed;
+            if !has_stream && !app_left && !tcp_open {
                 continue;
             }
             let pkt = pseudo_packet(&ended.key, ended.client_is_src, to_server, last_ts);
@@ -135,7 +144,7 @@ impl DetectStage {
                 packet: &pkt,
                 frame: &[],
                 flow: Some(info),
-                packet_rules: false,
+                packet_rules: true,
                 stream: has_stream.then_some(&stream[..]),
                 app,
             };
@@ -153,11 +162,25 @@ impl DetectStage {
         sink: &mut AlertSink,
     ) {
         self.alerts.clear();
+        let t = self.timer.start();
         self.detector
             .inspect(&mut self.scratch, fd, input, &mut self.alerts);
-        for alert in &self.alerts {
-            sink.alert(&self.detector, alert, input.packet, origin, app_proto);
+        self.timer.stop(Stage::Detect, t);
+        if self.alerts.is_empty() {
+            return;
         }
+        let t = self.timer.start();
+        for alert in &self.alerts {
+            sink.alert(
+                &self.detector,
+                alert,
+                input.packet,
+                input.app,
+                origin,
+                app_proto,
+            );
+        }
+        self.timer.stop(Stage::Output, t);
     }
 
     /// Counters of the stage.

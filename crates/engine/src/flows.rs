@@ -13,6 +13,8 @@ pub(crate) struct FlowExt {
     pub(crate) app: Option<AppFlow>,
     /// Detection state (flowbits, transactions already matched, flow-level pass).
     pub(crate) detect: FlowDetect,
+    /// How far the flow's transactions have been logged as EVE records.
+    pub(crate) log: output::LogCursor,
 }
 
 /// Flow extensions by slot.
@@ -35,7 +37,15 @@ impl FlowExts {
         self.slots[i].get_or_insert_with(|| FlowExt {
             app: app(),
             detect: FlowDetect::new(),
+            log: output::LogCursor::default(),
         })
+    }
+
+    /// Starts the detection state of every live flow afresh (the rules changed).
+    pub(crate) fn reset_detect(&mut self) {
+        for ext in self.slots.iter_mut().flatten() {
+            ext.detect = FlowDetect::new();
+        }
     }
 
     /// Takes the extension of `slot` out (the flow ended).

@@ -1,21 +1,36 @@
 //! The Osprey runtime: drives packets from a capture source through the pipeline
 //! stages, batch by batch, and gathers the statistics every stage keeps.
 //!
-//! Today the pipeline is single-threaded: read a batch → decode → (flow, app layer and
-//! detection plug in here) → outputs. Every stage takes a whole batch (Kargus §4.3).
+//! Each worker owns a whole [`Pipeline`] (decode → defragmentation → flow and TCP
+//! reassembly → app layer → detection → alerts) for its share of the flows; compiled
+//! rules are shared read-only. [`run`] reads a capture through `N` workers (a reader
+//! thread dispatches by a symmetric hash over lock-free rings), [`run_live`] reads an
+//! interface with one AF_PACKET fanout socket per worker, [`Control`] stops a run or
+//! swaps its rules. Every stage takes a whole batch (Kargus §4.3).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod alerts;
+mod applog;
 mod config;
+mod control;
 mod detection;
 mod flows;
+mod merge;
 mod pipeline;
 mod run;
+mod runtime;
 mod setup;
+mod timing;
 
+pub use alerts::Outputs;
 pub use config::{ChecksumMode, EngineConfig};
+pub use control::Control;
 pub use pipeline::Pipeline;
 pub use run::{run_offline, Progress, RunError, RunReport};
+#[cfg(target_os = "linux")]
+pub use runtime::run_live;
+pub use runtime::{dispatch_hash, run, RunOptions};
 pub use setup::{setup, Setup, SetupArgs};
+pub use timing::StageTimes;

@@ -5,14 +5,16 @@
 //! tracking and TCP reassembly → application layer (acknowledged stream bytes, UDP
 //! datagrams). Flows that end (timeout, reuse, eviction, end of capture) are flushed.
 
-use crate::alerts::AlertSink;
+use crate::alerts::{AlertSink, Outputs};
 use crate::config::{ChecksumMode, EngineConfig};
 use crate::detection::{DetectStage, Origin};
 use crate::flows::FlowExts;
+use crate::timing::{Stage, StageTimer, StageTimes};
 use app::{AppCtx, AppFlow, Direction, Transport};
-use capture::Batch;
+use capture::{Batch, Frame};
 use flow::{adapter, DefragResult, Dir, FlowTracker, Piece, StreamData};
 use output::stats::StatsTree;
+use std::sync::Arc;
 use wire::{flags, Decoded, Decoder, DecoderConfig, Packet, Timestamp};
 
 /// How often (in frames) idle flows are looked for, and how many table slots a sweep
@@ -34,6 +36,8 @@ pub struct Pipeline {
     exts: FlowExts,
     detect: Option<DetectStage>,
     sink: AlertSink,
+    /// EVE `http`/`dns`/`tls` records.
+    applog: output::AppLogger,
     /// `pcap_cnt` of the frame being processed.
     frame_index: u64,
     last_ts: Timestamp,
@@ -42,17 +46,28 @@ pub struct Pipeline {
     /// Packets (outer and tunnelled) kept from the stages after decoding because of a
     /// bad checksum under `-k all`.
     checksum_invalid: u64,
+    /// Time spent per stage (when `EngineConfig::stage_timing` is on).
+    timer: StageTimer,
 }
 
 impl Pipeline {
-    /// A pipeline for `config`, writing alerts into `config.log_dir`.
+    /// A pipeline for `config`, writing alerts into `config.log_dir` (files of its own:
+    /// for one pipeline per run).
     pub fn new(config: &EngineConfig) -> std::io::Result<Self> {
+        let outputs = Outputs::create(config.log_dir.as_deref())?;
+        Ok(Self::with_outputs(config, Arc::new(outputs)))
+    }
+
+    /// A pipeline for `config` writing alerts into `outputs`, which several pipelines
+    /// (workers) may share. The files are closed by the last [`finish`](Self::finish),
+    /// or by [`Outputs::finish`] once every pipeline let go of them.
+    pub fn with_outputs(config: &EngineConfig, outputs: Arc<Outputs>) -> Self {
         let decoder_config = DecoderConfig {
             verify_checksums: config.checksum == ChecksumMode::All,
             ..DecoderConfig::default()
         };
-        let sink = AlertSink::new(config.log_dir.as_deref(), config.classifications.clone())?;
-        Ok(Pipeline {
+        let sink = AlertSink::new(outputs, config.classifications.clone());
+        Pipeline {
             checksum: config.checksum,
             decoder: Decoder::new(decoder_config),
             decoded: Decoded::new(),
@@ -61,40 +76,72 @@ impl Pipeline {
             tracker: FlowTracker::new(config.flow.clone()),
             app: AppCtx::new(config.app.clone()),
             exts: FlowExts::default(),
-            detect: config.detector.clone().map(DetectStage::new),
+            detect: config
+                .detector
+                .clone()
+                .map(|d| DetectStage::new(d, config.stage_timing)),
             sink,
+            applog: output::AppLogger::new(config.eve_types),
             frame_index: 0,
             last_ts: Timestamp::default(),
             frames: 0,
             last_ts_us: 0,
             checksum_invalid: 0,
-        })
+            timer: StageTimer::new(config.stage_timing),
+        }
     }
 
     /// Runs every frame of `batch` through the stages.
     pub fn process_batch(&mut self, batch: &Batch) {
         for frame in batch.iter() {
-            let ts = Timestamp::from_secs_nanos(frame.ts.secs.max(0) as u64, frame.ts.nanos);
-            self.decoder.decode(
-                frame.link,
-                frame.data,
-                ts,
-                frame.wire_len,
-                &mut self.decoded,
-            );
-            self.last_ts_us = self.last_ts_us.max(ts.0 / 1000);
-            self.last_ts = self.last_ts.max(ts);
-            self.frame_index = frame.index;
-            for i in 0..self.decoded.len() {
-                let p = self.decoded.packets()[i];
-                self.packet(&p, frame.data);
-            }
-            self.frames += 1;
-            if self.frames.is_multiple_of(SWEEP_EVERY) {
-                self.tracker.sweep(self.last_ts_us, SWEEP_SLOTS);
-            }
+            self.process_frame(&frame);
+        }
+    }
+
+    /// Runs one frame through the stages. Frames must come in capture order (per flow
+    /// at least); `frame.index` is the `pcap_cnt` of its alerts.
+    pub fn process_frame(&mut self, frame: &Frame<'_>) {
+        let ts = Timestamp::from_secs_nanos(frame.ts.secs.max(0) as u64, frame.ts.nanos);
+        let t = self.timer.start();
+        self.decoder.decode(
+            frame.link,
+            frame.data,
+            ts,
+            frame.wire_len,
+            &mut self.decoded,
+        );
+        self.timer.stop(Stage::Decode, t);
+        self.last_ts_us = self.last_ts_us.max(ts.0 / 1000);
+        self.last_ts = self.last_ts.max(ts);
+        self.frame_index = frame.index;
+        for i in 0..self.decoded.len() {
+            let p = self.decoded.packets()[i];
+            self.packet(&p, frame.data);
+        }
+        self.frames += 1;
+        if self.frames.is_multiple_of(SWEEP_EVERY) {
+            self.sweep();
+        }
+        self.drain_ended();
+    }
+
+    /// Tells the pipeline that the capture's clock reached `now` (a time no later than
+    /// the next frame it will be given): a worker that sees few packets still times its
+    /// flows out as the capture goes on. With `sweep`, idle flows are looked for now.
+    pub fn advance_time(&mut self, now: capture::Timestamp, sweep: bool) {
+        let ts = Timestamp::from_secs_nanos(now.secs.max(0) as u64, now.nanos);
+        self.last_ts_us = self.last_ts_us.max(ts.0 / 1000);
+        self.last_ts = self.last_ts.max(ts);
+        if sweep {
+            self.sweep();
             self.drain_ended();
         }
+    }
+
+    fn sweep(&mut self) {
+        let t = self.timer.start();
+        self.tracker.sweep(self.last_ts_us, SWEEP_SLOTS);
+        self.timer.stop(Stage::Flow, t);
     }
 
     /// One decoded packet (captured, tunnelled, or reassembled from fragments).
@@ -113,7 +160,10 @@ impl Pipeline {
                 };
                 det.packet(p, buf, origin, &mut self.sink);
             }
-            if let DefragResult::Reassembled(dg) = self.tracker.defrag().insert(&frag) {
+            let t = self.timer.start();
+            let result = self.tracker.defrag().insert(&frag);
+            self.timer.stop(Stage::Flow, t);
+            if let DefragResult::Reassembled(dg) = result {
                 self.datagram.clear();
                 self.datagram.extend_from_slice(dg);
                 self.decoder
@@ -149,7 +199,10 @@ impl Pipeline {
             return;
         };
         let flow_key = info.key;
-        let Some(update) = self.tracker.packet(&info) else {
+        let t = self.timer.start();
+        let update = self.tracker.packet(&info);
+        self.timer.stop(Stage::Flow, t);
+        let Some(update) = update else {
             if let Some(det) = self.detect.as_mut() {
                 det.packet(p, buf, origin, &mut self.sink);
             }
@@ -171,11 +224,13 @@ impl Pipeline {
             transport.map(|t| AppFlow::new(t, client_port, server_port))
         });
         if let Some(appflow) = ext.app.as_mut() {
+            let t = self.timer.start();
             if p.proto == 17 {
                 appflow.datagram(&mut self.app, dir, info.payload);
             } else {
                 feed_stream(appflow, &mut self.app, &update.app);
             }
+            self.timer.stop(Stage::App, t);
         }
         if let Some(det) = self.detect.as_mut() {
             let origin = Origin {
@@ -183,6 +238,11 @@ impl Pipeline {
                 ..origin
             };
             det.flow_packet(p, buf, &update, ext, origin, &mut self.sink);
+        }
+        if self.applog.enabled() {
+            let to_server = dir == Direction::ToServer;
+            let sink = &mut self.sink;
+            crate::applog::log_packet(&self.applog, ext, p, to_server, &flow_key, pcap_cnt, sink);
         }
     }
 
@@ -196,6 +256,7 @@ impl Pipeline {
         let detect = &mut self.detect;
         let sink = &mut self.sink;
         let last_ts = self.last_ts;
+        let applog = &self.applog;
         self.tracker.drain_ended(|ended| {
             if let Some(mut ext) = exts.remove(ended.slot) {
                 if let Some(appflow) = ext.app.as_mut() {
@@ -207,6 +268,9 @@ impl Pipeline {
                 if let Some(det) = detect.as_mut().filter(|_| !ended.flow.bypassed) {
                     det.ended_flow(&ended, ext.app.as_ref(), &mut ext.detect, last_ts, sink);
                 }
+                if applog.enabled() {
+                    crate::applog::log_ended(applog, &mut ext, &ended, last_ts, sink);
+                }
             }
         });
     }
@@ -216,6 +280,30 @@ impl Pipeline {
         self.tracker.shutdown();
         self.drain_ended();
         self.sink.finish()
+    }
+
+    /// Runs detection with `detector` from now on (`None`: no detection). The detection
+    /// state of the flows already tracked starts afresh.
+    pub fn set_detector(&mut self, detector: Option<Arc<detect::Detector>>) {
+        let timer = self.detect.as_ref().map(|d| d.timer.clone());
+        let timing = self.timer.times().is_some();
+        self.detect = detector.map(|d| {
+            let mut stage = DetectStage::new(d, timing);
+            if let Some(t) = &timer {
+                stage.timer = t.clone();
+            }
+            stage
+        });
+        self.exts.reset_detect();
+    }
+
+    /// Time spent per stage so far, when `EngineConfig::stage_timing` is on.
+    pub fn stage_times(&self) -> Option<StageTimes> {
+        let mut t = self.timer.clone();
+        if let Some(det) = &self.detect {
+            t.merge(&det.timer);
+        }
+        t.times()
     }
 
     /// The counters of every stage, under Suricata's names where Suricata has one.

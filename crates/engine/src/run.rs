@@ -1,11 +1,12 @@
 //! Running a whole offline capture through a pipeline.
 
 use crate::config::EngineConfig;
-use crate::pipeline::Pipeline;
-use capture::{Batch, CaptureError, CaptureStats, Source};
+use crate::runtime::{run, RunOptions};
+use crate::timing::StageTimes;
+use capture::{CaptureError, CaptureStats, Source};
 use output::stats::StatsTree;
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Where a run stands, given to the progress callback after each batch.
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,6 +26,9 @@ pub struct RunReport {
     pub capture: CaptureStats,
     /// Wall-clock time spent reading and processing packets.
     pub elapsed: Duration,
+    /// Time per pipeline stage summed over the workers, when
+    /// `EngineConfig::stage_timing` was on.
+    pub stage_times: Option<StageTimes>,
 }
 
 /// Why a run stopped early.
@@ -53,34 +57,28 @@ impl From<CaptureError> for RunError {
     }
 }
 
-/// Reads `source` to its end through one pipeline, calling `progress` after each batch.
+/// Reads `source` to its end through one pipeline on the calling thread, calling
+/// `progress` after each batch. [`run`](crate::run) does the same with several workers.
 pub fn run_offline(
     source: &mut dyn Source,
     config: &EngineConfig,
-    mut progress: impl FnMut(Progress),
+    progress: impl FnMut(Progress),
 ) -> Result<RunReport, RunError> {
-    let start = Instant::now();
-    let mut pipeline = Pipeline::new(config).map_err(RunError::Output)?;
-    let mut batch = Batch::new();
-    let mut seen = Progress::default();
-    let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
-    while source.next_batch(&mut batch, batch_size)? > 0 {
-        pipeline.process_batch(&batch);
-        seen.packets += batch.len() as u64;
-        seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
-        progress(seen);
-    }
-    pipeline.finish().map_err(RunError::Output)?;
-    let capture = source.stats();
-    let mut stats = pipeline.stats();
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    run(source, config, &opts, progress)
+}
+
+/// The capture source's counters, under Suricata's names where it has them.
+pub(crate) fn add_capture_stats(stats: &mut StatsTree, capture: &CaptureStats) {
     stats.add("osprey.capture.truncated", capture.truncated);
     stats.add("osprey.capture.oversize", capture.oversize);
     stats.add("osprey.capture.bad_blocks", capture.bad_blocks);
     stats.add("osprey.capture.unknown_link", capture.unknown_link);
-    let elapsed = start.elapsed();
-    Ok(RunReport {
-        stats,
-        capture,
-        elapsed,
-    })
+    if capture.kernel_packets > 0 || capture.kernel_drops > 0 {
+        stats.add("capture.kernel_packets", capture.kernel_packets);
+        stats.add("capture.kernel_drops", capture.kernel_drops);
+    }
 }

@@ -35,6 +35,12 @@ pub struct SetupArgs {
     pub log_dir: Option<PathBuf>,
     /// `--mpm NAME`.
     pub mpm: Option<String>,
+    /// `--eve-types LIST` (`alert,http,dns,tls`): replaces the event types of the
+    /// configuration's `eve-log` output.
+    pub eve_types: Option<String>,
+    /// `--simulate-ips`: run as an inline IPS on a capture file (verdicts take effect,
+    /// `stream.inline: auto` is inline, exception policies may drop).
+    pub ips: bool,
 }
 
 /// The outcome of setting up.
@@ -73,9 +79,16 @@ pub fn setup(args: &SetupArgs) -> Result<Setup, String> {
     let mut engine = EngineConfig {
         checksum: args.checksum,
         log_dir: args.log_dir.clone(),
+        ips: args.ips,
         ..EngineConfig::default()
     };
     apply_engine_settings(&config, &mut engine);
+    engine.eve_types = match &args.eve_types {
+        Some(list) => {
+            output::EveTypes::parse_list(list).map_err(|e| format!("--eve-types: {e}"))?
+        }
+        None => eve_types(&config, &mut notices),
+    };
 
     let classifications = match config.classification_file() {
         Some(path) if path.exists() => {
@@ -204,9 +217,12 @@ fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
     if let Some(b) = config.get_bool("stream.midstream") {
         engine.flow.tcp.midstream = b;
     }
-    if let Some(b) = config.get_bool("stream.inline") {
-        engine.flow.inline = b;
-    }
+    // `stream.inline: auto` (Suricata's default) is inline only in IPS mode.
+    engine.flow.inline = match config.get_str("stream.inline") {
+        Some(v) if v.eq_ignore_ascii_case("auto") => engine.ips,
+        Some(_) => config.get_bool("stream.inline").unwrap_or(engine.ips),
+        None => engine.ips,
+    };
     if let Some(b) = config.get_bool("stream.async-oneside") {
         engine.flow.tcp.async_oneside = b;
     }
@@ -242,4 +258,50 @@ fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
     if let Some(v) = size("response-body-inspect-window") {
         engine.app.response_body_inspect_window = v;
     }
+}
+
+/// The event types of the configuration's `outputs: - eve-log: types: [...]` (entries are
+/// names or `{http: {extended: yes}}` maps); alerts are always written. Types Osprey does
+/// not write are reported once.
+fn eve_types(config: &Config, notices: &mut Vec<String>) -> output::EveTypes {
+    use rules::config::{scalar_string, Value};
+    let mut types = output::EveTypes::default();
+    let Some(Value::Mapping(eve)) = config.get("outputs.eve-log") else {
+        return types;
+    };
+    let enabled = eve.get("enabled").and_then(scalar_string).is_none_or(|v| {
+        !matches!(
+            v.to_ascii_lowercase().as_str(),
+            "no" | "false" | "off" | "0"
+        )
+    });
+    let Some(Value::Sequence(list)) = eve.get("types").filter(|_| enabled) else {
+        return types;
+    };
+    let mut ignored = Vec::new();
+    for entry in list {
+        let (name, opts) = match entry {
+            Value::Mapping(m) => match m.iter().next() {
+                Some((k, v)) => (scalar_string(k).unwrap_or_default(), Some(v)),
+                None => continue,
+            },
+            v => (scalar_string(v).unwrap_or_default(), None),
+        };
+        let extended = opts
+            .and_then(|o| o.get("extended"))
+            .and_then(scalar_string)
+            .is_some_and(|v| {
+                matches!(v.to_ascii_lowercase().as_str(), "yes" | "true" | "on" | "1")
+            });
+        if !types.enable(&name, extended) {
+            ignored.push(name);
+        }
+    }
+    if !ignored.is_empty() {
+        notices.push(format!(
+            "eve-log types not written by Osprey (ignored): {}",
+            ignored.join(", ")
+        ));
+    }
+    types
 }

@@ -1,0 +1,97 @@
+//! Application-layer EVE records (`http`, `dns`, `tls`): after a packet went through
+//! the app layer and detection, the flow's transactions that became loggable are
+//! written, as Suricata's transaction loggers do; when a flow ends, what is left is
+//! written on its end-of-flow pseudo-packet (no `pcap_cnt`).
+
+use crate::alerts::AlertSink;
+use crate::flows::FlowExt;
+use flow::{Ended, FlowKey};
+use output::{AppLogger, EventMeta};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use wire::{Packet, Timestamp};
+
+fn ip(bytes: &[u8; 16], v4: bool) -> IpAddr {
+    if v4 {
+        IpAddr::V4(Ipv4Addr::new(bytes[0], bytes[1], bytes[2], bytes[3]))
+    } else {
+        IpAddr::V6(Ipv6Addr::from(*bytes))
+    }
+}
+
+/// Logs what packet `p` of the flow `key` made loggable (`to_server`: the packet's
+/// direction; records are written client → server).
+pub(crate) fn log_packet(
+    logger: &AppLogger,
+    ext: &mut FlowExt,
+    p: &Packet,
+    to_server: bool,
+    key: &FlowKey,
+    pcap_cnt: Option<u64>,
+    sink: &mut AlertSink,
+) {
+    let Some(app) = ext.app.as_ref() else {
+        return;
+    };
+    let mut meta = || {
+        let v4 = p.ip_version == 4;
+        let (c, s, cp, sp) = if to_server {
+            (&p.src, &p.dst, p.sport, p.dport)
+        } else {
+            (&p.dst, &p.src, p.dport, p.sport)
+        };
+        EventMeta {
+            ts_secs: p.ts.secs() as i64,
+            ts_micros: p.ts.subsec_nanos() / 1000,
+            flow_id: crate::detection::flow_id(key),
+            pcap_cnt,
+            vlan: p.vlan,
+            src_ip: ip(c, v4),
+            src_port: cp,
+            dest_ip: ip(s, v4),
+            dest_port: sp,
+            proto: p.proto,
+            pkt_src: if pcap_cnt.is_some() {
+                "wire/pcap"
+            } else {
+                "defrag"
+            },
+        }
+    };
+    logger.log(app, &mut ext.log, false, &mut meta, &mut |v| sink.event(&v));
+}
+
+/// Logs everything left of a flow that ended.
+pub(crate) fn log_ended(
+    logger: &AppLogger,
+    ext: &mut FlowExt,
+    ended: &Ended<'_>,
+    ts: Timestamp,
+    sink: &mut AlertSink,
+) {
+    let Some(app) = ext.app.as_ref() else {
+        return;
+    };
+    let mut meta = || {
+        let k = &ended.key;
+        let v4 = k.family == flow::Family::V4;
+        let (c, s, cp, sp) = if ended.client_is_src {
+            (&k.src, &k.dst, k.sport, k.dport)
+        } else {
+            (&k.dst, &k.src, k.dport, k.sport)
+        };
+        EventMeta {
+            ts_secs: ts.secs() as i64,
+            ts_micros: ts.subsec_nanos() / 1000,
+            flow_id: crate::detection::flow_id(k),
+            pcap_cnt: None,
+            vlan: [k.vlan[0], k.vlan[1]],
+            src_ip: ip(c, v4),
+            src_port: cp,
+            dest_ip: ip(s, v4),
+            dest_port: sp,
+            proto: k.proto,
+            pkt_src: "stream (flow timeout)",
+        }
+    };
+    logger.log(app, &mut ext.log, true, &mut meta, &mut |v| sink.event(&v));
+}

@@ -1,0 +1,643 @@
+//! The parallel runtime: shared-nothing workers, each running a whole [`Pipeline`] on
+//! its own flows (Kargus, MIDeA, Haetae).
+//!
+//! Offline (`-r`): the calling thread reads batches, decodes each frame's outer headers
+//! just enough for a symmetric hash of its IP address pair ([`dispatch_hash`]), and
+//! hands frames to workers in batches of up to 128 over lock-free single-producer
+//! single-consumer rings. Frames of a flow keep their order. Hashing the address pair
+//! (not the 5-tuple) keeps the fragments of a datagram, the datagram rebuilt from them
+//! and the flow it belongs to on one worker. Each batch carries the capture's clock, so
+//! a worker that sees few packets still times its flows out as a single pipeline would.
+//!
+//! Live (`-i`): every worker opens its own AF_PACKET ring in one `PACKET_FANOUT` hash
+//! group, so the kernel does the dispatch and each worker reads (blocking) whole flows.
+
+use crate::alerts::Outputs;
+use crate::config::EngineConfig;
+use crate::control::Control;
+use crate::merge::merge_into;
+use crate::pipeline::Pipeline;
+use crate::run::{add_capture_stats, RunError, RunReport};
+use crate::timing::StageTimes;
+use crate::Progress;
+use capture::{Batch, CaptureStats, Frame, LinkType, Source, Timestamp};
+use output::stats::StatsTree;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{self, Thread};
+use std::time::{Duration, Instant};
+use wire::{Decoded, Decoder, DecoderConfig};
+
+/// Batches queued per worker before the reader waits (each of up to 128 frames).
+const RING_BATCHES: usize = 16;
+/// Every this many frames read, every worker is told the time (and sweeps idle flows).
+const TICK_FRAMES: u64 = 1024;
+/// How long an idle worker sleeps before looking at its ring and the control block again.
+const IDLE_PARK: Duration = Duration::from_millis(2);
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Worker threads; 0 means one per available core.
+    pub threads: usize,
+    /// Pin worker `k` to core `k` (when there are at least as many cores as workers);
+    /// failure to pin is ignored.
+    pub pin_cores: bool,
+    /// Stop, reload and statistics requests from other threads (signals, the unix
+    /// socket).
+    pub control: Control,
+    /// Rewrite this `stats.json` every interval while running.
+    pub periodic_stats: Option<(Duration, PathBuf)>,
+}
+
+impl RunOptions {
+    /// The number of workers these options ask for.
+    pub fn worker_count(&self) -> usize {
+        match self.threads {
+            0 => thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+}
+
+/// The symmetric dispatch hash of a frame: both directions of a conversation (and all
+/// fragments of a datagram) give the same value. Frames without an IP header hash to 0.
+/// `decoder` and `decoded` are reused scratch space.
+pub fn dispatch_hash(
+    decoder: &mut Decoder,
+    decoded: &mut Decoded,
+    link: LinkType,
+    data: &[u8],
+) -> u64 {
+    decoder.decode(link, data, wire::Timestamp(0), data.len() as u32, decoded);
+    let p = decoded.outer();
+    if p.ip_version == 0 {
+        return 0;
+    }
+    let mut key = if p.ip_version == 4 {
+        flow::FlowKey::v4(
+            [p.src[0], p.src[1], p.src[2], p.src[3]],
+            0,
+            [p.dst[0], p.dst[1], p.dst[2], p.dst[3]],
+            0,
+            0,
+        )
+    } else {
+        flow::FlowKey::v6(p.src, 0, p.dst, 0, 0)
+    };
+    key.vlan[0] = p.vlan[0];
+    key.vlan[1] = p.vlan[1];
+    key.hash()
+}
+
+/// Frames copied out of a capture batch for one worker, with the capture's clock.
+#[derive(Default)]
+struct WorkBatch {
+    bytes: Vec<u8>,
+    frames: Vec<FrameMeta>,
+    /// The latest capture time read when the batch was sent (no later than any frame
+    /// the worker will be given afterwards).
+    now: Timestamp,
+    /// Look for idle flows after this batch.
+    sweep: bool,
+}
+
+#[derive(Clone, Copy)]
+struct FrameMeta {
+    start: usize,
+    len: usize,
+    ts: Timestamp,
+    wire_len: u32,
+    link: LinkType,
+    interface: u32,
+    index: u64,
+}
+
+impl WorkBatch {
+    fn push(&mut self, f: &Frame<'_>) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(f.data);
+        self.frames.push(FrameMeta {
+            start,
+            len: f.data.len(),
+            ts: f.ts,
+            wire_len: f.wire_len,
+            link: f.link,
+            interface: f.interface,
+            index: f.index,
+        });
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.frames.clear();
+        self.sweep = false;
+    }
+
+    fn frames(&self) -> impl Iterator<Item = Frame<'_>> {
+        self.frames.iter().map(|m| Frame {
+            data: &self.bytes[m.start..m.start + m.len],
+            ts: m.ts,
+            wire_len: m.wire_len,
+            link: m.link,
+            interface: m.interface,
+            index: m.index,
+        })
+    }
+}
+
+/// What a worker hands back when it ends.
+struct WorkerResult {
+    stats: StatsTree,
+    times: Option<StageTimes>,
+    capture: CaptureStats,
+    error: Option<std::io::Error>,
+}
+
+/// A worker's per-batch look at the control block.
+struct WorkerControl<'a> {
+    k: usize,
+    control: &'a Control,
+    rules_generation: u64,
+    stats_epoch: u64,
+}
+
+impl WorkerControl<'_> {
+    fn new(k: usize, control: &Control) -> WorkerControl<'_> {
+        WorkerControl {
+            k,
+            control,
+            rules_generation: control.rules_generation(),
+            stats_epoch: control.stats_epoch(),
+        }
+    }
+
+    /// Picks up swapped rules and answers statistics requests.
+    fn poll(&mut self, pipeline: &mut Pipeline) {
+        let gen = self.control.rules_generation();
+        if gen != self.rules_generation {
+            self.rules_generation = gen;
+            pipeline.set_detector(self.control.detector());
+        }
+        let epoch = self.control.stats_epoch();
+        if epoch != self.stats_epoch {
+            self.stats_epoch = epoch;
+            self.control.publish(self.k, pipeline.stats());
+        }
+    }
+}
+
+/// Per-worker configuration: the table caps of `config` are for the whole engine and
+/// are shared out between `workers` (at least one flow's worth each).
+fn worker_config(config: &EngineConfig, workers: usize) -> EngineConfig {
+    let mut c = config.clone();
+    if workers > 1 {
+        let n = workers;
+        c.flow.max_flows = (c.flow.max_flows / n).max(1024);
+        c.flow.hash_size = (c.flow.hash_size / n).max(1024);
+        c.flow.reassembly_memcap = (c.flow.reassembly_memcap / n).max(1 << 20);
+    }
+    c
+}
+
+fn pin(k: usize, workers: usize, enabled: bool) {
+    if !enabled {
+        return;
+    }
+    if let Some(cores) = core_affinity::get_core_ids() {
+        if workers <= cores.len() {
+            let _ = core_affinity::set_for_current(cores[k]);
+        }
+    }
+}
+
+/// Reads `source` to its end (or until stopped) through `opts.threads` workers; alerts
+/// go to `config.log_dir`. With one worker the pipeline runs on the calling thread.
+pub fn run(
+    source: &mut dyn Source,
+    config: &EngineConfig,
+    opts: &RunOptions,
+    progress: impl FnMut(Progress),
+) -> Result<RunReport, RunError> {
+    let workers = opts.worker_count().max(1);
+    let start = Instant::now();
+    let outputs = Arc::new(Outputs::create(config.log_dir.as_deref()).map_err(RunError::Output)?);
+    opts.control.set_workers(workers);
+    let wconfig = worker_config(config, workers);
+    let done = AtomicBool::new(false);
+    let input_done = AtomicBool::new(false);
+    let (results, read) = thread::scope(|s| {
+        let stats_thread = spawn_periodic_stats(s, opts, &done);
+        let out = if workers == 1 {
+            let r = run_inline(source, &wconfig, outputs.clone(), opts, progress);
+            r.map(|(res, read)| (vec![res], read))
+        } else {
+            let input = Input {
+                config: &wconfig,
+                opts,
+                done: &input_done,
+            };
+            run_dispatch(s, source, input, &outputs, workers, progress)
+        };
+        done.store(true, Ordering::SeqCst);
+        if let Some(t) = stats_thread {
+            t.thread().unpark();
+        }
+        out
+    })?;
+    let outputs = Arc::try_unwrap(outputs).ok();
+    finish_report(results, read, outputs, workers, start)
+}
+
+/// Runs live capture on `iface` with one AF_PACKET socket per worker in one
+/// `PACKET_FANOUT` hash group, until `opts.control` is stopped.
+#[cfg(target_os = "linux")]
+pub fn run_live(
+    iface: &str,
+    live: &capture::LiveOptions,
+    config: &EngineConfig,
+    opts: &RunOptions,
+) -> Result<RunReport, RunError> {
+    let workers = opts.worker_count().max(1);
+    let start = Instant::now();
+    let mut live = live.clone();
+    live.stop = opts.control.stop_flag();
+    if live.fanout_group.is_none() {
+        // Group ids are per network namespace and interface; derive one from the pid.
+        live.fanout_group = Some((std::process::id() & 0xffff) as u16);
+    }
+    let mut sources = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        sources.push(capture::open_live(iface, live.clone())?);
+    }
+    let outputs = Arc::new(Outputs::create(config.log_dir.as_deref()).map_err(RunError::Output)?);
+    opts.control.set_workers(workers);
+    let wconfig = worker_config(config, workers);
+    let done = AtomicBool::new(false);
+    let results = thread::scope(|s| {
+        let stats_thread = spawn_periodic_stats(s, opts, &done);
+        let handles: Vec<_> = sources
+            .into_iter()
+            .enumerate()
+            .map(|(k, mut src)| {
+                let outputs = outputs.clone();
+                let wconfig = &wconfig;
+                thread::Builder::new()
+                    .name(format!("osprey-w{k}"))
+                    .spawn_scoped(s, move || {
+                        pin(k, workers, opts.pin_cores);
+                        live_worker(k, src.as_mut(), wconfig, outputs, &opts.control)
+                    })
+            })
+            .collect();
+        let mut results = Vec::new();
+        let mut err = None;
+        for h in handles {
+            match h {
+                Ok(h) => match h.join() {
+                    Ok(Ok(r)) => results.push(r),
+                    Ok(Err(e)) => err = Some(e),
+                    Err(_) => {
+                        err = Some(RunError::Output(std::io::Error::other("worker panicked")))
+                    }
+                },
+                Err(e) => err = Some(RunError::Output(e)),
+            }
+        }
+        done.store(true, Ordering::SeqCst);
+        if let Some(t) = stats_thread {
+            t.thread().unpark();
+        }
+        match err {
+            Some(e) => Err(e),
+            None => Ok(results),
+        }
+    })?;
+    let outputs = Arc::try_unwrap(outputs).ok();
+    finish_report(results, Progress::default(), outputs, workers, start)
+}
+
+#[cfg(target_os = "linux")]
+fn live_worker(
+    k: usize,
+    source: &mut dyn Source,
+    config: &EngineConfig,
+    outputs: Arc<Outputs>,
+    control: &Control,
+) -> Result<WorkerResult, RunError> {
+    let mut pipeline = Pipeline::with_outputs(config, outputs);
+    let mut ctl = WorkerControl::new(k, control);
+    let mut batch = Batch::new();
+    let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
+    loop {
+        ctl.poll(&mut pipeline);
+        match source.next_batch(&mut batch, batch_size) {
+            Ok(0) => break,
+            Ok(_) => pipeline.process_batch(&batch),
+            Err(e) => {
+                let _ = pipeline.finish();
+                return Err(e.into());
+            }
+        }
+    }
+    let error = pipeline.finish().err();
+    Ok(WorkerResult {
+        stats: pipeline.stats(),
+        times: pipeline.stage_times(),
+        capture: source.stats(),
+        error,
+    })
+}
+
+/// One pipeline on the calling thread.
+fn run_inline(
+    source: &mut dyn Source,
+    config: &EngineConfig,
+    outputs: Arc<Outputs>,
+    opts: &RunOptions,
+    mut progress: impl FnMut(Progress),
+) -> Result<(WorkerResult, Progress), RunError> {
+    let mut pipeline = Pipeline::with_outputs(config, outputs);
+    let mut ctl = WorkerControl::new(0, &opts.control);
+    let mut batch = Batch::new();
+    let mut seen = Progress::default();
+    let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
+    while !opts.control.is_stopped() && source.next_batch(&mut batch, batch_size)? > 0 {
+        ctl.poll(&mut pipeline);
+        pipeline.process_batch(&batch);
+        seen.packets += batch.len() as u64;
+        seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
+        progress(seen);
+    }
+    let error = pipeline.finish().err();
+    Ok((
+        WorkerResult {
+            stats: pipeline.stats(),
+            times: pipeline.stage_times(),
+            capture: source.stats(),
+            error,
+        },
+        seen,
+    ))
+}
+
+/// The two ends of one worker's queues, as the reader holds them.
+struct Lane {
+    to_worker: rtrb::Producer<Box<WorkBatch>>,
+    recycled: rtrb::Consumer<Box<WorkBatch>>,
+    pending: Box<WorkBatch>,
+    thread: Thread,
+}
+
+/// What the dispatching reader shares with its workers.
+#[derive(Clone, Copy)]
+struct Input<'env> {
+    config: &'env EngineConfig,
+    opts: &'env RunOptions,
+    /// Raised when the reader sent its last batch.
+    done: &'env AtomicBool,
+}
+
+/// Reader on the calling thread, `workers` worker threads behind rings.
+fn run_dispatch<'scope, 'env>(
+    s: &'scope thread::Scope<'scope, 'env>,
+    source: &mut dyn Source,
+    input: Input<'env>,
+    outputs: &Arc<Outputs>,
+    workers: usize,
+    mut progress: impl FnMut(Progress),
+) -> Result<(Vec<WorkerResult>, Progress), RunError> {
+    let Input { config, opts, done } = input;
+    let reader = thread::current();
+    let mut lanes = Vec::with_capacity(workers);
+    let mut handles = Vec::with_capacity(workers);
+    for k in 0..workers {
+        let (to_worker, from_reader) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES);
+        let (recycle, recycled) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES + 2);
+        let outputs = outputs.clone();
+        let reader = reader.clone();
+        let control = &opts.control;
+        let h = thread::Builder::new()
+            .name(format!("osprey-w{k}"))
+            .spawn_scoped(s, move || {
+                pin(k, workers, opts.pin_cores);
+                ring_worker(
+                    k,
+                    from_reader,
+                    recycle,
+                    reader,
+                    done,
+                    config,
+                    outputs,
+                    control,
+                )
+            })
+            .map_err(RunError::Output)?;
+        lanes.push(Lane {
+            to_worker,
+            recycled,
+            pending: Box::default(),
+            thread: h.thread().clone(),
+        });
+        handles.push(h);
+    }
+
+    let read = read_and_dispatch(source, config, &mut lanes, &opts.control, &mut progress);
+    // Whatever happened, let the workers drain and end.
+    done.store(true, Ordering::SeqCst);
+    for lane in &lanes {
+        lane.thread.unpark();
+    }
+    let mut results = Vec::with_capacity(workers);
+    for h in handles {
+        match h.join() {
+            Ok(r) => results.push(r),
+            Err(_) => {
+                return Err(RunError::Output(std::io::Error::other(
+                    "worker thread panicked",
+                )))
+            }
+        }
+    }
+    let read = read?;
+    if let Some(r) = results.first_mut() {
+        r.capture = source.stats();
+    }
+    Ok((results, read))
+}
+
+fn read_and_dispatch(
+    source: &mut dyn Source,
+    config: &EngineConfig,
+    lanes: &mut [Lane],
+    control: &Control,
+    progress: &mut impl FnMut(Progress),
+) -> Result<Progress, RunError> {
+    let n = lanes.len() as u64;
+    let mut decoder = Decoder::new(DecoderConfig {
+        verify_checksums: false,
+        ..DecoderConfig::default()
+    });
+    let mut decoded = Decoded::new();
+    let mut batch = Batch::new();
+    let mut seen = Progress::default();
+    let mut now = Timestamp::default();
+    let mut next_tick = TICK_FRAMES;
+    let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
+    while !control.is_stopped() && source.next_batch(&mut batch, batch_size)? > 0 {
+        for frame in batch.iter() {
+            let h = dispatch_hash(&mut decoder, &mut decoded, frame.link, frame.data);
+            let lane = &mut lanes[(h % n) as usize];
+            lane.pending.push(&frame);
+            now = now.max(frame.ts);
+            if lane.pending.frames.len() >= batch_size {
+                send(lane, now, false);
+            }
+        }
+        seen.packets += batch.len() as u64;
+        seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
+        if seen.packets >= next_tick {
+            next_tick = seen.packets + TICK_FRAMES;
+            for lane in lanes.iter_mut() {
+                send(lane, now, true);
+            }
+        }
+        progress(seen);
+    }
+    for lane in lanes.iter_mut() {
+        send(lane, now, false);
+    }
+    Ok(seen)
+}
+
+/// Hands `lane`'s pending frames (possibly none: a clock tick) to its worker, waiting
+/// while its ring is full (offline input is never dropped).
+fn send(lane: &mut Lane, now: Timestamp, sweep: bool) {
+    let fresh = lane.recycled.pop().unwrap_or_default();
+    let mut b = std::mem::replace(&mut lane.pending, fresh);
+    b.now = now;
+    b.sweep = sweep;
+    loop {
+        match lane.to_worker.push(b) {
+            Ok(()) => break,
+            Err(rtrb::PushError::Full(back)) => {
+                b = back;
+                lane.thread.unpark();
+                thread::park_timeout(Duration::from_micros(200));
+            }
+        }
+    }
+    lane.thread.unpark();
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ring_worker(
+    k: usize,
+    mut from_reader: rtrb::Consumer<Box<WorkBatch>>,
+    mut recycle: rtrb::Producer<Box<WorkBatch>>,
+    reader: Thread,
+    done: &AtomicBool,
+    config: &EngineConfig,
+    outputs: Arc<Outputs>,
+    control: &Control,
+) -> WorkerResult {
+    let mut pipeline = Pipeline::with_outputs(config, outputs);
+    let mut ctl = WorkerControl::new(k, control);
+    loop {
+        ctl.poll(&mut pipeline);
+        match from_reader.pop() {
+            Ok(mut b) => {
+                for frame in b.frames() {
+                    pipeline.process_frame(&frame);
+                }
+                pipeline.advance_time(b.now, b.sweep);
+                b.clear();
+                let _ = recycle.push(b);
+                reader.unpark();
+            }
+            Err(_) => {
+                if done.load(Ordering::SeqCst) && from_reader.is_empty() {
+                    break;
+                }
+                thread::park_timeout(IDLE_PARK);
+            }
+        }
+    }
+    let error = pipeline.finish().err();
+    WorkerResult {
+        stats: pipeline.stats(),
+        times: pipeline.stage_times(),
+        capture: CaptureStats::default(),
+        error,
+    }
+}
+
+/// Writes the merged worker counters to a file every interval.
+fn spawn_periodic_stats<'scope, 'env>(
+    s: &'scope thread::Scope<'scope, 'env>,
+    opts: &'env RunOptions,
+    done: &'env AtomicBool,
+) -> Option<thread::ScopedJoinHandle<'scope, ()>> {
+    let (interval, path) = opts.periodic_stats.clone()?;
+    let interval = interval.max(Duration::from_millis(10));
+    thread::Builder::new()
+        .name("osprey-stats".into())
+        .spawn_scoped(s, move || {
+            let mut next = Instant::now() + interval;
+            while !done.load(Ordering::SeqCst) {
+                let now = Instant::now();
+                if now < next {
+                    thread::park_timeout(next - now);
+                    continue;
+                }
+                next = now + interval;
+                opts.control.request_stats();
+                // Workers answer at their next batch (or poll timeout).
+                thread::park_timeout(Duration::from_millis(200).min(interval));
+                let stats = opts.control.merged_snapshot();
+                let tmp = path.with_extension("json.tmp");
+                if stats.write_file(&tmp).is_ok() {
+                    let _ = std::fs::rename(&tmp, &path);
+                }
+            }
+        })
+        .ok()
+}
+
+fn finish_report(
+    results: Vec<WorkerResult>,
+    _read: Progress,
+    outputs: Option<Outputs>,
+    workers: usize,
+    start: Instant,
+) -> Result<RunReport, RunError> {
+    let mut stats = StatsTree::new();
+    let mut capture = CaptureStats::default();
+    let mut times: Option<StageTimes> = None;
+    let mut error = None;
+    for r in results {
+        merge_into(&mut stats, &r.stats);
+        capture.merge(&r.capture);
+        if let Some(t) = r.times {
+            times.get_or_insert_with(StageTimes::default).add(&t);
+        }
+        error = error.or(r.error);
+    }
+    if let Some(o) = outputs {
+        if let Err(e) = o.finish() {
+            error = error.or(Some(e));
+        }
+    }
+    if let Some(e) = error {
+        return Err(RunError::Output(e));
+    }
+    add_capture_stats(&mut stats, &capture);
+    stats.add("osprey.threads", workers as u64);
+    Ok(RunReport {
+        stats,
+        capture,
+        elapsed: start.elapsed(),
+        stage_times: times,
+    })
+}
