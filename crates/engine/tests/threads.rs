@@ -77,9 +77,12 @@ fn case_args(dir: &Path) -> Option<(SetupArgs, PathBuf)> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "-k" => {
-                if it.next().map(String::as_str) == Some("all") {
-                    setup.checksum = ChecksumMode::All;
-                }
+                let all = it.next().map(String::as_str) == Some("all");
+                setup.checksum = if all {
+                    ChecksumMode::All
+                } else {
+                    ChecksumMode::None
+                };
             }
             "--set" => {
                 if let Some(kv) = it.next() {
