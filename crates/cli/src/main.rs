@@ -49,6 +49,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         },
         log_dir: Some(log_dir.clone()),
         mpm: args.mpm.clone(),
+        ips: args.simulate_ips,
     })?;
     for notice in &setup.notices {
         eprintln!("osprey: {notice}");
@@ -79,9 +80,6 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         if value.is_some() {
             eprintln!("osprey: {flag} is not supported; ignored");
         }
-    }
-    if args.simulate_ips {
-        eprintln!("osprey: --simulate-ips: IPS verdicts are not implemented yet; running as IDS");
     }
     eprintln!(
         "osprey: {} rules loaded, {} failed, {} unsupported ({:.2} s)",
