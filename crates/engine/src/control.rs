@@ -65,6 +65,20 @@ impl Control {
         self.inner.rules_generation.fetch_add(1, Ordering::Release);
     }
 
+    /// Reloads the rules as `args` says (the configuration, variables and rule files are
+    /// read again) and swaps them in; on any error the running rules stay. Meant to run
+    /// on a background thread while the workers go on. Returns the number of rules
+    /// loaded.
+    pub fn reload_rules(&self, args: &crate::SetupArgs) -> Result<usize, String> {
+        let setup = crate::setup(args)?;
+        let detector = setup
+            .engine
+            .detector
+            .ok_or_else(|| "no rules were compiled".to_string())?;
+        self.swap_detector(detector);
+        Ok(setup.rules_loaded)
+    }
+
     /// How many times the rules were swapped.
     pub fn rules_generation(&self) -> u64 {
         self.inner.rules_generation.load(Ordering::Acquire)

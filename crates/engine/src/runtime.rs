@@ -384,6 +384,8 @@ fn run_inline(
 
 /// The two ends of one worker's queues, as the reader holds them.
 struct Lane {
+    /// Times the reader found this worker's ring full and waited.
+    waits: u64,
     to_worker: rtrb::Producer<Box<WorkBatch>>,
     recycled: rtrb::Consumer<Box<WorkBatch>>,
     pending: Box<WorkBatch>,
@@ -435,6 +437,7 @@ fn run_dispatch<'scope, 'env>(
             })
             .map_err(RunError::Output)?;
         lanes.push(Lane {
+            waits: 0,
             to_worker,
             recycled,
             pending: Box::default(),
@@ -463,6 +466,8 @@ fn run_dispatch<'scope, 'env>(
     let read = read?;
     if let Some(r) = results.first_mut() {
         r.capture = source.stats();
+        let waits: u64 = lanes.iter().map(|l| l.waits).sum();
+        r.stats.add("osprey.dispatch.queue_full_waits", waits);
     }
     Ok((results, read))
 }
@@ -523,6 +528,7 @@ fn send(lane: &mut Lane, now: Timestamp, sweep: bool) {
             Ok(()) => break,
             Err(rtrb::PushError::Full(back)) => {
                 b = back;
+                lane.waits += 1;
                 lane.thread.unpark();
                 thread::park_timeout(Duration::from_micros(200));
             }
@@ -607,7 +613,7 @@ fn spawn_periodic_stats<'scope, 'env>(
 
 fn finish_report(
     results: Vec<WorkerResult>,
-    _read: Progress,
+    read: Progress,
     outputs: Option<Outputs>,
     workers: usize,
     start: Instant,
@@ -634,6 +640,16 @@ fn finish_report(
     }
     add_capture_stats(&mut stats, &capture);
     stats.add("osprey.threads", workers as u64);
+    // Frames read from the source; offline every one of them reaches a worker (the
+    // reader waits rather than drop), live ones are lost only in the kernel ring
+    // (`capture.kernel_drops`), never between capture and worker.
+    let frames = if read.packets > 0 {
+        read.packets
+    } else {
+        capture.packets
+    };
+    stats.add("osprey.capture.packets", frames);
+    stats.add("osprey.dispatch.drops", 0);
     Ok(RunReport {
         stats,
         capture,
