@@ -116,6 +116,12 @@ pub struct RunArgs {
     #[arg(long = "mpm", value_name = "NAME")]
     pub mpm: Option<String>,
 
+    /// EVE event types written to eve.json, comma-separated: `alert,http,dns,tls`
+    /// (`http-extended`, `tls-extended` add Suricata's extended fields). Alerts are
+    /// always written. Replaces the types of the configuration's `eve-log` output.
+    #[arg(long = "eve-types", value_name = "LIST")]
+    pub eve_types: Option<String>,
+
     /// More log output on standard error (repeat for more).
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub verbose: u8,

@@ -49,6 +49,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         },
         log_dir: Some(log_dir.clone()),
         mpm: args.mpm.clone(),
+        eve_types: args.eve_types.clone(),
         ips: args.simulate_ips,
     })?;
     for notice in &setup.notices {

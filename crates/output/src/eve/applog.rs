@@ -38,17 +38,20 @@ impl AppLogger {
         self.types.any_app()
     }
 
-    /// Writes (through `out`) the records of `app` that became loggable, with the header
-    /// of `meta`, and advances `cursor`. With `at_end` (the flow ended) every transaction
-    /// not yet logged is written, complete or not.
+    /// Writes (through `out`) the records of `app` that became loggable and advances
+    /// `cursor`. Their header comes from `meta`, called only when there is something to
+    /// write (at most once). With `at_end` (the flow ended) every transaction not yet
+    /// logged is written, complete or not.
     pub fn log(
         &self,
         app: &AppFlow,
         cursor: &mut LogCursor,
-        meta: &EventMeta,
         at_end: bool,
+        meta: &mut dyn FnMut() -> EventMeta,
         out: &mut dyn FnMut(Value),
     ) {
+        let mut cached: Option<EventMeta> = None;
+        let mut meta = move || -> EventMeta { cached.get_or_insert_with(&mut *meta).clone() };
         if let (true, Some(h)) = (self.types.http, app.http()) {
             let from = cursor.http;
             for tx in h.txs().filter(|t| t.id() >= from) {
@@ -56,7 +59,7 @@ impl AppLogger {
                     break;
                 }
                 out(event_record(
-                    meta,
+                    &meta(),
                     "http",
                     Some(tx.id()),
                     http_object(tx, self.types.http_extended),
@@ -68,10 +71,10 @@ impl AppLogger {
             let from = cursor.dns;
             for tx in d.txs().filter(|t| t.id() >= from) {
                 for q in dns_query_objects(tx) {
-                    out(event_record(meta, "dns", None, q));
+                    out(event_record(&meta(), "dns", None, q));
                 }
                 if let Some(a) = dns_answer_object(tx) {
-                    out(event_record(meta, "dns", None, a));
+                    out(event_record(&meta(), "dns", None, a));
                 }
                 cursor.dns = tx.id() + 1;
             }
@@ -80,7 +83,7 @@ impl AppLogger {
             if !cursor.tls && (at_end || t.handshake_done()) {
                 cursor.tls = true;
                 out(event_record(
-                    meta,
+                    &meta(),
                     "tls",
                     None,
                     tls_object(t, self.types.tls_extended),
@@ -130,7 +133,7 @@ mod tests {
 
     fn collect(l: &AppLogger, f: &AppFlow, c: &mut LogCursor, end: bool) -> Vec<Value> {
         let mut v = Vec::new();
-        l.log(f, c, &meta(), end, &mut |r| v.push(r));
+        l.log(f, c, end, &mut meta, &mut |r| v.push(r));
         v
     }
 
