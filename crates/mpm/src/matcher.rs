@@ -4,6 +4,7 @@ use crate::acfull::AcFull;
 use crate::compact::AcCompact;
 use crate::dfa::Premul32;
 use crate::dfc::Dfc;
+use crate::model::Occupancy;
 use crate::pattern::PatternStore;
 use crate::spatch::Spatch;
 use crate::trie::Nfa;
@@ -201,6 +202,31 @@ impl Matcher {
         let mut n = 0usize;
         self.scan(haystack, &mut |_| n += 1);
         n
+    }
+
+    /// For S-PATCH and V-PATCH: the set bits of the three filters and the width of the
+    /// filtering round (the performance model's input, [`crate::model`]); `None` for the
+    /// other kinds.
+    pub fn filter_occupancy(&self) -> Option<Occupancy> {
+        let (s, lanes) = match &self.imp {
+            Imp::Spatch(s) => (s, 1),
+            Imp::Vpatch(v) => (v.spatch(), v.path().lanes()),
+            _ => return None,
+        };
+        let [f1, f2, f3] = s.occupancy();
+        Some(Occupancy { f1, f2, f3, lanes })
+    }
+
+    /// For S-PATCH and V-PATCH: run only the filtering round over `haystack` and return how
+    /// many positions passed filter 1 and how many passed filters 2 and 3 (patterns whose
+    /// first two bytes are equal are not filtered: see the crate docs); `None` for the
+    /// other kinds.
+    pub fn filter_candidates(&self, haystack: &[u8]) -> Option<(usize, usize)> {
+        match &self.imp {
+            Imp::Spatch(s) => Some(s.filter_only(haystack, crate::spatch::filter_scalar)),
+            Imp::Vpatch(v) => Some(v.spatch().filter_only(haystack, v.round())),
+            _ => None,
+        }
     }
 
     /// The implementation asked for.

@@ -19,7 +19,11 @@
 //! per-length hash tables of [`crate::verify`]. [`Spatch::scan_with`] takes the filtering
 //! round as a parameter so V-PATCH reuses everything else.
 
-use crate::verify::{first_pairs, fold4, load4, validate, RunCache, Verifier, LONG};
+use crate::long::LongTable;
+use crate::pattern::{PatternStore, FOLD};
+use crate::runs::{is_run_class, RunTable};
+use crate::short::ShortTable;
+use crate::verify::{first_pairs, fold4, load4, validate, LONG};
 use crate::{BuildError, Limits, Match, Pattern};
 use std::cell::RefCell;
 
@@ -54,7 +58,7 @@ pub(crate) fn f3_hash(raw4: u32) -> u32 {
 }
 
 impl Filters {
-    pub fn new(patterns: &[Pattern]) -> Filters {
+    pub fn new<'a>(patterns: impl IntoIterator<Item = &'a Pattern>) -> Filters {
         let mut f12 = Box::new([0u32; F12_WORDS]);
         let mut f3 = Box::new([0u32; F3_WORDS]);
         for p in patterns {
@@ -151,20 +155,46 @@ pub(crate) fn filter_scalar_from(
     c.nl = nl;
 }
 
-/// The S-PATCH matcher.
+/// The S-PATCH matcher. Run-class patterns ([`crate::runs`]) stay out of the filters and
+/// are found from the runs of one byte; the others go through the filters, then the
+/// per-window short lists ([`crate::short`]) or the long tables ([`crate::long`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Spatch {
     pub filters: Filters,
-    pub verifier: Verifier,
+    short: ShortTable,
+    long: LongTable,
+    runs: RunTable,
+    /// Exact bytes of the case-sensitive patterns ([`PatternStore::bytes`]).
+    exact: Vec<u8>,
 }
 
 impl Spatch {
     pub fn new(patterns: &[Pattern], limits: &Limits) -> Result<Spatch, BuildError> {
         validate(patterns)?;
-        let verifier = Verifier::new(patterns, limits)?;
+        let store = PatternStore::new(patterns);
+        let (mut normal, mut run_list, mut long_list) = (Vec::new(), Vec::new(), Vec::new());
+        for (p, info) in patterns.iter().zip(&store.infos) {
+            let folded: Vec<u8> = p.bytes.iter().map(|&b| FOLD[b as usize]).collect();
+            if is_run_class(&folded) {
+                run_list.push((folded, p.bytes.clone(), *info));
+            } else {
+                normal.push(p);
+                if p.bytes.len() >= LONG {
+                    long_list.push((folded, *info));
+                }
+            }
+        }
+        let filters = Filters::new(normal.iter().copied());
+        let shorts: Vec<&Pattern> = normal
+            .into_iter()
+            .filter(|p| p.bytes.len() < LONG)
+            .collect();
         let s = Spatch {
-            filters: Filters::new(patterns),
-            verifier,
+            short: ShortTable::new(&filters, &shorts),
+            long: LongTable::new(long_list),
+            runs: RunTable::new(run_list),
+            exact: store.bytes,
+            filters,
         };
         if s.memory_usage() > limits.memory {
             return Err(BuildError::TooLarge {
@@ -201,27 +231,81 @@ impl Spatch {
         c: &mut Cands,
     ) {
         let n = hay.len();
+        if !self.runs.is_empty() {
+            self.runs.scan(hay, &self.exact, f);
+        }
         let last = n - 1; // positions with a 2-byte window
         let mut start = 0;
-        let run = &mut RunCache::default();
         while start < last {
             let end = (start + CHUNK).min(last);
             c.ns = 0;
             c.nl = 0;
             round(&self.filters, hay, start, end, c);
             for &p in &c.short[..c.ns] {
-                self.verifier.verify_short(hay, start + p as usize, f);
+                self.short.verify(&self.filters, hay, start + p as usize, f);
             }
             for &p in &c.long[..c.nl] {
-                self.verifier.verify_long(hay, start + p as usize, run, f);
+                self.long.verify(hay, start + p as usize, &self.exact, f);
             }
             start = end;
         }
-        self.verifier.verify_one(hay, last, f);
+        self.short.verify(&self.filters, hay, last, f);
+    }
+
+    /// Run only the filtering rounds of a scan of `hay` with `round`; returns how many
+    /// positions passed filter 1 and how many passed filters 2 and 3 (the performance
+    /// model's measured hit counts).
+    pub fn filter_only(&self, hay: &[u8], round: FilterRound) -> (usize, usize) {
+        if hay.len() < 2 {
+            return (0, 0);
+        }
+        SCRATCH.with(|s| {
+            let fresh = &mut Cands::new();
+            let mut borrowed = s.try_borrow_mut();
+            let c: &mut Cands = match borrowed.as_mut() {
+                Ok(c) => c,
+                Err(_) => fresh,
+            };
+            let last = hay.len() - 1;
+            let (mut short, mut long) = (0, 0);
+            let mut start = 0;
+            while start < last {
+                let end = (start + CHUNK).min(last);
+                c.ns = 0;
+                c.nl = 0;
+                round(&self.filters, hay, start, end, c);
+                short += c.ns;
+                long += c.nl;
+                start = end;
+            }
+            (short, long)
+        })
+    }
+
+    /// Set bits of filters 1, 2 and 3.
+    pub fn occupancy(&self) -> [usize; 3] {
+        let ones = |mask: u32| -> usize {
+            self.filters
+                .f12
+                .iter()
+                .map(|w| (w & mask).count_ones() as usize)
+                .sum()
+        };
+        let f3 = self
+            .filters
+            .f3
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum();
+        [ones(0xffff), ones(0xffff_0000), f3]
     }
 
     pub fn memory_usage(&self) -> usize {
-        (F12_WORDS + F3_WORDS) * 4 + self.verifier.memory_usage()
+        (F12_WORDS + F3_WORDS) * 4
+            + self.short.memory_usage()
+            + self.long.memory_usage()
+            + self.runs.memory_usage()
+            + self.exact.capacity()
     }
 }
 

@@ -13,7 +13,7 @@
 //! S-PATCH filter is the fallback, and the positions a vector step cannot cover (the last
 //! few of each round) are filtered by it too.
 
-use crate::spatch::{filter_scalar, Spatch};
+use crate::spatch::{filter_scalar, FilterRound, Spatch};
 use crate::{BuildError, Kind, Limits, Match, Pattern};
 
 #[cfg(target_arch = "x86_64")]
@@ -54,6 +54,15 @@ impl Path {
             Path::Avx512 => avx512::is_supported(),
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
+        }
+    }
+
+    /// Positions one vector step filters (1 for the scalar round).
+    pub fn lanes(self) -> usize {
+        match self {
+            Path::Scalar => 1,
+            Path::Avx2 => 8,
+            Path::Avx512 => 16,
         }
     }
 
@@ -100,17 +109,27 @@ impl Vpatch {
         self.path
     }
 
-    #[inline]
-    pub fn scan<F: FnMut(Match) + ?Sized>(&self, hay: &[u8], f: &mut F) {
+    /// The filtering round of the path.
+    pub fn round(&self) -> FilterRound {
         match self.path {
-            Path::Scalar => self.inner.scan_with(hay, f, filter_scalar),
+            Path::Scalar => filter_scalar,
             #[cfg(target_arch = "x86_64")]
-            Path::Avx2 => self.inner.scan_with(hay, f, avx2::filter),
+            Path::Avx2 => avx2::filter,
             #[cfg(target_arch = "x86_64")]
-            Path::Avx512 => self.inner.scan_with(hay, f, avx512::filter),
+            Path::Avx512 => avx512::filter,
             #[cfg(not(target_arch = "x86_64"))]
             _ => unreachable!("vector paths are only built on x86_64"),
         }
+    }
+
+    /// The S-PATCH tables underneath.
+    pub fn spatch(&self) -> &Spatch {
+        &self.inner
+    }
+
+    #[inline]
+    pub fn scan<F: FnMut(Match) + ?Sized>(&self, hay: &[u8], f: &mut F) {
+        self.inner.scan_with(hay, f, self.round())
     }
 
     pub fn memory_usage(&self) -> usize {
