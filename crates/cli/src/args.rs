@@ -122,6 +122,38 @@ pub struct RunArgs {
     #[arg(long = "eve-types", value_name = "LIST")]
     pub eve_types: Option<String>,
 
+    /// Capture live from network interface IFACE (AF_PACKET, one fanout socket per
+    /// worker; needs CAP_NET_RAW). Runs until SIGINT or SIGTERM.
+    #[arg(short = 'i', value_name = "IFACE")]
+    pub interface: Option<String>,
+
+    /// Worker threads (default: one per available core).
+    #[arg(long = "threads", value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Live capture: keep only frames this classic BPF program accepts (a file holding
+    /// the output of `tcpdump -ddd EXPRESSION`). A filter expression can also follow the
+    /// options; it is compiled with `tcpdump -ddd`.
+    #[arg(long = "bpf", value_name = "FILE")]
+    pub bpf: Option<PathBuf>,
+
+    /// Rewrite stats.json every SECS seconds while running.
+    #[arg(long = "stats-interval", value_name = "SECS")]
+    pub stats_interval: Option<f64>,
+
+    /// Listen for commands on this unix socket (`reload-rules`, `shutdown`; plain lines
+    /// or Suricata's JSON `{"command": ...}`).
+    #[arg(long = "unix-socket", value_name = "PATH")]
+    pub unix_socket: Option<PathBuf>,
+
+    /// Measure the time spent in each pipeline stage and print it in the summary.
+    #[arg(long = "stage-timing")]
+    pub stage_timing: bool,
+
+    /// Capture filter expression for `-i` (tcpdump syntax), e.g. `tcp port 80`.
+    #[arg(value_name = "FILTER", trailing_var_arg = true)]
+    pub filter: Vec<String>,
+
     /// More log output on standard error (repeat for more).
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub verbose: u8,

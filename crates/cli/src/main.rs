@@ -1,6 +1,7 @@
 //! The `osprey` binary: argument parsing and dispatch. Logic lives in the library crates.
 
 mod args;
+mod ops;
 mod progress;
 mod summary;
 
@@ -28,15 +29,27 @@ fn main() -> ExitCode {
 
 /// The detection run: `osprey -r FILE ...`.
 fn run(args: &RunArgs) -> Result<ExitCode, String> {
-    let Some(input) = args.read.as_ref() else {
-        return Err("no input: give a capture file with -r FILE (see --help)".into());
-    };
+    let input = args.read.as_ref();
+    match (input, &args.interface) {
+        (None, None) => {
+            return Err(
+                "no input: give a capture file with -r FILE or an interface with -i IFACE \
+                 (see --help)"
+                    .into(),
+            )
+        }
+        (Some(_), Some(_)) => return Err("give either -r FILE or -i IFACE, not both".into()),
+        _ => {}
+    }
     let log_dir = args.log_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     std::fs::create_dir_all(&log_dir)
         .map_err(|e| format!("cannot create log directory {}: {e}", log_dir.display()))?;
 
-    let mut source = capture::open(input).map_err(|e| e.to_string())?;
-    let setup = engine::setup(&SetupArgs {
+    let source = match input {
+        Some(path) => Some(capture::open(path).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let setup_args = SetupArgs {
         config: args.config.clone(),
         includes: args.include.clone(),
         sets: args.set.clone(),
@@ -51,7 +64,8 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         mpm: args.mpm.clone(),
         eve_types: args.eve_types.clone(),
         ips: args.simulate_ips,
-    })?;
+    };
+    let setup = engine::setup(&setup_args)?;
     for notice in &setup.notices {
         eprintln!("osprey: {notice}");
     }
@@ -89,13 +103,9 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         setup.rules_unsupported,
         setup.load_time.as_secs_f64()
     );
-    let config = setup.engine;
-
-    let total = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
-    let bar = progress::Bar::new(total, !args.no_progress);
-    let report = engine::run_offline(source.as_mut(), &config, |p| bar.update(p.bytes))
-        .map_err(|e| e.to_string())?;
-    bar.finish();
+    let mut config = setup.engine;
+    config.stage_timing = args.stage_timing;
+    let report = ops::execute(args, source, &config, &setup_args, &log_dir)?;
 
     let mut stats = report.stats;
     stats.set(
