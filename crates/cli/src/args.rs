@@ -182,11 +182,37 @@ pub enum Command {
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Write synthetic traffic (pcap) with attack flows built from rules, and the alerts
+    /// it must raise (OUT.expected.jsonl).
+    Gen(crate::gen_cmd::GenArgs),
 }
 
 /// `osprey bench ...`
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
+    /// The whole engine over a capture held in memory: throughput (captured and wire
+    /// Gbit/s, Mpps), time per stage, read-to-verdict latency, peak RSS.
+    Engine {
+        /// Captures to replay, one after the other (each read into memory first); the
+        /// rules are loaded once.
+        #[arg(long, required = true, num_args = 1..)]
+        pcap: Vec<PathBuf>,
+        /// Rule files.
+        #[arg(long, num_args = 1..)]
+        rules: Vec<PathBuf>,
+        /// Worker threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Multi-pattern matcher (as `--mpm` of a run).
+        #[arg(long)]
+        mpm: Option<String>,
+        /// Timed runs (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Print JSON instead of text (an object; an array with several captures).
+        #[arg(long)]
+        json: bool,
+    },
     /// Multi-pattern matchers on rule contents over the TCP/UDP payloads of a capture
     /// (each payload scanned separately) and over 1 MB of random bytes, one core.
     Mpm {

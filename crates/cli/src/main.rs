@@ -1,6 +1,7 @@
 //! The `osprey` binary: argument parsing and dispatch. Logic lives in the library crates.
 
 mod args;
+mod gen_cmd;
 mod ops;
 mod progress;
 mod summary;
@@ -16,6 +17,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Rules(cmd)) => rules_command(cmd),
         Some(Command::Bench(cmd)) => bench_command(cmd),
+        Some(Command::Gen(a)) => gen_cmd::run(&a).map(|()| ExitCode::SUCCESS),
         None => run(&cli.run),
     };
     match result {
@@ -151,6 +153,34 @@ fn print_alerts(fast_log: &std::path::Path) {
 
 fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
     match cmd {
+        args::BenchCommand::Engine {
+            pcap,
+            rules,
+            threads,
+            mpm,
+            runs,
+            json,
+        } => {
+            let opts = tools::BenchEngineOptions {
+                rules,
+                threads,
+                mpm,
+                runs: runs.max(1),
+                ..tools::BenchEngineOptions::default()
+            };
+            let reports = tools::bench_engine_many(&opts, &pcap)?;
+            if json && reports.len() == 1 {
+                println!("{}", reports[0].to_json());
+            } else if json {
+                let v: Vec<String> = reports.iter().map(|r| r.to_json()).collect();
+                println!("[{}]", v.join(",\n"));
+            } else {
+                for r in &reports {
+                    print!("{r}");
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         args::BenchCommand::Mpm {
             rules,
             pcap,
