@@ -49,20 +49,38 @@ pub struct AlertRecord<'a> {
     pub extra: &'a [(&'a str, Value)],
 }
 
-/// Suricata's `proto` string for an IP protocol number.
+/// Suricata's `proto` string for an IP protocol number (IANA keywords, with Suricata's
+/// `IP-in-IP` for 4); unnamed numbers are written as decimal.
 pub fn proto_name(proto: u8) -> String {
-    match proto {
-        1 => "ICMP".into(),
-        2 => "IGMP".into(),
-        6 => "TCP".into(),
-        17 => "UDP".into(),
-        41 => "IPv6".into(),
-        47 => "GRE".into(),
-        50 => "ESP".into(),
-        58 => "IPv6-ICMP".into(),
-        132 => "SCTP".into(),
-        n => n.to_string(),
-    }
+    let name = match proto {
+        0 => "HOPOPT",
+        1 => "ICMP",
+        2 => "IGMP",
+        4 => "IP-in-IP",
+        6 => "TCP",
+        8 => "EGP",
+        17 => "UDP",
+        41 => "IPv6",
+        43 => "IPv6-Route",
+        44 => "IPv6-Frag",
+        46 => "RSVP",
+        47 => "GRE",
+        50 => "ESP",
+        51 => "AH",
+        58 => "IPv6-ICMP",
+        59 => "IPv6-NoNxt",
+        60 => "IPv6-Opts",
+        88 => "EIGRP",
+        89 => "OSPF",
+        103 => "PIM",
+        112 => "VRRP",
+        115 => "L2TP",
+        132 => "SCTP",
+        136 => "UDPLite",
+        137 => "MPLS-in-IP",
+        n => return n.to_string(),
+    };
+    name.into()
 }
 
 /// An address as Suricata writes it: IPv4 dotted, IPv6 as eight 4-digit groups.
