@@ -258,6 +258,7 @@ pub fn rrtype_name(t: u16) -> Option<&'static str> {
         2 => "NS",
         5 => "CNAME",
         6 => "SOA",
+        10 => "NULL",
         12 => "PTR",
         13 => "HINFO",
         15 => "MX",

@@ -1,0 +1,125 @@
+//! EVE application-layer records on sv-ether.pcap against Suricata 7.0.10's
+//! (`../shared/pcaps/sv-ether.suricata-app.json`): `osprey -r sv-ether.pcap -k none
+//! --eve-types http,dns,tls`, no rules. Records are compared one by one as a multiset
+//! keyed by the flow's addresses and ports plus the fields both write: http (tx_id,
+//! hostname, url, user agent, content type, http_port), dns queries (id, rrname, rrtype,
+//! tx_id), tls (subject, issuerdn). Every difference left is explained in
+//! `eve_app_sv_ether.md`; the floors below are today's figures, so a regression fails.
+
+mod common;
+
+use serde_json::Value;
+use std::collections::HashMap;
+
+type Key = String;
+
+/// Each record of `kind` as a comparable key.
+fn keys(text: &str, kind: &str) -> Vec<Key> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["event_type"] == kind.split('/').next().unwrap_or(""))
+        .filter_map(|r| {
+            let flow = format!(
+                "{} {} {} {}",
+                r["src_ip"], r["src_port"], r["dest_ip"], r["dest_port"]
+            );
+            let fields = match kind {
+                "http" => {
+                    let h = &r["http"];
+                    format!(
+                        "{} {} {} {} {} {}",
+                        r["tx_id"],
+                        h["hostname"],
+                        h["url"],
+                        h["http_user_agent"],
+                        h["http_content_type"],
+                        h["http_port"]
+                    )
+                }
+                "dns/query" | "dns/answer" => {
+                    let d = &r["dns"];
+                    if d["type"] != kind.trim_start_matches("dns/") {
+                        return None;
+                    }
+                    format!("{} {} {} {}", d["id"], d["rrname"], d["rrtype"], d["tx_id"])
+                }
+                _ => {
+                    let t = &r["tls"];
+                    format!("{} {}", t["subject"], t["issuerdn"])
+                }
+            };
+            Some(format!("{flow} {fields}"))
+        })
+        .collect()
+}
+
+/// How many records of `a` have an identical record in `b` (multiset intersection).
+fn identical(a: &[Key], b: &[Key]) -> usize {
+    let mut left: HashMap<&str, usize> = HashMap::new();
+    for k in b {
+        *left.entry(k).or_default() += 1;
+    }
+    a.iter()
+        .filter(|k| match left.get_mut(k.as_str()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        })
+        .count()
+}
+
+#[test]
+fn app_records_match_suricata() {
+    let (Some(pcap), Some(reference)) = (
+        common::shared("pcaps/sv-ether.pcap"),
+        common::shared("pcaps/sv-ether.suricata-app.json"),
+    ) else {
+        return;
+    };
+    let dir = common::tempdir("eve-app-sv-ether");
+    let out = common::osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        "none",
+        "--eve-types",
+        "http,dns,tls",
+        "-l",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    let theirs = std::fs::read_to_string(reference).unwrap();
+    // (kind, Suricata's count, tolerated count difference, floor of identical records)
+    let checks = [
+        ("http", 860, 24, 825),
+        ("dns/query", 2182, 21, 2168),
+        ("dns/answer", 345, 5, 340),
+        ("tls", 93, 6, 80),
+    ];
+    let mut failures = Vec::new();
+    for (kind, want, slack, floor) in checks {
+        let (a, b) = (keys(&theirs, kind), keys(&ours, kind));
+        let same = identical(&a, &b);
+        println!(
+            "{kind}: suricata {} osprey {} identical {same}",
+            a.len(),
+            b.len()
+        );
+        assert_eq!(a.len(), want, "reference file changed");
+        if b.len().abs_diff(want) > slack || same < floor {
+            failures.push(format!(
+                "{kind}: {} records (Suricata {want}, slack {slack}), {same} identical (floor {floor})",
+                b.len()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
