@@ -17,10 +17,10 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 
 use crate::batch::{Batch, ALIGN};
-use crate::cpu::AcLayout;
+use crate::cpu::{AcLayout, DfaJob};
 use crate::nvrtc::{self, guarded, KERNELS};
 use crate::reports::{RawReport, ReportBuffer};
-use crate::tables::{AcTables, Width};
+use crate::tables::{AcTables, DfaSet, Width};
 
 /// Why no GPU is used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -388,11 +388,15 @@ impl GpuMatcher {
             let hc = slot.h_counts.as_slice().map_err(gpu_err("pinned"))?;
             counts.copy_from_slice(&hc[..n]);
             let hr = slot.h_reports.as_slice().map_err(gpu_err("pinned"))?;
-            for (k, r) in reports.iter_mut().enumerate() {
-                *r = RawReport {
-                    pattern: hr[2 * k],
-                    end: hr[2 * k + 1],
-                };
+            // Only the claimed slots were written by the kernel.
+            let cap = cap as usize;
+            for (p, &count) in counts.iter().enumerate() {
+                for k in p * cap..p * cap + (count as usize).min(cap) {
+                    reports[k] = RawReport {
+                        pattern: hr[2 * k],
+                        end: hr[2 * k + 1],
+                    };
+                }
             }
             Ok((batch, buf))
         })();
@@ -404,6 +408,99 @@ impl GpuMatcher {
             let i = (self.next + i) % self.slots.len();
             self.finish(i);
         }
+    }
+}
+
+/// Regex DFAs on one GPU (Kargus §4.5): one thread per (packet, DFA) job, synchronous on
+/// its own stream.
+pub struct GpuDfaMatcher {
+    stream: Arc<CudaStream>,
+    kernel: CudaFunction,
+    trans: CudaSlice<u16>,
+    flags: CudaSlice<u8>,
+    info: CudaSlice<u32>,
+    ndfas: u32,
+}
+
+impl GpuDfaMatcher {
+    /// Compile the DFA kernel for GPU `ordinal` and upload `set`.
+    pub fn new(set: &DfaSet, ordinal: usize) -> Result<GpuDfaMatcher, String> {
+        let dev = probe(ordinal).map_err(|e| e.to_string())?;
+        guarded("CUDA", || {
+            let ctx = CudaContext::new(ordinal).map_err(gpu_err("context"))?;
+            let (major, minor) = dev.compute_capability;
+            let ptx = nvrtc::compile(&KERNELS[1], &format!("compute_{major}{minor}"))?;
+            let module = ctx
+                .load_module(Ptx::from_src(ptx))
+                .map_err(gpu_err("load module"))?;
+            let kernel = module
+                .load_function("dfa_u16")
+                .map_err(gpu_err("dfa_u16"))?;
+            let stream = ctx.new_stream().map_err(gpu_err("stream"))?;
+            let info: Vec<u32> = set
+                .info()
+                .iter()
+                .flat_map(|d| [d.trans_base, d.flags_base, d.start, d.num_states])
+                .collect();
+            Ok(GpuDfaMatcher {
+                trans: upload(&stream, set.trans())?,
+                flags: upload(&stream, set.flags())?,
+                info: upload(&stream, &info)?,
+                ndfas: set.len() as u32,
+                kernel,
+                stream,
+            })
+        })
+    }
+
+    /// Run `jobs` over `batch`; `out[j]` is job `j`'s earliest match end or
+    /// [`crate::cpu::NO_MATCH`], exactly as [`crate::cpu::run_dfa`].
+    pub fn run(
+        &mut self,
+        batch: &Batch,
+        jobs: &[DfaJob],
+        out: &mut Vec<u32>,
+    ) -> Result<(), String> {
+        out.clear();
+        out.resize(jobs.len(), crate::cpu::NO_MATCH);
+        if jobs.is_empty() || batch.is_empty() {
+            return Ok(());
+        }
+        guarded("CUDA", || {
+            let s = &self.stream;
+            let bytes = upload(s, batch.bytes())?;
+            let off = upload(s, batch.offsets())?;
+            let len = upload(s, batch.lens())?;
+            let flat: Vec<u32> = jobs.iter().flat_map(|j| [j.packet, j.dfa]).collect();
+            let jobs_d = upload(s, &flat)?;
+            let mut result = s.alloc_zeros::<u32>(jobs.len()).map_err(gpu_err("alloc"))?;
+            let (npkts, njobs) = (batch.len() as u32, jobs.len() as u32);
+            let mut b = s.launch_builder(&self.kernel);
+            b.arg(&bytes)
+                .arg(&off)
+                .arg(&len)
+                .arg(&npkts)
+                .arg(&jobs_d)
+                .arg(&njobs)
+                .arg(&self.trans)
+                .arg(&self.flags)
+                .arg(&self.info)
+                .arg(&self.ndfas)
+                .arg(&mut result);
+            // SAFETY: the arguments match dfa_u16 in kernels/dfa.cu; the kernel checks every
+            // job index against npkts and ndfas, and DfaSet checked the tables.
+            unsafe {
+                b.launch(LaunchConfig {
+                    grid_dim: (njobs.div_ceil(256), 1, 1),
+                    block_dim: (256, 1, 1),
+                    shared_mem_bytes: 0,
+                })
+            }
+            .map_err(gpu_err("launch"))?;
+            s.memcpy_dtoh(&result, out.as_mut_slice())
+                .map_err(gpu_err("copy out"))?;
+            s.synchronize().map_err(gpu_err("sync"))
+        })
     }
 }
 

@@ -44,8 +44,8 @@ mod tables;
 
 pub use batch::{Batch, PushError, ALIGN};
 pub use device::{
-    probe, AcReply, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuMatcher, NoGpu,
-    CUDA_VERSION,
+    probe, AcReply, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher, GpuMatcher,
+    NoGpu, CUDA_VERSION,
 };
 pub use offload::{AcOffload, Backend, GpuMode, Offload, OffloadError};
 pub use reports::{merge_ac, AcMatch, MergeStats, RawReport, ReportBuffer};

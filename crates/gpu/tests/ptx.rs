@@ -4,49 +4,13 @@
 //! by asking python3 where the wheel is, else by the dynamic loader's own search. Without
 //! it the test prints why and passes, unless `OSPREY_REQUIRE_NVRTC=1`.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
+use common::load_nvrtc as load;
 use gpu::nvrtc::{self, BASELINE_ARCH, KERNELS};
 
 fn required() -> bool {
     std::env::var("OSPREY_REQUIRE_NVRTC").as_deref() == Ok("1")
-}
-
-/// The wheel's libnvrtc according to python3's site-packages.
-fn from_python() -> Option<PathBuf> {
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import site,sysconfig;print('\\n'.join([sysconfig.get_paths()['purelib']]+site.getsitepackages()))",
-        ])
-        .output()
-        .ok()?;
-    let text = String::from_utf8(out.stdout).ok()?;
-    text.lines()
-        .flat_map(|sp| {
-            ["cu13/lib", "cuda_nvrtc/lib"].map(|sub| {
-                PathBuf::from(sp)
-                    .join("nvidia")
-                    .join(sub)
-                    .join("libnvrtc.so.13")
-            })
-        })
-        .find(|p| p.is_file())
-}
-
-/// Load NVRTC; the reason when it cannot be found.
-fn load() -> Result<String, String> {
-    if let Ok(p) = std::env::var("OSPREY_NVRTC_LIB") {
-        let p = PathBuf::from(p);
-        nvrtc::preload_nvrtc(&p)?;
-        return Ok(p.display().to_string());
-    }
-    if let Some(p) = from_python() {
-        nvrtc::preload_nvrtc(&p)?;
-        return Ok(p.display().to_string());
-    }
-    nvrtc::nvrtc_available().map(|()| "the loader's search path".to_string())
 }
 
 #[test]

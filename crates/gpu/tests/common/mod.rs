@@ -3,6 +3,9 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::process::Command;
+
+use gpu::nvrtc;
 
 use mpm::{Pattern, PlainDfa};
 use regex_automata::dfa::{dense, Automaton, StartKind};
@@ -207,4 +210,40 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
+}
+
+/// The wheel's libnvrtc according to python3's site-packages.
+pub fn nvrtc_from_python() -> Option<PathBuf> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import site,sysconfig;print('\\n'.join([sysconfig.get_paths()['purelib']]+site.getsitepackages()))",
+        ])
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    text.lines()
+        .flat_map(|sp| {
+            ["cu13/lib", "cuda_nvrtc/lib"].map(|sub| {
+                PathBuf::from(sp)
+                    .join("nvidia")
+                    .join(sub)
+                    .join("libnvrtc.so.13")
+            })
+        })
+        .find(|p| p.is_file())
+}
+
+/// Load NVRTC; the reason when it cannot be found.
+pub fn load_nvrtc() -> Result<String, String> {
+    if let Ok(p) = std::env::var("OSPREY_NVRTC_LIB") {
+        let p = PathBuf::from(p);
+        nvrtc::preload_nvrtc(&p)?;
+        return Ok(p.display().to_string());
+    }
+    if let Some(p) = nvrtc_from_python() {
+        nvrtc::preload_nvrtc(&p)?;
+        return Ok(p.display().to_string());
+    }
+    nvrtc::nvrtc_available().map(|()| "the loader's search path".to_string())
 }

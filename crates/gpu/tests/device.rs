@@ -1,0 +1,172 @@
+//! On a machine with a GPU: the kernels' reports equal the CPU executor's, exactly, on
+//! random batches and corpus payloads, through the dispatcher (two streams, pinned
+//! staging); the DFA kernel equals `run_dfa`. Without a GPU the test prints why and passes,
+//! unless `OSPREY_REQUIRE_GPU=1`.
+
+mod common;
+
+use common::{corpus, load_nvrtc, pcap_frames, regex_dfa, rule_contents, Rng};
+use gpu::cpu::{self, AcLayout, DfaJob};
+use gpu::{merge_ac, AcTables, Batch, DfaSet, Dispatcher, GpuConfig, GpuDfaMatcher, GpuMatcher};
+use gpu::{ReportBuffer, Width};
+use mpm::{DfaTables, Limits, Pattern};
+
+fn gpu_or_skip() -> bool {
+    let _ = load_nvrtc();
+    match gpu::probe(0) {
+        Ok(info) => {
+            eprintln!("GPU: {info:?}");
+            true
+        }
+        Err(e) if std::env::var("OSPREY_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("OSPREY_REQUIRE_GPU=1 but {e}")
+        }
+        Err(e) => {
+            eprintln!("skip: {e}");
+            false
+        }
+    }
+}
+
+fn batches(rng: &mut Rng, groups: usize, alphabet: &[u8]) -> Vec<Batch> {
+    let mut out = Vec::new();
+    for _ in 0..6 {
+        let mut b = Batch::new(4096, 1 << 22);
+        for _ in 0..1 + rng.below(3000) {
+            let len = rng.below(1500);
+            let p: Vec<u8> = (0..len)
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            if b.push(rng.below(groups) as u32, &p).is_err() {
+                break;
+            }
+        }
+        out.push(b);
+    }
+    out
+}
+
+#[test]
+fn gpu_reports_equal_the_cpu_executor() {
+    if !gpu_or_skip() {
+        return;
+    }
+    let mut rng = Rng(0x6a09_e667_f3bc_c908);
+    let alphabet = b"abcdAB\x00\xff";
+    let groups: Vec<Vec<Pattern>> = (0..3)
+        .map(|g| {
+            (0..200)
+                .map(|i| {
+                    let len = 1 + rng.below(8);
+                    let bytes: Vec<u8> = (0..len)
+                        .map(|_| alphabet[rng.below(alphabet.len())])
+                        .collect();
+                    Pattern::nocase(bytes, (g * 1000 + i) as u32)
+                })
+                .collect()
+        })
+        .collect();
+    let mut dfas: Vec<DfaTables> = groups
+        .iter()
+        .map(|p| DfaTables::build(p, &Limits::default()).unwrap())
+        .collect();
+    // Corpus payloads in their own groups.
+    let mut corpus_batch = Batch::new(8192, 1 << 24);
+    if let Some(dir) = corpus() {
+        for case in std::fs::read_dir(dir).unwrap().flatten().take(150) {
+            let Ok(rules) = std::fs::read_to_string(case.path().join("test.rules")) else {
+                continue;
+            };
+            let pats = rule_contents(&rules, 0);
+            let Ok(pcap) = std::fs::read(case.path().join("input.pcap")) else {
+                continue;
+            };
+            if pats.is_empty() {
+                continue;
+            }
+            let g = dfas.len() as u32;
+            dfas.push(DfaTables::build(&pats, &Limits::default()).unwrap());
+            for f in pcap_frames(&pcap).iter().take(40) {
+                let _ = corpus_batch.push(g, f);
+            }
+        }
+    }
+    let mut all = batches(&mut rng, 3, alphabet);
+    all.push(corpus_batch);
+    for width in [Width::U16, Width::U32] {
+        let tables = AcTables::with_width(&dfas, width).unwrap();
+        for layout in [AcLayout::PacketPerThread, AcLayout::BLOCK_WARP] {
+            for cap in [2u32, 64] {
+                let cfg = GpuConfig {
+                    layout,
+                    report_cap: cap,
+                    ..GpuConfig::default()
+                };
+                let d = Dispatcher::spawn(GpuMatcher::new(&tables, cfg).unwrap()).unwrap();
+                let h = d.handle();
+                // Submit every batch before reading any reply: both streams are busy.
+                let pending: Vec<_> = all.iter().map(|b| h.submit(b.clone())).collect();
+                for (b, rx) in all.iter().zip(pending) {
+                    let (back, rows) = rx.recv().unwrap().unwrap();
+                    assert_eq!(back.bytes(), b.bytes());
+                    let mut want_rows = ReportBuffer::new(cap);
+                    cpu::run_ac(&tables, b, layout, &mut want_rows);
+                    for p in 0..b.len() {
+                        assert_eq!(rows.overflowed(p), want_rows.overflowed(p), "packet {p}");
+                        if !rows.overflowed(p) {
+                            let mut got = rows.row(p).to_vec();
+                            let mut want = want_rows.row(p).to_vec();
+                            got.sort();
+                            want.sort();
+                            assert_eq!(got, want, "{width:?} {layout:?} cap {cap} packet {p}");
+                        }
+                    }
+                    let (mut m_gpu, mut m_cpu) = (Vec::new(), Vec::new());
+                    merge_ac(&tables, b, &rows, &mut m_gpu);
+                    merge_ac(&tables, b, &want_rows, &mut m_cpu);
+                    assert!(m_gpu == m_cpu, "merged matches");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_dfa_equals_the_cpu_executor() {
+    if !gpu_or_skip() {
+        return;
+    }
+    let regexes = [
+        r"abc",
+        r"(?i)select\s+from",
+        r"\d{3,}-\d{2}",
+        r"foo$",
+        r"(a|b)*abb",
+    ];
+    let dfas: Vec<_> = regexes
+        .iter()
+        .map(|r| regex_dfa(r, 5_000).unwrap().0)
+        .collect();
+    let set = DfaSet::new(&dfas, DfaSet::DEFAULT_MAX_STATES).unwrap();
+    let mut rng = Rng(0xbb67_ae85_84ca_a73b);
+    let alphabet = b"abcfo0123- \nSELECTfrom";
+    let mut batch = Batch::new(4096, 1 << 22);
+    for _ in 0..3000 {
+        let len = rng.below(600);
+        let p: Vec<u8> = (0..len)
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
+        batch.push(0, &p).unwrap();
+    }
+    let jobs: Vec<DfaJob> = (0..batch.len() as u32)
+        .map(|p| DfaJob {
+            packet: p,
+            dfa: (p % dfas.len() as u32),
+        })
+        .collect();
+    let mut m = GpuDfaMatcher::new(&set, 0).unwrap();
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    m.run(&batch, &jobs, &mut got).unwrap();
+    cpu::run_dfa(&set, &batch, &jobs, &mut want);
+    assert_eq!(got, want);
+}
