@@ -452,25 +452,64 @@ impl Detector {
         if tg.bufs.is_empty() && tg.always.is_empty() {
             return;
         }
+        let flow_flags = u64::from(fi.established)
+            | u64::from(fi.payload_in_stream) << 1
+            | u64::from(input.packet_rules) << 2;
+        let di = dir.index() as u8;
         let mut run = |tx: TxView<'_>| {
-            scratch.next_gen();
-            if let Some(v) = tg.always.get(&tx.proto()) {
-                for &s in v {
-                    scratch.add_cand(s);
-                }
+            if tx.id() < fd.tx_floor[di as usize] {
+                return;
             }
-            for (b, pf) in &tg.bufs {
-                if b.proto() != tx.proto() {
-                    continue;
+            let (fp_hdr, fp_body) = tx.fingerprint();
+            // Flowbits set by an earlier transaction of this call count too.
+            let fp = fp_mix(fp_mix(fd.bits_gen, flow_flags), fp_hdr);
+            scratch.next_gen();
+            // Suricata inspects a transaction again only where it progressed: with the
+            // flowbits and everything but the bodies unchanged, only the rules that look
+            // at the packet, the rules that inspect a body (when a body changed) and the
+            // body fast patterns can change a verdict.
+            let seen_i = fd
+                .tx_seen_index(di, tx.id())
+                .filter(|&i| fd.tx_seen[i].fp == fp);
+            let body_only = match seen_i {
+                Some(i) => {
+                    let t = &fd.tx_seen[i];
+                    for &si in &t.pkt_cands {
+                        scratch.add_cand(si);
+                    }
+                    if t.fp_body == fp_body {
+                        None
+                    } else {
+                        for &si in &t.body_cands {
+                            scratch.add_cand(si);
+                        }
+                        Some(true)
+                    }
                 }
-                let mut seen = std::mem::take(&mut scratch.seen);
-                tx.each(*b, dir, |buf| {
-                    pf.scan(buf, &mut seen, |s| scratch.add_cand(s))
-                });
-                scratch.seen = seen;
+                None => Some(false),
+            };
+            if let Some(body_only) = body_only {
+                if !body_only {
+                    if let Some(v) = tg.always.get(&tx.proto()) {
+                        for &s in v {
+                            scratch.add_cand(s);
+                        }
+                    }
+                }
+                for (b, pf) in &tg.bufs {
+                    if b.proto() != tx.proto() || (body_only && !b.is_body()) {
+                        continue;
+                    }
+                    let mut seen = std::mem::take(&mut scratch.seen);
+                    tx.each(*b, dir, |buf| {
+                        pf.scan(buf, &mut seen, |s| scratch.add_cand(s))
+                    });
+                    scratch.seen = seen;
+                }
             }
             let mut cands = std::mem::take(&mut scratch.cands);
             cands.sort_unstable();
+            let (mut pkt_cands, mut body_cands) = (Vec::new(), Vec::new());
             for &si in &cands {
                 if fd.tx_done(tx.id(), si) {
                     continue;
@@ -479,9 +518,33 @@ impl Detector {
                 if self.eval_tx(s, scratch, fd, input, &tx, dir, payload) {
                     fd.mark_tx_done(tx.id(), si);
                     self.matched(si, s, MatchedOn::Tx(tx.id()), scratch, fd);
+                    continue;
+                }
+                if s.looks_at_packet() {
+                    pkt_cands.push(si);
+                }
+                if s.app.iter().any(|a| a.buf.is_body()) {
+                    body_cands.push(si);
                 }
             }
             scratch.cands = cands;
+            if let (Some(i), None) = (seen_i, body_only) {
+                // Only the packet-dependent rules ran: the body list stays.
+                body_cands = std::mem::take(&mut fd.tx_seen[i].body_cands);
+            }
+            // Flowbits set by this pass change the fingerprint: the next packet
+            // inspects the transaction in full again.
+            fd.remember_tx(crate::state::TxSeen {
+                dir: di,
+                id: tx.id(),
+                fp,
+                fp_body,
+                pkt_cands,
+                body_cands,
+            });
+            if tx.is_final() {
+                fd.finish_tx(di, tx.id());
+            }
         };
         match af.state() {
             app::AppState::Http(h) => h.txs().for_each(|t| run(TxView::Http(t))),
@@ -693,6 +756,26 @@ impl Detector {
     }
 }
 
+/// Mixes `v` into the fingerprint `h` (a multiply-rotate hash over a few lengths and
+/// states; two different states colliding in 64 bits is not a practical concern).
+fn fp_mix(h: u64, v: u64) -> u64 {
+    (h ^ v)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(29)
+        .wrapping_add(0x632B_E59B_D9B4_E019)
+}
+
+impl Sig {
+    /// Whether the rule's verdict on a transaction also depends on the packet (payload
+    /// content, packet options, flow state or app-layer protocol checks).
+    fn looks_at_packet(&self) -> bool {
+        self.payload.is_some()
+            || !self.pkt.is_empty()
+            || !self.alp.is_empty()
+            || self.flow.not_established
+    }
+}
+
 /// Which payloads a payload program may inspect in this call: (stream chunk, packet).
 fn payload_targets(mode: PayloadMode, input: &Input<'_>) -> (bool, bool) {
     let in_stream = input.flow.is_some_and(|f| f.payload_in_stream);
@@ -856,6 +939,47 @@ impl TxView<'_> {
             TxView::Http(_) => app::AppProto::Http,
             TxView::Dns(_) => app::AppProto::Dns,
             TxView::Tls(_) => app::AppProto::Tls,
+        }
+    }
+
+    /// Whether the transaction can no longer change (both sides complete).
+    fn is_final(&self) -> bool {
+        match self {
+            TxView::Http(t) => t.is_complete(),
+            TxView::Dns(_) => true,
+            TxView::Tls(_) => false,
+        }
+    }
+
+    /// Fingerprints (everything but the bodies, the bodies) that change whenever a
+    /// buffer of the transaction may have changed.
+    fn fingerprint(&self) -> (u64, u64) {
+        match self {
+            TxView::Http(t) => {
+                let (mut h, mut body) = (0, 0);
+                for (m, d) in [
+                    (t.request(), app::Direction::ToServer),
+                    (t.response(), app::Direction::ToClient),
+                ] {
+                    h = fp_mix(h, m.progress() as u64);
+                    h = fp_mix(h, m.headers().len() as u64);
+                    h = fp_mix(h, u64::from(m.truncated()));
+                    let raw = t.buffer(HttpBuffer::HeaderRaw, d);
+                    h = fp_mix(h, raw.map_or(u64::MAX, |b| b.len() as u64));
+                    body = fp_mix(body, m.body_len());
+                    body = fp_mix(body, u64::from(m.body_truncated()));
+                    let ib = m.inspectable_body().map_or(u64::MAX, |b| b.len() as u64);
+                    body = fp_mix(body, ib);
+                }
+                (h, body)
+            }
+            // A DNS transaction is one message: it never changes.
+            TxView::Dns(_) => (0, 0),
+            TxView::Tls(t) => {
+                let len = |x: Option<&[u8]>| x.map_or(u64::MAX, |b| b.len() as u64);
+                let h = fp_mix(len(t.sni()), len(t.cert_subject().map(str::as_bytes)));
+                (fp_mix(h, len(t.cert_issuer().map(str::as_bytes))), 0)
+            }
         }
     }
 

@@ -56,6 +56,17 @@ pub(crate) fn app_buf(b: Buffer) -> Option<AppBuf> {
 }
 
 impl AppBuf {
+    /// An HTTP body (`file.data`, `http.request_body`, `http.response_body`): the
+    /// buffers that grow while a transaction is in progress.
+    pub(crate) fn is_body(self) -> bool {
+        matches!(
+            self,
+            AppBuf::FileData
+                | AppBuf::Http(HttpBuffer::RequestBody)
+                | AppBuf::Http(HttpBuffer::ResponseBody)
+        )
+    }
+
     fn of(b: Buffer) -> Option<AppBuf> {
         Some(match b {
             Buffer::FileData => AppBuf::FileData,

@@ -12,12 +12,42 @@ use crate::threshold::ThresholdTable;
 /// are forgotten.
 pub const MAX_TX_DONE: usize = 65_536;
 
+/// Most transactions per flow whose last inspection is remembered (the oldest is
+/// forgotten first; a forgotten transaction is simply inspected in full again).
+pub const MAX_TX_SEEN: usize = 64;
+
+/// How a transaction looked when it was last inspected in one direction, and the
+/// candidates whose verdict may still change without the transaction changing.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TxSeen {
+    pub dir: u8,
+    pub id: u64,
+    /// Fingerprint of the transaction's buffers other than the bodies, the flowbits and
+    /// the flow flags.
+    pub fp: u64,
+    /// Fingerprint of the bodies.
+    pub fp_body: u64,
+    /// Candidates that did not match and also look at the packet (payload, packet
+    /// options): evaluated again on every packet even when the transaction did not change.
+    pub pkt_cands: Vec<u32>,
+    /// Candidates that did not match and inspect a body: evaluated again when only a
+    /// body changed.
+    pub body_cands: Vec<u32>,
+}
+
 /// Detection state of one flow. The engine keeps one beside each flow and passes it to
 /// every [`crate::Detector::inspect`] call for a packet of that flow.
 #[derive(Debug, Default, Clone)]
 pub struct FlowDetect {
     bits: Vec<u64>,
     tx_done: HashSet<(u64, u32)>,
+    /// Bumped whenever a flowbit changes value.
+    pub(crate) bits_gen: u64,
+    /// Last inspection of recent transactions.
+    pub(crate) tx_seen: Vec<TxSeen>,
+    /// Per direction: every transaction below this id was inspected in its final
+    /// state and is not inspected again (Suricata frees such transactions).
+    pub(crate) tx_floor: [u64; 2],
     /// A `pass` rule matched: no more detection on this flow.
     pub(crate) passed: bool,
     /// IP-only rules already ran for [to-server, to-client] packets.
@@ -34,6 +64,9 @@ impl FlowDetect {
     pub(crate) fn reset(&mut self) {
         self.bits.iter_mut().for_each(|w| *w = 0);
         self.tx_done.clear();
+        self.bits_gen = 0;
+        self.tx_seen.clear();
+        self.tx_floor = [0; 2];
         self.passed = false;
         self.iponly_done = [false; 2];
     }
@@ -50,10 +83,14 @@ impl FlowDetect {
         if self.bits.len() <= w {
             self.bits.resize(w + 1, 0);
         }
+        let old = self.bits[w];
         if on {
             self.bits[w] |= 1 << (id % 64);
         } else {
             self.bits[w] &= !(1 << (id % 64));
+        }
+        if self.bits[w] != old {
+            self.bits_gen += 1;
         }
     }
 
@@ -77,6 +114,36 @@ impl FlowDetect {
     /// frees them).
     pub fn forget_txs_before(&mut self, id: u64) {
         self.tx_done.retain(|x| x.0 >= id);
+        self.tx_seen.retain(|x| x.id >= id);
+    }
+
+    /// The remembered inspection of transaction `id` in direction `dir`.
+    pub(crate) fn tx_seen_index(&self, dir: u8, id: u64) -> Option<usize> {
+        self.tx_seen.iter().position(|t| t.dir == dir && t.id == id)
+    }
+
+    /// Transaction `id` was inspected in direction `dir` in its final state: when it is
+    /// the lowest one not yet finished, the floor moves past it.
+    pub(crate) fn finish_tx(&mut self, dir: u8, id: u64) {
+        let f = &mut self.tx_floor[dir as usize & 1];
+        if id == *f {
+            *f = id + 1;
+            self.tx_seen.retain(|t| t.dir != dir || t.id > id);
+        }
+    }
+
+    /// Remembers the inspection of a transaction, forgetting the oldest one when full.
+    pub(crate) fn remember_tx(&mut self, seen: TxSeen) {
+        if let Some(i) = self.tx_seen_index(seen.dir, seen.id) {
+            self.tx_seen[i] = seen;
+            return;
+        }
+        if self.tx_seen.len() >= MAX_TX_SEEN {
+            if let Some((i, _)) = self.tx_seen.iter().enumerate().min_by_key(|(_, t)| t.id) {
+                self.tx_seen.swap_remove(i);
+            }
+        }
+        self.tx_seen.push(seen);
     }
 
     /// True once a `pass` rule matched on this flow: later calls raise nothing.
@@ -180,5 +247,62 @@ impl Scratch {
             *s = self.gen;
             self.cands.push(sig);
         }
+    }
+}
+
+#[cfg(test)]
+mod tx_seen_tests {
+    use super::*;
+
+    fn seen(dir: u8, id: u64) -> TxSeen {
+        TxSeen {
+            dir,
+            id,
+            ..TxSeen::default()
+        }
+    }
+
+    #[test]
+    fn bits_gen_moves_only_when_a_bit_changes() {
+        let mut fd = FlowDetect::new();
+        fd.set_bit(3, true);
+        let g = fd.bits_gen;
+        fd.set_bit(3, true);
+        assert_eq!(fd.bits_gen, g);
+        fd.set_bit(3, false);
+        assert_eq!(fd.bits_gen, g + 1);
+        fd.set_bit(70, false);
+        assert_eq!(fd.bits_gen, g + 1);
+    }
+
+    #[test]
+    fn floor_moves_past_contiguous_finished_txs_only() {
+        let mut fd = FlowDetect::new();
+        fd.remember_tx(seen(0, 0));
+        fd.remember_tx(seen(0, 1));
+        fd.remember_tx(seen(1, 0));
+        fd.finish_tx(0, 1);
+        assert_eq!(fd.tx_floor, [0, 0]);
+        fd.finish_tx(0, 0);
+        assert_eq!(fd.tx_floor, [1, 0]);
+        assert_eq!(fd.tx_seen_index(0, 0), None);
+        assert!(fd.tx_seen_index(0, 1).is_some());
+        assert!(fd.tx_seen_index(1, 0).is_some());
+        fd.reset();
+        assert_eq!(fd.tx_floor, [0, 0]);
+        assert!(fd.tx_seen.is_empty());
+    }
+
+    #[test]
+    fn remembered_txs_are_capped_oldest_first() {
+        let mut fd = FlowDetect::new();
+        for id in 0..(MAX_TX_SEEN as u64 + 10) {
+            fd.remember_tx(seen(0, id));
+        }
+        assert_eq!(fd.tx_seen.len(), MAX_TX_SEEN);
+        assert_eq!(fd.tx_seen_index(0, 0), None);
+        assert!(fd.tx_seen_index(0, MAX_TX_SEEN as u64 + 9).is_some());
+        fd.remember_tx(seen(0, MAX_TX_SEEN as u64 + 9));
+        assert_eq!(fd.tx_seen.len(), MAX_TX_SEEN);
     }
 }
