@@ -116,6 +116,11 @@ pub struct RunArgs {
     #[arg(long = "mpm", value_name = "NAME")]
     pub mpm: Option<String>,
 
+    /// GPU offload of pattern matching: `off`; `auto` (a GPU when one works, else the CPU,
+    /// said in one log line); `on` (no usable GPU is an error).
+    #[arg(long = "gpu", value_name = "MODE", default_value = "auto")]
+    pub gpu: String,
+
     /// EVE event types written to eve.json, comma-separated: `alert,http,dns,tls`
     /// (`http-extended`, `tls-extended` add Suricata's extended fields). Alerts are
     /// always written. Replaces the types of the configuration's `eve-log` output.

@@ -29,6 +29,24 @@ fn main() -> ExitCode {
     }
 }
 
+/// `--gpu MODE`: probe for a GPU and say in one line what runs where; `on` without a
+/// usable GPU is an error. Detection does not offload to the GPU yet: with one present,
+/// matching still runs on the CPU, and the line says so.
+fn gpu_select(mode: &str) -> Result<(), String> {
+    let mode: gpu::GpuMode = mode.parse().map_err(|e: gpu::OffloadError| e.to_string())?;
+    let (backend, line) = mode.resolve(0).map_err(|e| e.to_string())?;
+    match backend {
+        gpu::Backend::Gpu(_) => {
+            eprintln!(
+                "osprey: {line}; detection offload is not wired in yet, matching runs on the CPU"
+            )
+        }
+        _ if mode == gpu::GpuMode::Off => {}
+        _ => eprintln!("osprey: {line}"),
+    }
+    Ok(())
+}
+
 /// The detection run: `osprey -r FILE ...`.
 fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let input = args.read.as_ref();
@@ -43,6 +61,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         (Some(_), Some(_)) => return Err("give either -r FILE or -i IFACE, not both".into()),
         _ => {}
     }
+    gpu_select(&args.gpu)?;
     let log_dir = args.log_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     std::fs::create_dir_all(&log_dir)
         .map_err(|e| format!("cannot create log directory {}: {e}", log_dir.display()))?;
