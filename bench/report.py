@@ -140,8 +140,8 @@ def suricata_time(pcap, rules, runmode, runs, workdir):
         _BASE[key] = (statistics.median(x[0] for x in b), statistics.median(x[1] for x in b))
     bw, bc = _BASE[key]
     full = [_suricata_once(pcap, rules, runmode, workdir) for _ in range(runs)]
-    wall = max(statistics.median(x[0] for x in full) - bw, 1e-3)
-    cpu = max(statistics.median(x[1] for x in full) - bc, 1e-2)
+    wall = statistics.median(x[0] for x in full) - bw
+    cpu = statistics.median(x[1] for x in full) - bc
     return wall, cpu, full[0][2]
 
 
@@ -160,6 +160,8 @@ def chart(rows, x, series_key, title, path, xlabel):
     fig, ax = plt.subplots(figsize=(7, 4.2))
     series = {}
     for r in rows:
+        if r.get("unmeasured"):
+            continue
         series.setdefault(r[series_key], []).append((r[x], r["wire_gbit_per_s"]))
     for name, pts in sorted(series.items()):
         pts.sort()
@@ -196,9 +198,17 @@ def main():
                     help="first N ET rules for the size and flow sweeps (default: all)")
     ap.add_argument("--rule-counts", default="1000,5000,10000,0", help="rules sweep (0: all)")
     ap.add_argument("--flow-size", type=int, default=512, help="frame size of the flow sweep")
+    ap.add_argument("--table-only", metavar="RESULTS_JSON",
+                    help="print the markdown table of an earlier run and exit")
     ap.add_argument("--suricata-max-rules", type=int, default=0,
                     help="skip Suricata for rule sets larger than this (its rule loading is slow)")
     a = ap.parse_args()
+    if a.table_only:
+        with open(a.table_only) as fh:
+            res = json.load(fh)
+        draw(res, os.path.dirname(os.path.abspath(a.table_only)), res["meta"].get("flow_size", 512))
+        print(markdown(res))
+        return
 
     os.makedirs(a.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="osprey-report-")
@@ -250,6 +260,12 @@ def main():
                 except subprocess.CalledProcessError as e:
                     print(f"suricata: {e}", file=sys.stderr)
                     continue
+                # Start-up varies from run to run: a difference below 50 ms of wall or
+                # 100 ms of CPU time is noise, not a measurement.
+                if t < 0.05 or cpu < 0.1:
+                    rows.append({**tags, "engine": f"suricata {runmode}", "unmeasured": True,
+                                 "wall_s": t, "cpu_s": cpu, "alerts": alerts})
+                    continue
                 rows.append({**tags, "engine": f"suricata {runmode}", **rate(n, b, t), "alerts": alerts,
                              "wire_gbit_per_cpu_s": (b + WIRE_OVERHEAD * n) * 8 / cpu / 1e9})
         return rows
@@ -280,20 +296,10 @@ def main():
     results["flows"] += osprey_rows(fp, all_rules, {})
     results["flows"] += suricata_rows(fp, all_rules, nsweep)
 
+    results["meta"]["flow_size"] = a.flow_size
     with open(os.path.join(a.out, "results.json"), "w") as fh:
         json.dump(results, fh, indent=1)
-    try:
-        for f in attacks:
-            rows = [r for r in results["size"] if r["attack"] == f]
-            chart(rows, "size", "engine",
-                  f"Throughput vs frame size, {int(f * 100)} % attack flows, {results['meta']['sweep_rules']} rules",
-                  os.path.join(a.out, f"size-attack{int(f * 100)}.png"), "frame size (B)")
-        chart(results["rules"], "rules", "engine", "Throughput vs rules (512 B, 25 % attack)",
-              os.path.join(a.out, "rules.png"), "rules")
-        chart(results["flows"], "flows", "engine", f"Throughput vs concurrent flows ({a.flow_size} B)",
-              os.path.join(a.out, "flows.png"), "concurrent flows")
-    except ImportError:
-        print("matplotlib missing: no charts (run bench/install-deps.sh)", file=sys.stderr)
+    draw(results, a.out, a.flow_size)
     table = markdown(results)
     with open(os.path.join(a.out, "RESULTS-table.md"), "w") as fh:
         fh.write(table)
@@ -301,7 +307,24 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
 
 
+def draw(results, out, flow_size):
+    try:
+        nrules = results["meta"]["sweep_rules"]
+        for f in sorted({r["attack"] for r in results["size"]}):
+            rows = [r for r in results["size"] if r["attack"] == f]
+            chart(rows, "size", "engine", f"Throughput vs frame size, {int(f * 100)} % attack flows, {nrules} rules",
+                  os.path.join(out, f"size-attack{int(f * 100)}.png"), "frame size (B)")
+        chart(results["rules"], "rules", "engine", "Throughput vs rules (512 B, 25 % attack)",
+              os.path.join(out, "rules.png"), "rules")
+        chart(results["flows"], "flows", "engine", f"Throughput vs concurrent flows ({flow_size} B)",
+              os.path.join(out, "flows.png"), "concurrent flows")
+    except ImportError:
+        print("matplotlib missing: no charts (run bench/install-deps.sh)", file=sys.stderr)
+
+
 def cell(r):
+    if r.get("unmeasured"):
+        return "n/m"
     c = r.get("wire_gbit_per_cpu_s")
     return f"{r['wire_gbit_per_s']:.3f} ({c:.3f})" if c else f"{r['wire_gbit_per_s']:.3f}"
 
@@ -311,7 +334,8 @@ def markdown(res):
     meta = res["meta"]
     out.append(f"Cells: wire Gbit/s by wall clock (frame + 24 B per packet), and in parentheses wire Gbit/s "
                f"per CPU second (all threads), the fairer figure on a shared machine; "
-               f"{meta['packets_per_pcap']} packets per capture; {meta.get('suricata', 'Suricata not run')}; "
+               f"{meta['packets_per_pcap']} packets per capture; {meta.get('suricata', 'Suricata not run')} "
+               f"(n/m: its packet time was within the noise of its start-up time); "
                f"{meta.get('rules_all')} ET Open rules in 'all'.\n")
     for f in sorted({r["attack"] for r in res["size"]}):
         rows = [r for r in res["size"] if r["attack"] == f]
