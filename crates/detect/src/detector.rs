@@ -389,7 +389,7 @@ impl Detector {
             return;
         }
         let payload = pkt.payload(input.frame);
-        if input.packet_rules || input.stream.is_some() {
+        if input.packet_rules || input.stream.is_some() || input.flow.is_some() {
             let dir = match input.flow {
                 Some(f) if f.to_server => 0,
                 Some(_) => 1,
@@ -412,8 +412,11 @@ impl Detector {
             }
             let mut cands = std::mem::take(&mut scratch.cands);
             cands.sort_unstable();
-            // IP-only rules run on the first packet of each flow direction.
-            let iponly_ok = input.packet_rules && (dir == 2 || !fd.iponly_done[dir]);
+            // IP-only rules run on the first packet of each flow direction, an
+            // end-of-flow pseudo-packet included (Suricata's flow flags say per
+            // direction whether IP-only rules ran; a pseudo-packet is a packet).
+            let pseudo = !input.packet_rules && dir < 2;
+            let iponly_ok = (input.packet_rules || pseudo) && (dir == 2 || !fd.iponly_done[dir]);
             for &si in &cands {
                 let s = &self.sigs[si as usize];
                 if s.iponly && !iponly_ok {
@@ -424,7 +427,7 @@ impl Detector {
                 }
             }
             scratch.cands = cands;
-            if input.packet_rules && dir < 2 {
+            if (input.packet_rules || pseudo) && dir < 2 {
                 fd.iponly_done[dir] = true;
             }
         }
@@ -689,7 +692,8 @@ impl Detector {
         }
         scratch.stats.rules_evaluated += 1;
         let Some(prog) = &s.payload else {
-            return input.packet_rules.then_some(MatchedOn::Packet);
+            // On a pseudo-packet only IP-only rules (checked by the caller) match.
+            return (input.packet_rules || s.iponly).then_some(MatchedOn::Packet);
         };
         let (stream_ok, pkt_ok) = payload_targets(s.payload_mode, input);
         if stream_ok {
@@ -802,7 +806,10 @@ fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bool {
     let proto_ok = match s.proto {
         ProtoM::Ip(None) => true,
         ProtoM::Ip(Some(v)) => p.ip_version == v,
-        ProtoM::L4(x) => p.proto == x,
+        // Like Suricata, a TCP/UDP rule needs the transport header decoded (a UDP
+        // length that disagrees with the IP payload leaves it undecoded); pseudo-packets
+        // (no frame offsets) stand for a decoded flow.
+        ProtoM::L4(x) => p.proto == x && (!matches!(x, 6 | 17) || p.l4_off != 0 || p.l3_off == 0),
         ProtoM::AnyIcmp => p.proto == 1 || p.proto == 58,
     };
     if !proto_ok {

@@ -75,9 +75,11 @@ impl DetectStage {
         let info = FlowInfo {
             to_server: update.dir == flow::Dir::ToServer,
             established,
+            // From the handshake's second step on, the stream engine takes the data
+            // (a midstream SYN/ACK pick-up included): stream rules skip the packet.
             payload_in_stream: tcp
                 && p.payload_len > 0
-                && update.flow.tcp.state >= TcpState::Established,
+                && update.flow.tcp.state >= TcpState::SynRecv,
             app_proto,
         };
         let has_stream = collect(&update.raw, &mut self.stream);
@@ -144,7 +146,7 @@ impl DetectStage {
                 packet: &pkt,
                 frame: &[],
                 flow: Some(info),
-                packet_rules: true,
+                packet_rules: false,
                 stream: has_stream.then_some(&stream[..]),
                 app,
             };

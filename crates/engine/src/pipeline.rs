@@ -155,7 +155,7 @@ impl Pipeline {
         if let Some(frag) = adapter::fragment(p, buf) {
             if let Some(det) = self.detect.as_mut() {
                 let origin = Origin {
-                    pcap_cnt: Some(self.frame_index),
+                    pcap_cnt: (p.tunnel == wire::Tunnel::None).then_some(self.frame_index),
                     flow_key: None,
                 };
                 det.packet(p, buf, origin, &mut self.sink);
@@ -182,7 +182,10 @@ impl Pipeline {
             }
             return;
         }
-        self.flow_packet(p, buf, Some(self.frame_index));
+        // Like Suricata 7's tunnel pseudo-packets, a packet found inside a tunnel logs
+        // no `pcap_cnt`.
+        let pcap_cnt = (p.tunnel == wire::Tunnel::None).then_some(self.frame_index);
+        self.flow_packet(p, buf, pcap_cnt);
     }
 
     /// Flow tracking, reassembly and the application layer for one packet

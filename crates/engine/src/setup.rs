@@ -223,6 +223,9 @@ fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
         Some(_) => config.get_bool("stream.inline").unwrap_or(engine.ips),
         None => engine.ips,
     };
+    if let Some(b) = config.get_bool("vlan.use-for-tracking") {
+        engine.flow.vlan_tracking = b;
+    }
     if let Some(b) = config.get_bool("stream.async-oneside") {
         engine.flow.tcp.async_oneside = b;
     }

@@ -283,7 +283,19 @@ impl TcpSession {
                     }
                     return st;
                 }
-                if syn && !ack && d == Dir::ToServer {
+                if cfg.async_oneside
+                    && ack
+                    && !syn
+                    && !rst
+                    && d == Dir::ToServer
+                    && h.seq == self.half[di].isn.wrapping_add(1)
+                {
+                    // Asynchronous capture: the client's ACK of a SYN/ACK never seen
+                    // completes the handshake; the server starts at what it acks.
+                    self.pick_up(Dir::ToClient, h.ack);
+                    self.state = TcpState::Established;
+                    st.established = true;
+                } else if syn && !ack && d == Dir::ToServer {
                     // Retransmitted SYN, possibly with a new ISN.
                     if h.seq != self.half[di].isn {
                         self.set_isn(d, h.seq);

@@ -97,6 +97,9 @@ pub struct Config {
     /// inspection when they arrive in order, on the packet carrying them, without
     /// waiting for the receiver's ACK; [`Update::app`] is then the packet's own stream.
     pub inline: bool,
+    /// `vlan.use-for-tracking`: VLAN ids are part of the flow key (Suricata's default);
+    /// when off, both directions of a flow meet whatever their VLAN tags.
+    pub vlan_tracking: bool,
 }
 
 impl Default for Config {
@@ -116,6 +119,7 @@ impl Default for Config {
             defrag: crate::defrag::DefragConfig::default(),
             midstream_bypass: false,
             inline: false,
+            vlan_tracking: true,
         }
     }
 }
@@ -431,7 +435,11 @@ impl FlowTracker {
     /// [`FlowTracker::has_ended`] says flows ended (lazily deleted, evicted, reused).
     pub fn packet(&mut self, p: &PacketInfo<'_>) -> Option<Update<'_>> {
         self.last_ts = self.last_ts.max(p.ts_us);
-        let (canon, swapped) = p.key.canonical();
+        let mut key = p.key;
+        if !self.cfg.vlan_tracking {
+            key.vlan = [0; 3];
+        }
+        let (canon, swapped) = key.canonical();
         let hash = canon.hash();
         let mut events = 0u16;
         let mut lookup = self.table.lookup_or_insert(&canon, hash, p.ts_us);
@@ -483,6 +491,7 @@ impl FlowTracker {
         f.bytes[di] += p.len as u64;
         let mut app = StreamData::empty(dir.opposite());
         let mut raw = StreamData::empty(dir);
+        let mut own_app = self.cfg.inline;
         let [sa, sr, _, _] = &mut self.scratch;
         sa.clear();
         sr.clear();
@@ -614,6 +623,24 @@ impl FlowTracker {
                                     pair[di].take(Consumer::Raw, upto, false, sr);
                                 }
                             }
+                            // A one-sided capture of the client (`stream.async-oneside`,
+                            // nothing ever seen from the server): no ACK will come, so
+                            // the client's FIN hands its stream to the app layer and raw
+                            // inspection on the FIN itself (bug-2491-*). A one-sided
+                            // server's FIN does not (alert-testmyids-async: the data
+                            // waits for the end of the flow).
+                            if self.cfg.tcp.async_oneside
+                                && dir == Dir::ToServer
+                                && h.has(tcp::flags::FIN)
+                                && f.pkts[oi] == 0
+                                && sa.is_empty()
+                            {
+                                let upto = pair[di].contiguous_end(Consumer::App);
+                                pair[di].take(Consumer::App, upto, false, sa);
+                                let upto = pair[di].contiguous_end(Consumer::Raw);
+                                pair[di].take(Consumer::Raw, upto, false, sr);
+                                own_app = true;
+                            }
                         }
                     }
                 }
@@ -627,7 +654,7 @@ impl FlowTracker {
         let f = &entry.value;
         if f.streams != NO_STREAM {
             let pair = &self.streams[f.streams as usize];
-            let app_dir = if self.cfg.inline { dir } else { dir.opposite() };
+            let app_dir = if own_app { dir } else { dir.opposite() };
             app = StreamData {
                 dir: app_dir,
                 chunks: &self.scratch[0],

@@ -321,3 +321,20 @@ fn data_before_ack_is_released_on_the_data_packet_when_ack_came_first() {
     assert_eq!(raw, b"abcd");
     assert_eq!(counter(&t, "tcp.ack_unseen_data"), 1);
 }
+
+#[test]
+fn vlan_tracking_off_joins_directions_with_different_tags() {
+    for (tracking, flows) in [(true, 2), (false, 1)] {
+        let mut t = FlowTracker::new(Config {
+            vlan_tracking: tracking,
+            ..cfg()
+        });
+        let mut syn = pkt(true, 1, 0, SYN, b"", 1);
+        syn.key.vlan = [3136, 0, 0];
+        run(&mut t, &syn);
+        let synack = pkt(false, 9, 2, SYN | ACK, b"", 2);
+        let (ev, _, _) = run(&mut t, &synack);
+        assert_eq!(t.active_flows(), flows);
+        assert_eq!(ev.has(Events::NEW_FLOW), tracking);
+    }
+}
