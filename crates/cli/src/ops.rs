@@ -52,6 +52,7 @@ pub fn execute(
         let report = engine::run(source.as_mut(), config, &opts, |p| bar.update(p.bytes))
             .map_err(|e| e.to_string())?;
         bar.finish();
+        print_stage_times(&report);
         return Ok(report);
     }
     let iface = args.interface.as_deref().unwrap_or_default();
@@ -63,7 +64,24 @@ pub fn execute(
         "osprey: capturing on {iface} with {} worker(s); SIGINT or SIGTERM stops",
         opts.worker_count()
     );
-    engine::run_live(iface, &live, config, &opts).map_err(|e| e.to_string())
+    let report = engine::run_live(iface, &live, config, &opts).map_err(|e| e.to_string())?;
+    print_stage_times(&report);
+    Ok(report)
+}
+
+/// With `--stage-timing`: CPU time per stage, summed over the workers.
+fn print_stage_times(report: &RunReport) {
+    let Some(times) = report.stage_times else {
+        return;
+    };
+    let total = times.total().as_secs_f64().max(1e-9);
+    for (name, d) in times.named() {
+        eprintln!(
+            "osprey: stage {name:<7} {:>9.3} s  {:>5.1}%",
+            d.as_secs_f64(),
+            100.0 * d.as_secs_f64() / total
+        );
+    }
 }
 
 /// SIGINT and SIGTERM raise the run's stop flag (a second one ends the process at once);
