@@ -130,13 +130,6 @@ impl Detector {
                         keyword: "threshold.config".into(),
                         message: e,
                     })?;
-                if g.rate_filter {
-                    return Err(sig::Refusal {
-                        unsupported: true,
-                        keyword: "rate_filter".into(),
-                        message: "threshold.config rate_filter".into(),
-                    });
-                }
                 let spec = g.threshold.filter(|_| g.exact || s.threshold.is_none());
                 if let Some(t) = spec.or(s.threshold.as_ref().map(Spec::from_rule)) {
                     if t.track == rules::Track::ByFlow {
@@ -380,7 +373,13 @@ impl Detector {
         input: &Input<'_>,
         alerts: &mut Vec<Alert>,
     ) {
+        scratch.verdict = crate::verdict::Verdict::default();
         if fd.passed {
+            return;
+        }
+        if fd.dropped {
+            scratch.verdict.drop = true;
+            scratch.verdict.drop_flow = true;
             return;
         }
         scratch.next_packet();
@@ -578,7 +577,8 @@ impl Detector {
             }
             *st = scratch.hit_gen;
         }
-        if s.noalert && s.action != Action::Pass {
+        // A `noalert` rule still counts for its verdict (drop, reject, pass).
+        if s.noalert && matches!(s.action, Action::Alert | Action::Log) {
             return;
         }
         scratch.hits.push(Hit {
@@ -621,8 +621,12 @@ impl Detector {
         let mut kept = 0;
         for h in &scratch.hits {
             let s = &self.sigs[h.sig as usize];
+            // Header-only and transaction rules act on the whole flow.
+            let flow_scope = input.flow.is_some()
+                && (s.flow_action || matches!(h.alert.matched_on, MatchedOn::Tx(_)));
             if s.action == Action::Pass {
-                if input.flow.is_some() {
+                scratch.verdict.add(Action::Pass, flow_scope);
+                if flow_scope {
                     fd.passed = true;
                 }
                 break;
@@ -652,13 +656,30 @@ impl Detector {
                     }
                 }
             }
+            let mut alert = h.alert;
+            if let Some(rf) = &g.rate_filter {
+                let key = threshold::rate_key(rf.track, pkt.src, pkt.dst);
+                if let Some(a) = scratch.rates.check(h.sig, rf, key, now) {
+                    alert.action = a;
+                }
+            }
+            if scratch.verdict.add(alert.action, flow_scope) {
+                if flow_scope {
+                    fd.passed = true;
+                }
+                break;
+            }
+            if s.noalert || alert.action == Action::Sdrop {
+                continue;
+            }
+            // A drop beyond `packet-alert-max` is not logged but still takes effect.
             if kept >= self.alert_max {
                 scratch.stats.alerts_discarded += 1;
                 continue;
             }
             kept += 1;
             scratch.stats.alerts += 1;
-            alerts.push(h.alert);
+            alerts.push(alert);
         }
     }
 

@@ -63,6 +63,7 @@ mod sig;
 mod state;
 mod threshold;
 mod transform;
+mod verdict;
 
 pub use detector::{Detector, RuleInfo};
 pub use input::{Alert, FlowInfo, Input, MatchedOn};
@@ -70,6 +71,7 @@ pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
 pub use program::{MAX_VARS, RECURSION_LIMIT};
 pub use state::{FlowDetect, Scratch, ScratchStats, MAX_TX_DONE};
 pub use threshold::MAX_THRESHOLD_ENTRIES;
+pub use verdict::{Reject, Verdict};
 
 #[cfg(test)]
 mod tests {

@@ -251,6 +251,9 @@ pub(crate) struct Sig {
     pub bits_rank: u8,
     /// IP-only rule: evaluated on the first packet of each flow direction.
     pub iponly: bool,
+    /// A verdict of this rule covers the whole flow (IPS): header-only rules, as
+    /// IP-only ones but ports and app-layer protocol allowed.
+    pub flow_action: bool,
 }
 
 impl Sig {
@@ -342,6 +345,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
         fp: None,
         bits_rank: 0,
         iponly: false,
+        flow_action: false,
     };
     if matches!(r.action, Action::Log | Action::Sdrop) {
         return Err(unsupported(
@@ -569,10 +573,17 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
         PayloadMode::Both
     };
     sig.fp = crate::fastpat::select(r, sig.is_tx());
-    // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no flow
-    // direction, only `flowbits:set`, and for tcp/udp rules any ports. Matched on the
-    // first packet of each flow direction only.
+    // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no `flow`
+    // keyword (not even `flow:stateless`), only `flowbits:set`, and for tcp/udp rules
+    // any ports. Matched on the first packet of each flow direction only.
+    sig.flow_action = sig.payload.is_none()
+        && !sig.is_tx()
+        && sig.pkt.is_empty()
+        && sig.bits_cond.is_empty()
+        && sig.alp.is_empty()
+        && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)));
     sig.iponly = sig.payload.is_none()
+        && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)))
         && !sig.is_tx()
         && sig.pkt.is_empty()
         && sig.bits_cond.is_empty()

@@ -50,6 +50,8 @@ pub struct FlowDetect {
     pub(crate) tx_floor: [u64; 2],
     /// A `pass` rule matched: no more detection on this flow.
     pub(crate) passed: bool,
+    /// The flow was dropped (IPS): no more detection on this flow.
+    pub(crate) dropped: bool,
     /// IP-only rules already ran for [to-server, to-client] packets.
     pub(crate) iponly_done: [bool; 2],
 }
@@ -68,6 +70,7 @@ impl FlowDetect {
         self.tx_seen.clear();
         self.tx_floor = [0; 2];
         self.passed = false;
+        self.dropped = false;
         self.iponly_done = [false; 2];
     }
 
@@ -150,6 +153,17 @@ impl FlowDetect {
     pub fn is_passed(&self) -> bool {
         self.passed
     }
+
+    /// Marks the flow dropped: the engine calls this in IPS mode when a
+    /// [`crate::Verdict::drop_flow`] came back; later calls raise nothing.
+    pub fn drop_flow(&mut self) {
+        self.dropped = true;
+    }
+
+    /// True once the flow was dropped with [`FlowDetect::drop_flow`].
+    pub fn is_dropped(&self) -> bool {
+        self.dropped
+    }
 }
 
 /// One rule that matched during a call, before alert finalization.
@@ -174,6 +188,10 @@ pub struct Scratch {
     pub(crate) xbuf: Vec<u8>,
     pub(crate) xtmp: Vec<u8>,
     pub(crate) thresholds: ThresholdTable,
+    /// `rate_filter` counters.
+    pub(crate) rates: crate::threshold::RateTable,
+    /// Verdict of the last inspect call.
+    pub(crate) verdict: crate::verdict::Verdict,
     /// Flowbits of flow-less packets (state lives only for the call).
     pub(crate) tmp_flow: FlowDetect,
     /// Pattern stamps of the prefilter scans.
@@ -210,6 +228,8 @@ impl Scratch {
             xbuf: Vec::new(),
             xtmp: Vec::new(),
             thresholds: ThresholdTable::default(),
+            rates: Default::default(),
+            verdict: Default::default(),
             tmp_flow: FlowDetect::default(),
             seen: Default::default(),
             stats: ScratchStats::default(),
@@ -219,6 +239,12 @@ impl Scratch {
     /// Counters so far.
     pub fn stats(&self) -> &ScratchStats {
         &self.stats
+    }
+
+    /// What the rules decided for the packet of the last
+    /// [`crate::Detector::inspect`] call (drop, reject, pass and their scope).
+    pub fn verdict(&self) -> crate::verdict::Verdict {
+        self.verdict
     }
 
     /// Starts a new candidate pass.

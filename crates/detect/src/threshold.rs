@@ -6,6 +6,10 @@
 //! `limit`: alert on the first `count` matches of a window. `threshold`: alert on every
 //! `count`-th match within a window. `both`: alert once, on the `count`-th match of a
 //! window. `detection_filter`: alert on every match after the first `count` of a window.
+//!
+//! `rate_filter` (threshold.config) changes the action of a rule whose matches exceed
+//! `count` within `seconds` (per source, destination, address pair or rule) to
+//! `new_action` for `timeout` seconds; the alert is still raised, with the new action.
 
 use std::collections::HashMap;
 
@@ -63,7 +67,17 @@ pub(crate) struct Global {
     pub threshold: Option<Spec>,
     pub exact: bool,
     pub suppress: Vec<Suppress>,
-    pub rate_filter: bool,
+    pub rate_filter: Option<RateFilter>,
+}
+
+/// A `rate_filter` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RateFilter {
+    pub track: Track,
+    pub count: u32,
+    pub seconds: u32,
+    pub new_action: rules::Action,
+    pub timeout: u32,
 }
 
 /// Resolves the `threshold.config` entries for (gid, sid). Errors name an address that
@@ -86,6 +100,11 @@ pub(crate) fn global_for(
                 count,
                 seconds,
             } if applies(*eg, *es) => {
+                // Suricata 7.0.10 does not apply a threshold.config `track by_flow`
+                // entry: the rule alerts on every match.
+                if *track == Track::ByFlow {
+                    continue;
+                }
                 let exact = *es != 0;
                 if g.threshold.is_none() || (exact && !g.exact) {
                     g.threshold = Some(Spec {
@@ -113,8 +132,24 @@ pub(crate) fn global_for(
                 }
             }),
             ThresholdEntry::RateFilter {
-                gid: eg, sid: es, ..
-            } if applies(*eg, *es) => g.rate_filter = true,
+                gid: eg,
+                sid: es,
+                track,
+                count,
+                seconds,
+                new_action,
+                timeout,
+            } if applies(*eg, *es) && g.rate_filter.is_none() => {
+                let new_action = rules::Action::parse(new_action)
+                    .ok_or_else(|| format!("rate_filter new_action `{new_action}`"))?;
+                g.rate_filter = Some(RateFilter {
+                    track: *track,
+                    count: *count,
+                    seconds: *seconds,
+                    new_action,
+                    timeout: *timeout,
+                });
+            }
             _ => {}
         }
     }
@@ -215,6 +250,74 @@ impl ThresholdTable {
     }
 }
 
+/// Per-worker `rate_filter` counters.
+#[derive(Debug, Default)]
+pub(crate) struct RateTable {
+    map: HashMap<(u32, Key), RateEntry>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RateEntry {
+    first_ns: u64,
+    count: u32,
+    /// The new action applies until then.
+    until_ns: u64,
+}
+
+impl RateTable {
+    /// Counts one match of `sig` and returns the action it takes: `new_action` while
+    /// the rate is exceeded (more than `count` matches within `seconds`) and for
+    /// `timeout` seconds after, `None` (the rule's own action) otherwise or when the
+    /// table is full.
+    pub fn check(
+        &mut self,
+        sig: u32,
+        rf: &RateFilter,
+        key: Key,
+        now_ns: u64,
+    ) -> Option<rules::Action> {
+        const S: u64 = 1_000_000_000;
+        if !self.map.contains_key(&(sig, key)) && self.map.len() >= MAX_THRESHOLD_ENTRIES {
+            self.map.retain(|_, e| {
+                now_ns.saturating_sub(e.first_ns) < 3_600 * S || e.until_ns > now_ns
+            });
+            if self.map.len() >= MAX_THRESHOLD_ENTRIES {
+                return None;
+            }
+        }
+        let e = self.map.entry((sig, key)).or_insert(RateEntry {
+            first_ns: now_ns,
+            count: 0,
+            until_ns: 0,
+        });
+        if e.until_ns > now_ns {
+            return Some(rf.new_action);
+        }
+        if now_ns >= e.first_ns.saturating_add(rf.seconds as u64 * S) {
+            e.first_ns = now_ns;
+            e.count = 0;
+        }
+        e.count = e.count.saturating_add(1);
+        if e.count > rf.count {
+            e.until_ns = now_ns.saturating_add(rf.timeout as u64 * S);
+            e.first_ns = now_ns;
+            e.count = 0;
+            return Some(rf.new_action);
+        }
+        None
+    }
+}
+
+/// The key a `rate_filter` tracks: like [`key`], but `by_both` is the unordered
+/// address pair (both directions of a conversation count together).
+pub(crate) fn rate_key(track: Track, src: [u8; 16], dst: [u8; 16]) -> Key {
+    match track {
+        Track::ByBoth => Key::Pair(src.min(dst), src.max(dst)),
+        Track::ByFlow => Key::Rule,
+        t => key(t, src, dst).unwrap_or(Key::Rule),
+    }
+}
+
 /// The key a threshold tracks for a packet's addresses.
 pub(crate) fn key(track: Track, src: [u8; 16], dst: [u8; 16]) -> Option<Key> {
     Some(match track {
@@ -268,6 +371,34 @@ mod tests {
             run(Some(ThresholdType::Both), 2, &[0, 1, 2, 3, 70, 71]),
             [false, true, false, false, false, true]
         );
+    }
+
+    #[test]
+    fn rate_filter_switches_action_for_timeout() {
+        let rf = RateFilter {
+            track: Track::ByRule,
+            count: 1,
+            seconds: 60,
+            new_action: rules::Action::Drop,
+            timeout: 10,
+        };
+        let mut t = RateTable::default();
+        let got: Vec<_> = [0, 1, 5, 12, 30, 31]
+            .iter()
+            .map(|&ts| t.check(0, &rf, Key::Rule, ts * S))
+            .collect();
+        let d = Some(rules::Action::Drop);
+        // 1st match: own action; 2nd exceeds the rate: new action until 11 s; the
+        // match at 12 opens a new count.
+        assert_eq!(got, [None, d, d, None, d, d]);
+    }
+
+    #[test]
+    fn rate_key_pairs_are_unordered() {
+        let a = [1u8; 16];
+        let b = [2u8; 16];
+        assert_eq!(rate_key(Track::ByBoth, a, b), rate_key(Track::ByBoth, b, a));
+        assert_ne!(rate_key(Track::BySrc, a, b), rate_key(Track::BySrc, b, a));
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub(crate) struct AlertSink {
     pub(crate) count: u64,
     /// Lines that could not be queued for writing.
     pub(crate) write_errors: u64,
+    /// IPS mode: `drop` alerts are written as `blocked`.
+    pub(crate) ips: bool,
 }
 
 impl AlertSink {
@@ -69,6 +71,7 @@ impl AlertSink {
             classifications,
             count: 0,
             write_errors: 0,
+            ips: false,
         }
     }
 
@@ -126,12 +129,13 @@ impl AlertSink {
             dest_port: has_ports.then_some(pkt.dport),
             proto: pkt.proto,
             app_proto,
+            // As Suricata: a reject is active in any mode, a drop only inline.
             action: match alert.action {
-                rules::Action::Drop
-                | rules::Action::Reject
+                rules::Action::Reject
                 | rules::Action::RejectSrc
                 | rules::Action::RejectDst
                 | rules::Action::RejectBoth => "blocked",
+                rules::Action::Drop | rules::Action::Sdrop if self.ips => "blocked",
                 _ => "allowed",
             },
             gid: alert.gid,

@@ -19,6 +19,8 @@ pub(crate) struct DetectStage {
     scratch: Scratch,
     alerts: Vec<Alert>,
     stream: Vec<u8>,
+    /// Verdict of the last packet inspected (drop, reject, pass).
+    pub(crate) verdict: detect::Verdict,
     /// Detection and output times.
     pub(crate) timer: StageTimer,
 }
@@ -41,12 +43,14 @@ impl DetectStage {
             scratch,
             alerts: Vec::new(),
             stream: Vec::new(),
+            verdict: detect::Verdict::default(),
             timer: StageTimer::new(timing),
         }
     }
 
     /// A packet without a flow (IP fragments, protocols without flows).
     pub(crate) fn packet(&mut self, p: &Packet, buf: &[u8], origin: Origin, sink: &mut AlertSink) {
+        self.verdict = detect::Verdict::default();
         if p.ip_version == 0 {
             return;
         }
@@ -167,6 +171,7 @@ impl DetectStage {
         let t = self.timer.start();
         self.detector
             .inspect(&mut self.scratch, fd, input, &mut self.alerts);
+        self.verdict = self.scratch.verdict();
         self.timer.stop(Stage::Detect, t);
         if self.alerts.is_empty() {
             return;

@@ -23,6 +23,7 @@ mod run;
 mod runtime;
 mod setup;
 mod timing;
+mod verdict;
 
 pub use alerts::Outputs;
 pub use config::{ChecksumMode, EngineConfig};

@@ -10,6 +10,7 @@ use crate::config::{ChecksumMode, EngineConfig};
 use crate::detection::{DetectStage, Origin};
 use crate::flows::FlowExts;
 use crate::timing::{Stage, StageTimer, StageTimes};
+use crate::verdict::Ips;
 use app::{AppCtx, AppFlow, Direction, Transport};
 use capture::{Batch, Frame};
 use flow::{adapter, DefragResult, Dir, FlowTracker, Piece, StreamData};
@@ -48,6 +49,8 @@ pub struct Pipeline {
     checksum_invalid: u64,
     /// Time spent per stage (when `EngineConfig::stage_timing` is on).
     timer: StageTimer,
+    /// IPS verdicts and counters (`EngineConfig::ips`).
+    ips: Ips,
 }
 
 impl Pipeline {
@@ -66,7 +69,8 @@ impl Pipeline {
             verify_checksums: config.checksum == ChecksumMode::All,
             ..DecoderConfig::default()
         };
-        let sink = AlertSink::new(outputs, config.classifications.clone());
+        let mut sink = AlertSink::new(outputs, config.classifications.clone());
+        sink.ips = config.ips;
         Pipeline {
             checksum: config.checksum,
             decoder: Decoder::new(decoder_config),
@@ -88,6 +92,7 @@ impl Pipeline {
             last_ts_us: 0,
             checksum_invalid: 0,
             timer: StageTimer::new(config.stage_timing),
+            ips: Ips::new(config.ips),
         }
     }
 
@@ -159,6 +164,7 @@ impl Pipeline {
                     flow_key: None,
                 };
                 det.packet(p, buf, origin, &mut self.sink);
+                self.ips.apply(det.verdict, None);
             }
             let t = self.timer.start();
             let result = self.tracker.defrag().insert(&frag);
@@ -198,6 +204,7 @@ impl Pipeline {
         let Some(info) = adapter::packet_info(p, buf) else {
             if let Some(det) = self.detect.as_mut() {
                 det.packet(p, buf, origin, &mut self.sink);
+                self.ips.apply(det.verdict, None);
             }
             return;
         };
@@ -208,6 +215,7 @@ impl Pipeline {
         let Some(update) = update else {
             if let Some(det) = self.detect.as_mut() {
                 det.packet(p, buf, origin, &mut self.sink);
+                self.ips.apply(det.verdict, None);
             }
             return;
         };
@@ -226,6 +234,10 @@ impl Pipeline {
             };
             transport.map(|t| AppFlow::new(t, client_port, server_port))
         });
+        // IPS: a dropped flow's packets reach neither the app layer nor detection.
+        if self.ips.flow_dropped(&ext.detect) {
+            return;
+        }
         if let Some(appflow) = ext.app.as_mut() {
             let t = self.timer.start();
             if p.proto == 17 {
@@ -241,6 +253,7 @@ impl Pipeline {
                 ..origin
             };
             det.flow_packet(p, buf, &update, ext, origin, &mut self.sink);
+            self.ips.apply(det.verdict, Some(&mut ext.detect));
         }
         if self.applog.enabled() {
             let to_server = dir == Direction::ToServer;
@@ -317,6 +330,7 @@ impl Pipeline {
         tree.extend(self.app.counters());
         tree.add("osprey.checksum.invalid", self.checksum_invalid);
         tree.add("detect.alert", self.sink.count);
+        tree.extend(self.ips.counters());
         tree.add("osprey.output.write_errors", self.sink.write_errors);
         if let Some(det) = &self.detect {
             tree.extend(det.counters());

@@ -1,0 +1,137 @@
+//! IPS mode (`--simulate-ips`): the detection verdicts take effect. A dropped packet
+//! is counted and, when the verdict covers the flow, every later packet of the flow is
+//! dropped before the application layer and detection see it. Offline, a `reject` is
+//! recorded (counted), not sent. Counters use Suricata's `ips.*` names.
+
+use detect::{FlowDetect, Verdict};
+
+/// Why a packet was dropped (Suricata's `ips.drop_reason.*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DropReason {
+    /// A `drop`/`reject` rule matched the packet.
+    Rules,
+    /// The packet belongs to a flow dropped earlier.
+    FlowDrop,
+}
+
+/// Per-worker IPS state: whether verdicts apply, and the counters.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Ips {
+    /// Verdicts take effect (IPS mode).
+    pub(crate) enabled: bool,
+    accepted: u64,
+    blocked: u64,
+    rejected: u64,
+    reason_rules: u64,
+    reason_flow_drop: u64,
+}
+
+impl Ips {
+    pub(crate) fn new(enabled: bool) -> Self {
+        Ips {
+            enabled,
+            ..Ips::default()
+        }
+    }
+
+    /// True when `fd`'s flow was dropped: the packet is counted as blocked and goes
+    /// no further.
+    pub(crate) fn flow_dropped(&mut self, fd: &FlowDetect) -> bool {
+        if self.enabled && fd.is_dropped() {
+            self.drop(DropReason::FlowDrop);
+            return true;
+        }
+        false
+    }
+
+    /// Applies the verdict of a packet's inspection: counts it and, for a flow-wide
+    /// drop, marks the flow (`fd`) dropped.
+    pub(crate) fn apply(&mut self, v: Verdict, fd: Option<&mut FlowDetect>) {
+        if !self.enabled {
+            return;
+        }
+        if !v.drop {
+            self.accepted += 1;
+            return;
+        }
+        if v.reject.is_some() {
+            self.rejected += 1;
+        }
+        self.drop(DropReason::Rules);
+        if v.drop_flow {
+            if let Some(fd) = fd {
+                fd.drop_flow();
+            }
+        }
+    }
+
+    fn drop(&mut self, reason: DropReason) {
+        self.blocked += 1;
+        match reason {
+            DropReason::Rules => self.reason_rules += 1,
+            DropReason::FlowDrop => self.reason_flow_drop += 1,
+        }
+    }
+
+    /// The `ips.*` counters (none outside IPS mode).
+    pub(crate) fn counters(&self) -> Vec<(&'static str, u64)> {
+        if !self.enabled {
+            return Vec::new();
+        }
+        vec![
+            ("ips.accepted", self.accepted),
+            ("ips.blocked", self.blocked),
+            ("ips.rejected", self.rejected),
+            ("ips.replaced", 0),
+            ("ips.drop_reason.rules", self.reason_rules),
+            ("ips.drop_reason.flow_drop", self.reason_flow_drop),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_mode_changes_nothing() {
+        let mut ips = Ips::new(false);
+        let mut fd = FlowDetect::new();
+        let v = Verdict {
+            drop: true,
+            drop_flow: true,
+            ..Verdict::default()
+        };
+        ips.apply(v, Some(&mut fd));
+        assert!(!fd.is_dropped());
+        assert!(!ips.flow_dropped(&fd));
+        assert!(ips.counters().is_empty());
+    }
+
+    #[test]
+    fn flow_drop_blocks_later_packets() {
+        let mut ips = Ips::new(true);
+        let mut fd = FlowDetect::new();
+        ips.apply(Verdict::default(), Some(&mut fd));
+        let packet_only = Verdict {
+            drop: true,
+            ..Verdict::default()
+        };
+        ips.apply(packet_only, Some(&mut fd));
+        assert!(!ips.flow_dropped(&fd));
+        let flow = Verdict {
+            drop: true,
+            drop_flow: true,
+            reject: Some(detect::Reject::Src),
+            ..Verdict::default()
+        };
+        ips.apply(flow, Some(&mut fd));
+        assert!(ips.flow_dropped(&fd));
+        let c: std::collections::HashMap<_, _> = ips.counters().into_iter().collect();
+        assert_eq!(c["ips.accepted"], 1);
+        assert_eq!(c["ips.blocked"], 3);
+        assert_eq!(c["ips.rejected"], 1);
+        assert_eq!(c["ips.drop_reason.rules"], 2);
+        assert_eq!(c["ips.drop_reason.flow_drop"], 1);
+    }
+}
