@@ -2,7 +2,10 @@
 //! 2..20 bytes (a quarter nocase) plus `|00|` runs, over 256 KiB of random bytes and over
 //! a packet-like haystack (text, then a zero-filled tail).
 //!
-//! `cargo bench -p mpm --bench scan`
+//! `mpm-parallel`: one 16 MiB random buffer scanned by [`mpm::parallel::scan_parallel`]
+//! with 1 and 2 threads (the 1 -> 2 thread speedup of chunked scanning).
+//!
+//! `cargo bench -p mpm --bench scan` (`-- mpm-parallel` for the scaling group only)
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mpm::testutil::pseudo_random;
@@ -61,5 +64,33 @@ fn scan(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, scan);
+fn parallel(c: &mut Criterion) {
+    let pats = patterns();
+    let max_len = pats.iter().map(|p| p.bytes.len()).max().unwrap_or(1);
+    // Random bytes: few matches, so the scan and not the collection of matches is timed.
+    let hay = pseudo_random(9, 16 << 20);
+    let mut group = c.benchmark_group("mpm-parallel");
+    group.throughput(Throughput::Bytes(hay.len() as u64));
+    group.sample_size(10);
+    for kind in [Kind::Spatch, Kind::Vpatch] {
+        let m = Matcher::new(kind, &pats).unwrap();
+        for threads in [1usize, 2] {
+            group.bench_with_input(
+                BenchmarkId::new(kind.name(), format!("{threads}-threads")),
+                &hay,
+                |b, hay| {
+                    b.iter(|| {
+                        black_box(
+                            mpm::parallel::scan_parallel(&m, max_len, black_box(hay), threads)
+                                .len(),
+                        )
+                    })
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, scan, parallel);
 criterion_main!(benches);

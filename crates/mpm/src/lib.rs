@@ -11,8 +11,12 @@
 //! - [`Kind::Dfc`], [`Kind::Spatch`], [`Kind::Vpatch`] (and the forced [`Kind::VpatchAvx2`],
 //!   [`Kind::VpatchAvx512`]): filter-then-verify with small bitmap filters and per-length
 //!   hash tables (DFC; S-PATCH and V-PATCH, whose filtering round uses AVX2/AVX-512
-//!   gathers chosen at run time). [`parallel::scan_parallel`] splits one large buffer
-//!   over threads.
+//!   gathers chosen at run time). S-PATCH and V-PATCH keep the patterns whose first two
+//!   (case-folded) bytes are equal out of their filters and report them from the runs of
+//!   one byte in closed form (on IDS traffic most matches are `|00|` runs), verify short
+//!   patterns from per-window lists and long ones by 4- or 8-byte keys.
+//!   [`parallel::scan_parallel`] splits one large buffer over threads; [`model`] is the
+//!   performance model of the V-PATCH paper (§5).
 //!
 //! Case: every automaton is built over ASCII-lowercased patterns; a case-sensitive pattern
 //! with letters is checked against its exact bytes when the automaton reports it (MIDeA

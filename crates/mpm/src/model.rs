@@ -3,7 +3,7 @@
 //! verification (equations 4-9), with four constants fitted from measurements at two
 //! pattern counts. `osprey bench mpm --model` measures and prints it.
 //!
-//! Filter 1 and filter 2 have `m = 65,536` bits, filter 3 has 131,072 here (the paper uses
+//! Filter 1 and filter 2 have `m = 65,536` bits, filter 3 has 2^20 here (the paper uses
 //! the same size for all three, so its `h3 = h2²`; with a larger filter 3,
 //! `h3 = h2 · h(filter 3)`).
 

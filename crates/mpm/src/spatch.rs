@@ -27,8 +27,9 @@ use crate::verify::{first_pairs, fold4, load4, validate, LONG};
 use crate::{BuildError, Limits, Match, Pattern};
 use std::cell::RefCell;
 
-/// log2 of filter 3's size in bits (2^17 bits = 16 KiB).
-pub(crate) const F3_BITS: u32 = 17;
+/// log2 of filter 3's size in bits (2^20 bits = 128 KiB: an L2-resident filter that passes
+/// few random positions even with tens of thousands of long patterns).
+pub(crate) const F3_BITS: u32 = 20;
 /// Words of filter 3.
 pub(crate) const F3_WORDS: usize = 1 << (F3_BITS - 5);
 /// Multiplier of filter 3's hash.

@@ -182,31 +182,45 @@ fn budget() -> usize {
 }
 
 fn check(kind: Kind, pats: &[Pattern], hays: &[&[u8]]) {
-    let m = Matcher::new(kind, pats).unwrap();
+    check_kinds(&[kind], pats, hays);
+}
+
+/// Every kind of `kinds` against naive (computed once per payload).
+fn check_kinds(kinds: &[Kind], pats: &[Pattern], hays: &[&[u8]]) {
+    let ms: Vec<Matcher> = kinds
+        .iter()
+        .map(|&k| Matcher::new(k, pats).unwrap())
+        .collect();
     let mut total = 0;
     for h in hays {
         let want = sorted(naive::find_all(pats, h));
-        let got = sorted(m.find_all(h));
-        assert_eq!(
-            got.len(),
-            want.len(),
-            "{kind}: match count differs on a {}-byte payload",
-            h.len()
-        );
-        assert!(
-            got == want,
-            "{kind}: matches differ on a {}-byte payload",
-            h.len()
-        );
-        total += got.len();
+        for m in &ms {
+            let got = sorted(m.find_all(h));
+            assert_eq!(
+                got.len(),
+                want.len(),
+                "{}: match count differs on a {}-byte payload",
+                m.kind(),
+                h.len()
+            );
+            assert!(
+                got == want,
+                "{}: matches differ on a {}-byte payload",
+                m.kind(),
+                h.len()
+            );
+        }
+        total += want.len();
     }
-    eprintln!(
-        "{}: {} patterns, {} payloads, {} matches agree with naive",
-        m.describe(),
-        pats.len(),
-        hays.len(),
-        total
-    );
+    for m in &ms {
+        eprintln!(
+            "{}: {} patterns, {} payloads, {} matches agree with naive",
+            m.describe(),
+            pats.len(),
+            hays.len(),
+            total
+        );
+    }
     assert!(total > 0, "the sample should contain matches");
 }
 
@@ -247,4 +261,17 @@ fn et_open_contents_over_sv_ether_payloads() {
     let m = Matcher::new(Kind::AcFull, &small).unwrap();
     assert!(m.describe().contains("16-bit"), "{}", m.describe());
     check(Kind::AcFull, &small, &hays);
+    // The filter-then-verify matchers over every content, each V-PATCH path forced (the
+    // scalar path is S-PATCH's round: `Kind::Spatch`).
+    let kinds: Vec<Kind> = [
+        Kind::Dfc,
+        Kind::Spatch,
+        Kind::Vpatch,
+        Kind::VpatchAvx2,
+        Kind::VpatchAvx512,
+    ]
+    .into_iter()
+    .filter(|k| k.is_available())
+    .collect();
+    check_kinds(&kinds, &pats, &hays);
 }
