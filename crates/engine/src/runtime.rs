@@ -75,7 +75,7 @@ pub fn dispatch_hash(
     if p.ip_version == 0 {
         return 0;
     }
-    let mut key = if p.ip_version == 4 {
+    let key = if p.ip_version == 4 {
         flow::FlowKey::v4(
             [p.src[0], p.src[1], p.src[2], p.src[3]],
             0,
@@ -86,8 +86,8 @@ pub fn dispatch_hash(
     } else {
         flow::FlowKey::v6(p.src, 0, p.dst, 0, 0)
     };
-    key.vlan[0] = p.vlan[0];
-    key.vlan[1] = p.vlan[1];
+    // VLAN ids stay out of the dispatch hash: with `vlan.use-for-tracking: false` the
+    // two directions of a flow may carry different tags and must meet in one worker.
     key.hash()
 }
 
