@@ -621,9 +621,11 @@ impl Detector {
         let mut kept = 0;
         for h in &scratch.hits {
             let s = &self.sigs[h.sig as usize];
-            // Header-only and transaction rules act on the whole flow.
+            // Header-only rules and matches on the stream or a transaction act on the
+            // whole flow; matches on a packet's own payload or options on the packet.
             let flow_scope = input.flow.is_some()
-                && (s.flow_action || matches!(h.alert.matched_on, MatchedOn::Tx(_)));
+                && (s.flow_action
+                    || matches!(h.alert.matched_on, MatchedOn::Tx(_) | MatchedOn::Stream));
             if s.action == Action::Pass {
                 scratch.verdict.add(Action::Pass, flow_scope);
                 if flow_scope {

@@ -4,9 +4,10 @@
 //! - `drop` (and Snort's `sdrop`) drops the packet; `reject*` drops it and answers
 //!   with a TCP reset or an ICMP unreachable.
 //! - `pass` stops the alerts of lower-priority rules on the packet.
-//! - The scope is the rest of the flow when the rule is IP-only (no payload, packet
-//!   options or `flow` keyword) or an application-layer rule (`alert http ...`, any
-//!   transaction match); the packet alone for packet and stream payload rules.
+//! - The scope is the rest of the flow when the rule is header-only (no payload,
+//!   packet options or `flow` keyword; ports and app-layer protocol allowed) or matched
+//!   the reassembled stream or a transaction; the packet alone when it matched the
+//!   packet's own payload or options (`dsize`, `flow:stateless`, content on a SYN).
 //!
 //! Learned from the reference cases (`util-action-*`, `flow-drop-iponly-*`,
 //! `bug-5464-verdict-*`, `threshold-config-rate-filter-*`): a packet-scope drop leaves
