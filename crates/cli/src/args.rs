@@ -222,11 +222,11 @@ pub enum BenchCommand {
     /// (each payload scanned separately) and over 1 MB of random bytes, one core.
     Mpm {
         /// Rule files whose contents are the patterns.
-        #[arg(long, required = true, num_args = 1..)]
+        #[arg(long, required_unless_present = "model", num_args = 1..)]
         rules: Vec<PathBuf>,
         /// Capture whose payloads are the haystacks.
-        #[arg(long)]
-        pcap: PathBuf,
+        #[arg(long, required_unless_present = "model")]
+        pcap: Option<PathBuf>,
         /// Runs per engine (the median is reported).
         #[arg(long, default_value_t = 5)]
         runs: usize,
@@ -239,6 +239,10 @@ pub enum BenchCommand {
         /// Print one JSON object instead of a table.
         #[arg(long)]
         json: bool,
+        /// Instead: the S-PATCH/V-PATCH performance model (V-PATCH paper §5), predicted
+        /// vs measured cost per byte for 1k-20k random patterns over random bytes.
+        #[arg(long)]
+        model: bool,
     },
 }
 

@@ -207,10 +207,24 @@ fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
             engines,
             buffer,
             json,
+            model,
         } => {
+            if model {
+                let opts = tools::bench_mpm::ModelOptions {
+                    runs: runs.max(1),
+                    ..Default::default()
+                };
+                let report = tools::bench_mpm::bench_model(&opts)?;
+                if json {
+                    println!("{}", report.to_json());
+                } else {
+                    print!("{report}");
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             let opts = tools::BenchMpmOptions {
                 rules,
-                pcap,
+                pcap: pcap.unwrap_or_default(),
                 runs: runs.max(1),
                 engines,
                 buffer,

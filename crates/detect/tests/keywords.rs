@@ -225,9 +225,23 @@ fn alert_order_max_and_pass() {
         sids_with(&det3, &mut s, Some(&mut fd), &tcp(b"a"), flow(true)),
         [10]
     );
+    // A pass that matched the packet's own payload covers that packet only.
     assert!(sids_with(&det3, &mut s, Some(&mut fd), &tcp(b"ab"), flow(true)).is_empty());
+    assert!(!fd.is_passed());
+    assert_eq!(
+        sids_with(&det3, &mut s, Some(&mut fd), &tcp(b"a"), flow(true)),
+        [10]
+    );
+    // A header-only pass covers the rest of the flow.
+    let det4 = detector(
+        "alert tcp any any -> any any (content:\"a\"; sid:10;)\n\
+         pass tcp any any -> any 80 (sid:12;)",
+    );
+    let mut s = det4.scratch();
+    let mut fd = detect::FlowDetect::new();
+    assert!(sids_with(&det4, &mut s, Some(&mut fd), &tcp(b"a"), flow(true)).is_empty());
     assert!(fd.is_passed());
-    assert!(sids_with(&det3, &mut s, Some(&mut fd), &tcp(b"a"), flow(true)).is_empty());
+    assert!(sids_with(&det4, &mut s, Some(&mut fd), &tcp(b"a"), flow(true)).is_empty());
 }
 
 #[test]
