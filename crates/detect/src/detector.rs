@@ -40,9 +40,9 @@ pub struct RuleInfo {
 type FpEntry = (Vec<u8>, bool, u32);
 
 /// Packet protocol classes of the signature groups.
-const CLASSES: usize = 4;
+pub(crate) const CLASSES: usize = 4;
 /// Directions of the signature groups: to-server, to-client, no flow.
-const DIRS: usize = 3;
+pub(crate) const DIRS: usize = 3;
 
 #[derive(Debug, Default)]
 struct PktGroup {
@@ -69,7 +69,7 @@ pub struct Detector {
     stats: BuildStats,
 }
 
-fn class_of_proto(p: u8) -> usize {
+pub(crate) fn class_of_proto(p: u8) -> usize {
     match p {
         6 => 0,
         17 => 1,
@@ -339,6 +339,16 @@ impl Detector {
             .map(|&i| &self.infos[i as usize])
     }
 
+    /// The payload prefilter of packet signature group `gi` (`offload`).
+    pub(crate) fn payload_prefilter(&self, gi: usize) -> Option<&Prefilter> {
+        self.pkt_groups.get(gi)?.payload.as_ref()
+    }
+
+    /// The compiled signatures (`offload`).
+    pub(crate) fn sigs(&self) -> &[Sig] {
+        &self.sigs
+    }
+
     /// Fresh per-worker scratch space.
     pub fn scratch(&self) -> Scratch {
         Scratch::new(self.sigs.len())
@@ -402,7 +412,14 @@ impl Detector {
             if let Some(pf) = &g.payload {
                 let mut seen = std::mem::take(&mut scratch.seen);
                 if input.packet_rules && !payload.is_empty() {
-                    pf.scan(payload, &mut seen, |s| scratch.add_cand(s));
+                    if scratch.pre_active {
+                        // Matched elsewhere (`offload`): the same candidates.
+                        let pre = std::mem::take(&mut scratch.pre_sigs);
+                        pre.iter().for_each(|&s| scratch.add_cand(s));
+                        scratch.pre_sigs = pre;
+                    } else {
+                        pf.scan(payload, &mut seen, |s| scratch.add_cand(s));
+                    }
                 }
                 if let Some(st) = input.stream {
                     pf.scan(st, &mut seen, |s| scratch.add_cand(s));

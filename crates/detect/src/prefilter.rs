@@ -9,6 +9,8 @@ pub(crate) struct Prefilter {
     matcher: mpm::Matcher,
     /// Pattern id → signature indices.
     pat_sigs: Vec<Vec<u32>>,
+    /// Pattern id → (bytes, nocase): what a batch matcher elsewhere needs (`offload`).
+    pats: Vec<(Vec<u8>, bool)>,
 }
 
 /// What a build used.
@@ -42,6 +44,7 @@ impl Prefilter {
                 v.push(*sig);
             }
         }
+        let plain = pats.iter().map(|p| (p.bytes.clone(), p.nocase)).collect();
         let matcher = match mpm::Matcher::new(kind, &pats) {
             Ok(m) => m,
             Err(_) => match mpm::Matcher::new(mpm::Kind::AcCompact, &pats) {
@@ -49,7 +52,11 @@ impl Prefilter {
                 Err(_) => return Err(entries.iter().map(|e| e.2).collect()),
             },
         };
-        Ok(Prefilter { matcher, pat_sigs })
+        Ok(Prefilter {
+            matcher,
+            pat_sigs,
+            pats: plain,
+        })
     }
 
     /// Reports the signatures whose fast pattern occurs in `hay`, each pattern's
@@ -65,6 +72,14 @@ impl Prefilter {
                 }
             }
         });
+    }
+
+    /// Every pattern: its bytes, nocase, and the signatures it makes candidates.
+    pub fn entries(&self) -> impl Iterator<Item = (&[u8], bool, &[u32])> + '_ {
+        self.pats
+            .iter()
+            .zip(&self.pat_sigs)
+            .map(|((b, nocase), sigs)| (b.as_slice(), *nocase, sigs.as_slice()))
     }
 
     pub fn stats(&self) -> PrefilterStats {

@@ -61,6 +61,8 @@ impl ContentC {
 #[derive(Debug, Clone)]
 pub(crate) struct PcreC {
     pub re: pcre2::bytes::Regex,
+    /// The rule's pattern and flags, for building its DFA ([`crate::pcre_dfa`]).
+    pub source: std::sync::Arc<(String, String)>,
     pub negated: bool,
     pub relative: bool,
 }

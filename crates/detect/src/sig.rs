@@ -681,6 +681,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                 })?;
                 Step::Pcre(PcreC {
                     re,
+                    source: std::sync::Arc::new((p.pattern.clone(), p.flags.clone())),
                     negated: p.negated,
                     relative: p.is_relative(),
                 })

@@ -198,6 +198,10 @@ pub struct Scratch {
     pub(crate) seen: crate::prefilter::Seen,
     /// Counters.
     pub(crate) stats: ScratchStats,
+    /// Candidates of the packet payload found by a matcher elsewhere (`offload`): used
+    /// instead of the payload prefilter scan while `pre_active`.
+    pub(crate) pre_sigs: Vec<u32>,
+    pub(crate) pre_active: bool,
 }
 
 /// Counters of one worker's detection.
@@ -233,6 +237,8 @@ impl Scratch {
             tmp_flow: FlowDetect::default(),
             seen: Default::default(),
             stats: ScratchStats::default(),
+            pre_sigs: Vec::new(),
+            pre_active: false,
         }
     }
 

@@ -1,0 +1,316 @@
+//! What detection hands a batch matcher (the GPU, Kargus §4.5 / MIDeA §3.2): the payload
+//! fast patterns of every packet signature group, and the regex DFAs of the `pcre`
+//! options; and how matches found elsewhere come back into [`Detector::inspect`].
+//!
+//! **Offload groups.** A packet's signature group depends on its protocol class and its
+//! flow direction, and the direction is known only after flow tracking — later than a
+//! worker fills its batch. So one offload group serves one protocol class: the union of the
+//! payload fast patterns of the class's groups (to server, to client, no flow). A worker
+//! tags each payload with [`OffloadPlan::group_of`] (one batch buffer for all groups, a
+//! group id per packet: MIDeA §3.2.1); the matcher reports the union pattern ids found;
+//! [`OffloadPlan::inspect`] turns them into the candidates of the packet's real group —
+//! exactly the candidates the CPU prefilter scan would give — and runs the rest of
+//! detection (option evaluation, alerts) on the CPU as [`Detector::inspect`] does.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use crate::detector::{class_of_proto, Detector, CLASSES, DIRS};
+use crate::input::{Alert, Input};
+use crate::pcre_dfa::{pcre_dfa, NoDfa};
+use crate::program::Step;
+use crate::state::{FlowDetect, Scratch};
+
+/// The offload groups of a detector and how their matches map back to signatures.
+#[derive(Debug)]
+pub struct OffloadPlan {
+    detector: Arc<Detector>,
+    /// Patterns of each offload group; a pattern's id is its index.
+    groups: Vec<Vec<mpm::Pattern>>,
+    /// Offload group of each protocol class (`None`: no payload prefilter in the class).
+    class_group: [Option<u32>; CLASSES],
+    /// Per packet signature group (`class * DIRS + dir`), per union pattern id: the
+    /// signatures the pattern makes candidates in that group.
+    sigs: Vec<Vec<Vec<u32>>>,
+}
+
+impl OffloadPlan {
+    /// The plan of `detector` (built once, shared read-only by the workers).
+    pub fn build(detector: &Arc<Detector>) -> OffloadPlan {
+        let mut groups = Vec::new();
+        let mut class_group = [None; CLASSES];
+        let mut sigs = vec![Vec::new(); CLASSES * DIRS];
+        for (class, slot) in class_group.iter_mut().enumerate() {
+            let mut ids: HashMap<(Vec<u8>, bool), u32> = HashMap::new();
+            let mut pats: Vec<mpm::Pattern> = Vec::new();
+            for dir in 0..DIRS {
+                let gi = class * DIRS + dir;
+                let Some(pf) = detector.payload_prefilter(gi) else {
+                    continue;
+                };
+                let mut map: Vec<Vec<u32>> = Vec::new();
+                for (pat, nocase, group_sigs) in pf.entries() {
+                    let next = pats.len() as u32;
+                    let id = *ids.entry((pat.to_vec(), nocase)).or_insert_with(|| {
+                        pats.push(if nocase {
+                            mpm::Pattern::nocase(pat.to_vec(), next)
+                        } else {
+                            mpm::Pattern::new(pat.to_vec(), next)
+                        });
+                        next
+                    });
+                    if map.len() <= id as usize {
+                        map.resize(id as usize + 1, Vec::new());
+                    }
+                    map[id as usize].extend_from_slice(group_sigs);
+                }
+                sigs[gi] = map;
+            }
+            if !pats.is_empty() {
+                *slot = Some(groups.len() as u32);
+                groups.push(pats);
+            }
+        }
+        OffloadPlan {
+            detector: detector.clone(),
+            groups,
+            class_group,
+            sigs,
+        }
+    }
+
+    /// The detector the plan belongs to.
+    pub fn detector(&self) -> &Arc<Detector> {
+        &self.detector
+    }
+
+    /// Patterns of each offload group (index = group id; a pattern's id is its index in
+    /// its group).
+    pub fn groups(&self) -> &[Vec<mpm::Pattern>] {
+        &self.groups
+    }
+
+    /// The offload group of a packet of IP protocol `proto`; `None` when no rule of its
+    /// class has a payload fast pattern (nothing to match: inspect it on the CPU).
+    pub fn group_of(&self, proto: u8) -> Option<u32> {
+        self.class_group[class_of_proto(proto)]
+    }
+
+    /// [`Detector::inspect`] for an input whose packet payload was matched elsewhere:
+    /// `patterns` are the ids (in the packet's offload group, any order, repeats allowed)
+    /// of the patterns found in exactly `input.packet.payload(input.frame)`. The stream
+    /// chunk and application-layer buffers of the input are matched on the CPU as usual.
+    pub fn inspect(
+        &self,
+        scratch: &mut Scratch,
+        flow: Option<&mut FlowDetect>,
+        input: &Input<'_>,
+        patterns: &[u32],
+        alerts: &mut Vec<Alert>,
+    ) {
+        let dir = match input.flow {
+            Some(f) if f.to_server => 0,
+            Some(_) => 1,
+            None => 2,
+        };
+        let gi = class_of_proto(input.packet.proto) * DIRS + dir;
+        let mut pre = std::mem::take(&mut scratch.pre_sigs);
+        pre.clear();
+        if let Some(map) = self.sigs.get(gi) {
+            for &p in patterns {
+                if let Some(v) = map.get(p as usize) {
+                    pre.extend_from_slice(v);
+                }
+            }
+        }
+        scratch.pre_sigs = pre;
+        scratch.pre_active = true;
+        self.detector.inspect(scratch, flow, input, alerts);
+        scratch.pre_active = false;
+    }
+}
+
+/// The `pcre` options of a detector as DFAs (Kargus §4.5).
+#[derive(Debug, Default)]
+pub struct PcreDfas {
+    /// The distinct `(pattern, flags)` that became DFAs, with their tables.
+    pub dfas: Vec<((String, String), mpm::PlainDfa)>,
+    /// Distinct `(pattern, flags)` seen.
+    pub total: usize,
+    /// `pcre` options (not distinct) in the rules.
+    pub options: usize,
+    /// `pcre` options whose regex became a DFA.
+    pub options_with_dfa: usize,
+    /// Distinct regexes refused, by reason ([`NoDfa::kind`]).
+    pub refused: BTreeMap<String, usize>,
+}
+
+impl Detector {
+    /// Build the DFA of every distinct `pcre` of the loaded rules that has one of at most
+    /// `max_states` states ([`crate::PCRE_DFA_MAX_STATES`] is Kargus's limit).
+    pub fn pcre_dfas(&self, max_states: u32) -> PcreDfas {
+        let mut out = PcreDfas::default();
+        let mut seen: HashMap<Arc<(String, String)>, bool> = HashMap::new();
+        let mut by_text: HashMap<(String, String), bool> = HashMap::new();
+        self.each_pcre(|src| {
+            out.options += 1;
+            let ok = match seen.get(src) {
+                Some(&ok) => ok,
+                None => {
+                    let ok = match by_text.get(&**src) {
+                        Some(&ok) => ok,
+                        None => {
+                            out.total += 1;
+                            let r = pcre_dfa(&src.0, &src.1, max_states);
+                            let ok = r.is_ok();
+                            match r {
+                                Ok(d) => out.dfas.push(((**src).clone(), d)),
+                                Err(e) => {
+                                    *out.refused.entry(refusal(&e)).or_default() += 1;
+                                }
+                            }
+                            by_text.insert((**src).clone(), ok);
+                            ok
+                        }
+                    };
+                    seen.insert(src.clone(), ok);
+                    ok
+                }
+            };
+            out.options_with_dfa += usize::from(ok);
+        });
+        out
+    }
+
+    /// The `(pattern, flags)` of every `pcre` step (tests).
+    #[cfg(test)]
+    pub(crate) fn each_pcre_source(&self, mut f: impl FnMut(&(String, String))) {
+        self.each_pcre(|s| f(s));
+    }
+
+    /// Every `pcre` step of every signature (payload and app-layer programs).
+    fn each_pcre(&self, mut f: impl FnMut(&Arc<(String, String)>)) {
+        for s in self.sigs() {
+            let progs = s.payload.iter().chain(s.app.iter().map(|a| &a.prog));
+            for p in progs {
+                for st in &p.steps {
+                    if let Step::Pcre(pc) = st {
+                        f(&pc.source);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn refusal(e: &NoDfa) -> String {
+    match e {
+        NoDfa::Syntax(s) => format!("syntax: {s}"),
+        other => other.kind().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::DetectOptions;
+    use crate::FlowInfo;
+
+    fn det(text: &str) -> Arc<Detector> {
+        let (set, _) = rules::RuleSet::load_str(
+            text,
+            None,
+            &rules::Vars::suricata_default(),
+            &Default::default(),
+        );
+        let (d, diags) = Detector::build(
+            &set.rules,
+            &DetectOptions::default(),
+            &rules::Vars::default(),
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        Arc::new(d)
+    }
+
+    fn packet(proto: u8, payload: &[u8]) -> (wire::Packet, Vec<u8>) {
+        let mut frame = vec![0u8; 54];
+        frame.extend_from_slice(payload);
+        let p = wire::Packet {
+            ip_version: 4,
+            proto,
+            src: [10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            dst: [10, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            sport: 1234,
+            dport: 80,
+            payload_off: 54,
+            payload_len: payload.len() as u32,
+            ..wire::Packet::default()
+        };
+        (p, frame)
+    }
+
+    #[test]
+    fn union_groups_map_back_to_the_cpu_candidates() {
+        let d = det(concat!(
+            "alert tcp any any -> any any (msg:\"a\"; flow:to_server; content:\"evil\"; sid:1;)\n",
+            "alert tcp any any -> any any (msg:\"b\"; flow:to_client; content:\"EVIL\"; nocase; sid:2;)\n",
+            "alert tcp any any -> any any (msg:\"c\"; content:\"evil\"; sid:3;)\n",
+            "alert udp any any -> any any (msg:\"d\"; content:\"boo\"; sid:4;)\n",
+        ));
+        let plan = OffloadPlan::build(&d);
+        assert_eq!(plan.groups().len(), 2, "one group per class with patterns");
+        let tg = plan.group_of(6).unwrap() as usize;
+        assert_eq!(plan.groups()[tg].len(), 2, "evil and EVIL/nocase");
+        assert_eq!(plan.group_of(1), None, "no ICMP rules");
+        for (to_server, want) in [(true, vec![1, 3]), (false, vec![2, 3])] {
+            let (p, frame) = packet(6, b"an evil payload");
+            let info = FlowInfo {
+                to_server,
+                established: true,
+                payload_in_stream: false,
+                app_proto: app::AppProto::Unknown,
+            };
+            let input = Input::packet(&p, &frame, Some(info));
+            let mut s = d.scratch();
+            let (mut cpu, mut off) = (Vec::new(), Vec::new());
+            let mut fd = FlowDetect::default();
+            d.inspect(&mut s, Some(&mut fd), &input, &mut cpu);
+            // Every pattern of the group "found" (a matcher reports what it finds; the
+            // union holds both case variants).
+            let found: Vec<u32> = (0..plan.groups()[tg].len() as u32).collect();
+            let mut fd = FlowDetect::default();
+            plan.inspect(&mut s, Some(&mut fd), &input, &found, &mut off);
+            let sids = |a: &[Alert]| {
+                let mut v: Vec<u32> = a.iter().map(|x| d.rule(x.rule).unwrap().sid).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(sids(&cpu), want);
+            assert_eq!(sids(&off), want);
+            // Nothing found: no candidates, no alerts; the next CPU inspect scans again.
+            let mut none = Vec::new();
+            plan.inspect(&mut s, None, &input, &[], &mut none);
+            assert!(none.is_empty());
+            let mut again = Vec::new();
+            let mut fd = FlowDetect::default();
+            d.inspect(&mut s, Some(&mut fd), &input, &mut again);
+            assert_eq!(sids(&again), want);
+        }
+    }
+
+    #[test]
+    fn pcre_dfas_are_counted_once_per_regex() {
+        let d = det(concat!(
+            "alert tcp any any -> any any (msg:\"a\"; content:\"x\"; pcre:\"/a+b/i\"; sid:1;)\n",
+            "alert tcp any any -> any any (msg:\"b\"; content:\"y\"; pcre:\"/a+b/i\"; sid:2;)\n",
+            "alert tcp any any -> any any (msg:\"c\"; content:\"z\"; pcre:\"/(a)\\1/\"; sid:3;)\n",
+        ));
+        let r = d.pcre_dfas(crate::PCRE_DFA_MAX_STATES);
+        assert_eq!(
+            (r.options, r.options_with_dfa, r.total, r.dfas.len()),
+            (3, 2, 2, 1)
+        );
+        assert_eq!(r.refused.values().sum::<usize>(), 1);
+        assert!(r.dfas[0].1.find_end(b"xAAB").is_some());
+    }
+}
