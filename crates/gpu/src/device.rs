@@ -509,11 +509,13 @@ enum Request {
 }
 
 /// The dispatcher thread of one GPU (Kargus §4.5: one per device): workers send batches
-/// through [`Dispatcher::submit`]; the thread keeps up to two in flight (one per stream).
+/// through [`DispatchHandle::submit`]; the thread keeps up to two in flight (one per
+/// stream). [`Dispatcher::spawn_cpu`] starts the same thread with the CPU executor in place
+/// of the device (`--gpu cpu-sim`), so the host path is exercised without a GPU.
 pub struct Dispatcher {
     tx: Option<Sender<Request>>,
     thread: Option<JoinHandle<()>>,
-    info: DeviceInfo,
+    info: Option<DeviceInfo>,
 }
 
 /// Handle a worker keeps to submit batches.
@@ -545,7 +547,33 @@ impl Dispatcher {
         Ok(Dispatcher {
             tx: Some(tx),
             thread: Some(thread),
-            info,
+            info: Some(info),
+        })
+    }
+
+    /// Start a dispatcher thread that runs every batch with the CPU executor
+    /// ([`crate::cpu::run_ac`], `layout`, `report_cap` slots per packet): the same requests,
+    /// replies and report rows as a GPU's, one batch at a time.
+    pub fn spawn_cpu(
+        tables: Arc<AcTables>,
+        layout: AcLayout,
+        report_cap: u32,
+    ) -> Result<Dispatcher, String> {
+        let (tx, rx) = mpsc::channel::<Request>();
+        let thread = std::thread::Builder::new()
+            .name("gpu-dispatch-cpu-sim".into())
+            .spawn(move || {
+                while let Ok(Request::Ac(batch, reply)) = rx.recv() {
+                    let mut rows = ReportBuffer::new(report_cap);
+                    crate::cpu::run_ac(&tables, &batch, layout, &mut rows);
+                    let _ = reply.send(Ok((batch, rows)));
+                }
+            })
+            .map_err(|e| format!("dispatcher thread: {e}"))?;
+        Ok(Dispatcher {
+            tx: Some(tx),
+            thread: Some(thread),
+            info: None,
         })
     }
 
@@ -588,9 +616,9 @@ impl Dispatcher {
         }
     }
 
-    /// The device.
-    pub fn info(&self) -> &DeviceInfo {
-        &self.info
+    /// The device (`None` for the CPU executor).
+    pub fn info(&self) -> Option<&DeviceInfo> {
+        self.info.as_ref()
     }
 }
 

@@ -6,9 +6,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::batch::Batch;
-use crate::cpu::{self, AcLayout};
 use crate::device::{probe, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuMatcher};
-use crate::reports::{merge_ac, AcMatch, MergeStats, ReportBuffer};
+use crate::reports::{merge_ac, AcMatch, MergeStats};
 use crate::tables::AcTables;
 
 /// What the user asked for.
@@ -35,7 +34,7 @@ impl FromStr for GpuMode {
             "on" => Ok(GpuMode::On),
             "cpu-sim" => Ok(GpuMode::CpuSim),
             _ => Err(OffloadError(format!(
-                "--gpu takes off, auto or on, not {s:?}"
+                "--gpu takes off, auto, on or cpu-sim, not {s:?}"
             ))),
         }
     }
@@ -96,32 +95,26 @@ impl GpuMode {
     }
 }
 
-enum Exec {
-    Cpu(AcLayout),
-    Gpu(DispatchHandle),
-}
-
-/// Aho-Corasick offload for one worker: a batch in, confirmed matches out, on the GPU
-/// through the dispatcher or on the CPU executor.
+/// Aho-Corasick offload for one worker: a batch in, confirmed matches out, through the
+/// dispatcher thread (a GPU, or the CPU executor with [`Backend::CpuSim`]).
 pub struct AcOffload {
     tables: Arc<AcTables>,
-    exec: Exec,
+    handle: DispatchHandle,
     report_cap: u32,
-    rows: ReportBuffer,
 }
 
-/// The shared part: tables and, with a GPU, its dispatcher thread. Workers take an
-/// [`AcOffload`] each from [`Offload::worker`].
+/// The shared part: tables and the dispatcher thread. Workers take an [`AcOffload`] each
+/// from [`Offload::worker`].
 pub struct Offload {
     tables: Arc<AcTables>,
-    dispatcher: Option<Dispatcher>,
-    layout: AcLayout,
+    dispatcher: Dispatcher,
     report_cap: u32,
 }
 
 impl Offload {
     /// Set up offload of `tables` on `backend` (`None` for [`Backend::Cpu`]: nothing to
-    /// offload to).
+    /// offload to): the GPU's dispatcher thread, or for [`Backend::CpuSim`] one that runs
+    /// the CPU executor with `cfg.layout` and `cfg.report_cap`.
     pub fn new(
         backend: &Backend,
         tables: Arc<AcTables>,
@@ -129,7 +122,8 @@ impl Offload {
     ) -> Result<Option<Offload>, OffloadError> {
         let dispatcher = match backend {
             Backend::Cpu => return Ok(None),
-            Backend::CpuSim => None,
+            Backend::CpuSim => Dispatcher::spawn_cpu(tables.clone(), cfg.layout, cfg.report_cap)
+                .map_err(OffloadError)?,
             Backend::Gpu(info) => {
                 let m = GpuMatcher::new(
                     &tables,
@@ -139,13 +133,12 @@ impl Offload {
                     },
                 )
                 .map_err(OffloadError)?;
-                Some(Dispatcher::spawn(m).map_err(OffloadError)?)
+                Dispatcher::spawn(m).map_err(OffloadError)?
             }
         };
         Ok(Some(Offload {
             tables,
             dispatcher,
-            layout: cfg.layout,
             report_cap: cfg.report_cap,
         }))
     }
@@ -154,12 +147,8 @@ impl Offload {
     pub fn worker(&self) -> AcOffload {
         AcOffload {
             tables: self.tables.clone(),
-            exec: match &self.dispatcher {
-                Some(d) => Exec::Gpu(d.handle()),
-                None => Exec::Cpu(self.layout),
-            },
+            handle: self.dispatcher.handle(),
             report_cap: self.report_cap,
-            rows: ReportBuffer::new(self.report_cap),
         }
     }
 
@@ -167,32 +156,39 @@ impl Offload {
     pub fn tables(&self) -> &Arc<AcTables> {
         &self.tables
     }
+
+    /// The device (`None` for the CPU executor).
+    pub fn device(&self) -> Option<&DeviceInfo> {
+        self.dispatcher.info()
+    }
+}
+
+impl fmt::Debug for Offload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Offload")
+            .field("groups", &self.tables.num_groups())
+            .field("device", &self.device().map(|d| &d.name))
+            .finish()
+    }
 }
 
 impl AcOffload {
     /// Match `batch` and append its confirmed matches to `out` (sorted by packet, end,
-    /// pattern id); the batch comes back for reuse.
+    /// pattern id); the batch comes back for reuse (also after an error, when the
+    /// dispatcher could return it).
     pub fn scan(
         &mut self,
         batch: Batch,
         out: &mut Vec<AcMatch>,
     ) -> Result<(Batch, MergeStats), OffloadError> {
-        match &self.exec {
-            Exec::Cpu(layout) => {
-                cpu::run_ac(&self.tables, &batch, *layout, &mut self.rows);
-                let stats = merge_ac(&self.tables, &batch, &self.rows, out);
-                Ok((batch, stats))
-            }
-            Exec::Gpu(h) => {
-                let (batch, rows) = h
-                    .submit(batch)
-                    .recv()
-                    .map_err(|_| OffloadError("GPU dispatcher stopped".into()))?
-                    .map_err(OffloadError)?;
-                let stats = merge_ac(&self.tables, &batch, &rows, out);
-                Ok((batch, stats))
-            }
-        }
+        let (batch, rows) = self
+            .handle
+            .submit(batch)
+            .recv()
+            .map_err(|_| OffloadError("GPU dispatcher stopped".into()))?
+            .map_err(OffloadError)?;
+        let stats = merge_ac(&self.tables, &batch, &rows, out);
+        Ok((batch, stats))
     }
 
     /// Report slots per packet.
@@ -204,6 +200,53 @@ impl AcOffload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_sim_runs_batches_through_the_dispatcher_thread() {
+        use mpm::{DfaTables, Limits, Pattern};
+        let groups = [
+            DfaTables::build(&[Pattern::new(&b"attack"[..], 7)], &Limits::default()).unwrap(),
+            DfaTables::build(&[Pattern::nocase(&b"EVIL"[..], 9)], &Limits::default()).unwrap(),
+        ];
+        let tables = Arc::new(AcTables::new(&groups).unwrap());
+        let cfg = GpuConfig {
+            report_cap: 2,
+            ..GpuConfig::default()
+        };
+        let off = Offload::new(&Backend::CpuSim, tables, cfg)
+            .unwrap()
+            .unwrap();
+        assert!(off.device().is_none());
+        assert!(Offload::new(&Backend::Cpu, off.tables().clone(), cfg)
+            .unwrap()
+            .is_none());
+        // Two workers at once; one packet overflows its row (3 matches, 2 slots).
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let mut w = off.worker();
+                std::thread::spawn(move || {
+                    let mut b = Batch::new(8, 1024);
+                    b.push(0, b"an attack").unwrap();
+                    b.push(1, b"evil attack").unwrap();
+                    b.push(1, b"eViL EVIL evil").unwrap();
+                    b.push(5, b"attack, unknown group").unwrap();
+                    let mut out = Vec::new();
+                    let (b, stats) = w.scan(b, &mut out).unwrap();
+                    assert_eq!(b.len(), 4, "the batch comes back");
+                    assert_eq!(stats.overflowed, 1);
+                    let got: Vec<(u32, u32, u32)> =
+                        out.iter().map(|m| (m.packet, m.pattern, m.end)).collect();
+                    assert_eq!(
+                        got,
+                        vec![(0, 7, 9), (1, 9, 4), (2, 9, 4), (2, 9, 9), (2, 9, 14)]
+                    );
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+    }
 
     #[test]
     fn modes_parse_and_resolve() {
