@@ -117,9 +117,20 @@ pub struct RunArgs {
     pub mpm: Option<String>,
 
     /// GPU offload of pattern matching: `off`; `auto` (a GPU when one works, else the CPU,
-    /// said in one log line); `on` (no usable GPU is an error).
+    /// said in one log line); `on` (no usable GPU is an error); `cpu-sim` (the whole
+    /// offload path — batch buffers, dispatcher thread, balancing — with a CPU executor
+    /// in place of the GPU: for testing without one).
     #[arg(long = "gpu", value_name = "MODE", default_value = "auto")]
     pub gpu: String,
+
+    /// How cycles are given to the GPU: `kargus` (workload-queue thresholds, Kargus §5.2)
+    /// or `always` (every batch; payloads below the size threshold stay on the CPU).
+    #[arg(long = "gpu-policy", value_name = "POLICY", default_value = "kargus")]
+    pub gpu_policy: String,
+
+    /// Payloads shorter than this many bytes are never offloaded (Kargus §5.1; default 82).
+    #[arg(long = "gpu-size-threshold", value_name = "BYTES")]
+    pub gpu_size_threshold: Option<usize>,
 
     /// EVE event types written to eve.json, comma-separated: `alert,http,dns,tls`
     /// (`http-extended`, `tls-extended` add Suricata's extended fields). Alerts are

@@ -29,22 +29,54 @@ fn main() -> ExitCode {
     }
 }
 
-/// `--gpu MODE`: probe for a GPU and say in one line what runs where; `on` without a
-/// usable GPU is an error. Detection does not offload to the GPU yet: with one present,
-/// matching still runs on the CPU, and the line says so.
-fn gpu_select(mode: &str) -> Result<(), String> {
+/// `--gpu MODE`: probe for a GPU; `on` without a usable GPU is an error. The line that
+/// says what runs where is printed by [`gpu_offload`] once the rules are loaded.
+fn gpu_select(mode: &str) -> Result<(gpu::GpuMode, gpu::Backend, String), String> {
     let mode: gpu::GpuMode = mode.parse().map_err(|e: gpu::OffloadError| e.to_string())?;
     let (backend, line) = mode.resolve(0).map_err(|e| e.to_string())?;
-    match backend {
-        gpu::Backend::Gpu(_) => {
-            eprintln!(
-                "osprey: {line}; detection offload is not wired in yet, matching runs on the CPU"
-            )
+    Ok((mode, backend, line))
+}
+
+/// Set up GPU offload of the payload prefilter for the loaded rules and say in one line
+/// what runs where. With `auto`, a GPU that cannot be set up leaves matching on the CPU.
+fn gpu_offload(
+    (mode, backend, line): (gpu::GpuMode, gpu::Backend, String),
+    args: &RunArgs,
+    config: &engine::EngineConfig,
+) -> Result<Option<std::sync::Arc<engine::GpuOffload>>, String> {
+    let policy = match args.gpu_policy.as_str() {
+        "kargus" => engine::GpuPolicy::Kargus,
+        "always" => engine::GpuPolicy::Always,
+        other => {
+            return Err(format!(
+                "--gpu-policy takes kargus or always, not {other:?}"
+            ))
         }
-        _ if mode == gpu::GpuMode::Off => {}
-        _ => eprintln!("osprey: {line}"),
+    };
+    let mut settings = engine::GpuSettings {
+        policy,
+        ..Default::default()
+    };
+    if let Some(n) = args.gpu_size_threshold {
+        settings.balance.size_threshold = n;
     }
-    Ok(())
+    let (Some(det), false) = (config.detector.as_ref(), backend == gpu::Backend::Cpu) else {
+        if mode != gpu::GpuMode::Off {
+            eprintln!("osprey: {line}");
+        }
+        return Ok(None);
+    };
+    match engine::GpuOffload::new(det, &backend, settings) {
+        Ok(off) => {
+            eprintln!("osprey: {line}; payload prefilter offloaded ({policy:?} balancing)");
+            Ok(off)
+        }
+        Err(e) if mode == gpu::GpuMode::Auto => {
+            eprintln!("osprey: {line}; offload not set up ({e}), running on the CPU");
+            Ok(None)
+        }
+        Err(e) => Err(format!("--gpu: {e}")),
+    }
 }
 
 /// The detection run: `osprey -r FILE ...`.
@@ -61,7 +93,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         (Some(_), Some(_)) => return Err("give either -r FILE or -i IFACE, not both".into()),
         _ => {}
     }
-    gpu_select(&args.gpu)?;
+    let gpu = gpu_select(&args.gpu)?;
     let log_dir = args.log_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     std::fs::create_dir_all(&log_dir)
         .map_err(|e| format!("cannot create log directory {}: {e}", log_dir.display()))?;
@@ -126,6 +158,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     );
     let mut config = setup.engine;
     config.stage_timing = args.stage_timing;
+    config.gpu = gpu_offload(gpu, args, &config)?;
     let report = ops::execute(args, source, &config, &setup_args, &log_dir)?;
 
     let mut stats = report.stats;

@@ -111,5 +111,5 @@ fn on_without_a_gpu_fails_and_bad_modes_are_refused() {
     }
     let r = run_case(&case, "maybe", &out);
     assert!(!r.status.success());
-    assert!(String::from_utf8_lossy(&r.stderr).contains("--gpu takes off, auto or on"));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--gpu takes off, auto, on or cpu-sim"));
 }

@@ -35,6 +35,8 @@ pub struct EngineConfig {
     pub stage_timing: bool,
     /// Inline IPS mode (`--simulate-ips`): drop, reject and pass verdicts take effect.
     pub ips: bool,
+    /// GPU offload of the payload prefilter (`--gpu`); `None`: everything on the CPU.
+    pub gpu: Option<std::sync::Arc<crate::offload::GpuOffload>>,
 }
 
 impl Default for EngineConfig {
@@ -50,6 +52,7 @@ impl Default for EngineConfig {
             eve_types: output::EveTypes::default(),
             stage_timing: false,
             ips: false,
+            gpu: None,
         }
     }
 }

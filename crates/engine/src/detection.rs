@@ -15,7 +15,7 @@ use wire::Packet;
 
 /// Per-worker detection state.
 pub(crate) struct DetectStage {
-    detector: Arc<Detector>,
+    pub(crate) detector: Arc<Detector>,
     scratch: Scratch,
     alerts: Vec<Alert>,
     stream: Vec<u8>,
@@ -23,6 +23,8 @@ pub(crate) struct DetectStage {
     pub(crate) verdict: detect::Verdict,
     /// Detection and output times.
     pub(crate) timer: StageTimer,
+    /// GPU offload of the payload prefilter (`EngineConfig::gpu`).
+    pub(crate) offload: Option<crate::offload::OffloadStage>,
 }
 
 /// Where the packet being inspected came from, for the alert records.
@@ -45,6 +47,7 @@ impl DetectStage {
             stream: Vec::new(),
             verdict: detect::Verdict::default(),
             timer: StageTimer::new(timing),
+            offload: None,
         }
     }
 
@@ -169,8 +172,18 @@ impl DetectStage {
     ) {
         self.alerts.clear();
         let t = self.timer.start();
-        self.detector
-            .inspect(&mut self.scratch, fd, input, &mut self.alerts);
+        let pre = self
+            .offload
+            .as_mut()
+            .and_then(|o| o.pre_matched(input.packet.payload(input.frame)));
+        match pre {
+            Some(pm) => pm
+                .plan
+                .inspect(&mut self.scratch, fd, input, pm.patterns, &mut self.alerts),
+            None => self
+                .detector
+                .inspect(&mut self.scratch, fd, input, &mut self.alerts),
+        }
         self.verdict = self.scratch.verdict();
         self.timer.stop(Stage::Detect, t);
         if self.alerts.is_empty() {
@@ -193,6 +206,7 @@ impl DetectStage {
     /// Counters of the stage.
     pub(crate) fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
         let s = self.scratch.stats();
+        let gpu = self.offload.iter().flat_map(|o| o.counters());
         [
             ("osprey.detect.rules_evaluated", s.rules_evaluated),
             ("detect.alert_queue_overflow", s.alerts_discarded),
@@ -200,6 +214,7 @@ impl DetectStage {
             ("osprey.detect.threshold_table_full", s.threshold_table_full),
         ]
         .into_iter()
+        .chain(gpu)
     }
 }
 

@@ -18,6 +18,7 @@ mod control;
 mod detection;
 mod flows;
 mod merge;
+mod offload;
 mod pipeline;
 mod run;
 mod runtime;
@@ -28,6 +29,7 @@ mod verdict;
 pub use alerts::Outputs;
 pub use config::{ChecksumMode, EngineConfig};
 pub use control::Control;
+pub use offload::{GpuOffload, GpuPolicy, GpuSettings};
 pub use pipeline::Pipeline;
 pub use run::{run_offline, Progress, RunError, RunReport};
 #[cfg(target_os = "linux")]

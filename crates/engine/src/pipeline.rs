@@ -51,6 +51,8 @@ pub struct Pipeline {
     timer: StageTimer,
     /// IPS verdicts and counters (`EngineConfig::ips`).
     ips: Ips,
+    /// Index in the current batch of the frame being processed (GPU offload).
+    batch_frame: Option<usize>,
 }
 
 impl Pipeline {
@@ -69,6 +71,16 @@ impl Pipeline {
             verify_checksums: config.checksum == ChecksumMode::All,
             ..DecoderConfig::default()
         };
+        let mut detect = config
+            .detector
+            .clone()
+            .map(|d| DetectStage::new(d, config.stage_timing));
+        if let (Some(stage), Some(gpu)) = (detect.as_mut(), &config.gpu) {
+            stage.offload = Some(crate::offload::OffloadStage::new(
+                gpu.clone(),
+                decoder_config.clone(),
+            ));
+        }
         let mut sink = AlertSink::new(outputs, config.classifications.clone());
         sink.ips = config.ips;
         Pipeline {
@@ -80,10 +92,7 @@ impl Pipeline {
             tracker: FlowTracker::new(config.flow.clone()),
             app: AppCtx::new(config.app.clone()),
             exts: FlowExts::default(),
-            detect: config
-                .detector
-                .clone()
-                .map(|d| DetectStage::new(d, config.stage_timing)),
+            detect,
             sink,
             applog: output::AppLogger::new(config.eve_types),
             frame_index: 0,
@@ -93,14 +102,28 @@ impl Pipeline {
             checksum_invalid: 0,
             timer: StageTimer::new(config.stage_timing),
             ips: Ips::new(config.ips),
+            batch_frame: None,
         }
     }
 
     /// Runs every frame of `batch` through the stages.
     pub fn process_batch(&mut self, batch: &Batch) {
-        for frame in batch.iter() {
+        self.process_frames(|| batch.iter());
+    }
+
+    /// Runs the frames `frames()` yields (one batch, in capture order) through the stages.
+    /// `frames` is called twice when the batch's payloads are matched on the GPU first.
+    pub fn process_frames<'f, I: Iterator<Item = Frame<'f>>>(&mut self, frames: impl Fn() -> I) {
+        if let Some(det) = self.detect.as_mut() {
+            if let Some(o) = det.offload.as_mut() {
+                o.prepare(frames(), frames().count(), Some(&det.detector));
+            }
+        }
+        for (k, frame) in frames().enumerate() {
+            self.batch_frame = Some(k);
             self.process_frame(&frame);
         }
+        self.batch_frame = None;
     }
 
     /// Runs one frame through the stages. Frames must come in capture order (per flow
@@ -121,7 +144,14 @@ impl Pipeline {
         self.frame_index = frame.index;
         for i in 0..self.decoded.len() {
             let p = self.decoded.packets()[i];
+            let offload = self.detect.as_mut().and_then(|d| d.offload.as_mut());
+            if let (Some(o), Some(k)) = (offload, self.batch_frame) {
+                o.enter(k, i);
+            }
             self.packet(&p, frame.data);
+        }
+        if let Some(o) = self.detect.as_mut().and_then(|d| d.offload.as_mut()) {
+            o.leave();
         }
         self.frames += 1;
         if self.frames.is_multiple_of(SWEEP_EVERY) {
@@ -302,12 +332,16 @@ impl Pipeline {
     /// state of the flows already tracked starts afresh.
     pub fn set_detector(&mut self, detector: Option<Arc<detect::Detector>>) {
         let timer = self.detect.as_ref().map(|d| d.timer.clone());
+        // GPU offload stays built for the rules it was set up with: after a reload its
+        // cycles count as stale and matching runs on the CPU.
+        let offload = self.detect.as_mut().and_then(|d| d.offload.take());
         let timing = self.timer.times().is_some();
         self.detect = detector.map(|d| {
             let mut stage = DetectStage::new(d, timing);
             if let Some(t) = &timer {
                 stage.timer = t.clone();
             }
+            stage.offload = offload;
             stage
         });
         self.exts.reset_detect();

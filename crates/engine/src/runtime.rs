@@ -554,9 +554,7 @@ fn ring_worker(
         ctl.poll(&mut pipeline);
         match from_reader.pop() {
             Ok(mut b) => {
-                for frame in b.frames() {
-                    pipeline.process_frame(&frame);
-                }
+                pipeline.process_frames(|| b.frames());
                 pipeline.advance_time(b.now, b.sweep);
                 b.clear();
                 let _ = recycle.push(b);

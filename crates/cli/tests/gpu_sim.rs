@@ -1,0 +1,192 @@
+//! `--gpu cpu-sim`: the whole offload path (per-worker batch buffer with group ids, the
+//! dispatcher thread, report rows back to the worker, CPU option evaluation, the Kargus
+//! balancer) with the `gpu` crate's CPU executor in place of a device, raises exactly the
+//! alerts of `--gpu off`.
+
+mod common;
+
+use common::{osprey, shared, tempdir};
+use std::path::Path;
+
+/// (signature id, pcap_cnt, src, dest) of every alert in `dir/eve.json`, sorted.
+fn alerts(dir: &Path) -> Vec<(u64, u64, String, String)> {
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap_or_default();
+    let mut v: Vec<_> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["event_type"] == "alert")
+        .map(|e| {
+            (
+                e["alert"]["signature_id"].as_u64().unwrap_or(0),
+                e["pcap_cnt"].as_u64().unwrap_or(0),
+                e["src_ip"].to_string(),
+                e["dest_ip"].to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn gpu_counter(dir: &Path, name: &str) -> u64 {
+    common::stats(dir)["osprey"]["gpu"][name]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+fn run(pcap: &Path, rules: &Path, yaml: Option<&Path>, out: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "-r".to_string(),
+        pcap.display().to_string(),
+        "-S".into(),
+        rules.display().to_string(),
+        "-l".into(),
+        out.display().to_string(),
+        "-k".into(),
+        "none".into(),
+        "--no-progress".into(),
+    ];
+    if let Some(y) = yaml {
+        args.push("-c".into());
+        args.push(y.display().to_string());
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = osprey(&args);
+    assert!(
+        r.status.success(),
+        "osprey {args:?}: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+}
+
+#[test]
+fn cpu_sim_gives_the_alerts_of_off_on_corpus_cases() {
+    let Some(corpus) = shared("corpus/open") else {
+        return;
+    };
+    let (mut compared, mut alerts_seen, mut offloaded, mut cpu_cycles) = (0, 0, 0, 0);
+    for name in [
+        "bug-5162",
+        "bug-1045",
+        "bug-130",
+        "bug-5197",
+        "bug-7390",
+        "detect-flowbits",
+        "util-action-tests__util-action-16",
+        "bug-5464-verdict-02",
+        "bug-8021-alert-max-verdict-01",
+        "alert-testmyids-midstream5",
+        "http-protocol-inspect-v2",
+    ] {
+        let case = corpus.join(name);
+        let (pcap, rules) = (case.join("input.pcap"), case.join("test.rules"));
+        if !pcap.exists() || !rules.exists() {
+            continue;
+        }
+        let yaml = case.join("suricata.yaml");
+        let yaml = yaml.exists().then_some(yaml.as_path());
+        let off = tempdir(&format!("gpusim-off-{name}"));
+        run(&pcap, &rules, yaml, &off, &["--gpu", "off"]);
+        let want = alerts(&off);
+        // Every batch offloaded, every payload (threshold 1 byte).
+        let sim = tempdir(&format!("gpusim-always-{name}"));
+        run(
+            &pcap,
+            &rules,
+            yaml,
+            &sim,
+            &[
+                "--gpu",
+                "cpu-sim",
+                "--gpu-policy",
+                "always",
+                "--gpu-size-threshold",
+                "1",
+            ],
+        );
+        assert_eq!(alerts(&sim), want, "{name}: cpu-sim (always) vs off");
+        offloaded += gpu_counter(&sim, "inspected");
+        // The Kargus balancer: these captures are short, the queue never reaches beta.
+        let kargus = tempdir(&format!("gpusim-kargus-{name}"));
+        run(&pcap, &rules, yaml, &kargus, &["--gpu", "cpu-sim"]);
+        assert_eq!(alerts(&kargus), want, "{name}: cpu-sim (kargus) vs off");
+        cpu_cycles += gpu_counter(&kargus, "cycles_cpu");
+        assert_eq!(gpu_counter(&off, "cycles_gpu"), 0);
+        alerts_seen += want.len();
+        compared += 1;
+    }
+    assert!(compared >= 5, "corpus cases found");
+    assert!(alerts_seen > 20, "the cases raise alerts ({alerts_seen})");
+    assert!(
+        offloaded > 100,
+        "payloads inspected with offloaded matches: {offloaded}"
+    );
+    assert!(cpu_cycles > 0);
+}
+
+#[test]
+fn cpu_sim_gives_the_alerts_of_off_with_et_open_over_sv_ether() {
+    let (Some(pcap), Some(rules_dir)) = (shared("pcaps/sv-ether.pcap"), shared("rules/et-open"))
+    else {
+        return;
+    };
+    let out = tempdir("gpusim-et");
+    let mut files: Vec<_> = std::fs::read_dir(&rules_dir)
+        .expect("rules dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            n.starts_with("emerging-") && n.ends_with(".rules")
+        })
+        .collect();
+    files.sort();
+    let mut all = String::new();
+    for f in &files {
+        all.push_str(&std::fs::read_to_string(f).expect("rules readable"));
+        all.push('\n');
+    }
+    let rules = out.join("et-all.rules");
+    std::fs::write(&rules, all).expect("write rules");
+    let single = ["--runmode", "single"];
+    let off = out.join("off");
+    run(
+        &pcap,
+        &rules,
+        None,
+        &off,
+        &[&single[..], &["--gpu", "off"]].concat(),
+    );
+    let want = alerts(&off);
+    assert!(want.len() > 100, "ET alerts on sv-ether: {}", want.len());
+    let always = out.join("always");
+    run(
+        &pcap,
+        &rules,
+        None,
+        &always,
+        &[&single[..], &["--gpu", "cpu-sim", "--gpu-policy", "always"]].concat(),
+    );
+    assert_eq!(alerts(&always), want, "cpu-sim (always) vs off");
+    assert!(gpu_counter(&always, "inspected") > 10_000);
+    // Kargus: reading a file, RX batches are mostly full (more than X = 64), so the queue
+    // grows until beta and the GPU takes over after a stretch of CPU cycles; the modes
+    // change rarely (no oscillation).
+    let kargus = out.join("kargus");
+    run(
+        &pcap,
+        &rules,
+        None,
+        &kargus,
+        &[&single[..], &["--gpu", "cpu-sim"]].concat(),
+    );
+    assert_eq!(alerts(&kargus), want, "cpu-sim (kargus) vs off");
+    assert!(gpu_counter(&kargus, "cycles_cpu") > 0);
+    assert!(gpu_counter(&kargus, "cycles_gpu") > 0);
+    let cycles = gpu_counter(&kargus, "cycles_cpu") + gpu_counter(&kargus, "cycles_gpu");
+    let switches = gpu_counter(&kargus, "mode_switches");
+    assert!(
+        switches >= 1 && switches * 100 < cycles,
+        "{switches} switches in {cycles} cycles"
+    );
+}

@@ -1,0 +1,377 @@
+//! GPU offload of the packet-payload prefilter (Kargus §4.5 and §5, MIDeA §3.2.1).
+//!
+//! Per worker and per RX batch (one cycle): the [`Balancer`] decides from the workload
+//! queue whether this cycle's multi-pattern matching runs on the CPU or the GPU. On a GPU
+//! cycle the worker decodes the batch's frames once more (a second decoder: the pipeline's
+//! own decode stays untouched), puts every packet payload of at least the size threshold
+//! into its one batch buffer with the payload's offload group id, hands the buffer to the
+//! dispatcher thread and waits for the matches. Then the frames go through the pipeline as
+//! usual; where detection meets a payload that was matched on the GPU (the very same bytes
+//! of the same frame) it takes the GPU's pattern ids instead of scanning
+//! ([`detect::OffloadPlan::inspect`]), and finishes option evaluation on the CPU. Payloads
+//! below the threshold, reassembled datagrams, stream chunks and app-layer buffers are
+//! matched on the CPU.
+//!
+//! **The workload queue.** The pipeline runs each batch to completion, so the queue of
+//! Kargus §5.2 is kept as a count: each cycle the RX batch is enqueued, the balancer picks
+//! the mode from the length, and the mode's dequeue size (X on the CPU, Y on the GPU) is
+//! taken off. The queue therefore grows exactly when RX batches average more than the CPU's
+//! X packets per cycle — Kargus's signal that the CPU alone cannot keep up — and drains
+//! on the GPU. [`GpuPolicy::Always`] offloads every cycle (testing, measurements).
+//!
+//! `--gpu cpu-sim` runs all of this with the `gpu` crate's CPU executor behind the
+//! dispatcher thread instead of a device.
+
+use std::fmt;
+use std::sync::Arc;
+
+use capture::Frame;
+use detect::{Detector, OffloadPlan};
+use gpu::balance::{BalanceConfig, Balancer};
+use gpu::{AcMatch, AcOffload, AcTables, Backend, GpuConfig, Offload, PushError};
+use wire::{Decoded, Decoder, DecoderConfig, Timestamp};
+
+/// How each cycle's CPU-or-GPU choice is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum GpuPolicy {
+    /// Kargus §5.2: the α/β/γ workload-queue thresholds.
+    #[default]
+    Kargus,
+    /// Every cycle on the GPU (payloads below the size threshold still stay on the CPU).
+    Always,
+}
+
+/// Settings of GPU offload.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GpuSettings {
+    /// Size threshold, queue thresholds and dequeue sizes.
+    pub balance: BalanceConfig,
+    /// How cycles are assigned.
+    pub policy: GpuPolicy,
+    /// Kernel layout, report slots, staging sizes.
+    pub device: GpuConfig,
+    /// Memory cap for the AC-Full tables of the offload groups (bytes; 0: `mpm`'s default).
+    pub table_memory: usize,
+}
+
+/// Offload shared by the workers: the detector's offload plan, the matcher tables and the
+/// dispatcher thread.
+pub struct GpuOffload {
+    plan: OffloadPlan,
+    offload: Offload,
+    settings: GpuSettings,
+}
+
+impl fmt::Debug for GpuOffload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GpuOffload")
+            .field("groups", &self.plan.groups().len())
+            .field("offload", &self.offload)
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+impl GpuOffload {
+    /// Set up offload of `detector`'s payload prefilter on `backend`; `None` for
+    /// [`Backend::Cpu`]. Fails when the tables cannot be built or the device not set up.
+    pub fn new(
+        detector: &Arc<Detector>,
+        backend: &Backend,
+        settings: GpuSettings,
+    ) -> Result<Option<Arc<GpuOffload>>, String> {
+        if matches!(backend, Backend::Cpu) {
+            return Ok(None);
+        }
+        settings.balance.validate().map_err(|e| e.to_string())?;
+        let plan = OffloadPlan::build(detector);
+        let mut limits = mpm::Limits::default();
+        if settings.table_memory > 0 {
+            limits.memory = settings.table_memory;
+        }
+        let groups = plan
+            .groups()
+            .iter()
+            .map(|g| mpm::DfaTables::build(g, &limits))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("GPU tables: {e}"))?;
+        let tables = AcTables::new(&groups).map_err(|e| format!("GPU tables: {e}"))?;
+        let offload = Offload::new(backend, Arc::new(tables), settings.device)
+            .map_err(|e| e.to_string())?
+            .ok_or("no offload backend")?;
+        Ok(Some(Arc::new(GpuOffload {
+            plan,
+            offload,
+            settings,
+        })))
+    }
+
+    /// The detector this offload was built for.
+    pub fn detector(&self) -> &Arc<Detector> {
+        self.plan.detector()
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &GpuSettings {
+        &self.settings
+    }
+
+    /// Bytes of matcher tables on the device.
+    pub fn device_bytes(&self) -> usize {
+        self.offload.tables().device_bytes()
+    }
+}
+
+/// Where one offloaded payload lies and which patterns were found in it.
+#[derive(Clone, Copy)]
+struct Entry {
+    frame: u32,
+    packet: u32,
+    /// Address and length of the payload slice in the frame (identity check).
+    addr: usize,
+    len: usize,
+    /// Range of its pattern ids in `OffloadStage::patterns`.
+    from: u32,
+    to: u32,
+}
+
+/// The GPU's answer for the payload being inspected, handed to the detection stage.
+pub(crate) struct PreMatched<'a> {
+    pub(crate) plan: &'a OffloadPlan,
+    pub(crate) patterns: &'a [u32],
+}
+
+/// Per-worker offload state.
+pub(crate) struct OffloadStage {
+    shared: Arc<GpuOffload>,
+    worker: AcOffload,
+    balancer: Balancer,
+    queue: usize,
+    decoder: Decoder,
+    decoded: Decoded,
+    batch: Option<gpu::Batch>,
+    pending: Vec<Entry>,
+    entries: Vec<Entry>,
+    matches: Vec<AcMatch>,
+    patterns: Vec<u32>,
+    cursor: usize,
+    /// Entry of the packet being processed now.
+    current: Option<Entry>,
+    counters: Counters,
+}
+
+#[derive(Default)]
+struct Counters {
+    cycles_cpu: u64,
+    cycles_gpu: u64,
+    packets: u64,
+    bytes: u64,
+    small: u64,
+    batches: u64,
+    matches: u64,
+    overflowed: u64,
+    used: u64,
+    stale: u64,
+    errors: u64,
+}
+
+impl OffloadStage {
+    pub(crate) fn new(shared: Arc<GpuOffload>, decoder: DecoderConfig) -> OffloadStage {
+        let s = shared.settings;
+        OffloadStage {
+            worker: shared.offload.worker(),
+            balancer: Balancer::new(s.balance),
+            queue: 0,
+            decoder: Decoder::new(decoder),
+            decoded: Decoded::new(),
+            batch: Some(gpu::Batch::new(s.device.max_packets, s.device.max_bytes)),
+            pending: Vec::new(),
+            entries: Vec::new(),
+            matches: Vec::new(),
+            patterns: Vec::new(),
+            cursor: 0,
+            current: None,
+            counters: Counters::default(),
+            shared,
+        }
+    }
+
+    /// One cycle: decide CPU or GPU for `frames` (one RX batch) and, on the GPU, match
+    /// their payloads. `detector` is the pipeline's current detector: after a rule reload
+    /// the offload (built for the old rules) is not used.
+    pub(crate) fn prepare<'f>(
+        &mut self,
+        frames: impl Iterator<Item = Frame<'f>>,
+        count: usize,
+        detector: Option<&Arc<Detector>>,
+    ) {
+        self.entries.clear();
+        self.patterns.clear();
+        self.cursor = 0;
+        self.current = None;
+        let cfg = *self.balancer.config();
+        self.queue = (self.queue + count).min(cfg.capacity);
+        let d = self.balancer.decide(self.queue, true);
+        self.queue -= d.take;
+        let gpu = match self.shared.settings.policy {
+            GpuPolicy::Kargus => d.mode.is_gpu(),
+            GpuPolicy::Always => true,
+        };
+        if !gpu {
+            self.counters.cycles_cpu += 1;
+            return;
+        }
+        if !detector.is_some_and(|d| Arc::ptr_eq(d, self.shared.detector())) {
+            self.counters.stale += 1;
+            return;
+        }
+        self.counters.cycles_gpu += 1;
+        let shared = self.shared.clone();
+        let plan = &shared.plan;
+        for (fi, frame) in frames.enumerate() {
+            let ts = Timestamp::from_secs_nanos(frame.ts.secs.max(0) as u64, frame.ts.nanos);
+            self.decoder.decode(
+                frame.link,
+                frame.data,
+                ts,
+                frame.wire_len,
+                &mut self.decoded,
+            );
+            for pi in 0..self.decoded.len() {
+                let p = self.decoded.packets()[pi];
+                if p.ip_version == 0 {
+                    continue;
+                }
+                let payload = p.payload(frame.data);
+                if payload.is_empty() {
+                    continue;
+                }
+                if !self.balancer.offloadable(payload.len()) {
+                    self.counters.small += 1;
+                    continue;
+                }
+                let Some(group) = plan.group_of(p.proto) else {
+                    continue;
+                };
+                let entry = Entry {
+                    frame: fi as u32,
+                    packet: pi as u32,
+                    addr: payload.as_ptr() as usize,
+                    len: payload.len(),
+                    from: 0,
+                    to: 0,
+                };
+                let batch = self.batch.as_mut().expect("batch is home between scans");
+                match batch.push(group, payload) {
+                    Ok(_) => self.pending.push(entry),
+                    Err(PushError::TooLarge) => {}
+                    Err(PushError::Full) => {
+                        self.flush();
+                        let batch = self.batch.as_mut().expect("batch is home");
+                        if batch.push(group, payload).is_ok() {
+                            self.pending.push(entry);
+                        }
+                    }
+                }
+            }
+        }
+        self.flush();
+    }
+
+    /// Send the batch buffer to the dispatcher and record its matches per payload.
+    fn flush(&mut self) {
+        let Some(batch) = self.batch.take() else {
+            return;
+        };
+        if batch.is_empty() {
+            self.batch = Some(batch);
+            return;
+        }
+        self.counters.batches += 1;
+        self.counters.packets += batch.len() as u64;
+        self.counters.bytes += batch.bytes().len() as u64;
+        self.matches.clear();
+        let (mut batch, stats) = match self.worker.scan(batch, &mut self.matches) {
+            Ok(r) => r,
+            Err(_) => {
+                // The dispatcher is gone (device error): these payloads are matched on
+                // the CPU; later cycles try again with a fresh buffer.
+                self.counters.errors += 1;
+                self.pending.clear();
+                let s = self.shared.settings.device;
+                self.batch = Some(gpu::Batch::new(s.max_packets, s.max_bytes));
+                return;
+            }
+        };
+        self.counters.overflowed += stats.overflowed;
+        self.counters.matches += self.matches.len() as u64;
+        // Matches come sorted by packet index.
+        let mut m = 0;
+        for (i, mut e) in self.pending.drain(..).enumerate() {
+            e.from = self.patterns.len() as u32;
+            while m < self.matches.len() && self.matches[m].packet as usize == i {
+                self.patterns.push(self.matches[m].pattern);
+                m += 1;
+            }
+            e.to = self.patterns.len() as u32;
+            self.entries.push(e);
+        }
+        batch.clear();
+        self.batch = Some(batch);
+    }
+
+    /// The pipeline is about to process packet `packet` of frame `frame` of the batch.
+    pub(crate) fn enter(&mut self, frame: usize, packet: usize) {
+        self.current = None;
+        while let Some(e) = self.entries.get(self.cursor) {
+            let at = (e.frame as usize, e.packet as usize);
+            if at < (frame, packet) {
+                self.cursor += 1;
+                continue;
+            }
+            if at == (frame, packet) {
+                self.current = Some(*e);
+            }
+            break;
+        }
+    }
+
+    /// The packet is done.
+    pub(crate) fn leave(&mut self) {
+        self.current = None;
+    }
+
+    /// The GPU's matches for `payload`, when it is the payload offloaded for the packet
+    /// being processed (a datagram reassembled from it, say, is not).
+    pub(crate) fn pre_matched(&mut self, payload: &[u8]) -> Option<PreMatched<'_>> {
+        let e = self.current?;
+        if e.addr != payload.as_ptr() as usize || e.len != payload.len() {
+            return None;
+        }
+        self.counters.used += 1;
+        Some(PreMatched {
+            plan: &self.shared.plan,
+            patterns: &self.patterns[e.from as usize..e.to as usize],
+        })
+    }
+
+    /// Counters, under `osprey.gpu.`.
+    pub(crate) fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> {
+        let c = &self.counters;
+        [
+            ("osprey.gpu.cycles_cpu", c.cycles_cpu),
+            ("osprey.gpu.cycles_gpu", c.cycles_gpu),
+            ("osprey.gpu.mode_switches", self.balancer.switches()),
+            ("osprey.gpu.batches", c.batches),
+            ("osprey.gpu.packets", c.packets),
+            ("osprey.gpu.bytes", c.bytes),
+            ("osprey.gpu.below_threshold", c.small),
+            ("osprey.gpu.matches", c.matches),
+            ("osprey.gpu.overflowed", c.overflowed),
+            ("osprey.gpu.inspected", c.used),
+            ("osprey.gpu.stale_rules", c.stale),
+            ("osprey.gpu.errors", c.errors),
+        ]
+        .into_iter()
+    }
+}
