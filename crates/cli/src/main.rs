@@ -68,7 +68,10 @@ fn gpu_offload(
     };
     match engine::GpuOffload::new(det, &backend, settings) {
         Ok(off) => {
-            eprintln!("osprey: {line}; payload prefilter offloaded ({policy:?} balancing)");
+            let mib = off.as_ref().map_or(0, |o| o.device_bytes() >> 20);
+            eprintln!(
+                "osprey: {line}; payload prefilter offloaded ({mib} MiB of tables, {policy:?} balancing)"
+            );
             Ok(off)
         }
         Err(e) if mode == gpu::GpuMode::Auto => {
