@@ -143,8 +143,10 @@ pub(crate) struct PreMatched<'a> {
 
 /// Per-worker offload state.
 pub(crate) struct OffloadStage {
-    shared: Arc<GpuOffload>,
+    // `worker` (a sender to the dispatcher thread) is dropped before `shared`: dropping the
+    // last `GpuOffload` joins that thread, which ends once every sender is gone.
     worker: AcOffload,
+    shared: Arc<GpuOffload>,
     balancer: Balancer,
     queue: usize,
     decoder: Decoder,
@@ -373,5 +375,166 @@ impl OffloadStage {
             ("osprey.gpu.errors", c.errors),
         ]
         .into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detector(text: &str) -> Arc<Detector> {
+        let (set, _) = rules::RuleSet::load_str(
+            text,
+            None,
+            &rules::Vars::suricata_default(),
+            &Default::default(),
+        );
+        let (d, diags) = Detector::build(
+            &set.rules,
+            &detect::DetectOptions::default(),
+            &rules::Vars::default(),
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        Arc::new(d)
+    }
+
+    /// An Ethernet/IPv4/TCP frame carrying `payload`.
+    fn tcp_frame(payload: &[u8]) -> Vec<u8> {
+        let mut f = vec![0u8; 12];
+        f.extend_from_slice(&[0x08, 0x00]);
+        let total = (20 + 20 + payload.len()) as u16;
+        f.extend_from_slice(&[
+            0x45,
+            0,
+            (total >> 8) as u8,
+            total as u8,
+            0,
+            1,
+            0,
+            0,
+            64,
+            6,
+            0,
+            0,
+        ]);
+        f.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2]);
+        f.extend_from_slice(&[0x04, 0xd2, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x18]);
+        f.extend_from_slice(&[0xff, 0xff, 0, 0, 0, 0]);
+        f.extend_from_slice(payload);
+        f
+    }
+
+    fn frame(data: &[u8], index: u64) -> Frame<'_> {
+        Frame {
+            data,
+            ts: capture::Timestamp { secs: 1, nanos: 0 },
+            wire_len: data.len() as u32,
+            link: wire::LinkType::ETHERNET,
+            interface: 0,
+            index,
+        }
+    }
+
+    #[test]
+    fn a_gpu_cycle_hands_each_payload_its_matches_and_nothing_else() {
+        let det = detector(concat!(
+            "alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n",
+            "alert udp any any -> any any (msg:\"b\"; content:\"other\"; sid:2;)\n",
+        ));
+        let settings = GpuSettings {
+            policy: GpuPolicy::Always,
+            balance: BalanceConfig {
+                size_threshold: 8,
+                ..BalanceConfig::default()
+            },
+            ..GpuSettings::default()
+        };
+        let shared = GpuOffload::new(&det, &Backend::CpuSim, settings)
+            .unwrap()
+            .unwrap();
+        assert!(GpuOffload::new(&det, &Backend::Cpu, settings)
+            .unwrap()
+            .is_none());
+        let mut stage = OffloadStage::new(shared.clone(), DecoderConfig::default());
+        let frames = [
+            tcp_frame(b"an attack here"),
+            tcp_frame(b"short"),
+            tcp_frame(b"nothing to see"),
+        ];
+        let list = || {
+            frames
+                .iter()
+                .enumerate()
+                .map(|(i, f)| frame(f, i as u64 + 1))
+        };
+        stage.prepare(list(), 3, Some(&det));
+        let payload = |i: usize| &frames[i][54..];
+        stage.enter(0, 0);
+        let pm = stage.pre_matched(payload(0)).expect("offloaded");
+        assert_eq!(pm.patterns.len(), 1);
+        // Another slice with the same bytes (a copy) is not the offloaded payload.
+        let copy = payload(0).to_vec();
+        assert!(stage.pre_matched(&copy).is_none());
+        stage.enter(1, 0);
+        assert!(
+            stage.pre_matched(payload(1)).is_none(),
+            "below the threshold"
+        );
+        stage.enter(2, 0);
+        assert_eq!(
+            stage.pre_matched(payload(2)).unwrap().patterns,
+            &[] as &[u32]
+        );
+        stage.leave();
+        assert!(stage.pre_matched(payload(2)).is_none());
+        let c: std::collections::HashMap<_, _> = stage.counters().collect();
+        assert_eq!(c["osprey.gpu.packets"], 2);
+        assert_eq!(c["osprey.gpu.below_threshold"], 1);
+        assert_eq!(c["osprey.gpu.cycles_gpu"], 1);
+        // Rules swapped: the offload is not used.
+        let other = detector("alert tcp any any -> any any (msg:\"c\"; content:\"x\"; sid:3;)\n");
+        stage.prepare(list(), 3, Some(&other));
+        stage.enter(0, 0);
+        assert!(stage.pre_matched(payload(0)).is_none());
+        assert_eq!(
+            stage
+                .counters()
+                .find(|c| c.0 == "osprey.gpu.stale_rules")
+                .unwrap()
+                .1,
+            1
+        );
+        // The last owner going away ends the dispatcher thread (no hang).
+        drop(shared);
+        drop(stage);
+    }
+
+    #[test]
+    fn kargus_policy_keeps_short_bursts_on_the_cpu() {
+        let det =
+            detector("alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n");
+        let shared = GpuOffload::new(&det, &Backend::CpuSim, GpuSettings::default())
+            .unwrap()
+            .unwrap();
+        let mut stage = OffloadStage::new(shared, DecoderConfig::default());
+        let f = tcp_frame(&[b'a'; 200]);
+        let one = || std::iter::once(frame(&f, 1));
+        // 64 packets a cycle is what the CPU drains (X): never the GPU.
+        for _ in 0..1000 {
+            stage.prepare(one(), 64, Some(&det));
+        }
+        let c: std::collections::HashMap<_, _> = stage.counters().collect();
+        assert_eq!(
+            (c["osprey.gpu.cycles_gpu"], c["osprey.gpu.cycles_cpu"]),
+            (0, 1000)
+        );
+        // Full RX batches: after the enqueue the queue holds 128 + 64 (k - 1) in cycle k and
+        // reaches beta (1984) in cycle 30: the last 11 of 40 cycles go to the GPU.
+        for _ in 0..40 {
+            stage.prepare(one(), 128, Some(&det));
+        }
+        let c: std::collections::HashMap<_, _> = stage.counters().collect();
+        assert_eq!(c["osprey.gpu.cycles_gpu"], 11);
+        assert_eq!(c["osprey.gpu.mode_switches"], 1);
     }
 }
