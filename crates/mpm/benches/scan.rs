@@ -66,7 +66,6 @@ fn scan(c: &mut Criterion) {
 
 fn parallel(c: &mut Criterion) {
     let pats = patterns();
-    let max_len = pats.iter().map(|p| p.bytes.len()).max().unwrap_or(1);
     // Random bytes: few matches, so the scan and not the collection of matches is timed.
     let hay = pseudo_random(9, 16 << 20);
     let mut group = c.benchmark_group("mpm-parallel");
@@ -80,10 +79,7 @@ fn parallel(c: &mut Criterion) {
                 &hay,
                 |b, hay| {
                     b.iter(|| {
-                        black_box(
-                            mpm::parallel::scan_parallel(&m, max_len, black_box(hay), threads)
-                                .len(),
-                        )
+                        black_box(mpm::parallel::scan_parallel(&m, black_box(hay), threads).len())
                     })
                 },
             );

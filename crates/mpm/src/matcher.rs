@@ -123,6 +123,7 @@ impl Builder {
             imp,
             kind: self.kind,
             patterns: patterns.len(),
+            max_pattern_len: patterns.iter().map(|p| p.bytes.len()).max().unwrap_or(0),
             build_time: started.elapsed(),
         })
     }
@@ -160,6 +161,7 @@ pub struct Matcher {
     imp: Imp,
     kind: Kind,
     patterns: usize,
+    max_pattern_len: usize,
     build_time: Duration,
 }
 
@@ -204,8 +206,8 @@ impl Matcher {
         n
     }
 
-    /// For S-PATCH and V-PATCH: the set bits of the three filters and the width of the
-    /// filtering round (the performance model's input, [`crate::model`]); `None` for the
+    /// For S-PATCH and V-PATCH: the set bits of the three filters, the entries behind
+    /// filter 1 and the width of the filtering round (the performance model's input, [`crate::model`]); `None` for the
     /// other kinds.
     pub fn filter_occupancy(&self) -> Option<Occupancy> {
         let (s, lanes) = match &self.imp {
@@ -214,7 +216,13 @@ impl Matcher {
             _ => return None,
         };
         let [f1, f2, f3] = s.occupancy();
-        Some(Occupancy { f1, f2, f3, lanes })
+        Some(Occupancy {
+            f1,
+            f2,
+            f3,
+            short_entries: s.short_entries(),
+            lanes,
+        })
     }
 
     /// For S-PATCH and V-PATCH: run only the filtering round over `haystack` and return how
@@ -237,6 +245,13 @@ impl Matcher {
     /// Number of patterns the matcher was built from.
     pub fn pattern_count(&self) -> usize {
         self.patterns
+    }
+
+    /// Length of the longest pattern the matcher was built from (0 for none): how far a
+    /// scan of part of a buffer must reach back to see every occurrence that ends in it
+    /// ([`crate::parallel`]).
+    pub fn max_pattern_len(&self) -> usize {
+        self.max_pattern_len
     }
 
     /// Heap bytes used by the matcher's tables.

@@ -104,6 +104,11 @@ impl ShortTable {
         }
     }
 
+    /// Number of (window, pattern) entries over all lists (the performance model's `x1`).
+    pub fn entries(&self) -> usize {
+        self.items.len()
+    }
+
     /// Heap bytes used.
     pub fn memory_usage(&self) -> usize {
         (self.base.capacity() + self.heads.capacity()) * 4

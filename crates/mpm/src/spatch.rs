@@ -283,6 +283,11 @@ impl Spatch {
         })
     }
 
+    /// Entries behind filter 1: one per short pattern and raw 2-byte window it accepts.
+    pub fn short_entries(&self) -> usize {
+        self.short.entries()
+    }
+
     /// Set bits of filters 1, 2 and 3.
     pub fn occupancy(&self) -> [usize; 3] {
         let ones = |mask: u32| -> usize {
