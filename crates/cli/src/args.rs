@@ -254,6 +254,11 @@ pub enum BenchCommand {
         /// vs measured cost per byte for 1k-20k random patterns over random bytes.
         #[arg(long)]
         model: bool,
+        /// Instead: one buffer of the capture's payloads concatenated (and one of random
+        /// bytes), 64 MiB each, scanned by DFC, S-PATCH and V-PATCH cut into chunks over 1
+        /// and 2 threads (the fast patterns of the rules); throughput and speedup.
+        #[arg(long, conflicts_with = "model")]
+        parallel: bool,
     },
 }
 

@@ -244,7 +244,23 @@ fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
             buffer,
             json,
             model,
+            parallel,
         } => {
+            if parallel {
+                let opts = tools::bench_mpm::ParallelOptions {
+                    rules,
+                    pcap: pcap.unwrap_or_default(),
+                    runs: runs.max(1),
+                    ..Default::default()
+                };
+                let report = tools::bench_mpm::bench_parallel(&opts)?;
+                if json {
+                    println!("{}", report.to_json());
+                } else {
+                    print!("{report}");
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if model {
                 let opts = tools::bench_mpm::ModelOptions {
                     runs: runs.max(1),
