@@ -1,5 +1,6 @@
-//! Choosing the backend (`--gpu off|auto|on`, plus the hidden `cpu-sim`) and running a
-//! batch on it, the same way whichever it is.
+//! Choosing the backend (`--gpu off|auto|on`, plus `cpu-sim`: the CPU executor behind the
+//! dispatcher thread, for testing without a device) and running a batch on it, the same
+//! way whichever it is.
 
 use std::fmt;
 use std::str::FromStr;
