@@ -1,7 +1,9 @@
 //! `osprey bench mpm`: every multi-pattern matcher on two pattern sets from rules (one fast
 //! pattern per rule; every content) over two haystacks (each TCP/UDP payload of a capture,
 //! scanned separately as an IDS does; 1 MB of random bytes), single core, median of several
-//! runs in the same process.
+//! runs in the same process. Also here: [`bench_model`] (`--model`, the V-PATCH paper's §5
+//! performance model) and [`bench_parallel`] (`--parallel`, one large buffer scanned in
+//! chunks by 1 and 2 threads).
 
 use crate::engines::Spec;
 use crate::patterns::pattern_sets;
