@@ -177,9 +177,10 @@ impl DetectStage {
             .as_mut()
             .and_then(|o| o.pre_matched(input.packet.payload(input.frame)));
         match pre {
-            Some(pm) => pm
-                .plan
-                .inspect(&mut self.scratch, fd, input, pm.patterns, &mut self.alerts),
+            Some(pm) => {
+                pm.plan
+                    .inspect(&mut self.scratch, fd, input, pm.patterns, &mut self.alerts)
+            }
             None => self
                 .detector
                 .inspect(&mut self.scratch, fd, input, &mut self.alerts),

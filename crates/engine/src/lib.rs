@@ -16,6 +16,7 @@ mod applog;
 mod config;
 mod control;
 mod detection;
+pub mod exception;
 mod flows;
 mod merge;
 mod offload;

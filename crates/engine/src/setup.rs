@@ -229,9 +229,16 @@ fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
     if let Some(b) = config.get_bool("stream.async-oneside") {
         engine.flow.tcp.async_oneside = b;
     }
-    if let Some(policy) = config.get_str("stream.midstream-policy") {
-        engine.flow.midstream_bypass = matches!(policy.as_str(), "bypass" | "pass-flow");
-    }
+    let master =
+        crate::exception::master(config.get_str("exception-policy").as_deref(), engine.ips);
+    let midstream = crate::exception::midstream(
+        config.get_str("stream.midstream-policy").as_deref(),
+        master,
+        engine.ips,
+        engine.flow.tcp.midstream,
+    );
+    engine.flow.midstream_bypass = midstream.passes_flow();
+    engine.flow.midstream_drop = midstream.drops();
     if let Some(depth) = config.get_size("stream.reassembly.depth") {
         engine.flow.reassembly.depth = depth;
     }

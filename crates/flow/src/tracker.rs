@@ -90,9 +90,14 @@ pub struct Config {
     pub reassembly_memcap: usize,
     /// Defragmentation limits.
     pub defrag: crate::defrag::DefragConfig,
-    /// `stream.midstream-policy` is `bypass` or `pass-flow` (IDS): a TCP flow whose
-    /// first packet cannot start a session (midstream pick-up off) is bypassed.
+    /// `stream.midstream-policy` is `bypass` or `pass-flow`: a TCP flow whose first
+    /// packet cannot start a session (pick-up off), or that is picked up midstream
+    /// (pick-up on), is bypassed.
     pub midstream_bypass: bool,
+    /// `stream.midstream-policy` is `drop-flow`, `drop-packet` or `reject` inline: a
+    /// TCP flow whose first packet cannot start a session (pick-up off) is stopped
+    /// (no app layer, no detection; nothing reaches the other side).
+    pub midstream_drop: bool,
     /// Inline stream mode (`stream.inline`): stream bytes reach the app layer and raw
     /// inspection when they arrive in order, on the packet carrying them, without
     /// waiting for the receiver's ACK; [`Update::app`] is then the packet's own stream.
@@ -118,6 +123,7 @@ impl Default for Config {
             reassembly_memcap: 256 << 20,
             defrag: crate::defrag::DefragConfig::default(),
             midstream_bypass: false,
+            midstream_drop: false,
             inline: false,
             vlan_tracking: true,
         }
@@ -342,6 +348,7 @@ pub struct Stats {
     end_tcp_state: [u64; 11],
     sessions: u64,
     midstream: u64,
+    midstream_exception: u64,
     syn: u64,
     synack: u64,
     rst: u64,
@@ -514,14 +521,20 @@ impl FlowTracker {
                     self.stats.rst += 1;
                 }
                 let st = f.tcp.step(&self.cfg.tcp, dir, &h, p.payload.len());
-                // Midstream exception policy: a first packet that is not a SYN.
-                if f.tcp.state == TcpState::None
-                    && self.cfg.midstream_bypass
-                    && !self.cfg.tcp.midstream
-                    && !h.has(tcp::flags::RST)
-                    && (!h.has(tcp::flags::SYN) || h.has(tcp::flags::ACK))
+                // Midstream exception policy: a first packet that is not a SYN. With
+                // pick-up off no session starts (bypass, pass-flow or, inline, a
+                // drop-flow stop the flow); with pick-up on, a session picked up
+                // midstream is bypassed under bypass/pass-flow (Suricata 7).
+                let first_not_syn =
+                    !h.has(tcp::flags::RST) && (!h.has(tcp::flags::SYN) || h.has(tcp::flags::ACK));
+                let no_session = f.tcp.state == TcpState::None && !self.cfg.tcp.midstream;
+                let picked_up = st.created && f.tcp.midstream;
+                if first_not_syn
+                    && ((no_session && (self.cfg.midstream_bypass || self.cfg.midstream_drop))
+                        || (picked_up && self.cfg.midstream_bypass))
                 {
                     f.bypassed = true;
+                    self.stats.midstream_exception += 1;
                 }
                 if st.created {
                     events |= Events::SESSION;
@@ -785,6 +798,7 @@ impl FlowTracker {
             ("flow.mgr.flows_timeout", t.timeouts),
             ("tcp.sessions", s.sessions),
             ("tcp.midstream_pickups", s.midstream),
+            ("tcp.midstream_exception_policy", s.midstream_exception),
             ("tcp.syn", s.syn),
             ("tcp.synack", s.synack),
             ("tcp.rst", s.rst),

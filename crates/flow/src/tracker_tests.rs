@@ -216,6 +216,47 @@ fn midstream_policy_bypass_marks_flows_without_syn() {
 }
 
 #[test]
+fn midstream_policy_applies_to_picked_up_sessions_and_inline_drop() {
+    // Pick-up on: bypass/pass-flow bypass a session picked up midstream.
+    let mut base = cfg();
+    base.tcp.midstream = true;
+    let mut t = FlowTracker::new(Config {
+        midstream_bypass: true,
+        ..base.clone()
+    });
+    assert!(
+        t.packet(&pkt(true, 1, 1, ACK | PSH, b"x", 1))
+            .unwrap()
+            .flow
+            .bypassed
+    );
+    assert_eq!(counter(&t, "tcp.midstream_exception_policy"), 1);
+    // Pick-up on, drop policy: no effect (Suricata degrades it to ignore).
+    let mut t = FlowTracker::new(Config {
+        midstream_drop: true,
+        ..base
+    });
+    assert!(
+        !t.packet(&pkt(true, 1, 1, ACK | PSH, b"x", 1))
+            .unwrap()
+            .flow
+            .bypassed
+    );
+    // Pick-up off, drop policy: the flow is stopped.
+    let mut t = FlowTracker::new(Config {
+        midstream_drop: true,
+        ..cfg()
+    });
+    assert!(
+        t.packet(&pkt(true, 1, 1, ACK | PSH, b"x", 1))
+            .unwrap()
+            .flow
+            .bypassed
+    );
+    assert_eq!(counter(&t, "tcp.midstream_exception_policy"), 1);
+}
+
+#[test]
 fn inline_mode_hands_in_order_bytes_at_arrival() {
     let mut t = FlowTracker::new(Config {
         inline: true,
