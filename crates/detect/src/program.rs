@@ -304,6 +304,14 @@ impl Program {
                 Some(w) => prev + dist + w.get(st.vars),
                 None => len,
             };
+            // Suricata 7.0.10 (its bug 7390, fixed in 7.0.11): when the distance comes
+            // from a byte_extract variable, the window's end is moved by its start a
+            // second time, so `within` reaches further than the rule says.
+            let e = if matches!(c.distance, Some(NumC::Var(_))) {
+                e.saturating_add(s)
+            } else {
+                e
+            };
             (s, e)
         } else {
             let off = c.offset.map_or(0, |o| o.get(st.vars)).max(0);

@@ -121,9 +121,24 @@ fn byte_test_jump_extract_math() {
         r#"content:"L"; byte_extract:1,0,len,relative; content:"X"; distance:len; within:1;"#,
         b"L\x02abX"
     ));
-    assert!(!hit(
+    // Suricata 7.0.10 (bug 7390): a distance from a variable moves the end of the
+    // `within` window by its start again, so "X" two bytes further still matches and a
+    // negated content sees the wider window too (checked against suricata 7.0.10).
+    assert!(hit(
         r#"content:"L"; byte_extract:1,0,len,relative; content:"X"; distance:len; within:1;"#,
         b"L\x01abX"
+    ));
+    assert!(!hit(
+        r#"content:"L"; byte_extract:1,0,len,relative; content:"X"; distance:len; within:1;"#,
+        b"L\x01ab"
+    ));
+    assert!(!hit(
+        r#"content:"L"; byte_extract:1,0,len,relative; content:!"8"; distance:len; within:1;"#,
+        b"L\x01aXb8"
+    ));
+    assert!(hit(
+        r#"content:"L"; byte_extract:1,0,len,relative; content:!"8"; distance:len; within:1;"#,
+        b"L\x01aXb"
     ));
     assert!(hit(
         r#"content:"L"; byte_math:bytes 1, offset 0, oper +, rvalue 1, result n, relative; byte_test:1,=,n,1,relative;"#,
