@@ -1,5 +1,6 @@
 //! Packet sources for Osprey: pcap and pcapng files (memory-mapped, or streamed from a
-//! pipe) and live AF_PACKET capture, all yielding reusable [`Batch`]es of frames.
+//! pipe) and live AF_PACKET capture (passive, or inline between two interfaces with
+//! [`Bridge`]), all yielding reusable [`Batch`]es of frames.
 //!
 //! ```no_run
 //! use capture::{Batch, BATCH_SIZE};
@@ -21,6 +22,8 @@
 
 mod batch;
 mod bpf;
+#[cfg(target_os = "linux")]
+mod bridge;
 mod error;
 mod file;
 #[cfg(target_os = "linux")]
@@ -42,6 +45,8 @@ use std::path::Path;
 
 pub use batch::{Batch, Frame, SharedBytes, BATCH_SIZE};
 pub use bpf::{parse_bpf_program, BpfInstruction, MAX_BPF_INSTRUCTIONS};
+#[cfg(target_os = "linux")]
+pub use bridge::{Bridge, BRIDGE_BLOCK_TIMEOUT_MS};
 pub use error::CaptureError;
 pub use file::{FileFormat, FileSource};
 #[cfg(target_os = "linux")]

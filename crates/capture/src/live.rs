@@ -99,6 +99,30 @@ pub struct LiveSource {
     /// Kernel counters, accumulated (the kernel resets them on every read).
     kernel: Cell<(u64, u64)>,
     index: u64,
+    /// `Frame::interface` of the frames (the side of an inline bridge).
+    interface: u32,
+}
+
+/// What a live source does when its ring holds nothing more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Idle {
+    /// Wait for the kernel (poll the socket).
+    Wait,
+    /// Stop was just seen: read what the ring holds once more.
+    Retry,
+    /// Stopped and drained.
+    Ended,
+}
+
+/// How a live socket is opened besides [`LiveOptions`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct OpenMode {
+    /// `Frame::interface` of the frames.
+    pub(crate) interface: u32,
+    /// Inline (IPS) use: frames are forwarded as received, so the kernel must not
+    /// defragment them in the fanout group, and frames this host sends on the interface
+    /// (the bridge's own forwards included) must not be read back.
+    pub(crate) inline: bool,
 }
 
 // SAFETY: the ring pointer refers to a mapping owned by this value alone, and it is only
@@ -178,6 +202,15 @@ fn interface_link(iface: &str) -> LinkType {
 impl LiveSource {
     /// Opens `iface` with the given options.
     pub fn open(iface: &str, opts: &LiveOptions) -> Result<LiveSource, CaptureError> {
+        Self::open_mode(iface, opts, OpenMode::default())
+    }
+
+    /// Opens `iface` with the given options, for passive or inline use.
+    pub(crate) fn open_mode(
+        iface: &str,
+        opts: &LiveOptions,
+        mode: OpenMode,
+    ) -> Result<LiveSource, CaptureError> {
         let bad_arg = |what: &'static str, msg: &str| CaptureError::Live {
             iface: iface.to_string(),
             what,
@@ -210,6 +243,13 @@ impl LiveSource {
         // SAFETY: `raw` is a fresh descriptor that nothing else owns.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         let sock = fd.as_raw_fd();
+        if mode.inline {
+            // Linux ≥ 4.20: frames sent on the interface by this host never reach the
+            // ring, so nothing the bridge forwards is read back and forwarded again.
+            let on: libc::c_int = 1;
+            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &on)
+                .map_err(|source| live(iface, "PACKET_IGNORE_OUTGOING", source))?;
+        }
         if let Some(prog) = &opts.filter {
             attach_filter(sock, prog).map_err(|source| live(iface, "BPF filter", source))?;
         }
@@ -276,8 +316,13 @@ impl LiveSource {
                 .map_err(|source| live(iface, "promiscuous mode", source))?;
         }
         if let Some(group) = opts.fanout_group {
-            let mode = libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_DEFRAG;
-            let arg = (u32::from(group) | (mode << 16)) as libc::c_int;
+            // Inline, fragments must be forwarded as they came: no defragmentation.
+            let fanout = if mode.inline {
+                libc::PACKET_FANOUT_HASH
+            } else {
+                libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_DEFRAG
+            };
+            let arg = (u32::from(group) | (fanout << 16)) as libc::c_int;
             setsockopt(sock, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg)
                 .map_err(|source| live(iface, "PACKET_FANOUT", source))?;
         }
@@ -294,6 +339,7 @@ impl LiveSource {
             stats: CaptureStats::default(),
             kernel: Cell::new((0, 0)),
             index: 0,
+            interface: mode.interface,
         })
     }
 
@@ -379,7 +425,7 @@ impl LiveSource {
             wire_len: h.tp_len,
             ts: Timestamp::new(i64::from(h.tp_sec), h.tp_nsec),
             link: self.link,
-            interface: 0,
+            interface: self.interface,
             index: self.index,
         };
         let vlan = h.tp_status & libc::TP_STATUS_VLAN_VALID != 0;
@@ -436,6 +482,72 @@ impl LiveSource {
         }
     }
 
+    /// Appends the frames the ring already holds to `batch` (up to `max` frames in
+    /// all, and the batch's byte bound), without waiting.
+    pub(crate) fn take_ready(&mut self, batch: &mut Batch, max: usize) {
+        while batch.len() < max && batch.owned_bytes() < OWNED_BATCH_BYTES {
+            if self.drain_left == Some(0) {
+                break;
+            }
+            let mut pos = match self.in_block {
+                Some(pos) => pos,
+                None => match self.open_block() {
+                    Some(pos) => pos,
+                    None => break,
+                },
+            };
+            if pos.left == 0 {
+                self.release_block();
+                continue;
+            }
+            self.take_frame(&mut pos, batch);
+            self.in_block = Some(pos);
+        }
+    }
+
+    /// What to do after [`take_ready`](Self::take_ready) found nothing: wait, read once
+    /// more (stop was just raised: at most one more lap of the ring is delivered), or
+    /// end.
+    pub(crate) fn idle(&mut self) -> Idle {
+        if self.drain_left.is_some() {
+            Idle::Ended
+        } else if self.stop.load(Ordering::Relaxed) {
+            self.drain_left = Some(self.ring.blocks);
+            Idle::Retry
+        } else {
+            Idle::Wait
+        }
+    }
+
+    /// The socket's descriptor, for polling.
+    pub(crate) fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// The poll timeout in milliseconds.
+    pub(crate) fn poll_timeout_ms(&self) -> i32 {
+        self.poll_timeout_ms
+    }
+
+    /// The interface name.
+    pub(crate) fn iface(&self) -> &str {
+        &self.iface
+    }
+
+    /// Sends `frame` (link-layer header included) out of this socket's interface.
+    pub(crate) fn send(&self, frame: &[u8]) -> io::Result<()> {
+        // SAFETY: `frame` is valid for reads of `frame.len()` bytes during the call; the
+        // socket is bound to the interface, so no address is needed.
+        let n = unsafe { libc::send(self.fd.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else if n as usize != frame.len() {
+            Err(io::Error::new(io::ErrorKind::WriteZero, "short send"))
+        } else {
+            Ok(())
+        }
+    }
+
     /// Waits for the kernel to hand over a block (or the poll timeout).
     fn wait(&self) -> Result<(), CaptureError> {
         let mut pfd = libc::pollfd {
@@ -455,7 +567,7 @@ impl LiveSource {
     }
 }
 
-fn live(iface: &str, what: &'static str, source: io::Error) -> CaptureError {
+pub(crate) fn live(iface: &str, what: &'static str, source: io::Error) -> CaptureError {
     CaptureError::Live {
         iface: iface.to_string(),
         what,
@@ -468,36 +580,15 @@ impl Source for LiveSource {
         let max = max.max(1);
         batch.reset_owned();
         loop {
-            while batch.len() < max && batch.owned_bytes() < OWNED_BATCH_BYTES {
-                if self.drain_left == Some(0) {
-                    break;
-                }
-                let mut pos = match self.in_block {
-                    Some(pos) => pos,
-                    None => match self.open_block() {
-                        Some(pos) => pos,
-                        None => break,
-                    },
-                };
-                if pos.left == 0 {
-                    self.release_block();
-                    continue;
-                }
-                self.take_frame(&mut pos, batch);
-                self.in_block = Some(pos);
-            }
+            self.take_ready(batch, max);
             if !batch.is_empty() {
                 return Ok(batch.len());
             }
-            if self.drain_left.is_some() {
-                return Ok(0);
+            match self.idle() {
+                Idle::Ended => return Ok(0),
+                Idle::Retry => continue,
+                Idle::Wait => self.wait()?,
             }
-            if self.stop.load(Ordering::Relaxed) {
-                // Deliver what the ring already holds, at most one lap of it, then end.
-                self.drain_left = Some(self.ring.blocks);
-                continue;
-            }
-            self.wait()?;
         }
     }
 

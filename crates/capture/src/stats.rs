@@ -28,6 +28,11 @@ pub struct CaptureStats {
     /// Live capture: packets the kernel dropped because the ring was full
     /// (`capture.kernel_drops`).
     pub kernel_drops: u64,
+    /// Inline bridge: frames sent out of the other interface.
+    pub forwarded: u64,
+    /// Inline bridge: frames the kernel refused to send (e.g. larger than the outgoing
+    /// interface's MTU, interface down); they are lost.
+    pub forward_errors: u64,
 }
 
 impl CaptureStats {
@@ -41,6 +46,8 @@ impl CaptureStats {
         self.unknown_link += other.unknown_link;
         self.kernel_packets += other.kernel_packets;
         self.kernel_drops += other.kernel_drops;
+        self.forwarded += other.forwarded;
+        self.forward_errors += other.forward_errors;
     }
 }
 
@@ -59,6 +66,8 @@ mod tests {
             unknown_link: 6,
             kernel_packets: 7,
             kernel_drops: 8,
+            forwarded: 9,
+            forward_errors: 10,
         };
         let mut sum = one;
         sum.merge(&one);
@@ -73,6 +82,8 @@ mod tests {
                 unknown_link: 12,
                 kernel_packets: 14,
                 kernel_drops: 16,
+                forwarded: 18,
+                forward_errors: 20,
             }
         );
     }
