@@ -32,6 +32,7 @@ mod event;
 mod link;
 mod packet;
 pub mod proto;
+pub mod reject;
 mod stats;
 
 pub use decode::{Decoded, Decoder, DecoderConfig, MAX_PACKETS};
