@@ -69,6 +69,13 @@ struct Side {
     /// The byte after the last line returned was an LF (decides whether a
     /// whitespace-LF line ends the headers).
     next_lf: bool,
+    /// The transaction whose message in this direction just completed (libhtp's
+    /// `REQ_FINALIZE`/`RES_FINALIZE`): lines that cannot start a new message are more
+    /// body of that transaction instead of a new one.
+    finalized: Option<u64>,
+    /// The bytes after a request line without protocol look like a header line
+    /// (libhtp's "missing protocol" probe): the request has headers after all.
+    header_follows: bool,
 }
 
 impl Side {
@@ -219,6 +226,9 @@ impl HttpState {
                             return;
                         }
                         LineRes::Line(mut buf) => {
+                            if dir == Direction::ToServer && st == St::Line {
+                                self.sides[d].header_follows = header_follows(&data[pos..]);
+                            }
                             self.on_line(ctx, dir, st, &buf);
                             buf.clear();
                             if self.sides[d].line.is_empty() {
@@ -250,6 +260,7 @@ impl HttpState {
             // may also be one that ended in a lone CR right at the end of the data).
             if matches!(st, St::Line | St::Headers) && !self.sides[d].line.is_empty() {
                 let buf = std::mem::take(&mut self.sides[d].line);
+                self.sides[d].header_follows = false;
                 self.on_line(ctx, dir, st, &buf);
             }
             if self.sides[d].st() == St::UntilClose {
@@ -346,10 +357,28 @@ impl HttpState {
     fn on_line(&mut self, ctx: &mut AppCtx, dir: Direction, st: St, buf: &[u8]) {
         let d = dir.index();
         match st {
-            St::Line => match dir {
-                Direction::ToServer => self.request_line(ctx, buf),
-                Direction::ToClient => self.response_line(ctx, buf),
-            },
+            St::Line => {
+                if let Some(prev) = self.sides[d].finalized {
+                    let starts = match dir {
+                        Direction::ToServer => starts_request(buf),
+                        Direction::ToClient => starts_response(buf),
+                    };
+                    if !starts {
+                        // libhtp: more body of the message that just ended.
+                        if !trim(buf).is_empty() {
+                            self.sides[d].tx = Some(prev);
+                            self.body(ctx, dir, buf);
+                            self.sides[d].tx = None;
+                        }
+                        return;
+                    }
+                    self.sides[d].finalized = None;
+                }
+                match dir {
+                    Direction::ToServer => self.request_line(ctx, buf),
+                    Direction::ToClient => self.response_line(ctx, buf),
+                }
+            }
             St::Headers => self.header_line(ctx, dir, buf),
             St::ChunkLen => {
                 let l = chomp(buf);
@@ -393,7 +422,8 @@ impl HttpState {
             return;
         };
         let rl = parse_request_line(l);
-        let no_protocol = rl.protocol.is_empty();
+        // A missing protocol followed by a header line: libhtp parses the headers.
+        let no_protocol = rl.protocol.is_empty() && !self.sides[0].header_follows;
         tx.request.line = l.to_vec();
         tx.request.version = Some(if no_protocol {
             ProtocolVersion::V0_9
@@ -680,9 +710,83 @@ impl HttpState {
             && find_tx(&mut self.txs, self.sides[d].tx)
                 .and_then(|t| t.method().map(|m| m.eq_ignore_ascii_case(b"CONNECT")))
                 .unwrap_or(false);
+        self.sides[d].finalized = self.sides[d].tx;
         self.finish_message(ctx, dir);
         self.sides[d].st = Some(if connect { St::ConnectWait } else { St::Line });
     }
+}
+
+/// Request methods libhtp knows (case-sensitive): after a request, a line whose first
+/// word is none of them is more body of that request rather than a new request.
+const METHODS: &[&[u8]] = &[
+    b"GET",
+    b"HEAD",
+    b"POST",
+    b"PUT",
+    b"DELETE",
+    b"CONNECT",
+    b"OPTIONS",
+    b"TRACE",
+    b"PATCH",
+    b"PROPFIND",
+    b"PROPPATCH",
+    b"MKCOL",
+    b"COPY",
+    b"MOVE",
+    b"LOCK",
+    b"UNLOCK",
+    b"VERSION-CONTROL",
+    b"CHECKOUT",
+    b"UNCHECKOUT",
+    b"CHECKIN",
+    b"UPDATE",
+    b"LABEL",
+    b"REPORT",
+    b"MKWORKSPACE",
+    b"MKACTIVITY",
+    b"BASELINE-CONTROL",
+    b"MERGE",
+];
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+}
+
+/// Whether a line after a completed request starts a new one: its first word (after
+/// leading whitespace) is a known method.
+fn starts_request(line: &[u8]) -> bool {
+    let start = line
+        .iter()
+        .position(|&b| !is_space(b))
+        .unwrap_or(line.len());
+    let rest = &line[start..];
+    let end = rest.iter().position(|&b| is_space(b)).unwrap_or(rest.len());
+    end > 0 && METHODS.contains(&&rest[..end])
+}
+
+/// Whether a line after a completed response starts a new one: `HTTP`, in any case,
+/// after whitespace and NUL bytes (libhtp's test before treating it as body).
+fn starts_response(line: &[u8]) -> bool {
+    let start = line
+        .iter()
+        .position(|&b| !is_space(b) && b != 0)
+        .unwrap_or(line.len());
+    line.len() >= start + 4 && line[start..start + 4].eq_ignore_ascii_case(b"HTTP")
+}
+
+/// libhtp's probe after a request line without protocol: the data that follows looks
+/// like a header line (a colon before any other whitespace than spaces inside the name).
+fn header_follows(data: &[u8]) -> bool {
+    let mut after_spaces = false;
+    for &b in data {
+        match b {
+            b':' => return true,
+            b' ' | b'\t' => after_spaces = true,
+            _ if is_space(b) || after_spaces => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// libhtp's end-of-headers test: an empty line (`\n`, `\r\n`), or one whitespace

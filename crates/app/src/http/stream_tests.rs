@@ -532,3 +532,71 @@ fn content_length_body_on_204_is_read() {
         b"abc"
     );
 }
+
+#[test]
+fn junk_after_a_complete_response_is_its_body_not_a_new_transaction() {
+    // The http-evader `close,clen,content,junk` responses of sv-ether.pcap: libhtp's
+    // RES_FINALIZE keeps lines that do not start with `HTTP` on the response that ended.
+    let s = same_for_all_splits(&[
+        (ToServer, b"GET /x HTTP/1.1\r\nHost: a\r\n\r\n"),
+        (
+            ToClient,
+            b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 3\r\n\r\nabcjunk junk\r\nmore\r\n",
+        ),
+    ]);
+    assert_eq!(s.tx_count(), 1);
+    assert_eq!(s.tx(0).unwrap().status(), Some(200));
+    // A real status line after the junk still starts the next response.
+    let s = same_for_all_splits(&[
+        (ToServer, b"GET /1 HTTP/1.1\r\n\r\nGET /2 HTTP/1.1\r\n\r\n"),
+        (
+            ToClient,
+            b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nxjunk\r\n  http/1.1 404 No\r\nContent-Length: 0\r\n\r\n",
+        ),
+    ]);
+    assert_eq!(s.tx_count(), 2);
+    assert_eq!(s.tx(1).unwrap().status(), Some(404));
+}
+
+#[test]
+fn lines_after_a_request_start_one_only_with_a_known_method() {
+    // libhtp's REQ_FINALIZE: after a request, lines without a method are its body.
+    let s = same_for_all_splits(&[(
+        ToServer,
+        b"GET /a HTTP/1.1\r\n\r\nczxt2s\r\n*/*\r\nConnection: Keep-Alive\r\nGET /next HTTP/1.1\r\n\r\n",
+    )]);
+    assert_eq!(s.tx_count(), 2);
+    assert_eq!(
+        buf(&s, 1, HttpBuffer::Uri, ToServer).unwrap(),
+        b"/next".to_vec()
+    );
+    // `get` is not `GET`: the method list is case-sensitive.
+    let s = same_for_all_splits(&[(ToServer, b"GET /a HTTP/1.0\r\n\r\nget /b HTTP/1.0\r\n\r\n")]);
+    assert_eq!(s.tx_count(), 1);
+}
+
+#[test]
+fn request_line_without_protocol_followed_by_headers_has_headers() {
+    // 192.168.140.10 -> 5.8.88.25 in sv-ether.pcap: libhtp probes the bytes after a
+    // protocol-less request line and parses headers when they look like one.
+    let (s, _) = run(
+        &[(
+            ToServer,
+            b"GET /gen.php?x=1\r\nHost: 5.8.88.25\r\nUser-Agent:Mozilla/5.0 (Windows NT 6.1)\r\n\r\n\r\n",
+        )],
+        usize::MAX,
+    );
+    assert_eq!(s.tx_count(), 1);
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::Host, ToServer).unwrap(),
+        b"5.8.88.25".to_vec()
+    );
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::UserAgent, ToServer).unwrap(),
+        b"Mozilla/5.0 (Windows NT 6.1)".to_vec()
+    );
+    // Without a header after it, it stays HTTP/0.9: the next line is not a header.
+    let (s, _) = run(&[(ToServer, b"GET /a\r\nfoo bar\r\n")], usize::MAX);
+    assert_eq!(s.tx_count(), 1);
+    assert_eq!(buf(&s, 0, HttpBuffer::Host, ToServer), None);
+}
