@@ -5,8 +5,9 @@
 //! reassembly → app layer → detection → alerts) for its share of the flows; compiled
 //! rules are shared read-only. [`run`] reads a capture through `N` workers (a reader
 //! thread dispatches by a symmetric hash over lock-free rings), [`run_live`] reads an
-//! interface with one AF_PACKET fanout socket per worker, [`Control`] stops a run or
-//! swaps its rules. Every stage takes a whole batch (Kargus §4.3).
+//! interface with one AF_PACKET fanout socket per worker, [`run_bridge`] runs inline
+//! between two interfaces (IPS: only accepted frames are forwarded), [`Control`] stops
+//! a run or swaps its rules. Every stage takes a whole batch (Kargus §4.3).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -18,6 +19,8 @@ mod control;
 mod detection;
 pub mod exception;
 mod flows;
+#[cfg(target_os = "linux")]
+mod inline;
 mod merge;
 mod offload;
 mod pipeline;
@@ -30,6 +33,8 @@ mod verdict;
 pub use alerts::Outputs;
 pub use config::{ChecksumMode, EngineConfig};
 pub use control::Control;
+#[cfg(target_os = "linux")]
+pub use inline::{af_packet_plan, run_bridge, AfPacketPlan, CopyMode, InlinePair};
 pub use offload::{GpuOffload, GpuPolicy, GpuSettings};
 pub use pipeline::Pipeline;
 pub use run::{run_offline, Progress, RunError, RunReport};
@@ -38,3 +43,4 @@ pub use runtime::run_live;
 pub use runtime::{dispatch_hash, run, RunOptions};
 pub use setup::{setup, Setup, SetupArgs};
 pub use timing::StageTimes;
+pub use verdict::FrameVerdict;

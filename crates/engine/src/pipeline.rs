@@ -10,7 +10,7 @@ use crate::config::{ChecksumMode, EngineConfig};
 use crate::detection::{DetectStage, Origin};
 use crate::flows::FlowExts;
 use crate::timing::{Stage, StageTimer, StageTimes};
-use crate::verdict::Ips;
+use crate::verdict::{FrameVerdict, Ips};
 use app::{AppCtx, AppFlow, Direction, Transport};
 use capture::{Batch, Frame};
 use flow::{adapter, DefragResult, Dir, FlowTracker, Piece, StreamData};
@@ -114,6 +114,17 @@ impl Pipeline {
     /// Runs the frames `frames()` yields (one batch, in capture order) through the stages.
     /// `frames` is called twice when the batch's payloads are matched on the GPU first.
     pub fn process_frames<'f, I: Iterator<Item = Frame<'f>>>(&mut self, frames: impl Fn() -> I) {
+        self.process_frames_then(frames, |_, _| {});
+    }
+
+    /// As [`process_frames`](Self::process_frames), calling `then` after each frame
+    /// with the frame and its IPS verdict (always accept outside IPS mode): a live
+    /// inline run forwards or drops the frame there.
+    pub fn process_frames_then<'f, I: Iterator<Item = Frame<'f>>>(
+        &mut self,
+        frames: impl Fn() -> I,
+        mut then: impl FnMut(&Frame<'f>, FrameVerdict),
+    ) {
         if let Some(det) = self.detect.as_mut() {
             if let Some(o) = det.offload.as_mut() {
                 o.prepare(frames(), frames().count(), Some(&det.detector));
@@ -122,6 +133,7 @@ impl Pipeline {
         for (k, frame) in frames().enumerate() {
             self.batch_frame = Some(k);
             self.process_frame(&frame);
+            then(&frame, self.ips.frame());
         }
         self.batch_frame = None;
     }
@@ -142,6 +154,7 @@ impl Pipeline {
         self.last_ts_us = self.last_ts_us.max(ts.0 / 1000);
         self.last_ts = self.last_ts.max(ts);
         self.frame_index = frame.index;
+        self.ips.begin_frame();
         for i in 0..self.decoded.len() {
             let p = self.decoded.packets()[i];
             let offload = self.detect.as_mut().and_then(|d| d.offload.as_mut());
@@ -181,6 +194,7 @@ impl Pipeline {
 
     /// One decoded packet (captured, tunnelled, or reassembled from fragments).
     fn packet(&mut self, p: &Packet, buf: &[u8]) {
+        self.ips.begin_packet(p);
         if self.checksum == ChecksumMode::All
             && (p.has(flags::IP_CSUM_BAD) || p.has(flags::L4_CSUM_BAD))
         {

@@ -148,15 +148,15 @@ impl WorkBatch {
 }
 
 /// What a worker hands back when it ends.
-struct WorkerResult {
-    stats: StatsTree,
-    times: Option<StageTimes>,
-    capture: CaptureStats,
-    error: Option<std::io::Error>,
+pub(crate) struct WorkerResult {
+    pub(crate) stats: StatsTree,
+    pub(crate) times: Option<StageTimes>,
+    pub(crate) capture: CaptureStats,
+    pub(crate) error: Option<std::io::Error>,
 }
 
 /// A worker's per-batch look at the control block.
-struct WorkerControl<'a> {
+pub(crate) struct WorkerControl<'a> {
     k: usize,
     control: &'a Control,
     rules_generation: u64,
@@ -164,7 +164,7 @@ struct WorkerControl<'a> {
 }
 
 impl WorkerControl<'_> {
-    fn new(k: usize, control: &Control) -> WorkerControl<'_> {
+    pub(crate) fn new(k: usize, control: &Control) -> WorkerControl<'_> {
         WorkerControl {
             k,
             control,
@@ -174,7 +174,7 @@ impl WorkerControl<'_> {
     }
 
     /// Picks up swapped rules and answers statistics requests.
-    fn poll(&mut self, pipeline: &mut Pipeline) {
+    pub(crate) fn poll(&mut self, pipeline: &mut Pipeline) {
         let gen = self.control.rules_generation();
         if gen != self.rules_generation {
             self.rules_generation = gen;
@@ -190,7 +190,7 @@ impl WorkerControl<'_> {
 
 /// Per-worker configuration: the table caps of `config` are for the whole engine and
 /// are shared out between `workers` (at least one flow's worth each).
-fn worker_config(config: &EngineConfig, workers: usize) -> EngineConfig {
+pub(crate) fn worker_config(config: &EngineConfig, workers: usize) -> EngineConfig {
     let mut c = config.clone();
     if workers > 1 {
         let n = workers;
@@ -201,7 +201,7 @@ fn worker_config(config: &EngineConfig, workers: usize) -> EngineConfig {
     c
 }
 
-fn pin(k: usize, workers: usize, enabled: bool) {
+pub(crate) fn pin(k: usize, workers: usize, enabled: bool) {
     if !enabled {
         return;
     }
@@ -578,7 +578,7 @@ fn ring_worker(
 }
 
 /// Writes the merged worker counters to a file every interval.
-fn spawn_periodic_stats<'scope, 'env>(
+pub(crate) fn spawn_periodic_stats<'scope, 'env>(
     s: &'scope thread::Scope<'scope, 'env>,
     opts: &'env RunOptions,
     done: &'env AtomicBool,
@@ -609,7 +609,7 @@ fn spawn_periodic_stats<'scope, 'env>(
         .ok()
 }
 
-fn finish_report(
+pub(crate) fn finish_report(
     results: Vec<WorkerResult>,
     read: Progress,
     outputs: Option<Outputs>,

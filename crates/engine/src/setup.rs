@@ -214,6 +214,8 @@ fn rule_files(args: &SetupArgs, config: &Config) -> Vec<PathBuf> {
 
 /// The suricata.yaml keys that change what the pipeline does.
 fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
+    // `af-packet:` is read by the live modes (`crate::inline::af_packet_plan`).
+    let _ = config.get("af-packet");
     if let Some(b) = config.get_bool("stream.midstream") {
         engine.flow.tcp.midstream = b;
     }

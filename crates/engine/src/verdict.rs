@@ -1,9 +1,24 @@
 //! IPS mode (`--simulate-ips`): the detection verdicts take effect. A dropped packet
 //! is counted and, when the verdict covers the flow, every later packet of the flow is
 //! dropped before the application layer and detection see it. Offline, a `reject` is
-//! recorded (counted), not sent. Counters use Suricata's `ips.*` names.
+//! recorded (counted), not sent. Counters use Suricata's `ips.*` names. Live inline
+//! (`crate::inline`), the verdict of each captured frame ([`FrameVerdict`]) decides
+//! whether it is forwarded, and a reject is sent.
 
-use detect::{FlowDetect, Verdict};
+use detect::{FlowDetect, Reject, Verdict};
+use wire::{flags, Packet, Tunnel};
+
+/// What IPS mode decided about one captured frame (all the packets decoded from it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameVerdict {
+    /// A packet of the frame was dropped (by a rule, or its flow was dropped before):
+    /// the frame must not be forwarded.
+    pub drop: bool,
+    /// The first `reject*` verdict on the frame with the packet it rejected, whose
+    /// offsets point into the frame (none for packets found inside tunnels or rebuilt
+    /// from fragments: those are dropped without an answer).
+    pub reject: Option<(Reject, Packet)>,
+}
 
 /// Why a packet was dropped (Suricata's `ips.drop_reason.*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +39,10 @@ pub(crate) struct Ips {
     rejected: u64,
     reason_rules: u64,
     reason_flow_drop: u64,
+    /// The verdict of the frame being processed.
+    frame: FrameVerdict,
+    /// The frame's own packet being processed (not tunnelled, not a fragment).
+    current: Option<Packet>,
 }
 
 impl Ips {
@@ -32,6 +51,25 @@ impl Ips {
             enabled,
             ..Ips::default()
         }
+    }
+
+    /// A new captured frame starts: its verdict is accept until a packet is dropped.
+    pub(crate) fn begin_frame(&mut self) {
+        if self.enabled {
+            self.frame = FrameVerdict::default();
+        }
+    }
+
+    /// A packet decoded from the frame is about to be inspected.
+    pub(crate) fn begin_packet(&mut self, p: &Packet) {
+        if self.enabled {
+            self.current = (p.tunnel == Tunnel::None && !p.has(flags::FRAGMENT)).then_some(*p);
+        }
+    }
+
+    /// The verdict of the frame processed last.
+    pub(crate) fn frame(&self) -> FrameVerdict {
+        self.frame
     }
 
     /// True when `fd`'s flow was dropped: the packet is counted as blocked and goes
@@ -54,8 +92,11 @@ impl Ips {
             self.accepted += 1;
             return;
         }
-        if v.reject.is_some() {
+        if let Some(r) = v.reject {
             self.rejected += 1;
+            if self.frame.reject.is_none() {
+                self.frame.reject = self.current.map(|p| (r, p));
+            }
         }
         self.drop(DropReason::Rules);
         if v.drop_flow {
@@ -67,6 +108,7 @@ impl Ips {
 
     fn drop(&mut self, reason: DropReason) {
         self.blocked += 1;
+        self.frame.drop = true;
         match reason {
             DropReason::Rules => self.reason_rules += 1,
             DropReason::FlowDrop => self.reason_flow_drop += 1,
@@ -133,5 +175,46 @@ mod tests {
         assert_eq!(c["ips.rejected"], 1);
         assert_eq!(c["ips.drop_reason.rules"], 2);
         assert_eq!(c["ips.drop_reason.flow_drop"], 1);
+    }
+
+    #[test]
+    fn frame_verdict_follows_its_packets() {
+        let mut ips = Ips::new(true);
+        let own = Packet {
+            proto: 6,
+            ..Packet::default()
+        };
+        let reject = Verdict {
+            drop: true,
+            reject: Some(Reject::Dst),
+            ..Verdict::default()
+        };
+        ips.begin_frame();
+        ips.begin_packet(&own);
+        ips.apply(Verdict::default(), None);
+        assert_eq!(ips.frame(), FrameVerdict::default());
+        ips.apply(reject, None);
+        assert_eq!(
+            ips.frame(),
+            FrameVerdict {
+                drop: true,
+                reject: Some((Reject::Dst, own)),
+            }
+        );
+        // A new frame starts accepted; a tunnelled packet is dropped without an answer.
+        ips.begin_frame();
+        assert_eq!(ips.frame(), FrameVerdict::default());
+        ips.begin_packet(&Packet {
+            tunnel: Tunnel::Gre,
+            ..own
+        });
+        ips.apply(reject, None);
+        assert_eq!(
+            ips.frame(),
+            FrameVerdict {
+                drop: true,
+                reject: None,
+            }
+        );
     }
 }
