@@ -406,9 +406,7 @@ impl Detector {
             };
             let g = &self.pkt_groups[class_of_proto(pkt.proto) * DIRS + dir];
             scratch.next_gen();
-            for &s in &g.always {
-                scratch.add_cand(s);
-            }
+            scratch.add_sorted(&g.always);
             if let Some(pf) = &g.payload {
                 let mut seen = std::mem::take(&mut scratch.seen);
                 if input.packet_rules && !payload.is_empty() {
@@ -426,8 +424,9 @@ impl Detector {
                 }
                 scratch.seen = seen;
             }
-            let mut cands = std::mem::take(&mut scratch.cands);
-            cands.sort_unstable();
+            // Signature order without sorting the rules that need no prefilter.
+            scratch.order_cands();
+            let cands = std::mem::take(&mut scratch.cands);
             // IP-only rules run on the first packet of each flow direction, an
             // end-of-flow pseudo-packet included (Suricata's flow flags say per
             // direction whether IP-only rules ran; a pseudo-packet is a packet).
@@ -493,15 +492,11 @@ impl Detector {
             let body_only = match seen_i {
                 Some(i) => {
                     let t = &fd.tx_seen[i];
-                    for &si in &t.pkt_cands {
-                        scratch.add_cand(si);
-                    }
+                    scratch.add_sorted(&t.pkt_cands);
                     if t.fp_body == fp_body {
                         None
                     } else {
-                        for &si in &t.body_cands {
-                            scratch.add_cand(si);
-                        }
+                        scratch.add_sorted(&t.body_cands);
                         Some(true)
                     }
                 }
@@ -510,9 +505,7 @@ impl Detector {
             if let Some(body_only) = body_only {
                 if !body_only {
                     if let Some(v) = tg.always.get(&tx.proto()) {
-                        for &s in v {
-                            scratch.add_cand(s);
-                        }
+                        scratch.add_sorted(v);
                     }
                 }
                 for (b, pf) in &tg.bufs {
@@ -526,8 +519,8 @@ impl Detector {
                     scratch.seen = seen;
                 }
             }
-            let mut cands = std::mem::take(&mut scratch.cands);
-            cands.sort_unstable();
+            scratch.order_cands();
+            let cands = std::mem::take(&mut scratch.cands);
             let (mut pkt_cands, mut body_cands) = (Vec::new(), Vec::new());
             for &si in &cands {
                 if fd.tx_done(tx.id(), si) {

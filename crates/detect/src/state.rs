@@ -182,7 +182,16 @@ pub struct Scratch {
     /// `hit_stamp[sig] == hit_gen`: the sig already matched for this packet.
     pub(crate) hit_stamp: Vec<u32>,
     pub(crate) hit_gen: u32,
+    /// Candidates of the pass: sorted runs ([`Self::add_sorted`]) one after the other,
+    /// then the unsorted ones ([`Self::add_cand`]) from `cands_tail` on; made one sorted
+    /// list by [`Self::order_cands`].
     pub(crate) cands: Vec<u32>,
+    /// Where each sorted run after the first begins in `cands`.
+    run_starts: Vec<usize>,
+    /// Where the unsorted candidates begin in `cands`, once one was added.
+    cands_tail: Option<usize>,
+    /// Merge space of `order_cands`.
+    merge_buf: Vec<u32>,
     pub(crate) hits: Vec<Hit>,
     pub(crate) vars: [u64; MAX_VARS],
     pub(crate) xbuf: Vec<u8>,
@@ -227,6 +236,9 @@ impl Scratch {
             hit_stamp: vec![0; nsigs],
             hit_gen: 0,
             cands: Vec::new(),
+            run_starts: Vec::new(),
+            cands_tail: None,
+            merge_buf: Vec::new(),
             hits: Vec::new(),
             vars: [0; MAX_VARS],
             xbuf: Vec::new(),
@@ -261,6 +273,8 @@ impl Scratch {
             self.gen = 1;
         }
         self.cands.clear();
+        self.run_starts.clear();
+        self.cands_tail = None;
     }
 
     /// Starts a new packet.
@@ -273,13 +287,81 @@ impl Scratch {
         self.hits.clear();
     }
 
+    /// Adds an unsorted candidate (a prefilter hit); a sig already a candidate of this
+    /// pass is skipped.
     pub(crate) fn add_cand(&mut self, sig: u32) {
         let s = &mut self.stamp[sig as usize];
         if *s != self.gen {
             *s = self.gen;
+            if self.cands_tail.is_none() {
+                self.cands_tail = Some(self.cands.len());
+            }
             self.cands.push(sig);
         }
     }
+
+    /// Adds the candidates of `sigs`, sorted in ascending order (a group's rules without
+    /// a fast pattern, an earlier pass's list): they stay a sorted run, so ordering the
+    /// pass costs a merge instead of a sort. Must come before any [`Self::add_cand`].
+    pub(crate) fn add_sorted(&mut self, sigs: &[u32]) {
+        debug_assert!(self.cands_tail.is_none(), "sorted runs come first");
+        debug_assert!(sigs.windows(2).all(|w| w[0] < w[1]), "run not sorted");
+        if !self.cands.is_empty() {
+            self.run_starts.push(self.cands.len());
+        }
+        for &sig in sigs {
+            let s = &mut self.stamp[sig as usize];
+            if *s != self.gen {
+                *s = self.gen;
+                self.cands.push(sig);
+            }
+        }
+    }
+
+    /// Makes `cands` one ascending list (signature order): sorts only the unsorted
+    /// candidates (a packet's few prefilter hits), then merges the runs.
+    pub(crate) fn order_cands(&mut self) {
+        let n = self.cands.len();
+        if let Some(t) = self.cands_tail.take() {
+            self.cands[t..].sort_unstable();
+            if t > 0 {
+                self.run_starts.push(t);
+            }
+        }
+        // Merge the first run with each next one in turn (at most a few runs).
+        let mut bounds = std::mem::take(&mut self.run_starts);
+        bounds.push(n);
+        let mut end = bounds[0];
+        for &next in &bounds[1..] {
+            if end < next {
+                let (a, b) = self.cands[..next].split_at(end);
+                if a.last() > b.first() {
+                    self.merge_buf.clear();
+                    merge_sorted(a, b, &mut self.merge_buf);
+                    self.cands[..next].copy_from_slice(&self.merge_buf);
+                }
+            }
+            end = next;
+        }
+        bounds.clear();
+        self.run_starts = bounds;
+    }
+}
+
+/// Appends to `out` the union of the ascending, disjoint lists `a` and `b`, ascending.
+fn merge_sorted(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] < b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 #[cfg(test)]
@@ -336,5 +418,37 @@ mod tx_seen_tests {
         assert!(fd.tx_seen_index(0, MAX_TX_SEEN as u64 + 9).is_some());
         fd.remember_tx(seen(0, MAX_TX_SEEN as u64 + 9));
         assert_eq!(fd.tx_seen.len(), MAX_TX_SEEN);
+    }
+}
+
+#[cfg(test)]
+mod cands_tests {
+    use super::*;
+
+    #[test]
+    fn runs_and_hits_come_out_in_signature_order_once() {
+        let mut s = Scratch::new(64);
+        s.next_gen();
+        s.add_sorted(&[3, 9, 20, 40]);
+        s.add_sorted(&[1, 9, 21]);
+        for h in [50, 2, 9, 33, 2, 0] {
+            s.add_cand(h);
+        }
+        s.order_cands();
+        assert_eq!(s.cands, vec![0, 1, 2, 3, 9, 20, 21, 33, 40, 50]);
+        // A new pass starts empty; hits alone are sorted too.
+        s.next_gen();
+        for h in [7, 5, 6] {
+            s.add_cand(h);
+        }
+        s.order_cands();
+        assert_eq!(s.cands, vec![5, 6, 7]);
+        s.next_gen();
+        s.add_sorted(&[4, 8]);
+        s.order_cands();
+        assert_eq!(s.cands, vec![4, 8]);
+        s.next_gen();
+        s.order_cands();
+        assert!(s.cands.is_empty());
     }
 }
