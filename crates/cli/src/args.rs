@@ -143,6 +143,26 @@ pub struct RunArgs {
     #[arg(short = 'i', value_name = "IFACE")]
     pub interface: Option<String>,
 
+    /// Capture with AF_PACKET as the configuration's `af-packet:` list says (Suricata's
+    /// `--af-packet[=IFACE]`): one interface passively, or inline between `interface`
+    /// and `copy-iface` with `copy-mode: ips` (only accepted packets are forwarded) or
+    /// `tap` (all are). With IFACE, that interface's entry (or the `default` one).
+    #[arg(
+        long = "af-packet",
+        value_name = "IFACE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ""
+    )]
+    pub af_packet: Option<String>,
+
+    /// Run as an inline IPS between two interfaces, A:B (AF_PACKET copy mode, as
+    /// `copy-mode: ips` with `copy-iface`): a packet is forwarded to the other interface
+    /// only when no `drop`/`reject` verdict stops it; `reject` sends a TCP reset or ICMP
+    /// unreachable. Needs CAP_NET_RAW; turn GRO/LRO off on both interfaces.
+    #[arg(long = "af-packet-ips", value_name = "A:B")]
+    pub af_packet_ips: Option<String>,
+
     /// Worker threads (default: one per available core).
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<usize>,
@@ -321,6 +341,16 @@ mod tests {
         assert_eq!(cli.run.set, vec!["stream.midstream=true", "a.b=c"]);
         assert!(cli.run.simulate_ips);
         assert_eq!(cli.run.runmode.as_deref(), Some("single"));
+    }
+
+    #[test]
+    fn af_packet_options_parse() {
+        let cli = Cli::try_parse_from(["osprey", "--af-packet", "-c", "s.yaml"]).unwrap();
+        assert_eq!(cli.run.af_packet.as_deref(), Some(""));
+        let cli = Cli::try_parse_from(["osprey", "--af-packet=eth0", "-c", "s.yaml"]).unwrap();
+        assert_eq!(cli.run.af_packet.as_deref(), Some("eth0"));
+        let cli = Cli::try_parse_from(["osprey", "--af-packet-ips", "a:b", "-S", "r"]).unwrap();
+        assert_eq!(cli.run.af_packet_ips.as_deref(), Some("a:b"));
     }
 
     #[test]

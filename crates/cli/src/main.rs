@@ -85,17 +85,7 @@ fn gpu_offload(
 /// The detection run: `osprey -r FILE ...`.
 fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let input = args.read.as_ref();
-    match (input, &args.interface) {
-        (None, None) => {
-            return Err(
-                "no input: give a capture file with -r FILE or an interface with -i IFACE \
-                 (see --help)"
-                    .into(),
-            )
-        }
-        (Some(_), Some(_)) => return Err("give either -r FILE or -i IFACE, not both".into()),
-        _ => {}
-    }
+    ops::check_inputs(args)?;
     let gpu = gpu_select(&args.gpu)?;
     let log_dir = args.log_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     std::fs::create_dir_all(&log_dir)
@@ -120,6 +110,11 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         mpm: args.mpm.clone(),
         eve_types: args.eve_types.clone(),
         ips: args.simulate_ips,
+    };
+    let live = ops::live_input(args, &setup_args)?;
+    let setup_args = SetupArgs {
+        ips: setup_args.ips || live.as_ref().is_some_and(ops::Live::is_ips),
+        ..setup_args
     };
     let setup = engine::setup(&setup_args)?;
     for notice in &setup.notices {
@@ -162,7 +157,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let mut config = setup.engine;
     config.stage_timing = args.stage_timing;
     config.gpu = gpu_offload(gpu, args, &config)?;
-    let report = ops::execute(args, source, &config, &setup_args, &log_dir)?;
+    let report = ops::execute(args, source, live, &config, &setup_args, &log_dir)?;
 
     let mut stats = report.stats;
     stats.set(

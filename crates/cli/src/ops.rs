@@ -10,11 +10,93 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Runs the engine over the capture file (`source`) or the interface of `args`, with
-/// signals, the command socket and periodic statistics in place.
+/// Live input: one interface read passively, or two joined inline.
+#[derive(Debug)]
+pub enum Live {
+    /// `-i IFACE`, or `--af-packet` on an entry without `copy-mode`.
+    Passive {
+        /// The interface.
+        iface: String,
+        /// The `af-packet:` entry it came from.
+        plan: Option<engine::AfPacketPlan>,
+    },
+    /// `--af-packet-ips A:B`, or `--af-packet` on an entry with `copy-mode: ips|tap`.
+    Inline {
+        /// The two interfaces.
+        pair: engine::InlinePair,
+        /// The `af-packet:` entry it came from.
+        plan: Option<engine::AfPacketPlan>,
+    },
+}
+
+impl Live {
+    /// True when verdicts take effect (inline in `copy-mode: ips`).
+    pub fn is_ips(&self) -> bool {
+        matches!(self, Live::Inline { pair, .. } if pair.mode == engine::CopyMode::Ips)
+    }
+
+    fn plan(&self) -> Option<&engine::AfPacketPlan> {
+        match self {
+            Live::Passive { plan, .. } | Live::Inline { plan, .. } => plan.as_ref(),
+        }
+    }
+}
+
+/// Exactly one input: `-r`, `-i`, `--af-packet` or `--af-packet-ips`.
+pub fn check_inputs(args: &RunArgs) -> Result<(), String> {
+    let given = [
+        args.read.is_some(),
+        args.interface.is_some(),
+        args.af_packet.is_some(),
+        args.af_packet_ips.is_some(),
+    ];
+    match given.iter().filter(|g| **g).count() {
+        0 => Err(
+            "no input: give a capture file with -r FILE, an interface with -i IFACE, \
+                  --af-packet (with -c) or --af-packet-ips A:B (see --help)"
+                .into(),
+        ),
+        1 => Ok(()),
+        _ => Err("give one input: -r FILE, -i IFACE, --af-packet or --af-packet-ips".into()),
+    }
+}
+
+/// The live input `args` ask for (`None` for a capture file); `--af-packet` reads the
+/// configuration `setup` names.
+pub fn live_input(args: &RunArgs, setup: &SetupArgs) -> Result<Option<Live>, String> {
+    if let Some(iface) = &args.interface {
+        return Ok(Some(Live::Passive {
+            iface: iface.clone(),
+            plan: None,
+        }));
+    }
+    if let Some(pair) = &args.af_packet_ips {
+        let pair = engine::InlinePair::parse(pair).map_err(|e| format!("--af-packet-ips {e}"))?;
+        return Ok(Some(Live::Inline { pair, plan: None }));
+    }
+    let Some(iface) = &args.af_packet else {
+        return Ok(None);
+    };
+    let iface = Some(iface.as_str()).filter(|i| !i.is_empty());
+    let plan = engine::af_packet_plan(setup, iface).map_err(|e| format!("--af-packet: {e}"))?;
+    Ok(Some(match plan.inline.clone() {
+        Some(pair) => Live::Inline {
+            pair,
+            plan: Some(plan),
+        },
+        None => Live::Passive {
+            iface: plan.interface.clone(),
+            plan: Some(plan),
+        },
+    }))
+}
+
+/// Runs the engine over the capture file (`source`) or the `live` input, with signals,
+/// the command socket and periodic statistics in place.
 pub fn execute(
     args: &RunArgs,
     source: Option<Box<dyn capture::Source>>,
+    live: Option<Live>,
     config: &EngineConfig,
     setup_args: &SetupArgs,
     log_dir: &Path,
@@ -36,8 +118,9 @@ pub fn execute(
         }
         None => None,
     };
+    let yaml_threads = live.as_ref().and_then(Live::plan).and_then(|p| p.threads);
     let opts = RunOptions {
-        threads: args.threads.unwrap_or(0),
+        threads: args.threads.or(yaml_threads).unwrap_or(0),
         pin_cores: true,
         control,
         periodic_stats,
@@ -55,16 +138,51 @@ pub fn execute(
         print_stage_times(&report);
         return Ok(report);
     }
-    let iface = args.interface.as_deref().unwrap_or_default();
-    let live = capture::LiveOptions {
-        filter: bpf_filter(args.bpf.as_deref(), &args.filter, iface)?,
-        ..capture::LiveOptions::default()
+    let Some(live) = live else {
+        return Err("no input".into());
     };
-    eprintln!(
-        "osprey: capturing on {iface} with {} worker(s); SIGINT or SIGTERM stops",
-        opts.worker_count()
-    );
-    let report = engine::run_live(iface, &live, config, &opts).map_err(|e| e.to_string())?;
+    let base = match live.plan() {
+        Some(plan) => plan.live_options(&capture::LiveOptions::default()),
+        None => capture::LiveOptions::default(),
+    };
+    let report = match &live {
+        Live::Passive { iface, .. } => {
+            let opts_live = capture::LiveOptions {
+                filter: bpf_filter(args.bpf.as_deref(), &args.filter, iface)?,
+                ..base
+            };
+            eprintln!(
+                "osprey: capturing on {iface} with {} worker(s); SIGINT or SIGTERM stops",
+                opts.worker_count()
+            );
+            engine::run_live(iface, &opts_live, config, &opts)
+        }
+        Live::Inline { pair, .. } => {
+            if args.bpf.is_some() || !args.filter.is_empty() {
+                // Frames the kernel filters out never reach the bridge: they would be
+                // dropped, not let through.
+                return Err(
+                    "a capture filter cannot be used inline: the traffic it leaves \
+                            out would not be forwarded"
+                        .into(),
+                );
+            }
+            let opts_live = base;
+            eprintln!(
+                "osprey: capturing on {} and {} inline ({}) with {} worker(s); SIGINT or \
+                 SIGTERM stops",
+                pair.a,
+                pair.b,
+                match pair.mode {
+                    engine::CopyMode::Ips => "ips: dropped packets are not forwarded",
+                    engine::CopyMode::Tap => "tap: every packet is forwarded",
+                },
+                opts.worker_count()
+            );
+            engine::run_bridge(pair, &opts_live, config, &opts)
+        }
+    }
+    .map_err(|e| e.to_string())?;
     print_stage_times(&report);
     Ok(report)
 }
