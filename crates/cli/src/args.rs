@@ -80,7 +80,10 @@ pub struct RunArgs {
     pub init_errors_fatal: bool,
 
     /// Suricata's fault-injection test options (`--simulate-packet-tcp-reassembly-memcap=N`
-    /// and friends): accepted; reported as not supported.
+    /// and friends: the packet numbered N, or the app-layer data at stream offset N,
+    /// hits the condition and its exception policy applies). Suricata acts on them in
+    /// its debug/QA builds only; its release builds, the reference of the corpus, accept
+    /// and ignore them. Osprey does the same unless `--qa-simulation` is given.
     #[arg(
         long = "simulate-packet-tcp-reassembly-memcap",
         hide = true,
@@ -110,6 +113,9 @@ pub struct RunArgs {
     /// See `simulate_reassembly_memcap`.
     #[arg(long = "simulate-packet-tcp-ssn-memcap", hide = true, value_name = "N")]
     pub simulate_ssn_memcap: Option<String>,
+    /// Act on the `--simulate-*` options, as Suricata's debug/QA builds do.
+    #[arg(long = "qa-simulation")]
+    pub qa_simulation: bool,
 
     /// Multi-pattern matcher for the prefilters: ac-full, ac-full-32, ac-compact, and the
     /// others this build has (default: the fastest available).

@@ -39,6 +39,55 @@ fn gpu_select(mode: &str) -> Result<(gpu::GpuMode, gpu::Backend, String), String
 
 /// Set up GPU offload of the payload prefilter for the loaded rules and say in one line
 /// what runs where. With `auto`, a GPU that cannot be set up leaves matching on the CPU.
+/// The `--simulate-*` options: acted on with `--qa-simulation` (as Suricata's QA
+/// builds do), otherwise accepted and ignored with a notice (as its release builds do).
+fn simulate_options(args: &RunArgs) -> Result<engine::exception::Simulate, String> {
+    let options = [
+        (
+            "--simulate-packet-tcp-reassembly-memcap",
+            &args.simulate_reassembly_memcap,
+        ),
+        (
+            "--simulate-packet-defrag-memcap",
+            &args.simulate_defrag_memcap,
+        ),
+        (
+            "--simulate-applayer-error-at-offset-ts",
+            &args.simulate_applayer_error_ts,
+        ),
+        (
+            "--simulate-applayer-error-at-offset-tc",
+            &args.simulate_applayer_error_tc,
+        ),
+        ("--simulate-packet-flow-memcap", &args.simulate_flow_memcap),
+        (
+            "--simulate-packet-tcp-ssn-memcap",
+            &args.simulate_ssn_memcap,
+        ),
+    ];
+    let mut values = [None; 6];
+    for (k, (flag, value)) in options.iter().enumerate() {
+        let Some(v) = value else { continue };
+        if !args.qa_simulation {
+            eprintln!("osprey: {flag} ignored (as in Suricata's release builds; --qa-simulation acts on it)");
+            continue;
+        }
+        values[k] = Some(
+            v.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("{flag}: not a number: {v}"))?,
+        );
+    }
+    Ok(engine::exception::Simulate {
+        reassembly_memcap: values[0],
+        defrag_memcap: values[1],
+        applayer_error_ts: values[2],
+        applayer_error_tc: values[3],
+        flow_memcap: values[4],
+        ssn_memcap: values[5],
+    })
+}
+
 fn gpu_offload(
     (mode, backend, line): (gpu::GpuMode, gpu::Backend, String),
     args: &RunArgs,
@@ -120,33 +169,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     for notice in &setup.notices {
         eprintln!("osprey: {notice}");
     }
-    for (flag, value) in [
-        (
-            "--simulate-packet-tcp-reassembly-memcap",
-            &args.simulate_reassembly_memcap,
-        ),
-        (
-            "--simulate-packet-defrag-memcap",
-            &args.simulate_defrag_memcap,
-        ),
-        (
-            "--simulate-applayer-error-at-offset-ts",
-            &args.simulate_applayer_error_ts,
-        ),
-        (
-            "--simulate-applayer-error-at-offset-tc",
-            &args.simulate_applayer_error_tc,
-        ),
-        ("--simulate-packet-flow-memcap", &args.simulate_flow_memcap),
-        (
-            "--simulate-packet-tcp-ssn-memcap",
-            &args.simulate_ssn_memcap,
-        ),
-    ] {
-        if value.is_some() {
-            eprintln!("osprey: {flag} is not supported; ignored");
-        }
-    }
+    let simulate = simulate_options(args)?;
     eprintln!(
         "osprey: {} rules loaded, {} failed, {} unsupported ({:.2} s)",
         setup.rules_loaded,
@@ -156,6 +179,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     );
     let mut config = setup.engine;
     config.stage_timing = args.stage_timing;
+    config.simulate = simulate;
     config.gpu = gpu_offload(gpu, args, &config)?;
     let report = ops::execute(args, source, live, &config, &setup_args, &log_dir)?;
 

@@ -37,6 +37,10 @@ pub struct EngineConfig {
     pub ips: bool,
     /// GPU offload of the payload prefilter (`--gpu`); `None`: everything on the CPU.
     pub gpu: Option<std::sync::Arc<crate::offload::GpuOffload>>,
+    /// Exception policies of the memory caps and app-layer errors.
+    pub exceptions: crate::exception::Policies,
+    /// Conditions forced at given packets (Suricata's `--simulate-*` options).
+    pub simulate: crate::exception::Simulate,
 }
 
 impl Default for EngineConfig {
@@ -53,6 +57,8 @@ impl Default for EngineConfig {
             stage_timing: false,
             ips: false,
             gpu: None,
+            exceptions: crate::exception::Policies::default(),
+            simulate: crate::exception::Simulate::default(),
         }
     }
 }

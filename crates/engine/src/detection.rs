@@ -74,8 +74,12 @@ impl DetectStage {
         let app = ext.app.as_ref();
         let app_proto = app.map_or(AppProto::Unknown, AppFlow::app_proto);
         let tcp = p.proto == 6;
+        // Like Suricata, a TCP packet is established when its session was before the
+        // stream engine saw it: the ACK that completes the handshake (or the packet a
+        // session is picked up on) is not.
         let established = if tcp {
             update.flow.tcp.state >= TcpState::Established
+                && !update.events.has(flow::Events::ESTABLISHED)
         } else {
             update.flow.state != FlowState::New
         };

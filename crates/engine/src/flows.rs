@@ -15,6 +15,12 @@ pub(crate) struct FlowExt {
     pub(crate) detect: FlowDetect,
     /// How far the flow's transactions have been logged as EVE records.
     pub(crate) log: output::LogCursor,
+    /// Exception policy `pass-flow`: no more detection on this flow.
+    pub(crate) no_inspect: bool,
+    /// Bytes handed to the app layer per direction (to server, to client).
+    pub(crate) app_fed: [u64; 2],
+    /// The app layer failed (simulated error): it gets no more data.
+    pub(crate) app_error: bool,
 }
 
 /// Flow extensions by slot.
@@ -38,6 +44,9 @@ impl FlowExts {
             app: app(),
             detect: FlowDetect::new(),
             log: output::LogCursor::default(),
+            no_inspect: false,
+            app_fed: [0; 2],
+            app_error: false,
         })
     }
 

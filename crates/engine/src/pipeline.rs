@@ -8,6 +8,8 @@
 use crate::alerts::{AlertSink, Outputs};
 use crate::config::{ChecksumMode, EngineConfig};
 use crate::detection::{DetectStage, Origin};
+use crate::exception::{Condition, ExceptionPolicy, Policies, PolicyStats, Simulate};
+use crate::flows::FlowExt;
 use crate::flows::FlowExts;
 use crate::timing::{Stage, StageTimer, StageTimes};
 use crate::verdict::{FrameVerdict, Ips};
@@ -51,6 +53,11 @@ pub struct Pipeline {
     timer: StageTimer,
     /// IPS verdicts and counters (`EngineConfig::ips`).
     ips: Ips,
+    /// Exception policies (memory caps, app-layer errors) and how often each applied.
+    exceptions: Policies,
+    exception_stats: PolicyStats,
+    /// Conditions forced at given packets (`--simulate-*`).
+    simulate: Simulate,
     /// Index in the current batch of the frame being processed (GPU offload).
     batch_frame: Option<usize>,
 }
@@ -102,6 +109,9 @@ impl Pipeline {
             checksum_invalid: 0,
             timer: StageTimer::new(config.stage_timing),
             ips: Ips::new(config.ips),
+            exceptions: config.exceptions,
+            exception_stats: PolicyStats::default(),
+            simulate: config.simulate,
             batch_frame: None,
         }
     }
@@ -202,20 +212,44 @@ impl Pipeline {
             return;
         }
         if let Some(frag) = adapter::fragment(p, buf) {
-            if let Some(det) = self.detect.as_mut() {
+            let pcap_cnt = (p.tunnel == wire::Tunnel::None).then_some(self.frame_index);
+            if pcap_cnt.is_some() && self.simulate.defrag_memcap == pcap_cnt {
+                self.tracker.defrag().simulate_memcap();
+            }
+            let t = self.timer.start();
+            let result = self.tracker.defrag().insert(&frag);
+            self.timer.stop(Stage::Flow, t);
+            let (memcap, complete) = match result {
+                DefragResult::Reassembled(dg) => {
+                    self.datagram.clear();
+                    self.datagram.extend_from_slice(dg);
+                    (false, true)
+                }
+                DefragResult::Memcap => (true, false),
+                _ => (false, false),
+            };
+            // `defrag.memcap-policy` acts on the fragment's own packet.
+            let effect = if memcap {
+                apply_exception(
+                    &self.exceptions,
+                    &mut self.exception_stats,
+                    &mut self.ips,
+                    Condition::DefragMemcap,
+                    None,
+                )
+                .0
+            } else {
+                Effect::Continue
+            };
+            if let Some(det) = self.detect.as_mut().filter(|_| effect == Effect::Continue) {
                 let origin = Origin {
-                    pcap_cnt: (p.tunnel == wire::Tunnel::None).then_some(self.frame_index),
+                    pcap_cnt,
                     flow_key: None,
                 };
                 det.packet(p, buf, origin, &mut self.sink);
                 self.ips.apply(det.verdict, None);
             }
-            let t = self.timer.start();
-            let result = self.tracker.defrag().insert(&frag);
-            self.timer.stop(Stage::Flow, t);
-            if let DefragResult::Reassembled(dg) = result {
-                self.datagram.clear();
-                self.datagram.extend_from_slice(dg);
+            if complete {
                 self.decoder
                     .decode_ip(&self.datagram, p, &mut self.datagram_decoded);
                 let datagram = std::mem::take(&mut self.datagram);
@@ -245,7 +279,7 @@ impl Pipeline {
             pcap_cnt,
             flow_key: None,
         };
-        let Some(info) = adapter::packet_info(p, buf) else {
+        let Some(info) = adapter::tracked_packet_info(&self.tracker, p, buf) else {
             if let Some(det) = self.detect.as_mut() {
                 det.packet(p, buf, origin, &mut self.sink);
                 self.ips.apply(det.verdict, None);
@@ -253,11 +287,27 @@ impl Pipeline {
             return;
         };
         let flow_key = info.key;
+        if self.simulate.any() && pcap_cnt.is_some() {
+            let at = |n: Option<u64>| n.is_some() && n == pcap_cnt;
+            self.tracker.simulate(flow::Simulated {
+                flow_memcap: at(self.simulate.flow_memcap),
+                ssn_memcap: at(self.simulate.ssn_memcap),
+                reassembly_memcap: at(self.simulate.reassembly_memcap),
+            });
+        }
         let t = self.timer.start();
         let update = self.tracker.packet(&info);
         self.timer.stop(Stage::Flow, t);
         let Some(update) = update else {
-            if let Some(det) = self.detect.as_mut() {
+            // No flow could be had: `flow.memcap-policy` acts on the packet.
+            let (effect, _) = apply_exception(
+                &self.exceptions,
+                &mut self.exception_stats,
+                &mut self.ips,
+                Condition::FlowMemcap,
+                None,
+            );
+            if let Some(det) = self.detect.as_mut().filter(|_| effect == Effect::Continue) {
                 det.packet(p, buf, origin, &mut self.sink);
                 self.ips.apply(det.verdict, None);
             }
@@ -282,16 +332,64 @@ impl Pipeline {
         if self.ips.flow_dropped(&ext.detect) {
             return;
         }
-        if let Some(appflow) = ext.app.as_mut() {
-            let t = self.timer.start();
-            if p.proto == 17 {
-                appflow.datagram(&mut self.app, dir, info.payload);
-            } else {
-                feed_stream(appflow, &mut self.app, &update.app);
+        // Memory caps hit by this packet: their policies.
+        let mut effect = Effect::Continue;
+        let mut bypass = false;
+        for (event, c) in [
+            (flow::Events::SSN_MEMCAP, Condition::SsnMemcap),
+            (flow::Events::REASSEMBLY_MEMCAP, Condition::ReassemblyMemcap),
+        ] {
+            if update.events.has(event) {
+                let (e, b) = apply_exception(
+                    &self.exceptions,
+                    &mut self.exception_stats,
+                    &mut self.ips,
+                    c,
+                    Some(&mut *ext),
+                );
+                effect = effect.max(e);
+                bypass |= b;
             }
-            self.timer.stop(Stage::App, t);
         }
-        if let Some(det) = self.detect.as_mut() {
+        if effect < Effect::Stop && !ext.app_error {
+            // The app layer's input: this datagram, or the stream bytes this packet
+            // makes available (to a direction that need not be the packet's).
+            let (app_dir, len) = if p.proto == 17 {
+                (dir, info.payload.len() as u64)
+            } else {
+                (app_dir(update.app.dir), update.app.data_len())
+            };
+            let fed = ext.app_fed[app_dir.index()];
+            ext.app_fed[app_dir.index()] = fed + len;
+            let error_at = match app_dir {
+                Direction::ToServer => self.simulate.applayer_error_ts,
+                Direction::ToClient => self.simulate.applayer_error_tc,
+            };
+            if ext.app.is_some() && len > 0 && error_at.is_some_and(|at| fed + len > at) {
+                // A parser error (forced): the app layer of the flow stops, and
+                // `app-layer.error-policy` acts on the packet and flow.
+                ext.app_error = true;
+                let (e, b) = apply_exception(
+                    &self.exceptions,
+                    &mut self.exception_stats,
+                    &mut self.ips,
+                    Condition::AppLayerError,
+                    Some(&mut *ext),
+                );
+                effect = effect.max(e);
+                bypass |= b;
+            } else if let Some(appflow) = ext.app.as_mut() {
+                let t = self.timer.start();
+                if p.proto == 17 {
+                    appflow.datagram(&mut self.app, dir, info.payload);
+                } else {
+                    feed_stream(appflow, &mut self.app, &update.app);
+                }
+                self.timer.stop(Stage::App, t);
+            }
+        }
+        let inspect = effect == Effect::Continue && !ext.no_inspect;
+        if let Some(det) = self.detect.as_mut().filter(|_| inspect) {
             let origin = Origin {
                 flow_key: Some(flow_key),
                 ..origin
@@ -303,6 +401,9 @@ impl Pipeline {
             let to_server = dir == Direction::ToServer;
             let sink = &mut self.sink;
             crate::applog::log_packet(&self.applog, ext, p, to_server, &flow_key, pcap_cnt, sink);
+        }
+        if bypass {
+            self.tracker.set_bypassed(slot);
         }
     }
 
@@ -325,7 +426,8 @@ impl Pipeline {
                     }
                     appflow.close(app);
                 }
-                if let Some(det) = detect.as_mut().filter(|_| !ended.flow.bypassed) {
+                let inspect = !ended.flow.bypassed && !ext.no_inspect;
+                if let Some(det) = detect.as_mut().filter(|_| inspect) {
                     det.ended_flow(&ended, ext.app.as_ref(), &mut ext.detect, last_ts, sink);
                 }
                 if applog.enabled() {
@@ -379,11 +481,64 @@ impl Pipeline {
         tree.add("osprey.checksum.invalid", self.checksum_invalid);
         tree.add("detect.alert", self.sink.count);
         tree.extend(self.ips.counters());
+        for (name, v) in self.exception_stats.counters(&self.exceptions) {
+            tree.add(&name, v);
+        }
         tree.add("osprey.output.write_errors", self.sink.write_errors);
         if let Some(det) = &self.detect {
             tree.extend(det.counters());
         }
         tree
+    }
+}
+
+/// What an exception policy leaves of a packet's processing (in increasing order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Effect {
+    /// Nothing changes.
+    Continue,
+    /// The app layer goes on; detection skips the packet.
+    NoDetect,
+    /// The packet goes no further (dropped, or its flow bypassed).
+    Stop,
+}
+
+/// Applies the policy of condition `c` to a packet and (when it has one) its flow
+/// `ext`: counts it, drops in IPS mode, marks the flow. Returns the packet's
+/// [`Effect`] and whether the flow is to be bypassed.
+fn apply_exception(
+    policies: &Policies,
+    stats: &mut PolicyStats,
+    ips: &mut Ips,
+    c: Condition,
+    ext: Option<&mut FlowExt>,
+) -> (Effect, bool) {
+    let policy = policies.get(c);
+    if policy == ExceptionPolicy::Ignore {
+        return (Effect::Continue, false);
+    }
+    stats.record(c, policy);
+    match policy {
+        ExceptionPolicy::Ignore => (Effect::Continue, false),
+        ExceptionPolicy::PassPacket => (Effect::NoDetect, false),
+        ExceptionPolicy::PassFlow => {
+            if let Some(e) = ext {
+                e.no_inspect = true;
+            }
+            (Effect::NoDetect, false)
+        }
+        ExceptionPolicy::Bypass => (Effect::Stop, ext.is_some()),
+        ExceptionPolicy::DropPacket => {
+            ips.exception_drop(c, false);
+            (Effect::Stop, false)
+        }
+        ExceptionPolicy::DropFlow | ExceptionPolicy::Reject => {
+            ips.exception_drop(c, policy == ExceptionPolicy::Reject);
+            if let Some(e) = ext {
+                e.detect.drop_flow();
+            }
+            (Effect::Stop, false)
+        }
     }
 }
 

@@ -197,6 +197,7 @@ pub(crate) fn worker_config(config: &EngineConfig, workers: usize) -> EngineConf
         c.flow.max_flows = (c.flow.max_flows / n).max(1024);
         c.flow.hash_size = (c.flow.hash_size / n).max(1024);
         c.flow.reassembly_memcap = (c.flow.reassembly_memcap / n).max(1 << 20);
+        c.flow.ssn_memcap = (c.flow.ssn_memcap / n).max(1 << 20);
     }
     c
 }

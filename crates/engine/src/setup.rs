@@ -241,6 +241,12 @@ fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
     );
     engine.flow.midstream_bypass = midstream.passes_flow();
     engine.flow.midstream_drop = midstream.drops();
+    engine.flow.midstream_policy_name = midstream.stat_name().unwrap_or("bypass");
+    engine.exceptions =
+        crate::exception::Policies::resolve(|k| config.get_str(k), master, engine.ips);
+    if let Some(memcap) = config.get_size("stream.memcap") {
+        engine.flow.ssn_memcap = memcap as usize;
+    }
     if let Some(depth) = config.get_size("stream.reassembly.depth") {
         engine.flow.reassembly.depth = depth;
     }

@@ -27,6 +27,8 @@ pub(crate) enum DropReason {
     Rules,
     /// The packet belongs to a flow dropped earlier.
     FlowDrop,
+    /// An exception policy dropped it (memory cap or app-layer error).
+    Exception(crate::exception::Condition),
 }
 
 /// Per-worker IPS state: whether verdicts apply, and the counters.
@@ -39,6 +41,8 @@ pub(crate) struct Ips {
     rejected: u64,
     reason_rules: u64,
     reason_flow_drop: u64,
+    /// Drops by exception policy, per condition.
+    reason_exception: [u64; 5],
     /// The verdict of the frame being processed.
     frame: FrameVerdict,
     /// The frame's own packet being processed (not tunnelled, not a fragment).
@@ -106,12 +110,24 @@ impl Ips {
         }
     }
 
+    /// An exception policy dropped the packet (`reject`: and rejected it).
+    pub(crate) fn exception_drop(&mut self, c: crate::exception::Condition, reject: bool) {
+        if !self.enabled {
+            return;
+        }
+        if reject {
+            self.rejected += 1;
+        }
+        self.drop(DropReason::Exception(c));
+    }
+
     fn drop(&mut self, reason: DropReason) {
         self.blocked += 1;
         self.frame.drop = true;
         match reason {
             DropReason::Rules => self.reason_rules += 1,
             DropReason::FlowDrop => self.reason_flow_drop += 1,
+            DropReason::Exception(c) => self.reason_exception[c as usize] += 1,
         }
     }
 
@@ -128,6 +144,13 @@ impl Ips {
             ("ips.drop_reason.rules", self.reason_rules),
             ("ips.drop_reason.flow_drop", self.reason_flow_drop),
         ]
+        .into_iter()
+        .chain(
+            crate::exception::Condition::ALL
+                .iter()
+                .map(|c| (c.drop_reason(), self.reason_exception[*c as usize])),
+        )
+        .collect()
     }
 }
 

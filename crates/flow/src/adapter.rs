@@ -65,6 +65,44 @@ fn quoted_ports(p: &Packet, buf: &[u8]) -> Option<(u16, u16)> {
     ))
 }
 
+/// For an ICMPv4 destination-unreachable quoting a TCP or UDP packet of this host pair:
+/// the key of the quoted connection, seen from the ICMP sender (its source is the
+/// quoted packet's destination). Suricata puts such an error in the quoted
+/// connection's flow when that flow exists.
+pub fn quoted_flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
+    if p.proto != 1 || p.icmp_type != 3 || p.ip_version != 4 || p.has(pf::FRAGMENT) {
+        return None;
+    }
+    let q = p.payload(buf);
+    let ihl = (*q.first()? as usize & 0x0f) * 4;
+    if q[0] >> 4 != 4 || ihl < 20 {
+        return None;
+    }
+    let proto = *q.get(9)?;
+    if !matches!(proto, 6 | 17) {
+        return None;
+    }
+    let (qsrc, qdst) = (q.get(12..16)?, q.get(16..20)?);
+    let ports = q.get(ihl..ihl + 4)?;
+    let (qsport, qdport) = (
+        u16::from_be_bytes([ports[0], ports[1]]),
+        u16::from_be_bytes([ports[2], ports[3]]),
+    );
+    let mut src = [0u8; 16];
+    let mut dst = [0u8; 16];
+    src[..4].copy_from_slice(qdst);
+    dst[..4].copy_from_slice(qsrc);
+    Some(FlowKey {
+        src,
+        dst,
+        sport: qdport,
+        dport: qsport,
+        vlan: [p.vlan[0], p.vlan[1], 0],
+        proto,
+        family: Family::V4,
+    })
+}
+
 /// The tracker input of a decoded packet; `buf` is the buffer it was decoded from.
 pub fn packet_info<'a>(p: &Packet, buf: &'a [u8]) -> Option<PacketInfo<'a>> {
     let key = flow_key(p, buf)?;
@@ -83,6 +121,22 @@ pub fn packet_info<'a>(p: &Packet, buf: &'a [u8]) -> Option<PacketInfo<'a>> {
         tcp,
         payload: p.payload(buf),
     })
+}
+
+/// [`packet_info`] for `tracker`: an ICMP error quoting a connection it tracks joins
+/// that connection's flow, as in Suricata.
+pub fn tracked_packet_info<'a>(
+    tracker: &FlowTracker,
+    p: &Packet,
+    buf: &'a [u8],
+) -> Option<PacketInfo<'a>> {
+    let mut info = packet_info(p, buf)?;
+    if let Some(q) = quoted_flow_key(p, buf) {
+        if tracker.has_flow(&q) {
+            info.key = q;
+        }
+    }
+    Some(info)
 }
 
 /// The defragmentation input of a decoded IP fragment (`None` for anything else).
@@ -152,7 +206,7 @@ pub fn track_frame(
                 scratch.datagram.extend_from_slice(dg);
                 decoder.decode_ip(&scratch.datagram, p, &mut scratch.decoded);
                 for q in scratch.decoded.packets() {
-                    if let Some(info) = packet_info(q, &scratch.datagram) {
+                    if let Some(info) = tracked_packet_info(tracker, q, &scratch.datagram) {
                         if let Some(u) = tracker.packet(&info) {
                             f(q, &scratch.datagram, &u);
                         }
@@ -161,7 +215,7 @@ pub fn track_frame(
             }
             continue;
         }
-        if let Some(info) = packet_info(p, buf) {
+        if let Some(info) = tracked_packet_info(tracker, p, buf) {
             if let Some(u) = tracker.packet(&info) {
                 f(p, buf, &u);
             }

@@ -103,6 +103,9 @@ pub enum DefragResult<'a> {
     Reassembled(&'a [u8]),
     /// The fragment was refused (see the counters for why).
     Dropped,
+    /// The fragment was refused for want of memory or trackers (`defrag.memcap`,
+    /// `defrag.trackers`): the `defrag.memcap-policy` applies to its packet.
+    Memcap,
 }
 
 /// Defragmentation limits (Suricata's `defrag.*`).
@@ -170,6 +173,8 @@ pub struct Defrag {
     out: Vec<u8>,
     memuse: usize,
     stats: DefragStats,
+    /// The next fragment is refused as if the memory cap were reached.
+    simulate_memcap: bool,
 }
 
 fn fam(f: Family) -> usize {
@@ -188,7 +193,14 @@ impl Defrag {
             out: Vec::new(),
             memuse: 0,
             stats: DefragStats::default(),
+            simulate_memcap: false,
         }
+    }
+
+    /// Refuses the next fragment as if the memory cap were reached (fault injection,
+    /// like Suricata's `--simulate-packet-defrag-memcap`).
+    pub fn simulate_memcap(&mut self) {
+        self.simulate_memcap = true;
     }
 
     /// Counters.
@@ -236,6 +248,10 @@ impl Defrag {
     pub fn insert(&mut self, f: &Fragment<'_>) -> DefragResult<'_> {
         let fi = fam(f.key.family);
         self.stats.fragments[fi] += 1;
+        if std::mem::take(&mut self.simulate_memcap) {
+            self.stats.memcap_drops += 1;
+            return DefragResult::Memcap;
+        }
         let start = f.offset;
         let end = f.offset as u64 + f.data.len() as u64;
         // IPv4: total length (header of at least 20 bytes included) fits 16 bits; IPv6:
@@ -262,7 +278,7 @@ impl Defrag {
             }
             if self.trackers.len() >= self.cfg.max_trackers || self.memuse + 64 > self.cfg.memcap {
                 self.stats.memcap_drops += 1;
-                return DefragResult::Dropped;
+                return DefragResult::Memcap;
             }
             self.trackers.insert(f.key, Tracker::default());
             self.memuse += 64;
@@ -288,7 +304,7 @@ impl Defrag {
             };
         if self.memuse + grow > memcap {
             self.stats.memcap_drops += 1;
-            return DefragResult::Dropped;
+            return DefragResult::Memcap;
         }
         if (end as usize) > t.buf.len() {
             t.buf.reserve_exact(end as usize - t.buf.len());
@@ -589,9 +605,20 @@ mod tests {
         d.insert(&frag(v4key(6), 0, true, &[0; 8], &h));
         assert_eq!(
             d.insert(&frag(v4key(6), 4000, true, &[0; 8], &h)),
-            DefragResult::Dropped
+            DefragResult::Memcap
         );
         assert_eq!(d.stats().memcap_drops, 1);
+        // Simulated: the next fragment only.
+        d.simulate_memcap();
+        assert_eq!(
+            d.insert(&frag(v4key(7), 0, true, &[0; 8], &h)),
+            DefragResult::Memcap
+        );
+        assert_eq!(
+            d.insert(&frag(v4key(7), 0, true, &[0; 8], &h)),
+            DefragResult::Pending
+        );
+        assert_eq!(d.stats().memcap_drops, 2);
     }
 
     #[test]

@@ -24,6 +24,6 @@ pub use reasm::OverlapPolicy;
 pub use table::{FlowTable, FlowValue, Lookup, Slot};
 pub use tcp::{Dir, TcpHeader, TcpState};
 pub use tracker::{
-    Config, EndReason, Ended, Events, Flow, FlowState, FlowTracker, PacketInfo, Piece, StreamData,
-    Timeouts, Update,
+    Config, EndReason, Ended, Events, Flow, FlowState, FlowTracker, PacketInfo, Piece, Simulated,
+    StreamData, Timeouts, Update, SESSION_BYTES,
 };

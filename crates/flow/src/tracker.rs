@@ -102,6 +102,12 @@ pub struct Config {
     /// inspection when they arrive in order, on the packet carrying them, without
     /// waiting for the receiver's ACK; [`Update::app`] is then the packet's own stream.
     pub inline: bool,
+    /// TCP session memory cap in bytes (`stream.memcap`, 64 MB): each session counts
+    /// [`SESSION_BYTES`]; a session that would pass the cap is not created.
+    pub ssn_memcap: usize,
+    /// Counter suffix of the midstream policy (`bypass`, `drop_flow`, ...): the
+    /// `tcp.midstream_exception_policy.*` counter it is counted under.
+    pub midstream_policy_name: &'static str,
     /// `vlan.use-for-tracking`: VLAN ids are part of the flow key (Suricata's default);
     /// when off, both directions of a flow meet whatever their VLAN tags.
     pub vlan_tracking: bool,
@@ -125,6 +131,8 @@ impl Default for Config {
             midstream_bypass: false,
             midstream_drop: false,
             inline: false,
+            ssn_memcap: 64 << 20,
+            midstream_policy_name: "bypass",
             vlan_tracking: true,
         }
     }
@@ -216,6 +224,10 @@ impl Events {
     pub const GAP: u16 = 256;
     /// The payload repeated stream bytes already consumed (retransmission).
     pub const RETRANSMISSION: u16 = 512;
+    /// The segment was refused: reassembly memory cap (`stream.reassembly.memcap`).
+    pub const REASSEMBLY_MEMCAP: u16 = 1024;
+    /// No session could be created: session memory cap (`stream.memcap`).
+    pub const SSN_MEMCAP: u16 = 2048;
 
     /// True when bit `b` is set.
     pub fn has(self, b: u16) -> bool {
@@ -338,6 +350,21 @@ pub struct Ended<'a> {
     pub raw: [StreamData<'a>; 2],
 }
 
+/// Memory a TCP session counts against `stream.memcap` (about Suricata's session
+/// size): at the defaults, 64 MB holds as many sessions as the flow table holds flows.
+pub const SESSION_BYTES: usize = 256;
+
+/// Conditions forced on the next packet (Suricata's `--simulate-*` fault injection).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Simulated {
+    /// The flow table is full: no flow for the packet.
+    pub flow_memcap: bool,
+    /// No memory for a new session: a session the packet would start is not created.
+    pub ssn_memcap: bool,
+    /// No reassembly memory: the packet's segment is refused.
+    pub reassembly_memcap: bool,
+}
+
 /// Tracker counters (see [`FlowTracker::counters`] for their names).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Stats {
@@ -357,6 +384,7 @@ pub struct Stats {
     overlap_diff: u64,
     depth_reached: u64,
     segment_memcap_drop: u64,
+    ssn_memcap_drop: u64,
     ack_unseen: u64,
     pseudo: u64,
     out_of_window: u64,
@@ -375,6 +403,10 @@ pub struct FlowTracker {
     scratch: [Vec<Chunk>; 4],
     stats: Stats,
     last_ts: u64,
+    /// Sessions alive, counted against `stream.memcap`.
+    sessions_alive: usize,
+    /// Conditions forced on the next packet.
+    simulated: Simulated,
 }
 
 fn proto_class(proto: u8) -> (u8, usize) {
@@ -400,6 +432,8 @@ impl FlowTracker {
             scratch: Default::default(),
             stats: Stats::default(),
             last_ts: 0,
+            sessions_alive: 0,
+            simulated: Simulated::default(),
         }
     }
 
@@ -437,11 +471,40 @@ impl FlowTracker {
         }
     }
 
+    /// Forces conditions on the next [`packet`](Self::packet) call (fault injection
+    /// for testing the exception policies, like Suricata's `--simulate-*` options).
+    pub fn simulate(&mut self, s: Simulated) {
+        self.simulated = s;
+    }
+
+    /// Bypasses the flow in `slot` (exception policy `bypass`): its later packets get
+    /// no app layer and no detection.
+    pub fn set_bypassed(&mut self, slot: Slot) {
+        self.table.entry_mut(slot).value.bypassed = true;
+    }
+
+    /// Bytes of session memory in use (`stream.memcap`).
+    pub fn session_memuse(&self) -> usize {
+        self.sessions_alive * SESSION_BYTES
+    }
+
+
+    /// True when the flow of `key` (either direction) is tracked now.
+    pub fn has_flow(&self, key: &FlowKey) -> bool {
+        let mut key = *key;
+        if !self.cfg.vlan_tracking {
+            key.vlan = [0; 3];
+        }
+        let (canon, _) = key.canonical();
+        self.table.find(&canon, canon.hash()).is_some()
+    }
+
     /// Track one packet. Returns `None` when the flow table is full (counted).
     /// The engine must call [`FlowTracker::drain_ended`] when
     /// [`FlowTracker::has_ended`] says flows ended (lazily deleted, evicted, reused).
     pub fn packet(&mut self, p: &PacketInfo<'_>) -> Option<Update<'_>> {
         self.last_ts = self.last_ts.max(p.ts_us);
+        let sim = std::mem::take(&mut self.simulated);
         let mut key = p.key;
         if !self.cfg.vlan_tracking {
             key.vlan = [0; 3];
@@ -449,6 +512,10 @@ impl FlowTracker {
         let (canon, swapped) = key.canonical();
         let hash = canon.hash();
         let mut events = 0u16;
+        if sim.flow_memcap && self.table.find(&canon, hash).is_none() {
+            self.stats.no_flow += 1;
+            return None;
+        }
         let mut lookup = self.table.lookup_or_insert(&canon, hash, p.ts_us);
         // A SYN that reuses the tuple of a finished TCP session ends it and starts anew.
         if let (Lookup::Found(slot), Some(h)) = (lookup, p.tcp.as_ref()) {
@@ -503,6 +570,9 @@ impl FlowTracker {
         sa.clear();
         sr.clear();
         match p.tcp {
+            // A packet without TCP header in a TCP flow (an ICMP error quoting it)
+            // changes no state.
+            None if canon.proto == 6 => {}
             None => {
                 if f.state == FlowState::New && f.pkts[0] > 0 && f.pkts[1] > 0 {
                     f.state = FlowState::Established;
@@ -520,7 +590,22 @@ impl FlowTracker {
                 if h.has(tcp::flags::RST) {
                     self.stats.rst += 1;
                 }
-                let st = f.tcp.step(&self.cfg.tcp, dir, &h, p.payload.len());
+                let before = f.tcp;
+                let mut st = f.tcp.step(&self.cfg.tcp, dir, &h, p.payload.len());
+                // Session memory cap: the session is not created (the flow stays
+                // without one, as after a refused pick-up).
+                if st.created
+                    && (sim.ssn_memcap
+                        || self.sessions_alive * SESSION_BYTES + SESSION_BYTES
+                            > self.cfg.ssn_memcap)
+                {
+                    f.tcp = before;
+                    st = Default::default();
+                    events |= Events::SSN_MEMCAP;
+                    self.stats.ssn_memcap_drop += 1;
+                } else if st.created {
+                    self.sessions_alive += 1;
+                }
                 // Midstream exception policy: a first packet that is not a SYN. With
                 // pick-up off no session starts (bypass, pass-flow or, inline, a
                 // drop-flow stop the flow); with pick-up on, a session picked up
@@ -582,7 +667,10 @@ impl FlowTracker {
                                 r.reset(f.tcp.half[k].isn.wrapping_add(1));
                             }
                         }
-                        if st.accept_data {
+                        if st.accept_data && sim.reassembly_memcap && !p.payload.is_empty() {
+                            events |= Events::REASSEMBLY_MEMCAP;
+                            self.stats.segment_memcap_drop += 1;
+                        } else if st.accept_data {
                             let o: InsertOutcome = pair[di].insert(
                                 h.seq,
                                 p.payload,
@@ -606,6 +694,7 @@ impl FlowTracker {
                                 self.stats.depth_reached += 1;
                             }
                             if o.memcap_dropped {
+                                events |= Events::REASSEMBLY_MEMCAP;
                                 self.stats.segment_memcap_drop += 1;
                             }
                             if o.out_of_window {
@@ -721,6 +810,7 @@ impl FlowTracker {
             self.stats.end_state[flow.state as usize] += 1;
             if flow.tcp.state != TcpState::None {
                 self.stats.end_tcp_state[flow.tcp.state as usize] += 1;
+                self.sessions_alive = self.sessions_alive.saturating_sub(1);
             }
             let [s0, s1, s2, s3] = &mut self.scratch;
             for s in [&mut *s0, &mut *s1, &mut *s2, &mut *s3] {
@@ -798,7 +888,7 @@ impl FlowTracker {
             ("flow.mgr.flows_timeout", t.timeouts),
             ("tcp.sessions", s.sessions),
             ("tcp.midstream_pickups", s.midstream),
-            ("tcp.midstream_exception_policy", s.midstream_exception),
+            ("tcp.ssn_memcap_drop", s.ssn_memcap_drop),
             ("tcp.syn", s.syn),
             ("tcp.synack", s.synack),
             ("tcp.rst", s.rst),
@@ -816,7 +906,30 @@ impl FlowTracker {
         ]
         .into_iter()
         .chain(tcp_states)
+        .chain(self.midstream_counter())
         .chain(self.defrag.counters())
+    }
+}
+
+impl FlowTracker {
+    /// `tcp.midstream_exception_policy.<policy>` when a midstream policy is set.
+    fn midstream_counter(&self) -> Option<(&'static str, u64)> {
+        if !(self.cfg.midstream_bypass || self.cfg.midstream_drop) {
+            return None;
+        }
+        let name = match self.cfg.midstream_policy_name {
+            "drop_flow" => "tcp.midstream_exception_policy.drop_flow",
+            "reject" => "tcp.midstream_exception_policy.reject",
+            "pass_flow" => "tcp.midstream_exception_policy.pass_flow",
+            "drop_packet" => "tcp.midstream_exception_policy.drop_packet",
+            _ => "tcp.midstream_exception_policy.bypass",
+        };
+        Some((name, self.stats.midstream_exception))
+    }
+
+    /// Packets the midstream policy was applied to.
+    pub fn midstream_exceptions(&self) -> u64 {
+        self.stats.midstream_exception
     }
 }
 

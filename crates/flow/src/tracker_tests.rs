@@ -230,7 +230,7 @@ fn midstream_policy_applies_to_picked_up_sessions_and_inline_drop() {
             .flow
             .bypassed
     );
-    assert_eq!(counter(&t, "tcp.midstream_exception_policy"), 1);
+    assert_eq!(counter(&t, "tcp.midstream_exception_policy.bypass"), 1);
     // Pick-up on, drop policy: no effect (Suricata degrades it to ignore).
     let mut t = FlowTracker::new(Config {
         midstream_drop: true,
@@ -245,6 +245,7 @@ fn midstream_policy_applies_to_picked_up_sessions_and_inline_drop() {
     // Pick-up off, drop policy: the flow is stopped.
     let mut t = FlowTracker::new(Config {
         midstream_drop: true,
+        midstream_policy_name: "drop_flow",
         ..cfg()
     });
     assert!(
@@ -253,7 +254,66 @@ fn midstream_policy_applies_to_picked_up_sessions_and_inline_drop() {
             .flow
             .bypassed
     );
-    assert_eq!(counter(&t, "tcp.midstream_exception_policy"), 1);
+    assert_eq!(counter(&t, "tcp.midstream_exception_policy.drop_flow"), 1);
+}
+
+#[test]
+fn session_memcap_refuses_sessions_and_frees_on_end() {
+    let mut t = FlowTracker::new(Config {
+        ssn_memcap: SESSION_BYTES,
+        ..cfg()
+    });
+    let u = t.packet(&pkt(true, 100, 0, SYN, b"", 1)).unwrap();
+    assert!(u.events.has(Events::SESSION) && !u.events.has(Events::SSN_MEMCAP));
+    assert_eq!(t.session_memuse(), SESSION_BYTES);
+    // A second connection finds no session memory left.
+    let other = PacketInfo {
+        key: FlowKey::v4(C, 54187, S, 80, 6),
+        ..pkt(true, 500, 0, SYN, b"", 2)
+    };
+    let u = t.packet(&other).unwrap();
+    assert!(u.events.has(Events::SSN_MEMCAP) && !u.events.has(Events::SESSION));
+    assert_eq!(u.flow.tcp.state, TcpState::None);
+    assert_eq!(counter(&t, "tcp.ssn_memcap_drop"), 1);
+    t.shutdown();
+    t.drain_ended(|_| {});
+    assert_eq!(t.session_memuse(), 0);
+}
+
+#[test]
+fn simulated_conditions_apply_to_the_next_packet_only() {
+    let mut t = FlowTracker::new(cfg());
+    t.simulate(Simulated {
+        flow_memcap: true,
+        ..Simulated::default()
+    });
+    assert!(t.packet(&pkt(true, 100, 0, SYN, b"", 1)).is_none());
+    assert_eq!(counter(&t, "osprey.flow.table_full"), 1);
+    run(&mut t, &pkt(true, 100, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 900, 101, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 101, 901, ACK, b"", 3));
+    t.simulate(Simulated {
+        reassembly_memcap: true,
+        ..Simulated::default()
+    });
+    let u = t
+        .packet(&pkt(true, 101, 901, ACK | PSH, b"GET", 4))
+        .unwrap();
+    assert!(u.events.has(Events::REASSEMBLY_MEMCAP));
+    assert_eq!(counter(&t, "tcp.segment_memcap_drop"), 1);
+    let u = t
+        .packet(&pkt(true, 101, 901, ACK | PSH, b"GET", 5))
+        .unwrap();
+    assert!(!u.events.has(Events::REASSEMBLY_MEMCAP));
+    t.simulate(Simulated {
+        ssn_memcap: true,
+        ..Simulated::default()
+    });
+    let other = PacketInfo {
+        key: FlowKey::v4(C, 54187, S, 80, 6),
+        ..pkt(true, 500, 0, SYN, b"", 6)
+    };
+    assert!(t.packet(&other).unwrap().events.has(Events::SSN_MEMCAP));
 }
 
 #[test]
