@@ -1,7 +1,8 @@
 //! Inline capture (IPS) between two interfaces, as Suricata's AF_PACKET
 //! `copy-mode: ips` with `copy-iface`: every frame received on one interface is read
-//! through its TPACKET_V3 ring and, unless the caller drops it, sent unchanged out of the
-//! other interface.
+//! through its TPACKET_V2 ring (frames handed over one by one, as Suricata's IPS mode
+//! does, rather than V3 blocks that wait to fill or time out) and, unless the caller
+//! drops it, sent unchanged out of the other interface.
 
 use std::io;
 use std::time::Duration;
@@ -9,8 +10,9 @@ use std::time::Duration;
 use crate::live::{live, Idle, OpenMode};
 use crate::{Batch, CaptureError, CaptureStats, Frame, LiveOptions, LiveSource, Source};
 
-/// Largest ring block timeout on a bridge, in milliseconds: a TPACKET_V3 block reaches
-/// user space when it is full or this old, so it bounds the latency the bridge adds.
+/// Largest ring block timeout on a bridge, in milliseconds (a TPACKET_V3 block reaches
+/// user space when it is full or this old). The bridge's rings are TPACKET_V2, which hand
+/// every frame over at once; the cap stays for the options it is given.
 pub const BRIDGE_BLOCK_TIMEOUT_MS: u32 = 1;
 
 /// A [`Source`] over two interfaces joined inline. Frames read from the first have
@@ -84,8 +86,14 @@ impl Bridge {
     }
 
     /// Sends `frame` out of the interface it did not come from. Returns false when the
-    /// kernel refused it (counted in [`CaptureStats::forward_errors`]).
+    /// kernel refused it, or the frame was captured truncated (longer than a ring slot:
+    /// receive offloads left on), which cannot be sent on (counted in
+    /// [`CaptureStats::forward_errors`]).
     pub fn forward(&mut self, frame: &Frame<'_>) -> bool {
+        if (frame.data.len() as u64) < u64::from(frame.wire_len) {
+            self.forward_errors += 1;
+            return false;
+        }
         let out = if frame.interface == 0 { 1 } else { 0 };
         self.send(out, frame.data)
     }

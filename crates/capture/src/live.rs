@@ -101,6 +101,10 @@ pub struct LiveSource {
     index: u64,
     /// `Frame::interface` of the frames (the side of an inline bridge).
     interface: u32,
+    /// TPACKET_V2 ring (inline): every "block" of the ring is one frame slot, handed
+    /// over as soon as the frame is in, instead of a V3 block that waits to fill or to
+    /// time out (Suricata's IPS mode uses V2 for the same reason: latency).
+    v2: bool,
 }
 
 /// What a live source does when its ring holds nothing more.
@@ -121,7 +125,8 @@ pub(crate) struct OpenMode {
     pub(crate) interface: u32,
     /// Inline (IPS) use: frames are forwarded as received, so the kernel must not
     /// defragment them in the fanout group, and frames this host sends on the interface
-    /// (the bridge's own forwards included) must not be read back.
+    /// (the bridge's own forwards included) must not be read back; the ring is
+    /// TPACKET_V2, whose frames reach user space one by one, without a block timeout.
     pub(crate) inline: bool,
 }
 
@@ -192,6 +197,18 @@ fn link_for_arphrd(arphrd: u16) -> LinkType {
     }
 }
 
+/// TPACKET_V2 frame slot for `iface`: its MTU plus an Ethernet header, a VLAN tag and
+/// the ring header the kernel puts first (80 bytes), rounded up to a power of two; at
+/// least [`FRAME_SIZE`]. Longer frames (GRO/LRO left on) arrive truncated.
+fn v2_frame_size(iface: &str) -> u32 {
+    let mtu = std::fs::read_to_string(format!("/sys/class/net/{iface}/mtu"))
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .unwrap_or(1500)
+        .min(65536);
+    (mtu + 14 + 4 + 80).next_power_of_two().max(FRAME_SIZE)
+}
+
 fn interface_link(iface: &str) -> LinkType {
     std::fs::read_to_string(format!("/sys/class/net/{iface}/type"))
         .ok()
@@ -253,20 +270,39 @@ impl LiveSource {
         if let Some(prog) = &opts.filter {
             attach_filter(sock, prog).map_err(|source| live(iface, "BPF filter", source))?;
         }
-        let version = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
-        setsockopt(sock, libc::SOL_PACKET, libc::PACKET_VERSION, &version)
-            .map_err(|source| live(iface, "TPACKET_V3", source))?;
-        let req = libc::tpacket_req3 {
-            tp_block_size: opts.block_size,
-            tp_block_nr: opts.block_count,
-            tp_frame_size: FRAME_SIZE,
-            tp_frame_nr: opts.block_size / FRAME_SIZE * opts.block_count,
-            tp_retire_blk_tov: opts.block_timeout_ms,
-            tp_sizeof_priv: 0,
-            tp_feature_req_word: 0,
+        let v2 = mode.inline;
+        let (slot_size, slots) = if v2 {
+            let frame_size = v2_frame_size(iface).min(opts.block_size);
+            let version = libc::tpacket_versions::TPACKET_V2 as libc::c_int;
+            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_VERSION, &version)
+                .map_err(|source| live(iface, "TPACKET_V2", source))?;
+            let req = libc::tpacket_req {
+                tp_block_size: opts.block_size,
+                tp_block_nr: opts.block_count,
+                tp_frame_size: frame_size,
+                tp_frame_nr: opts.block_size / frame_size * opts.block_count,
+            };
+            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_RX_RING, &req)
+                .map_err(|source| live(iface, "PACKET_RX_RING", source))?;
+            // Frame slots divide the blocks exactly, so they lie back to back.
+            (frame_size as usize, req.tp_frame_nr as usize)
+        } else {
+            let version = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
+            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_VERSION, &version)
+                .map_err(|source| live(iface, "TPACKET_V3", source))?;
+            let req = libc::tpacket_req3 {
+                tp_block_size: opts.block_size,
+                tp_block_nr: opts.block_count,
+                tp_frame_size: FRAME_SIZE,
+                tp_frame_nr: opts.block_size / FRAME_SIZE * opts.block_count,
+                tp_retire_blk_tov: opts.block_timeout_ms,
+                tp_sizeof_priv: 0,
+                tp_feature_req_word: 0,
+            };
+            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_RX_RING, &req)
+                .map_err(|source| live(iface, "PACKET_RX_RING", source))?;
+            (opts.block_size as usize, opts.block_count as usize)
         };
-        setsockopt(sock, libc::SOL_PACKET, libc::PACKET_RX_RING, &req)
-            .map_err(|source| live(iface, "PACKET_RX_RING", source))?;
         let len = opts.block_size as usize * opts.block_count as usize;
         // SAFETY: maps the ring the kernel just allocated for this socket; the result is
         // checked against MAP_FAILED and owned by `Ring`, which unmaps it.
@@ -286,8 +322,8 @@ impl LiveSource {
         let ring = Ring {
             base: base.cast(),
             len,
-            block_size: opts.block_size as usize,
-            blocks: opts.block_count as usize,
+            block_size: slot_size,
+            blocks: slots,
         };
         // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
         let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
@@ -340,6 +376,7 @@ impl LiveSource {
             kernel: Cell::new((0, 0)),
             index: 0,
             interface: mode.interface,
+            v2,
         })
     }
 
@@ -354,6 +391,13 @@ impl LiveSource {
     }
 
     fn block_status(&self, block: usize) -> &AtomicU32 {
+        if self.v2 {
+            let hdr = self.block_ptr(block).cast::<libc::tpacket2_hdr>();
+            // SAFETY: `hdr` is the 16-aligned start of a frame slot inside the live
+            // mapping; `tp_status` is its first u32, the hand-over flag the kernel
+            // accesses atomically. The reference lives no longer than `&self`.
+            return unsafe { AtomicU32::from_ptr(std::ptr::addr_of_mut!((*hdr).tp_status)) };
+        }
         let desc = self.block_ptr(block).cast::<libc::tpacket_block_desc>();
         // SAFETY: `desc` is the 8-aligned start of a block inside the live mapping;
         // `block_status` is the first u32 of `hdr` and the kernel accesses it atomically
@@ -369,6 +413,9 @@ impl LiveSource {
     fn open_block(&mut self) -> Option<InBlock> {
         if self.block_status(self.cur).load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
             return None;
+        }
+        if self.v2 {
+            return Some(InBlock { left: 1, offset: 0 });
         }
         let desc = self.block_ptr(self.cur).cast::<libc::tpacket_block_desc>();
         // SAFETY: the block belongs to user space (status checked with Acquire above) and
@@ -399,6 +446,11 @@ impl LiveSource {
 
     /// Copies the next frame of the current block into `batch`.
     fn take_frame(&mut self, pos: &mut InBlock, batch: &mut Batch) {
+        if self.v2 {
+            self.take_frame_v2(batch);
+            pos.left = 0;
+            return;
+        }
         let bs = self.ring.block_size;
         let hdr_len = size_of::<libc::tpacket3_hdr>();
         if pos.offset.checked_add(hdr_len).is_none_or(|end| end > bs) {
@@ -428,27 +480,12 @@ impl LiveSource {
             interface: self.interface,
             index: self.index,
         };
-        let vlan = h.tp_status & libc::TP_STATUS_VLAN_VALID != 0;
-        if vlan && self.link == LinkType::ETHERNET && data.len() >= 12 {
-            // The kernel stripped the 802.1Q tag into the header: put it back so the frame
-            // is what was on the wire.
-            let tpid = if h.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0 {
-                h.hv1.tp_vlan_tpid
-            } else {
-                0x8100
-            };
-            let mut tag = [0u8; 4];
-            tag[..2].copy_from_slice(&tpid.to_be_bytes());
-            tag[2..].copy_from_slice(&(h.hv1.tp_vlan_tci as u16).to_be_bytes());
-            meta.wire_len = meta.wire_len.saturating_add(4);
-            batch.push_parts(&[&data[..12], &tag, &data[12..]], meta);
-        } else {
-            batch.push_parts(&[data], meta);
-        }
-        self.stats.packets += 1;
-        self.stats.bytes += batch
-            .get(batch.len() - 1)
-            .map_or(0, |f| f.data.len() as u64);
+        let vlan = (h.tp_status & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
+            let tpid =
+                (h.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0).then_some(h.hv1.tp_vlan_tpid);
+            (tpid, h.hv1.tp_vlan_tci as u16)
+        });
+        self.push(batch, data, &mut meta, vlan);
         pos.left -= 1;
         if pos.left > 0 {
             if h.tp_next_offset == 0 {
@@ -458,6 +495,62 @@ impl LiveSource {
                 pos.offset += h.tp_next_offset as usize;
             }
         }
+    }
+
+    /// Copies `data` into `batch`; a VLAN tag the kernel stripped into the ring header
+    /// (`vlan`: TPID when valid, TCI) goes back in, so the frame is what was on the wire.
+    fn push(
+        &mut self,
+        batch: &mut Batch,
+        data: &[u8],
+        meta: &mut Meta,
+        vlan: Option<(Option<u16>, u16)>,
+    ) {
+        match vlan {
+            Some((tpid, tci)) if self.link == LinkType::ETHERNET && data.len() >= 12 => {
+                let mut tag = [0u8; 4];
+                tag[..2].copy_from_slice(&tpid.unwrap_or(0x8100).to_be_bytes());
+                tag[2..].copy_from_slice(&tci.to_be_bytes());
+                meta.wire_len = meta.wire_len.saturating_add(4);
+                batch.push_parts(&[&data[..12], &tag, &data[12..]], *meta);
+            }
+            _ => batch.push_parts(&[data], *meta),
+        }
+        self.stats.packets += 1;
+        self.stats.bytes += batch
+            .get(batch.len() - 1)
+            .map_or(0, |f| f.data.len() as u64);
+    }
+
+    /// Copies the frame of the current TPACKET_V2 slot into `batch`.
+    fn take_frame_v2(&mut self, batch: &mut Batch) {
+        let slot = self.ring.block_size;
+        let base = self.block_ptr(self.cur);
+        // SAFETY: the slot (at least a header long: frame sizes are ≥ 2048) belongs to
+        // user space until it is released; the header lies at its start.
+        let h = unsafe { std::ptr::read_unaligned(base.cast::<libc::tpacket2_hdr>()) };
+        let start = usize::from(h.tp_mac);
+        let snap = h.tp_snaplen as usize;
+        if start.checked_add(snap).is_none_or(|end| end > slot) {
+            self.stats.bad_blocks += 1;
+            return;
+        }
+        // SAFETY: `start..start + snap` lies inside the slot (checked above).
+        let data = unsafe { std::slice::from_raw_parts(base.add(start), snap) };
+        self.index += 1;
+        let mut meta = Meta {
+            wire_len: h.tp_len,
+            ts: Timestamp::new(i64::from(h.tp_sec), h.tp_nsec),
+            link: self.link,
+            interface: self.interface,
+            index: self.index,
+        };
+        let vlan = (h.tp_status & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
+            let tpid =
+                (h.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0).then_some(h.tp_vlan_tpid);
+            (tpid, h.tp_vlan_tci)
+        });
+        self.push(batch, data, &mut meta, vlan);
     }
 
     /// Reads the kernel counters (which resets them) into the running totals.
