@@ -60,6 +60,9 @@ pub struct Pipeline {
     simulate: Simulate,
     /// Index in the current batch of the frame being processed (GPU offload).
     batch_frame: Option<usize>,
+    /// The batch's frames decoded (the decode stage runs over a whole batch before the
+    /// later stages, Kargus §4.3); reused from batch to batch.
+    batch_decoded: Vec<Decoded>,
 }
 
 impl Pipeline {
@@ -113,6 +116,7 @@ impl Pipeline {
             exception_stats: PolicyStats::default(),
             simulate: config.simulate,
             batch_frame: None,
+            batch_decoded: Vec::new(),
         }
     }
 
@@ -140,38 +144,70 @@ impl Pipeline {
                 o.prepare(frames(), frames().count(), Some(&det.detector));
             }
         }
+        // Stage by stage over the batch (Kargus §4.3): decode every frame, then look up
+        // every frame's flow ahead (its table bucket and chain head come into the
+        // cache, the misses of the batch overlapping), then flow tracking, the
+        // application layer and detection frame by frame in capture order.
+        let mut decoded = std::mem::take(&mut self.batch_decoded);
+        let t = self.timer.start();
+        let mut n = 0;
+        for (k, frame) in frames().enumerate() {
+            if k == decoded.len() {
+                decoded.push(Decoded::new());
+            }
+            self.decode(&frame, &mut decoded[k]);
+            n = k + 1;
+        }
+        self.timer.stop(Stage::Decode, t);
+        let t = self.timer.start();
+        for (frame, d) in frames().zip(&decoded[..n]) {
+            for p in d.packets() {
+                if let Some(key) = adapter::flow_key(p, frame.data) {
+                    self.tracker.prefetch(&key);
+                }
+            }
+        }
+        self.timer.stop(Stage::Flow, t);
         for (k, frame) in frames().enumerate() {
             self.batch_frame = Some(k);
-            self.process_frame(&frame);
+            self.inspect_frame(&frame, &decoded[k]);
             then(&frame, self.ips.frame());
         }
         self.batch_frame = None;
+        self.batch_decoded = decoded;
     }
 
-    /// Runs one frame through the stages. Frames must come in capture order (per flow
-    /// at least); `frame.index` is the `pcap_cnt` of its alerts.
+    /// Runs one frame through the stages (a batch of one). Frames must come in capture
+    /// order (per flow at least); `frame.index` is the `pcap_cnt` of its alerts.
     pub fn process_frame(&mut self, frame: &Frame<'_>) {
-        let ts = Timestamp::from_secs_nanos(frame.ts.secs.max(0) as u64, frame.ts.nanos);
+        let mut decoded = std::mem::take(&mut self.decoded);
         let t = self.timer.start();
-        self.decoder.decode(
-            frame.link,
-            frame.data,
-            ts,
-            frame.wire_len,
-            &mut self.decoded,
-        );
+        self.decode(frame, &mut decoded);
         self.timer.stop(Stage::Decode, t);
+        self.inspect_frame(frame, &decoded);
+        self.decoded = decoded;
+    }
+
+    /// The decode stage of one frame.
+    fn decode(&mut self, frame: &Frame<'_>, out: &mut Decoded) {
+        let ts = Timestamp::from_secs_nanos(frame.ts.secs.max(0) as u64, frame.ts.nanos);
+        self.decoder
+            .decode(frame.link, frame.data, ts, frame.wire_len, out);
+    }
+
+    /// The stages after decoding, for one frame decoded into `decoded`.
+    fn inspect_frame(&mut self, frame: &Frame<'_>, decoded: &Decoded) {
+        let ts = Timestamp::from_secs_nanos(frame.ts.secs.max(0) as u64, frame.ts.nanos);
         self.last_ts_us = self.last_ts_us.max(ts.0 / 1000);
         self.last_ts = self.last_ts.max(ts);
         self.frame_index = frame.index;
         self.ips.begin_frame();
-        for i in 0..self.decoded.len() {
-            let p = self.decoded.packets()[i];
+        for (i, p) in decoded.packets().iter().enumerate() {
             let offload = self.detect.as_mut().and_then(|d| d.offload.as_mut());
             if let (Some(o), Some(k)) = (offload, self.batch_frame) {
                 o.enter(k, i);
             }
-            self.packet(&p, frame.data);
+            self.packet(p, frame.data);
         }
         if let Some(o) = self.detect.as_mut().and_then(|d| d.offload.as_mut()) {
             o.leave();

@@ -1,5 +1,6 @@
 //! Parallel runtime: on every case of the reference corpus (`../shared/corpus/open`),
-//! the alerts with 2 and 4 workers are the same multiset as with one worker, compared
+//! the alerts with 2 workers given batches of one frame (the per-packet path) and 4
+//! workers given batches of 128 are the same multiset as with one worker, compared
 //! on (signature id, addresses, ports, protocol, pcap_cnt) as the parity test does.
 //! Alert order in eve.json may differ between runs; the set may not.
 //!
@@ -123,26 +124,30 @@ fn alerts_do_not_depend_on_the_number_of_workers() {
             continue;
         };
         let mut reference = None;
-        for threads in [1, 2, 4] {
+        for (threads, batch_size) in [(1, 128), (2, 1), (4, 128)] {
             let mut source = capture::open(&pcap).expect("case pcap opens");
             let opts = RunOptions {
                 threads,
                 ..RunOptions::default()
             };
+            let config = engine::EngineConfig {
+                batch_size,
+                ..setup.engine.clone()
+            };
             let report =
-                engine::run(source.as_mut(), &setup.engine, &opts, |_| {}).expect("run succeeds");
+                engine::run(source.as_mut(), &config, &opts, |_| {}).expect("run succeeds");
             let got = alerts(&out.join("eve.json"));
             assert_eq!(
                 report.stats.get("detect.alert").unwrap_or(0) as usize,
                 got.values().sum::<usize>(),
-                "{}: detect.alert and eve.json disagree with {threads} workers",
+                "{}: detect.alert and eve.json disagree with {threads} workers, batch {batch_size}",
                 dir.display()
             );
             match &reference {
                 None => reference = Some(got),
                 Some(r) if *r == got => {}
                 Some(r) => failures.push(format!(
-                    "{}: {threads} workers: {} alerts, 1 worker: {}",
+                    "{}: {threads} workers, batch {batch_size}: {} alerts, 1 worker: {}",
                     dir.file_name().unwrap().to_string_lossy(),
                     got.values().sum::<usize>(),
                     r.values().sum::<usize>()

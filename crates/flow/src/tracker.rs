@@ -488,6 +488,16 @@ impl FlowTracker {
         self.sessions_alive * SESSION_BYTES
     }
 
+    /// Hints that a packet of `key` comes soon: brings its bucket and the first entry
+    /// of the bucket's chain into the cache (a batch looks up its flows ahead).
+    pub fn prefetch(&self, key: &FlowKey) {
+        let mut key = *key;
+        if !self.cfg.vlan_tracking {
+            key.vlan = [0; 3];
+        }
+        let (canon, _) = key.canonical();
+        self.table.prefetch(canon.hash());
+    }
 
     /// True when the flow of `key` (either direction) is tracked now.
     pub fn has_flow(&self, key: &FlowKey) -> bool {
@@ -671,8 +681,10 @@ impl FlowTracker {
                             events |= Events::REASSEMBLY_MEMCAP;
                             self.stats.segment_memcap_drop += 1;
                         } else if st.accept_data {
+                            // A SYN's data starts after the SYN's own sequence number.
+                            let seq = h.seq.wrapping_add(h.has(tcp::flags::SYN) as u32);
                             let o: InsertOutcome = pair[di].insert(
-                                h.seq,
+                                seq,
                                 p.payload,
                                 &self.cfg.reassembly,
                                 &mut self.reasm_memuse,
