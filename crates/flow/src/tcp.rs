@@ -337,6 +337,13 @@ impl TcpSession {
             if self.state != TcpState::Closed {
                 self.state = TcpState::Closed;
                 st.closed = true;
+                // Like Suricata, an accepted RST counts everything either side sent as
+                // acknowledged: it still reaches the app layer when the flow ends.
+                for half in &mut self.half {
+                    if (half.next_seq.wrapping_sub(half.last_ack) as i32) > 0 {
+                        half.last_ack = half.next_seq;
+                    }
+                }
             }
             return st;
         }
@@ -487,6 +494,25 @@ mod tests {
         assert_eq!(s.state, TcpState::None);
         s.step(&cfg, Dir::ToServer, &hdr(0, 0, SYN), 0);
         assert!(s.step(&cfg, Dir::ToClient, &hdr(0, 1, RST | ACK), 0).closed);
+    }
+
+    #[test]
+    fn accepted_rst_acknowledges_what_both_sides_sent() {
+        // UPnP flows of sv-ether.pcap: the server's reply is never acknowledged by
+        // the client; a RST before the session closed makes it count (Suricata logs
+        // the HTTP transaction), a RST after the close does not.
+        let cfg = TcpConfig::default();
+        let mut s = TcpSession::default();
+        s.step(&cfg, Dir::ToServer, &hdr(0, 0, SYN), 0);
+        s.step(&cfg, Dir::ToClient, &hdr(0, 1, SYN | ACK), 0);
+        s.step(&cfg, Dir::ToServer, &hdr(1, 1, ACK), 0);
+        s.step(&cfg, Dir::ToServer, &hdr(1, 1, ACK | PSH), 10);
+        s.step(&cfg, Dir::ToClient, &hdr(1, 11, ACK | PSH), 20);
+        let server = Dir::ToClient.index();
+        assert_eq!(s.half[server].last_ack, 1);
+        assert!(s.step(&cfg, Dir::ToServer, &hdr(11, 0, RST), 0).closed);
+        assert_eq!(s.half[server].last_ack, 21);
+        assert_eq!(s.half[Dir::ToServer.index()].last_ack, 11);
     }
 
     #[test]

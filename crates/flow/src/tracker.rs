@@ -835,7 +835,13 @@ impl FlowTracker {
                     .into_iter()
                     .enumerate()
                 {
-                    let g = pair[k].take(Consumer::App, 0, true, sa);
+                    // A closed session keeps unacknowledged data from the app layer.
+                    let g = if flow.tcp.state == TcpState::Closed {
+                        let upto = pair[k].offset_of(flow.tcp.half[k].last_ack).unwrap_or(0);
+                        pair[k].take(Consumer::App, upto, false, sa)
+                    } else {
+                        pair[k].take(Consumer::App, 0, true, sa)
+                    };
                     self.stats.gaps += g as u64;
                     pair[k].take(Consumer::Raw, 0, true, sr);
                     any |= !sa.is_empty() || !sr.is_empty();
