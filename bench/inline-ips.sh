@@ -10,7 +10,8 @@
 #   inline   no Linux bridge: Osprey forwards between b0 and b1 (--af-packet-ips b0:b1),
 #            each frame after its verdict.
 #
-# Besides the throughput iperf3 measures, the packets Osprey inspected per second
+# Besides the throughput iperf3 measures: the median time of a one-byte TCP request and
+# its echo (200 exchanges on one connection, TCP_NODELAY), and the packets Osprey inspected per second
 # (decoder.pkts / SECONDS) are reported: passively Osprey inspects what it can and the
 # kernel ring drops the rest; inline, nothing passes uninspected, so the traffic slows to
 # Osprey's inspection rate. On veth the receiving end's TCP stack runs in the sender's
@@ -61,6 +62,17 @@ for x in "$C c0" "$B b0" "$B b1" "$V s0"; do
 done
 ip -n $C link set lo up; ip -n $V link set lo up
 ip netns exec $V iperf3 -s -D >/dev/null
+# Echo server for the request/response latency (one byte each way, TCP_NODELAY).
+ip netns exec $V python3 -c '
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.214.0.2", 7007)); s.listen(4)
+while True:
+    c, _ = s.accept(); c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    while (d := c.recv(64)):
+        c.sendall(d)
+    c.close()
+' >/dev/null 2>&1 &
 
 bridge_up() {
   ip -n $B link add br0 type bridge
@@ -90,6 +102,17 @@ iperf() { # prints Gbit/s received by the server
     python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.3f" % (d["end"]["sum_received"]["bits_per_second"]/1e9))'
 }
 
+rr() { # median request/response time in ms over 200 exchanges
+  ip netns exec $C python3 -c '
+import socket, time
+c = socket.create_connection(("10.214.0.2", 7007), timeout=3)
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+ts = []
+for _ in range(200):
+    t = time.perf_counter(); c.sendall(b"x"); c.recv(64); ts.append(time.perf_counter() - t)
+print("%.3f" % (sorted(ts)[100] * 1e3))'
+}
+
 stat() { # stats.json counter by dotted path
   python3 - "$WORK/out/stats.json" "$1" <<'EOF'
 import json, sys
@@ -101,29 +124,30 @@ EOF
 }
 
 mkdir -p "$WORK/out"
-declare -A R P
+declare -A R P L
 echo "rules: $(grep -c '^alert\|^drop\|^reject\|^pass' "$RULES") lines of $RULES; $ROUNDS rounds x $SECS s; Osprey $THREADS worker(s); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
   bridge_up
   R[kernel]+="$(iperf) "
+  L[kernel]+="$(rr) "
   start_osprey -i b0
-  g=$(iperf); stop_osprey
+  g=$(iperf); L[passive]+="$(rr) "; stop_osprey
   R[passive]+="$g "
   P[passive]+="$(python3 -c "print('%.1f' % ($(stat decoder.pkts)/$SECS/1e3))") "
   echo "round $r passive: decoder.pkts=$(stat decoder.pkts) capture.kernel_packets=$(stat capture.kernel_packets) capture.kernel_drops=$(stat capture.kernel_drops)"
   bridge_down
   start_osprey --af-packet-ips b0:b1
-  g=$(iperf); stop_osprey
+  g=$(iperf); L[inline]+="$(rr) "; stop_osprey
   R[inline]+="$g "
   P[inline]+="$(python3 -c "print('%.1f' % ($(stat decoder.pkts)/$SECS/1e3))") "
   echo "round $r inline: decoder.pkts=$(stat decoder.pkts) osprey.inline.forwarded=$(stat osprey.inline.forwarded) capture.kernel_drops=$(stat capture.kernel_drops) osprey.inline.forward_errors=$(stat osprey.inline.forward_errors) ips.blocked=$(stat ips.blocked)"
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 k=$(echo "${R[kernel]}" | median); p=$(echo "${R[passive]}" | median); i=$(echo "${R[inline]}" | median)
-echo "| mode | Gbit/s (runs) | median | vs kernel | packets inspected, kpps (runs) |"
-echo "|---|---|---|---|---|"
+echo "| mode | Gbit/s (runs) | median | vs kernel | packets inspected, kpps (runs) | request/response ms (runs) |"
+echo "|---|---|---|---|---|---|"
 for m in kernel passive inline; do
   med=$(echo "${R[$m]}" | median)
-  echo "| $m | ${R[$m]}| $med | $(python3 -c "print('%.2f' % ($med/$k))") | ${P[$m]:--} |"
+  echo "| $m | ${R[$m]}| $med | $(python3 -c "print('%.2f' % ($med/$k))") | ${P[$m]:--} | ${L[$m]}|"
 done
 echo "inline / passive: $(python3 -c "print('%.2f' % ($i/$p))")"
