@@ -117,6 +117,10 @@ impl Ips {
         }
         if reject {
             self.rejected += 1;
+            // Suricata's `reject` policy answers the packet's source.
+            if self.frame.reject.is_none() {
+                self.frame.reject = self.current.map(|p| (Reject::Src, p));
+            }
         }
         self.drop(DropReason::Exception(c));
     }
@@ -237,6 +241,17 @@ mod tests {
             FrameVerdict {
                 drop: true,
                 reject: None,
+            }
+        );
+        // An exception policy's reject answers the source of the frame's own packet.
+        ips.begin_frame();
+        ips.begin_packet(&own);
+        ips.exception_drop(crate::exception::Condition::FlowMemcap, true);
+        assert_eq!(
+            ips.frame(),
+            FrameVerdict {
+                drop: true,
+                reject: Some((Reject::Src, own)),
             }
         );
     }
