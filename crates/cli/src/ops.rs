@@ -404,6 +404,30 @@ mod tests {
     }
 
     #[test]
+    fn live_inputs() {
+        use clap::Parser;
+        let parse = |args: &[&str]| crate::args::Cli::try_parse_from(args).unwrap().run;
+        let none = parse(&["osprey"]);
+        assert!(check_inputs(&none).unwrap_err().contains("no input"));
+        let two = parse(&["osprey", "-i", "eth0", "--af-packet-ips", "a:b"]);
+        assert!(check_inputs(&two).unwrap_err().contains("one input"));
+        let pair = parse(&["osprey", "--af-packet-ips", "a:b"]);
+        let live = live_input(&pair, &SetupArgs::default()).unwrap().unwrap();
+        assert!(live.is_ips());
+        let bad = parse(&["osprey", "--af-packet-ips", "a"]);
+        assert!(live_input(&bad, &SetupArgs::default()).is_err());
+        // --af-packet reads the configuration: none given is an error that says so.
+        let yaml = parse(&["osprey", "--af-packet"]);
+        let e = live_input(&yaml, &SetupArgs::default()).unwrap_err();
+        assert!(e.contains("-c"), "{e}");
+        let passive = parse(&["osprey", "-i", "eth0"]);
+        let live = live_input(&passive, &SetupArgs::default())
+            .unwrap()
+            .unwrap();
+        assert!(!live.is_ips());
+    }
+
+    #[test]
     fn bpf_file_and_expression_exclude_each_other() {
         assert!(bpf_filter(None, &[], "lo").unwrap().is_none());
         let e = bpf_filter(Some(Path::new("x")), &["tcp".into()], "lo").unwrap_err();
