@@ -28,7 +28,9 @@ pub(crate) struct Buckets<E> {
 impl<E> Buckets<E> {
     /// Bucket `entries` by `key(entry)` (a 32-bit key, hashed multiplicatively).
     pub fn new(mut entries: Vec<E>, key: impl Fn(&E) -> u32) -> Buckets<E> {
-        let buckets = (entries.len() * 2).next_power_of_two().max(2);
+        // About two entries per bucket: the row heads stay small enough for the L1/L2
+        // cache, and a bucket's entries are adjacent (one or two cache lines).
+        let buckets = (entries.len() / 2).next_power_of_two().max(2);
         let shift = 32 - buckets.trailing_zeros();
         let bucket = |k: u32| (k.wrapping_mul(TABLE_MUL) >> shift) as usize;
         entries.sort_by_key(|e| bucket(key(e)));

@@ -186,14 +186,14 @@ impl RunTable {
                 break;
             }
             if info.verify_at == PatternInfo::NO_VERIFY {
-                for end in s + k..=e {
+                for end in s + k..e + 1 {
                     f(Match {
                         pattern: info.id,
                         end,
                     });
                 }
             } else {
-                for end in s + k..=e {
+                for end in s + k..e + 1 {
                     if confirm(info, exact, hay, end) {
                         f(Match {
                             pattern: info.id,
@@ -236,7 +236,7 @@ impl RunTable {
                 if k > b - a {
                     break;
                 }
-                for end in a + k..=b {
+                for end in a + k..b + 1 {
                     f(Match {
                         pattern: info.id,
                         end,

@@ -191,7 +191,7 @@ impl Spatch {
             .filter(|p| p.bytes.len() < LONG)
             .collect();
         let s = Spatch {
-            short: ShortTable::new(&filters, &shorts),
+            short: ShortTable::new(&shorts),
             long: LongTable::new(long_list),
             runs: RunTable::new(run_list),
             exact: store.bytes,
@@ -243,14 +243,14 @@ impl Spatch {
             c.nl = 0;
             round(&self.filters, hay, start, end, c);
             for &p in &c.short[..c.ns] {
-                self.short.verify(&self.filters, hay, start + p as usize, f);
+                self.short.verify(hay, start + p as usize, f);
             }
             for &p in &c.long[..c.nl] {
                 self.long.verify(hay, start + p as usize, &self.exact, f);
             }
             start = end;
         }
-        self.short.verify(&self.filters, hay, last, f);
+        self.short.verify(hay, last, f);
     }
 
     /// Run only the filtering rounds of a scan of `hay` with `round`; returns how many
@@ -261,11 +261,11 @@ impl Spatch {
             return (0, 0);
         }
         SCRATCH.with(|s| {
-            let fresh = &mut Cands::new();
+            let mut fresh = None;
             let mut borrowed = s.try_borrow_mut();
             let c: &mut Cands = match borrowed.as_mut() {
                 Ok(c) => c,
-                Err(_) => fresh,
+                Err(_) => fresh.insert(Cands::new()),
             };
             let last = hay.len() - 1;
             let (mut short, mut long) = (0, 0);

@@ -7,6 +7,9 @@ use std::arch::x86_64::*;
 const W: usize = 8;
 /// Input bytes one step loads.
 const LOAD: usize = 16;
+/// Up to this many filter-2 hits in an iteration, filter 3 is read with scalar loads
+/// instead of gathers.
+const SCALAR_F3: u32 = 3;
 
 /// Whether this CPU runs the AVX2 round.
 pub(crate) fn is_supported() -> bool {
@@ -86,9 +89,35 @@ unsafe fn steps(fl: &Filters, hay: &[u8], start: usize, end: usize, c: &mut Cand
                 ns = store(short, ns, m1 >> W, rel_b);
             }
         }
-        if movemask(f2a) | movemask(f2b) != 0 {
-            // SAFETY: as for `lookup` above.
-            let (ma, mb) = unsafe { (filter3(f3, wa, f2a), filter3(f3, wb, f2b)) };
+        let m2 = movemask(f2a) | movemask(f2b) << W;
+        if m2 != 0 {
+            let (ma, mb) = if m2.count_ones() <= SCALAR_F3 {
+                // Few filter-2 hits: a scalar filter-3 load each is cheaper than two
+                // gathers (AMD's gathers are slow).
+                let (mut bits, mut m3) = (m2, 0u32);
+                while bits != 0 {
+                    let j = bits.trailing_zeros();
+                    m3 |= (fl.f3_at(hay, i + j as usize) as u32) << j;
+                    bits &= bits - 1;
+                }
+                (m3 & 0xff, m3 >> W)
+            } else {
+                // SAFETY: as for `lookup` above.
+                unsafe {
+                    (
+                        if m2 & 0xff != 0 {
+                            filter3(f3, wa, f2a)
+                        } else {
+                            0
+                        },
+                        if m2 >> W != 0 {
+                            filter3(f3, wb, f2b)
+                        } else {
+                            0
+                        },
+                    )
+                }
+            };
             if ma | mb != 0 {
                 // SAFETY: as for the short stores.
                 unsafe {
