@@ -24,6 +24,9 @@ use wire::{flags, Decoded, Decoder, DecoderConfig, Packet, Timestamp};
 /// visits: Suricata's flow manager does the same work in the background.
 const SWEEP_EVERY: u64 = 1024;
 const SWEEP_SLOTS: usize = 4096;
+/// Frames that go through each stage together (decode, flow look-ahead, the rest): a
+/// chunk of 1514-byte frames (24 KiB) stays in the L1/L2 cache between stages.
+const STAGE_CHUNK: usize = 16;
 
 /// The per-worker pipeline: owns its decoder, flow table, app-layer state, scratch space
 /// and counters; shares nothing.
@@ -144,34 +147,42 @@ impl Pipeline {
                 o.prepare(frames(), frames().count(), Some(&det.detector));
             }
         }
-        // Stage by stage over the batch (Kargus §4.3): decode every frame, then look up
-        // every frame's flow ahead (its table bucket and chain head come into the
-        // cache, the misses of the batch overlapping), then flow tracking, the
-        // application layer and detection frame by frame in capture order.
+        // Stage by stage over the batch (Kargus §4.3), a chunk of frames at a time so
+        // that the frames decoded are still in the cache when their payloads are
+        // inspected: decode the chunk, then look up every frame's flow ahead (its table
+        // bucket and chain head come into the cache, the misses overlapping), then flow
+        // tracking, the application layer and detection frame by frame in capture order.
+        // (Each zip asks the bounded side first, so no frame is taken and lost.)
         let mut decoded = std::mem::take(&mut self.batch_decoded);
-        let t = self.timer.start();
-        let mut n = 0;
-        for (k, frame) in frames().enumerate() {
-            if k == decoded.len() {
-                decoded.push(Decoded::new());
+        decoded.resize_with(STAGE_CHUNK, Decoded::new);
+        let (mut to_decode, mut to_prefetch, mut to_inspect) = (frames(), frames(), frames());
+        let mut k = 0;
+        loop {
+            let t = self.timer.start();
+            let mut n = 0;
+            for (out, frame) in decoded.iter_mut().zip(to_decode.by_ref()) {
+                self.decode(&frame, out);
+                n += 1;
             }
-            self.decode(&frame, &mut decoded[k]);
-            n = k + 1;
-        }
-        self.timer.stop(Stage::Decode, t);
-        let t = self.timer.start();
-        for (frame, d) in frames().zip(&decoded[..n]) {
-            for p in d.packets() {
-                if let Some(key) = adapter::flow_key(p, frame.data) {
-                    self.tracker.prefetch(&key);
+            self.timer.stop(Stage::Decode, t);
+            if n == 0 {
+                break;
+            }
+            let t = self.timer.start();
+            for (d, frame) in decoded[..n].iter().zip(to_prefetch.by_ref()) {
+                for p in d.packets() {
+                    if let Some(key) = adapter::flow_key(p, frame.data) {
+                        self.tracker.prefetch(&key);
+                    }
                 }
             }
-        }
-        self.timer.stop(Stage::Flow, t);
-        for (k, frame) in frames().enumerate() {
-            self.batch_frame = Some(k);
-            self.inspect_frame(&frame, &decoded[k]);
-            then(&frame, self.ips.frame());
+            self.timer.stop(Stage::Flow, t);
+            for (d, frame) in decoded[..n].iter().zip(to_inspect.by_ref()) {
+                self.batch_frame = Some(k);
+                self.inspect_frame(&frame, d);
+                then(&frame, self.ips.frame());
+                k += 1;
+            }
         }
         self.batch_frame = None;
         self.batch_decoded = decoded;
