@@ -79,6 +79,12 @@ pub fn live_input(args: &RunArgs, setup: &SetupArgs) -> Result<Option<Live>, Str
     };
     let iface = Some(iface.as_str()).filter(|i| !i.is_empty());
     let plan = engine::af_packet_plan(setup, iface).map_err(|e| format!("--af-packet: {e}"))?;
+    if !plan.ignored_keys.is_empty() {
+        eprintln!(
+            "osprey: af-packet keys not used by Osprey (ignored): {}",
+            plan.ignored_keys.join(", ")
+        );
+    }
     Ok(Some(match plan.inline.clone() {
         Some(pair) => Live::Inline {
             pair,

@@ -269,6 +269,9 @@ pub struct AfPacketPlan {
     pub block_size: Option<u32>,
     /// `disable-promisc: yes` turns promiscuous mode off.
     pub promiscuous: bool,
+    /// Keys of the entry Osprey does not use (`bpf-filter`, `use-mmap`, ...), for a
+    /// notice.
+    pub ignored_keys: Vec<String>,
 }
 
 impl AfPacketPlan {
@@ -299,7 +302,19 @@ struct Entry {
     cluster_id: Option<u16>,
     block_size: Option<u64>,
     disable_promisc: bool,
+    ignored_keys: Vec<String>,
 }
+
+/// The `af-packet:` entry keys Osprey reads.
+const KNOWN_KEYS: &[&str] = &[
+    "interface",
+    "copy-mode",
+    "copy-iface",
+    "threads",
+    "cluster-id",
+    "block-size",
+    "disable-promisc",
+];
 
 fn entries(config: &Config) -> Vec<Entry> {
     let mut out = Vec::new();
@@ -322,6 +337,17 @@ fn entries(config: &Config) -> Vec<Entry> {
                 .and_then(|v| u16::try_from(v).ok()),
             block_size: config.get_size(&key("block-size")),
             disable_promisc: config.get_bool(&key("disable-promisc")).unwrap_or(false),
+            ignored_keys: config
+                .get(&format!("af-packet.{i}"))
+                .and_then(|v| v.as_mapping())
+                .map(|m| {
+                    m.keys()
+                        .filter_map(|k| k.as_str())
+                        .filter(|k| !KNOWN_KEYS.contains(k))
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
         });
     }
     out
@@ -420,6 +446,7 @@ fn plan_from_entries(all: &[Entry], iface: Option<&str>) -> Result<AfPacketPlan,
         cluster_id: entry.cluster_id,
         block_size: entry.block_size.and_then(|b| u32::try_from(b).ok()),
         promiscuous: !entry.disable_promisc,
+        ignored_keys: entry.ignored_keys.clone(),
     })
 }
 
@@ -449,6 +476,10 @@ mod tests {
             (p.threads, p.cluster_id, p.promiscuous),
             (Some(2), Some(97), true)
         );
+        assert!(p.ignored_keys.is_empty());
+        let more = format!("{PAIR}    bpf-filter: port 80\n    use-mmap: yes\n");
+        let p = plan(&more, Some("eth9")).unwrap();
+        assert_eq!(p.ignored_keys, ["bpf-filter", "use-mmap"]);
         let p = plan(PAIR, Some("eth1")).unwrap();
         assert_eq!(p.inline.unwrap().b, "eth0");
     }
