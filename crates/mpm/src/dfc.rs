@@ -7,7 +7,14 @@
 //! bytes of the input, and a position that passes a class filter is verified at once in
 //! that class's compact hash tables ([`crate::verify`]). Filtering and verification are
 //! interleaved, unlike S-PATCH's separate rounds.
+//!
+//! As in S-PATCH, the patterns whose first two case-folded bytes are equal (`|00 00 ..|`,
+//! most matches on IDS traffic) stay out of the filters and are reported from the runs of
+//! one byte ([`crate::runs`]): inside a zero-filled run every window would pass the filters
+//! and verify the same patterns again at each byte.
 
+use crate::pattern::{PatternStore, FOLD};
+use crate::runs::{is_run_class, RunTable};
 use crate::verify::{first_pairs, validate, variants, RunCache, Verifier, LONG};
 use crate::{BuildError, Limits, Match, Pattern};
 
@@ -44,11 +51,29 @@ pub(crate) struct Dfc {
     /// Long class: bytes 2 and 3 of the patterns of 4 bytes or more.
     long: DirectFilter,
     verifier: Verifier,
+    /// The run-class patterns.
+    runs: RunTable,
+    /// Exact bytes of the case-sensitive run-class patterns ([`PatternStore::bytes`]).
+    run_exact: Vec<u8>,
 }
 
 impl Dfc {
     pub fn new(patterns: &[Pattern], limits: &Limits) -> Result<Dfc, BuildError> {
         validate(patterns)?;
+        let (run_pats, patterns): (Vec<Pattern>, Vec<Pattern>) =
+            patterns.iter().cloned().partition(|p| {
+                let folded: Vec<u8> = p.bytes.iter().map(|&b| FOLD[b as usize]).collect();
+                is_run_class(&folded)
+            });
+        let store = PatternStore::new(&run_pats);
+        let runs = RunTable::new(
+            run_pats
+                .iter()
+                .zip(&store.infos)
+                .map(|(p, info)| (p.bytes.to_ascii_lowercase(), p.bytes.clone(), *info))
+                .collect(),
+        );
+        let patterns = &patterns[..];
         let verifier = Verifier::new(patterns, limits)?;
         let (mut initial, mut short, mut long) = (
             DirectFilter::new(),
@@ -75,6 +100,8 @@ impl Dfc {
             short,
             long,
             verifier,
+            runs,
+            run_exact: store.bytes,
         };
         if d.memory_usage() > limits.memory {
             return Err(BuildError::TooLarge {
@@ -90,6 +117,9 @@ impl Dfc {
         let n = hay.len();
         if n == 0 {
             return;
+        }
+        if !self.runs.is_empty() {
+            self.runs.scan(hay, &self.run_exact, f);
         }
         let run = &mut RunCache::default();
         for i in 0..n - 1 {
@@ -108,6 +138,9 @@ impl Dfc {
     }
 
     pub fn memory_usage(&self) -> usize {
-        3 * DF_BYTES + self.verifier.memory_usage()
+        3 * DF_BYTES
+            + self.verifier.memory_usage()
+            + self.runs.memory_usage()
+            + self.run_exact.capacity()
     }
 }
