@@ -3,7 +3,10 @@
 //! `b1` ↔ `s0` server) with Osprey bridging `b0` and `b1`. Real TCP connections from the
 //! client to the server cross the bridge: a connection whose data matches a `drop` rule
 //! never delivers a byte to the server, one matching a `reject` rule is reset at once,
-//! and the other connections (before and after) get their replies. Run once with
+//! and the other connections (before and after) get their replies; a UDP datagram
+//! matching a `reject` rule is answered with an ICMP unreachable (the client's socket
+//! reports it), a benign one is echoed; over IPv6 a benign connection passes and one
+//! matching the drop rule delivers nothing. Run once with
 //! `--af-packet-ips b0:b1` and once with the suricata.yaml form (`--af-packet -c` with
 //! `copy-mode: ips` and `copy-iface`).
 //!
@@ -16,7 +19,7 @@ mod common;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -27,12 +30,16 @@ use std::time::{Duration, Instant};
 
 const SERVER: &str = "10.213.0.2";
 const CLIENT: &str = "10.213.0.1";
+const SERVER6: &str = "fd00:213::2";
+const CLIENT6: &str = "fd00:213::1";
 const DROP_PORT: u16 = 8000;
 const REJECT_PORT: u16 = 8001;
+const UDP_PORT: u16 = 8002;
 
 const RULES: &str = "\
 drop tcp any any -> any 8000 (msg:\"inline test: drop\"; flow:to_server; content:\"EVIL-PAYLOAD\"; sid:9100001; rev:1;)
 reject tcp any any -> any 8001 (msg:\"inline test: reject\"; flow:to_server; content:\"REJECT-ME\"; sid:9100002; rev:1;)
+reject udp any any -> any 8002 (msg:\"inline test: udp reject\"; content:\"UDP-REJECT\"; sid:9100004; rev:1;)
 alert tcp any any -> any 8000 (msg:\"inline test: benign\"; flow:to_server; content:\"hello\"; sid:9100003; rev:1;)
 ";
 
@@ -114,6 +121,12 @@ impl Topology {
             "dev",
             "s0",
         ])?;
+        for (ns, dev, addr) in [(&t.client, "c0", CLIENT6), (&t.server, "s0", SERVER6)] {
+            let addr = format!("{addr}/64");
+            sh(&[
+                "ip", "-n", ns, "-6", "addr", "add", &addr, "dev", dev, "nodad",
+            ])?;
+        }
         for (ns, dev) in [
             (&t.client, "c0"),
             (&t.bridge, "b0"),
@@ -154,8 +167,9 @@ fn enter(ns: &str) -> Result<(), String> {
 /// Bytes the server received, per connection: (port, data).
 type Received = Arc<Mutex<Vec<(u16, Vec<u8>)>>>;
 
-/// An echo server in the server namespace on both ports: every chunk it reads is
-/// recorded and answered with `pong:` + the chunk. Runs until `stop` (join the handle
+/// An echo server in the server namespace on both TCP ports (IPv4; the drop port on IPv6
+/// too) and the UDP port: every chunk it reads is recorded and answered with `pong:` +
+/// the chunk. Runs until `stop` (join the handle
 /// to have the ports free again).
 fn serve(
     ns: String,
@@ -164,17 +178,24 @@ fn serve(
 ) -> (mpsc::Receiver<String>, thread::JoinHandle<()>) {
     let (ready, rx) = mpsc::channel();
     let h = thread::spawn(move || {
-        let listeners: Result<Vec<TcpListener>, String> = enter(&ns).and_then(|()| {
-            [DROP_PORT, REJECT_PORT]
-                .iter()
-                .map(|p| {
-                    let l = TcpListener::bind((SERVER, *p)).map_err(|e| e.to_string())?;
-                    l.set_nonblocking(true).map_err(|e| e.to_string())?;
-                    Ok(l)
-                })
-                .collect()
+        let sockets = enter(&ns).and_then(|()| {
+            let listeners = [
+                (SERVER, DROP_PORT),
+                (SERVER, REJECT_PORT),
+                (SERVER6, DROP_PORT),
+            ]
+            .iter()
+            .map(|(a, p)| {
+                let l = TcpListener::bind((*a, *p)).map_err(|e| e.to_string())?;
+                l.set_nonblocking(true).map_err(|e| e.to_string())?;
+                Ok(l)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+            let udp = UdpSocket::bind((SERVER, UDP_PORT)).map_err(|e| e.to_string())?;
+            udp.set_nonblocking(true).map_err(|e| e.to_string())?;
+            Ok((listeners, udp))
         });
-        let listeners = match listeners {
+        let (listeners, udp) = match sockets {
             Ok(l) => {
                 let _ = ready.send(String::new());
                 l
@@ -184,8 +205,16 @@ fn serve(
                 return;
             }
         };
+        let mut buf = [0u8; 2048];
         while !stop.load(Ordering::SeqCst) {
             let mut idle = true;
+            if let Ok((n, from)) = udp.recv_from(&mut buf) {
+                idle = false;
+                received.lock().unwrap().push((UDP_PORT, buf[..n].to_vec()));
+                let mut reply = b"pong:".to_vec();
+                reply.extend_from_slice(&buf[..n]);
+                let _ = udp.send_to(&reply, from);
+            }
             for l in &listeners {
                 if let Ok((conn, _)) = l.accept() {
                     idle = false;
@@ -244,19 +273,63 @@ enum Outcome {
     Silence,
     /// The connection was reset.
     Reset,
+    /// An ICMP unreachable answered (UDP).
+    Unreachable,
     /// Anything else (connect failure...).
     Error(String),
 }
 
-/// Connects from the client namespace to `port`, sends `data`, waits up to `wait` for
-/// the answer.
-fn exchange(ns: &str, port: u16, data: &'static [u8], wait: Duration) -> Outcome {
+/// Sends `data` in a UDP datagram from the client namespace to the server's UDP port
+/// and waits up to `wait` for the answer.
+fn udp_exchange(ns: &str, data: &'static [u8], wait: Duration) -> Outcome {
     let ns = ns.to_string();
     thread::spawn(move || {
         if let Err(e) = enter(&ns) {
             return Outcome::Error(e);
         }
-        let addr: SocketAddr = format!("{SERVER}:{port}").parse().unwrap();
+        let sock = match UdpSocket::bind((CLIENT, 0)).and_then(|s| {
+            s.connect((SERVER, UDP_PORT))?;
+            s.set_read_timeout(Some(wait))?;
+            Ok(s)
+        }) {
+            Ok(s) => s,
+            Err(e) => return Outcome::Error(format!("udp socket: {e}")),
+        };
+        if let Err(e) = sock.send(data) {
+            return Outcome::Error(format!("send: {e}"));
+        }
+        let mut buf = [0u8; 2048];
+        match sock.recv(&mut buf) {
+            Ok(n) => Outcome::Reply(buf[..n].to_vec()),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                Outcome::Silence
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::HostUnreachable | ErrorKind::ConnectionRefused
+                ) =>
+            {
+                Outcome::Unreachable
+            }
+            Err(e) => Outcome::Error(e.to_string()),
+        }
+    })
+    .join()
+    .unwrap_or_else(|_| Outcome::Error("client thread panicked".into()))
+}
+
+/// Connects from the client namespace to `server`:`port`, sends `data`, waits up to
+/// `wait` for the answer.
+fn exchange(ns: &str, server: &str, port: u16, data: &'static [u8], wait: Duration) -> Outcome {
+    let ns = ns.to_string();
+    let server = server.to_string();
+    thread::spawn(move || {
+        if let Err(e) = enter(&ns) {
+            return Outcome::Error(e);
+        }
+        let ip: std::net::IpAddr = server.parse().unwrap();
+        let addr = SocketAddr::new(ip, port);
         let mut c = match TcpStream::connect_timeout(&addr, Duration::from_secs(3)) {
             Ok(c) => c,
             Err(e) => return Outcome::Error(format!("connect: {e}")),
@@ -403,24 +476,44 @@ fn scenario(topo: &Topology, args: &[&str], out: &Path, reject: bool) -> Result<
     };
     check(
         "benign connection before",
-        exchange(&topo.client, DROP_PORT, b"hello one", wait),
+        exchange(&topo.client, SERVER, DROP_PORT, b"hello one", wait),
         pong(b"hello one"),
     );
     check(
         "connection matching the drop rule",
-        exchange(&topo.client, DROP_PORT, b"GET /EVIL-PAYLOAD", wait),
+        exchange(&topo.client, SERVER, DROP_PORT, b"GET /EVIL-PAYLOAD", wait),
         Outcome::Silence,
     );
     if reject {
         check(
             "connection matching the reject rule",
-            exchange(&topo.client, REJECT_PORT, b"REJECT-ME", wait),
+            exchange(&topo.client, SERVER, REJECT_PORT, b"REJECT-ME", wait),
             Outcome::Reset,
+        );
+        check(
+            "UDP datagram matching the reject rule",
+            udp_exchange(&topo.client, b"UDP-REJECT", wait),
+            Outcome::Unreachable,
+        );
+        check(
+            "benign UDP datagram",
+            udp_exchange(&topo.client, b"udp hello", wait),
+            pong(b"udp hello"),
+        );
+        check(
+            "benign IPv6 connection",
+            exchange(&topo.client, SERVER6, DROP_PORT, b"hello six", wait),
+            pong(b"hello six"),
+        );
+        check(
+            "IPv6 connection matching the drop rule",
+            exchange(&topo.client, SERVER6, DROP_PORT, b"v6 EVIL-PAYLOAD", wait),
+            Outcome::Silence,
         );
     }
     check(
         "benign connection after",
-        exchange(&topo.client, DROP_PORT, b"hello two", wait),
+        exchange(&topo.client, SERVER, DROP_PORT, b"hello two", wait),
         pong(b"hello two"),
     );
     let stats = stop(child, out);
@@ -433,7 +526,7 @@ fn scenario(topo: &Topology, args: &[&str], out: &Path, reject: bool) -> Result<
         got.iter()
             .any(|(_, d)| d.windows(needle.len()).any(|w| w == needle))
     };
-    if seen(b"EVIL-PAYLOAD") || seen(b"REJECT-ME") {
+    if seen(b"EVIL-PAYLOAD") || seen(b"REJECT-ME") || seen(b"UDP-REJECT") {
         failures.push(format!("the server received blocked data: {got:?}"));
     }
     if !seen(b"hello one") || !seen(b"hello two") {
