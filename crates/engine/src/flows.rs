@@ -21,6 +21,8 @@ pub(crate) struct FlowExt {
     pub(crate) app_fed: [u64; 2],
     /// The app layer failed (simulated error): it gets no more data.
     pub(crate) app_error: bool,
+    /// The TCP session was seen closed (the app layer got its end of stream then).
+    pub(crate) tcp_closed: bool,
 }
 
 /// Flow extensions by slot.
@@ -47,6 +49,7 @@ impl FlowExts {
             no_inspect: false,
             app_fed: [0; 2],
             app_error: false,
+            tcp_closed: false,
         })
     }
 

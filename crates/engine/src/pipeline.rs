@@ -431,9 +431,22 @@ impl Pipeline {
                     appflow.datagram(&mut self.app, dir, info.payload);
                 } else {
                     feed_stream(appflow, &mut self.app, &update.app);
+                    // Like Suricata, the packet that closes a session with the FIN
+                    // handshake gives the app layer the end of both streams at once:
+                    // messages that only the close ends complete on this packet. (A RST
+                    // does not: the peer's unacknowledged data still comes at flow end.)
+                    if !ext.tcp_closed
+                        && update.flow.tcp.state == flow::TcpState::Closed
+                        && p.tcp_flags & wire::proto::tcp::flags::RST == 0
+                    {
+                        appflow.close(&mut self.app);
+                    }
                 }
                 self.timer.stop(Stage::App, t);
             }
+        }
+        if p.proto == 6 && update.flow.tcp.state == flow::TcpState::Closed {
+            ext.tcp_closed = true;
         }
         let inspect = effect == Effect::Continue && !ext.no_inspect;
         if let Some(det) = self.detect.as_mut().filter(|_| inspect) {
