@@ -93,7 +93,10 @@ impl DetectStage {
                 && update.flow.tcp.state >= TcpState::SynRecv,
             app_proto,
         };
-        let has_stream = collect(&update.raw, &mut self.stream);
+        // Before the handshake's second step (a SYN's data, TCP Fast Open) the stream
+        // is not inspected: the data is the packet's payload there.
+        let has_stream = collect(&update.raw, &mut self.stream)
+            && (!tcp || update.flow.tcp.state >= TcpState::SynRecv);
         let stream = std::mem::take(&mut self.stream);
         let input = Input {
             packet: p,

@@ -722,7 +722,12 @@ impl FlowTracker {
                             pair[di].take(Consumer::Raw, upto, false, sr);
                         } else {
                             // App layer: the opposite stream up to what this packet acked.
-                            if h.has(tcp::flags::ACK) && f.tcp.half[oi].flags & tcp::H_ACKED != 0 {
+                            // (Not on a SYN/ACK: like Suricata, the data a SYN carried
+                            // reaches the app layer with the server's next ACK.)
+                            if h.has(tcp::flags::ACK)
+                                && !h.has(tcp::flags::SYN)
+                                && f.tcp.half[oi].flags & tcp::H_ACKED != 0
+                            {
                                 if let Some(upto) = pair[oi].offset_of(f.tcp.half[oi].last_ack) {
                                     let g = pair[oi].take(Consumer::App, upto, false, sa);
                                     if g > 0 {

@@ -439,3 +439,22 @@ fn vlan_tracking_off_joins_directions_with_different_tags() {
         assert_eq!(ev.has(Events::NEW_FLOW), tracking);
     }
 }
+
+#[test]
+fn fast_open_syn_data_starts_after_the_syn() {
+    // Inline: the SYN's data reaches the app layer on the SYN, first byte included
+    // (tcp-fastopen-02).
+    let mut t = FlowTracker::new(Config {
+        inline: true,
+        ..cfg()
+    });
+    let u = t.packet(&pkt(true, 100, 0, SYN, b"GET /", 1)).unwrap();
+    let v: Vec<_> = u.app.pieces().collect();
+    assert_eq!(
+        v,
+        vec![Piece::Data {
+            offset: 0,
+            bytes: b"GET /"
+        }]
+    );
+}
