@@ -96,7 +96,7 @@ impl GpuOffload {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("GPU tables: {e}"))?;
         let tables = AcTables::new(&groups).map_err(|e| format!("GPU tables: {e}"))?;
-        let offload = Offload::new(backend, Arc::new(tables), settings.device)
+        let offload = Offload::new(backend, Arc::new(tables), None, settings.device)
             .map_err(|e| e.to_string())?
             .ok_or("no offload backend")?;
         Ok(Some(Arc::new(GpuOffload {

@@ -504,8 +504,13 @@ impl GpuDfaMatcher {
     }
 }
 
+/// What the dispatcher sends back for regex-DFA jobs: the batch and jobs, and per job its
+/// earliest match end or [`crate::cpu::NO_MATCH`].
+pub type DfaReply = Result<(Batch, Vec<DfaJob>, Vec<u32>), String>;
+
 enum Request {
     Ac(Batch, Sender<AcReply>),
+    Dfa(Batch, Vec<DfaJob>, Sender<DfaReply>),
 }
 
 /// The dispatcher thread of one GPU (Kargus §4.5: one per device): workers send batches
@@ -533,16 +538,50 @@ impl DispatchHandle {
         }
         rx
     }
+
+    /// Send `jobs` (regex DFAs over packets of `batch`) to the GPU; the receiver yields the
+    /// batch and jobs back with each job's earliest match end ([`crate::cpu::run_dfa`]).
+    pub fn submit_dfa(&self, batch: Batch, jobs: Vec<DfaJob>) -> Receiver<DfaReply> {
+        let (tx, rx) = mpsc::channel();
+        if let Err(mpsc::SendError(Request::Dfa(_, _, tx))) =
+            self.tx.send(Request::Dfa(batch, jobs, tx))
+        {
+            let _ = tx.send(Err("GPU dispatcher stopped".into()));
+        }
+        rx
+    }
+}
+
+/// An executor of regex-DFA jobs (the GPU's or the CPU's).
+type DfaRun<'a> = &'a mut dyn FnMut(&Batch, &[DfaJob], &mut Vec<u32>) -> Result<(), String>;
+
+/// Run regex-DFA jobs with `run` (or refuse them when there is no DFA set).
+fn dfa_reply(run: Option<DfaRun<'_>>, batch: Batch, jobs: Vec<DfaJob>) -> DfaReply {
+    let Some(run) = run else {
+        return Err("no regex DFAs on this dispatcher".into());
+    };
+    let mut out = Vec::new();
+    run(&batch, &jobs, &mut out)?;
+    Ok((batch, jobs, out))
 }
 
 impl Dispatcher {
-    /// Start the dispatcher thread for `matcher`'s GPU.
+    /// Start the dispatcher thread for `matcher`'s GPU (Aho-Corasick only).
     pub fn spawn(matcher: GpuMatcher) -> Result<Dispatcher, String> {
+        Self::spawn_with_dfa(matcher, None)
+    }
+
+    /// Start the dispatcher thread for `matcher`'s GPU, with `dfa` (the same GPU) for
+    /// regex-DFA jobs ([`DispatchHandle::submit_dfa`]).
+    pub fn spawn_with_dfa(
+        matcher: GpuMatcher,
+        dfa: Option<GpuDfaMatcher>,
+    ) -> Result<Dispatcher, String> {
         let info = matcher.info.clone();
         let (tx, rx) = mpsc::channel::<Request>();
         let thread = std::thread::Builder::new()
             .name(format!("gpu-dispatch-{}", info.ordinal))
-            .spawn(move || Self::run(matcher, rx))
+            .spawn(move || Self::run(matcher, dfa, rx))
             .map_err(|e| format!("dispatcher thread: {e}"))?;
         Ok(Dispatcher {
             tx: Some(tx),
@@ -552,10 +591,12 @@ impl Dispatcher {
     }
 
     /// Start a dispatcher thread that runs every batch with the CPU executor
-    /// ([`crate::cpu::run_ac`], `layout`, `report_cap` slots per packet): the same requests,
-    /// replies and report rows as a GPU's, one batch at a time.
+    /// ([`crate::cpu::run_ac`], `layout`, `report_cap` slots per packet; regex-DFA jobs with
+    /// [`crate::cpu::run_dfa`] over `dfas`): the same requests, replies and report rows as a
+    /// GPU's, one batch at a time.
     pub fn spawn_cpu(
         tables: Arc<AcTables>,
+        dfas: Option<Arc<DfaSet>>,
         layout: AcLayout,
         report_cap: u32,
     ) -> Result<Dispatcher, String> {
@@ -563,10 +604,28 @@ impl Dispatcher {
         let thread = std::thread::Builder::new()
             .name("gpu-dispatch-cpu-sim".into())
             .spawn(move || {
-                while let Ok(Request::Ac(batch, reply)) = rx.recv() {
-                    let mut rows = ReportBuffer::new(report_cap);
-                    crate::cpu::run_ac(&tables, &batch, layout, &mut rows);
-                    let _ = reply.send(Ok((batch, rows)));
+                let mut run = |b: &Batch, j: &[DfaJob], out: &mut Vec<u32>| {
+                    if let Some(set) = &dfas {
+                        crate::cpu::run_dfa(set, b, j, out);
+                    }
+                    Ok(())
+                };
+                while let Ok(req) = rx.recv() {
+                    match req {
+                        Request::Ac(batch, reply) => {
+                            let mut rows = ReportBuffer::new(report_cap);
+                            crate::cpu::run_ac(&tables, &batch, layout, &mut rows);
+                            let _ = reply.send(Ok((batch, rows)));
+                        }
+                        Request::Dfa(batch, jobs, reply) => {
+                            let r = if dfas.is_some() {
+                                dfa_reply(Some(&mut run), batch, jobs)
+                            } else {
+                                dfa_reply(None, batch, jobs)
+                            };
+                            let _ = reply.send(r);
+                        }
+                    }
                 }
             })
             .map_err(|e| format!("dispatcher thread: {e}"))?;
@@ -577,7 +636,7 @@ impl Dispatcher {
         })
     }
 
-    fn run(mut m: GpuMatcher, rx: Receiver<Request>) {
+    fn run(mut m: GpuMatcher, mut dfa: Option<GpuDfaMatcher>, rx: Receiver<Request>) {
         loop {
             // With work in flight, take a new batch if one is waiting, else complete the
             // oldest; idle, block for the next batch.
@@ -601,6 +660,20 @@ impl Dispatcher {
             };
             match req {
                 Some(Request::Ac(batch, reply)) => m.submit(batch, reply),
+                Some(Request::Dfa(batch, jobs, reply)) => {
+                    // Synchronous on the DFA matcher's own stream; AC batches in flight
+                    // complete first so replies keep their order per worker.
+                    m.finish_all();
+                    let r = match dfa.as_mut() {
+                        Some(d) => {
+                            let mut run =
+                                |b: &Batch, j: &[DfaJob], out: &mut Vec<u32>| d.run(b, j, out);
+                            dfa_reply(Some(&mut run), batch, jobs)
+                        }
+                        None => dfa_reply(None, batch, jobs),
+                    };
+                    let _ = reply.send(r);
+                }
                 None => {
                     m.finish_all();
                     return;

@@ -43,9 +43,10 @@ mod reports;
 mod tables;
 
 pub use batch::{Batch, PushError, ALIGN};
+pub use cpu::{DfaJob, NO_MATCH};
 pub use device::{
-    probe, AcReply, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher, GpuMatcher,
-    NoGpu, CUDA_VERSION,
+    probe, AcReply, DeviceInfo, DfaReply, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher,
+    GpuMatcher, NoGpu, CUDA_VERSION,
 };
 pub use offload::{AcOffload, Backend, GpuMode, Offload, OffloadError};
 pub use reports::{merge_ac, AcMatch, MergeStats, RawReport, ReportBuffer};

@@ -7,9 +7,12 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::batch::Batch;
-use crate::device::{probe, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuMatcher};
+use crate::cpu::DfaJob;
+use crate::device::{
+    probe, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher, GpuMatcher,
+};
 use crate::reports::{merge_ac, AcMatch, MergeStats};
-use crate::tables::AcTables;
+use crate::tables::{AcTables, DfaSet};
 
 /// What the user asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -110,21 +113,30 @@ pub struct Offload {
     tables: Arc<AcTables>,
     dispatcher: Dispatcher,
     report_cap: u32,
+    has_dfas: bool,
 }
 
 impl Offload {
-    /// Set up offload of `tables` on `backend` (`None` for [`Backend::Cpu`]: nothing to
-    /// offload to): the GPU's dispatcher thread, or for [`Backend::CpuSim`] one that runs
-    /// the CPU executor with `cfg.layout` and `cfg.report_cap`.
+    /// Set up offload of `tables` (and the regex DFAs `dfas`, when given) on `backend`
+    /// (`None` for [`Backend::Cpu`]: nothing to offload to): the GPU's dispatcher thread,
+    /// or for [`Backend::CpuSim`] one that runs the CPU executor with `cfg.layout` and
+    /// `cfg.report_cap`.
     pub fn new(
         backend: &Backend,
         tables: Arc<AcTables>,
+        dfas: Option<Arc<DfaSet>>,
         cfg: GpuConfig,
     ) -> Result<Option<Offload>, OffloadError> {
+        let has_dfas = dfas.as_ref().is_some_and(|d| !d.is_empty());
         let dispatcher = match backend {
             Backend::Cpu => return Ok(None),
-            Backend::CpuSim => Dispatcher::spawn_cpu(tables.clone(), cfg.layout, cfg.report_cap)
-                .map_err(OffloadError)?,
+            Backend::CpuSim => Dispatcher::spawn_cpu(
+                tables.clone(),
+                dfas.filter(|d| !d.is_empty()),
+                cfg.layout,
+                cfg.report_cap,
+            )
+            .map_err(OffloadError)?,
             Backend::Gpu(info) => {
                 let m = GpuMatcher::new(
                     &tables,
@@ -134,13 +146,20 @@ impl Offload {
                     },
                 )
                 .map_err(OffloadError)?;
-                Dispatcher::spawn(m).map_err(OffloadError)?
+                let d = match dfas.filter(|d| !d.is_empty()) {
+                    Some(set) => {
+                        Some(GpuDfaMatcher::new(&set, info.ordinal).map_err(OffloadError)?)
+                    }
+                    None => None,
+                };
+                Dispatcher::spawn_with_dfa(m, d).map_err(OffloadError)?
             }
         };
         Ok(Some(Offload {
             tables,
             dispatcher,
             report_cap: cfg.report_cap,
+            has_dfas,
         }))
     }
 
@@ -151,6 +170,11 @@ impl Offload {
             handle: self.dispatcher.handle(),
             report_cap: self.report_cap,
         }
+    }
+
+    /// True when regex-DFA jobs can be submitted ([`AcOffload::run_dfa`]).
+    pub fn has_dfas(&self) -> bool {
+        self.has_dfas
     }
 
     /// The tables.
@@ -192,6 +216,25 @@ impl AcOffload {
         Ok((batch, stats))
     }
 
+    /// Run regex-DFA `jobs` over `batch` (the buffer just scanned, say) and write each
+    /// job's earliest match end or [`crate::cpu::NO_MATCH`] to `out`; the batch and jobs
+    /// come back for reuse.
+    pub fn run_dfa(
+        &mut self,
+        batch: Batch,
+        jobs: Vec<DfaJob>,
+        out: &mut Vec<u32>,
+    ) -> Result<(Batch, Vec<DfaJob>), OffloadError> {
+        let (batch, jobs, ends) = self
+            .handle
+            .submit_dfa(batch, jobs)
+            .recv()
+            .map_err(|_| OffloadError("GPU dispatcher stopped".into()))?
+            .map_err(OffloadError)?;
+        *out = ends;
+        Ok((batch, jobs))
+    }
+
     /// Report slots per packet.
     pub fn report_cap(&self) -> u32 {
         self.report_cap
@@ -214,11 +257,16 @@ mod tests {
             report_cap: 2,
             ..GpuConfig::default()
         };
-        let off = Offload::new(&Backend::CpuSim, tables, cfg)
+        let off = Offload::new(&Backend::CpuSim, tables, None, cfg)
             .unwrap()
             .unwrap();
         assert!(off.device().is_none());
-        assert!(Offload::new(&Backend::Cpu, off.tables().clone(), cfg)
+        assert!(!off.has_dfas());
+        assert!(off
+            .worker()
+            .run_dfa(Batch::new(1, 16), vec![DfaJob::default()], &mut Vec::new())
+            .is_err());
+        assert!(Offload::new(&Backend::Cpu, off.tables().clone(), None, cfg)
             .unwrap()
             .is_none());
         // Two workers at once; one packet overflows its row (3 matches, 2 slots).
@@ -247,6 +295,47 @@ mod tests {
         for h in handles {
             h.join().unwrap();
         }
+    }
+
+    #[test]
+    fn cpu_sim_runs_dfa_jobs_on_the_batch_it_scanned() {
+        use mpm::{DfaTables, Limits, Pattern, PlainDfa};
+        let group = DfaTables::build(&[Pattern::new(&b"ab"[..], 1)], &Limits::default()).unwrap();
+        let tables = Arc::new(AcTables::new(&[group]).unwrap());
+        // "contains an a": state 1 matches.
+        let mut trans = vec![0u32; 512];
+        trans[b'a' as usize] = 1;
+        trans[256..].fill(1);
+        let dfa = PlainDfa::new(2, 0, trans, vec![0, PlainDfa::MATCH]).unwrap();
+        let set = Arc::new(DfaSet::new(&[dfa], 5_000).unwrap());
+        let off = Offload::new(
+            &Backend::CpuSim,
+            tables,
+            Some(set.clone()),
+            GpuConfig::default(),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(off.has_dfas());
+        let mut w = off.worker();
+        let mut b = Batch::new(8, 1024);
+        b.push(0, b"xxab").unwrap();
+        b.push(0, b"zzzz").unwrap();
+        let mut found = Vec::new();
+        let (b, _) = w.scan(b, &mut found).unwrap();
+        assert_eq!(found.len(), 1);
+        let jobs = vec![
+            DfaJob { packet: 0, dfa: 0 },
+            DfaJob { packet: 1, dfa: 0 },
+            DfaJob { packet: 9, dfa: 0 },
+        ];
+        let mut ends = Vec::new();
+        let (b, jobs) = w.run_dfa(b, jobs, &mut ends).unwrap();
+        let mut want = Vec::new();
+        crate::cpu::run_dfa(&set, &b, &jobs, &mut want);
+        assert_eq!(ends, want);
+        assert_eq!(ends[1..], [crate::cpu::NO_MATCH, crate::cpu::NO_MATCH]);
+        assert_ne!(ends[0], crate::cpu::NO_MATCH);
     }
 
     #[test]
