@@ -48,6 +48,19 @@ impl<E> Buckets<E> {
         }
     }
 
+    /// The row of `key`: `entries[start..end]` (see [`Buckets::row_entries`]).
+    #[inline(always)]
+    pub fn row(&self, key: u32) -> (u32, u32) {
+        let b = (key.wrapping_mul(TABLE_MUL) >> self.shift) as usize;
+        (self.heads[b], self.heads[b + 1])
+    }
+
+    /// The entries of a row found by [`Buckets::row`].
+    #[inline(always)]
+    pub fn row_entries(&self, (start, end): (u32, u32)) -> &[E] {
+        &self.entries[start as usize..end as usize]
+    }
+
     /// The entries whose key may be `key`.
     #[inline(always)]
     pub fn probe(&self, key: u32) -> &[E] {
@@ -145,6 +158,13 @@ struct Entry {
     end: u32,
 }
 
+/// The table rows of one long candidate ([`LongTable::locate`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Rows {
+    mid: (u32, u32),
+    big: (u32, u32),
+}
+
 /// The 32-bit table key of an 8-byte prefix.
 #[inline(always)]
 fn key8(k0: u32, k1: u32) -> u32 {
@@ -202,25 +222,58 @@ impl LongTable {
         }
     }
 
-    /// Report the long patterns that start at `i` (`i + 4 <= hay.len()`).
-    #[inline]
-    pub fn verify<F: FnMut(Match) + ?Sized>(&self, hay: &[u8], i: usize, exact: &[u8], f: &mut F) {
-        let n = hay.len();
+    /// The table rows a candidate at `i` must look at (`i + 4 <= hay.len()`): the first
+    /// half of a two-pass verification. Locating the rows of all the candidates of a round
+    /// first lets their cache misses on the row heads overlap.
+    #[inline(always)]
+    pub fn locate(&self, hay: &[u8], i: usize) -> Rows {
         let k0 = fold4(load4(hay, i));
-        if !self.mid.is_empty() {
-            for e in self.mid.probe(k0) {
-                let end = i + e.len as usize;
-                if e.k0 == k0 && end <= n {
-                    let t = e.tail as usize;
-                    if folded_eq(&hay[i + 4..end], &self.tails[t..t + e.len as usize - 4]) {
-                        self.report(e, exact, hay, end, f);
-                    }
+        let mut mid = self.mid.row(k0);
+        // A row of one entry is checked here already (its load overlaps the others too).
+        if mid.1 - mid.0 == 1 && self.mid.row_entries(mid)[0].k0 != k0 {
+            mid = (0, 0);
+        }
+        let mut big = (0, 0);
+        if i + 8 <= hay.len() {
+            let k1 = fold4(load4(hay, i + 4));
+            big = self.big.row(key8(k0, k1));
+            if big.1 - big.0 == 1 {
+                let e = &self.big.row_entries(big)[0];
+                if e.k0 != k0 || e.k1 != k1 {
+                    big = (0, 0);
                 }
             }
         }
-        if i + 8 <= n && !self.big.is_empty() {
+        Rows { mid, big }
+    }
+
+    /// Report the long patterns that start at `i`, whose rows are `rows` ([`LongTable::locate`]).
+    #[inline(always)]
+    pub fn verify_rows<F: FnMut(Match) + ?Sized>(
+        &self,
+        hay: &[u8],
+        i: usize,
+        rows: Rows,
+        exact: &[u8],
+        f: &mut F,
+    ) {
+        if rows.mid.0 == rows.mid.1 && rows.big.0 == rows.big.1 {
+            return;
+        }
+        let n = hay.len();
+        let k0 = fold4(load4(hay, i));
+        for e in self.mid.row_entries(rows.mid) {
+            let end = i + e.len as usize;
+            if e.k0 == k0 && end <= n {
+                let t = e.tail as usize;
+                if folded_eq(&hay[i + 4..end], &self.tails[t..t + e.len as usize - 4]) {
+                    self.report(e, exact, hay, end, f);
+                }
+            }
+        }
+        if rows.big.0 != rows.big.1 {
             let k1 = fold4(load4(hay, i + 4));
-            for e in self.big.probe(key8(k0, k1)) {
+            for e in self.big.row_entries(rows.big) {
                 let end = i + e.len as usize;
                 if e.k0 == k0 && e.k1 == k1 && end <= n {
                     let t = e.tail as usize;
@@ -230,6 +283,12 @@ impl LongTable {
                 }
             }
         }
+    }
+
+    /// Report the long patterns that start at `i` (`i + 4 <= hay.len()`).
+    #[cfg(test)]
+    pub fn verify<F: FnMut(Match) + ?Sized>(&self, hay: &[u8], i: usize, exact: &[u8], f: &mut F) {
+        self.verify_rows(hay, i, self.locate(hay, i), exact, f)
     }
 
     #[inline(always)]

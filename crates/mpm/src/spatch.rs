@@ -19,7 +19,7 @@
 //! per-length hash tables of [`crate::verify`]. [`Spatch::scan_with`] takes the filtering
 //! round as a parameter so V-PATCH reuses everything else.
 
-use crate::long::LongTable;
+use crate::long::{LongTable, Rows};
 use crate::pattern::{PatternStore, FOLD};
 use crate::runs::{is_run_class, RunTable};
 use crate::short::ShortTable;
@@ -102,6 +102,8 @@ pub(crate) struct Cands {
     pub long: Vec<u32>,
     pub ns: usize,
     pub nl: usize,
+    /// Table rows of the long candidates (verification's first pass).
+    rows: Vec<Rows>,
 }
 
 impl Cands {
@@ -111,6 +113,7 @@ impl Cands {
             long: vec![0; CHUNK + SLACK],
             ns: 0,
             nl: 0,
+            rows: vec![Rows::default(); CHUNK + SLACK],
         }
     }
 }
@@ -245,8 +248,13 @@ impl Spatch {
             for &p in &c.short[..c.ns] {
                 self.short.verify(hay, start + p as usize, f);
             }
-            for &p in &c.long[..c.nl] {
-                self.long.verify(hay, start + p as usize, &self.exact, f);
+            // Two passes: locate every candidate's rows (independent loads), then verify.
+            for (r, &p) in c.rows.iter_mut().zip(&c.long[..c.nl]) {
+                *r = self.long.locate(hay, start + p as usize);
+            }
+            for (&r, &p) in c.rows.iter().zip(&c.long[..c.nl]) {
+                self.long
+                    .verify_rows(hay, start + p as usize, r, &self.exact, f);
             }
             start = end;
         }

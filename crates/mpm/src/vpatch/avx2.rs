@@ -11,9 +11,12 @@ const LOAD: usize = 16;
 /// instead of gathers.
 const SCALAR_F3: u32 = 3;
 
-/// Whether this CPU runs the AVX2 round.
+/// Whether this CPU runs the AVX2 round (with POPCNT and BMI1 for the mask arithmetic,
+/// which every AVX2 CPU has).
 pub(crate) fn is_supported() -> bool {
     is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("popcnt")
+        && is_x86_feature_detected!("bmi1")
 }
 
 /// For each 8-bit mask, the indices of its set bits packed in the low bytes (the
@@ -45,8 +48,8 @@ pub(crate) fn filter(fl: &Filters, hay: &[u8], start: usize, end: usize, c: &mut
         c.ns == 0 && c.nl == 0,
         "a round starts with empty candidate arrays"
     );
-    // SAFETY: AVX2 is available (checked above); the bounds `steps` relies on are the
-    // asserted ones.
+    // SAFETY: AVX2, POPCNT and BMI1 are available (checked above); the bounds `steps`
+    // relies on are the asserted ones.
     let from = unsafe { steps(fl, hay, start, end, c) };
     filter_scalar_from(fl, hay, start, from, end, c);
 }
@@ -56,10 +59,10 @@ pub(crate) fn filter(fl: &Filters, hay: &[u8], start: usize, end: usize, c: &mut
 ///
 /// # Safety
 ///
-/// AVX2 must be available; `end - start <= CHUNK`, `end <= hay.len()`, the candidate
-/// arrays hold `CHUNK + SLACK` entries and are empty (`c.ns == c.nl == 0`), so before a
-/// step at `i` at most `i - start` positions are stored.
-#[target_feature(enable = "avx2")]
+/// AVX2, POPCNT and BMI1 must be available; `end - start <= CHUNK`, `end <= hay.len()`,
+/// the candidate arrays hold `CHUNK + SLACK` entries and are empty (`c.ns == c.nl == 0`),
+/// so before a step at `i` at most `i - start` positions are stored.
+#[target_feature(enable = "avx2,popcnt,bmi1")]
 unsafe fn steps(fl: &Filters, hay: &[u8], start: usize, end: usize, c: &mut Cands) -> usize {
     let n = hay.len();
     let p = hay.as_ptr();
@@ -135,7 +138,7 @@ unsafe fn steps(fl: &Filters, hay: &[u8], start: usize, end: usize, c: &mut Cand
 
 /// The sign bits of the eight 32-bit lanes.
 #[inline]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
 fn movemask(v: __m256i) -> u32 {
     _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u32
 }
@@ -145,9 +148,9 @@ fn movemask(v: __m256i) -> u32 {
 ///
 /// # Safety
 ///
-/// AVX2; `p[..16]` readable.
+/// AVX2, POPCNT and BMI1; `p[..16]` readable.
 #[inline]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
 unsafe fn windows(p: *const u8) -> __m256i {
     // SAFETY: the caller guarantees 16 readable bytes.
     let raw = unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(p as *const __m128i)) };
@@ -163,9 +166,10 @@ unsafe fn windows(p: *const u8) -> __m256i {
 ///
 /// # Safety
 ///
-/// AVX2; `f12` points to `F12_WORDS` words (the index is a 16-bit window shifted by 4).
+/// AVX2, POPCNT and BMI1; `f12` points to `F12_WORDS` words (the index is a 16-bit
+/// window shifted by 4).
 #[inline]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
 unsafe fn lookup(f12: *const i32, win: __m256i) -> __m256i {
     let idx = _mm256_and_si256(win, _mm256_set1_epi32(0xffff));
     // SAFETY: idx >> 4 < 4096 = F12_WORDS.
@@ -178,9 +182,9 @@ unsafe fn lookup(f12: *const i32, win: __m256i) -> __m256i {
 ///
 /// # Safety
 ///
-/// AVX2; `f3` points to `F3_WORDS` words.
+/// AVX2, POPCNT and BMI1; `f3` points to `F3_WORDS` words.
 #[inline]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
 unsafe fn filter3(f3: *const i32, win: __m256i, pass2: __m256i) -> u32 {
     // ASCII-lowercase: b'A'..=b'Z' + 63 are the bytes -128..=-103 (signed).
     let t = _mm256_add_epi8(win, _mm256_set1_epi8(63));
@@ -208,9 +212,9 @@ unsafe fn filter3(f3: *const i32, win: __m256i, pass2: __m256i) -> u32 {
 ///
 /// # Safety
 ///
-/// AVX2; `dst[count..count + 8]` writable.
+/// AVX2, POPCNT and BMI1; `dst[count..count + 8]` writable.
 #[inline]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
 unsafe fn store(dst: *mut u32, count: usize, mask: u32, rel: __m256i) -> usize {
     let perm = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(COMPRESS[mask as usize] as i64));
     // SAFETY: the caller guarantees 8 writable slots at `count`.
