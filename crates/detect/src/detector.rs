@@ -46,7 +46,11 @@ pub(crate) const DIRS: usize = 3;
 
 #[derive(Debug, Default)]
 struct PktGroup {
+    /// Rules without a payload fast pattern, IP-only rules excepted, in signature order.
     always: Vec<u32>,
+    /// IP-only rules (they run on the first packet of each flow direction only), in
+    /// signature order: kept apart so the other packets do not walk past them.
+    always_iponly: Vec<u32>,
     payload: Option<Prefilter>,
 }
 
@@ -296,9 +300,15 @@ impl Detector {
                 stats.mpm_memory += p.stats().memory;
             }
         }
+        for g in &mut pkt_groups {
+            let (iponly, rest): (Vec<u32>, Vec<u32>) =
+                g.always.iter().partition(|&&si| sigs[si as usize].iponly);
+            g.always = rest;
+            g.always_iponly = iponly;
+        }
         stats.groups = pkt_groups
             .iter()
-            .filter(|g| g.payload.is_some() || !g.always.is_empty())
+            .filter(|g| g.payload.is_some() || !g.always.is_empty() || !g.always_iponly.is_empty())
             .count()
             + tx_groups
                 .iter()
@@ -405,8 +415,16 @@ impl Detector {
                 None => 2,
             };
             let g = &self.pkt_groups[class_of_proto(pkt.proto) * DIRS + dir];
+            // IP-only rules run on the first packet of each flow direction, an
+            // end-of-flow pseudo-packet included (Suricata's flow flags say per
+            // direction whether IP-only rules ran; a pseudo-packet is a packet).
+            let pseudo = !input.packet_rules && dir < 2;
+            let iponly_ok = (input.packet_rules || pseudo) && (dir == 2 || !fd.iponly_done[dir]);
             scratch.next_gen();
             scratch.add_sorted(&g.always);
+            if iponly_ok {
+                scratch.add_sorted(&g.always_iponly);
+            }
             if let Some(pf) = &g.payload {
                 let mut seen = std::mem::take(&mut scratch.seen);
                 if input.packet_rules && !payload.is_empty() {
@@ -427,11 +445,6 @@ impl Detector {
             // Signature order without sorting the rules that need no prefilter.
             scratch.order_cands();
             let cands = std::mem::take(&mut scratch.cands);
-            // IP-only rules run on the first packet of each flow direction, an
-            // end-of-flow pseudo-packet included (Suricata's flow flags say per
-            // direction whether IP-only rules ran; a pseudo-packet is a packet).
-            let pseudo = !input.packet_rules && dir < 2;
-            let iponly_ok = (input.packet_rules || pseudo) && (dir == 2 || !fd.iponly_done[dir]);
             for &si in &cands {
                 let s = &self.sigs[si as usize];
                 if s.iponly && !iponly_ok {
@@ -736,7 +749,10 @@ impl Detector {
                 }
             }
         }
-        if pkt_ok && !payload.is_empty() && prog.matches(payload, &mut scratch.vars) {
+        if pkt_ok
+            && !payload.is_empty()
+            && prog.matches_pre(payload, &mut scratch.vars, scratch.pcre_pre.get())
+        {
             return Some(MatchedOn::Packet);
         }
         None
@@ -766,7 +782,7 @@ impl Detector {
             let on_packet = !on_stream
                 && pkt_ok
                 && !payload.is_empty()
-                && prog.matches(payload, &mut scratch.vars);
+                && prog.matches_pre(payload, &mut scratch.vars, scratch.pcre_pre.get());
             if !on_stream && !on_packet {
                 return false;
             }

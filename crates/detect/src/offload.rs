@@ -11,8 +11,19 @@
 //! [`OffloadPlan::inspect`] turns them into the candidates of the packet's real group —
 //! exactly the candidates the CPU prefilter scan would give — and runs the rest of
 //! detection (option evaluation, alerts) on the CPU as [`Detector::inspect`] does.
+//!
+//! **Regex DFAs (Kargus §4.5).** The `pcre` options in the payload programs of the
+//! signatures a union pattern makes candidates, whose regex has a DFA
+//! ([`crate::pcre_dfa`], at most [`crate::PCRE_DFA_MAX_STATES`] states), are numbered:
+//! [`OffloadPlan::pcre_dfas`] are their tables, [`OffloadPlan::pattern_dfas`] the DFAs a
+//! found pattern calls for. The matcher runs them over the same payload and
+//! [`OffloadPlan::inspect_with_pcre`] hands their outcomes to option evaluation: a `pcre`
+//! evaluated over exactly that payload from its start (not relative to an earlier match
+//! further in) whose DFA found no match fails (or, negated, holds) without running PCRE2;
+//! a DFA match still runs PCRE2, for the match position the next options need.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::detector::{class_of_proto, Detector, CLASSES, DIRS};
@@ -32,6 +43,12 @@ pub struct OffloadPlan {
     /// Per packet signature group (`class * DIRS + dir`), per union pattern id: the
     /// signatures the pattern makes candidates in that group.
     sigs: Vec<Vec<Vec<u32>>>,
+    /// Per offload group, per union pattern id: the DFA ids its candidates' `pcre` call for.
+    pat_dfas: Vec<Vec<Vec<u32>>>,
+    /// The DFAs, by id.
+    dfas: Vec<mpm::PlainDfa>,
+    /// Per DFA id: the addresses of the `pcre` sources (one per compiled option) it stands for.
+    dfa_srcs: Vec<Vec<usize>>,
 }
 
 impl OffloadPlan {
@@ -71,12 +88,87 @@ impl OffloadPlan {
                 groups.push(pats);
             }
         }
-        OffloadPlan {
+        let mut plan = OffloadPlan {
             detector: detector.clone(),
+            pat_dfas: groups.iter().map(|g| vec![Vec::new(); g.len()]).collect(),
             groups,
             class_group,
             sigs,
+            dfas: Vec::new(),
+            dfa_srcs: Vec::new(),
+        };
+        plan.number_pcre_dfas();
+        plan
+    }
+
+    /// Build the DFAs of the candidates' payload `pcre` and note which patterns call for them.
+    fn number_pcre_dfas(&mut self) {
+        let det = self.detector.clone();
+        let mut by_text: HashMap<(String, String), Option<u32>> = HashMap::new();
+        let mut by_src: HashMap<usize, Option<u32>> = HashMap::new();
+        for class in 0..CLASSES {
+            let Some(group) = self.class_group[class] else {
+                continue;
+            };
+            for dir in 0..DIRS {
+                let map = &self.sigs[class * DIRS + dir];
+                for (pat, sigs) in map.iter().enumerate() {
+                    for &sig in sigs {
+                        let Some(prog) = det
+                            .sigs()
+                            .get(sig as usize)
+                            .and_then(|s| s.payload.as_ref())
+                        else {
+                            continue;
+                        };
+                        for st in &prog.steps {
+                            let Step::Pcre(pc) = st else {
+                                continue;
+                            };
+                            let key = Arc::as_ptr(&pc.source) as usize;
+                            let id = *by_src.entry(key).or_insert_with(|| {
+                                let id =
+                                    *by_text.entry((*pc.source).clone()).or_insert_with(|| {
+                                        let d = pcre_dfa(
+                                            &pc.source.0,
+                                            &pc.source.1,
+                                            crate::PCRE_DFA_MAX_STATES,
+                                        )
+                                        .ok()?;
+                                        self.dfas.push(d);
+                                        self.dfa_srcs.push(Vec::new());
+                                        Some(self.dfas.len() as u32 - 1)
+                                    });
+                                if let Some(id) = id {
+                                    self.dfa_srcs[id as usize].push(key);
+                                }
+                                id
+                            });
+                            if let Some(id) = id {
+                                self.pat_dfas[group as usize][pat].push(id);
+                            }
+                        }
+                    }
+                }
+            }
         }
+        for v in self.pat_dfas.iter_mut().flatten() {
+            v.sort_unstable();
+            v.dedup();
+        }
+    }
+
+    /// The regex DFAs of the candidates' payload `pcre` options (index = DFA id).
+    pub fn pcre_dfas(&self) -> &[mpm::PlainDfa] {
+        &self.dfas
+    }
+
+    /// The DFA ids (sorted) that pattern `pattern` of offload group `group` calls for.
+    pub fn pattern_dfas(&self, group: u32, pattern: u32) -> &[u32] {
+        self.pat_dfas
+            .get(group as usize)
+            .and_then(|g| g.get(pattern as usize))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The detector the plan belongs to.
@@ -127,6 +219,36 @@ impl OffloadPlan {
         scratch.pre_active = true;
         self.detector.inspect(scratch, flow, input, alerts);
         scratch.pre_active = false;
+    }
+
+    /// [`OffloadPlan::inspect`], also taking the outcomes of the regex DFAs run over the
+    /// same payload: `dfas` are `(DFA id, matched)` pairs (any order). Returns how many
+    /// PCRE2 runs the outcomes saved.
+    pub fn inspect_with_pcre(
+        &self,
+        scratch: &mut Scratch,
+        flow: Option<&mut FlowDetect>,
+        input: &Input<'_>,
+        patterns: &[u32],
+        dfas: &[(u32, bool)],
+        alerts: &mut Vec<Alert>,
+    ) -> u64 {
+        let payload = input.packet.payload(input.frame);
+        let pre = &mut scratch.pcre_pre;
+        pre.outcomes.clear();
+        for &(id, matched) in dfas {
+            if let Some(srcs) = self.dfa_srcs.get(id as usize) {
+                pre.outcomes.extend(srcs.iter().map(|&a| (a, matched)));
+            }
+        }
+        pre.outcomes.sort_unstable();
+        pre.addr = payload.as_ptr() as usize;
+        pre.len = payload.len();
+        pre.active = !pre.outcomes.is_empty();
+        pre.skipped.store(0, Ordering::Relaxed);
+        self.inspect(scratch, flow, input, patterns, alerts);
+        scratch.pcre_pre.active = false;
+        scratch.pcre_pre.skipped.load(Ordering::Relaxed)
     }
 }
 
@@ -312,5 +434,68 @@ mod tests {
         );
         assert_eq!(r.refused.values().sum::<usize>(), 1);
         assert!(r.dfas[0].1.find_end(b"xAAB").is_some());
+    }
+
+    #[test]
+    fn pcre_dfa_outcomes_replace_pcre2_only_where_they_decide() {
+        let d = det(concat!(
+            "alert tcp any any -> any any (msg:\"a\"; content:\"GET\"; pcre:\"/id=[0-9]+x/\"; sid:1;)\n",
+            "alert tcp any any -> any any (msg:\"b\"; content:\"GET\"; pcre:!\"/evil[a-z]/\"; sid:2;)\n",
+            "alert tcp any any -> any any (msg:\"c\"; content:\"GET\"; content:\"id\"; pcre:\"/^=[0-9]/R\"; sid:3;)\n",
+            "alert tcp any any -> any any (msg:\"d\"; content:\"GET\"; pcre:\"/(a)\\1/\"; sid:4;)\n",
+        ));
+        let plan = OffloadPlan::build(&d);
+        let g = plan.group_of(6).unwrap();
+        // Three regexes have DFAs (not the back-reference); GET calls for all three.
+        assert_eq!(plan.pcre_dfas().len(), 3);
+        assert_eq!(plan.pattern_dfas(g, 0), &[0, 1, 2]);
+        assert!(plan.pattern_dfas(g, 9).is_empty());
+        let sids = |a: &[Alert]| {
+            let mut v: Vec<u32> = a.iter().map(|x| d.rule(x.rule).unwrap().sid).collect();
+            v.sort();
+            v
+        };
+        for (payload, want) in [
+            (&b"GET /?id=12x"[..], vec![1, 2, 3]),
+            (b"GET /?id=12 evilx aa", vec![3, 4]),
+            (b"GET /?xd=12 zz", vec![2]),
+        ] {
+            let (p, frame) = packet(6, payload);
+            let input = Input::packet(&p, &frame, None);
+            let mut s = d.scratch();
+            let mut cpu = Vec::new();
+            d.inspect(&mut s, None, &input, &mut cpu);
+            let outcomes: Vec<(u32, bool)> = (0..3)
+                .map(|id| {
+                    (
+                        id,
+                        plan.pcre_dfas()[id as usize].find_end(payload).is_some(),
+                    )
+                })
+                .collect();
+            let mut off = Vec::new();
+            let skipped = plan.inspect_with_pcre(&mut s, None, &input, &[0], &outcomes, &mut off);
+            assert_eq!(sids(&cpu), want);
+            assert_eq!(sids(&off), want);
+            let misses = outcomes.iter().filter(|o| !o.1).count() as u64;
+            // Every DFA miss saved a PCRE2 run, except the relative pcre's (sid 3), which
+            // runs after "id" only.
+            assert!(
+                skipped >= misses.saturating_sub(1) && skipped <= misses,
+                "{skipped}"
+            );
+            // An outcome is taken as given: a false "no match" silences sid 1.
+            if want.contains(&1) {
+                let mut lie = Vec::new();
+                plan.inspect_with_pcre(&mut s, None, &input, &[0], &[(0, false)], &mut lie);
+                assert!(!sids(&lie).contains(&1));
+                // ... but not for a copy of the payload (other bytes address).
+                let copy = frame.clone();
+                let input = Input::packet(&p, &copy, None);
+                let mut again = Vec::new();
+                plan.inspect(&mut s, None, &input, &[0], &mut again);
+                assert_eq!(sids(&again), want);
+            }
+        }
     }
 }

@@ -13,6 +13,7 @@
 
 use crate::bytes::{self, Read};
 use crate::search;
+use crate::state::PcrePre;
 use rules::{ByteOp, IntCmp};
 
 /// Most step entries one buffer evaluation may make (Suricata's default 3000).
@@ -165,10 +166,22 @@ impl Program {
     /// True if the program matches `buf`. `vars` carries `byte_extract`/`byte_math`
     /// values across the rule's buffers.
     pub fn matches(&self, buf: &[u8], vars: &mut [u64; MAX_VARS]) -> bool {
+        self.matches_pre(buf, vars, None)
+    }
+
+    /// [`Program::matches`], taking the outcomes of `pcre` DFAs run over `buf` elsewhere
+    /// where they decide a `pcre` alone (no match over the whole buffer).
+    pub(crate) fn matches_pre(
+        &self,
+        buf: &[u8],
+        vars: &mut [u64; MAX_VARS],
+        pre: Option<&PcrePre>,
+    ) -> bool {
         let mut st = State {
             off: 0,
             calls: 0,
             vars,
+            pre,
         };
         self.run(0, buf, &mut st)
     }
@@ -377,6 +390,16 @@ impl Program {
         if subject.is_empty() {
             return false;
         }
+        // The regex's DFA ran over this very subject and found no match: neither would
+        // PCRE2 (the DFA accepts at least what PCRE2 matches), so this is the no-match
+        // answer below without running it. A match still runs PCRE2 for its position.
+        if base == 0 && st.pre.and_then(|pre| pre.outcome(buf, &p.source)) == Some(false) {
+            if let Some(pre) = st.pre {
+                pre.skipped
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            return p.negated && self.run(i + 1, buf, st);
+        }
         let mut from = 0;
         loop {
             if from > subject.len() {
@@ -413,6 +436,7 @@ struct State<'v> {
     off: usize,
     calls: u32,
     vars: &'v mut [u64; MAX_VARS],
+    pre: Option<&'v PcrePre>,
 }
 
 /// Reads the value of a `byte_*` step; returns it (masked) and the position right after

@@ -211,6 +211,44 @@ pub struct Scratch {
     /// instead of the payload prefilter scan while `pre_active`.
     pub(crate) pre_sigs: Vec<u32>,
     pub(crate) pre_active: bool,
+    /// Outcomes of the packet payload's `pcre` DFAs run elsewhere (`offload`).
+    pub(crate) pcre_pre: PcrePre,
+}
+
+/// Whether each `pcre` DFA run elsewhere matched one payload (Kargus §4.5): a regex whose
+/// DFA found no match in exactly that buffer needs no PCRE2 run there.
+#[derive(Debug, Default)]
+pub(crate) struct PcrePre {
+    pub(crate) active: bool,
+    /// Address and length of the payload the DFAs ran over.
+    pub(crate) addr: usize,
+    pub(crate) len: usize,
+    /// `(address of the pcre's source, matched)`, sorted by address.
+    pub(crate) outcomes: Vec<(usize, bool)>,
+    /// PCRE2 runs saved.
+    pub(crate) skipped: std::sync::atomic::AtomicU64,
+}
+
+impl PcrePre {
+    /// Self while outcomes are set.
+    pub(crate) fn get(&self) -> Option<&PcrePre> {
+        self.active.then_some(self)
+    }
+
+    /// Whether the DFA of the regex `source` matched `buf`; `None` when it did not run
+    /// over exactly `buf` (another buffer, a copy, a regex without a DFA).
+    pub(crate) fn outcome(
+        &self,
+        buf: &[u8],
+        source: &std::sync::Arc<(String, String)>,
+    ) -> Option<bool> {
+        if buf.as_ptr() as usize != self.addr || buf.len() != self.len {
+            return None;
+        }
+        let key = std::sync::Arc::as_ptr(source) as usize;
+        let i = self.outcomes.binary_search_by_key(&key, |e| e.0).ok()?;
+        Some(self.outcomes[i].1)
+    }
 }
 
 /// Counters of one worker's detection.
@@ -251,6 +289,7 @@ impl Scratch {
             stats: ScratchStats::default(),
             pre_sigs: Vec::new(),
             pre_active: false,
+            pcre_pre: PcrePre::default(),
         }
     }
 
