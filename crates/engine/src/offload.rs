@@ -19,16 +19,26 @@
 //! X packets per cycle — Kargus's signal that the CPU alone cannot keep up — and drains
 //! on the GPU. [`GpuPolicy::Always`] offloads every cycle (testing, measurements).
 //!
+//! **Regex DFAs (Kargus §4.5).** In the same cycle, once the batch's matches are back, the
+//! worker sends the same batch again with one regex-DFA job per (payload, DFA) that the
+//! patterns found in the payload call for ([`detect::OffloadPlan::pattern_dfas`]): the
+//! `pcre` options of the candidate signatures whose regex has a DFA. Detection takes each
+//! job's outcome for that payload ([`detect::OffloadPlan::inspect_with_pcre`]): a DFA miss
+//! decides the `pcre` without running PCRE2.
+//!
 //! `--gpu cpu-sim` runs all of this with the `gpu` crate's CPU executor behind the
 //! dispatcher thread instead of a device.
 
+use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
 
 use capture::Frame;
-use detect::{Detector, OffloadPlan};
+use detect::{Alert, Detector, FlowDetect, Input, OffloadPlan, Scratch};
 use gpu::balance::{BalanceConfig, Balancer};
-use gpu::{AcMatch, AcOffload, AcTables, Backend, GpuConfig, Offload, PushError};
+use gpu::{
+    AcMatch, AcOffload, AcTables, Backend, DfaJob, DfaSet, GpuConfig, Offload, PushError, NO_MATCH,
+};
 use wire::{Decoded, Decoder, DecoderConfig, Timestamp};
 
 /// How each cycle's CPU-or-GPU choice is made.
@@ -96,7 +106,14 @@ impl GpuOffload {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("GPU tables: {e}"))?;
         let tables = AcTables::new(&groups).map_err(|e| format!("GPU tables: {e}"))?;
-        let offload = Offload::new(backend, Arc::new(tables), None, settings.device)
+        let dfas = if plan.pcre_dfas().is_empty() {
+            None
+        } else {
+            let set = DfaSet::new(plan.pcre_dfas(), detect::PCRE_DFA_MAX_STATES)
+                .map_err(|e| format!("GPU regex DFAs: {e}"))?;
+            Some(Arc::new(set))
+        };
+        let offload = Offload::new(backend, Arc::new(tables), dfas, settings.device)
             .map_err(|e| e.to_string())?
             .ok_or("no offload backend")?;
         Ok(Some(Arc::new(GpuOffload {
@@ -133,12 +150,39 @@ struct Entry {
     /// Range of its pattern ids in `OffloadStage::patterns`.
     from: u32,
     to: u32,
+    /// Range of its regex-DFA outcomes in `OffloadStage::dfa_out`.
+    dfa_from: u32,
+    dfa_to: u32,
 }
 
 /// The GPU's answer for the payload being inspected, handed to the detection stage.
 pub(crate) struct PreMatched<'a> {
-    pub(crate) plan: &'a OffloadPlan,
+    pub(crate) plan: PlanView<'a>,
     pub(crate) patterns: &'a [u32],
+}
+
+/// The offload plan with the regex-DFA outcomes of the payload being inspected.
+pub(crate) struct PlanView<'a> {
+    plan: &'a OffloadPlan,
+    dfas: &'a [(u32, bool)],
+    skipped: &'a Cell<u64>,
+}
+
+impl PlanView<'_> {
+    /// [`OffloadPlan::inspect_with_pcre`] with this payload's outcomes.
+    pub(crate) fn inspect(
+        &self,
+        scratch: &mut Scratch,
+        flow: Option<&mut FlowDetect>,
+        input: &Input<'_>,
+        patterns: &[u32],
+        alerts: &mut Vec<Alert>,
+    ) {
+        let n = self
+            .plan
+            .inspect_with_pcre(scratch, flow, input, patterns, self.dfas, alerts);
+        self.skipped.set(self.skipped.get() + n);
+    }
 }
 
 /// Per-worker offload state.
@@ -156,6 +200,9 @@ pub(crate) struct OffloadStage {
     entries: Vec<Entry>,
     matches: Vec<AcMatch>,
     patterns: Vec<u32>,
+    jobs: Vec<DfaJob>,
+    ends: Vec<u32>,
+    dfa_out: Vec<(u32, bool)>,
     cursor: usize,
     /// Entry of the packet being processed now.
     current: Option<Entry>,
@@ -175,6 +222,9 @@ struct Counters {
     used: u64,
     stale: u64,
     errors: u64,
+    dfa_jobs: u64,
+    dfa_matches: u64,
+    pcre_skipped: Cell<u64>,
 }
 
 impl OffloadStage {
@@ -191,6 +241,9 @@ impl OffloadStage {
             entries: Vec::new(),
             matches: Vec::new(),
             patterns: Vec::new(),
+            jobs: Vec::new(),
+            ends: Vec::new(),
+            dfa_out: Vec::new(),
             cursor: 0,
             current: None,
             counters: Counters::default(),
@@ -209,6 +262,7 @@ impl OffloadStage {
     ) {
         self.entries.clear();
         self.patterns.clear();
+        self.dfa_out.clear();
         self.cursor = 0;
         self.current = None;
         let cfg = *self.balancer.config();
@@ -262,6 +316,8 @@ impl OffloadStage {
                     len: payload.len(),
                     from: 0,
                     to: 0,
+                    dfa_from: 0,
+                    dfa_to: 0,
                 };
                 let batch = self.batch.as_mut().expect("batch is home between scans");
                 match batch.push(group, payload) {
@@ -308,18 +364,65 @@ impl OffloadStage {
         self.counters.overflowed += stats.overflowed;
         self.counters.matches += self.matches.len() as u64;
         // Matches come sorted by packet index.
+        let first = self.entries.len();
+        let plan = &self.shared.plan;
         let mut m = 0;
+        self.jobs.clear();
         for (i, mut e) in self.pending.drain(..).enumerate() {
             e.from = self.patterns.len() as u32;
+            let jobs_from = self.jobs.len();
             while m < self.matches.len() && self.matches[m].packet as usize == i {
-                self.patterns.push(self.matches[m].pattern);
+                let pat = self.matches[m].pattern;
+                self.patterns.push(pat);
+                for &dfa in plan.pattern_dfas(batch.group(i), pat) {
+                    self.jobs.push(DfaJob {
+                        packet: i as u32,
+                        dfa,
+                    });
+                }
                 m += 1;
             }
+            self.jobs[jobs_from..].sort_unstable_by_key(|j| j.dfa);
+            dedup_tail(&mut self.jobs, jobs_from);
             e.to = self.patterns.len() as u32;
             self.entries.push(e);
         }
+        if !self.jobs.is_empty() {
+            let jobs = std::mem::take(&mut self.jobs);
+            match self.worker.run_dfa(batch, jobs, &mut self.ends) {
+                Ok((b, jobs)) => {
+                    batch = b;
+                    self.jobs = jobs;
+                    self.record_dfa_outcomes(first);
+                }
+                Err(_) => {
+                    // The regexes of these payloads run on the CPU (PCRE2); the pattern
+                    // matches above stand.
+                    self.counters.errors += 1;
+                    let s = self.shared.settings.device;
+                    self.batch = Some(gpu::Batch::new(s.max_packets, s.max_bytes));
+                    return;
+                }
+            }
+        }
         batch.clear();
         self.batch = Some(batch);
+    }
+
+    /// Give the entries from `first` on (one per batch packet) their DFA outcomes.
+    fn record_dfa_outcomes(&mut self, first: usize) {
+        self.counters.dfa_jobs += self.jobs.len() as u64;
+        let mut j = 0;
+        for (i, e) in self.entries[first..].iter_mut().enumerate() {
+            e.dfa_from = self.dfa_out.len() as u32;
+            while j < self.jobs.len() && self.jobs[j].packet as usize == i {
+                let hit = self.ends[j] != NO_MATCH;
+                self.counters.dfa_matches += u64::from(hit);
+                self.dfa_out.push((self.jobs[j].dfa, hit));
+                j += 1;
+            }
+            e.dfa_to = self.dfa_out.len() as u32;
+        }
     }
 
     /// The pipeline is about to process packet `packet` of frame `frame` of the batch.
@@ -352,7 +455,11 @@ impl OffloadStage {
         }
         self.counters.used += 1;
         Some(PreMatched {
-            plan: &self.shared.plan,
+            plan: PlanView {
+                plan: &self.shared.plan,
+                dfas: &self.dfa_out[e.dfa_from as usize..e.dfa_to as usize],
+                skipped: &self.counters.pcre_skipped,
+            },
             patterns: &self.patterns[e.from as usize..e.to as usize],
         })
     }
@@ -373,9 +480,24 @@ impl OffloadStage {
             ("osprey.gpu.inspected", c.used),
             ("osprey.gpu.stale_rules", c.stale),
             ("osprey.gpu.errors", c.errors),
+            ("osprey.gpu.pcre_dfa_jobs", c.dfa_jobs),
+            ("osprey.gpu.pcre_dfa_matches", c.dfa_matches),
+            ("osprey.gpu.pcre_skipped", c.pcre_skipped.get()),
         ]
         .into_iter()
     }
+}
+
+/// Drop repeated jobs (sorted by DFA id) from `jobs[from..]`.
+fn dedup_tail(jobs: &mut Vec<DfaJob>, from: usize) {
+    let mut w = from;
+    for r in from..jobs.len() {
+        if w == from || jobs[w - 1].dfa != jobs[r].dfa {
+            jobs[w] = jobs[r];
+            w += 1;
+        }
+    }
+    jobs.truncate(w);
 }
 
 #[cfg(test)]
@@ -440,6 +562,8 @@ mod tests {
         let det = detector(concat!(
             "alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n",
             "alert udp any any -> any any (msg:\"b\"; content:\"other\"; sid:2;)\n",
+            "alert tcp any any -> any any (msg:\"c\"; content:\"attack\"; pcre:\"/at+ack h/\"; sid:3;)\n",
+            "alert tcp any any -> any any (msg:\"d\"; content:\"attack\"; pcre:\"/nope/\"; sid:4;)\n",
         ));
         let settings = GpuSettings {
             policy: GpuPolicy::Always,
@@ -472,6 +596,10 @@ mod tests {
         stage.enter(0, 0);
         let pm = stage.pre_matched(payload(0)).expect("offloaded");
         assert_eq!(pm.patterns.len(), 1);
+        // "attack" calls for both regex DFAs: the first matched, the second did not.
+        let mut dfas = pm.plan.dfas.to_vec();
+        dfas.sort();
+        assert_eq!(dfas, vec![(0, true), (1, false)]);
         // Another slice with the same bytes (a copy) is not the offloaded payload.
         let copy = payload(0).to_vec();
         assert!(stage.pre_matched(&copy).is_none());
@@ -491,6 +619,8 @@ mod tests {
         assert_eq!(c["osprey.gpu.packets"], 2);
         assert_eq!(c["osprey.gpu.below_threshold"], 1);
         assert_eq!(c["osprey.gpu.cycles_gpu"], 1);
+        assert_eq!(c["osprey.gpu.pcre_dfa_jobs"], 2);
+        assert_eq!(c["osprey.gpu.pcre_dfa_matches"], 1);
         // Rules swapped: the offload is not used.
         let other = detector("alert tcp any any -> any any (msg:\"c\"; content:\"x\"; sid:3;)\n");
         stage.prepare(list(), 3, Some(&other));
