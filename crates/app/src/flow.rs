@@ -136,6 +136,15 @@ impl AppFlow {
         }
     }
 
+    /// Whether an application message of `dir` completed since the last call (HTTP
+    /// requests and responses): raw stream inspection of that direction is due.
+    pub fn take_completed(&mut self, dir: Direction) -> bool {
+        match &mut self.state {
+            AppState::Http(h) => h.take_completed(dir),
+            _ => false,
+        }
+    }
+
     /// In-order (acknowledged) stream bytes of one TCP direction, split anywhere.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         if data.is_empty() {

@@ -382,6 +382,7 @@ impl Pipeline {
         // Memory caps hit by this packet: their policies.
         let mut effect = Effect::Continue;
         let mut bypass = false;
+        let mut raw_trigger = None;
         for (event, c) in [
             (flow::Events::SSN_MEMCAP, Condition::SsnMemcap),
             (flow::Events::REASSEMBLY_MEMCAP, Condition::ReassemblyMemcap),
@@ -441,6 +442,10 @@ impl Pipeline {
                     {
                         appflow.close(&mut self.app);
                     }
+                    let fed = update.app.dir;
+                    if appflow.take_completed(self::app_dir(fed)) {
+                        raw_trigger = Some(fed);
+                    }
                 }
                 self.timer.stop(Stage::App, t);
             }
@@ -464,6 +469,9 @@ impl Pipeline {
         }
         if bypass {
             self.tracker.set_bypassed(slot);
+        }
+        if let Some(dir) = raw_trigger {
+            self.tracker.trigger_raw(slot, dir);
         }
     }
 

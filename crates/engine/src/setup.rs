@@ -250,6 +250,14 @@ fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
     if let Some(depth) = config.get_size("stream.reassembly.depth") {
         engine.flow.reassembly.depth = depth;
     }
+    for (k, key) in ["toserver-chunk-size", "toclient-chunk-size"]
+        .iter()
+        .enumerate()
+    {
+        if let Some(size) = config.get_size(&format!("stream.reassembly.{key}")) {
+            engine.flow.reassembly.raw_chunk[k] = size;
+        }
+    }
     if let Some(memcap) = config.get_size("stream.reassembly.memcap") {
         engine.flow.reassembly_memcap = memcap as usize;
     }

@@ -110,6 +110,10 @@ pub struct ReasmLimits {
     pub max_ahead: u64,
     /// Overlap policy.
     pub policy: OverlapPolicy,
+    /// IDS mode: acknowledged bytes that must wait before raw stream inspection runs
+    /// without a trigger, per direction (to server, to client): Suricata's
+    /// `stream.reassembly.toserver-chunk-size` / `toclient-chunk-size`.
+    pub raw_chunk: [u64; 2],
 }
 
 impl Default for ReasmLimits {
@@ -118,6 +122,7 @@ impl Default for ReasmLimits {
             depth: 1 << 20,
             max_ahead: 16 << 20,
             policy: OverlapPolicy::Bsd,
+            raw_chunk: [2560, 2560],
         }
     }
 }
@@ -149,6 +154,9 @@ pub struct Reassembly {
     scratch: Vec<Range<u64>>,
     /// A segment was offered since the last reset.
     touched: bool,
+    /// Raw inspection is due at the next chance whatever the amount of data (an
+    /// app-layer message of this direction completed: Suricata's raw trigger).
+    pub trigger_raw: bool,
 }
 
 /// Most segments one direction may hold (each keeps its own boundaries, which the

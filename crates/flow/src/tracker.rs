@@ -499,6 +499,15 @@ impl FlowTracker {
         self.table.prefetch(canon.hash());
     }
 
+    /// An app-layer message of direction `dir` of the flow in `slot` ended: raw
+    /// inspection of that stream runs at its next packet whatever the amount of data.
+    pub fn trigger_raw(&mut self, slot: Slot, dir: Dir) {
+        let f = &self.table.entry(slot).value;
+        if f.streams != NO_STREAM {
+            self.streams[f.streams as usize][dir.index()].trigger_raw = true;
+        }
+    }
+
     /// True when the flow of `key` (either direction) is tracked now.
     pub fn has_flow(&self, key: &FlowKey) -> bool {
         let mut key = *key;
@@ -736,10 +745,26 @@ impl FlowTracker {
                                     }
                                 }
                             }
-                            // Raw: this packet's own stream up to what the other side acked.
+                            // Raw: this packet's own stream up to what the other side
+                            // acked, like Suricata once a chunk of it is there, an
+                            // app-layer message of this direction ended, or the client
+                            // started closing the session.
                             if f.tcp.half[di].flags & tcp::H_ACKED != 0 {
                                 if let Some(upto) = pair[di].offset_of(f.tcp.half[di].last_ack) {
-                                    pair[di].take(Consumer::Raw, upto, false, sr);
+                                    let due = upto.saturating_sub(pair[di].progress(Consumer::Raw))
+                                        >= self.cfg.reassembly.raw_chunk[di];
+                                    let closing = matches!(
+                                        f.tcp.state,
+                                        TcpState::FinWait1
+                                            | TcpState::FinWait2
+                                            | TcpState::Closing
+                                            | TcpState::TimeWait
+                                            | TcpState::Closed
+                                    );
+                                    if due || closing || pair[di].trigger_raw {
+                                        pair[di].take(Consumer::Raw, upto, false, sr);
+                                        pair[di].trigger_raw = false;
+                                    }
                                 }
                             }
                             // A one-sided capture of the client (`stream.async-oneside`,

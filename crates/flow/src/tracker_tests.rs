@@ -5,10 +5,17 @@ use crate::tcp::flags::*;
 const C: [u8; 4] = [10, 16, 1, 11];
 const S: [u8; 4] = [82, 165, 177, 154];
 
+/// Raw inspection at every acknowledgement (no chunk threshold): the timing tests below
+/// look at acknowledgement order; `raw_inspection_waits_for_a_chunk_or_a_trigger` at the
+/// threshold.
 fn cfg() -> Config {
     Config {
         max_flows: 1024,
         hash_size: 256,
+        reassembly: ReasmLimits {
+            raw_chunk: [0, 0],
+            ..Default::default()
+        },
         ..Default::default()
     }
 }
@@ -457,4 +464,43 @@ fn fast_open_syn_data_starts_after_the_syn() {
             bytes: b"GET /"
         }]
     );
+}
+
+#[test]
+fn raw_inspection_waits_for_a_chunk_or_a_trigger() {
+    // Suricata's IDS mode (the IRC flow of sv-ether.pcap): acknowledged bytes are
+    // raw-inspected once a chunk (2,560 by default) is there, when an app-layer message
+    // of that direction ended, or once the client closes; else at the flow's end.
+    let mut t = FlowTracker::new(Config {
+        max_flows: 1024,
+        hash_size: 256,
+        ..Default::default()
+    });
+    run(&mut t, &pkt(true, 0, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 0, 1, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 1, 1, ACK, b"", 3));
+    run(&mut t, &pkt(true, 1, 1, ACK | PSH, b"USER x 0 0 :x\r\n", 4));
+    run(&mut t, &pkt(false, 1, 16, ACK, b"", 5));
+    let u = t.packet(&pkt(true, 16, 1, ACK, b"", 6)).expect("tracked");
+    assert_eq!(
+        u.raw.data_len(),
+        0,
+        "15 acknowledged bytes: below the chunk"
+    );
+    // An app-layer message of the direction ended: due at its next packet.
+    let slot = u.slot;
+    t.trigger_raw(slot, Dir::ToServer);
+    let (_, _, raw) = run(&mut t, &pkt(true, 16, 1, ACK, b"", 7));
+    assert_eq!(raw, b"USER x 0 0 :x\r\n");
+    // A whole chunk acknowledged: due without a trigger.
+    let big = vec![b'a'; 2560];
+    run(&mut t, &pkt(true, 16, 1, ACK, &big, 8));
+    run(&mut t, &pkt(false, 1, 16 + 2560, ACK, b"", 9));
+    let (_, _, raw) = run(&mut t, &pkt(true, 2576, 1, ACK, b"", 10));
+    assert_eq!(raw.len(), 2560);
+    // The client's FIN: small data is due at once.
+    run(&mut t, &pkt(true, 2576, 1, ACK | PSH, b"QUIT\r\n", 11));
+    run(&mut t, &pkt(false, 1, 2582, ACK, b"", 12));
+    let (_, _, raw) = run(&mut t, &pkt(true, 2582, 1, FIN | ACK, b"", 13));
+    assert_eq!(raw, b"QUIT\r\n");
 }

@@ -69,7 +69,7 @@ proptest! {
     ) {
         let policies = [flow::OverlapPolicy::First, flow::OverlapPolicy::Last, flow::OverlapPolicy::Bsd,
             flow::OverlapPolicy::Linux, flow::OverlapPolicy::Windows, flow::OverlapPolicy::Solaris];
-        let lim = ReasmLimits { depth: 1 << 16, max_ahead: 1 << 16, policy: policies[policy] };
+        let lim = ReasmLimits { depth: 1 << 16, max_ahead: 1 << 16, policy: policies[policy], ..Default::default() };
         let memcap = 100_000;
         let mut mem = 0;
         let mut r = Reassembly::new(isn);

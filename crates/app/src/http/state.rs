@@ -98,6 +98,8 @@ pub struct HttpState {
     next_res: u64,
     sides: [Side; 2],
     connect_buf: Vec<u8>,
+    /// Messages completed per direction since [`take_completed`](Self::take_completed).
+    completed: [u32; 2],
 }
 
 impl core::fmt::Debug for HttpState {
@@ -138,6 +140,12 @@ impl HttpState {
     pub fn tx(&self, id: u64) -> Option<&HttpTx> {
         let first = self.txs.front()?.id;
         self.txs.get(usize::try_from(id.checked_sub(first)?).ok()?)
+    }
+
+    /// Whether a message of `dir` completed since the last call (libhtp's request and
+    /// response completion callbacks, which trigger Suricata's raw stream inspection).
+    pub fn take_completed(&mut self, dir: Direction) -> bool {
+        std::mem::take(&mut self.completed[dir.index()]) > 0
     }
 
     /// Number of transactions created so far (the next transaction's id).
@@ -697,6 +705,7 @@ impl HttpState {
                 m.body_len += (m.body.len() - before) as u64;
             }
             m.progress = Progress::Complete;
+            self.completed[d] += 1;
             if dir == Direction::ToClient {
                 self.next_res = self.next_res.max(tx.id + 1);
             }

@@ -600,3 +600,17 @@ fn request_line_without_protocol_followed_by_headers_has_headers() {
     assert_eq!(s.tx_count(), 1);
     assert_eq!(buf(&s, 0, HttpBuffer::Host, ToServer), None);
 }
+
+#[test]
+fn completed_messages_are_reported_once_per_direction() {
+    let mut ctx = AppCtx::default();
+    let mut s = HttpState::new();
+    s.parse(&mut ctx, ToServer, b"GET / HTTP/1.1\r\nHost: a\r\n");
+    assert!(!s.take_completed(ToServer), "headers not ended yet");
+    s.parse(&mut ctx, ToServer, b"\r\n");
+    assert!(s.take_completed(ToServer));
+    assert!(!s.take_completed(ToServer), "reported once");
+    assert!(!s.take_completed(ToClient));
+    s.parse(&mut ctx, ToClient, RES);
+    assert!(s.take_completed(ToClient));
+}

@@ -26,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
         depth: 1 << 16,
         max_ahead: 1 << 16,
         policy,
+        ..Default::default()
     };
     let memcap = 64 * 1024;
     let mut mem = 0;
