@@ -366,6 +366,7 @@ impl OffloadStage {
         // Matches come sorted by packet index.
         let first = self.entries.len();
         let plan = &self.shared.plan;
+        let dfas = self.shared.offload.has_dfas();
         let mut m = 0;
         self.jobs.clear();
         for (i, mut e) in self.pending.drain(..).enumerate() {
@@ -374,7 +375,12 @@ impl OffloadStage {
             while m < self.matches.len() && self.matches[m].packet as usize == i {
                 let pat = self.matches[m].pattern;
                 self.patterns.push(pat);
-                for &dfa in plan.pattern_dfas(batch.group(i), pat) {
+                let called = if dfas {
+                    plan.pattern_dfas(batch.group(i), pat)
+                } else {
+                    &[]
+                };
+                for &dfa in called {
                     self.jobs.push(DfaJob {
                         packet: i as u32,
                         dfa,

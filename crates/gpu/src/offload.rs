@@ -127,7 +127,7 @@ impl Offload {
         dfas: Option<Arc<DfaSet>>,
         cfg: GpuConfig,
     ) -> Result<Option<Offload>, OffloadError> {
-        let has_dfas = dfas.as_ref().is_some_and(|d| !d.is_empty());
+        let mut has_dfas = dfas.as_ref().is_some_and(|d| !d.is_empty());
         let dispatcher = match backend {
             Backend::Cpu => return Ok(None),
             Backend::CpuSim => Dispatcher::spawn_cpu(
@@ -146,12 +146,12 @@ impl Offload {
                     },
                 )
                 .map_err(OffloadError)?;
-                let d = match dfas.filter(|d| !d.is_empty()) {
-                    Some(set) => {
-                        Some(GpuDfaMatcher::new(&set, info.ordinal).map_err(OffloadError)?)
-                    }
-                    None => None,
-                };
+                // A DFA kernel that does not set up leaves the regexes to the CPU
+                // (`has_dfas` false); the Aho-Corasick offload still runs.
+                let d = dfas
+                    .filter(|d| !d.is_empty())
+                    .and_then(|set| GpuDfaMatcher::new(&set, info.ordinal).ok());
+                has_dfas = d.is_some();
                 Dispatcher::spawn_with_dfa(m, d).map_err(OffloadError)?
             }
         };
@@ -172,7 +172,8 @@ impl Offload {
         }
     }
 
-    /// True when regex-DFA jobs can be submitted ([`AcOffload::run_dfa`]).
+    /// True when regex-DFA jobs can be submitted ([`AcOffload::run_dfa`]): a non-empty
+    /// DFA set was given and (on a GPU) its kernel set up.
     pub fn has_dfas(&self) -> bool {
         self.has_dfas
     }
