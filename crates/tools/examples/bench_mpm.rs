@@ -1,5 +1,5 @@
 //! Runs [`tools::bench_mpm`] until the `osprey bench mpm` subcommand exists:
-//! `cargo run --release -p tools --example bench_mpm -- --rules FILE... --pcap FILE [--json] [--runs N] [--engines a,b] [--buffer http.uri]`
+//! `cargo run --release -p tools --example bench_mpm -- --rules FILE... --pcap FILE [--json] [--runs N] [--engines a,b] [--sets fast,all] [--buffer http.uri]`
 //! or `... -- --model [--runs N] [--json]` (the §5 performance model), or
 //! `... -- --parallel --rules FILE... --pcap FILE [--runs N] [--json]` (chunked multi-thread scan)
 
@@ -29,6 +29,14 @@ fn main() {
                     .collect()
             }
             "--buffer" => opts.buffer = args.next(),
+            "--sets" => {
+                opts.sets = args
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(String::from)
+                    .collect()
+            }
             "--json" => json = true,
             "--model" => model = true,
             "--parallel" => parallel = true,

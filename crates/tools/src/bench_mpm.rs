@@ -29,6 +29,8 @@ pub struct BenchMpmOptions {
     pub engines: Vec<String>,
     /// Only contents of this buffer (e.g. `http.uri`); `None` takes every buffer.
     pub buffer: Option<String>,
+    /// Pattern sets to run (`fast`, `all`); empty runs both.
+    pub sets: Vec<String>,
 }
 
 impl Default for BenchMpmOptions {
@@ -40,6 +42,7 @@ impl Default for BenchMpmOptions {
             random_len: 1 << 20,
             engines: Vec::new(),
             buffer: None,
+            sets: Vec::new(),
         }
     }
 }
@@ -205,6 +208,9 @@ pub fn bench_mpm(opts: &BenchMpmOptions) -> Result<BenchReport, String> {
         skipped: Vec::new(),
     };
     for (set_name, patterns) in [("fast", &fast), ("all", &all)] {
+        if !opts.sets.is_empty() && !opts.sets.iter().any(|s| s == set_name) {
+            continue;
+        }
         // Build every engine of the set, then interleave their runs so that a change of
         // load on a shared machine hits all of them alike.
         let mut built = Vec::new();
