@@ -47,7 +47,7 @@ pub enum Probe {
 
 /// Methods that start an HTTP request (libhtp's list), matched case-insensitively and
 /// followed by a space or tab, as Suricata's HTTP patterns are.
-const METHODS: &[&[u8]] = &[
+pub(crate) const METHODS: &[&[u8]] = &[
     b"GET",
     b"POST",
     b"HEAD",

@@ -725,44 +725,13 @@ impl HttpState {
     }
 }
 
-/// Request methods libhtp knows (case-sensitive): after a request, a line whose first
-/// word is none of them is more body of that request rather than a new request.
-const METHODS: &[&[u8]] = &[
-    b"GET",
-    b"HEAD",
-    b"POST",
-    b"PUT",
-    b"DELETE",
-    b"CONNECT",
-    b"OPTIONS",
-    b"TRACE",
-    b"PATCH",
-    b"PROPFIND",
-    b"PROPPATCH",
-    b"MKCOL",
-    b"COPY",
-    b"MOVE",
-    b"LOCK",
-    b"UNLOCK",
-    b"VERSION-CONTROL",
-    b"CHECKOUT",
-    b"UNCHECKOUT",
-    b"CHECKIN",
-    b"UPDATE",
-    b"LABEL",
-    b"REPORT",
-    b"MKWORKSPACE",
-    b"MKACTIVITY",
-    b"BASELINE-CONTROL",
-    b"MERGE",
-];
-
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
 }
 
 /// Whether a line after a completed request starts a new one: its first word (after
-/// leading whitespace) is a known method.
+/// leading whitespace) is a method libhtp knows, compared case-sensitively (unlike
+/// protocol detection).
 fn starts_request(line: &[u8]) -> bool {
     let start = line
         .iter()
@@ -770,7 +739,7 @@ fn starts_request(line: &[u8]) -> bool {
         .unwrap_or(line.len());
     let rest = &line[start..];
     let end = rest.iter().position(|&b| is_space(b)).unwrap_or(rest.len());
-    end > 0 && METHODS.contains(&&rest[..end])
+    end > 0 && crate::detect::METHODS.contains(&&rest[..end])
 }
 
 /// Whether a line after a completed response starts a new one: `HTTP`, in any case,
