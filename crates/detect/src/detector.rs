@@ -836,6 +836,7 @@ fn payload_targets(mode: PayloadMode, input: &Input<'_>) -> (bool, bool) {
         PayloadMode::Packet => (false, input.packet_rules),
         PayloadMode::Stream => (true, false),
         PayloadMode::Both => (true, input.packet_rules && !in_stream),
+        PayloadMode::BothAndPacket => (true, input.packet_rules),
     }
 }
 

@@ -153,6 +153,14 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// Whether a content is anchored to the start of the buffer (`offset`, `depth`,
+    /// `startswith`).
+    pub fn has_anchored_content(&self) -> bool {
+        self.steps.iter().any(|s| {
+            matches!(s, Step::Content(c) if c.offset.is_some() || c.depth.is_some() || c.startswith)
+        })
+    }
+
     pub fn new(steps: Vec<Step>) -> Program {
         let relative_next = (0..steps.len())
             .map(|i| steps.get(i + 1).is_some_and(Step::relative))

@@ -135,6 +135,11 @@ pub(crate) enum PayloadMode {
     /// The stream chunk, else the packet payload when the packet is not part of the
     /// stream.
     Both,
+    /// The stream chunk, else the packet payload even when the stream took it: rules
+    /// with a content anchored by `offset`, `depth` or `startswith` (Suricata 7.0.10
+    /// matches those on the packet that carries the bytes, checked on sv-ether's SMB
+    /// flows; without the anchor the same content matches only in the stream).
+    BothAndPacket,
 }
 
 /// The protocol condition of the header.
@@ -569,6 +574,12 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
         PayloadMode::Stream
     } else if no_stream || !tcp_capable {
         PayloadMode::Packet
+    } else if sig
+        .payload
+        .as_ref()
+        .is_some_and(|p| p.has_anchored_content())
+    {
+        PayloadMode::BothAndPacket
     } else {
         PayloadMode::Both
     };

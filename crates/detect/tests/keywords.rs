@@ -429,3 +429,30 @@ fn byte_jump_of_zero_bytes_moves_by_post_offset() {
         b"xabcde"
     ));
 }
+
+#[test]
+fn anchored_content_also_matches_a_packet_the_stream_took() {
+    // Suricata 7.0.10 on sv-ether's SMB flows (ET 2025700, `content:"SMB|A2|"; depth:9;`):
+    // a content anchored by depth/offset/startswith matches the packet carrying the
+    // bytes although its payload went into the stream; the same content without the
+    // anchor waits for the stream.
+    let det = detector(
+        "alert tcp any any -> any any (flow:established,to_server; content:\"SMB|A2|\"; depth:9; sid:1;)\n\
+         alert tcp any any -> any any (flow:established,to_server; content:\"SMB|A2|\"; sid:2;)\n\
+         alert tcp any any -> any any (flow:established,to_server; content:\"|00 00|\"; startswith; content:\"SMB|A2|\"; sid:3;)\n\
+         alert tcp any any -> any any (flow:established,to_server; content:\"SMB|A2|\"; offset:4; sid:4;)",
+    );
+    let p = tcp(b"\x00\x00\x00\xa1\xffSMB\xa2\x00\x00");
+    let fi = Some(detect::FlowInfo {
+        payload_in_stream: true,
+        ..common::flow(true).unwrap()
+    });
+    let mut s = det.scratch();
+    let mut got = sids_with(&det, &mut s, None, &p, fi);
+    got.sort_unstable();
+    assert_eq!(got, [1, 3, 4]);
+    // Outside a stream every rule sees the packet.
+    let mut got = sids_with(&det, &mut s, None, &p, common::flow(true));
+    got.sort_unstable();
+    assert_eq!(got, [1, 2, 3, 4]);
+}
