@@ -52,6 +52,12 @@ pub struct Attack {
     pub client_ports: rules::PortSet,
     /// Alerts on the data packet itself (`dsize`, `tcp-pkt`), not on the stream.
     pub packet_level: bool,
+    /// A payload content anchored by `offset`, `depth` or `startswith`: like Suricata,
+    /// the rule also matches the data packet itself (besides the stream later).
+    pub anchored: bool,
+    /// A threshold lets it alert once per flow here (`limit`, `both`): only the first
+    /// of those alerts is raised.
+    pub once: bool,
     /// Traffic.
     pub payload: Payload,
 }
@@ -143,9 +149,12 @@ pub fn synthesize(lr: &LoadedRule, rng: &mut Rng) -> Result<Attack, String> {
     let mut to_client = false;
     let mut http_proto = false;
     let mut dsize = None;
+    let mut once = false;
+    let mut only_stream = false;
     for o in &r.options {
         match o {
             Opt::Flow(f) => {
+                only_stream |= f.only_stream;
                 if f.not_established || f.only_frag {
                     return Err("flow not_established/only_frag".into());
                 }
@@ -158,8 +167,9 @@ pub fn synthesize(lr: &LoadedRule, rng: &mut Rng) -> Result<Attack, String> {
                 BitsCmd::NoAlert => return Err("flowbits noalert".into()),
             },
             Opt::Threshold(t) => match t.kind {
-                Some(ThresholdType::Limit) => {}
-                Some(ThresholdType::Threshold | ThresholdType::Both) if t.count <= 1 => {}
+                Some(ThresholdType::Limit) => once = true,
+                Some(ThresholdType::Both) if t.count <= 1 => once = true,
+                Some(ThresholdType::Threshold) if t.count <= 1 => {}
                 _ => return Err("threshold needs several events".into()),
             },
             Opt::AppLayerProtocol {
@@ -271,6 +281,7 @@ pub fn synthesize(lr: &LoadedRule, rng: &mut Rng) -> Result<Attack, String> {
         .into_iter()
         .find(|&(s, d)| src_set.contains(addr(true, s)) && dst_set.contains(addr(false, d)))
         .ok_or("addresses outside the generator's home and external networks")?;
+    let packet_level = has_payload && (dsize.is_some() || r.header.protocol == Protocol::TcpPkt);
     let (client_home, server_home) = if src_is_client {
         (src_home, dst_home)
     } else {
@@ -285,7 +296,14 @@ pub fn synthesize(lr: &LoadedRule, rng: &mut Rng) -> Result<Attack, String> {
         server_home,
         server_port,
         client_ports: client_ports.clone(),
-        packet_level: has_payload && (dsize.is_some() || r.header.protocol == Protocol::TcpPkt),
+        packet_level,
+        anchored: has_payload
+            && !packet_level
+            && !only_stream
+            && buffers[0].1.iter().any(|m| {
+                matches!(m, Match::Content(c) if c.offset.is_some() || c.depth.is_some() || c.startswith)
+            }),
+        once,
         payload,
     })
 }

@@ -11,7 +11,9 @@
 //! In IDS mode the engine (like Suricata 7) inspects a direction's data once the other
 //! side has acknowledged it: an application-layer or raw-stream alert lands on the first
 //! packet the data's sender sends after that ACK, and a packet rule (`dsize`, `tcp-pkt`)
-//! on the data packet itself.
+//! on the data packet itself. A payload rule with a content anchored by `offset`,
+//! `depth` or `startswith` alerts on both (Suricata matches it on the packet that carries
+//! the bytes too), the second one suppressed by a `limit`/`both` threshold.
 
 use crate::frame::{self, flags, Endpoint, PcapWriter, TcpSeg};
 use crate::payload;
@@ -192,6 +194,8 @@ struct ConvAttack {
     side: Side,
     src_is_client: bool,
     packet_level: bool,
+    anchored: bool,
+    once: bool,
 }
 
 fn client_ip(n: u64, home: bool) -> Ipv4Addr {
@@ -254,9 +258,10 @@ pub fn generate<W: Write>(cfg: &Config, attacks: &[Attack], out: W) -> io::Resul
         ts += 10;
         w.write(ts, &frame_buf)?;
         if let Some(a) = c.attack {
+            let on_data = ev.data_done == Some(a.side);
             let lands = match c.armed {
                 Some(from_client) => from_client == ev.from_client,
-                None => a.packet_level && ev.data_done == Some(a.side),
+                None => (a.packet_level || a.anchored) && on_data,
             };
             if lands {
                 let (src, dst) = if a.src_is_client {
@@ -272,7 +277,16 @@ pub fn generate<W: Write>(cfg: &Config, attacks: &[Attack], out: W) -> io::Resul
                     dest_port: dst.port,
                     pcap_cnt: cnt,
                 });
-                c.attack = None;
+                // An anchored payload rule matched its data packet; the stream alert
+                // follows after the ACK unless a threshold allows one alert only.
+                if c.armed.is_none() && a.anchored && !a.once {
+                    c.attack = Some(ConvAttack {
+                        anchored: false,
+                        ..a
+                    });
+                } else {
+                    c.attack = None;
+                }
                 c.armed = None;
             } else if !a.packet_level && ev.acked == Some(a.side) {
                 c.armed = Some(a.side == Side::ToServer);
@@ -340,6 +354,8 @@ fn new_conv(n: u64, attack: Option<&Attack>, blob: &[u8], cfg: &Config, mut rng:
             side: a.side,
             src_is_client: a.src_is_client,
             packet_level: a.packet_level,
+            anchored: a.anchored,
+            once: a.once,
         }),
         armed: None,
         rng,
