@@ -13,7 +13,10 @@ use std::path::Path;
 /// returns the alert count and the stats.
 fn run_case(case: &str, extra: &[&str], qa: bool) -> Option<(usize, serde_json::Value)> {
     let dir = shared(&format!("corpus/open/{case}"))?;
-    let out = tempdir(&format!("exc-{case}-{qa}"));
+    // One directory per run: tests running in parallel use the same case.
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = tempdir(&format!("exc-{case}-{qa}-{n}"));
     let p = |f: &str| dir.join(f).to_str().unwrap().to_string();
     let (pcap, rules, yaml) = (p("input.pcap"), p("test.rules"), p("suricata.yaml"));
     let mut args = vec![
