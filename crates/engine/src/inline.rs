@@ -16,15 +16,15 @@ use crate::config::EngineConfig;
 use crate::pipeline::Pipeline;
 use crate::run::{RunError, RunReport};
 use crate::runtime::{
-    finish_report, pin, spawn_periodic_stats, worker_config, RunOptions, WorkerControl,
-    WorkerResult,
+    finish_report, join_workers, pin, spawn_periodic_stats, worker_config, RunOptions,
+    WorkerControl, WorkerResult,
 };
 use crate::verdict::FrameVerdict;
 use crate::{Progress, SetupArgs};
 use capture::{Batch, Bridge, Frame, LiveOptions, Source};
 use detect::Reject;
 use rules::config::Config;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::thread;
 use std::time::Instant;
@@ -142,28 +142,7 @@ pub fn run_bridge(
                     })
             })
             .collect();
-        let mut results = Vec::new();
-        let mut err = None;
-        for h in handles {
-            match h {
-                Ok(h) => match h.join() {
-                    Ok(Ok(r)) => results.push(r),
-                    Ok(Err(e)) => err = Some(e),
-                    Err(_) => {
-                        err = Some(RunError::Output(std::io::Error::other("worker panicked")))
-                    }
-                },
-                Err(e) => err = Some(RunError::Output(e)),
-            }
-        }
-        done.store(true, Ordering::SeqCst);
-        if let Some(t) = stats_thread {
-            t.thread().unpark();
-        }
-        match err {
-            Some(e) => Err(e),
-            None => Ok(results),
-        }
+        join_workers(handles, &done, stats_thread)
     })?;
     let outputs = Arc::try_unwrap(outputs).ok();
     finish_report(results, Progress::default(), outputs, workers, start)
@@ -361,18 +340,10 @@ fn entries(config: &Config) -> Vec<Entry> {
 /// entry, which Suricata also needs, may be left out). Osprey runs one interface or one
 /// inline pair per process: anything more is an error.
 pub fn af_packet_plan(args: &SetupArgs, iface: Option<&str>) -> Result<AfPacketPlan, String> {
-    let mut config = match &args.config {
-        Some(path) => Config::load(path).map_err(|d| d.to_string())?,
-        None => return Err("--af-packet needs a configuration file (-c) with an af-packet: list; or use -i IFACE or --af-packet-ips A:B".into()),
-    };
-    for inc in &args.includes {
-        config.merge_file(inc).map_err(|d| d.to_string())?;
+    if args.config.is_none() {
+        return Err("--af-packet needs a configuration file (-c) with an af-packet: list; or use -i IFACE or --af-packet-ips A:B".into());
     }
-    for kv in &args.sets {
-        config
-            .apply_set(kv)
-            .map_err(|e| format!("--set {kv}: {e}"))?;
-    }
+    let config = crate::setup::load_config(args)?;
     plan_from_entries(&entries(&config), iface)
 }
 

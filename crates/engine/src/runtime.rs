@@ -342,28 +342,7 @@ pub fn run_live(
                     })
             })
             .collect();
-        let mut results = Vec::new();
-        let mut err = None;
-        for h in handles {
-            match h {
-                Ok(h) => match h.join() {
-                    Ok(Ok(r)) => results.push(r),
-                    Ok(Err(e)) => err = Some(e),
-                    Err(_) => {
-                        err = Some(RunError::Output(std::io::Error::other("worker panicked")))
-                    }
-                },
-                Err(e) => err = Some(RunError::Output(e)),
-            }
-        }
-        done.store(true, Ordering::SeqCst);
-        if let Some(t) = stats_thread {
-            t.thread().unpark();
-        }
-        match err {
-            Some(e) => Err(e),
-            None => Ok(results),
-        }
+        join_workers(handles, &done, stats_thread)
     })?;
     let outputs = Arc::try_unwrap(outputs).ok();
     finish_report(results, Progress::default(), outputs, workers, start)
@@ -625,6 +604,35 @@ fn ring_worker(
         times: pipeline.stage_times(),
         capture: CaptureStats::default(),
         error,
+    }
+}
+
+/// Joins live workers (spawned or not) and collects their reports; then stops the
+/// periodic stats thread. The last error wins; a panicked worker is an error.
+pub(crate) fn join_workers<R>(
+    handles: Vec<std::io::Result<thread::ScopedJoinHandle<'_, Result<R, RunError>>>>,
+    done: &AtomicBool,
+    stats_thread: Option<thread::ScopedJoinHandle<'_, ()>>,
+) -> Result<Vec<R>, RunError> {
+    let mut results = Vec::new();
+    let mut err = None;
+    for h in handles {
+        match h {
+            Ok(h) => match h.join() {
+                Ok(Ok(r)) => results.push(r),
+                Ok(Err(e)) => err = Some(e),
+                Err(_) => err = Some(RunError::Output(std::io::Error::other("worker panicked"))),
+            },
+            Err(e) => err = Some(RunError::Output(e)),
+        }
+    }
+    done.store(true, Ordering::SeqCst);
+    if let Some(t) = stats_thread {
+        t.thread().unpark();
+    }
+    match err {
+        Some(e) => Err(e),
+        None => Ok(results),
     }
 }
 

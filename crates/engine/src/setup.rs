@@ -63,18 +63,7 @@ pub struct Setup {
 pub fn setup(args: &SetupArgs) -> Result<Setup, String> {
     let start = std::time::Instant::now();
     let mut notices = Vec::new();
-    let mut config = match &args.config {
-        Some(path) => Config::load(path).map_err(|d| d.to_string())?,
-        None => Config::parse("", None).map_err(|d| d.to_string())?,
-    };
-    for inc in &args.includes {
-        config.merge_file(inc).map_err(|d| d.to_string())?;
-    }
-    for kv in &args.sets {
-        config
-            .apply_set(kv)
-            .map_err(|e| format!("--set {kv}: {e}"))?;
-    }
+    let config = load_config(args)?;
 
     let mut engine = EngineConfig {
         checksum: args.checksum,
@@ -196,6 +185,24 @@ pub fn setup(args: &SetupArgs) -> Result<Setup, String> {
         rules_unsupported: st.rules_unsupported,
         load_time: start.elapsed(),
     })
+}
+
+/// The configuration the arguments name: `-c` (or the defaults), `--include` files
+/// merged in order, then the `--set` overrides.
+pub(crate) fn load_config(args: &SetupArgs) -> Result<Config, String> {
+    let mut config = match &args.config {
+        Some(path) => Config::load(path).map_err(|d| d.to_string())?,
+        None => Config::parse("", None).map_err(|d| d.to_string())?,
+    };
+    for inc in &args.includes {
+        config.merge_file(inc).map_err(|d| d.to_string())?;
+    }
+    for kv in &args.sets {
+        config
+            .apply_set(kv)
+            .map_err(|e| format!("--set {kv}: {e}"))?;
+    }
+    Ok(config)
 }
 
 /// `-S` alone, else the configuration's rule files plus `-s`.
