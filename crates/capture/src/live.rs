@@ -216,6 +216,17 @@ fn interface_link(iface: &str) -> LinkType {
         .map_or(LinkType::ETHERNET, link_for_arphrd)
 }
 
+/// The fields of a TPACKET_V2/V3 frame header that [`LiveSource`] keeps.
+#[derive(Clone, Copy)]
+struct RingHdr {
+    len: u32,
+    sec: u32,
+    nsec: u32,
+    status: u32,
+    tpid: u16,
+    tci: u16,
+}
+
 impl LiveSource {
     /// Opens `iface` with the given options.
     pub fn open(iface: &str, opts: &LiveOptions) -> Result<LiveSource, CaptureError> {
@@ -472,20 +483,15 @@ impl LiveSource {
         }
         // SAFETY: `start..start + snap` lies inside the block (checked above).
         let data = unsafe { std::slice::from_raw_parts(block.add(start), snap) };
-        self.index += 1;
-        let mut meta = Meta {
-            wire_len: h.tp_len,
-            ts: Timestamp::new(i64::from(h.tp_sec), h.tp_nsec),
-            link: self.link,
-            interface: self.interface,
-            index: self.index,
+        let hdr = RingHdr {
+            len: h.tp_len,
+            sec: h.tp_sec,
+            nsec: h.tp_nsec,
+            status: h.tp_status,
+            tpid: h.hv1.tp_vlan_tpid,
+            tci: h.hv1.tp_vlan_tci as u16,
         };
-        let vlan = (h.tp_status & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
-            let tpid =
-                (h.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0).then_some(h.hv1.tp_vlan_tpid);
-            (tpid, h.hv1.tp_vlan_tci as u16)
-        });
-        self.push(batch, data, &mut meta, vlan);
+        self.push(batch, data, hdr);
         pos.left -= 1;
         if pos.left > 0 {
             if h.tp_next_offset == 0 {
@@ -497,15 +503,22 @@ impl LiveSource {
         }
     }
 
-    /// Copies `data` into `batch`; a VLAN tag the kernel stripped into the ring header
-    /// (`vlan`: TPID when valid, TCI) goes back in, so the frame is what was on the wire.
-    fn push(
-        &mut self,
-        batch: &mut Batch,
-        data: &[u8],
-        meta: &mut Meta,
-        vlan: Option<(Option<u16>, u16)>,
-    ) {
+    /// Copies `data` into `batch` with the ring header's metadata; a VLAN tag the kernel
+    /// stripped into the header goes back in, so the frame is what was on the wire.
+    fn push(&mut self, batch: &mut Batch, data: &[u8], hdr: RingHdr) {
+        self.index += 1;
+        let mut meta = Meta {
+            wire_len: hdr.len,
+            ts: Timestamp::new(i64::from(hdr.sec), hdr.nsec),
+            link: self.link,
+            interface: self.interface,
+            index: self.index,
+        };
+        let vlan = (hdr.status & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
+            let tpid = (hdr.status & libc::TP_STATUS_VLAN_TPID_VALID != 0).then_some(hdr.tpid);
+            (tpid, hdr.tci)
+        });
+        let meta = &mut meta;
         match vlan {
             Some((tpid, tci)) if self.link == LinkType::ETHERNET && data.len() >= 12 => {
                 let mut tag = [0u8; 4];
@@ -537,20 +550,15 @@ impl LiveSource {
         }
         // SAFETY: `start..start + snap` lies inside the slot (checked above).
         let data = unsafe { std::slice::from_raw_parts(base.add(start), snap) };
-        self.index += 1;
-        let mut meta = Meta {
-            wire_len: h.tp_len,
-            ts: Timestamp::new(i64::from(h.tp_sec), h.tp_nsec),
-            link: self.link,
-            interface: self.interface,
-            index: self.index,
+        let hdr = RingHdr {
+            len: h.tp_len,
+            sec: h.tp_sec,
+            nsec: h.tp_nsec,
+            status: h.tp_status,
+            tpid: h.tp_vlan_tpid,
+            tci: h.tp_vlan_tci,
         };
-        let vlan = (h.tp_status & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
-            let tpid =
-                (h.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0).then_some(h.tp_vlan_tpid);
-            (tpid, h.tp_vlan_tci)
-        });
-        self.push(batch, data, &mut meta, vlan);
+        self.push(batch, data, hdr);
     }
 
     /// Reads the kernel counters (which resets them) into the running totals.
