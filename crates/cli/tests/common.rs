@@ -47,3 +47,39 @@ pub fn stats(dir: &std::path::Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("stats.json")).expect("stats.json written");
     serde_json::from_str(&text).expect("stats.json is JSON")
 }
+
+/// A test that needs root and network namespaces cannot run: fails under
+/// `OSPREY_REQUIRE_NETNS=1` (CI, where it can), else prints why and lets it pass.
+pub fn skip_netns(test: &str, reason: &str) {
+    if std::env::var("OSPREY_REQUIRE_NETNS").as_deref() == Ok("1") {
+        panic!("{test} cannot run: {reason} (OSPREY_REQUIRE_NETNS=1)");
+    }
+    eprintln!("skipped: {reason}");
+}
+
+/// Whether `cmd arg` can be started (the tool is installed).
+pub fn runs(cmd: &str, arg: &str) -> bool {
+    Command::new(cmd)
+        .arg(arg)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok()
+}
+
+/// Runs `args[0] args[1..]`; its stderr is the error when it fails.
+pub fn sh(args: &[&str]) -> Result<(), String> {
+    let out = Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| format!("{}: {e}", args.join(" ")))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}

@@ -17,6 +17,8 @@
 
 mod common;
 
+use common::{runs, sh};
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
@@ -44,35 +46,7 @@ alert tcp any any -> any 8000 (msg:\"inline test: benign\"; flow:to_server; cont
 ";
 
 fn skip(reason: &str) {
-    if std::env::var("OSPREY_REQUIRE_NETNS").as_deref() == Ok("1") {
-        panic!("inline IPS test cannot run: {reason} (OSPREY_REQUIRE_NETNS=1)");
-    }
-    eprintln!("skipped: {reason}");
-}
-
-fn runs(cmd: &str, arg: &str) -> bool {
-    Command::new(cmd)
-        .arg(arg)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
-}
-
-fn sh(args: &[&str]) -> Result<(), String> {
-    let out = Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .map_err(|e| format!("{}: {e}", args.join(" ")))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
+    common::skip_netns("inline IPS test", reason);
 }
 
 /// Client, bridge and server namespaces and the two veth pairs; removed on drop.

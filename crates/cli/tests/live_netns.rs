@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::{runs, sh};
+
 use common::shared;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -30,35 +32,7 @@ const CASES: &[&str] = &[
 type Key = (u64, String, u64, String, u64, String);
 
 fn skip(reason: &str) {
-    if std::env::var("OSPREY_REQUIRE_NETNS").as_deref() == Ok("1") {
-        panic!("live capture test cannot run: {reason} (OSPREY_REQUIRE_NETNS=1)");
-    }
-    eprintln!("skipped: {reason}");
-}
-
-fn runs(cmd: &str, arg: &str) -> bool {
-    Command::new(cmd)
-        .arg(arg)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
-}
-
-fn sh(args: &[&str]) -> Result<(), String> {
-    let out = Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .map_err(|e| format!("{}: {e}", args.join(" ")))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
+    common::skip_netns("live capture test", reason);
 }
 
 /// Two namespaces and the veth pair between them; removed on drop.
