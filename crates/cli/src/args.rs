@@ -62,8 +62,9 @@ pub struct RunArgs {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
 
-    /// Suricata's run mode (`single`, `autofp`, `workers`); accepted for compatibility:
-    /// Osprey always runs its own pipeline.
+    /// Suricata's run mode (`single`, `autofp`, `workers`): `single` means one worker
+    /// unless `--threads` says otherwise; the others are accepted for compatibility
+    /// (Osprey always runs its own pipeline).
     #[arg(long = "runmode", value_name = "MODE")]
     pub runmode: Option<String>,
 

@@ -126,7 +126,11 @@ pub fn execute(
     };
     let yaml_threads = live.as_ref().and_then(Live::plan).and_then(|p| p.threads);
     let opts = RunOptions {
-        threads: args.threads.or(yaml_threads).unwrap_or(0),
+        threads: args
+            .threads
+            .or(yaml_threads)
+            .or(single_runmode(args.runmode.as_deref()))
+            .unwrap_or(0),
         pin_cores: true,
         control,
         periodic_stats,
@@ -378,9 +382,23 @@ pub fn bpf_filter(
     capture::parse_bpf_program(&text).map(Some)
 }
 
+/// Suricata's `--runmode single` runs one packet thread: without `--threads`, Osprey
+/// then runs one worker (the corpus and the benchmarks compare with that mode, and
+/// results must not depend on how many cores the machine has).
+fn single_runmode(runmode: Option<&str>) -> Option<usize> {
+    (runmode == Some("single")).then_some(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runmode_single_is_one_worker() {
+        assert_eq!(single_runmode(Some("single")), Some(1));
+        assert_eq!(single_runmode(Some("autofp")), None);
+        assert_eq!(single_runmode(None), None);
+    }
 
     #[test]
     fn unknown_and_plain_commands() {
