@@ -45,6 +45,12 @@ pub enum Counter {
     TlsMalformed,
     /// TLS handshake messages larger than `tls_handshake_limit`.
     TlsHandshakeLimit,
+    /// HTTP flows whose parser failed (Suricata's `app_layer.error.http.parser`).
+    ErrorHttp,
+    /// TLS flows whose parser failed.
+    ErrorTls,
+    /// DNS-over-TCP flows whose parser failed.
+    ErrorDnsTcp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -68,11 +74,14 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.dns.malformed",
     "osprey.app.tls.malformed",
     "osprey.app.tls.handshake_limit",
+    "app_layer.error.http.parser",
+    "app_layer.error.tls.parser",
+    "app_layer.error.dns_tcp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 20;
+    pub const COUNT: usize = 23;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

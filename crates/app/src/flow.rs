@@ -70,6 +70,9 @@ pub struct AppFlow {
     held: Vec<(Direction, Vec<u8>)>,
     held_len: usize,
     state: AppState,
+    /// The parser failed: nothing more is parsed; `reported` once the engine knows.
+    error: bool,
+    error_reported: bool,
 }
 
 impl AppFlow {
@@ -83,6 +86,8 @@ impl AppFlow {
             held: Vec::new(),
             held_len: 0,
             state: AppState::None,
+            error: false,
+            error_reported: false,
         }
     }
 
@@ -145,9 +150,20 @@ impl AppFlow {
         }
     }
 
+    /// Whether the parser failed since the last call, where Suricata's parser returns
+    /// an error (`APP_LAYER_ERROR`: a TLS record or handshake message that does not
+    /// parse, a DNS-over-TCP message that does not parse, an HTTP line over the field
+    /// limit). The flow's app layer stops for good, and the engine applies
+    /// `app-layer.error-policy` to the packet that fed the failing bytes. True once.
+    pub fn take_error(&mut self) -> bool {
+        let new = self.error && !self.error_reported;
+        self.error_reported = self.error;
+        new
+    }
+
     /// In-order (acknowledged) stream bytes of one TCP direction, split anywhere.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
-        if data.is_empty() {
+        if data.is_empty() || self.error {
             return;
         }
         match self.proto {
@@ -207,12 +223,24 @@ impl AppFlow {
     }
 
     fn feed(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
-        match &mut self.state {
-            AppState::Http(h) => h.parse(ctx, dir, data),
-            AppState::Dns(d) => d.parse(ctx, dir, data),
-            AppState::Tls(t) => t.parse(ctx, dir, data),
-            AppState::None => {}
+        if self.error {
+            return;
         }
+        self.error = match &mut self.state {
+            AppState::Http(h) => {
+                h.parse(ctx, dir, data);
+                h.errored()
+            }
+            AppState::Dns(d) => {
+                d.parse(ctx, dir, data);
+                d.errored()
+            }
+            AppState::Tls(t) => {
+                t.parse(ctx, dir, data);
+                t.errored()
+            }
+            AppState::None => false,
+        };
     }
 
     fn set_proto(&mut self, ctx: &mut AppCtx, p: AppProto) {
@@ -323,6 +351,30 @@ mod tests {
         );
         assert!(tx.is_complete());
         assert_eq!(ctx.counters.get(Counter::FlowHttp), 1);
+    }
+
+    #[test]
+    fn parser_error_is_reported_once_and_stops_the_flow() {
+        let mut ctx = AppCtx::default();
+        ctx.config.field_limit = 64;
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 80);
+        f.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"GET / HTTP/1.1\r\nHost: h\r\n\r\n",
+        );
+        assert!(!f.take_error());
+        f.parse(&mut ctx, Direction::ToServer, &[b'A'; 100]);
+        assert!(f.take_error(), "a line over the field limit");
+        assert!(!f.take_error(), "reported once");
+        // Nothing more is parsed, either direction.
+        f.parse(&mut ctx, Direction::ToClient, b"HTTP/1.1 200 OK\r\n\r\n");
+        let tx = f.http().unwrap().tx(0).unwrap();
+        assert_eq!(
+            tx.progress(Direction::ToClient),
+            crate::http::Progress::None
+        );
+        assert_eq!(ctx.counters.get(Counter::ErrorHttp), 1);
     }
 
     #[test]

@@ -68,6 +68,46 @@ fn applayer_error_pass_packet_skips_detection_of_the_packet() {
 }
 
 #[test]
+fn real_parser_errors_apply_the_applayer_error_policy() {
+    // sv-ether's HTTP and TLS flows whose parser fails (1 + 2, see
+    // eve_app_sv_ether.md): in IPS mode, drop-flow drops each such flow from the
+    // packet that fed the failing bytes on, and the rest of the run goes on.
+    let Some(pcap) = shared("pcaps/sv-ether.pcap") else {
+        return;
+    };
+    let out = tempdir("exc-sv-ether-applayer");
+    let r = osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        "none",
+        "--runmode",
+        "single",
+        "--simulate-ips",
+        "--set",
+        "app-layer.error-policy=drop-flow",
+        "-l",
+        out.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let s = stats(&out);
+    let e = &s["app_layer"]["error"];
+    let parser_errors: u64 = ["http", "tls", "dns_tcp"]
+        .iter()
+        .map(|p| e[p]["parser"].as_u64().unwrap())
+        .sum();
+    assert!(parser_errors >= 2, "{e}");
+    assert_eq!(e["exception_policy"]["drop_flow"], parser_errors);
+    let dropped = s["ips"]["drop_reason"]["applayer_error"].as_u64().unwrap();
+    assert_eq!(
+        dropped, parser_errors,
+        "one packet each: the one that failed"
+    );
+    assert!(s["ips"]["drop_reason"]["flow_drop"].as_u64().unwrap() > 0);
+}
+
+#[test]
 fn defrag_memcap_drops_the_fragment() {
     let extra = [
         "--simulate-packet-defrag-memcap=1",

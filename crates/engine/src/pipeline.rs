@@ -361,6 +361,11 @@ impl Pipeline {
             return;
         };
         if update.flow.bypassed {
+            if update.flow.dropped {
+                let first = update.events.has(flow::Events::MIDSTREAM_POLICY);
+                let reject = self.tracker.config().midstream_policy_name == "reject";
+                self.ips.midstream_drop(first, reject);
+            }
             return;
         }
         let slot = update.slot;
@@ -413,19 +418,10 @@ impl Pipeline {
                 Direction::ToServer => self.simulate.applayer_error_ts,
                 Direction::ToClient => self.simulate.applayer_error_tc,
             };
+            let mut parser_error = false;
             if ext.app.is_some() && len > 0 && error_at.is_some_and(|at| fed + len > at) {
-                // A parser error (forced): the app layer of the flow stops, and
-                // `app-layer.error-policy` acts on the packet and flow.
-                ext.app_error = true;
-                let (e, b) = apply_exception(
-                    &self.exceptions,
-                    &mut self.exception_stats,
-                    &mut self.ips,
-                    Condition::AppLayerError,
-                    Some(&mut *ext),
-                );
-                effect = effect.max(e);
-                bypass |= b;
+                // A parser error, forced.
+                parser_error = true;
             } else if let Some(appflow) = ext.app.as_mut() {
                 let t = self.timer.start();
                 if p.proto == 17 {
@@ -447,7 +443,22 @@ impl Pipeline {
                         raw_trigger = Some(fed);
                     }
                 }
+                parser_error = appflow.take_error();
                 self.timer.stop(Stage::App, t);
+            }
+            if parser_error {
+                // The app layer of the flow stops, and `app-layer.error-policy` acts
+                // on the packet and flow.
+                ext.app_error = true;
+                let (e, b) = apply_exception(
+                    &self.exceptions,
+                    &mut self.exception_stats,
+                    &mut self.ips,
+                    Condition::AppLayerError,
+                    Some(&mut *ext),
+                );
+                effect = effect.max(e);
+                bypass |= b;
             }
         }
         if p.proto == 6 && update.flow.tcp.state == flow::TcpState::Closed {

@@ -29,6 +29,8 @@ pub(crate) enum DropReason {
     FlowDrop,
     /// An exception policy dropped it (memory cap or app-layer error).
     Exception(crate::exception::Condition),
+    /// `stream.midstream-policy` dropped the flow at this packet.
+    Midstream,
 }
 
 /// Per-worker IPS state: whether verdicts apply, and the counters.
@@ -43,6 +45,7 @@ pub(crate) struct Ips {
     reason_flow_drop: u64,
     /// Drops by exception policy, per condition.
     reason_exception: [u64; 5],
+    reason_midstream: u64,
     /// The verdict of the frame being processed.
     frame: FrameVerdict,
     /// The frame's own packet being processed (not tunnelled, not a fragment).
@@ -112,6 +115,22 @@ impl Ips {
 
     /// An exception policy dropped the packet (`reject`: and rejected it).
     pub(crate) fn exception_drop(&mut self, c: crate::exception::Condition, reject: bool) {
+        self.policy_drop(DropReason::Exception(c), reject);
+    }
+
+    /// A packet of a flow that `stream.midstream-policy` dropped (inline drop-flow or
+    /// reject): `first` is the packet the policy was applied to (counted under
+    /// `ips.drop_reason.stream_midstream`, answered with a reset under `reject`); the
+    /// later ones count as packets of a dropped flow.
+    pub(crate) fn midstream_drop(&mut self, first: bool, reject: bool) {
+        match first {
+            true => self.policy_drop(DropReason::Midstream, reject),
+            false if self.enabled => self.drop(DropReason::FlowDrop),
+            false => {}
+        }
+    }
+
+    fn policy_drop(&mut self, reason: DropReason, reject: bool) {
         if !self.enabled {
             return;
         }
@@ -122,7 +141,7 @@ impl Ips {
                 self.frame.reject = self.current.map(|p| (Reject::Src, p));
             }
         }
-        self.drop(DropReason::Exception(c));
+        self.drop(reason);
     }
 
     fn drop(&mut self, reason: DropReason) {
@@ -132,6 +151,7 @@ impl Ips {
             DropReason::Rules => self.reason_rules += 1,
             DropReason::FlowDrop => self.reason_flow_drop += 1,
             DropReason::Exception(c) => self.reason_exception[c as usize] += 1,
+            DropReason::Midstream => self.reason_midstream += 1,
         }
     }
 
@@ -147,6 +167,7 @@ impl Ips {
             ("ips.replaced", 0),
             ("ips.drop_reason.rules", self.reason_rules),
             ("ips.drop_reason.flow_drop", self.reason_flow_drop),
+            ("ips.drop_reason.stream_midstream", self.reason_midstream),
         ]
         .into_iter()
         .chain(

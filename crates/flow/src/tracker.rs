@@ -168,6 +168,9 @@ pub struct Flow {
     pub state: FlowState,
     /// The flow is bypassed (exception policy): no app layer, no detection.
     pub bypassed: bool,
+    /// The bypass is a drop (`stream.midstream-policy` drop-flow/reject inline): the
+    /// flow's packets are also not forwarded.
+    pub dropped: bool,
     /// The client is the canonical key's *destination* (set from the first packet).
     client_is_dst: bool,
     /// Timeout class index: 0 TCP, 1 UDP, 2 ICMP, 3 other.
@@ -228,6 +231,9 @@ impl Events {
     pub const REASSEMBLY_MEMCAP: u16 = 1024;
     /// No session could be created: session memory cap (`stream.memcap`).
     pub const SSN_MEMCAP: u16 = 2048;
+    /// `stream.midstream-policy` was applied to this packet (the flow's first packet
+    /// that is not a SYN): the flow is bypassed, or dropped when [`Flow::dropped`].
+    pub const MIDSTREAM_POLICY: u16 = 4096;
 
     /// True when bit `b` is set.
     pub fn has(self, b: u16) -> bool {
@@ -634,10 +640,13 @@ impl FlowTracker {
                 let no_session = f.tcp.state == TcpState::None && !self.cfg.tcp.midstream;
                 let picked_up = st.created && f.tcp.midstream;
                 if first_not_syn
+                    && !f.bypassed
                     && ((no_session && (self.cfg.midstream_bypass || self.cfg.midstream_drop))
                         || (picked_up && self.cfg.midstream_bypass))
                 {
                     f.bypassed = true;
+                    f.dropped = no_session && self.cfg.midstream_drop;
+                    events |= Events::MIDSTREAM_POLICY;
                     self.stats.midstream_exception += 1;
                 }
                 if st.created {
@@ -978,6 +987,11 @@ impl FlowTracker {
     /// Packets the midstream policy was applied to.
     pub fn midstream_exceptions(&self) -> u64 {
         self.stats.midstream_exception
+    }
+
+    /// The configuration the tracker runs with.
+    pub fn config(&self) -> &Config {
+        &self.cfg
     }
 }
 

@@ -208,7 +208,8 @@ fn midstream_policy_bypass_marks_flows_without_syn() {
     });
     run(&mut t, &pkt(true, 1, 1, ACK | PSH, b"MATCH?", 1));
     let info = pkt(true, 7, 1, ACK, b"", 2);
-    assert!(t.packet(&info).unwrap().flow.bypassed);
+    let u = t.packet(&info).unwrap();
+    assert!(u.flow.bypassed && !u.flow.dropped);
     // A handshake is not bypassed.
     let mut t = FlowTracker::new(Config {
         midstream_bypass: true,
@@ -249,18 +250,19 @@ fn midstream_policy_applies_to_picked_up_sessions_and_inline_drop() {
             .flow
             .bypassed
     );
-    // Pick-up off, drop policy: the flow is stopped.
+    // Pick-up off, drop policy: the flow is stopped, and marked dropped (inline, its
+    // packets are not forwarded); the policy applies once, on the first packet.
     let mut t = FlowTracker::new(Config {
         midstream_drop: true,
         midstream_policy_name: "drop_flow",
         ..cfg()
     });
-    assert!(
-        t.packet(&pkt(true, 1, 1, ACK | PSH, b"x", 1))
-            .unwrap()
-            .flow
-            .bypassed
-    );
+    let u = t.packet(&pkt(true, 1, 1, ACK | PSH, b"x", 1)).unwrap();
+    assert!(u.flow.bypassed && u.flow.dropped);
+    assert!(u.events.has(Events::MIDSTREAM_POLICY));
+    let u = t.packet(&pkt(false, 1, 2, ACK, b"", 2)).unwrap();
+    assert!(u.flow.bypassed && u.flow.dropped);
+    assert!(!u.events.has(Events::MIDSTREAM_POLICY));
     assert_eq!(counter(&t, "tcp.midstream_exception_policy.drop_flow"), 1);
 }
 

@@ -61,6 +61,8 @@ pub struct DnsState {
     txs: VecDeque<DnsTx>,
     next_id: u64,
     tcp: [TcpSide; 2],
+    /// A DNS-over-TCP message did not parse: Suricata's parser returns an error there.
+    error: bool,
 }
 
 impl DnsState {
@@ -71,12 +73,20 @@ impl DnsState {
             txs: VecDeque::new(),
             next_id: 0,
             tcp: Default::default(),
+            error: false,
         }
     }
 
     /// The live transactions, oldest first.
     pub fn txs(&self) -> impl Iterator<Item = &DnsTx> {
         self.txs.iter()
+    }
+
+    /// Whether a DNS-over-TCP message did not parse (or travelled the wrong way), where
+    /// Suricata's parser returns an error, which ends the flow's app layer. A bad UDP
+    /// datagram is only counted: Suricata's UDP parser carries on with the next one.
+    pub fn errored(&self) -> bool {
+        self.error
     }
 
     /// Number of transactions created so far.
@@ -93,13 +103,13 @@ impl DnsState {
 
     /// One message (a UDP payload, or a TCP message without its length prefix).
     /// Requests must travel to the server and responses to the client, as Suricata
-    /// requires; other messages are counted malformed.
-    pub fn message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8]) {
+    /// requires; other messages are counted malformed (`false`).
+    pub fn message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8]) -> bool {
         let msg = match parse_message(m) {
             Ok(msg) if msg.header.is_response() == (dir == Direction::ToClient) => msg,
             _ => {
                 ctx.counters.incr(Counter::DnsMalformed);
-                return;
+                return false;
             }
         };
         let id = self.next_id;
@@ -117,6 +127,23 @@ impl DnsState {
             self.txs.pop_front();
             ctx.counters.incr(Counter::TxLimit);
         }
+        true
+    }
+
+    /// One length-delimited message of DNS over TCP: one that does not parse is a
+    /// parser error, and that direction stops.
+    fn tcp_message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8]) -> bool {
+        if self.message(ctx, dir, m) {
+            return true;
+        }
+        if !self.error {
+            ctx.counters.incr(Counter::ErrorDnsTcp);
+            self.error = true;
+        }
+        let side = &mut self.tcp[dir.index()];
+        side.buf = Vec::new();
+        side.lost = true;
+        false
     }
 
     /// Stream bytes of DNS over TCP: 2-byte big-endian length, then the message.
@@ -133,7 +160,9 @@ impl DnsState {
                 if input.len() < 2 + len {
                     break;
                 }
-                self.message(ctx, dir, &input[2..2 + len]);
+                if !self.tcp_message(ctx, dir, &input[2..2 + len]) {
+                    return;
+                }
                 input = &input[2 + len..];
             }
         }
@@ -150,7 +179,9 @@ impl DnsState {
             if buf.len() - off < 2 + len {
                 break;
             }
-            self.message(ctx, dir, &buf[off + 2..off + 2 + len]);
+            if !self.tcp_message(ctx, dir, &buf[off + 2..off + 2 + len]) {
+                return;
+            }
             off += 2 + len;
         }
         buf.drain(..off);
@@ -212,6 +243,25 @@ mod tests {
         assert!(txs[1].is_response());
         assert_eq!(ctx.counters.get(Counter::TxDnsUdp), 2);
         assert_eq!(ctx.counters.get(Counter::DnsMalformed), 2);
+        // Suricata's UDP parser carries on after a bad datagram: no parser error.
+        assert!(!s.errored());
+        assert_eq!(ctx.counters.get(Counter::ErrorDnsTcp), 0);
+    }
+
+    #[test]
+    fn tcp_malformed_message_is_a_parser_error() {
+        let mut stream = tcp_stream(&[query(1, "one.test", 1)]);
+        stream.extend_from_slice(&tcp_stream(&[b"junk".to_vec(), query(2, "two.test", 1)]));
+        for split in [1, 3, stream.len()] {
+            let mut ctx = AppCtx::default();
+            let mut s = DnsState::new(Transport::Tcp);
+            for c in stream.chunks(split) {
+                s.parse(&mut ctx, Direction::ToServer, c);
+            }
+            assert!(s.errored(), "split {split}");
+            assert_eq!(s.tx_count(), 1, "the direction stops at the bad message");
+            assert_eq!(ctx.counters.get(Counter::ErrorDnsTcp), 1);
+        }
     }
 
     #[test]

@@ -100,6 +100,8 @@ pub struct HttpState {
     connect_buf: Vec<u8>,
     /// Messages completed per direction since [`take_completed`](Self::take_completed).
     completed: [u32; 2],
+    /// A line went over the field limit: libhtp's `HTP_ERROR`, a parser error.
+    error: bool,
 }
 
 impl core::fmt::Debug for HttpState {
@@ -151,6 +153,12 @@ impl HttpState {
     /// Number of transactions created so far (the next transaction's id).
     pub fn tx_count(&self) -> u64 {
         self.next_id
+    }
+
+    /// Whether the parser failed where libhtp returns an error (a line over the
+    /// field limit, its "buffer over the limit"), which ends the flow's app layer.
+    pub fn errored(&self) -> bool {
+        self.error
     }
 
     /// Frees transactions with an id below `id` (the caller has inspected and logged
@@ -230,6 +238,10 @@ impl HttpState {
                         LineRes::Need => return,
                         LineRes::TooLong => {
                             ctx.counters.incr(Counter::HttpFieldTooLong);
+                            if !self.error {
+                                ctx.counters.incr(Counter::ErrorHttp);
+                                self.error = true;
+                            }
                             self.stop(ctx, dir);
                             return;
                         }

@@ -344,8 +344,14 @@ fn limits_are_counted() {
     assert_eq!(tx.request().body_len(), 20);
     assert!(tx.request().body_truncated());
     assert_eq!(ctx.counters.get(Counter::HttpRequestBodyLimit), 1);
+    assert!(!s.errored());
     s.parse(&mut ctx, ToServer, &[b'x'; 200]);
     assert_eq!(ctx.counters.get(Counter::HttpFieldTooLong), 1);
+    assert!(
+        s.errored(),
+        "libhtp's buffer over the limit is a parser error"
+    );
+    assert_eq!(ctx.counters.get(Counter::ErrorHttp), 1);
     s.parse(&mut ctx, ToServer, b"\r\nGET / HTTP/1.1\r\n\r\n");
     assert_eq!(s.tx_count(), 1, "direction stopped after an over-long line");
 }

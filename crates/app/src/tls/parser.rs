@@ -47,6 +47,13 @@ pub fn record_header(b: &[u8]) -> Option<RecordHeader> {
     })
 }
 
+/// The whole length (header included) of a record with SSLv2's two-byte header (high bit
+/// of the first byte set), or `None` if fewer than two bytes are there.
+pub fn sslv2_record_len(b: &[u8]) -> Option<usize> {
+    let h = b.get(..2)?;
+    Some(2 + (usize::from(h[0] & 0x7f) << 8 | usize::from(h[1])))
+}
+
 struct Reader<'a> {
     b: &'a [u8],
 }

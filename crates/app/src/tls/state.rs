@@ -5,8 +5,9 @@
 //! one never-counted transaction), so neither does this parser.
 
 use super::parser::{
-    cert_names, certificates, client_hello, record_header, server_hello, CT_APPLICATION_DATA,
-    CT_CHANGE_CIPHER_SPEC, CT_HANDSHAKE, HS_CERTIFICATE, HS_CLIENT_HELLO, HS_SERVER_HELLO,
+    cert_names, certificates, client_hello, record_header, server_hello, sslv2_record_len,
+    CT_APPLICATION_DATA, CT_CHANGE_CIPHER_SPEC, CT_HANDSHAKE, HS_CERTIFICATE, HS_CLIENT_HELLO,
+    HS_SERVER_HELLO,
 };
 use crate::util::push_capped;
 use crate::{AppCtx, Counter, Direction};
@@ -21,6 +22,8 @@ struct Side {
     encrypted: bool,
     /// Record boundary lost (gap, garbage, limit): nothing more is parsed.
     lost: bool,
+    /// A TLS (SSLv3-format) record was seen: SSLv2 headers are no longer accepted.
+    v3_seen: bool,
     app_data: bool,
 }
 
@@ -35,6 +38,8 @@ pub struct TlsState {
     cert_subject: Option<String>,
     cert_issuer: Option<String>,
     cert_seen: bool,
+    /// A record header did not parse: Suricata's TLS parser returns an error there.
+    error: bool,
 }
 
 impl TlsState {
@@ -88,6 +93,14 @@ impl TlsState {
         self.cert_seen
     }
 
+    /// Whether a record header did not parse (an invalid record type or version, where
+    /// Suricata's TLS parser returns an error, which ends the flow's app layer). A
+    /// handshake message that does not parse is only counted: Suricata's parser accepts
+    /// more variants (TLS 1.3 drafts, ...) than this one reads.
+    pub fn errored(&self) -> bool {
+        self.error
+    }
+
     /// Whether both directions went encrypted (the clear-text handshake is over).
     pub fn handshake_done(&self) -> bool {
         self.sides
@@ -104,15 +117,12 @@ impl TlsState {
         let mut input = data;
         if self.sides[d].rec.is_empty() {
             // Zero-copy path: whole records straight from the input.
-            while input.len() >= 5 {
-                let Some(h) = record_header(input) else {
-                    return self.malformed(ctx, d);
-                };
-                if input.len() < 5 + h.len {
-                    break;
+            loop {
+                match self.take_record(ctx, dir, input) {
+                    Err(()) => return self.malformed(ctx, d),
+                    Ok(None) => break,
+                    Ok(Some(n)) => input = &input[n..],
                 }
-                self.record(ctx, dir, h.content_type, &input[5..5 + h.len]);
-                input = &input[5 + h.len..];
                 if self.sides[d].lost {
                     return;
                 }
@@ -124,21 +134,44 @@ impl TlsState {
         let mut rec = std::mem::take(&mut self.sides[d].rec);
         rec.extend_from_slice(input);
         let mut off = 0;
-        while rec.len() - off >= 5 {
-            let Some(h) = record_header(&rec[off..]) else {
-                return self.malformed(ctx, d);
-            };
-            if rec.len() - off < 5 + h.len {
-                break;
+        loop {
+            match self.take_record(ctx, dir, &rec[off..]) {
+                Err(()) => return self.malformed(ctx, d),
+                Ok(None) => break,
+                Ok(Some(n)) => off += n,
             }
-            self.record(ctx, dir, h.content_type, &rec[off + 5..off + 5 + h.len]);
-            off += 5 + h.len;
             if self.sides[d].lost {
                 return;
             }
         }
         rec.drain(..off);
         self.sides[d].rec = rec;
+    }
+
+    /// Handles the whole record at the start of `b`: its length, `None` when `b` holds
+    /// only part of it, an error when its header is not a TLS record header. Until the
+    /// first TLS record of a direction, a record with SSLv2's two-byte header (an old
+    /// client's SSLv2-compatible ClientHello, which Suricata also accepts) is skipped.
+    fn take_record(
+        &mut self,
+        ctx: &mut AppCtx,
+        dir: Direction,
+        b: &[u8],
+    ) -> Result<Option<usize>, ()> {
+        let d = dir.index();
+        if !self.sides[d].v3_seen && b.first().is_some_and(|x| x & 0x80 != 0) {
+            return Ok(sslv2_record_len(b).filter(|&n| b.len() >= n));
+        }
+        if b.len() < 5 {
+            return Ok(None);
+        }
+        let h = record_header(b).ok_or(())?;
+        if b.len() < 5 + h.len {
+            return Ok(None);
+        }
+        self.sides[d].v3_seen = true;
+        self.record(ctx, dir, h.content_type, &b[5..5 + h.len]);
+        Ok(Some(5 + h.len))
     }
 
     /// A hole in one direction: its record boundaries are lost.
@@ -150,8 +183,14 @@ impl TlsState {
         s.hs = Vec::new();
     }
 
+    /// A record header that is not one: counted, a parser error (Suricata's TLS parser
+    /// fails on an invalid record type or version), and this direction stops.
     fn malformed(&mut self, ctx: &mut AppCtx, d: usize) {
         ctx.counters.incr(Counter::TlsMalformed);
+        if !self.error {
+            ctx.counters.incr(Counter::ErrorTls);
+            self.error = true;
+        }
         let s = &mut self.sides[d];
         s.lost = true;
         s.rec = Vec::new();
@@ -316,11 +355,32 @@ mod tests {
     fn garbage_stops_direction() {
         let mut ctx = AppCtx::default();
         let mut s = TlsState::new();
+        assert!(!s.errored());
         s.parse(&mut ctx, Direction::ToServer, b"GET / HTTP/1.1\r\n\r\n");
         assert_eq!(ctx.counters.get(Counter::TlsMalformed), 1);
+        assert!(s.errored(), "a bad record header is a parser error");
+        assert_eq!(ctx.counters.get(Counter::ErrorTls), 1);
         let ch = records(CT_HANDSHAKE, &client_hello_msg("x", &[]), 100);
         s.parse(&mut ctx, Direction::ToServer, &ch);
         assert_eq!(s.sni(), None);
+        assert_eq!(ctx.counters.get(Counter::ErrorTls), 1, "counted once");
+    }
+
+    #[test]
+    fn sslv2_client_hello_then_tls_records() {
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        // An SSLv2-format ClientHello (two-byte header, length 9), as sv-ether has.
+        let v2 = [0x80, 0x09, 1, 3, 1, 0, 0, 0, 0, 0, 0];
+        s.parse(&mut ctx, Direction::ToServer, &v2);
+        assert!(!s.errored());
+        let sh = records(CT_HANDSHAKE, &server_hello_msg(0x0303, false), 100);
+        s.parse(&mut ctx, Direction::ToClient, &sh);
+        assert_eq!(s.version(), Some(0x0303));
+        // After a TLS record, a byte with the high bit set is no header.
+        s.parse(&mut ctx, Direction::ToClient, &v2);
+        assert!(s.errored());
+        assert_eq!(ctx.counters.get(Counter::ErrorTls), 1);
     }
 
     #[test]
