@@ -182,4 +182,36 @@ fn et_open_over_sv_ether() {
         n_extra <= CEILING_EXTRA,
         "{n_extra} extra stable ET alerts (ceiling {CEILING_EXTRA})"
     );
+
+    // Two workers raise the same alerts as one (the parallel runtime's bar).
+    let log2 = out.join("log2");
+    std::fs::create_dir_all(&log2).expect("log dir");
+    let res = common::osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-l",
+        log2.to_str().unwrap(),
+        "-k",
+        "none",
+        "--threads",
+        "2",
+        "--no-progress",
+    ]);
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let mut one = got.clone();
+    let mut two = load(&log2.join("eve.json"), true);
+    one.sort();
+    two.sort();
+    assert!(
+        one == two,
+        "--threads 2: {} alerts, one worker: {}",
+        two.len(),
+        one.len()
+    );
 }
