@@ -51,6 +51,12 @@ pub enum Counter {
     ErrorTls,
     /// DNS-over-TCP flows whose parser failed.
     ErrorDnsTcp,
+    /// UDP flows detected as SIP.
+    FlowSip,
+    /// SIP messages.
+    TxSip,
+    /// SIP datagrams that did not parse.
+    ErrorSip,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -77,11 +83,14 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.error.http.parser",
     "app_layer.error.tls.parser",
     "app_layer.error.dns_tcp.parser",
+    "app_layer.flow.sip",
+    "app_layer.tx.sip",
+    "app_layer.error.sip.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 23;
+    pub const COUNT: usize = 26;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

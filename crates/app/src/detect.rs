@@ -17,6 +17,8 @@ pub enum AppProto {
     Tls,
     /// DNS.
     Dns,
+    /// SIP (over UDP).
+    Sip,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -29,6 +31,7 @@ impl AppProto {
             AppProto::Http => "http",
             AppProto::Tls => "tls",
             AppProto::Dns => "dns",
+            AppProto::Sip => "sip",
             AppProto::Failed => "failed",
         }
     }
@@ -176,10 +179,17 @@ pub fn probe_tcp(dir: Direction, data: &[u8], dns_port: bool) -> Probe {
     }
 }
 
-/// Probes a UDP payload: DNS on port 53.
-pub fn probe_udp(dir: Direction, payload: &[u8], dns_port: bool) -> Probe {
+/// Probes a UDP payload: DNS on port 53; SIP on ports 5060/5061 (`sip_port`, Suricata's
+/// default detection ports), a request to the server or a response to the client.
+pub fn probe_udp(dir: Direction, payload: &[u8], dns_port: bool, sip_port: bool) -> Probe {
+    let sip = || match dir {
+        Direction::ToServer => crate::sip::is_request(payload),
+        Direction::ToClient => crate::sip::is_response(payload),
+    };
     if dns_port && probe_header(payload, dir, true) {
         Probe::Match(AppProto::Dns)
+    } else if sip_port && sip() {
+        Probe::Match(AppProto::Sip)
     } else {
         Probe::NoMatch
     }
@@ -238,10 +248,17 @@ mod tests {
         assert_eq!(probe_tcp(ToServer, &q, true), Probe::Match(AppProto::Dns));
         assert_eq!(probe_tcp(ToServer, &q, false), Probe::NoMatch);
         assert_eq!(
-            probe_udp(ToServer, &q[2..], true),
+            probe_udp(ToServer, &q[2..], true, false),
             Probe::Match(AppProto::Dns)
         );
-        assert_eq!(probe_udp(ToServer, &q[2..], false), Probe::NoMatch);
-        assert_eq!(probe_udp(ToServer, b"garbage", true), Probe::NoMatch);
+        assert_eq!(probe_udp(ToServer, &q[2..], false, false), Probe::NoMatch);
+        assert_eq!(probe_udp(ToServer, b"garbage", true, true), Probe::NoMatch);
+        let invite = b"INVITE sip:a@b SIP/2.0\r\nCSeq: 1 INVITE\r\n\r\n";
+        assert_eq!(
+            probe_udp(ToServer, invite, false, true),
+            Probe::Match(AppProto::Sip)
+        );
+        assert_eq!(probe_udp(ToServer, invite, false, false), Probe::NoMatch);
+        assert_eq!(probe_udp(ToClient, invite, false, true), Probe::NoMatch);
     }
 }

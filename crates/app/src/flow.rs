@@ -8,6 +8,7 @@
 use crate::detect::{probe_tcp, probe_udp, AppProto, Probe};
 use crate::dns::DnsState;
 use crate::http::HttpState;
+use crate::sip::SipState;
 use crate::tls::TlsState;
 use crate::{Config, Counter, Counters, Direction, Transport};
 
@@ -51,6 +52,8 @@ pub enum AppState {
     Dns(Box<DnsState>),
     /// TLS.
     Tls(Box<TlsState>),
+    /// SIP (UDP).
+    Sip(SipState),
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,6 +68,7 @@ enum DirProbe {
 pub struct AppFlow {
     transport: Transport,
     dns_port: bool,
+    sip_port: bool,
     proto: AppProto,
     probe: [DirProbe; 2],
     held: Vec<(Direction, Vec<u8>)>,
@@ -73,6 +77,8 @@ pub struct AppFlow {
     /// The parser failed: nothing more is parsed; `reported` once the engine knows.
     error: bool,
     error_reported: bool,
+    /// The last datagram did not parse (UDP: the next one is parsed again).
+    datagram_error: bool,
 }
 
 impl AppFlow {
@@ -81,6 +87,9 @@ impl AppFlow {
         AppFlow {
             transport,
             dns_port: client_port == 53 || server_port == 53,
+            sip_port: [client_port, server_port]
+                .iter()
+                .any(|p| matches!(p, 5060 | 5061)),
             proto: AppProto::Unknown,
             probe: [DirProbe::Pending; 2],
             held: Vec::new(),
@@ -88,6 +97,7 @@ impl AppFlow {
             state: AppState::None,
             error: false,
             error_reported: false,
+            datagram_error: false,
         }
     }
 
@@ -151,11 +161,16 @@ impl AppFlow {
     }
 
     /// Whether the parser failed since the last call, where Suricata's parser returns
-    /// an error (`APP_LAYER_ERROR`: a TLS record or handshake message that does not
-    /// parse, a DNS-over-TCP message that does not parse, an HTTP line over the field
-    /// limit). The flow's app layer stops for good, and the engine applies
-    /// `app-layer.error-policy` to the packet that fed the failing bytes. True once.
+    /// an error (`APP_LAYER_ERROR`: a TLS record header that does not parse, a
+    /// DNS-over-TCP message that does not parse, an HTTP line over the field limit, a
+    /// SIP datagram that is not the message its direction expects). The engine applies
+    /// `app-layer.error-policy` to the packet that fed the failing bytes. On a TCP flow
+    /// the app layer then stops for good (true once); a UDP flow's next datagram is
+    /// parsed again.
     pub fn take_error(&mut self) -> bool {
+        if std::mem::take(&mut self.datagram_error) {
+            return true;
+        }
         let new = self.error && !self.error_reported;
         self.error_reported = self.error;
         new
@@ -176,7 +191,7 @@ impl AppFlow {
     /// One UDP payload.
     pub fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) {
         if self.proto == AppProto::Unknown {
-            match probe_udp(dir, payload, self.dns_port) {
+            match probe_udp(dir, payload, self.dns_port, self.sip_port) {
                 Probe::Match(p) => self.set_proto(ctx, p),
                 _ => {
                     // Each datagram stands alone: a DNS flow may start with a response
@@ -189,8 +204,12 @@ impl AppFlow {
                 }
             }
         }
-        if let AppState::Dns(d) = &mut self.state {
-            d.message(ctx, dir, payload);
+        match &mut self.state {
+            AppState::Dns(d) => {
+                d.message(ctx, dir, payload);
+            }
+            AppState::Sip(s) => self.datagram_error = !s.datagram(ctx, dir, payload),
+            _ => {}
         }
     }
 
@@ -200,6 +219,7 @@ impl AppFlow {
             AppState::Http(h) => h.gap(ctx, dir, len),
             AppState::Dns(d) => d.gap(ctx, dir),
             AppState::Tls(t) => t.gap(ctx, dir),
+            AppState::Sip(_) => {}
             AppState::None => {
                 if self.proto == AppProto::Unknown {
                     // Detection cannot look past a hole in this direction.
@@ -239,7 +259,7 @@ impl AppFlow {
                 t.parse(ctx, dir, data);
                 t.errored()
             }
-            AppState::None => false,
+            AppState::Sip(_) | AppState::None => false,
         };
     }
 
@@ -256,6 +276,9 @@ impl AppFlow {
                 AppState::Dns(Box::new(DnsState::new(Transport::Tcp))),
                 Counter::FlowDnsTcp,
             ),
+            (AppProto::Sip, Transport::Udp) => {
+                (AppState::Sip(SipState::default()), Counter::FlowSip)
+            }
             _ => return,
         };
         ctx.counters.incr(counter);

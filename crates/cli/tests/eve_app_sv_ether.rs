@@ -129,8 +129,8 @@ fn app_records_match_suricata() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
     // Parser errors (`app_layer.error.<proto>.parser`, what `app-layer.error-policy`
-    // acts on) against Suricata's stats.json of the same run: http 1 and dns_tcp 0 as
-    // Suricata; tls 2 against 1: the two SMTPS flows on port 465 whose server answers
+    // acts on) against Suricata's stats.json of the same run: http 1, dns_tcp 0 and
+    // sip 23 as Suricata; tls 2 against 1: the two SMTPS flows on port 465 whose server answers
     // a ClientHello with a plain "220" banner, which Suricata does not take for TLS at
     // all (see eve_app_sv_ether.md, TLS).
     let stats = common::stats(&dir);
@@ -138,6 +138,9 @@ fn app_records_match_suricata() {
     println!("parser errors: {errors}");
     assert_eq!(errors["http"]["parser"], 1);
     assert_eq!(errors["dns_tcp"]["parser"], 0);
+    // SIP over UDP: Suricata's 23 parser errors and 95 transactions (flows: 8 vs 7).
+    assert_eq!(errors["sip"]["parser"], 23);
+    assert_eq!(stats["app_layer"]["tx"]["sip"], 95);
     let tls = errors["tls"]["parser"].as_u64().unwrap();
     assert!((1..=2).contains(&tls), "tls parser errors {tls}");
 }

@@ -69,9 +69,10 @@ fn applayer_error_pass_packet_skips_detection_of_the_packet() {
 
 #[test]
 fn real_parser_errors_apply_the_applayer_error_policy() {
-    // sv-ether's HTTP and TLS flows whose parser fails (1 + 2, see
-    // eve_app_sv_ether.md): in IPS mode, drop-flow drops each such flow from the
-    // packet that fed the failing bytes on, and the rest of the run goes on.
+    // sv-ether's HTTP, TLS and SIP flows whose parser fails (1 + 2 + 23 without a
+    // policy, see eve_app_sv_ether.md): in IPS mode, drop-flow drops each such flow
+    // from the packet that fed the failing bytes on (a dropped SIP flow's later
+    // datagrams are no longer parsed), and the rest of the run goes on.
     let Some(pcap) = shared("pcaps/sv-ether.pcap") else {
         return;
     };
@@ -93,11 +94,11 @@ fn real_parser_errors_apply_the_applayer_error_policy() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let s = stats(&out);
     let e = &s["app_layer"]["error"];
-    let parser_errors: u64 = ["http", "tls", "dns_tcp"]
+    let parser_errors: u64 = ["http", "tls", "dns_tcp", "sip"]
         .iter()
         .map(|p| e[p]["parser"].as_u64().unwrap())
         .sum();
-    assert!(parser_errors >= 2, "{e}");
+    assert!(parser_errors >= 4, "{e}");
     assert_eq!(e["exception_policy"]["drop_flow"], parser_errors);
     let dropped = s["ips"]["drop_reason"]["applayer_error"].as_u64().unwrap();
     assert_eq!(

@@ -575,7 +575,8 @@ impl Detector {
             app::AppState::Http(h) => h.txs().for_each(|t| run(TxView::Http(t))),
             app::AppState::Dns(d) => d.txs().for_each(|t| run(TxView::Dns(t))),
             app::AppState::Tls(t) => run(TxView::Tls(t)),
-            app::AppState::None => {}
+            // No rule inspects SIP buffers (rules with SIP keywords are unsupported).
+            app::AppState::Sip(_) | app::AppState::None => {}
         }
     }
 

@@ -447,9 +447,9 @@ impl Pipeline {
                 self.timer.stop(Stage::App, t);
             }
             if parser_error {
-                // The app layer of the flow stops, and `app-layer.error-policy` acts
-                // on the packet and flow.
-                ext.app_error = true;
+                // `app-layer.error-policy` acts on the packet and flow; a TCP flow's app
+                // layer stops (a UDP flow's next datagram is parsed again).
+                ext.app_error = p.proto == 6;
                 let (e, b) = apply_exception(
                     &self.exceptions,
                     &mut self.exception_stats,
