@@ -55,6 +55,29 @@ fn counts(keys: &[Key], keep: impl Fn(u64) -> bool) -> BTreeMap<Key, usize> {
     m
 }
 
+/// Runs Osprey over `pcap` with `rules` and `extra` arguments, logging into `log`.
+fn run(pcap: &Path, rules: &Path, log: &Path, extra: &[&str]) {
+    std::fs::create_dir_all(log).expect("log dir");
+    let mut args = vec![
+        "-r",
+        pcap.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-l",
+        log.to_str().unwrap(),
+        "-k",
+        "none",
+        "--no-progress",
+    ];
+    args.extend_from_slice(extra);
+    let res = common::osprey(&args);
+    assert!(
+        res.status.success(),
+        "osprey {extra:?} failed: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+}
+
 #[test]
 fn et_open_over_sv_ether() {
     let (Some(case), Some(pcap), Some(rules_dir)) = (
@@ -84,25 +107,7 @@ fn et_open_over_sv_ether() {
     let rules = out.join("et-all.rules");
     std::fs::write(&rules, all).expect("write rules");
     let log = out.join("log");
-    std::fs::create_dir_all(&log).expect("log dir");
-    let res = common::osprey(&[
-        "-r",
-        pcap.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-l",
-        log.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "--no-progress",
-    ]);
-    assert!(
-        res.status.success(),
-        "osprey failed: {}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+    run(&pcap, &rules, &log, &["--runmode", "single"]);
 
     let unstable: Value = serde_json::from_str(
         &std::fs::read_to_string(case.join("unstable_sids.json")).expect("unstable_sids.json"),
@@ -185,25 +190,7 @@ fn et_open_over_sv_ether() {
 
     // Two workers raise the same alerts as one (the parallel runtime's bar).
     let log2 = out.join("log2");
-    std::fs::create_dir_all(&log2).expect("log dir");
-    let res = common::osprey(&[
-        "-r",
-        pcap.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-l",
-        log2.to_str().unwrap(),
-        "-k",
-        "none",
-        "--threads",
-        "2",
-        "--no-progress",
-    ]);
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+    run(&pcap, &rules, &log2, &["--threads", "2"]);
     let mut one = got.clone();
     let mut two = load(&log2.join("eve.json"), true);
     one.sort();

@@ -109,6 +109,28 @@ fn real_parser_errors_apply_the_applayer_error_policy() {
 }
 
 #[test]
+fn midstream_drop_flow_drops_every_packet_of_the_flow() {
+    // A capture that starts mid-session, pick-up off, IPS: the flow is dropped at its
+    // first packet (not bypassed, which live would forward), the rest as a dropped flow.
+    let extra = [
+        "--set",
+        "stream.async-oneside=true",
+        "--set",
+        "stream.midstream-policy=drop-flow",
+    ];
+    let Some((n, s)) = run_case("exception-policy-midstream-02", &extra, false) else {
+        return;
+    };
+    assert_eq!(n, 0);
+    assert_eq!(s["tcp"]["midstream_exception_policy"]["drop_flow"], 1);
+    let ips = &s["ips"];
+    assert_eq!(ips["drop_reason"]["stream_midstream"], 1);
+    let later = ips["drop_reason"]["flow_drop"].as_u64().unwrap();
+    assert!(later > 0);
+    assert_eq!(ips["blocked"].as_u64().unwrap(), 1 + later);
+}
+
+#[test]
 fn defrag_memcap_drops_the_fragment() {
     let extra = [
         "--simulate-packet-defrag-memcap=1",
