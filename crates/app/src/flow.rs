@@ -74,8 +74,7 @@ pub struct AppFlow {
     held: Vec<(Direction, Vec<u8>)>,
     held_len: usize,
     state: AppState,
-    /// The parser failed: nothing more is parsed; `reported` once the engine knows.
-    error: bool,
+    /// The stream parser's failure was reported to the engine.
     error_reported: bool,
     /// The last datagram did not parse (UDP: the next one is parsed again).
     datagram_error: bool,
@@ -95,7 +94,6 @@ impl AppFlow {
             held: Vec::new(),
             held_len: 0,
             state: AppState::None,
-            error: false,
             error_reported: false,
             datagram_error: false,
         }
@@ -171,14 +169,25 @@ impl AppFlow {
         if std::mem::take(&mut self.datagram_error) {
             return true;
         }
-        let new = self.error && !self.error_reported;
-        self.error_reported = self.error;
+        let failed = self.failed();
+        let new = failed && !self.error_reported;
+        self.error_reported = failed;
         new
+    }
+
+    /// Whether the stream parser failed: nothing more is parsed.
+    fn failed(&self) -> bool {
+        match &self.state {
+            AppState::Http(h) => h.errored(),
+            AppState::Dns(d) => d.errored(),
+            AppState::Tls(t) => t.errored(),
+            AppState::Sip(_) | AppState::None => false,
+        }
     }
 
     /// In-order (acknowledged) stream bytes of one TCP direction, split anywhere.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
-        if data.is_empty() || self.error {
+        if data.is_empty() || self.failed() {
             return;
         }
         match self.proto {
@@ -243,24 +252,15 @@ impl AppFlow {
     }
 
     fn feed(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
-        if self.error {
+        if self.failed() {
             return;
         }
-        self.error = match &mut self.state {
-            AppState::Http(h) => {
-                h.parse(ctx, dir, data);
-                h.errored()
-            }
-            AppState::Dns(d) => {
-                d.parse(ctx, dir, data);
-                d.errored()
-            }
-            AppState::Tls(t) => {
-                t.parse(ctx, dir, data);
-                t.errored()
-            }
-            AppState::Sip(_) | AppState::None => false,
-        };
+        match &mut self.state {
+            AppState::Http(h) => h.parse(ctx, dir, data),
+            AppState::Dns(d) => d.parse(ctx, dir, data),
+            AppState::Tls(t) => t.parse(ctx, dir, data),
+            AppState::Sip(_) | AppState::None => {}
+        }
     }
 
     fn set_proto(&mut self, ctx: &mut AppCtx, p: AppProto) {
