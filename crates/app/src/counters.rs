@@ -57,6 +57,12 @@ pub enum Counter {
     TxSip,
     /// SIP datagrams that did not parse.
     ErrorSip,
+    /// TCP flows detected as SMB.
+    FlowSmb,
+    /// TCP flows detected as DCERPC.
+    FlowDcerpcTcp,
+    /// TCP flows detected as SMTP.
+    FlowSmtp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -86,11 +92,14 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.sip",
     "app_layer.tx.sip",
     "app_layer.error.sip.parser",
+    "app_layer.flow.smb",
+    "app_layer.flow.dcerpc_tcp",
+    "app_layer.flow.smtp",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 26;
+    pub const COUNT: usize = 29;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

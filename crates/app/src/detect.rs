@@ -1,6 +1,8 @@
 //! Application-protocol detection by content (and by port where Suricata probes by
 //! port): HTTP from request methods or `HTTP/` on any port, TLS from record headers on
-//! any port, DNS by a valid header on port 53 (UDP, and TCP with its length prefix).
+//! any port, DNS by a valid header on port 53 (UDP, and TCP with its length prefix),
+//! SMB from an NBSS record holding an SMB header and DCERPC from a PDU header on any
+//! port, SMTP from the client's `EHLO`/`HELO`/`QUIT`.
 
 use crate::dns::parser::probe_header;
 use crate::Direction;
@@ -19,6 +21,12 @@ pub enum AppProto {
     Dns,
     /// SIP (over UDP).
     Sip,
+    /// SMB (over TCP).
+    Smb,
+    /// DCERPC (connection-oriented, over TCP).
+    Dcerpc,
+    /// SMTP.
+    Smtp,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -32,8 +40,18 @@ impl AppProto {
             AppProto::Tls => "tls",
             AppProto::Dns => "dns",
             AppProto::Sip => "sip",
+            AppProto::Smb => "smb",
+            AppProto::Dcerpc => "dcerpc",
+            AppProto::Smtp => "smtp",
             AppProto::Failed => "failed",
         }
+    }
+
+    /// Whether a rule for protocol `self` applies to a flow of protocol `flow`: the
+    /// same protocol, or DCERPC carried in SMB (Suricata's `dcerpc` rules and keywords
+    /// also inspect SMB flows).
+    pub fn covers(self, flow: AppProto) -> bool {
+        self == flow || (self == AppProto::Dcerpc && flow == AppProto::Smb)
     }
 }
 
@@ -151,7 +169,17 @@ fn probe_tls(dir: Direction, data: &[u8]) -> Probe {
 /// Probes the first bytes of a TCP direction. `dns_port` says whether either port is 53.
 pub fn probe_tcp(dir: Direction, data: &[u8], dns_port: bool) -> Probe {
     let mut need = false;
-    for p in [probe_http(dir, data), probe_tls(dir, data)] {
+    let smtp = match dir {
+        Direction::ToServer => crate::smtp::probe(data),
+        Direction::ToClient => Probe::NoMatch,
+    };
+    for p in [
+        probe_http(dir, data),
+        probe_tls(dir, data),
+        crate::framed::probe_smb(data),
+        crate::framed::probe_dcerpc(dir, data),
+        smtp,
+    ] {
         match p {
             Probe::Match(a) => return Probe::Match(a),
             Probe::NeedMore => need = true,
@@ -213,7 +241,11 @@ mod tests {
         assert_eq!(probe_tcp(ToServer, b"GE", false), Probe::NeedMore);
         assert_eq!(probe_tcp(ToServer, b"GET", false), Probe::NeedMore);
         assert_eq!(probe_tcp(ToServer, b"GETX /", false), Probe::NoMatch);
-        assert_eq!(probe_tcp(ToServer, b"EHLO x", false), Probe::NoMatch);
+        assert_eq!(probe_tcp(ToServer, b"MAIL x", false), Probe::NoMatch);
+        assert_eq!(
+            probe_tcp(ToServer, b"EHLO x", false),
+            Probe::Match(AppProto::Smtp)
+        );
         assert_eq!(
             probe_tcp(ToClient, b"HTTP/1.1 200", false),
             Probe::Match(AppProto::Http)

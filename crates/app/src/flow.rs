@@ -7,6 +7,7 @@
 
 use crate::detect::{probe_tcp, probe_udp, AppProto, Probe};
 use crate::dns::DnsState;
+use crate::framed::{Framed, Framing};
 use crate::http::HttpState;
 use crate::sip::SipState;
 use crate::tls::TlsState;
@@ -54,6 +55,12 @@ pub enum AppState {
     Tls(Box<TlsState>),
     /// SIP (UDP).
     Sip(SipState),
+    /// SMB over TCP: NBSS record framing.
+    Smb(Framed),
+    /// DCERPC over TCP: PDU framing.
+    Dcerpc(Framed),
+    /// SMTP (detected, not parsed).
+    Smtp,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -154,6 +161,7 @@ impl AppFlow {
     pub fn take_completed(&mut self, dir: Direction) -> bool {
         match &mut self.state {
             AppState::Http(h) => h.take_completed(dir),
+            AppState::Dcerpc(f) => f.take_completed(dir),
             _ => false,
         }
     }
@@ -181,7 +189,11 @@ impl AppFlow {
             AppState::Http(h) => h.errored(),
             AppState::Dns(d) => d.errored(),
             AppState::Tls(t) => t.errored(),
-            AppState::Sip(_) | AppState::None => false,
+            AppState::Sip(_)
+            | AppState::Smb(_)
+            | AppState::Dcerpc(_)
+            | AppState::Smtp
+            | AppState::None => false,
         }
     }
 
@@ -228,7 +240,8 @@ impl AppFlow {
             AppState::Http(h) => h.gap(ctx, dir, len),
             AppState::Dns(d) => d.gap(ctx, dir),
             AppState::Tls(t) => t.gap(ctx, dir),
-            AppState::Sip(_) => {}
+            AppState::Smb(f) | AppState::Dcerpc(f) => f.gap(dir),
+            AppState::Sip(_) | AppState::Smtp => {}
             AppState::None => {
                 if self.proto == AppProto::Unknown {
                     // Detection cannot look past a hole in this direction.
@@ -259,7 +272,8 @@ impl AppFlow {
             AppState::Http(h) => h.parse(ctx, dir, data),
             AppState::Dns(d) => d.parse(ctx, dir, data),
             AppState::Tls(t) => t.parse(ctx, dir, data),
-            AppState::Sip(_) | AppState::None => {}
+            AppState::Smb(f) | AppState::Dcerpc(f) => f.parse(dir, data),
+            AppState::Sip(_) | AppState::Smtp | AppState::None => {}
         }
     }
 
@@ -279,6 +293,14 @@ impl AppFlow {
             (AppProto::Sip, Transport::Udp) => {
                 (AppState::Sip(SipState::default()), Counter::FlowSip)
             }
+            (AppProto::Smb, Transport::Tcp) => {
+                (AppState::Smb(Framed::new(Framing::Nbss)), Counter::FlowSmb)
+            }
+            (AppProto::Dcerpc, Transport::Tcp) => (
+                AppState::Dcerpc(Framed::new(Framing::Dcerpc)),
+                Counter::FlowDcerpcTcp,
+            ),
+            (AppProto::Smtp, Transport::Tcp) => (AppState::Smtp, Counter::FlowSmtp),
             _ => return,
         };
         ctx.counters.incr(counter);
@@ -415,14 +437,48 @@ mod tests {
     }
 
     #[test]
+    fn framed_protocols_ask_for_raw_inspection_per_pdu() {
+        let mut ctx = AppCtx::default();
+        // A DCERPC bind (72 bytes, little-endian) split over two segments.
+        let mut bind = vec![5, 0, 11, 3, 0x10, 0, 0, 0, 72, 0, 0, 0, 2, 0, 0, 0];
+        bind.resize(72, 0);
+        let mut f = AppFlow::new(Transport::Tcp, 49283, 135);
+        f.parse(&mut ctx, Direction::ToServer, &bind[..40]);
+        assert_eq!(f.app_proto(), AppProto::Dcerpc);
+        assert!(!f.take_completed(Direction::ToServer));
+        f.parse(&mut ctx, Direction::ToServer, &bind[40..]);
+        assert!(f.take_completed(Direction::ToServer));
+        assert!(!f.take_completed(Direction::ToServer));
+        assert_eq!(ctx.counters.get(Counter::FlowDcerpcTcp), 1);
+        // SMB is detected from either side; its records do not trigger inspection
+        // (Suricata's SMB parser leaves raw inspection to the stream chunks).
+        let mut f = AppFlow::new(Transport::Tcp, 49455, 445);
+        f.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"\0\0\0\x08\xffSMB\x72\0\0\0",
+        );
+        assert_eq!(f.app_proto(), AppProto::Smb);
+        assert!(!f.take_completed(Direction::ToServer));
+        assert_eq!(ctx.counters.get(Counter::FlowSmb), 1);
+    }
+
+    #[test]
     fn unknown_protocols_fail() {
         let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 21);
+        f.parse(&mut ctx, Direction::ToClient, b"220 ftp ready\r\n");
+        assert_eq!(f.app_proto(), AppProto::Unknown);
+        f.parse(&mut ctx, Direction::ToServer, b"USER x\r\n");
+        assert_eq!(f.app_proto(), AppProto::Failed);
+        assert_eq!(ctx.counters.get(Counter::FlowFailedTcp), 1);
+        // SMTP: the server's banner says nothing, the client's EHLO decides.
         let mut f = AppFlow::new(Transport::Tcp, 40000, 25);
         f.parse(&mut ctx, Direction::ToClient, b"220 mail ESMTP\r\n");
         assert_eq!(f.app_proto(), AppProto::Unknown);
         f.parse(&mut ctx, Direction::ToServer, b"EHLO x\r\n");
-        assert_eq!(f.app_proto(), AppProto::Failed);
-        assert_eq!(ctx.counters.get(Counter::FlowFailedTcp), 1);
+        assert_eq!(f.app_proto(), AppProto::Smtp);
+        assert_eq!(ctx.counters.get(Counter::FlowSmtp), 1);
         // Too many undecided bytes fail too.
         let mut f = AppFlow::new(Transport::Tcp, 40000, 80);
         f.parse(&mut ctx, Direction::ToServer, b"GET");

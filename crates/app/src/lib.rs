@@ -1,5 +1,6 @@
 //! Application layer: protocol detection and streaming parsers for HTTP/1.x, DNS and TLS
-//! (and SIP over UDP, as far as its parser errors go)
+//! (and SIP over UDP, as far as its parser errors go; SMB and DCERPC record framing; SMTP
+//! detection)
 //! that turn reassembled stream bytes (and UDP datagrams) into transactions carrying
 //! Suricata's named inspection buffers (`http.uri`, `dns.query`, `tls.sni`, ...).
 //!
@@ -21,8 +22,10 @@ mod counters;
 pub mod detect;
 pub mod dns;
 mod flow;
+pub mod framed;
 pub mod http;
 pub mod sip;
+mod smtp;
 pub mod tls;
 mod util;
 

@@ -143,4 +143,13 @@ fn app_records_match_suricata() {
     assert_eq!(stats["app_layer"]["tx"]["sip"], 95);
     let tls = errors["tls"]["parser"].as_u64().unwrap();
     assert!((1..=2).contains(&tls), "tls parser errors {tls}");
+    // Flows of the protocols only detected (SMTP) or framed (SMB records, DCERPC PDUs),
+    // against Suricata's `app_layer.flow.*`: smb 77 and dcerpc_tcp 59 as Suricata,
+    // smtp 51 vs 50.
+    let flows = &stats["app_layer"]["flow"];
+    println!("flows: {flows}");
+    assert_eq!(flows["smb"], 77);
+    assert_eq!(flows["dcerpc_tcp"], 59);
+    let smtp = flows["smtp"].as_u64().unwrap();
+    assert!((50..=51).contains(&smtp), "smtp flows {smtp}");
 }

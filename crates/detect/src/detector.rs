@@ -575,8 +575,13 @@ impl Detector {
             app::AppState::Http(h) => h.txs().for_each(|t| run(TxView::Http(t))),
             app::AppState::Dns(d) => d.txs().for_each(|t| run(TxView::Dns(t))),
             app::AppState::Tls(t) => run(TxView::Tls(t)),
-            // No rule inspects SIP buffers (rules with SIP keywords are unsupported).
-            app::AppState::Sip(_) | app::AppState::None => {}
+            // No rule inspects SIP, SMB, DCERPC or SMTP buffers (rules with their
+            // keywords are unsupported); their rules inspect packets and the raw stream.
+            app::AppState::Sip(_)
+            | app::AppState::Smb(_)
+            | app::AppState::Dcerpc(_)
+            | app::AppState::Smtp
+            | app::AppState::None => {}
         }
     }
 
@@ -867,13 +872,13 @@ fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bool {
         return false;
     }
     if let Some(ap) = s.app_proto {
-        if flow.map(|f| f.app_proto) != Some(ap) {
+        if !flow.is_some_and(|f| ap.covers(f.app_proto)) {
             return false;
         }
     }
     for c in &s.alp {
         let cur = flow.map_or(app::AppProto::Unknown, |f| f.app_proto);
-        if (cur == c.proto) == c.negated {
+        if c.proto.covers(cur) == c.negated {
             return false;
         }
     }

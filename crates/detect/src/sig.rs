@@ -451,6 +451,9 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
                     "http" | "http1" => app::AppProto::Http,
                     "dns" => app::AppProto::Dns,
                     "tls" | "ssl" => app::AppProto::Tls,
+                    "smb" => app::AppProto::Smb,
+                    "dcerpc" => app::AppProto::Dcerpc,
+                    "smtp" => app::AppProto::Smtp,
                     "failed" => app::AppProto::Failed,
                     "unknown" => app::AppProto::Unknown,
                     other => {
@@ -626,6 +629,10 @@ fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal>
         }
         Protocol::App(RuleApp::Dns) => (ProtoM::Ip(None), Some(app::AppProto::Dns)),
         Protocol::App(RuleApp::Tls) => (ProtoM::L4(6), Some(app::AppProto::Tls)),
+        Protocol::App(RuleApp::Smb) => (ProtoM::L4(6), Some(app::AppProto::Smb)),
+        Protocol::App(RuleApp::Smtp) => (ProtoM::L4(6), Some(app::AppProto::Smtp)),
+        // DCERPC over UDP is not detected; over TCP it may also ride in SMB.
+        Protocol::App(RuleApp::Dcerpc) => (ProtoM::L4(6), Some(app::AppProto::Dcerpc)),
         Protocol::App(a) => {
             return Err(unsupported(
                 a.name(),
