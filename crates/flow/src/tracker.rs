@@ -739,10 +739,25 @@ impl FlowTracker {
                             let upto = pair[di].contiguous_end(Consumer::Raw);
                             pair[di].take(Consumer::Raw, upto, false, sr);
                         } else {
+                            // An accepted RST hands the app layer its own direction's
+                            // stream, which the RST counted as acknowledged (Suricata
+                            // updates the packet's direction on an accepted RST, not
+                            // the opposite one), so what it carries is inspected on
+                            // the RST itself.
+                            if st.closed && h.has(tcp::flags::RST) {
+                                if let Some(upto) = pair[di].offset_of(f.tcp.half[di].last_ack) {
+                                    let g = pair[di].take(Consumer::App, upto, false, sa);
+                                    if g > 0 {
+                                        events |= Events::GAP;
+                                        self.stats.gaps += g as u64;
+                                    }
+                                }
+                                own_app = true;
+                            }
                             // App layer: the opposite stream up to what this packet acked.
                             // (Not on a SYN/ACK: like Suricata, the data a SYN carried
                             // reaches the app layer with the server's next ACK.)
-                            if h.has(tcp::flags::ACK)
+                            else if h.has(tcp::flags::ACK)
                                 && !h.has(tcp::flags::SYN)
                                 && f.tcp.half[oi].flags & tcp::H_ACKED != 0
                             {

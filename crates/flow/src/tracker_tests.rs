@@ -506,3 +506,27 @@ fn raw_inspection_waits_for_a_chunk_or_a_trigger() {
     let (_, _, raw) = run(&mut t, &pkt(true, 2582, 1, FIN | ACK, b"", 13));
     assert_eq!(raw, b"QUIT\r\n");
 }
+
+#[test]
+fn accepted_rst_hands_its_own_direction_to_the_app_layer() {
+    // sv-ether.pcap frames 8399-8408: the server answers, closes with FIN and resets
+    // before the client acknowledged the answer. Suricata parses the answer on the
+    // RST (an accepted RST updates the packet's own direction) and alerts there.
+    let mut t = FlowTracker::new(cfg());
+    let req = b"POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n";
+    let resp = b"HTTP/1.0 501 Unsupported\r\nServer: SimpleHTTP/0.6\r\n\r\n";
+    let rl = req.len() as u32;
+    let sl = resp.len() as u32;
+    run(&mut t, &pkt(true, 0, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 0, 1, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 1, 1, ACK, b"", 3));
+    run(&mut t, &pkt(true, 1, 1, ACK | PSH, req, 4));
+    let (_, app, _) = run(&mut t, &pkt(false, 1, 1 + rl, ACK, b"", 5));
+    assert_eq!(app, req);
+    let (_, app, _) = run(&mut t, &pkt(false, 1, 1 + rl, ACK | PSH | FIN, resp, 6));
+    assert!(app.is_empty(), "the answer is not acknowledged");
+    let (e, app, raw) = run(&mut t, &pkt(false, 2 + sl, 1 + rl, ACK | RST, b"", 7));
+    assert!(e.has(Events::CLOSED));
+    assert_eq!(app, resp, "the answer reaches the app layer on the RST");
+    assert_eq!(raw, resp, "and is raw-inspected there");
+}
