@@ -463,14 +463,19 @@ fn read_jump_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, us
     Some((0, pos as usize))
 }
 
+/// With `string`, 0 bytes means the rest of the buffer (as Suricata 7 reads
+/// `http.content_len; byte_test:0,<,200,0,string,dec;`), at most 23 bytes of it.
 fn read_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize)> {
-    let n = rd.nbytes.get(st.vars);
-    if !(1..=23).contains(&n) {
-        return None;
-    }
     let base = if rd.relative { st.off as i64 } else { 0 };
     let pos = base.checked_add(rd.offset.get(st.vars))?;
     if pos < 0 {
+        return None;
+    }
+    let mut n = rd.nbytes.get(st.vars);
+    if n == 0 && matches!(rd.how, bytes::Read::Text(_)) {
+        n = (buf.len() as i64).checked_sub(pos)?;
+    }
+    if !(1..=23).contains(&n) {
         return None;
     }
     let v = bytes::read(buf, pos as usize, n as usize, rd.how)?;

@@ -99,6 +99,20 @@ fn byte_test_jump_extract_math() {
         r#"content:"L"; byte_test:3,=,123,0,relative,string,dec;"#,
         b"L123"
     ));
+    // With string, 0 bytes reads the rest of the buffer (Suricata 7, checked on
+    // sv-ether's `http.content_len; byte_test:0,<,200,0,string,dec;` of ET sid 2044318).
+    assert!(hit(
+        r#"content:"L"; byte_test:0,=,70,0,relative,string,dec;"#,
+        b"L70"
+    ));
+    assert!(!hit(
+        r#"content:"L"; byte_test:0,=,7,0,relative,string,dec;"#,
+        b"L70"
+    ));
+    assert!(!hit(
+        r#"content:"L"; byte_test:0,>,0,0,relative,string,dec;"#,
+        b"L123456789012345678901234"
+    ));
     assert!(hit(
         r#"content:"L"; byte_test:1,&,0x80,0,relative;"#,
         b"L\x81"
