@@ -258,8 +258,10 @@ impl AppFlow {
 
     /// The flow ended (FIN/RST seen in both directions, or timeout).
     pub fn close(&mut self, ctx: &mut AppCtx) {
-        if let AppState::Http(h) = &mut self.state {
-            h.close(ctx);
+        match &mut self.state {
+            AppState::Http(h) => h.close(ctx),
+            AppState::Tls(t) => t.close(),
+            _ => {}
         }
         self.held = Vec::new();
     }

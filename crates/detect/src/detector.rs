@@ -1041,7 +1041,9 @@ impl TxView<'_> {
             TxView::Tls(t) => {
                 let len = |x: Option<&[u8]>| x.map_or(u64::MAX, |b| b.len() as u64);
                 let h = fp_mix(len(t.sni()), len(t.cert_subject().map(str::as_bytes)));
-                (fp_mix(h, len(t.cert_issuer().map(str::as_bytes))), 0)
+                let h = fp_mix(h, len(t.cert_issuer().map(str::as_bytes)));
+                let h = fp_mix(h, t.certs().count() as u64);
+                (fp_mix(h, u64::from(t.certs_inspectable())), 0)
             }
         }
     }
@@ -1069,16 +1071,19 @@ impl TxView<'_> {
                     f(x)
                 }
             }
-            (TxView::Tls(t), AppBuf::TlsSubject) => {
+            // Suricata inspects the certificate buffers from its TLS "handshake done"
+            // progress on (see `TlsState::certs_inspectable`).
+            (TxView::Tls(t), AppBuf::TlsSubject) if t.certs_inspectable() => {
                 if let Some(x) = t.cert_subject() {
                     f(x.as_bytes())
                 }
             }
-            (TxView::Tls(t), AppBuf::TlsIssuer) => {
+            (TxView::Tls(t), AppBuf::TlsIssuer) if t.certs_inspectable() => {
                 if let Some(x) = t.cert_issuer() {
                     f(x.as_bytes())
                 }
             }
+            (TxView::Tls(t), AppBuf::TlsCerts) if t.certs_inspectable() => t.certs().for_each(f),
             _ => {}
         }
     }

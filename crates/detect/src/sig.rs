@@ -48,6 +48,8 @@ pub(crate) enum AppBuf {
     TlsSni,
     TlsSubject,
     TlsIssuer,
+    /// `tls.certs`: each DER certificate of the server's chain (a multi-buffer).
+    TlsCerts,
 }
 
 /// The app buffer a rule buffer maps to, if the detector evaluates it.
@@ -74,6 +76,7 @@ impl AppBuf {
             Buffer::TlsSni => AppBuf::TlsSni,
             Buffer::TlsCertSubject => AppBuf::TlsSubject,
             Buffer::TlsCertIssuer => AppBuf::TlsIssuer,
+            Buffer::TlsCerts => AppBuf::TlsCerts,
             _ => AppBuf::Http(HttpBuffer::from_name(b.name())?),
         })
     }
@@ -83,7 +86,9 @@ impl AppBuf {
         match self {
             AppBuf::Http(_) | AppBuf::FileData => app::AppProto::Http,
             AppBuf::DnsQuery => app::AppProto::Dns,
-            AppBuf::TlsSni | AppBuf::TlsSubject | AppBuf::TlsIssuer => app::AppProto::Tls,
+            AppBuf::TlsSni | AppBuf::TlsSubject | AppBuf::TlsIssuer | AppBuf::TlsCerts => {
+                app::AppProto::Tls
+            }
         }
     }
 
@@ -96,6 +101,7 @@ impl AppBuf {
             AppBuf::TlsSni => "tls.sni",
             AppBuf::TlsSubject => "tls.cert_subject",
             AppBuf::TlsIssuer => "tls.cert_issuer",
+            AppBuf::TlsCerts => "tls.certs",
         }
     }
 
@@ -105,7 +111,9 @@ impl AppBuf {
             AppBuf::Http(h) => h.direction(),
             AppBuf::FileData => None,
             AppBuf::DnsQuery | AppBuf::TlsSni => Some(app::Direction::ToServer),
-            AppBuf::TlsSubject | AppBuf::TlsIssuer => Some(app::Direction::ToClient),
+            AppBuf::TlsSubject | AppBuf::TlsIssuer | AppBuf::TlsCerts => {
+                Some(app::Direction::ToClient)
+            }
         }
     }
 }

@@ -470,3 +470,66 @@ fn anchored_content_also_matches_a_packet_the_stream_took() {
     got.sort_unstable();
     assert_eq!(got, [1, 2, 3, 4]);
 }
+
+/// The sv-ether TLS captures of the app crate (see its `tls/testdata/README.md`).
+fn tls_data(name: &str) -> Vec<u8> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/tls/testdata/");
+    std::fs::read(format!("{dir}{name}")).unwrap()
+}
+
+#[test]
+fn tls_certs_inspects_each_certificate_once_the_handshake_is_done() {
+    // ET Open sid 2037284 (trimmed to its matches): Suricata alerts on sv-ether's
+    // 54.206.116.39:443 -> 192.168.116.130:54080.
+    let det = detector(
+        "alert tls any any -> any any (flow:established,to_client; tls.certs; \
+         content:\"|31 0b 30 09 06 03 55 04 06 13 02|US|31 10 30 0e 06 03 55 04 08 13 07|Arizona|31 13 30 11 06 03 55 04 07 13 0a|Scottsdale|31 09 30 07 06 03 55 04 09 13 00 31 0d 30 0b 06 03 55 04 11 13 04|\"; \
+         fast_pattern; pcre:\"/^\\d{4}[01]/R\"; content:!\"|06 03 55 04 0a|\"; distance:0; \
+         content:\"|06 03 55 04 03|\"; distance:3; within:5; content:!\"|2a 86 48 86 f7 0d 01 09 01|\"; sid:1;)\n\
+         alert tls any any -> any any (flow:established,to_client; tls.certs; content:\"O=XX\"; sid:2;)",
+    );
+    let mut ctx = app::AppCtx::new(app::Config::default());
+    let mut af = app::AppFlow::new(app::Transport::Tcp, 54080, 443);
+    let mut fd = detect::FlowDetect::new();
+    af.parse(
+        &mut ctx,
+        app::Direction::ToServer,
+        &tls_data("sliver_client_hello.bin"),
+    );
+    assert_eq!(af.app_proto(), app::AppProto::Tls);
+    assert!(tx_sids(&det, &mut fd, &af, false, None).is_empty());
+    af.parse(
+        &mut ctx,
+        app::Direction::ToClient,
+        &tls_data("sliver_server_flight.bin"),
+    );
+    assert!(tx_sids(&det, &mut fd, &af, true, None).is_empty());
+    assert_eq!(tx_sids(&det, &mut fd, &af, false, None), [1]);
+    assert!(tx_sids(&det, &mut fd, &af, false, None).is_empty());
+}
+
+#[test]
+fn tls_certificate_buffers_wait_for_suricatas_handshake_done() {
+    // ET Open sid 2018284 (any ports here): sv-ether's 138.201.208.22:443 -> 192.168.100.206:60035 sends
+    // its Certificate in a segment that ends inside the next record; Suricata alerts
+    // only after the segment that completes that record has been parsed.
+    let det = detector(
+        "alert tls any any -> any any (flow:established,to_client; tls.cert_subject; \
+         content:\"O=XX\"; fast_pattern; tls.cert_issuer; content:\"O=XX\"; sid:1;)",
+    );
+    let flight = tls_data("o_xx_server_flight.bin");
+    let (first, rest) = flight.split_at(1206);
+    let mut ctx = app::AppCtx::new(app::Config::default());
+    let mut af = app::AppFlow::new(app::Transport::Tcp, 60035, 443);
+    let mut fd = detect::FlowDetect::new();
+    af.parse(
+        &mut ctx,
+        app::Direction::ToServer,
+        &tls_data("sliver_client_hello.bin"),
+    );
+    af.parse(&mut ctx, app::Direction::ToClient, first);
+    assert!(af.tls().unwrap().cert_subject().is_some());
+    assert!(tx_sids(&det, &mut fd, &af, false, None).is_empty());
+    af.parse(&mut ctx, app::Direction::ToClient, rest);
+    assert_eq!(tx_sids(&det, &mut fd, &af, false, None), [1]);
+}

@@ -295,6 +295,12 @@ impl TcpSession {
                     self.pick_up(Dir::ToClient, h.ack);
                     self.state = TcpState::Established;
                     st.established = true;
+                } else if rst && d == Dir::ToServer && !self.client_rst_closes_syn_sent(h) {
+                    // Suricata's SYN_SENT state ignores a client RST unless it is the
+                    // one a stack sends to abort its own SYN: a RST answering a stray
+                    // ACK (sequence taken from that ACK) leaves the SYN pending, and the
+                    // retransmitted SYN then opens the session.
+                    return st;
                 } else if syn && !ack && d == Dir::ToServer {
                     // Retransmitted SYN, possibly with a new ISN.
                     if h.seq != self.half[di].isn {
@@ -381,6 +387,14 @@ impl TcpSession {
         self.state = self.close_state(d, fin, ack, h.ack);
         st.closed = self.state == TcpState::Closed && before != TcpState::Closed;
         st
+    }
+
+    /// Whether a client RST in SYN_SENT closes the session: as in Suricata, only one with
+    /// the client's ISN as sequence number, a zero window and the ISN + 1 as
+    /// acknowledgement.
+    fn client_rst_closes_syn_sent(&self, h: &TcpHeader) -> bool {
+        let isn = self.half[Dir::ToServer.index()].isn;
+        h.seq == isn && h.window == 0 && h.ack == isn.wrapping_add(1)
     }
 
     /// Does a SYN (without ACK) with sequence number `seq` in direction `d` start a new
@@ -494,6 +508,41 @@ mod tests {
         assert_eq!(s.state, TcpState::None);
         s.step(&cfg, Dir::ToServer, &hdr(0, 0, SYN), 0);
         assert!(s.step(&cfg, Dir::ToClient, &hdr(0, 1, RST | ACK), 0).closed);
+    }
+
+    #[test]
+    fn client_rst_in_syn_sent_is_ignored_unless_it_aborts_the_syn() {
+        // sv-ether 138.201.208.22:443 <- 192.168.100.206:59621: SYN, a stray ACK from
+        // the server, the client's RST (sequence from that ACK), the SYN again, and a
+        // normal session (Suricata sees it whole).
+        let cfg = TcpConfig::default();
+        let mut s = TcpSession::default();
+        s.step(&cfg, Dir::ToServer, &hdr(1000, 0, SYN), 0);
+        s.step(&cfg, Dir::ToClient, &hdr(7, 1000 + 2_497_211_856, ACK), 0);
+        let rst = TcpHeader {
+            window: 0,
+            ..hdr(1000 + 2_497_211_856, 0, RST)
+        };
+        assert!(!s.step(&cfg, Dir::ToServer, &rst, 0).closed);
+        assert_eq!(s.state, TcpState::SynSent);
+        assert!(!s.step(&cfg, Dir::ToServer, &hdr(1000, 0, SYN), 0).reuse);
+        s.step(&cfg, Dir::ToClient, &hdr(500, 1001, SYN | ACK), 0);
+        assert!(
+            s.step(&cfg, Dir::ToServer, &hdr(1001, 501, ACK), 0)
+                .established
+        );
+        assert!(
+            s.step(&cfg, Dir::ToServer, &hdr(1001, 501, ACK | PSH), 5)
+                .accept_data
+        );
+        // The RST that aborts the SYN closes it.
+        let mut s = TcpSession::default();
+        s.step(&cfg, Dir::ToServer, &hdr(1000, 0, SYN), 0);
+        let abort = TcpHeader {
+            window: 0,
+            ..hdr(1000, 1001, RST | ACK)
+        };
+        assert!(s.step(&cfg, Dir::ToServer, &abort, 0).closed);
     }
 
     #[test]

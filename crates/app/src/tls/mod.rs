@@ -1,6 +1,7 @@
 //! TLS handshake inspection: ClientHello (SNI, versions), ServerHello (negotiated
 //! version) and the server's Certificate message (subject and issuer of the first
-//! certificate) while they travel in the clear.
+//! certificate, and the DER bytes of every certificate for `tls.certs`) while they travel
+//! in the clear.
 //!
 //! - [`parser`]: zero-copy record and handshake message parsers;
 //! - [`state`]: per-flow record/handshake reassembly ([`TlsState`]).

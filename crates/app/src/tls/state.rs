@@ -37,7 +37,14 @@ pub struct TlsState {
     server_version: Option<u16>,
     cert_subject: Option<String>,
     cert_issuer: Option<String>,
+    /// The DER certificates of the server's Certificate message, in message order.
+    certs: Vec<Vec<u8>>,
     cert_seen: bool,
+    /// Suricata's "handshake done" flag, which lets to-client certificate buffers be
+    /// inspected: see [`TlsState::certs_inspectable`].
+    hs_done: bool,
+    /// The session ended (Suricata's "finished" flag).
+    finished: bool,
     /// A record header did not parse: Suricata's TLS parser returns an error there.
     error: bool,
 }
@@ -78,6 +85,29 @@ impl TlsState {
         self.cert_issuer.as_deref()
     }
 
+    /// `tls.certs`: the DER certificates of the server's Certificate message, the
+    /// server's own first (empty until the message has been parsed).
+    pub fn certs(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.certs.iter().map(Vec::as_slice)
+    }
+
+    /// Whether the to-client certificate buffers (`tls.cert_subject`,
+    /// `tls.cert_issuer`, `tls.certs`) may be inspected, as Suricata's TLS progress
+    /// allows: once its "handshake done" flag is set or the session ended. The flag is
+    /// set by an application data record, or at the end of a parse call (the bytes one
+    /// packet made available in one direction) that did not stop inside a record, once
+    /// the server certificate's subject and issuer are known. So a certificate whose
+    /// Certificate message is followed by a record that the same segment only starts
+    /// waits until that record is complete.
+    pub fn certs_inspectable(&self) -> bool {
+        self.hs_done || self.finished
+    }
+
+    /// The session ended: the certificate buffers are inspectable from now on.
+    pub fn close(&mut self) {
+        self.finished = true;
+    }
+
     /// Whether the ClientHello has been parsed.
     pub fn client_hello_done(&self) -> bool {
         self.client_version.is_some()
@@ -114,6 +144,23 @@ impl TlsState {
         if self.sides[d].lost {
             return;
         }
+        self.parse_records(ctx, dir, data);
+        let s = &self.sides[d];
+        // Suricata's parser returns "incomplete" (and so skips its end-of-call checks)
+        // when the input ends inside a record whose header it has read.
+        let inside_record = s.rec.len() >= 5 && record_header(&s.rec).is_some();
+        if !s.lost
+            && !self.error
+            && !inside_record
+            && self.cert_subject.is_some()
+            && self.cert_issuer.is_some()
+        {
+            self.hs_done = true;
+        }
+    }
+
+    fn parse_records(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        let d = dir.index();
         let mut input = data;
         if self.sides[d].rec.is_empty() {
             // Zero-copy path: whole records straight from the input.
@@ -204,7 +251,10 @@ impl TlsState {
                 self.sides[d].encrypted = true;
                 self.sides[d].hs = Vec::new();
             }
-            CT_APPLICATION_DATA => self.sides[d].app_data = true,
+            CT_APPLICATION_DATA => {
+                self.sides[d].app_data = true;
+                self.hs_done = true;
+            }
             CT_HANDSHAKE if !self.sides[d].encrypted => {
                 if self.sides[d].hs.is_empty() {
                     let rest = self.handshakes(ctx, dir, frag);
@@ -275,6 +325,7 @@ impl TlsState {
                             self.cert_subject = Some(s);
                             self.cert_issuer = Some(i);
                         }
+                        self.certs = certs.into_iter().map(<[u8]>::to_vec).collect();
                     }
                     None => ctx.counters.incr(Counter::TlsMalformed),
                 }
@@ -349,6 +400,87 @@ mod tests {
                 Some("C=US, O=Osprey Test, CN=test.example")
             );
         }
+    }
+
+    /// The `O=XX` server flight of sv-ether (see `testdata/README.md`).
+    const O_XX_FLIGHT: &[u8] = include_bytes!("testdata/o_xx_server_flight.bin");
+    /// Where sv-ether's first segment of that flight ends.
+    const O_XX_FIRST_SEGMENT: usize = 1206;
+
+    #[test]
+    fn certificates_inspectable_once_a_parse_call_ends_between_records() {
+        // The first segment holds the whole Certificate message but ends inside the next
+        // record: Suricata's parser returns "incomplete" and does not set its
+        // handshake-done flag until the segment that ends that record is parsed.
+        let (first, rest) = O_XX_FLIGHT.split_at(O_XX_FIRST_SEGMENT);
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        s.parse(&mut ctx, Direction::ToClient, first);
+        assert!(s.certificate_done());
+        assert!(s.cert_subject().unwrap().contains("O=XX"));
+        assert!(s.cert_issuer().unwrap().contains("O=XX"));
+        assert_eq!(s.certs().count(), 1);
+        assert!(!s.certs_inspectable());
+        s.parse(&mut ctx, Direction::ToClient, rest);
+        assert!(s.certs_inspectable());
+
+        // Both segments acknowledged at once: one call, inspectable right away.
+        let mut s = TlsState::new();
+        s.parse(&mut ctx, Direction::ToClient, O_XX_FLIGHT);
+        assert!(s.certs_inspectable());
+
+        // A call that ends in a record header (fewer than 5 bytes) is not "incomplete".
+        let mut s = TlsState::new();
+        s.parse(&mut ctx, Direction::ToClient, &first[..1069 + 3]);
+        assert!(s.certs_inspectable());
+
+        // Application data, or the end of the session, also make them inspectable.
+        let mut s = TlsState::new();
+        s.parse(&mut ctx, Direction::ToClient, first);
+        s.parse(&mut ctx, Direction::ToServer, &[23, 3, 3, 0, 1, 0]);
+        assert!(s.certs_inspectable());
+        let mut s = TlsState::new();
+        s.parse(&mut ctx, Direction::ToClient, first);
+        s.close();
+        assert!(s.certs_inspectable());
+        assert_eq!(ctx.counters.get(Counter::TlsMalformed), 0);
+    }
+
+    #[test]
+    fn certificate_chain_in_message_order() {
+        let flight = include_bytes!("testdata/sliver_server_flight.bin");
+        for split in [1, 100, flight.len()] {
+            let mut ctx = AppCtx::default();
+            let mut s = TlsState::new();
+            for c in flight.chunks(split) {
+                s.parse(&mut ctx, Direction::ToClient, c);
+            }
+            let certs: Vec<&[u8]> = s.certs().collect();
+            assert_eq!(certs.len(), 1, "split {split}");
+            // DER: a SEQUENCE with a two-byte length, whose subject names Scottsdale.
+            assert_eq!(&certs[0][..2], &[0x30, 0x82]);
+            assert!(certs[0].windows(10).any(|w| w == b"Scottsdale"));
+            assert!(s.certs_inspectable());
+        }
+        // The synthetic certificate message: the DER bytes exactly.
+        let der = include_bytes!("testdata/cert.der");
+        let mut list = (der.len() as u32).to_be_bytes()[1..].to_vec();
+        list.extend_from_slice(der);
+        list.extend_from_slice(&(der.len() as u32).to_be_bytes()[1..]);
+        list.extend_from_slice(der);
+        let mut body = (list.len() as u32).to_be_bytes()[1..].to_vec();
+        body.extend_from_slice(&list);
+        let mut msg = vec![HS_CERTIFICATE];
+        msg.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+        msg.extend_from_slice(&body);
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        s.parse(
+            &mut ctx,
+            Direction::ToClient,
+            &records(CT_HANDSHAKE, &msg, 300),
+        );
+        assert_eq!(s.certs().collect::<Vec<_>>(), [&der[..], &der[..]]);
     }
 
     #[test]
