@@ -57,6 +57,14 @@ pub enum Counter {
     TxSip,
     /// SIP datagrams that did not parse.
     ErrorSip,
+    /// Flows detected as HTTP/2.
+    FlowHttp2,
+    /// HTTP/2 transactions: one per stream, one per connection-level frame.
+    TxHttp2,
+    /// HTTP/2 header blocks too large to decode (parsing of the flow stops).
+    Http2FrameLimit,
+    /// HTTP/2 header blocks that failed HPACK decoding.
+    Http2HeaderError,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -86,11 +94,15 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.sip",
     "app_layer.tx.sip",
     "app_layer.error.sip.parser",
+    "app_layer.flow.http2",
+    "app_layer.tx.http2",
+    "osprey.app.http2.frame_limit",
+    "osprey.app.http2.header_error",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 26;
+    pub const COUNT: usize = 30;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

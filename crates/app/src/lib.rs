@@ -1,4 +1,5 @@
-//! Application layer: protocol detection and streaming parsers for HTTP/1.x, DNS and TLS
+//! Application layer: protocol detection and streaming parsers for HTTP/1.x, HTTP/2,
+//! DNS and TLS
 //! (and SIP over UDP, as far as its parser errors go)
 //! that turn reassembled stream bytes (and UDP datagrams) into transactions carrying
 //! Suricata's named inspection buffers (`http.uri`, `dns.query`, `tls.sni`, ...).
@@ -22,6 +23,7 @@ pub mod detect;
 pub mod dns;
 mod flow;
 pub mod http;
+pub mod http2;
 pub mod sip;
 pub mod tls;
 mod util;
