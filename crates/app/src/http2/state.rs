@@ -12,6 +12,9 @@
 //! RST_STREAM) completes a side. The transactions are [`HttpTx`] values, filled so that
 //! the `http.*` buffers read the way Suricata's HTTP/2 keywords do.
 //!
+//! Decoded header fields are kept up to `max_headers` fields and `header_raw_limit`
+//! bytes of names and values per message (request or response, trailers included).
+//!
 //! A header block that cannot be kept in step (larger than the limits) ends parsing
 //! of the connection, as does a stream gap: HPACK cannot resynchronize.
 
@@ -34,9 +37,6 @@ pub const FRAME_LIMIT: usize = 64 * 1024;
 
 /// Largest header block (HEADERS or PUSH_PROMISE with its CONTINUATIONs) reassembled.
 pub const BLOCK_LIMIT: usize = 256 * 1024;
-
-/// Bytes of decoded names and values kept per header block.
-pub const DECODED_LIMIT: usize = 256 * 1024;
 
 /// Where the reader of one direction is.
 #[derive(Clone, Copy, Debug)]
@@ -375,9 +375,11 @@ impl Http2State {
         let Some(pb) = self.sides[d].pending.take() else {
             return;
         };
-        let block = self.sides[d]
-            .hpack
-            .decode(&pb.data, ctx.config.max_headers, DECODED_LIMIT);
+        let block = self.sides[d].hpack.decode(
+            &pb.data,
+            ctx.config.max_headers,
+            ctx.config.header_raw_limit,
+        );
         if block.error.is_some() {
             ctx.counters.incr(Counter::Http2HeaderError);
         }
@@ -420,6 +422,7 @@ impl Http2State {
 
     fn headers(&mut self, ctx: &mut AppCtx, dir: Direction, id: u32, block: Block) {
         let max = ctx.config.max_headers;
+        let byte_limit = ctx.config.header_raw_limit;
         let limit = ctx.config.response_body_decompress_layer_limit;
         if self.stream_mut(id).is_none() {
             self.new_stream(ctx, id);
@@ -428,8 +431,10 @@ impl Http2State {
             return;
         };
         let m = msg(&mut s.tx, dir);
+        let mut bytes: usize = m.headers.iter().map(|h| h.name.len() + h.value.len()).sum();
         for f in block.fields {
-            if m.headers.len() >= max {
+            bytes += f.name.len() + f.value.len();
+            if m.headers.len() >= max || bytes > byte_limit {
                 ctx.counters.incr(Counter::HttpHeaderLimit);
                 break;
             }
