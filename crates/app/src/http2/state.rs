@@ -269,10 +269,9 @@ impl Http2State {
             side.buf = Vec::new();
             side.pending = None;
         }
-        let ids: Vec<u32> = self.streams.iter().map(|s| s.id).collect();
-        for id in ids {
+        for s in &mut self.streams {
             for dir in [Direction::ToServer, Direction::ToClient] {
-                self.end_side(ctx, dir, id);
+                s.end(ctx, dir, true);
             }
         }
     }
@@ -510,19 +509,25 @@ impl Http2State {
 
     /// END_STREAM, RST_STREAM or the end of parsing: one side of a stream completes.
     fn end_side(&mut self, ctx: &mut AppCtx, dir: Direction, id: u32) {
+        let stopped = self.sides[dir.index()].stopped;
+        if let Some(s) = self.stream_mut(id) {
+            s.end(ctx, dir, stopped);
+        }
+    }
+}
+
+impl Stream {
+    /// One side of the stream completes (`cut`: because parsing stopped).
+    fn end(&mut self, ctx: &AppCtx, dir: Direction, cut: bool) {
         let limit = match dir {
             Direction::ToServer => ctx.config.request_body_limit,
             Direction::ToClient => ctx.config.response_body_limit,
         };
-        let stopped = self.sides[dir.index()].stopped;
-        let Some(s) = self.stream_mut(id) else {
-            return;
-        };
         let dec = match dir {
             Direction::ToServer => None,
-            Direction::ToClient => s.decoder.take(),
+            Direction::ToClient => self.decoder.take(),
         };
-        let m = msg(&mut s.tx, dir);
+        let m = msg(&mut self.tx, dir);
         if m.progress == Progress::Complete {
             return;
         }
@@ -531,7 +536,7 @@ impl Http2State {
             dec.finish(&mut m.body, limit.saturating_sub(before));
             m.body_len += (m.body.len() - before) as u64;
         }
-        m.truncated = stopped;
+        m.truncated = cut;
         m.progress = Progress::Complete;
     }
 }
@@ -670,6 +675,26 @@ mod tests {
             &frame(FrameType::RST_STREAM, 0, 5, &[0, 0, 0, 8]),
         );
         assert!(st.tx(1).unwrap().is_complete());
+    }
+
+    #[test]
+    fn gap_completes_open_streams_as_truncated() {
+        let mut ctx = AppCtx::default();
+        let mut st = Http2State::new();
+        st.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &client(&[headers(1, FLAG_END_HEADERS, POST)]),
+        );
+        let tx = st.tx(0).unwrap();
+        assert_eq!(tx.request().progress(), Progress::Headers);
+        st.gap(&mut ctx, Direction::ToClient);
+        let tx = st.tx(0).unwrap();
+        assert!(tx.is_complete());
+        assert!(tx.request().truncated());
+        // Nothing is parsed after the gap.
+        st.parse(&mut ctx, Direction::ToServer, &headers(3, 5, POST));
+        assert_eq!(st.tx_count(), 1);
     }
 
     #[test]
