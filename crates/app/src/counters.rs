@@ -63,6 +63,14 @@ pub enum Counter {
     FlowDcerpcTcp,
     /// TCP flows detected as SMTP.
     FlowSmtp,
+    /// Flows detected as HTTP/2.
+    FlowHttp2,
+    /// HTTP/2 transactions: one per stream, one per connection-level frame.
+    TxHttp2,
+    /// HTTP/2 header blocks too large to decode (parsing of the flow stops).
+    Http2FrameLimit,
+    /// HTTP/2 header blocks that failed HPACK decoding.
+    Http2HeaderError,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -95,11 +103,15 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.smb",
     "app_layer.flow.dcerpc_tcp",
     "app_layer.flow.smtp",
+    "app_layer.flow.http2",
+    "app_layer.tx.http2",
+    "osprey.app.http2.frame_limit",
+    "osprey.app.http2.header_error",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 29;
+    pub const COUNT: usize = 33;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {
@@ -108,9 +120,17 @@ impl Counter {
 }
 
 /// A worker's application-layer counters.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Counters {
     values: [u64; Counter::COUNT],
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters {
+            values: [0; Counter::COUNT],
+        }
+    }
 }
 
 impl Counters {

@@ -1,8 +1,9 @@
 //! Application-protocol detection by content (and by port where Suricata probes by
-//! port): HTTP from request methods or `HTTP/` on any port, TLS from record headers on
-//! any port, DNS by a valid header on port 53 (UDP, and TCP with its length prefix),
-//! SMB from an NBSS record holding an SMB header and DCERPC from a PDU header on any
-//! port, SMTP from the client's `EHLO`/`HELO`/`QUIT`.
+//! port): HTTP from request methods or `HTTP/` on any port, HTTP/2 from the client
+//! connection preface on any port, TLS from record headers on any port, DNS by a valid
+//! header on port 53 (UDP, and TCP with its length prefix), SMB from an NBSS record
+//! holding an SMB header and DCERPC from a PDU header on any port, SMTP from the
+//! client's `EHLO`/`HELO`/`QUIT`.
 
 use crate::dns::parser::probe_header;
 use crate::Direction;
@@ -15,6 +16,8 @@ pub enum AppProto {
     Unknown,
     /// HTTP/1.x.
     Http,
+    /// HTTP/2 (cleartext, prior knowledge).
+    Http2,
     /// TLS (or SSL).
     Tls,
     /// DNS.
@@ -37,6 +40,7 @@ impl AppProto {
         match self {
             AppProto::Unknown => "unknown",
             AppProto::Http => "http",
+            AppProto::Http2 => "http2",
             AppProto::Tls => "tls",
             AppProto::Dns => "dns",
             AppProto::Sip => "sip",
@@ -169,13 +173,14 @@ fn probe_tls(dir: Direction, data: &[u8]) -> Probe {
 /// Probes the first bytes of a TCP direction. `dns_port` says whether either port is 53.
 pub fn probe_tcp(dir: Direction, data: &[u8], dns_port: bool) -> Probe {
     let mut need = false;
-    let smtp = match dir {
-        Direction::ToServer => crate::smtp::probe(data),
-        Direction::ToClient => Probe::NoMatch,
+    let (smtp, h2) = match dir {
+        Direction::ToServer => (crate::smtp::probe(data), crate::http2::probe(data)),
+        Direction::ToClient => (Probe::NoMatch, Probe::NoMatch),
     };
     for p in [
         probe_http(dir, data),
         probe_tls(dir, data),
+        h2,
         crate::framed::probe_smb(data),
         crate::framed::probe_dcerpc(dir, data),
         smtp,
@@ -251,6 +256,18 @@ mod tests {
             Probe::Match(AppProto::Http)
         );
         assert_eq!(probe_tcp(ToClient, b"220 smtp", false), Probe::NoMatch);
+    }
+
+    #[test]
+    fn http2_preface() {
+        let p = crate::http2::frame::PREFACE;
+        assert_eq!(probe_tcp(ToServer, p, false), Probe::Match(AppProto::Http2));
+        assert_eq!(probe_tcp(ToServer, &p[..10], false), Probe::NeedMore);
+        assert_eq!(
+            probe_tcp(ToServer, b"PRI * HTTP/1.1", false),
+            Probe::NoMatch
+        );
+        assert_eq!(probe_tcp(ToClient, p, false), Probe::NoMatch);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::detect::{probe_tcp, probe_udp, AppProto, Probe};
 use crate::dns::DnsState;
 use crate::framed::{Framed, Framing};
 use crate::http::HttpState;
+use crate::http2::Http2State;
 use crate::sip::SipState;
 use crate::tls::TlsState;
 use crate::{Config, Counter, Counters, Direction, Transport};
@@ -49,6 +50,8 @@ pub enum AppState {
     None,
     /// HTTP/1.x.
     Http(Box<HttpState>),
+    /// HTTP/2.
+    Http2(Box<Http2State>),
     /// DNS (UDP or TCP).
     Dns(Box<DnsState>),
     /// TLS.
@@ -132,6 +135,22 @@ impl AppFlow {
         }
     }
 
+    /// The HTTP/2 state, if this is an HTTP/2 flow.
+    pub fn http2(&self) -> Option<&Http2State> {
+        match &self.state {
+            AppState::Http2(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The HTTP/2 state, mutable (to free inspected transactions).
+    pub fn http2_mut(&mut self) -> Option<&mut Http2State> {
+        match &mut self.state {
+            AppState::Http2(h) => Some(h),
+            _ => None,
+        }
+    }
+
     /// The DNS state, if this is a DNS flow.
     pub fn dns(&self) -> Option<&DnsState> {
         match &self.state {
@@ -189,7 +208,8 @@ impl AppFlow {
             AppState::Http(h) => h.errored(),
             AppState::Dns(d) => d.errored(),
             AppState::Tls(t) => t.errored(),
-            AppState::Sip(_)
+            AppState::Http2(_)
+            | AppState::Sip(_)
             | AppState::Smb(_)
             | AppState::Dcerpc(_)
             | AppState::Smtp
@@ -238,6 +258,7 @@ impl AppFlow {
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
         match &mut self.state {
             AppState::Http(h) => h.gap(ctx, dir, len),
+            AppState::Http2(h) => h.gap(ctx, dir),
             AppState::Dns(d) => d.gap(ctx, dir),
             AppState::Tls(t) => t.gap(ctx, dir),
             AppState::Smb(f) | AppState::Dcerpc(f) => f.gap(dir),
@@ -261,6 +282,7 @@ impl AppFlow {
         match &mut self.state {
             AppState::Http(h) => h.close(ctx),
             AppState::Tls(t) => t.close(),
+            AppState::Http2(h) => h.close(ctx),
             _ => {}
         }
         self.held = Vec::new();
@@ -272,6 +294,7 @@ impl AppFlow {
         }
         match &mut self.state {
             AppState::Http(h) => h.parse(ctx, dir, data),
+            AppState::Http2(h) => h.parse(ctx, dir, data),
             AppState::Dns(d) => d.parse(ctx, dir, data),
             AppState::Tls(t) => t.parse(ctx, dir, data),
             AppState::Smb(f) | AppState::Dcerpc(f) => f.parse(dir, data),
@@ -283,6 +306,9 @@ impl AppFlow {
         self.proto = p;
         let (state, counter) = match (p, self.transport) {
             (AppProto::Http, _) => (AppState::Http(Box::default()), Counter::FlowHttp),
+            (AppProto::Http2, Transport::Tcp) => {
+                (AppState::Http2(Box::default()), Counter::FlowHttp2)
+            }
             (AppProto::Tls, _) => (AppState::Tls(Box::default()), Counter::FlowTls),
             (AppProto::Dns, Transport::Udp) => (
                 AppState::Dns(Box::new(DnsState::new(Transport::Udp))),

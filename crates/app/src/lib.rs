@@ -1,6 +1,6 @@
-//! Application layer: protocol detection and streaming parsers for HTTP/1.x, DNS and TLS
-//! (and SIP over UDP, as far as its parser errors go; SMB and DCERPC record framing; SMTP
-//! detection)
+//! Application layer: protocol detection and streaming parsers for HTTP/1.x, HTTP/2,
+//! DNS and TLS (and SIP over UDP, as far as its parser errors go; SMB and DCERPC record
+//! framing; SMTP detection)
 //! that turn reassembled stream bytes (and UDP datagrams) into transactions carrying
 //! Suricata's named inspection buffers (`http.uri`, `dns.query`, `tls.sni`, ...).
 //!
@@ -24,6 +24,7 @@ pub mod dns;
 mod flow;
 pub mod framed;
 pub mod http;
+pub mod http2;
 pub mod sip;
 mod smtp;
 pub mod tls;

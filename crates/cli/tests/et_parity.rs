@@ -14,9 +14,9 @@ use std::path::Path;
 use serde_json::Value;
 
 /// Stable expected alerts Osprey must find (of 117).
-const FLOOR_FOUND: usize = 103;
+const FLOOR_FOUND: usize = 116;
 /// Most alerts of stable sids Osprey may raise that Suricata did not.
-const CEILING_EXTRA: usize = 3;
+const CEILING_EXTRA: usize = 1;
 
 type Key = (u64, String, u64, String, u64, String, u64);
 

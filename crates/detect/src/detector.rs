@@ -10,7 +10,7 @@ use rules::{Action, LoadedRule, Vars};
 use crate::input::{Alert, FlowInfo, Input, MatchedOn};
 use crate::options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
 use crate::prefilter::Prefilter;
-use crate::sig::{self, AppBuf, BitsAct, PayloadMode, PktOpt, ProtoM, Sig, Slot};
+use crate::sig::{self, proto_matches, AppBuf, BitsAct, PayloadMode, PktOpt, ProtoM, Sig, Slot};
 use crate::state::{FlowDetect, Hit, Scratch};
 use crate::threshold::{self, Global, Spec, Verdict};
 use crate::transform;
@@ -573,6 +573,8 @@ impl Detector {
         };
         match af.state() {
             app::AppState::Http(h) => h.txs().for_each(|t| run(TxView::Http(t))),
+            // HTTP/2 streams are HTTP transactions to the `http.*` buffers.
+            app::AppState::Http2(h) => h.txs().for_each(|t| run(TxView::Http(t))),
             app::AppState::Dns(d) => d.txs().for_each(|t| run(TxView::Dns(t))),
             app::AppState::Tls(t) => run(TxView::Tls(t)),
             // No rule inspects SIP, SMB, DCERPC or SMTP buffers (rules with their
@@ -871,14 +873,14 @@ fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bool {
     if !proto_ok {
         return false;
     }
+    let cur = flow.map_or(app::AppProto::Unknown, |f| f.app_proto);
     if let Some(ap) = s.app_proto {
-        if !flow.is_some_and(|f| ap.covers(f.app_proto)) {
+        if flow.is_none() || !proto_matches(ap, s.http_only, cur) {
             return false;
         }
     }
     for c in &s.alp {
-        let cur = flow.map_or(app::AppProto::Unknown, |f| f.app_proto);
-        if c.proto.covers(cur) == c.negated {
+        if proto_matches(c.proto, c.only, cur) == c.negated {
             return false;
         }
     }

@@ -224,6 +224,23 @@ pub(crate) struct FlowC {
 pub(crate) struct AlpC {
     pub negated: bool,
     pub proto: app::AppProto,
+    /// With `proto` HTTP: the one version named (`http1`, `http2`).
+    pub only: Option<app::AppProto>,
+}
+
+/// Whether a flow whose protocol is `flow` is one of `rule`'s. As in Suricata 7, `http`
+/// covers HTTP/1 and HTTP/2 unless `only` names one version (`http1`, `http2`), and
+/// `dcerpc` covers SMB flows too (see [`app::AppProto::covers`]).
+pub(crate) fn proto_matches(
+    rule: app::AppProto,
+    only: Option<app::AppProto>,
+    flow: app::AppProto,
+) -> bool {
+    use app::AppProto::{Http, Http2};
+    match (rule, flow) {
+        (Http, Http | Http2) => only.is_none_or(|o| o == flow),
+        _ => rule.covers(flow),
+    }
 }
 
 /// A compiled signature.
@@ -236,8 +253,11 @@ pub(crate) struct Sig {
     pub action: Action,
     pub priority: u32,
     pub proto: ProtoM,
-    /// Required app protocol (header protocol `http`, `dns`, `tls` or app buffers).
+    /// Required app protocol (header protocol `http`, `dns`, `tls` or app buffers);
+    /// `Http` stands for HTTP/1 and HTTP/2 (see [`proto_matches`]).
     pub app_proto: Option<app::AppProto>,
+    /// With `app_proto` HTTP: the one HTTP version the header protocol names.
+    pub http_only: Option<app::AppProto>,
     pub src: rules::AddrSet,
     pub dst: rules::AddrSet,
     pub sports: rules::PortSet,
@@ -329,6 +349,11 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
     let r: &Rule = &lr.rule;
     let mut vars = Vars { names: Vec::new() };
     let (proto, mut app_proto) = header_proto(r.header.protocol)?;
+    let http_only = match r.header.protocol {
+        Protocol::App(RuleApp::Http1) => Some(app::AppProto::Http),
+        Protocol::App(RuleApp::Http2) => Some(app::AppProto::Http2),
+        _ => None,
+    };
     let mut sig = Sig {
         rule: index as u32,
         sid: r.meta.sid,
@@ -338,6 +363,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
         priority: lr.priority,
         proto,
         app_proto: None,
+        http_only,
         src: lr.src_addrs.clone(),
         dst: lr.dst_addrs.clone(),
         sports: lr.src_ports.clone(),
@@ -455,8 +481,13 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
                         "app-layer-protocol with a mode",
                     ));
                 }
+                let only = match proto.as_str() {
+                    "http1" => Some(app::AppProto::Http),
+                    "http2" => Some(app::AppProto::Http2),
+                    _ => None,
+                };
                 let p = match proto.as_str() {
-                    "http" | "http1" => app::AppProto::Http,
+                    "http" | "http1" | "http2" => app::AppProto::Http,
                     "dns" => app::AppProto::Dns,
                     "tls" | "ssl" => app::AppProto::Tls,
                     "smb" => app::AppProto::Smb,
@@ -476,6 +507,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
                 sig.alp.push(AlpC {
                     negated: *negated,
                     proto: p,
+                    only,
                 });
             }
             Opt::Tag(_) => {}
@@ -632,7 +664,7 @@ fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal>
         Protocol::Icmpv6 => (ProtoM::L4(58), None),
         Protocol::Sctp => (ProtoM::L4(132), None),
         Protocol::Pkthdr => return Err(unsupported("pkthdr", "protocol pkthdr (decoder events)")),
-        Protocol::App(RuleApp::Http | RuleApp::Http1) => {
+        Protocol::App(RuleApp::Http | RuleApp::Http1 | RuleApp::Http2) => {
             (ProtoM::Ip(None), Some(app::AppProto::Http))
         }
         Protocol::App(RuleApp::Dns) => (ProtoM::Ip(None), Some(app::AppProto::Dns)),

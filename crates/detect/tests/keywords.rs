@@ -533,3 +533,55 @@ fn tls_certificate_buffers_wait_for_suricatas_handshake_done() {
     af.parse(&mut ctx, app::Direction::ToClient, rest);
     assert_eq!(tx_sids(&det, &mut fd, &af, false, None), [1]);
 }
+
+/// A prior-knowledge HTTP/2 request: the preface, then one HEADERS frame (END_STREAM,
+/// END_HEADERS) on stream 1 whose fields are literals without indexing.
+fn h2_request(fields: &[(&str, &str)]) -> Vec<u8> {
+    let mut block = Vec::new();
+    for (n, v) in fields {
+        block.push(0);
+        for s in [n, v] {
+            block.push(s.len() as u8);
+            block.extend_from_slice(s.as_bytes());
+        }
+    }
+    let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    let len = (block.len() as u32).to_be_bytes();
+    out.extend_from_slice(&[len[1], len[2], len[3], 1, 0x5, 0, 0, 0, 1]);
+    out.extend_from_slice(&block);
+    out
+}
+
+#[test]
+fn http_rules_cover_http2_and_http1_rules_do_not() {
+    let det = detector(
+        "alert http any any -> any any (flow:to_server; http.method; content:\"POST\"; http.header; content:\"user-agent|3a 20|ua2|0d 0a|\"; sid:1;)\n\
+         alert http1 any any -> any any (flow:to_server; http.method; content:\"POST\"; sid:2;)\n\
+         alert http2 any any -> any any (flow:to_server; http.host; content:\"h2.example\"; sid:3;)\n\
+         alert http any any -> any any (flow:to_server; app-layer-protocol:http1; http.uri; content:\"/up\"; sid:4;)\n\
+         alert http any any -> any any (flow:to_server; app-layer-protocol:http; http.uri; content:\"/up\"; sid:5;)",
+    );
+    let af = http_flow(
+        &h2_request(&[
+            (":method", "POST"),
+            (":path", "/up"),
+            (":authority", "H2.example:8080"),
+            ("user-agent", "ua2"),
+        ]),
+        None,
+    );
+    assert_eq!(af.app_proto(), app::AppProto::Http2);
+    let mut fd = detect::FlowDetect::new();
+    let mut got = tx_sids(&det, &mut fd, &af, true, None);
+    got.sort_unstable();
+    assert_eq!(got, [1, 3, 5]);
+    // The same rules over HTTP/1.
+    let af = http_flow(
+        b"POST /up HTTP/1.1\r\nHost: h2.example\r\nuser-agent: ua2\r\nContent-Length: 0\r\n\r\n",
+        None,
+    );
+    let mut fd = detect::FlowDetect::new();
+    let mut got = tx_sids(&det, &mut fd, &af, true, None);
+    got.sort_unstable();
+    assert_eq!(got, [1, 2, 4, 5]);
+}

@@ -8,7 +8,7 @@
 //! - [`state`]: the per-flow streaming state machine ([`HttpState`]);
 //! - [`tx`]: transactions and their buffers ([`HttpTx`]).
 
-mod decompress;
+pub(crate) mod decompress;
 pub mod parser;
 pub mod state;
 pub mod tx;

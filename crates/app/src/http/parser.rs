@@ -25,6 +25,8 @@ pub enum ProtocolVersion {
     V1_0,
     /// HTTP/1.1 (and any later 1.x).
     V1_1,
+    /// HTTP/2: a transaction built from an HTTP/2 stream.
+    V2,
 }
 
 /// Parses a protocol string as libhtp does: `HTTP/1.0`, `HTTP/1.1`, `HTTP/0.9`, case

@@ -1,0 +1,716 @@
+//! The per-flow HTTP/2 streaming state machine.
+//!
+//! Each direction reads frames out of stream chunks split at any byte: the 9-byte
+//! header, then the payload. DATA payloads go straight from the input into the
+//! stream's transaction (never buffered whole); other payloads are buffered up to
+//! [`FRAME_LIMIT`] bytes and larger ones skipped. Header blocks (HEADERS or
+//! PUSH_PROMISE plus CONTINUATIONs) are reassembled up to [`BLOCK_LIMIT`] bytes and
+//! decoded with that direction's HPACK context.
+//!
+//! Every stream is one transaction (Suricata's model): the client's header block is
+//! the request, the server's the response, DATA frames their bodies, END_STREAM (or
+//! RST_STREAM) completes a side. The transactions are [`HttpTx`] values, filled so that
+//! the `http.*` buffers read the way Suricata's HTTP/2 keywords do.
+//!
+//! Decoded header fields are kept up to `max_headers` fields and `header_raw_limit`
+//! bytes of names and values per message (request or response, trailers included).
+//!
+//! A header block that cannot be kept in step (larger than the limits) ends parsing
+//! of the connection, as does a stream gap: HPACK cannot resynchronize.
+
+use std::collections::VecDeque;
+
+use super::frame::{
+    headers_fragment, push_promise_fragment, FrameHeader, FrameType, FLAG_END_HEADERS,
+    FLAG_END_STREAM, FLAG_PADDED, HEADER_LEN, PREFACE,
+};
+use super::hpack::{Block, Decoder};
+use super::tx::{fill_request, fill_response};
+use crate::http::decompress::{codings, Decoder as BodyDecoder};
+use crate::http::{Header, HttpTx, Message, Progress};
+use crate::util::push_capped;
+use crate::{AppCtx, Counter, Direction};
+
+/// Largest non-DATA frame payload buffered; a larger one is skipped (a larger header
+/// block fragment ends parsing: the HPACK context would be out of step).
+pub const FRAME_LIMIT: usize = 64 * 1024;
+
+/// Largest header block (HEADERS or PUSH_PROMISE with its CONTINUATIONs) reassembled.
+pub const BLOCK_LIMIT: usize = 256 * 1024;
+
+/// Where the reader of one direction is.
+#[derive(Clone, Copy, Debug)]
+enum Cur {
+    /// Reading a frame header (the bytes so far are in `buf`).
+    Header,
+    /// Buffering the payload of a frame.
+    Payload(FrameHeader),
+    /// Streaming a DATA payload.
+    Data {
+        stream: u32,
+        end_stream: bool,
+        /// Payload bytes left, padding included.
+        left: usize,
+        /// Padding at the end of the payload; `None` while the pad length byte of a
+        /// PADDED frame is still to come.
+        pad: Option<usize>,
+    },
+    /// Skipping a payload.
+    Skip(usize),
+}
+
+/// A header block waiting for its CONTINUATION frames.
+#[derive(Debug)]
+struct Pending {
+    stream: u32,
+    end_stream: bool,
+    /// A PUSH_PROMISE block: decoded to keep HPACK in step, then dropped.
+    promise: bool,
+    data: Vec<u8>,
+}
+
+#[derive(Debug)]
+struct Side {
+    /// Bytes of the client preface still expected.
+    preface: usize,
+    buf: Vec<u8>,
+    cur: Cur,
+    hpack: Decoder,
+    pending: Option<Pending>,
+    stopped: bool,
+}
+
+impl Side {
+    fn new(preface: usize) -> Side {
+        Side {
+            preface,
+            buf: Vec::new(),
+            cur: Cur::Header,
+            hpack: Decoder::new(),
+            pending: None,
+            stopped: false,
+        }
+    }
+}
+
+/// One stream's transaction and what its parser keeps beside it.
+struct Stream {
+    id: u32,
+    tx: HttpTx,
+    /// Response body decoder (Content-Encoding).
+    decoder: Option<BodyDecoder>,
+}
+
+/// HTTP/2 state of one flow: its live transactions (one per stream) and both
+/// directions' frame readers.
+pub struct Http2State {
+    streams: VecDeque<Stream>,
+    next_id: u64,
+    sides: [Side; 2],
+}
+
+impl Default for Http2State {
+    fn default() -> Self {
+        Http2State {
+            streams: VecDeque::new(),
+            next_id: 0,
+            sides: [Side::new(PREFACE.len()), Side::new(0)],
+        }
+    }
+}
+
+impl core::fmt::Debug for Http2State {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Http2State")
+            .field("txs", &self.streams.len())
+            .field("next_id", &self.next_id)
+            .finish()
+    }
+}
+
+fn msg(tx: &mut HttpTx, dir: Direction) -> &mut Message {
+    match dir {
+        Direction::ToServer => &mut tx.request,
+        Direction::ToClient => &mut tx.response,
+    }
+}
+
+impl Http2State {
+    /// A fresh state; the client side expects the connection preface first.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The live transactions, oldest first.
+    pub fn txs(&self) -> impl Iterator<Item = &HttpTx> {
+        self.streams.iter().map(|s| &s.tx)
+    }
+
+    /// The transaction with id `id`, if still live.
+    pub fn tx(&self, id: u64) -> Option<&HttpTx> {
+        self.txs().find(|t| t.id == id)
+    }
+
+    /// The stream id of transaction `id`, if still live.
+    pub fn stream_id(&self, id: u64) -> Option<u32> {
+        self.streams.iter().find(|s| s.tx.id == id).map(|s| s.id)
+    }
+
+    /// Number of stream transactions created so far (the next one's id).
+    pub fn tx_count(&self) -> u64 {
+        self.next_id
+    }
+
+    /// Frees transactions with an id below `id`.
+    pub fn free_txs_before(&mut self, id: u64) {
+        self.streams.retain(|s| s.tx.id >= id);
+    }
+
+    /// Feeds in-order stream bytes of one direction.
+    pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        let d = dir.index();
+        let mut pos = 0;
+        while pos < data.len() && !self.sides[d].stopped {
+            let side = &mut self.sides[d];
+            if side.preface > 0 {
+                let done = PREFACE.len() - side.preface;
+                let n = side.preface.min(data.len() - pos);
+                if data[pos..pos + n] != PREFACE[done..done + n] {
+                    side.stopped = true;
+                    return;
+                }
+                side.preface -= n;
+                pos += n;
+                continue;
+            }
+            match side.cur {
+                Cur::Header => {
+                    let n = (HEADER_LEN - side.buf.len()).min(data.len() - pos);
+                    side.buf.extend_from_slice(&data[pos..pos + n]);
+                    pos += n;
+                    if let Some(h) = FrameHeader::parse(&side.buf) {
+                        side.buf.clear();
+                        self.frame_header(ctx, dir, h);
+                    }
+                }
+                Cur::Payload(h) => {
+                    let want = h.len as usize;
+                    let n = (want - side.buf.len()).min(data.len() - pos);
+                    side.buf.extend_from_slice(&data[pos..pos + n]);
+                    pos += n;
+                    if side.buf.len() == want {
+                        let payload = std::mem::take(&mut side.buf);
+                        side.cur = Cur::Header;
+                        self.frame(ctx, dir, h, &payload);
+                        let side = &mut self.sides[d];
+                        if side.buf.is_empty() {
+                            side.buf = payload;
+                            side.buf.clear();
+                        }
+                    }
+                }
+                Cur::Skip(left) => {
+                    let n = left.min(data.len() - pos);
+                    pos += n;
+                    side.cur = if n == left {
+                        Cur::Header
+                    } else {
+                        Cur::Skip(left - n)
+                    };
+                }
+                Cur::Data {
+                    stream,
+                    end_stream,
+                    mut left,
+                    mut pad,
+                } => {
+                    if pad.is_none() {
+                        pad = Some(usize::from(data[pos]));
+                        pos += 1;
+                        left -= 1;
+                    }
+                    let pad_len = pad.unwrap_or(0);
+                    let n = left.min(data.len() - pos);
+                    let content = left.saturating_sub(pad_len).min(n);
+                    let chunk = &data[pos..pos + content];
+                    pos += n;
+                    left -= n;
+                    side.cur = if left == 0 {
+                        Cur::Header
+                    } else {
+                        Cur::Data {
+                            stream,
+                            end_stream,
+                            left,
+                            pad,
+                        }
+                    };
+                    self.body(ctx, dir, stream, chunk);
+                    if left == 0 && end_stream {
+                        self.end_side(ctx, dir, stream);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A hole in one direction's stream: HTTP/2 parsing of the flow ends (HPACK cannot
+    /// resynchronize); messages in progress complete as truncated.
+    pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        let _ = dir;
+        ctx.counters.incr(Counter::Gap);
+        self.close(ctx);
+    }
+
+    /// The flow ended (or parsing stopped): unfinished messages complete as truncated.
+    pub fn close(&mut self, ctx: &mut AppCtx) {
+        for side in &mut self.sides {
+            side.stopped = true;
+            side.buf = Vec::new();
+            side.pending = None;
+        }
+        for s in &mut self.streams {
+            for dir in [Direction::ToServer, Direction::ToClient] {
+                s.end(ctx, dir, true);
+            }
+        }
+    }
+
+    /// A frame header is in: decide how its payload is read.
+    fn frame_header(&mut self, ctx: &mut AppCtx, dir: Direction, h: FrameHeader) {
+        let side = &mut self.sides[dir.index()];
+        let len = h.len as usize;
+        if h.stream == 0 && h.ty != FrameType::DATA {
+            // Suricata makes every connection-level frame a transaction of its own.
+            ctx.counters.incr(Counter::TxHttp2);
+        }
+        side.cur = if h.ty == FrameType::DATA && h.stream != 0 && len > 0 {
+            Cur::Data {
+                stream: h.stream,
+                end_stream: h.has(FLAG_END_STREAM),
+                left: len,
+                pad: (!h.has(FLAG_PADDED)).then_some(0),
+            }
+        } else if len > FRAME_LIMIT {
+            if matches!(
+                h.ty,
+                FrameType::HEADERS | FrameType::PUSH_PROMISE | FrameType::CONTINUATION
+            ) {
+                // The header block cannot be decoded: HPACK is out of step for good.
+                ctx.counters.incr(Counter::Http2FrameLimit);
+                self.close(ctx);
+                return;
+            }
+            Cur::Skip(len)
+        } else if len == 0 {
+            self.frame(ctx, dir, h, &[]);
+            return;
+        } else {
+            Cur::Payload(h)
+        };
+    }
+
+    /// A whole (non-DATA, or empty DATA) frame.
+    fn frame(&mut self, ctx: &mut AppCtx, dir: Direction, h: FrameHeader, p: &[u8]) {
+        let d = dir.index();
+        match h.ty {
+            FrameType::DATA if h.has(FLAG_END_STREAM) => self.end_side(ctx, dir, h.stream),
+            FrameType::HEADERS => {
+                let Some(frag) = headers_fragment(&h, p) else {
+                    return;
+                };
+                self.sides[d].pending = Some(Pending {
+                    stream: h.stream,
+                    end_stream: h.has(FLAG_END_STREAM),
+                    promise: false,
+                    data: frag.to_vec(),
+                });
+                if h.has(FLAG_END_HEADERS) {
+                    self.block_done(ctx, dir);
+                }
+            }
+            FrameType::PUSH_PROMISE => {
+                let Some((_, frag)) = push_promise_fragment(&h, p) else {
+                    return;
+                };
+                self.sides[d].pending = Some(Pending {
+                    stream: h.stream,
+                    end_stream: false,
+                    promise: true,
+                    data: frag.to_vec(),
+                });
+                if h.has(FLAG_END_HEADERS) {
+                    self.block_done(ctx, dir);
+                }
+            }
+            FrameType::CONTINUATION => {
+                let Some(pb) = self.sides[d].pending.as_mut() else {
+                    return;
+                };
+                if pb.stream != h.stream {
+                    return;
+                }
+                if push_capped(&mut pb.data, p, BLOCK_LIMIT) {
+                    ctx.counters.incr(Counter::Http2FrameLimit);
+                    self.close(ctx);
+                    return;
+                }
+                if h.has(FLAG_END_HEADERS) {
+                    self.block_done(ctx, dir);
+                }
+            }
+            FrameType::RST_STREAM => {
+                for dir in [Direction::ToServer, Direction::ToClient] {
+                    self.end_side(ctx, dir, h.stream);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A header block is complete: decode it and apply it to its stream.
+    fn block_done(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        let d = dir.index();
+        let Some(pb) = self.sides[d].pending.take() else {
+            return;
+        };
+        let block = self.sides[d].hpack.decode(
+            &pb.data,
+            ctx.config.max_headers,
+            ctx.config.header_raw_limit,
+        );
+        if block.error.is_some() {
+            ctx.counters.incr(Counter::Http2HeaderError);
+        }
+        if block.truncated {
+            ctx.counters.incr(Counter::HttpHeaderLimit);
+        }
+        if pb.promise || pb.stream == 0 {
+            return;
+        }
+        self.headers(ctx, dir, pb.stream, block);
+        if pb.end_stream {
+            self.end_side(ctx, dir, pb.stream);
+        }
+    }
+
+    fn stream_mut(&mut self, id: u32) -> Option<&mut Stream> {
+        self.streams.iter_mut().rev().find(|s| s.id == id)
+    }
+
+    fn new_stream(&mut self, ctx: &mut AppCtx, id: u32) {
+        let tx_id = self.next_id;
+        self.next_id += 1;
+        ctx.counters.incr(Counter::TxHttp2);
+        let mut tx = HttpTx {
+            id: tx_id,
+            ..HttpTx::default()
+        };
+        tx.request.min_inspect = ctx.config.request_body_minimal_inspect_size;
+        tx.response.min_inspect = ctx.config.response_body_minimal_inspect_size;
+        self.streams.push_back(Stream {
+            id,
+            tx,
+            decoder: None,
+        });
+        while self.streams.len() > ctx.config.max_tx.max(1) {
+            self.streams.pop_front();
+            ctx.counters.incr(Counter::TxLimit);
+        }
+    }
+
+    fn headers(&mut self, ctx: &mut AppCtx, dir: Direction, id: u32, block: Block) {
+        let max = ctx.config.max_headers;
+        let byte_limit = ctx.config.header_raw_limit;
+        let limit = ctx.config.response_body_decompress_layer_limit;
+        if self.stream_mut(id).is_none() {
+            self.new_stream(ctx, id);
+        }
+        let Some(s) = self.stream_mut(id) else {
+            return;
+        };
+        let m = msg(&mut s.tx, dir);
+        let mut bytes: usize = m.headers.iter().map(|h| h.name.len() + h.value.len()).sum();
+        for f in block.fields {
+            bytes += f.name.len() + f.value.len();
+            if m.headers.len() >= max || bytes > byte_limit {
+                ctx.counters.incr(Counter::HttpHeaderLimit);
+                break;
+            }
+            m.headers.push(Header {
+                name: f.name,
+                value: f.value,
+            });
+        }
+        match dir {
+            Direction::ToServer => fill_request(&mut s.tx),
+            Direction::ToClient => {
+                fill_response(&mut s.tx);
+                if s.decoder.is_none() {
+                    if let Some(ce) = s.tx.response.header("content-encoding") {
+                        let c = codings(ce, limit);
+                        if !c.is_empty() {
+                            s.decoder = Some(BodyDecoder::new(&c));
+                        }
+                    }
+                }
+            }
+        }
+        let m = msg(&mut s.tx, dir);
+        if m.progress < Progress::Headers {
+            m.progress = Progress::Headers;
+        }
+    }
+
+    fn body(&mut self, ctx: &mut AppCtx, dir: Direction, id: u32, data: &[u8]) {
+        let limit = match dir {
+            Direction::ToServer => ctx.config.request_body_limit,
+            Direction::ToClient => ctx.config.response_body_limit,
+        };
+        let Some(s) = self.stream_mut(id) else {
+            return;
+        };
+        let decoder = match dir {
+            Direction::ToServer => None,
+            Direction::ToClient => s.decoder.as_mut(),
+        };
+        let m = msg(&mut s.tx, dir);
+        if m.progress == Progress::Complete {
+            return;
+        }
+        if m.progress < Progress::Body {
+            m.progress = Progress::Body;
+        }
+        m.body_wire_len += data.len() as u64;
+        let before = m.body.len();
+        let room = limit.saturating_sub(before);
+        let cut = match decoder {
+            Some(dec) => {
+                if room > 0 && dec.feed(data, &mut m.body, room) {
+                    ctx.counters.incr(Counter::HttpDecompressError);
+                }
+                room == 0 || m.body.len() >= limit
+            }
+            None => {
+                let cut = push_capped(&mut m.body, data, limit);
+                m.body_len += (data.len() - (m.body.len() - before)) as u64;
+                cut
+            }
+        };
+        m.body_len += (m.body.len() - before) as u64;
+        if cut && !data.is_empty() && !m.body_truncated {
+            m.body_truncated = true;
+            ctx.counters.incr(match dir {
+                Direction::ToServer => Counter::HttpRequestBodyLimit,
+                Direction::ToClient => Counter::HttpResponseBodyLimit,
+            });
+        }
+    }
+
+    /// END_STREAM, RST_STREAM or the end of parsing: one side of a stream completes.
+    fn end_side(&mut self, ctx: &mut AppCtx, dir: Direction, id: u32) {
+        let stopped = self.sides[dir.index()].stopped;
+        if let Some(s) = self.stream_mut(id) {
+            s.end(ctx, dir, stopped);
+        }
+    }
+}
+
+impl Stream {
+    /// One side of the stream completes (`cut`: because parsing stopped).
+    fn end(&mut self, ctx: &AppCtx, dir: Direction, cut: bool) {
+        let limit = match dir {
+            Direction::ToServer => ctx.config.request_body_limit,
+            Direction::ToClient => ctx.config.response_body_limit,
+        };
+        let dec = match dir {
+            Direction::ToServer => None,
+            Direction::ToClient => self.decoder.take(),
+        };
+        let m = msg(&mut self.tx, dir);
+        if m.progress == Progress::Complete {
+            return;
+        }
+        if let Some(mut dec) = dec {
+            let before = m.body.len();
+            dec.finish(&mut m.body, limit.saturating_sub(before));
+            m.body_len += (m.body.len() - before) as u64;
+        }
+        m.truncated = cut;
+        m.progress = Progress::Complete;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::frame::{frame, FLAG_PRIORITY};
+    use super::super::hpack::tests::literal_block;
+    use super::*;
+    use crate::http::HttpBuffer;
+
+    fn headers(stream: u32, flags: u8, fields: &[(&str, &str)]) -> Vec<u8> {
+        frame(FrameType::HEADERS, flags, stream, &literal_block(fields))
+    }
+
+    fn client(frames: &[Vec<u8>]) -> Vec<u8> {
+        let mut v = PREFACE.to_vec();
+        v.extend(frame(FrameType::SETTINGS, 0, 0, &[0, 3, 0, 0, 0, 100]));
+        for f in frames {
+            v.extend_from_slice(f);
+        }
+        v
+    }
+
+    const POST: &[(&str, &str)] = &[
+        (":method", "POST"),
+        (":authority", "Example.com:8443"),
+        (":scheme", "https"),
+        (":path", "/log?x=1"),
+        ("user-agent", "UA/1"),
+        ("cookie", "a=b"),
+    ];
+
+    #[test]
+    fn request_and_response_in_any_split() {
+        let c = client(&[
+            headers(3, FLAG_END_HEADERS, POST),
+            frame(FrameType::DATA, FLAG_END_STREAM, 3, b"body!"),
+        ]);
+        let resp = frame(FrameType::SETTINGS, 0, 0, &[]);
+        let mut s_bytes = resp.clone();
+        s_bytes.extend(headers(
+            3,
+            FLAG_END_HEADERS,
+            &[(":status", "200"), ("server", "gws")],
+        ));
+        s_bytes.extend(frame(
+            FrameType::DATA,
+            0x8 | FLAG_END_STREAM,
+            3,
+            &[2, b'o', b'k', 0, 0],
+        ));
+        for split in [1, 2, 7, 1000] {
+            let mut ctx = AppCtx::default();
+            let mut st = Http2State::new();
+            for ch in c.chunks(split) {
+                st.parse(&mut ctx, Direction::ToServer, ch);
+            }
+            for ch in s_bytes.chunks(split) {
+                st.parse(&mut ctx, Direction::ToClient, ch);
+            }
+            assert_eq!(st.tx_count(), 1);
+            let tx = st.tx(0).unwrap();
+            assert_eq!(st.stream_id(0), Some(3));
+            let b = |b, d| {
+                tx.buffer(b, d)
+                    .map(|x| String::from_utf8_lossy(x).into_owned())
+            };
+            let ts = Direction::ToServer;
+            let tc = Direction::ToClient;
+            assert_eq!(b(HttpBuffer::Method, ts).as_deref(), Some("POST"));
+            assert_eq!(b(HttpBuffer::Uri, ts).as_deref(), Some("/log?x=1"));
+            assert_eq!(b(HttpBuffer::Host, ts).as_deref(), Some("example.com"));
+            assert_eq!(
+                b(HttpBuffer::HostRaw, ts).as_deref(),
+                Some("Example.com:8443")
+            );
+            assert_eq!(b(HttpBuffer::UserAgent, ts).as_deref(), Some("UA/1"));
+            assert_eq!(b(HttpBuffer::Cookie, ts).as_deref(), Some("a=b"));
+            assert_eq!(
+                b(HttpBuffer::Header, ts).as_deref(),
+                Some(
+                    ":method: POST\r\n:authority: Example.com:8443\r\n:scheme: https\r\n\
+                     :path: /log?x=1\r\nuser-agent: UA/1\r\n"
+                )
+            );
+            assert_eq!(
+                b(HttpBuffer::HeaderNames, ts).as_deref(),
+                Some("\r\nuser-agent\r\ncookie\r\n\r\n")
+            );
+            assert_eq!(b(HttpBuffer::RequestBody, ts).as_deref(), Some("body!"));
+            assert_eq!(b(HttpBuffer::Protocol, ts).as_deref(), Some("HTTP/2"));
+            assert_eq!(
+                b(HttpBuffer::RequestLine, ts).as_deref(),
+                Some("POST /log?x=1 HTTP/2")
+            );
+            assert_eq!(b(HttpBuffer::StatCode, tc).as_deref(), Some("200"));
+            assert_eq!(b(HttpBuffer::Server, tc).as_deref(), Some("gws"));
+            assert_eq!(b(HttpBuffer::ResponseBody, tc).as_deref(), Some("ok"));
+            assert_eq!(tx.status(), Some(200));
+            assert!(tx.is_complete());
+            // Two SETTINGS frames on stream 0, one stream.
+            assert_eq!(ctx.counters.get(Counter::TxHttp2), 3);
+        }
+    }
+
+    #[test]
+    fn continuation_priority_and_streams() {
+        let block = literal_block(POST);
+        let (a, b) = block.split_at(10);
+        let mut first = vec![0, 0, 0, 1, 16];
+        first.extend_from_slice(a);
+        let c = client(&[
+            frame(
+                FrameType::HEADERS,
+                FLAG_PRIORITY | FLAG_END_STREAM,
+                1,
+                &first,
+            ),
+            frame(FrameType::CONTINUATION, FLAG_END_HEADERS, 1, b),
+            headers(5, FLAG_END_HEADERS, &[(":method", "GET"), (":path", "/b")]),
+        ]);
+        let mut ctx = AppCtx::default();
+        let mut st = Http2State::new();
+        st.parse(&mut ctx, Direction::ToServer, &c);
+        assert_eq!(st.tx_count(), 2);
+        let t0 = st.tx(0).unwrap();
+        assert_eq!(t0.method(), Some(&b"POST"[..]));
+        assert_eq!(t0.request().progress(), Progress::Complete);
+        let t1 = st.tx(1).unwrap();
+        assert_eq!(t1.uri(), Some(&b"/b"[..]));
+        assert_eq!(t1.request().progress(), Progress::Headers);
+        st.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &frame(FrameType::RST_STREAM, 0, 5, &[0, 0, 0, 8]),
+        );
+        assert!(st.tx(1).unwrap().is_complete());
+    }
+
+    #[test]
+    fn gap_completes_open_streams_as_truncated() {
+        let mut ctx = AppCtx::default();
+        let mut st = Http2State::new();
+        st.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &client(&[headers(1, FLAG_END_HEADERS, POST)]),
+        );
+        let tx = st.tx(0).unwrap();
+        assert_eq!(tx.request().progress(), Progress::Headers);
+        st.gap(&mut ctx, Direction::ToClient);
+        let tx = st.tx(0).unwrap();
+        assert!(tx.is_complete());
+        assert!(tx.request().truncated());
+        // Nothing is parsed after the gap.
+        st.parse(&mut ctx, Direction::ToServer, &headers(3, 5, POST));
+        assert_eq!(st.tx_count(), 1);
+    }
+
+    #[test]
+    fn bad_preface_and_oversized_blocks_stop() {
+        let mut ctx = AppCtx::default();
+        let mut st = Http2State::new();
+        st.parse(&mut ctx, Direction::ToServer, b"GET / HTTP/1.1\r\n\r\n");
+        st.parse(&mut ctx, Direction::ToServer, &headers(1, 4, POST));
+        assert_eq!(st.tx_count(), 0);
+        let mut st = Http2State::new();
+        let mut c = client(&[]);
+        c.extend_from_slice(&[0xff, 0xff, 0xff, 1, 4, 0, 0, 0, 1]);
+        c.extend(std::iter::repeat_n(0, 100_000));
+        st.parse(&mut ctx, Direction::ToServer, &c);
+        st.parse(&mut ctx, Direction::ToServer, &headers(3, 4, POST));
+        assert_eq!(st.tx_count(), 0);
+        assert_eq!(ctx.counters.get(Counter::Http2FrameLimit), 1);
+    }
+}

@@ -1,0 +1,110 @@
+//! Filling an [`HttpTx`] from an HTTP/2 stream's header fields so that the `http.*`
+//! buffers read as Suricata's HTTP/2 keywords do:
+//!
+//! - `http.method`, `http.uri` (and `http.uri.raw`): `:method` and `:path` as sent;
+//! - `http.host.raw`: `:authority` (or a `host` header); `http.host`: its host part,
+//!   lowercased, port stripped;
+//! - `http.request_line`: `METHOD PATH HTTP/2`; `http.protocol`: `HTTP/2`;
+//! - `http.stat_code`: `:status`; `http.response_line`: `HTTP/2 STATUS`; no
+//!   `http.stat_msg`;
+//! - `http.header`: every field (pseudo-headers included) as `name: value\r\n`, the
+//!   cookie of the direction left out; `http.header.raw` the same with the cookie;
+//!   `http.header_names`: the regular (non-pseudo) names, `\r\n`-framed as for HTTP/1;
+//! - single-header buffers (`http.user_agent`, `http.cookie`, ...): the first field of
+//!   that name.
+
+use crate::http::uri::{host_port, host_range, normalize_host};
+use crate::http::{HttpTx, Message, ProtocolVersion};
+use crate::Direction;
+
+const PROTOCOL: &[u8] = b"HTTP/2";
+
+/// The first field named `name` (pseudo-headers included).
+fn field<'a>(m: &'a Message, name: &str) -> Option<&'a [u8]> {
+    m.headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case(name.as_bytes()))
+        .map(|h| h.value.as_slice())
+}
+
+/// Rebuilds `http.header`, `http.header.raw` and `http.header_names` of one side.
+fn build_header_buffers(m: &mut Message, dir: Direction) {
+    let skip: &[u8] = match dir {
+        Direction::ToServer => b"cookie",
+        Direction::ToClient => b"set-cookie",
+    };
+    m.header_norm.clear();
+    m.headers_raw.clear();
+    m.header_names.clear();
+    m.header_names.extend_from_slice(b"\r\n");
+    for h in &m.headers {
+        let mut line = Vec::with_capacity(h.name.len() + h.value.len() + 4);
+        line.extend_from_slice(&h.name);
+        line.extend_from_slice(b": ");
+        line.extend_from_slice(&h.value);
+        line.extend_from_slice(b"\r\n");
+        m.headers_raw.extend_from_slice(&line);
+        if !h.name.eq_ignore_ascii_case(skip) {
+            m.header_norm.extend_from_slice(&line);
+        }
+        if !h.name.starts_with(b":") {
+            m.header_names.extend_from_slice(&h.name);
+            m.header_names.extend_from_slice(b"\r\n");
+        }
+    }
+    m.header_names.extend_from_slice(b"\r\n");
+}
+
+/// Sets the request-side fields of `tx` from its request header fields.
+pub(super) fn fill_request(tx: &mut HttpTx) {
+    let m = &mut tx.request;
+    let method = field(m, ":method").unwrap_or_default().to_vec();
+    let path = field(m, ":path").unwrap_or_default().to_vec();
+    let mut line = method.clone();
+    line.push(b' ');
+    line.extend_from_slice(&path);
+    line.push(b' ');
+    let proto_at = line.len();
+    line.extend_from_slice(PROTOCOL);
+    m.parts = [
+        0..method.len(),
+        method.len() + 1..method.len() + 1 + path.len(),
+        proto_at..line.len(),
+    ];
+    m.line = line;
+    m.version = Some(ProtocolVersion::V2);
+    build_header_buffers(m, Direction::ToServer);
+    tx.uri_norm = path;
+    let auth = field(m, ":authority")
+        .or_else(|| field(m, "host"))
+        .map(<[u8]>::to_vec);
+    if let Some(a) = auth {
+        tx.host = Some(normalize_host(&a[host_range(&a)]));
+        tx.port = host_port(&a);
+        tx.host_raw = Some(a);
+    }
+}
+
+/// Sets the response-side fields of `tx` from its response header fields.
+pub(super) fn fill_response(tx: &mut HttpTx) {
+    let m = &mut tx.response;
+    // An interim (1xx) block and the final one: the last status counts.
+    let status = m
+        .headers
+        .iter()
+        .rev()
+        .find(|h| h.name == b":status")
+        .map(|h| h.value.clone())
+        .unwrap_or_default();
+    let mut line = PROTOCOL.to_vec();
+    line.push(b' ');
+    line.extend_from_slice(&status);
+    let end = line.len();
+    m.parts = [0..PROTOCOL.len(), PROTOCOL.len() + 1..end, end..end];
+    m.line = line;
+    m.version = Some(ProtocolVersion::V2);
+    build_header_buffers(m, Direction::ToClient);
+    tx.status = std::str::from_utf8(&status)
+        .ok()
+        .and_then(|s| s.parse().ok());
+}
