@@ -250,6 +250,16 @@ impl HttpState {
                                 self.sides[d].header_follows = header_follows(&data[pos..]);
                             }
                             self.on_line(ctx, dir, st, &buf);
+                            // libhtp peeks at the next byte: a header line followed by
+                            // one that does not fold into it is processed at once, not
+                            // when the next line is complete (so a request cut inside
+                            // its headers already shows the headers before the cut).
+                            if st == St::Headers
+                                && self.sides[d].st() == St::Headers
+                                && data.get(pos).is_some_and(|&b| b != b' ' && b != b'\t')
+                            {
+                                self.flush_pending(ctx, dir);
+                            }
                             buf.clear();
                             if self.sides[d].line.is_empty() {
                                 self.sides[d].line = buf;

@@ -133,6 +133,38 @@ fn request_and_response_buffers() {
 }
 
 #[test]
+fn a_header_line_is_processed_once_the_next_line_starts() {
+    // sv-ether frame 32312 (ET sid 2009358): an Nmap request cut inside its headers;
+    // libhtp processes `User-Agent` as soon as a byte of the next, unfolded line is
+    // there, so the user agent is inspectable before the headers are complete. A line
+    // that ends the data waits (the next one may fold into it).
+    let mut ctx = AppCtx::default();
+    let mut s = HttpState::new();
+    s.parse(
+        &mut ctx,
+        ToServer,
+        b"GET /a HTTP/1.1\r\nHost: h\r\nUser-Agent: Nmap\r\nConn",
+    );
+    assert_eq!(s.tx(0).unwrap().progress(ToServer), Progress::Line);
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::UserAgent, ToServer).unwrap(),
+        b"Nmap"
+    );
+    let mut s = HttpState::new();
+    s.parse(
+        &mut ctx,
+        ToServer,
+        b"GET /a HTTP/1.1\r\nUser-Agent: Nmap\r\n",
+    );
+    assert_eq!(buf(&s, 0, HttpBuffer::UserAgent, ToServer), None);
+    s.parse(&mut ctx, ToServer, b" folded\r\n\r\n");
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::UserAgent, ToServer).unwrap(),
+        b"Nmap folded"
+    );
+}
+
+#[test]
 fn progress_is_reported_as_data_arrives() {
     let mut ctx = AppCtx::default();
     let mut s = HttpState::new();
