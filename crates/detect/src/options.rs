@@ -44,7 +44,8 @@ impl ActionClass {
 /// How to build a [`crate::Detector`].
 #[derive(Debug, Clone)]
 pub struct DetectOptions {
-    /// Multi-pattern matcher implementation for every (group, buffer) prefilter.
+    /// Multi-pattern matcher implementation for every (group, buffer) prefilter
+    /// (default: [`mpm::Kind::fastest`]).
     pub mpm_kind: mpm::Kind,
     /// `packet-alert-max`: most alerts kept per packet (Suricata's default 15).
     pub packet_alert_max: usize,
@@ -57,7 +58,7 @@ pub struct DetectOptions {
 impl Default for DetectOptions {
     fn default() -> Self {
         DetectOptions {
-            mpm_kind: mpm::Kind::AcFull,
+            mpm_kind: mpm::Kind::fastest(),
             packet_alert_max: 15,
             action_order: vec![
                 ActionClass::Pass,

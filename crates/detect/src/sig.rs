@@ -591,6 +591,18 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
     }
     if let Some(hp) = app_proto.take() {
         match sig.app_proto {
+            // `file.data` also names the files of SMTP, SMB, FTP, ...: Osprey has only
+            // HTTP's.
+            Some(p)
+                if p != hp
+                    && hp != app::AppProto::Http
+                    && sig.app.iter().any(|a| a.buf == AppBuf::FileData) =>
+            {
+                return Err(unsupported(
+                    "file.data",
+                    format!("file.data of {}: only HTTP files are extracted", hp.name()),
+                ))
+            }
             Some(p) if p != hp => {
                 return Err(failed("protocol", "header protocol and buffers disagree"))
             }
