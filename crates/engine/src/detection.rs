@@ -88,9 +88,11 @@ impl DetectStage {
             established,
             // From the handshake's second step on, the stream engine takes the data
             // (a midstream SYN/ACK pick-up included): stream rules skip the packet.
+            // A session already closed takes no data: the packet is inspected.
             payload_in_stream: tcp
                 && p.payload_len > 0
-                && update.flow.tcp.state >= TcpState::SynRecv,
+                && update.flow.tcp.state >= TcpState::SynRecv
+                && !update.events.has(flow::Events::AFTER_CLOSE),
             app_proto,
         };
         // Before the handshake's second step (a SYN's data, TCP Fast Open) the stream

@@ -234,6 +234,9 @@ impl Events {
     /// `stream.midstream-policy` was applied to this packet (the flow's first packet
     /// that is not a SYN): the flow is bypassed, or dropped when [`Flow::dropped`].
     pub const MIDSTREAM_POLICY: u16 = 4096;
+    /// The packet came on a TCP session already closed: as in Suricata, the stream
+    /// engine takes none of its payload (payload rules inspect the packet itself).
+    pub const AFTER_CLOSE: u16 = 8192;
 
     /// True when bit `b` is set.
     pub fn has(self, b: u16) -> bool {
@@ -616,6 +619,9 @@ impl FlowTracker {
                     self.stats.rst += 1;
                 }
                 let before = f.tcp;
+                if before.state == TcpState::Closed {
+                    events |= Events::AFTER_CLOSE;
+                }
                 let mut st = f.tcp.step(&self.cfg.tcp, dir, &h, p.payload.len());
                 // Session memory cap: the session is not created (the flow stays
                 // without one, as after a refused pick-up).

@@ -530,3 +530,39 @@ fn accepted_rst_hands_its_own_direction_to_the_app_layer() {
     assert_eq!(app, resp, "the answer reaches the app layer on the RST");
     assert_eq!(raw, resp, "and is raw-inspected there");
 }
+
+#[test]
+fn replayed_session_on_a_closed_session_is_inspected_per_packet() {
+    // sv-ether 10.16.1.11:54186 (a testmyids capture replayed several times): after the
+    // FIN exchange closed the session, a SYN with the session's own ISN is a
+    // retransmission, not a reuse; the replayed handshake and data then come on the
+    // closed session, whose stream takes no data (Suricata inspects such packets on
+    // their own payload, hence AFTER_CLOSE).
+    let mut t = FlowTracker::new(cfg());
+    let resp = b"uid=0(root)";
+    let n = resp.len() as u32;
+    let session = |t: &mut FlowTracker, ts: u64| {
+        vec![
+            run(t, &pkt(true, 100, 0, SYN, b"", ts)),
+            run(t, &pkt(false, 500, 101, SYN | ACK, b"", ts + 1)),
+            run(t, &pkt(true, 101, 501, ACK, b"", ts + 2)),
+            run(t, &pkt(false, 501, 101, ACK | PSH, resp, ts + 3)),
+            run(t, &pkt(true, 101, 501 + n, ACK | FIN, b"", ts + 4)),
+            run(t, &pkt(false, 501 + n, 102, ACK | FIN, b"", ts + 5)),
+            run(t, &pkt(true, 102, 502 + n, ACK, b"", ts + 6)),
+        ]
+    };
+    let first = session(&mut t, 1);
+    assert!(first.iter().all(|(e, _, _)| !e.has(Events::AFTER_CLOSE)));
+    assert!(first[6].0.has(Events::CLOSED));
+    // The server's data reached the raw stream once the client acknowledged it.
+    assert!(first.iter().any(|(_, _, raw)| raw.as_slice() == resp));
+    let again = session(&mut t, 1);
+    assert!(!again[0].0.has(Events::REUSED) && !again[0].0.has(Events::NEW_FLOW));
+    for (e, app, raw) in &again {
+        assert!(e.has(Events::AFTER_CLOSE));
+        assert!(app.is_empty() && raw.is_empty());
+    }
+    assert_eq!(counter(&t, "flow.tcp_reuse"), 0);
+    assert_eq!(counter(&t, "tcp.sessions"), 1);
+}
