@@ -120,13 +120,6 @@ fn find_tx(txs: &mut VecDeque<HttpTx>, id: Option<u64>) -> Option<&mut HttpTx> {
     txs.get_mut(idx)
 }
 
-fn msg(tx: &mut HttpTx, dir: Direction) -> &mut Message {
-    match dir {
-        Direction::ToServer => &mut tx.request,
-        Direction::ToClient => &mut tx.response,
-    }
-}
-
 impl HttpState {
     /// A fresh state.
     pub fn new() -> Self {
@@ -350,7 +343,7 @@ impl HttpState {
             self.flush_pending(ctx, dir);
         }
         if let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) {
-            let m = msg(tx, dir);
+            let m = tx.msg_mut(dir);
             if m.progress != Progress::Complete {
                 m.truncated = true;
                 if m.progress == Progress::Headers || m.progress == Progress::Line {
@@ -419,7 +412,7 @@ impl HttpState {
                     Some(0) => {
                         // The body is done: Suricata inspects it now, trailers or not.
                         if let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) {
-                            msg(tx, dir).body_done = true;
+                            tx.msg_mut(dir).body_done = true;
                         }
                         self.sides[d].st = Some(St::Trailers);
                     }
@@ -522,7 +515,7 @@ impl HttpState {
     fn header_line(&mut self, ctx: &mut AppCtx, dir: Direction, buf: &[u8]) {
         let d = dir.index();
         if let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) {
-            let m = msg(tx, dir);
+            let m = tx.msg_mut(dir);
             let was_cut = m.headers_raw.len() >= ctx.config.header_raw_limit;
             if push_capped(&mut m.headers_raw, buf, ctx.config.header_raw_limit) && !was_cut {
                 ctx.counters.incr(Counter::HttpHeaderRawLimit);
@@ -560,7 +553,10 @@ impl HttpState {
             return;
         };
         let h = parse_header_line(&p);
-        if !msg(tx, dir).add_header(&p[h.name], &p[h.value], ctx.config.max_headers) {
+        if !tx
+            .msg_mut(dir)
+            .add_header(&p[h.name], &p[h.value], ctx.config.max_headers)
+        {
             ctx.counters.incr(Counter::HttpHeaderLimit);
         }
     }
@@ -571,8 +567,8 @@ impl HttpState {
             self.sides[d].st = Some(St::Line);
             return;
         };
-        msg(tx, dir).build_header_buffers(dir);
-        let m = msg(tx, dir);
+        tx.msg_mut(dir).build_header_buffers(dir);
+        let m = tx.msg_mut(dir);
         m.progress = Progress::Headers;
         let chunked = m.header("transfer-encoding").is_some_and(|v| {
             contains_nocase(
@@ -715,7 +711,7 @@ impl HttpState {
         let side = &mut self.sides[d];
         let dec = side.decoder.take();
         if let Some(tx) = find_tx(&mut self.txs, side.tx) {
-            let m = msg(tx, dir);
+            let m = tx.msg_mut(dir);
             if let Some(mut dec) = dec {
                 let before = m.body.len();
                 let limit = match dir {

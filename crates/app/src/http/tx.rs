@@ -224,6 +224,14 @@ impl HttpTx {
         &self.response
     }
 
+    /// The request (to server) or the response (to client), for the parsers to fill.
+    pub(crate) fn msg_mut(&mut self, dir: Direction) -> &mut Message {
+        match dir {
+            Direction::ToServer => &mut self.request,
+            Direction::ToClient => &mut self.response,
+        }
+    }
+
     /// Progress of one side.
     pub fn progress(&self, dir: Direction) -> Progress {
         match dir {

@@ -27,7 +27,7 @@ use super::frame::{
 use super::hpack::{Block, Decoder};
 use super::tx::{fill_request, fill_response};
 use crate::http::decompress::{codings, Decoder as BodyDecoder};
-use crate::http::{Header, HttpTx, Message, Progress};
+use crate::http::{Header, HttpTx, Progress};
 use crate::util::push_capped;
 use crate::{AppCtx, Counter, Direction};
 
@@ -125,13 +125,6 @@ impl core::fmt::Debug for Http2State {
             .field("txs", &self.streams.len())
             .field("next_id", &self.next_id)
             .finish()
-    }
-}
-
-fn msg(tx: &mut HttpTx, dir: Direction) -> &mut Message {
-    match dir {
-        Direction::ToServer => &mut tx.request,
-        Direction::ToClient => &mut tx.response,
     }
 }
 
@@ -429,7 +422,7 @@ impl Http2State {
         let Some(s) = self.stream_mut(id) else {
             return;
         };
-        let m = msg(&mut s.tx, dir);
+        let m = s.tx.msg_mut(dir);
         let mut bytes: usize = m.headers.iter().map(|h| h.name.len() + h.value.len()).sum();
         for f in block.fields {
             bytes += f.name.len() + f.value.len();
@@ -456,7 +449,7 @@ impl Http2State {
                 }
             }
         }
-        let m = msg(&mut s.tx, dir);
+        let m = s.tx.msg_mut(dir);
         if m.progress < Progress::Headers {
             m.progress = Progress::Headers;
         }
@@ -474,7 +467,7 @@ impl Http2State {
             Direction::ToServer => None,
             Direction::ToClient => s.decoder.as_mut(),
         };
-        let m = msg(&mut s.tx, dir);
+        let m = s.tx.msg_mut(dir);
         if m.progress == Progress::Complete {
             return;
         }
@@ -527,7 +520,7 @@ impl Stream {
             Direction::ToServer => None,
             Direction::ToClient => self.decoder.take(),
         };
-        let m = msg(&mut self.tx, dir);
+        let m = self.tx.msg_mut(dir);
         if m.progress == Progress::Complete {
             return;
         }
