@@ -135,6 +135,53 @@ impl Batch {
         }
     }
 
+    /// Adds frame `i` of `from` (nothing if there is none) to the end of this batch,
+    /// without copying its bytes when both batches share the same bytes or this one is
+    /// empty and `from` shares bytes with its source (a mapped file): how a reader hands
+    /// frames of one batch to several workers. Otherwise the bytes are copied (this
+    /// batch's shared frames first, if the two batches share different bytes).
+    pub fn push_from(&mut self, from: &Batch, i: usize) {
+        let Some(rec) = from.records.get(i).copied() else {
+            return;
+        };
+        if let Backing::Shared(src) = &from.backing {
+            let same = match &self.backing {
+                Backing::Shared(cur) => Arc::ptr_eq(cur, src),
+                _ => false,
+            };
+            if same || self.records.is_empty() {
+                if !same {
+                    self.backing = Backing::Shared(Arc::clone(src));
+                }
+                self.records.push(rec);
+                return;
+            }
+        }
+        if !matches!(self.backing, Backing::Owned(_)) {
+            self.make_owned();
+        }
+        let data = make_frame(from.bytes(), &rec).data;
+        if let Backing::Owned(buf) = &mut self.backing {
+            let offset = buf.len();
+            buf.extend_from_slice(data);
+            self.records.push(Record { offset, ..rec });
+        }
+    }
+
+    /// Copies the frames of a shared (or empty) batch into a buffer of its own.
+    fn make_owned(&mut self) {
+        let mut buf = Vec::new();
+        let mut records = std::mem::take(&mut self.records);
+        for rec in &mut records {
+            let data = make_frame(self.bytes(), rec).data;
+            let offset = buf.len();
+            buf.extend_from_slice(data);
+            rec.offset = offset;
+        }
+        self.records = records;
+        self.backing = Backing::Owned(buf);
+    }
+
     /// Clears the batch and points it at `bytes` (one `Arc` clone, none if already there).
     pub(crate) fn reset_shared(&mut self, bytes: &SharedBytes) {
         self.records.clear();
@@ -240,6 +287,54 @@ mod tests {
     fn batch_is_send_and_static() {
         fn assert_send<T: Send + 'static>() {}
         assert_send::<Batch>();
+    }
+
+    #[test]
+    fn push_from_shares_or_copies() {
+        let frames = |b: &Batch| -> Vec<(Vec<u8>, u64)> {
+            b.iter().map(|f| (f.data.to_vec(), f.index)).collect()
+        };
+        let map: SharedBytes = Arc::new(b"0123456789".to_vec());
+        let mut mapped = Batch::new();
+        mapped.reset_shared(&map);
+        mapped.push_shared(1, 3, meta(1));
+        mapped.push_shared(6, 2, meta(2));
+        let mut copied = Batch::new();
+        copied.reset_owned();
+        copied.push_copy(b"xyz", meta(3));
+
+        // From a mapped batch into an empty one: shared, no copy.
+        let mut b = Batch::new();
+        b.push_from(&mapped, 1);
+        b.push_from(&mapped, 0);
+        b.push_from(&mapped, 7);
+        assert_eq!(b.owned_bytes(), 0);
+        assert_eq!(frames(&b), vec![(b"67".to_vec(), 2), (b"123".to_vec(), 1)]);
+        // A copied frame after shared ones: everything becomes owned, in order.
+        b.push_from(&copied, 0);
+        assert_eq!(b.owned_bytes(), 8);
+        assert_eq!(
+            frames(&b),
+            vec![
+                (b"67".to_vec(), 2),
+                (b"123".to_vec(), 1),
+                (b"xyz".to_vec(), 3)
+            ]
+        );
+        // Other shared bytes after shared ones: copied too.
+        let other: SharedBytes = Arc::new(b"abcdef".to_vec());
+        let mut b = Batch::new();
+        b.push_from(&mapped, 0);
+        let mut o = Batch::new();
+        o.reset_shared(&other);
+        o.push_shared(2, 2, meta(9));
+        b.push_from(&o, 0);
+        assert_eq!(frames(&b), vec![(b"123".to_vec(), 1), (b"cd".to_vec(), 9)]);
+        // Cleared, it takes shared frames again without copying.
+        b.clear();
+        b.push_from(&mapped, 1);
+        assert_eq!(b.owned_bytes(), 0);
+        assert_eq!(frames(&b), vec![(b"67".to_vec(), 2)]);
     }
 
     #[test]

@@ -84,10 +84,8 @@ fn app_records_match_suricata() {
         pcap.to_str().unwrap(),
         "-k",
         "none",
-        // A fixed worker count: flows of this capture (captures concatenated, the
-        // clock jumping back and forth) time out at worker-dependent moments, so the
-        // records depend on the number of workers (1: http 860 / 832 identical, tls 97;
-        // 2: 866 / 835, 97; 16: 866, tls 101), and the default is one per core.
+        // The records do not depend on the number of workers: flows time out at the
+        // same global frame positions whatever the split (see `FlowTable::sweep`).
         "--threads",
         "2",
         "--eve-types",
@@ -105,7 +103,10 @@ fn app_records_match_suricata() {
     let theirs = std::fs::read_to_string(reference).unwrap();
     // (kind, Suricata's count, tolerated count difference, floor of identical records)
     let checks = [
-        ("http", 860, 8, 835),
+        // http: 859 records, 833 identical. Most others are replays of a capture
+        // (same 5-tuple, ISN and timestamps) that Suricata's flow manager happened to
+        // time out between the copies, from the wall-clock moments it ran at.
+        ("http", 860, 8, 833),
         ("dns/query", 2182, 21, 2168),
         ("dns/answer", 345, 5, 340),
         // tls: 104 records, 89 identical: the 15 others are flows Suricata logs no TLS
@@ -147,14 +148,82 @@ fn app_records_match_suricata() {
     assert!((1..=2).contains(&tls), "tls parser errors {tls}");
     // Flows of the protocols only detected (SMTP) or framed (SMB records, DCERPC PDUs),
     // and HTTP/2 (prior knowledge), against Suricata's `app_layer.flow.*`: dcerpc_tcp 59,
-    // http2 10 and tls 104 as Suricata, smb 78 vs 77, smtp 51 vs 50.
+    // http2 10 as Suricata, smb 78 vs 77, smtp 51 vs 50, tls 103 vs 104. The TLS flow
+    // less: 192.0.2.10:43210 -> 198.51.100.5:443 is replayed three times with the same
+    // ISN and timestamps no later than the first copy's; Suricata 7.0.10 keeps all four
+    // copies on one flow when run over them alone, and in its whole-capture run its
+    // flow manager happened to end the flow between copies.
     let flows = &stats["app_layer"]["flow"];
     println!("flows: {flows}");
     let smb = flows["smb"].as_u64().unwrap();
     assert!((77..=78).contains(&smb), "smb flows {smb}");
     assert_eq!(flows["dcerpc_tcp"], 59);
     assert_eq!(flows["http2"], 10);
-    assert_eq!(flows["tls"], 104);
+    let tls = flows["tls"].as_u64().unwrap();
+    assert!((103..=104).contains(&tls), "tls flows {tls}");
     let smtp = flows["smtp"].as_u64().unwrap();
     assert!((50..=51).contains(&smtp), "smtp flows {smtp}");
+}
+
+/// Flows and application records do not depend on the number of workers, on a capture
+/// whose clock jumps back and forth (captures concatenated), with IP-in-IP and 4in6
+/// tunnels and ICMP errors sent by routers: flows are dispatched whole (tunnelled
+/// packets by their inner addresses, ICMP errors by the connection they quote) and time
+/// out at the same global frame positions whatever the split.
+#[test]
+fn flows_and_records_do_not_depend_on_worker_count() {
+    let Some(pcap) = common::shared("pcaps/sv-ether.pcap") else {
+        return;
+    };
+    let run = |threads: &str| {
+        let dir = common::tempdir(&format!("eve-app-sv-ether-threads-{threads}"));
+        let out = common::osprey(&[
+            "-r",
+            pcap.to_str().unwrap(),
+            "-k",
+            "none",
+            "--threads",
+            threads,
+            "--eve-types",
+            "http,dns,tls",
+            "-l",
+            dir.to_str().unwrap(),
+            "--no-progress",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stats = common::stats(&dir);
+        let eve = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+        let mut records: Vec<Vec<Key>> = ["http", "dns/query", "dns/answer", "tls"]
+            .iter()
+            .map(|kind| keys(&eve, kind))
+            .collect();
+        records.iter_mut().for_each(|r| r.sort());
+        (stats, records)
+    };
+    let (one, one_records) = run("1");
+    assert!(one["flow"]["total"].as_u64().unwrap() > 2500);
+    for threads in ["2", "3"] {
+        let (many, many_records) = run(threads);
+        for path in [
+            "/flow",
+            "/tcp/sessions",
+            "/app_layer/flow",
+            "/app_layer/tx",
+            "/defrag",
+        ] {
+            assert_eq!(
+                one.pointer(path),
+                many.pointer(path),
+                "{path} with --threads {threads}"
+            );
+        }
+        assert!(
+            one_records == many_records,
+            "records with --threads {threads}"
+        );
+    }
 }

@@ -20,10 +20,11 @@ use output::stats::StatsTree;
 use std::sync::Arc;
 use wire::{flags, Decoded, Decoder, DecoderConfig, Packet, Timestamp};
 
-/// How often (in frames) idle flows are looked for, and how many table slots a sweep
-/// visits: Suricata's flow manager does the same work in the background.
-const SWEEP_EVERY: u64 = 1024;
-const SWEEP_SLOTS: usize = 4096;
+/// How often (in frames) idle flows are looked for, one sweep part at a time
+/// ([`flow::FlowTable::sweep`]): Suricata's flow manager does the same work in the
+/// background. Offline workers sweep when the reader says, at the same global frame
+/// positions as one pipeline alone would.
+pub(crate) const SWEEP_EVERY: u64 = 1024;
 /// Frames that go through each stage together (decode, flow look-ahead, the rest): a
 /// chunk of 1514-byte frames (24 KiB) stays in the L1/L2 cache between stages.
 const STAGE_CHUNK: usize = 16;
@@ -48,7 +49,15 @@ pub struct Pipeline {
     frame_index: u64,
     last_ts: Timestamp,
     frames: u64,
-    last_ts_us: u64,
+    /// The capture's clock for timeouts, microseconds: the time of the latest frame (of
+    /// the whole capture, for a worker told by the reader), as Suricata's flow manager
+    /// uses the latest packet's time. Concatenated captures make it jump back and forth.
+    clock_us: u64,
+    /// Sweeps done (the next sweeps this part of the flows).
+    sweeps: usize,
+    /// Sweep every [`SWEEP_EVERY`] frames of its own (false: only when told to by
+    /// [`Pipeline::advance_time`]).
+    sweep_on_frames: bool,
     /// Packets (outer and tunnelled) kept from the stages after decoding because of a
     /// bad checksum under `-k all`.
     checksum_invalid: u64,
@@ -111,7 +120,9 @@ impl Pipeline {
             frame_index: 0,
             last_ts: Timestamp::default(),
             frames: 0,
-            last_ts_us: 0,
+            clock_us: 0,
+            sweeps: 0,
+            sweep_on_frames: true,
             checksum_invalid: 0,
             timer: StageTimer::new(config.stage_timing),
             ips: Ips::new(config.ips),
@@ -209,7 +220,7 @@ impl Pipeline {
     /// The stages after decoding, for one frame decoded into `decoded`.
     fn inspect_frame(&mut self, frame: &Frame<'_>, decoded: &Decoded) {
         let ts = Timestamp::from_secs_nanos(frame.ts.secs.max(0) as u64, frame.ts.nanos);
-        self.last_ts_us = self.last_ts_us.max(ts.0 / 1000);
+        self.clock_us = ts.0 / 1000;
         self.last_ts = self.last_ts.max(ts);
         self.frame_index = frame.index;
         self.ips.begin_frame();
@@ -224,18 +235,25 @@ impl Pipeline {
             o.leave();
         }
         self.frames += 1;
-        if self.frames.is_multiple_of(SWEEP_EVERY) {
+        if self.sweep_on_frames && self.frames.is_multiple_of(SWEEP_EVERY) {
             self.sweep();
         }
         self.drain_ended();
     }
 
-    /// Tells the pipeline that the capture's clock reached `now` (a time no later than
-    /// the next frame it will be given): a worker that sees few packets still times its
-    /// flows out as the capture goes on. With `sweep`, idle flows are looked for now.
+    /// Sweeps only when [`Pipeline::advance_time`] says so, not every [`SWEEP_EVERY`]
+    /// frames of its own: for a worker given a share of the frames by a reader that
+    /// counts all of them.
+    pub fn sweep_when_told(&mut self) {
+        self.sweep_on_frames = false;
+    }
+
+    /// Tells the pipeline the capture's clock, `now`: the time of the latest frame read,
+    /// whichever worker it went to. A worker that sees few packets still times its flows
+    /// out as the capture goes on. With `sweep`, idle flows are looked for now.
     pub fn advance_time(&mut self, now: capture::Timestamp, sweep: bool) {
         let ts = Timestamp::from_secs_nanos(now.secs.max(0) as u64, now.nanos);
-        self.last_ts_us = self.last_ts_us.max(ts.0 / 1000);
+        self.clock_us = ts.0 / 1000;
         self.last_ts = self.last_ts.max(ts);
         if sweep {
             self.sweep();
@@ -245,7 +263,8 @@ impl Pipeline {
 
     fn sweep(&mut self) {
         let t = self.timer.start();
-        self.tracker.sweep(self.last_ts_us, SWEEP_SLOTS);
+        self.tracker.sweep(self.clock_us, self.sweeps);
+        self.sweeps = self.sweeps.wrapping_add(1);
         self.timer.stop(Stage::Flow, t);
     }
 

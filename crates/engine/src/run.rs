@@ -62,7 +62,7 @@ impl From<CaptureError> for RunError {
 pub fn run_offline(
     source: &mut dyn Source,
     config: &EngineConfig,
-    progress: impl FnMut(Progress),
+    progress: impl FnMut(Progress) + Send,
 ) -> Result<RunReport, RunError> {
     let opts = RunOptions {
         threads: 1,

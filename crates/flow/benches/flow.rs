@@ -40,6 +40,7 @@ fn run(frames: &[Frame], mut tracker: FlowTracker) -> u64 {
     let mut scratch = FrameScratch::default();
     let mut bytes = 0u64;
     let mut last_sweep = 0;
+    let mut sweeps = 0;
     for f in frames {
         decoder.decode(f.link, &f.data, f.ts, f.wire_len, &mut decoded);
         track_frame(
@@ -60,7 +61,8 @@ fn run(frames: &[Frame], mut tracker: FlowTracker) -> u64 {
         );
         let now = f.ts.0 / 1000;
         if now > last_sweep + 1_000_000 {
-            tracker.sweep(now, 4096);
+            tracker.sweep(now, sweeps);
+            sweeps += 1;
             last_sweep = now;
         }
         if tracker.has_ended() {

@@ -1,13 +1,19 @@
 //! Per-worker flow table (Haetae §4.1, §5): a hash table with separate chaining over
-//! entries preallocated at start-up, owned by one worker (no locks, no atomics).
+//! entries owned by one worker (no locks, no atomics). Entries are allocated as flows
+//! come, up to the configured capacity, and reused through a free list.
 //!
-//! Idle entries are deleted lazily: a lookup that walks a chain unlinks every entry of
-//! that chain whose timeout has passed. Unlinked entries are not freed at once: they go to
-//! an *ended* queue so that the owner can flush what the flow still holds (stream data
-//! that must be inspected on a pseudo-packet, as Suricata does on flow timeout) and then
-//! [`FlowTable::release`] them. When no entry is free, an emergency pass evicts idle
-//! entries under the emergency timeouts, and failing that the least recently seen of a
-//! small sample; both are counted.
+//! A flow whose timeout has passed is ended when its next packet looks it up (the
+//! packet then starts a new flow), or by a sweep, the flow manager's job. A sweep visits
+//! one of [`SWEEP_PARTS`] parts of the flows, chosen by the low bits of their key hash,
+//! so the flows a sweep visits depend only on the flows themselves and the sweep's
+//! number, not on the table's size or on which other flows share it: workers that split
+//! the flows between them end the same flows at the same sweeps as one worker would.
+//! Ended entries are not freed at once: they go to an *ended* queue so that the owner
+//! can flush what the flow still holds (stream data that must be inspected on a
+//! pseudo-packet, as Suricata does on flow timeout) and then [`FlowTable::release`]
+//! them. When no entry is free, an emergency pass evicts idle entries under the
+//! emergency timeouts, and failing that the least recently seen of a small sample; both
+//! are counted.
 
 use crate::key::FlowKey;
 
@@ -15,6 +21,9 @@ use crate::key::FlowKey;
 pub type Slot = u32;
 
 const NIL: u32 = u32::MAX;
+
+/// The number of parts a full sweep cycle visits, one part per sweep (a power of two).
+pub const SWEEP_PARTS: usize = 64;
 
 /// What the table needs to know about the value stored in each entry.
 pub trait FlowValue: Default {
@@ -65,7 +74,9 @@ pub struct TableStats {
 pub struct FlowTable<V> {
     buckets: Vec<u32>,
     mask: u64,
+    /// Entries allocated so far (grows up to `capacity`).
     entries: Vec<Entry<V>>,
+    capacity: usize,
     /// State of each entry: 0 free, 1 linked, 2 ended (unlinked, waiting for release).
     /// Kept apart from the entries so that a sweep skips free slots reading one byte
     /// each (64 per cache line) instead of a whole entry.
@@ -84,14 +95,13 @@ impl<V: FlowValue> FlowTable<V> {
     pub fn new(capacity: usize, buckets: usize) -> FlowTable<V> {
         let capacity = capacity.clamp(1, NIL as usize - 1);
         let nb = buckets.clamp(1, 1 << 31).next_power_of_two();
-        let mut entries = Vec::with_capacity(capacity);
-        entries.resize_with(capacity, Entry::default);
         FlowTable {
             buckets: vec![NIL; nb],
             mask: nb as u64 - 1,
-            entries,
-            states: vec![0; capacity],
-            free: (0..capacity as u32).rev().collect(),
+            entries: Vec::new(),
+            capacity,
+            states: Vec::new(),
+            free: Vec::new(),
             ended: Vec::new(),
             active: 0,
             emergency: false,
@@ -112,7 +122,7 @@ impl<V: FlowValue> FlowTable<V> {
 
     /// Maximum number of entries.
     pub fn capacity(&self) -> usize {
-        self.entries.len()
+        self.capacity
     }
 
     /// The table's counters.
@@ -162,24 +172,19 @@ impl<V: FlowValue> FlowTable<V> {
         let h32 = hash as u32;
         let mut prev = NIL;
         let mut i = self.buckets[b];
-        let mut found = None;
-        // Walk the whole chain: every idle entry met is ended (lazy deletion).
         while i != NIL {
-            let next = self.entries[i as usize].next;
-            if self.timed_out(i as usize, now_us) {
+            let e = &self.entries[i as usize];
+            if e.hash == h32 && e.key == *key {
+                if !self.timed_out(i as usize, now_us) {
+                    return Lookup::Found(i);
+                }
+                // Idle past its timeout: it ends, and this packet starts a new flow.
                 self.stats.timeouts += 1;
                 self.unlink(b, prev, i);
-            } else {
-                let e = &self.entries[i as usize];
-                if found.is_none() && e.hash == h32 && e.key == *key {
-                    found = Some(i);
-                }
-                prev = i;
+                break;
             }
-            i = next;
-        }
-        if let Some(i) = found {
-            return Lookup::Found(i);
+            prev = i;
+            i = e.next;
         }
         match self.alloc(now_us) {
             Some(slot) => {
@@ -230,6 +235,12 @@ impl<V: FlowValue> FlowTable<V> {
                 self.emergency = false;
             }
             return Some(s);
+        }
+        if self.entries.len() < self.capacity {
+            self.entries.push(Entry::default());
+            self.states.push(0);
+            self.active += 1;
+            return Some(self.entries.len() as u32 - 1);
         }
         if !self.emergency {
             self.emergency = true;
@@ -290,26 +301,40 @@ impl<V: FlowValue> FlowTable<V> {
         }
     }
 
-    /// End every linked entry idle past its timeout at `now_us`, scanning at most
-    /// `max_slots` slots from where the last sweep stopped (the flow manager's job,
-    /// done in small steps). Returns how many were ended.
-    pub fn sweep(&mut self, now_us: u64, max_slots: usize) -> usize {
-        let n = self.entries.len();
+    /// End every linked entry idle past its timeout at `now_us` among the flows of sweep
+    /// part `part` (modulo [`SWEEP_PARTS`]): those whose key hash has `part` in its low
+    /// bits. Calling it with parts 0, 1, 2, ... in turn visits every flow once per
+    /// cycle, a small step each time (the flow manager's job). Returns how many were
+    /// ended.
+    pub fn sweep(&mut self, now_us: u64, part: usize) -> usize {
+        let parts = SWEEP_PARTS as u64;
+        let part = part as u64 % parts;
+        let nb = self.mask + 1;
+        // With at least SWEEP_PARTS buckets a part is every SWEEP_PARTS-th bucket; with
+        // fewer, it shares one bucket with other parts.
+        let (first, step) = if nb >= parts {
+            (part, parts)
+        } else {
+            (part & self.mask, nb)
+        };
         let mut ended = 0;
-        let mut left = max_slots.min(n);
-        // The same slots as one step of the clock hand at a time, in contiguous runs.
-        while left > 0 {
-            let start = self.hand;
-            let end = (start + left).min(n);
-            for i in start..end {
-                if self.states[i] == 1 && self.timed_out(i, now_us) {
+        let mut b = first;
+        while b < nb {
+            let mut prev = NIL;
+            let mut i = self.buckets[b as usize];
+            while i != NIL {
+                let next = self.entries[i as usize].next;
+                let ours = self.entries[i as usize].hash as u64 % parts == part;
+                if ours && self.timed_out(i as usize, now_us) {
                     self.stats.timeouts += 1;
-                    self.end_linked(i as u32);
+                    self.unlink(b as usize, prev, i);
                     ended += 1;
+                } else {
+                    prev = i;
                 }
+                i = next;
             }
-            left -= end - start;
-            self.hand = if end == n { 0 } else { end };
+            b += step;
         }
         ended
     }
@@ -387,7 +412,7 @@ mod tests {
     }
 
     #[test]
-    fn lazy_deletion_on_lookup() {
+    fn lookup_ends_only_its_own_idle_flow() {
         // One bucket: every lookup walks every entry.
         let mut t: FlowTable<V> = FlowTable::new(8, 1);
         let a = key(1);
@@ -397,16 +422,22 @@ mod tests {
             o => panic!("{o:?}"),
         };
         t.entry_mut(sa).value.t = 10;
-        // 11 s later, looking up b ends a.
+        // 11 s later, looking up b leaves a alone (the sweeps' job) ...
         assert!(matches!(
             t.lookup_or_insert(&b, b.hash(), 11_000_001),
             Lookup::Inserted(_)
         ));
+        assert_eq!(t.pop_ended(), None);
+        assert_eq!(t.find(&a, a.hash()), Some(sa));
+        // ... and a's own next packet ends it and starts a new flow.
+        assert!(matches!(
+            t.lookup_or_insert(&a, a.hash(), 11_000_002),
+            Lookup::Inserted(s) if s != sa
+        ));
         assert_eq!(t.pop_ended(), Some(sa));
         assert_eq!(t.stats().timeouts, 1);
-        assert_eq!(t.find(&a, a.hash()), None);
         t.release(sa);
-        assert_eq!(t.len(), 1);
+        assert_eq!(t.len(), 2);
     }
 
     #[test]
@@ -450,17 +481,45 @@ mod tests {
     }
 
     #[test]
-    fn sweep_steps_wrap_around_the_table() {
-        let mut t: FlowTable<V> = FlowTable::new(10, 16);
-        for i in 0..10 {
-            let k = key(i);
-            t.lookup_or_insert(&k, k.hash(), 0);
+    fn a_sweep_cycle_visits_each_flow_once_whatever_the_table_size() {
+        // The flows a sweep ends depend on their hashes, not on the table: three tables
+        // of different sizes, each holding every other flow, end the same flows at the
+        // same sweep numbers.
+        let keys: Vec<FlowKey> = (0..500).map(key).collect();
+        let ended_at = |buckets: usize, pick: &dyn Fn(usize) -> bool| {
+            let mut t: FlowTable<V> = FlowTable::new(1000, buckets);
+            let mut slots = std::collections::HashMap::new();
+            for (i, k) in keys.iter().enumerate().filter(|(i, _)| pick(*i)) {
+                match t.lookup_or_insert(k, k.hash(), 0) {
+                    Lookup::Inserted(s) => slots.insert(s, i),
+                    o => panic!("{o:?}"),
+                };
+            }
+            let mut at = vec![usize::MAX; keys.len()];
+            for part in 0..SWEEP_PARTS {
+                t.sweep(31_000_000, part);
+                while let Some(s) = t.pop_ended() {
+                    at[slots[&s]] = part;
+                    t.release(s);
+                }
+            }
+            assert!(t.is_empty());
+            at
+        };
+        let all = ended_at(4, &|_| true);
+        let even = ended_at(1024, &|i| i % 2 == 0);
+        let odd = ended_at(16, &|i| i % 2 == 1);
+        for i in 0..keys.len() {
+            let split = if i % 2 == 0 { even[i] } else { odd[i] };
+            assert_eq!(all[i], split, "flow {i}");
+            assert_eq!(all[i], keys[i].hash() as usize % SWEEP_PARTS);
         }
-        // Steps of 3 slots; the fourth ends slot 9, wraps and finds slots 0 and 1 ended.
-        let ended: Vec<usize> = (0..4).map(|_| t.sweep(31_000_000, 3)).collect();
-        assert_eq!(ended, vec![3, 3, 3, 1]);
-        assert_eq!(t.stats().timeouts, 10);
-        assert_eq!(t.sweep(31_000_000, 100), 0);
+        // Flows not yet idle stay.
+        let mut t: FlowTable<V> = FlowTable::new(16, 16);
+        let k = key(1);
+        t.lookup_or_insert(&k, k.hash(), 0);
+        let ended: usize = (0..SWEEP_PARTS).map(|p| t.sweep(29_000_000, p)).sum();
+        assert_eq!(ended, 0);
     }
 
     #[test]
@@ -470,8 +529,11 @@ mod tests {
             let k = key(i);
             t.lookup_or_insert(&k, k.hash(), 0);
         }
-        assert_eq!(t.sweep(1_000_000, 64), 0);
-        assert_eq!(t.sweep(31_000_000, 64), 10);
+        let sweep_all = |t: &mut FlowTable<V>, now| -> usize {
+            (0..SWEEP_PARTS).map(|p| t.sweep(now, p)).sum()
+        };
+        assert_eq!(sweep_all(&mut t, 1_000_000), 0);
+        assert_eq!(sweep_all(&mut t, 31_000_000), 10);
         let mut n = 0;
         while let Some(s) = t.pop_ended() {
             t.release(s);

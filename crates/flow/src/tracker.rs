@@ -859,10 +859,13 @@ impl FlowTracker {
         self.table.has_ended()
     }
 
-    /// End flows idle past their timeout at `now_us`, scanning at most `max_slots`
-    /// entries (call periodically, like Suricata's flow manager).
-    pub fn sweep(&mut self, now_us: u64, max_slots: usize) {
-        self.table.sweep(now_us, max_slots);
+    /// End the flows of sweep part `part` (see [`FlowTable::sweep`]) idle past their
+    /// timeout at `now_us`, and fragments waiting longer than the defrag timeout (call
+    /// periodically with parts 0, 1, 2, ..., like Suricata's flow manager).
+    ///
+    /// [`FlowTable::sweep`]: crate::table::FlowTable::sweep
+    pub fn sweep(&mut self, now_us: u64, part: usize) {
+        self.table.sweep(now_us, part);
         self.defrag.expire(now_us);
     }
 

@@ -36,6 +36,7 @@ pub fn run_pcap(
     let mut tracker = FlowTracker::new(cfg);
     let mut scratch = FrameScratch::default();
     let mut last_sweep = 0u64;
+    let mut sweeps = 0;
     while src.next_batch(&mut batch, 128).expect("read") > 0 {
         for fr in batch.iter() {
             let ts = wire::Timestamp(fr.ts.as_nanos().max(0) as u64);
@@ -50,7 +51,8 @@ pub fn run_pcap(
             );
             let now = ts.0 / 1000;
             if now > last_sweep + 1_000_000 {
-                tracker.sweep(now, 4096);
+                tracker.sweep(now, sweeps);
+                sweeps += 1;
                 last_sweep = now;
             }
             if tracker.has_ended() {
