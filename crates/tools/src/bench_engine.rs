@@ -268,8 +268,10 @@ fn bench_one(
         return Err(format!("{}: no packets", pcap.display()));
     }
     let config = &setup.engine;
+    // Workers pinned one per core, as `osprey -r` runs them.
     let run_opts = engine::RunOptions {
         threads: opts.threads.max(1),
+        pin_cores: true,
         ..engine::RunOptions::default()
     };
     let alerts_of = |r: &engine::RunReport| r.stats.get("detect.alert").unwrap_or(0);
