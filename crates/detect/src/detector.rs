@@ -12,7 +12,7 @@ use crate::options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnosti
 use crate::prefilter::Prefilter;
 use crate::sig::{self, proto_matches, AppBuf, BitsAct, PayloadMode, PktOpt, ProtoM, Sig, Slot};
 use crate::state::{FlowDetect, Hit, Scratch};
-use crate::threshold::{self, Global, Spec, Verdict};
+use crate::threshold::{self, Deferred, Global, Spec, Verdict};
 use crate::transform;
 
 /// Text and metadata of a loaded rule, for output.
@@ -622,6 +622,7 @@ impl Detector {
                 action: s.action,
                 priority: s.priority,
                 matched_on: on,
+                deferred: None,
             },
         });
     }
@@ -673,11 +674,20 @@ impl Detector {
                 .threshold
                 .filter(|_| g.exact || s.threshold.is_none())
                 .or(s.threshold.as_ref().map(Spec::from_rule));
+            let mut deferred = None;
             if let Some(spec) = spec {
                 let Some(key) = threshold::key(spec.track, pkt.src, pkt.dst) else {
                     continue;
                 };
-                match scratch.thresholds.check(h.sig, &spec, key, now) {
+                deferred = scratch
+                    .share_thresholds
+                    .then(|| Deferred::of(h.sig, spec, key, now))
+                    .flatten();
+                let local = match deferred {
+                    Some(_) => Verdict::Alert,
+                    None => scratch.thresholds.check(h.sig, &spec, key, now),
+                };
+                match local {
                     Verdict::Alert => {}
                     Verdict::Quiet => {
                         scratch.stats.alerts_suppressed += 1;
@@ -690,6 +700,7 @@ impl Detector {
                 }
             }
             let mut alert = h.alert;
+            alert.deferred = deferred;
             if let Some(rf) = &g.rate_filter {
                 let key = threshold::rate_key(rf.track, pkt.src, pkt.dst);
                 if let Some(a) = scratch.rates.check(h.sig, rf, key, now) {
@@ -711,7 +722,8 @@ impl Detector {
                 continue;
             }
             kept += 1;
-            scratch.stats.alerts += 1;
+            // A deferred alert is counted where its threshold check is made.
+            scratch.stats.alerts += u64::from(alert.deferred.is_none());
             alerts.push(alert);
         }
     }

@@ -87,4 +87,7 @@ pub struct Alert {
     pub priority: u32,
     /// What matched.
     pub matched_on: MatchedOn,
+    /// A threshold check to make in capture order across workers before the alert is
+    /// written (only with [`crate::Scratch::share_thresholds`]).
+    pub deferred: Option<crate::threshold::Deferred>,
 }

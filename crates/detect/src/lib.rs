@@ -74,7 +74,10 @@ pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
 pub use pcre_dfa::{pcre_dfa, NoDfa, PCRE_DFA_MAX_STATES};
 pub use program::{MAX_VARS, RECURSION_LIMIT};
 pub use state::{FlowDetect, Scratch, ScratchStats, MAX_TX_DONE};
-pub use threshold::MAX_THRESHOLD_ENTRIES;
+pub use threshold::{
+    Deferred as DeferredThreshold, SharedThresholds, Verdict as ThresholdVerdict,
+    MAX_THRESHOLD_ENTRIES,
+};
 pub use verdict::{Reject, Verdict};
 
 #[cfg(test)]

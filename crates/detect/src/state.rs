@@ -197,6 +197,9 @@ pub struct Scratch {
     pub(crate) xbuf: Vec<u8>,
     pub(crate) xtmp: Vec<u8>,
     pub(crate) thresholds: ThresholdTable,
+    /// Leave the threshold checks of rules tracked by source, destination or rule to
+    /// the caller ([`Scratch::share_thresholds`]).
+    pub(crate) share_thresholds: bool,
     /// `rate_filter` counters.
     pub(crate) rates: crate::threshold::RateTable,
     /// Verdict of the last inspect call.
@@ -267,6 +270,15 @@ pub struct ScratchStats {
 }
 
 impl Scratch {
+    /// From now on, alerts of rules whose threshold (or `detection_filter`) is tracked
+    /// `by_src`, `by_dst` or `by_rule` are raised with their check left undone in
+    /// [`Alert::deferred`](crate::Alert::deferred), for a [`crate::SharedThresholds`]
+    /// that sees every worker's matches: workers given flows by address pair each see
+    /// only some of a source's matches.
+    pub fn share_thresholds(&mut self) {
+        self.share_thresholds = true;
+    }
+
     pub(crate) fn new(nsigs: usize) -> Scratch {
         Scratch {
             stamp: vec![0; nsigs],
@@ -282,6 +294,7 @@ impl Scratch {
             xbuf: Vec::new(),
             xtmp: Vec::new(),
             thresholds: ThresholdTable::default(),
+            share_thresholds: false,
             rates: Default::default(),
             verdict: Default::default(),
             tmp_flow: FlowDetect::default(),

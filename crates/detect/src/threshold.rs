@@ -177,10 +177,53 @@ pub(crate) struct ThresholdTable {
 
 /// Outcome of a threshold check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub enum Verdict {
+    /// The match alerts.
     Alert,
+    /// The threshold keeps it quiet.
     Quiet,
+    /// The table holds [`MAX_THRESHOLD_ENTRIES`] keys: not counted, not alerted.
     Full,
+}
+
+/// A threshold check left undone by a worker (see [`crate::Scratch::share_thresholds`]):
+/// rules tracked `by_src`, `by_dst` or `by_rule` count matches that several workers
+/// make, so one [`SharedThresholds`] table counts them all, in capture order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deferred {
+    sig: u32,
+    spec: Spec,
+    key: Key,
+    now_ns: u64,
+}
+
+impl Deferred {
+    /// The check of a match of `sig` under `spec`, counted under `key`, at `now_ns`,
+    /// when it must be shared; `None` when the worker can count it alone (`by_both`
+    /// keeps an address pair, whose packets all go to one worker).
+    pub(crate) fn of(sig: u32, spec: Spec, key: Key, now_ns: u64) -> Option<Deferred> {
+        matches!(spec.track, Track::BySrc | Track::ByDst | Track::ByRule).then_some(Deferred {
+            sig,
+            spec,
+            key,
+            now_ns,
+        })
+    }
+}
+
+/// Threshold counters shared by every worker, applied to their [`Deferred`] checks in
+/// capture order: a rule tracked `by_src` alerts as often with several workers as with
+/// one.
+#[derive(Debug, Default)]
+pub struct SharedThresholds {
+    table: ThresholdTable,
+}
+
+impl SharedThresholds {
+    /// Counts the match `d` and says whether it alerts.
+    pub fn check(&mut self, d: &Deferred) -> Verdict {
+        self.table.check(d.sig, &d.spec, d.key, d.now_ns)
+    }
 }
 
 impl ThresholdTable {

@@ -61,6 +61,109 @@ pub(crate) struct AlertSink {
     pub(crate) write_errors: u64,
     /// IPS mode: `drop` alerts are written as `blocked`.
     pub(crate) ips: bool,
+    /// Alerts whose threshold check is shared between workers, held for
+    /// [`SharedAlerts`] (`None`: every check is made here).
+    pub(crate) deferred: Option<Vec<PendingAlert>>,
+    /// Where in the capture the alerts being raised come from: see
+    /// [`PendingAlert::order`].
+    pub(crate) position: (u64, u64),
+    seq: u64,
+}
+
+/// An alert held until its shared threshold check is made.
+pub(crate) struct PendingAlert {
+    /// Capture order of the match, the same whichever worker raised it: (2 × frame
+    /// index, 0) for a frame's packets; (2 × frame index + 1, flow hash) for flows a
+    /// sweep after that frame ended, (`u64::MAX`, flow hash) for flows ended at the end
+    /// of input; then the worker's own sequence number.
+    order: (u64, u64, u64),
+    check: detect::DeferredThreshold,
+    eve: Option<Vec<u8>>,
+    fast: Option<Vec<u8>>,
+}
+
+/// The threshold checks that several workers' matches share (rules tracked by source,
+/// destination or rule), made in capture order: each worker hands over its held alerts
+/// after every batch, with how far in the capture it got; the alerts no worker can
+/// precede any more are checked in order and written or dropped. One lock per batch,
+/// none per packet.
+pub(crate) struct SharedAlerts {
+    inner: std::sync::Mutex<Shared>,
+}
+
+struct Shared {
+    thresholds: detect::SharedThresholds,
+    pending: Vec<(usize, PendingAlert)>,
+    /// Per worker: every alert it will hand over from now on is ordered at or after
+    /// this position.
+    marks: Vec<u64>,
+    outputs: Arc<Outputs>,
+    alerts: u64,
+    quiet: u64,
+    full: u64,
+    write_errors: u64,
+}
+
+impl SharedAlerts {
+    pub(crate) fn new(workers: usize, outputs: Arc<Outputs>) -> SharedAlerts {
+        SharedAlerts {
+            inner: std::sync::Mutex::new(Shared {
+                thresholds: detect::SharedThresholds::default(),
+                pending: Vec::new(),
+                marks: vec![0; workers],
+                outputs,
+                alerts: 0,
+                quiet: 0,
+                full: 0,
+                write_errors: 0,
+            }),
+        }
+    }
+
+    /// Takes `held` from `worker`, which will hand over nothing ordered before `mark`
+    /// from now on (`u64::MAX`: nothing at all), and settles every alert no worker can
+    /// precede any more.
+    pub(crate) fn submit(&self, worker: usize, held: &mut Vec<PendingAlert>, mark: u64) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let sh = &mut *g;
+        sh.pending.extend(held.drain(..).map(|a| (worker, a)));
+        sh.marks[worker] = sh.marks[worker].max(mark);
+        if sh.pending.is_empty() {
+            return;
+        }
+        let ready = sh.marks.iter().copied().min().unwrap_or(u64::MAX);
+        sh.pending
+            .sort_unstable_by_key(|(w, a)| (a.order.0, a.order.1, *w, a.order.2));
+        let n = if ready == u64::MAX {
+            sh.pending.len()
+        } else {
+            sh.pending.partition_point(|(_, a)| a.order.0 < ready)
+        };
+        for (_, a) in sh.pending.drain(..n) {
+            match sh.thresholds.check(&a.check) {
+                detect::ThresholdVerdict::Alert => {
+                    sh.alerts += 1;
+                    if let (Some(w), Some(line)) = (sh.outputs.eve.as_ref(), a.eve) {
+                        sh.write_errors += u64::from(w.write_line(line).is_err());
+                    }
+                    if let (Some(w), Some(line)) = (sh.outputs.fast.as_ref(), a.fast) {
+                        sh.write_errors += u64::from(w.write_line(line).is_err());
+                    }
+                }
+                detect::ThresholdVerdict::Quiet => sh.quiet += 1,
+                detect::ThresholdVerdict::Full => sh.full += 1,
+            }
+        }
+    }
+
+    /// Adds the shared checks' counters to a worker's.
+    pub(crate) fn add_counters(&self, stats: &mut output::stats::StatsTree) {
+        let g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        stats.add("detect.alert", g.alerts);
+        stats.add("detect.alerts_suppressed", g.quiet);
+        stats.add("osprey.detect.threshold_table_full", g.full);
+        stats.add("osprey.output.write_errors", g.write_errors);
+    }
 }
 
 impl AlertSink {
@@ -72,6 +175,9 @@ impl AlertSink {
             count: 0,
             write_errors: 0,
             ips: false,
+            deferred: None,
+            position: (0, 0),
+            seq: 0,
         }
     }
 
@@ -85,8 +191,12 @@ impl AlertSink {
         origin: Origin,
         app_proto: Option<&str>,
     ) {
-        self.count += 1;
+        let check = alert.deferred.filter(|_| self.deferred.is_some());
+        if check.is_none() {
+            self.count += 1;
+        }
         let Some(out) = self.outputs.as_deref().filter(|o| !o.is_empty()) else {
+            self.hold(check, None, None);
             return;
         };
         let info = det.rule(alert.rule);
@@ -147,6 +257,15 @@ impl AlertSink {
             metadata: &metadata,
             extra: &extra,
         };
+        if check.is_some() {
+            let eve = out
+                .eve
+                .as_ref()
+                .map(|_| record.to_eve().to_string().into_bytes());
+            let fast = out.fast.as_ref().map(|_| record.to_fast().into_bytes());
+            self.hold(check, eve, fast);
+            return;
+        }
         if let Some(eve) = &out.eve {
             if eve
                 .write_line(record.to_eve().to_string().into_bytes())
@@ -159,6 +278,24 @@ impl AlertSink {
             if fast.write_line(record.to_fast().into_bytes()).is_err() {
                 self.write_errors += 1;
             }
+        }
+    }
+
+    /// Holds an alert (its lines, when written) for its shared threshold check.
+    fn hold(
+        &mut self,
+        check: Option<detect::DeferredThreshold>,
+        eve: Option<Vec<u8>>,
+        fast: Option<Vec<u8>>,
+    ) {
+        if let (Some(check), Some(held)) = (check, self.deferred.as_mut()) {
+            held.push(PendingAlert {
+                order: (self.position.0, self.position.1, self.seq),
+                check,
+                eve,
+                fast,
+            });
+            self.seq += 1;
         }
     }
 

@@ -51,6 +51,12 @@ impl DetectStage {
         }
     }
 
+    /// Leaves threshold checks shared between workers to the caller
+    /// ([`Scratch::share_thresholds`]).
+    pub(crate) fn share_thresholds(&mut self) {
+        self.scratch.share_thresholds();
+    }
+
     /// A packet without a flow (IP fragments, protocols without flows).
     pub(crate) fn packet(&mut self, p: &Packet, buf: &[u8], origin: Origin, sink: &mut AlertSink) {
         self.verdict = detect::Verdict::default();

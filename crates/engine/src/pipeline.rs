@@ -58,6 +58,12 @@ pub struct Pipeline {
     /// Sweep every [`SWEEP_EVERY`] frames of its own (false: only when told to by
     /// [`Pipeline::advance_time`]).
     sweep_on_frames: bool,
+    /// Alerts of rules tracked by source, destination or rule are held for a shared
+    /// threshold check ([`Pipeline::share_thresholds`]).
+    share_thresholds: bool,
+    /// Capture position of the flows being drained after a sweep or at the end of
+    /// input (see `PendingAlert::order`); `None` while frames are processed.
+    drain_position: Option<u64>,
     /// Packets (outer and tunnelled) kept from the stages after decoding because of a
     /// bad checksum under `-k all`.
     checksum_invalid: u64,
@@ -123,6 +129,8 @@ impl Pipeline {
             clock_us: 0,
             sweeps: 0,
             sweep_on_frames: true,
+            share_thresholds: false,
+            drain_position: None,
             checksum_invalid: 0,
             timer: StageTimer::new(config.stage_timing),
             ips: Ips::new(config.ips),
@@ -223,6 +231,7 @@ impl Pipeline {
         self.clock_us = ts.0 / 1000;
         self.last_ts = self.last_ts.max(ts);
         self.frame_index = frame.index;
+        self.sink.position = (frame.index.saturating_mul(2), 0);
         self.ips.begin_frame();
         for (i, p) in decoded.packets().iter().enumerate() {
             let offload = self.detect.as_mut().and_then(|d| d.offload.as_mut());
@@ -248,16 +257,36 @@ impl Pipeline {
         self.sweep_on_frames = false;
     }
 
+    /// Holds the alerts of rules whose threshold is tracked by source, destination or
+    /// rule for a check shared by every worker, made in capture order
+    /// ([`detect::Scratch::share_thresholds`]); [`Pipeline::held_alerts`] hands them
+    /// over. For a worker given a share of the frames by a reader.
+    pub(crate) fn share_thresholds(&mut self) {
+        self.share_thresholds = true;
+        self.sink.deferred.get_or_insert_with(Vec::new);
+        if let Some(d) = self.detect.as_mut() {
+            d.share_thresholds();
+        }
+    }
+
+    /// The alerts held for the shared threshold check since the last call.
+    pub(crate) fn held_alerts(&mut self) -> &mut Vec<crate::alerts::PendingAlert> {
+        self.sink.deferred.get_or_insert_with(Vec::new)
+    }
+
     /// Tells the pipeline the capture's clock, `now`: the time of the latest frame read,
     /// whichever worker it went to. A worker that sees few packets still times its flows
-    /// out as the capture goes on. With `sweep`, idle flows are looked for now.
-    pub fn advance_time(&mut self, now: capture::Timestamp, sweep: bool) {
+    /// out as the capture goes on. With `sweep_after`, idle flows are looked for now,
+    /// as one pipeline would after the frame of that index.
+    pub fn advance_time(&mut self, now: capture::Timestamp, sweep_after: Option<u64>) {
         let ts = Timestamp::from_secs_nanos(now.secs.max(0) as u64, now.nanos);
         self.clock_us = ts.0 / 1000;
         self.last_ts = self.last_ts.max(ts);
-        if sweep {
+        if let Some(index) = sweep_after {
             self.sweep();
+            self.drain_position = Some(index.saturating_mul(2).saturating_add(1));
             self.drain_ended();
+            self.drain_position = None;
         }
     }
 
@@ -516,7 +545,11 @@ impl Pipeline {
         let sink = &mut self.sink;
         let last_ts = self.last_ts;
         let applog = &self.applog;
+        let drain_position = self.drain_position;
         self.tracker.drain_ended(|ended| {
+            if let Some(pos) = drain_position {
+                sink.position = (pos, ended.key.canonical().0.hash());
+            }
             if let Some(mut ext) = exts.remove(ended.slot) {
                 if let Some(appflow) = ext.app.as_mut() {
                     for data in &ended.app {
@@ -538,7 +571,9 @@ impl Pipeline {
     /// Ends every flow (end of input), flushes them and closes the alert files.
     pub fn finish(&mut self) -> std::io::Result<()> {
         self.tracker.shutdown();
+        self.drain_position = Some(u64::MAX);
         self.drain_ended();
+        self.drain_position = None;
         self.sink.finish()
     }
 
@@ -556,6 +591,9 @@ impl Pipeline {
                 stage.timer = t.clone();
             }
             stage.offload = offload;
+            if self.share_thresholds {
+                stage.share_thresholds();
+            }
             stage
         });
         self.exts.reset_detect();

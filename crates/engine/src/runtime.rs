@@ -12,7 +12,7 @@
 //! Live (`-i`): every worker opens its own AF_PACKET ring in one `PACKET_FANOUT` hash
 //! group, so the kernel does the dispatch and each worker reads (blocking) whole flows.
 
-use crate::alerts::Outputs;
+use crate::alerts::{Outputs, SharedAlerts};
 use crate::config::EngineConfig;
 use crate::control::Control;
 use crate::merge::merge_into;
@@ -225,6 +225,9 @@ struct WorkBatch {
     frames: Batch,
     /// The capture's clock when the batch was sent: the time of the latest frame read.
     now: Timestamp,
+    /// Index of the latest frame read when the batch was sent: the worker has every
+    /// frame up to it that is its own once it has this batch.
+    upto: u64,
     /// Look for idle flows after this batch.
     sweep: bool,
 }
@@ -491,7 +494,11 @@ fn run_dispatch<'scope, 'env>(
     let reader = thread::current();
     let mut lanes = Vec::with_capacity(workers);
     let mut handles = Vec::with_capacity(workers);
+    // Threshold checks that several workers' matches share are made in capture order
+    // (IPS verdicts cannot wait for them: there each worker keeps its own).
+    let shared = (!config.ips).then(|| Arc::new(SharedAlerts::new(workers, outputs.clone())));
     for k in 0..workers {
+        let shared = shared.clone();
         let (to_worker, from_reader) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES);
         let (recycle, recycled) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES + 2);
         let outputs = outputs.clone();
@@ -510,6 +517,7 @@ fn run_dispatch<'scope, 'env>(
                     config,
                     outputs,
                     control,
+                    shared,
                 )
             })
             .map_err(RunError::Output)?;
@@ -548,6 +556,9 @@ fn run_dispatch<'scope, 'env>(
         }
     }
     let read = read?;
+    if let (Some(r), Some(shared)) = (results.first_mut(), &shared) {
+        shared.add_counters(&mut r.stats);
+    }
     if let Some(r) = results.first_mut() {
         r.capture = source.stats();
         let waits: u64 = lanes.iter().map(|l| l.waits).sum();
@@ -574,6 +585,7 @@ fn read_and_dispatch(
     let mut seen = Progress::default();
     let mut now = Timestamp::default();
     let mut read = 0u64;
+    let mut upto = 0u64;
     let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
     let follow = pin_cores;
     let mut on_core = usize::MAX;
@@ -584,13 +596,14 @@ fn read_and_dispatch(
             lane.pending.frames.push_from(&batch, i);
             now = frame.ts;
             if lane.pending.frames.len() >= batch_size {
-                send(lane, now, false);
+                send(lane, now, frame.index, false);
             }
             read += 1;
+            upto = frame.index;
             if read.is_multiple_of(TICK_FRAMES) {
                 // Every worker sweeps after this very frame, whatever its share.
                 for lane in lanes.iter_mut() {
-                    send(lane, now, true);
+                    send(lane, now, upto, true);
                 }
                 if follow {
                     follow_lightest(lanes, &mut on_core);
@@ -602,7 +615,7 @@ fn read_and_dispatch(
         progress(seen);
     }
     for lane in lanes.iter_mut() {
-        send(lane, now, false);
+        send(lane, now, upto, false);
     }
     Ok(seen)
 }
@@ -629,10 +642,11 @@ fn follow_lightest(lanes: &[Lane], on_core: &mut usize) {
 
 /// Hands `lane`'s pending frames (possibly none: a clock tick) to its worker, waiting
 /// while its ring is full (offline input is never dropped).
-fn send(lane: &mut Lane, now: Timestamp, sweep: bool) {
+fn send(lane: &mut Lane, now: Timestamp, upto: u64, sweep: bool) {
     let fresh = lane.recycled.pop().unwrap_or_default();
     let mut b = std::mem::replace(&mut lane.pending, fresh);
     b.now = now;
+    b.upto = upto;
     b.sweep = sweep;
     loop {
         match lane.to_worker.push(b) {
@@ -658,16 +672,26 @@ fn ring_worker(
     config: &EngineConfig,
     outputs: Arc<Outputs>,
     control: &Control,
+    shared: Option<Arc<SharedAlerts>>,
 ) -> WorkerResult {
     let mut pipeline = Pipeline::with_outputs(config, outputs);
     pipeline.sweep_when_told();
+    if shared.is_some() {
+        pipeline.share_thresholds();
+    }
     let mut ctl = WorkerControl::new(k, control);
     loop {
         ctl.poll(&mut pipeline);
         match from_reader.pop() {
             Ok(mut b) => {
                 pipeline.process_batch(&b.frames);
-                pipeline.advance_time(b.now, b.sweep);
+                pipeline.advance_time(b.now, b.sweep.then_some(b.upto));
+                if let Some(shared) = &shared {
+                    // Nothing this worker raises from now on comes before the sweep
+                    // after frame `upto` (or, after one, before the next frame).
+                    let mark = (b.upto.saturating_mul(2) + 1).saturating_add(u64::from(b.sweep));
+                    shared.submit(k, pipeline.held_alerts(), mark);
+                }
                 b.frames.clear();
                 let _ = recycle.push(b);
                 reader.unpark();
@@ -681,6 +705,9 @@ fn ring_worker(
         }
     }
     let error = pipeline.finish().err();
+    if let Some(shared) = &shared {
+        shared.submit(k, pipeline.held_alerts(), u64::MAX);
+    }
     WorkerResult {
         stats: pipeline.stats(),
         times: pipeline.stage_times(),

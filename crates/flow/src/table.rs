@@ -336,7 +336,17 @@ impl<V: FlowValue> FlowTable<V> {
             }
             b += step;
         }
+        self.order_ended();
         ended
+    }
+
+    /// Puts the ended queue in the order of the keys' hashes (the lowest taken first),
+    /// so that the flows ended together are flushed in the same order whichever
+    /// table, and however split, held them.
+    fn order_ended(&mut self) {
+        let entries = &self.entries;
+        self.ended
+            .sort_unstable_by_key(|&s| std::cmp::Reverse(entries[s as usize].key.hash()));
     }
 
     /// End every linked entry (end of capture).
@@ -346,6 +356,7 @@ impl<V: FlowValue> FlowTable<V> {
                 self.end_linked(i as u32);
             }
         }
+        self.order_ended();
     }
 
     /// Take the next ended entry, if any. The owner flushes it and then calls
