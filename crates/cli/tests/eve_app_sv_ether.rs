@@ -70,24 +70,17 @@ fn identical(a: &[Key], b: &[Key]) -> usize {
         .count()
 }
 
-#[test]
-fn app_records_match_suricata() {
-    let (Some(pcap), Some(reference)) = (
-        common::shared("pcaps/sv-ether.pcap"),
-        common::shared("pcaps/sv-ether.suricata-app.json"),
-    ) else {
-        return;
-    };
-    let dir = common::tempdir("eve-app-sv-ether");
+/// Runs Osprey over `pcap` with `threads` workers and the http, dns and tls EVE
+/// records on, into a fresh directory `name`, which it returns.
+fn run_app_log(pcap: &std::path::Path, threads: &str, name: &str) -> std::path::PathBuf {
+    let dir = common::tempdir(name);
     let out = common::osprey(&[
         "-r",
         pcap.to_str().unwrap(),
         "-k",
         "none",
-        // The records do not depend on the number of workers: flows time out at the
-        // same global frame positions whatever the split (see `FlowTable::sweep`).
         "--threads",
-        "2",
+        threads,
         "--eve-types",
         "http,dns,tls",
         "-l",
@@ -99,6 +92,19 @@ fn app_records_match_suricata() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    dir
+}
+
+#[test]
+fn app_records_match_suricata() {
+    let (Some(pcap), Some(reference)) = (
+        common::shared("pcaps/sv-ether.pcap"),
+        common::shared("pcaps/sv-ether.suricata-app.json"),
+    ) else {
+        return;
+    };
+    // The records do not depend on the number of workers (see the test below).
+    let dir = run_app_log(&pcap, "2", "eve-app-sv-ether");
     let ours = std::fs::read_to_string(dir.join("eve.json")).unwrap();
     let theirs = std::fs::read_to_string(reference).unwrap();
     // (kind, Suricata's count, tolerated count difference, floor of identical records)
@@ -176,24 +182,10 @@ fn flows_and_records_do_not_depend_on_worker_count() {
         return;
     };
     let run = |threads: &str| {
-        let dir = common::tempdir(&format!("eve-app-sv-ether-threads-{threads}"));
-        let out = common::osprey(&[
-            "-r",
-            pcap.to_str().unwrap(),
-            "-k",
-            "none",
-            "--threads",
+        let dir = run_app_log(
+            &pcap,
             threads,
-            "--eve-types",
-            "http,dns,tls",
-            "-l",
-            dir.to_str().unwrap(),
-            "--no-progress",
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+            &format!("eve-app-sv-ether-threads-{threads}"),
         );
         let stats = common::stats(&dir);
         let eve = std::fs::read_to_string(dir.join("eve.json")).unwrap();
