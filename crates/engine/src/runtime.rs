@@ -587,7 +587,11 @@ fn read_and_dispatch(
     let mut read = 0u64;
     let mut upto = 0u64;
     let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
-    let follow = pin_cores;
+    // The cores the workers are pinned to (see `pin`), read before the reader pins
+    // itself: its own affinity is one core afterwards.
+    let cores = core_affinity::get_core_ids()
+        .filter(|c| pin_cores && lanes.len() <= c.len())
+        .unwrap_or_default();
     let mut on_core = usize::MAX;
     while !control.is_stopped() && source.next_batch(&mut batch, batch_size)? > 0 {
         for (i, frame) in batch.iter().enumerate() {
@@ -605,9 +609,7 @@ fn read_and_dispatch(
                 for lane in lanes.iter_mut() {
                     send(lane, now, upto, true);
                 }
-                if follow {
-                    follow_lightest(lanes, &mut on_core);
-                }
+                follow_lightest(lanes, &cores, &mut on_core);
             }
         }
         seen.packets += batch.len() as u64;
@@ -621,9 +623,13 @@ fn read_and_dispatch(
 }
 
 /// Moves the reader to the core of the worker with the fewest batches queued, when
-/// workers are pinned one per core: the reader takes its CPU time from the worker that
-/// has time to spare rather than from the one that holds everyone up.
-fn follow_lightest(lanes: &[Lane], on_core: &mut usize) {
+/// workers are pinned one per core (`cores`, empty otherwise): the reader takes its CPU
+/// time from the worker that has time to spare rather than from the one that holds
+/// everyone up.
+fn follow_lightest(lanes: &[Lane], cores: &[core_affinity::CoreId], on_core: &mut usize) {
+    if cores.len() < lanes.len() {
+        return;
+    }
     let Some((k, _)) = lanes
         .iter()
         .enumerate()
@@ -631,12 +637,8 @@ fn follow_lightest(lanes: &[Lane], on_core: &mut usize) {
     else {
         return;
     };
-    if k != *on_core {
-        if let Some(cores) = core_affinity::get_core_ids() {
-            if lanes.len() <= cores.len() && core_affinity::set_for_current(cores[k]) {
-                *on_core = k;
-            }
-        }
+    if k != *on_core && core_affinity::set_for_current(cores[k]) {
+        *on_core = k;
     }
 }
 
