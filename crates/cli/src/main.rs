@@ -4,6 +4,7 @@ mod args;
 mod gen_cmd;
 mod ops;
 mod progress;
+mod rules_cmd;
 mod summary;
 
 use args::{ChecksumArg, Cli, Command, RunArgs};
@@ -314,18 +315,6 @@ fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
 
 fn rules_command(cmd: args::RulesCommand) -> Result<ExitCode, String> {
     match cmd {
-        args::RulesCommand::Check { json, files } => {
-            let report = rules::check::check_files(&files, &rules::check::CheckOptions::default());
-            if json {
-                println!("{}", report.to_json());
-            } else {
-                print!("{report}");
-            }
-            Ok(if report.has_failures() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+        args::RulesCommand::Check { json, files } => Ok(rules_cmd::check(json, &files)),
     }
 }

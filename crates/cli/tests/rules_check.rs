@@ -1,0 +1,101 @@
+//! `osprey rules check` reports parse errors and, for the rules that parse, the ones the
+//! detector will skip, with file and line: what a run really loads.
+
+mod common;
+
+const OK: &str = r#"alert tcp any any -> any 80 (msg:"ok"; content:"GET"; sid:1;)"#;
+const JA3: &str = r#"alert tls any any -> any any (msg:"ja3"; ja3.hash; content:"e7d705a3286e19ea42f587b344ee6865"; sid:2;)"#;
+const BAD_PCRE: &str = r#"alert tcp any any -> any any (msg:"bad"; pcre:"/(?<=a+)b/"; sid:3;)"#;
+
+fn check(name: &str, rules: &[&str], json: bool) -> (i32, String) {
+    let dir = common::tempdir(name);
+    let file = dir.join("r.rules");
+    std::fs::write(&file, rules.join("\n") + "\n").unwrap();
+    let mut args = vec!["rules", "check"];
+    if json {
+        args.push("--json");
+    }
+    args.push(file.to_str().unwrap());
+    let out = common::osprey(&args);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn unsupported_rules_are_reported_with_their_line() {
+    let (code, text) = check("rules-check-text", &[OK, JA3], false);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("r.rules:2: sid 2: unsupported by the detector: ja3.hash"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rules the detector skips: 1 unsupported, 0 failed"),
+        "{text}"
+    );
+    let (code, text) = check("rules-check-json", &[OK, JA3, BAD_PCRE], true);
+    assert_eq!(code, 1, "a rule that does not parse fails the check");
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("json");
+    assert_eq!(v["loaded"], 2);
+    assert_eq!(v["failed"], 1);
+    assert_eq!(v["detector"]["unsupported"], 1);
+    assert_eq!(v["detector"]["failed"], 0);
+    assert_eq!(v["detector"]["by_keyword"]["ja3.hash"], 1);
+    assert_eq!(v["detector"]["rules"][0]["line"], 2);
+    assert_eq!(v["detector"]["rules"][0]["sid"], 2);
+}
+
+/// ET Open: the check lists exactly the rules a run over it skips (its
+/// `osprey.rules.unsupported`).
+#[test]
+fn et_open_check_matches_what_a_run_skips() {
+    let (Some(dir), Some(pcap)) = (
+        common::shared("rules/et-open"),
+        common::shared("corpus/open/http-evader__http-evader-164/input.pcap"),
+    ) else {
+        return;
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            n.starts_with("emerging-") && n.ends_with(".rules")
+        })
+        .collect();
+    files.sort();
+    let out_dir = common::tempdir("rules-check-et");
+    let all = out_dir.join("et.rules");
+    let text: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    std::fs::write(&all, text.join("\n")).unwrap();
+    let all = all.to_str().unwrap();
+    let out = common::osprey(&["rules", "check", "--json", all]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let unsupported = v["detector"]["unsupported"].as_u64().unwrap();
+    assert_eq!(v["detector"]["failed"], 0);
+    let listed = v["detector"]["rules"].as_array().unwrap().len() as u64;
+    assert_eq!(listed, unsupported);
+    let log = out_dir.join("log");
+    std::fs::create_dir_all(&log).unwrap();
+    let run = common::osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-S",
+        all,
+        "-k",
+        "none",
+        "-l",
+        log.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert!(run.status.success());
+    let stats = common::stats(&log);
+    assert_eq!(stats["osprey"]["rules"]["unsupported"], unsupported);
+    assert!(unsupported > 100, "{unsupported}");
+}
