@@ -244,10 +244,13 @@ impl Pipeline {
             o.leave();
         }
         self.frames += 1;
+        // The flows this frame ended first, then those the sweep after it ends: the
+        // order in which workers told to sweep by the reader flush them too.
+        self.drain_ended();
         if self.sweep_on_frames && self.frames.is_multiple_of(SWEEP_EVERY) {
             self.sweep();
+            self.drain_ended();
         }
-        self.drain_ended();
     }
 
     /// Sweeps only when [`Pipeline::advance_time`] says so, not every [`SWEEP_EVERY`]
