@@ -21,6 +21,31 @@ pub fn shared(rel: &str) -> Option<PathBuf> {
     None
 }
 
+/// The `emerging-*.rules` files of the shared ET Open copy, in name order, written as one
+/// file `et-all.rules` into `out`; `None` (after printing why) without the shared data.
+pub fn et_open_rules(out: &std::path::Path) -> Option<PathBuf> {
+    let dir = shared("rules/et-open")?;
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("rules dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            n.starts_with("emerging-") && n.ends_with(".rules")
+        })
+        .collect();
+    files.sort();
+    let mut all = String::new();
+    for f in &files {
+        all.push_str(&std::fs::read_to_string(f).expect("rules readable"));
+        if !all.ends_with('\n') {
+            all.push('\n');
+        }
+    }
+    let rules = out.join("et-all.rules");
+    std::fs::write(&rules, all).expect("write rules");
+    Some(rules)
+}
+
 /// The repository root.
 pub fn repo(rel: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(rel)

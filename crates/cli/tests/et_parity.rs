@@ -78,32 +78,14 @@ fn run(pcap: &Path, rules: &Path, log: &Path, extra: &[&str]) {
 
 #[test]
 fn et_open_over_sv_ether() {
-    let (Some(case), Some(pcap), Some(rules_dir)) = (
+    let out = common::tempdir("et_parity");
+    let (Some(case), Some(pcap), Some(rules)) = (
         common::shared("corpus/et"),
         common::shared("pcaps/sv-ether.pcap"),
-        common::shared("rules/et-open"),
+        common::et_open_rules(&out),
     ) else {
         return;
     };
-    let out = common::tempdir("et_parity");
-    let mut files: Vec<_> = std::fs::read_dir(&rules_dir)
-        .expect("rules dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            n.starts_with("emerging-") && n.ends_with(".rules")
-        })
-        .collect();
-    files.sort();
-    let mut all = String::new();
-    for f in &files {
-        all.push_str(&std::fs::read_to_string(f).expect("rules readable"));
-        if !all.ends_with('\n') {
-            all.push('\n');
-        }
-    }
-    let rules = out.join("et-all.rules");
-    std::fs::write(&rules, all).expect("write rules");
     let log = out.join("log");
     run(&pcap, &rules, &log, &["--runmode", "single"]);
 

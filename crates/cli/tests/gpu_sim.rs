@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{osprey, shared, tempdir};
+use common::{et_open_rules, osprey, shared, tempdir};
 use std::path::Path;
 
 /// (signature id, pcap_cnt, src, dest) of every alert in `dir/eve.json`, sorted.
@@ -127,27 +127,10 @@ fn cpu_sim_gives_the_alerts_of_off_on_corpus_cases() {
 
 #[test]
 fn cpu_sim_gives_the_alerts_of_off_with_et_open_over_sv_ether() {
-    let (Some(pcap), Some(rules_dir)) = (shared("pcaps/sv-ether.pcap"), shared("rules/et-open"))
-    else {
+    let out = tempdir("gpusim-et");
+    let (Some(pcap), Some(rules)) = (shared("pcaps/sv-ether.pcap"), et_open_rules(&out)) else {
         return;
     };
-    let out = tempdir("gpusim-et");
-    let mut files: Vec<_> = std::fs::read_dir(&rules_dir)
-        .expect("rules dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            n.starts_with("emerging-") && n.ends_with(".rules")
-        })
-        .collect();
-    files.sort();
-    let mut all = String::new();
-    for f in &files {
-        all.push_str(&std::fs::read_to_string(f).expect("rules readable"));
-        all.push('\n');
-    }
-    let rules = out.join("et-all.rules");
-    std::fs::write(&rules, all).expect("write rules");
     let single = ["--runmode", "single"];
     let off = out.join("off");
     run(

@@ -51,28 +51,13 @@ fn unsupported_rules_are_reported_with_their_line() {
 /// `osprey.rules.unsupported`).
 #[test]
 fn et_open_check_matches_what_a_run_skips() {
-    let (Some(dir), Some(pcap)) = (
-        common::shared("rules/et-open"),
+    let out_dir = common::tempdir("rules-check-et");
+    let (Some(all), Some(pcap)) = (
+        common::et_open_rules(&out_dir),
         common::shared("corpus/open/http-evader__http-evader-164/input.pcap"),
     ) else {
         return;
     };
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            n.starts_with("emerging-") && n.ends_with(".rules")
-        })
-        .collect();
-    files.sort();
-    let out_dir = common::tempdir("rules-check-et");
-    let all = out_dir.join("et.rules");
-    let text: Vec<String> = files
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .collect();
-    std::fs::write(&all, text.join("\n")).unwrap();
     let all = all.to_str().unwrap();
     let out = common::osprey(&["rules", "check", "--json", all]);
     assert!(out.status.success());
