@@ -145,14 +145,8 @@ fn icmp4_quoted_pair(ip: &[u8]) -> Option<([u8; 4], [u8; 4])> {
     if *icmp.first()? != 3 {
         return None;
     }
-    let q = icmp.get(8..)?;
-    let qihl = (*q.first()? as usize & 0x0f) * 4;
-    if q[0] >> 4 != 4 || qihl < 20 || !matches!(q.get(9)?, 6 | 17) {
-        return None;
-    }
-    q.get(qihl..qihl + 4)?;
-    let a = |i: usize| [q[i], q[i + 1], q[i + 2], q[i + 3]];
-    Some((a(12), a(16)))
+    let q = flow::adapter::icmp4_quoted(icmp.get(8..)?)?;
+    Some((q.src, q.dst))
 }
 
 /// The outer address pair of an Ethernet frame carrying a well-formed IPv4 or IPv6
@@ -481,7 +475,7 @@ struct Input<'env> {
     done: &'env AtomicBool,
 }
 
-/// The reader, on the calling thread, and `workers` worker threads behind rings.
+/// The reader, on the thread calling this, and `workers` worker threads behind rings.
 fn run_dispatch<'scope, 'env>(
     s: &'scope thread::Scope<'scope, 'env>,
     source: &mut dyn Source,

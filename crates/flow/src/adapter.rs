@@ -51,18 +51,47 @@ pub fn flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
     })
 }
 
-/// Ports of the TCP/UDP header quoted by an ICMPv4 error (after the quoted IPv4 header).
-fn quoted_ports(p: &Packet, buf: &[u8]) -> Option<(u16, u16)> {
-    let q = p.payload(buf);
+/// The connection a packet quoted by an ICMPv4 error belongs to, from the error's
+/// payload `q` (the quoted IPv4 packet): its source and destination addresses,
+/// protocol (TCP or UDP only) and ports; `None` for anything else or a short quote.
+pub fn icmp4_quoted(q: &[u8]) -> Option<Quoted> {
     let ihl = (*q.first()? as usize & 0x0f) * 4;
-    if q[0] >> 4 != 4 || ihl < 20 || !matches!(q.get(9)?, 6 | 17) {
+    if q[0] >> 4 != 4 || ihl < 20 {
+        return None;
+    }
+    let proto = *q.get(9)?;
+    if !matches!(proto, 6 | 17) {
         return None;
     }
     let ports = q.get(ihl..ihl + 4)?;
-    Some((
-        u16::from_be_bytes([ports[0], ports[1]]),
-        u16::from_be_bytes([ports[2], ports[3]]),
-    ))
+    let a = |i: usize| [q[i], q[i + 1], q[i + 2], q[i + 3]];
+    Some(Quoted {
+        src: a(12),
+        dst: a(16),
+        proto,
+        sport: u16::from_be_bytes([ports[0], ports[1]]),
+        dport: u16::from_be_bytes([ports[2], ports[3]]),
+    })
+}
+
+/// A packet quoted by an ICMPv4 error ([`icmp4_quoted`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quoted {
+    /// Source address of the quoted packet.
+    pub src: [u8; 4],
+    /// Destination address of the quoted packet.
+    pub dst: [u8; 4],
+    /// 6 (TCP) or 17 (UDP).
+    pub proto: u8,
+    /// Source port.
+    pub sport: u16,
+    /// Destination port.
+    pub dport: u16,
+}
+
+/// Ports of the TCP/UDP header quoted by an ICMPv4 error (after the quoted IPv4 header).
+fn quoted_ports(p: &Packet, buf: &[u8]) -> Option<(u16, u16)> {
+    icmp4_quoted(p.payload(buf)).map(|q| (q.sport, q.dport))
 }
 
 /// For an ICMPv4 destination-unreachable quoting a TCP or UDP packet of this host pair:
@@ -73,32 +102,18 @@ pub fn quoted_flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
     if p.proto != 1 || p.icmp_type != 3 || p.ip_version != 4 || p.has(pf::FRAGMENT) {
         return None;
     }
-    let q = p.payload(buf);
-    let ihl = (*q.first()? as usize & 0x0f) * 4;
-    if q[0] >> 4 != 4 || ihl < 20 {
-        return None;
-    }
-    let proto = *q.get(9)?;
-    if !matches!(proto, 6 | 17) {
-        return None;
-    }
-    let (qsrc, qdst) = (q.get(12..16)?, q.get(16..20)?);
-    let ports = q.get(ihl..ihl + 4)?;
-    let (qsport, qdport) = (
-        u16::from_be_bytes([ports[0], ports[1]]),
-        u16::from_be_bytes([ports[2], ports[3]]),
-    );
+    let q = icmp4_quoted(p.payload(buf))?;
     let mut src = [0u8; 16];
     let mut dst = [0u8; 16];
-    src[..4].copy_from_slice(qdst);
-    dst[..4].copy_from_slice(qsrc);
+    src[..4].copy_from_slice(&q.dst);
+    dst[..4].copy_from_slice(&q.src);
     Some(FlowKey {
         src,
         dst,
-        sport: qdport,
-        dport: qsport,
+        sport: q.dport,
+        dport: q.sport,
         vlan: [p.vlan[0], p.vlan[1], 0],
-        proto,
+        proto: q.proto,
         family: Family::V4,
     })
 }

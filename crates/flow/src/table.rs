@@ -346,7 +346,7 @@ impl<V: FlowValue> FlowTable<V> {
     fn order_ended(&mut self) {
         let entries = &self.entries;
         self.ended
-            .sort_unstable_by_key(|&s| std::cmp::Reverse(entries[s as usize].key.hash()));
+            .sort_by_cached_key(|&s| std::cmp::Reverse(entries[s as usize].key.hash()));
     }
 
     /// End every linked entry (end of capture).
