@@ -34,9 +34,11 @@ mod packet;
 pub mod proto;
 pub mod reject;
 mod stats;
+mod vocab;
 
 pub use decode::{Decoded, Decoder, DecoderConfig, MAX_PACKETS};
 pub use event::Event;
 pub use link::LinkType;
 pub use packet::{flags, Packet, Timestamp, Tunnel, MAX_EVENTS};
 pub use stats::{Counter, DecodeStats};
+pub use vocab::{has_ports, ip_addr, ip_proto, is_icmp, tcp_flags, Direction};

@@ -2,7 +2,7 @@
 
 use crate::proto::{ipv4::Ipv4Packet, ipv6::Ipv6Packet, tcp::TcpPacket, udp::UdpPacket};
 use crate::{Event, LinkType};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
 
 /// A capture timestamp in nanoseconds since the Unix epoch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -206,24 +206,24 @@ impl Packet {
 
     /// Source IP address, if the packet has an IP layer.
     pub fn src_ip(&self) -> Option<IpAddr> {
-        addr(self.ip_version, &self.src)
+        crate::ip_addr(self.ip_version, &self.src)
     }
 
     /// Destination IP address, if the packet has an IP layer.
     pub fn dst_ip(&self) -> Option<IpAddr> {
-        addr(self.ip_version, &self.dst)
+        crate::ip_addr(self.ip_version, &self.dst)
     }
 
     /// True for TCP with a decoded header.
     #[inline]
     pub fn is_tcp(&self) -> bool {
-        self.proto == 6 && self.l4_off != 0
+        self.proto == crate::ip_proto::TCP && self.l4_off != 0
     }
 
     /// True for UDP with a decoded header.
     #[inline]
     pub fn is_udp(&self) -> bool {
-        self.proto == 17 && self.l4_off != 0
+        self.proto == crate::ip_proto::UDP && self.l4_off != 0
     }
 
     /// The events recorded on this packet (at most [`MAX_EVENTS`]).
@@ -283,14 +283,6 @@ impl Packet {
         }
         let end = self.payload_off as usize + self.payload_len as usize;
         UdpPacket::new_checked(buf.get(self.l4_off as usize..end)?).ok()
-    }
-}
-
-fn addr(version: u8, a: &[u8; 16]) -> Option<IpAddr> {
-    match version {
-        4 => Some(IpAddr::V4(Ipv4Addr::new(a[0], a[1], a[2], a[3]))),
-        6 => Some(IpAddr::V6(Ipv6Addr::from(*a))),
-        _ => None,
     }
 }
 
