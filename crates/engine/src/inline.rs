@@ -21,9 +21,9 @@ use crate::runtime::{
 };
 use crate::verdict::FrameVerdict;
 use crate::{Progress, SetupArgs};
+use ::config::Config;
 use capture::{Batch, Bridge, Frame, LiveOptions, Source};
 use detect::Reject;
-use rules::config::Config;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::thread;
