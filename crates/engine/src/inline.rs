@@ -13,20 +13,16 @@
 
 use crate::alerts::Outputs;
 use crate::config::EngineConfig;
-use crate::pipeline::Pipeline;
 use crate::run::{RunError, RunReport};
-use crate::runtime::{
-    finish_report, join_workers, pin, spawn_periodic_stats, worker_config, RunOptions,
-    WorkerControl, WorkerResult,
-};
+use crate::runtime::live::{live_setup, run_per_source};
+use crate::runtime::worker::{serve, WorkerResult};
+use crate::runtime::RunOptions;
 use crate::verdict::FrameVerdict;
-use crate::{Progress, SetupArgs};
-use capture::{Batch, Bridge, Frame, LiveOptions, Source};
+use crate::SetupArgs;
+use ::config::Config;
+use capture::{Bridge, Frame, LiveOptions};
 use detect::Reject;
-use rules::config::Config;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::thread;
 use std::time::Instant;
 use wire::reject::{build_reject, RejectTo};
 
@@ -109,43 +105,23 @@ pub fn run_bridge(
     config: &EngineConfig,
     opts: &RunOptions,
 ) -> Result<RunReport, RunError> {
-    let workers = opts.worker_count().max(1);
     let start = Instant::now();
-    let mut live = live.clone();
-    live.stop = opts.control.stop_flag();
-    if live.fanout_group.is_none() {
-        // The second interface takes the next id (see `Bridge`): keep the pair in range.
-        live.fanout_group = Some((std::process::id() & 0x7fff) as u16);
-    }
+    // The second interface takes the next fanout group id (see `Bridge`): keep the
+    // pair in range.
+    let (workers, live) = live_setup(live, opts, 0x7fff);
     let mut bridges = Vec::with_capacity(workers);
     for _ in 0..workers {
         bridges.push(Bridge::open(&pair.a, &pair.b, &live)?);
     }
-    let outputs = Arc::new(Outputs::create(config.log_dir.as_deref()).map_err(RunError::Output)?);
-    opts.control.set_workers(workers);
-    let wconfig = worker_config(config, workers);
-    let done = AtomicBool::new(false);
     let mode = pair.mode;
-    let results = thread::scope(|s| {
-        let stats_thread = spawn_periodic_stats(s, opts, &done);
-        let handles: Vec<_> = bridges
-            .into_iter()
-            .enumerate()
-            .map(|(k, mut bridge)| {
-                let outputs = outputs.clone();
-                let wconfig = &wconfig;
-                thread::Builder::new()
-                    .name(format!("osprey-ips{k}"))
-                    .spawn_scoped(s, move || {
-                        pin(k, workers, opts.pin_cores);
-                        bridge_worker(k, &mut bridge, mode, wconfig, outputs, opts)
-                    })
-            })
-            .collect();
-        join_workers(handles, &done, stats_thread)
-    })?;
-    let outputs = Arc::try_unwrap(outputs).ok();
-    finish_report(results, Progress::default(), outputs, workers, start)
+    run_per_source(
+        bridges,
+        "osprey-ips",
+        config,
+        opts,
+        start,
+        |k, mut bridge, c, out| bridge_worker(k, &mut bridge, mode, c, out, opts),
+    )
 }
 
 /// One worker: read a batch from either side, inspect each frame, forward or drop it.
@@ -157,37 +133,23 @@ fn bridge_worker(
     outputs: Arc<Outputs>,
     opts: &RunOptions,
 ) -> Result<WorkerResult, RunError> {
-    let mut pipeline = Pipeline::with_outputs(config, outputs);
-    let mut ctl = WorkerControl::new(k, &opts.control);
-    let mut batch = Batch::new();
-    let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
     let mut counters = InlineCounters::default();
     let mut answer = Vec::new();
-    loop {
-        ctl.poll(&mut pipeline);
-        match bridge.next_batch(&mut batch, batch_size) {
-            Ok(0) => break,
-            Ok(_) => pipeline.process_frames_then(
+    let mut result = serve(
+        k,
+        bridge,
+        config,
+        outputs,
+        &opts.control,
+        |p, batch, bridge| {
+            p.process_frames_then(
                 || batch.iter(),
-                |frame, verdict| {
-                    act(bridge, mode, frame, verdict, &mut answer, &mut counters);
-                },
-            ),
-            Err(e) => {
-                let _ = pipeline.finish();
-                return Err(e.into());
-            }
-        }
-    }
-    let error = pipeline.finish().err();
-    let mut stats = pipeline.stats();
-    counters.add_to(&mut stats);
-    Ok(WorkerResult {
-        stats,
-        times: pipeline.stage_times(),
-        capture: bridge.stats(),
-        error,
-    })
+                |frame, verdict| act(bridge, mode, frame, verdict, &mut answer, &mut counters),
+            )
+        },
+    )?;
+    counters.add_to(&mut result.stats);
+    Ok(result)
 }
 
 /// Carries out a frame's verdict on the wire.

@@ -33,6 +33,7 @@ mod verdict;
 pub use alerts::Outputs;
 pub use config::{ChecksumMode, EngineConfig};
 pub use control::Control;
+pub use flow::dispatch::dispatch_hash;
 #[cfg(target_os = "linux")]
 pub use inline::{af_packet_plan, run_bridge, AfPacketPlan, CopyMode, InlinePair};
 pub use offload::{GpuOffload, GpuPolicy, GpuSettings};
@@ -40,7 +41,7 @@ pub use pipeline::Pipeline;
 pub use run::{run_offline, Progress, RunError, RunReport};
 #[cfg(target_os = "linux")]
 pub use runtime::run_live;
-pub use runtime::{dispatch_hash, run, RunOptions};
+pub use runtime::{run, RunOptions};
 pub use setup::{setup, Setup, SetupArgs};
 pub use timing::StageTimes;
 pub use verdict::FrameVerdict;

@@ -3,9 +3,9 @@
 //! detector, and the engine settings Osprey reads from a suricata.yaml.
 
 use crate::config::{ChecksumMode, EngineConfig};
+use ::config::Config;
 use detect::{DetectOptions, Detector};
 use rules::classification::Classifications;
-use rules::config::Config;
 use rules::threshold::ThresholdConfig;
 use rules::{LoadOptions, RuleSet, Severity};
 use std::path::{Path, PathBuf};
@@ -297,7 +297,7 @@ fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
 /// names or `{http: {extended: yes}}` maps); alerts are always written. Types Osprey does
 /// not write are reported once.
 fn eve_types(config: &Config, notices: &mut Vec<String>) -> output::EveTypes {
-    use rules::config::{scalar_string, Value};
+    use ::config::{scalar_string, Value};
     let mut types = output::EveTypes::default();
     let Some(Value::Mapping(eve)) = config.get("outputs.eve-log") else {
         return types;

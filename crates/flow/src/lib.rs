@@ -12,6 +12,7 @@
 
 pub mod adapter;
 pub mod defrag;
+pub mod dispatch;
 pub mod key;
 pub mod reasm;
 pub mod table;

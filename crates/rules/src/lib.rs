@@ -1,8 +1,9 @@
 //! Osprey's rule language: Snort 2.9 / Suricata 7 rules parsed into a typed model,
-//! variables and configuration, validation with file:line:column diagnostics.
+//! variables, validation with file:line:column diagnostics. (suricata.yaml is read by
+//! the `config` crate.)
 //!
 //! Entry points: [`parse_rule`] for one rule, [`RuleSet::load`] for files,
-//! [`check::check_files`] for `osprey rules check`, [`config::Config`] for suricata.yaml.
+//! [`check::check_files`] for `osprey rules check`.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -10,7 +11,6 @@ pub mod ast;
 pub mod buffers;
 pub mod check;
 pub mod classification;
-pub mod config;
 pub mod diag;
 pub mod header;
 pub mod lexer;

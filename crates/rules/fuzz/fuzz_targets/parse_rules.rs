@@ -13,6 +13,6 @@ fuzz_target!(|data: &[u8]| {
         let again = rules::parse_rule(&printed).expect("canonical text must parse");
         assert_eq!(again, r.rule);
     }
-    let _ = rules::config::Config::parse(&text, None);
+    let _ = config::Config::parse(&text, None);
     let _ = rules::threshold::ThresholdConfig::parse(&text);
 });

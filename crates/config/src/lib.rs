@@ -1,15 +1,21 @@
 //! suricata.yaml: loading (with `%YAML 1.1` header, `include:` and `!include`), dotted-key
 //! lookup, `--set key=value` overrides, and the list of keys nothing asked for.
+//!
+//! Configuration, not rule language: it lives beside `rules` (whose [`Diagnostic`]s it
+//! reports in and whose [`Vars`] it fills from `vars:`) rather than in it. YAML is read by
+//! `serde_norway`, the maintained fork of `serde_yaml` with the same data model.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use serde_yaml::Mapping;
-pub use serde_yaml::Value;
+use serde_norway::Mapping;
+pub use serde_norway::Value;
 
-use crate::diag::{Diagnostic, Reason};
-use crate::vars::Vars;
+use rules::diag::{Diagnostic, Reason};
+use rules::vars::Vars;
 
 /// Deepest `include` chain followed.
 pub const MAX_INCLUDE_DEPTH: usize = 16;
@@ -81,7 +87,7 @@ fn parse_yaml(
     let mut v: Value = if body.trim().is_empty() || body.trim() == "---" {
         Value::Mapping(Mapping::new())
     } else {
-        serde_yaml::from_str(&body).map_err(|e| {
+        serde_norway::from_str(&body).map_err(|e| {
             let mut d = cfg_err(path, format!("invalid YAML: {e}"));
             if let Some(l) = e.location() {
                 d = d.at(l.line() as u32, l.column() as u32);
@@ -147,7 +153,7 @@ fn key_str(k: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Number(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
-        other => serde_yaml::to_string(other)
+        other => serde_norway::to_string(other)
             .unwrap_or_default()
             .trim()
             .to_owned(),

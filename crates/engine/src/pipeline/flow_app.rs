@@ -1,0 +1,253 @@
+//! Stage (b), flows and application layer: flow tracking and TCP reassembly, the
+//! per-flow state kept beside the flow table, the application layer (acknowledged
+//! stream bytes, UDP datagrams) and its EVE records; detection and the policies are
+//! called from here for a flow's packets, in the order Suricata applies them.
+
+use super::detect_stage::Detection;
+use super::policy::{Effect, Policy};
+use crate::config::EngineConfig;
+use crate::detection::Origin;
+use crate::exception::Condition;
+use crate::flows::FlowExts;
+use crate::timing::{Stage, StageTimer};
+use app::{AppCtx, AppFlow, Direction, Transport};
+use flow::{adapter, Dir, FlowTracker, Piece, StreamData};
+use wire::{Packet, Timestamp};
+
+/// The flow table, the app layer and their per-flow state of one pipeline.
+pub(super) struct FlowStage {
+    pub(super) tracker: FlowTracker,
+    pub(super) app: AppCtx,
+    exts: FlowExts,
+    /// EVE `http`/`dns`/`tls` records.
+    applog: output::AppLogger,
+}
+
+impl FlowStage {
+    /// The flows stage `config` asks for.
+    pub(super) fn new(config: &EngineConfig) -> Self {
+        FlowStage {
+            tracker: FlowTracker::new(config.flow.clone()),
+            app: AppCtx::new(config.app.clone()),
+            exts: FlowExts::default(),
+            applog: output::AppLogger::new(config.eve_types),
+        }
+    }
+
+    /// Starts the detection state of every tracked flow afresh (the rules changed).
+    pub(super) fn reset_detect(&mut self) {
+        self.exts.reset_detect();
+    }
+
+    /// Flow tracking, reassembly and the application layer for one packet, then its
+    /// detection and policies (`pcap_cnt` is `None` for a datagram rebuilt from
+    /// fragments).
+    pub(super) fn packet(
+        &mut self,
+        p: &Packet,
+        buf: &[u8],
+        pcap_cnt: Option<u64>,
+        detection: &mut Detection,
+        policy: &mut Policy,
+        timer: &mut StageTimer,
+    ) {
+        let origin = Origin {
+            pcap_cnt,
+            flow_key: None,
+        };
+        let Some(info) = adapter::tracked_packet_info(&self.tracker, p, buf) else {
+            detection.packet(p, buf, origin, &mut policy.ips);
+            return;
+        };
+        let flow_key = info.key;
+        if policy.simulate.any() && pcap_cnt.is_some() {
+            let at = |n: Option<u64>| n.is_some() && n == pcap_cnt;
+            self.tracker.simulate(flow::Simulated {
+                flow_memcap: at(policy.simulate.flow_memcap),
+                ssn_memcap: at(policy.simulate.ssn_memcap),
+                reassembly_memcap: at(policy.simulate.reassembly_memcap),
+            });
+        }
+        let t = timer.start();
+        let update = self.tracker.packet(&info);
+        timer.stop(Stage::Flow, t);
+        let Some(update) = update else {
+            // No flow could be had: `flow.memcap-policy` acts on the packet.
+            let (effect, _) = policy.apply(Condition::FlowMemcap, None);
+            if effect == Effect::Continue {
+                detection.packet(p, buf, origin, &mut policy.ips);
+            }
+            return;
+        };
+        if update.flow.bypassed {
+            if update.flow.dropped {
+                let first = update.events.has(flow::Events::MIDSTREAM_POLICY);
+                let reject = self.tracker.config().midstream_policy_name == "reject";
+                policy.ips.midstream_drop(first, reject);
+            }
+            return;
+        }
+        let slot = update.slot;
+        let dir = app_dir(update.dir);
+        let ext = self.exts.get_or_create(slot, || {
+            let (transport, client_port, server_port) = match (p.proto, dir) {
+                (6, Direction::ToServer) => (Some(Transport::Tcp), p.sport, p.dport),
+                (6, Direction::ToClient) => (Some(Transport::Tcp), p.dport, p.sport),
+                (17, Direction::ToServer) => (Some(Transport::Udp), p.sport, p.dport),
+                (17, Direction::ToClient) => (Some(Transport::Udp), p.dport, p.sport),
+                _ => (None, 0, 0),
+            };
+            transport.map(|t| AppFlow::new(t, client_port, server_port))
+        });
+        // IPS: a dropped flow's packets reach neither the app layer nor detection.
+        if policy.ips.flow_dropped(&ext.detect) {
+            return;
+        }
+        // Memory caps hit by this packet: their policies.
+        let mut effect = Effect::Continue;
+        let mut bypass = false;
+        let mut raw_trigger = None;
+        for (event, c) in [
+            (flow::Events::SSN_MEMCAP, Condition::SsnMemcap),
+            (flow::Events::REASSEMBLY_MEMCAP, Condition::ReassemblyMemcap),
+        ] {
+            if update.events.has(event) {
+                let (e, b) = policy.apply(c, Some(&mut *ext));
+                effect = effect.max(e);
+                bypass |= b;
+            }
+        }
+        if effect < Effect::Stop && !ext.app_error {
+            // The app layer's input: this datagram, or the stream bytes this packet
+            // makes available (to a direction that need not be the packet's).
+            let (app_dir, len) = if p.proto == 17 {
+                (dir, info.payload.len() as u64)
+            } else {
+                (app_dir(update.app.dir), update.app.data_len())
+            };
+            let fed = ext.app_fed[app_dir.index()];
+            ext.app_fed[app_dir.index()] = fed + len;
+            let error_at = match app_dir {
+                Direction::ToServer => policy.simulate.applayer_error_ts,
+                Direction::ToClient => policy.simulate.applayer_error_tc,
+            };
+            let mut parser_error = false;
+            if ext.app.is_some() && len > 0 && error_at.is_some_and(|at| fed + len > at) {
+                // A parser error, forced.
+                parser_error = true;
+            } else if let Some(appflow) = ext.app.as_mut() {
+                let t = timer.start();
+                if p.proto == 17 {
+                    appflow.datagram(&mut self.app, dir, info.payload);
+                } else {
+                    feed_stream(appflow, &mut self.app, &update.app);
+                    // Like Suricata, the packet that closes a session with the FIN
+                    // handshake gives the app layer the end of both streams at once:
+                    // messages that only the close ends complete on this packet. (A RST
+                    // does not: the peer's unacknowledged data still comes at flow end.)
+                    if !ext.tcp_closed
+                        && update.flow.tcp.state == flow::TcpState::Closed
+                        && p.tcp_flags & wire::proto::tcp::flags::RST == 0
+                    {
+                        appflow.close(&mut self.app);
+                    }
+                    let fed = update.app.dir;
+                    if appflow.take_completed(self::app_dir(fed)) {
+                        raw_trigger = Some(fed);
+                    }
+                }
+                parser_error = appflow.take_error();
+                timer.stop(Stage::App, t);
+            }
+            if parser_error {
+                // `app-layer.error-policy` acts on the packet and flow; a TCP flow's app
+                // layer stops (a UDP flow's next datagram is parsed again).
+                ext.app_error = p.proto == 6;
+                let (e, b) = policy.apply(Condition::AppLayerError, Some(&mut *ext));
+                effect = effect.max(e);
+                bypass |= b;
+            }
+        }
+        if p.proto == 6 && update.flow.tcp.state == flow::TcpState::Closed {
+            ext.tcp_closed = true;
+        }
+        let inspect = effect == Effect::Continue && !ext.no_inspect;
+        if let Some(det) = detection.stage.as_mut().filter(|_| inspect) {
+            let origin = Origin {
+                flow_key: Some(flow_key),
+                ..origin
+            };
+            det.flow_packet(p, buf, &update, ext, origin, &mut detection.sink);
+            policy.ips.apply(det.verdict, Some(&mut ext.detect));
+        }
+        if self.applog.enabled() {
+            let to_server = dir == Direction::ToServer;
+            let sink = &mut detection.sink;
+            crate::applog::log_packet(&self.applog, ext, p, to_server, &flow_key, pcap_cnt, sink);
+        }
+        if bypass {
+            self.tracker.set_bypassed(slot);
+        }
+        if let Some(dir) = raw_trigger {
+            self.tracker.trigger_raw(slot, dir);
+        }
+    }
+
+    /// Flushes flows that ended: remaining stream data to the app layer, then close;
+    /// their last detection and EVE records. `drain_position`: the capture position of
+    /// the flows drained after a sweep or at the end of input (see
+    /// `PendingAlert::order`), `None` while frames are processed.
+    pub(super) fn drain_ended(
+        &mut self,
+        detection: &mut Detection,
+        last_ts: Timestamp,
+        drain_position: Option<u64>,
+    ) {
+        if !self.tracker.has_ended() {
+            return;
+        }
+        let exts = &mut self.exts;
+        let app = &mut self.app;
+        let detect = &mut detection.stage;
+        let sink = &mut detection.sink;
+        let applog = &self.applog;
+        self.tracker.drain_ended(|ended| {
+            if let Some(pos) = drain_position {
+                sink.position = (pos, ended.key.canonical().0.hash());
+            }
+            if let Some(mut ext) = exts.remove(ended.slot) {
+                if let Some(appflow) = ext.app.as_mut() {
+                    for data in &ended.app {
+                        feed_stream(appflow, app, data);
+                    }
+                    appflow.close(app);
+                }
+                let inspect = !ended.flow.bypassed && !ext.no_inspect;
+                if let Some(det) = detect.as_mut().filter(|_| inspect) {
+                    det.ended_flow(&ended, ext.app.as_ref(), &mut ext.detect, last_ts, sink);
+                }
+                if applog.enabled() {
+                    crate::applog::log_ended(applog, &mut ext, &ended, last_ts, sink);
+                }
+            }
+        });
+    }
+}
+
+fn app_dir(d: Dir) -> Direction {
+    match d {
+        Dir::ToServer => Direction::ToServer,
+        Dir::ToClient => Direction::ToClient,
+    }
+}
+
+/// Hands new stream pieces of one direction to the app layer.
+fn feed_stream(appflow: &mut AppFlow, ctx: &mut AppCtx, data: &StreamData<'_>) {
+    let dir = app_dir(data.dir);
+    for piece in data.pieces() {
+        match piece {
+            Piece::Data { bytes, .. } => appflow.parse(ctx, dir, bytes),
+            Piece::Gap { len, .. } => appflow.gap(ctx, dir, len),
+        }
+    }
+}

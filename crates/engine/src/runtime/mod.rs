@@ -1,0 +1,148 @@
+//! The parallel runtime: shared-nothing workers, each running a whole [`Pipeline`] on
+//! its own flows (Kargus, MIDeA, Haetae).
+//!
+//! Offline (`-r`, [`offline`]): the calling thread reads batches, hashes each frame's
+//! address pair ([`flow::dispatch::dispatch_hash`]), and hands frames to workers in
+//! batches of up to 128 over lock-free single-producer single-consumer rings. Frames of
+//! a flow keep their order. Hashing the address pair (not the 5-tuple) keeps the
+//! fragments of a datagram, the datagram rebuilt from them and the flow it belongs to
+//! on one worker. Each batch carries the capture's clock, so a worker that sees few
+//! packets still times its flows out as a single pipeline would.
+//!
+//! Live (`-i`, [`live`]): every worker opens its own AF_PACKET ring in one
+//! `PACKET_FANOUT` hash group, so the kernel does the dispatch and each worker reads
+//! (blocking) whole flows. The inline bridge (`crate::inline`) runs its workers the
+//! same way.
+//!
+//! [`worker`] holds what every worker shares: its control-block polling, its result,
+//! the per-worker share of the table caps, and the read-process loop of a worker that
+//! reads its own source.
+//!
+//! [`Pipeline`]: crate::pipeline::Pipeline
+
+#[cfg(target_os = "linux")]
+pub(crate) mod live;
+pub(crate) mod offline;
+pub(crate) mod worker;
+
+use crate::alerts::Outputs;
+use crate::control::Control;
+use crate::merge::merge_into;
+use crate::run::{add_capture_stats, RunError, RunReport};
+use crate::timing::StageTimes;
+use crate::Progress;
+use capture::CaptureStats;
+use output::stats::StatsTree;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+use worker::WorkerResult;
+
+#[cfg(target_os = "linux")]
+pub use live::run_live;
+pub use offline::run;
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Worker threads; 0 means one per available core.
+    pub threads: usize,
+    /// Pin worker `k` to core `k` (when there are at least as many cores as workers);
+    /// failure to pin is ignored.
+    pub pin_cores: bool,
+    /// Stop, reload and statistics requests from other threads (signals, the unix
+    /// socket).
+    pub control: Control,
+    /// Rewrite this `stats.json` every interval while running.
+    pub periodic_stats: Option<(Duration, PathBuf)>,
+}
+
+impl RunOptions {
+    /// The number of workers these options ask for.
+    pub fn worker_count(&self) -> usize {
+        match self.threads {
+            0 => thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+}
+
+/// Writes the merged worker counters to a file every interval.
+pub(crate) fn spawn_periodic_stats<'scope, 'env>(
+    s: &'scope thread::Scope<'scope, 'env>,
+    opts: &'env RunOptions,
+    done: &'env AtomicBool,
+) -> Option<thread::ScopedJoinHandle<'scope, ()>> {
+    let (interval, path) = opts.periodic_stats.clone()?;
+    let interval = interval.max(Duration::from_millis(10));
+    thread::Builder::new()
+        .name("osprey-stats".into())
+        .spawn_scoped(s, move || {
+            let mut next = Instant::now() + interval;
+            while !done.load(Ordering::SeqCst) {
+                let now = Instant::now();
+                if now < next {
+                    thread::park_timeout(next - now);
+                    continue;
+                }
+                next = now + interval;
+                opts.control.request_stats();
+                // Workers answer at their next batch (or poll timeout).
+                thread::park_timeout(Duration::from_millis(200).min(interval));
+                let stats = opts.control.merged_snapshot();
+                let tmp = path.with_extension("json.tmp");
+                if stats.write_file(&tmp).is_ok() {
+                    let _ = std::fs::rename(&tmp, &path);
+                }
+            }
+        })
+        .ok()
+}
+
+pub(crate) fn finish_report(
+    results: Vec<WorkerResult>,
+    read: Progress,
+    outputs: Option<Outputs>,
+    workers: usize,
+    start: Instant,
+) -> Result<RunReport, RunError> {
+    let mut stats = StatsTree::new();
+    let mut capture = CaptureStats::default();
+    let mut times: Option<StageTimes> = None;
+    let mut error = None;
+    for r in results {
+        merge_into(&mut stats, &r.stats);
+        capture.merge(&r.capture);
+        if let Some(t) = r.times {
+            times.get_or_insert_with(StageTimes::default).add(&t);
+        }
+        error = error.or(r.error);
+    }
+    if let Some(o) = outputs {
+        if let Err(e) = o.finish() {
+            error = error.or(Some(e));
+        }
+    }
+    if let Some(e) = error {
+        return Err(RunError::Output(e));
+    }
+    add_capture_stats(&mut stats, &capture);
+    stats.add("osprey.threads", workers as u64);
+    // Frames read from the source; offline every one of them reaches a worker (the
+    // reader waits rather than drop), live ones are lost only in the kernel ring
+    // (`capture.kernel_drops`), never between capture and worker.
+    let frames = if read.packets > 0 {
+        read.packets
+    } else {
+        capture.packets
+    };
+    stats.add("osprey.capture.packets", frames);
+    stats.add("osprey.dispatch.drops", 0);
+    Ok(RunReport {
+        stats,
+        capture,
+        elapsed: start.elapsed(),
+        stage_times: times,
+    })
+}

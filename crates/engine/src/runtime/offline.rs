@@ -1,0 +1,383 @@
+//! Offline runs (`-r`): one pipeline on the calling thread, or a reader thread that
+//! dispatches frames by [`dispatch_hash`] to worker threads over lock-free rings.
+
+use super::worker::{pin, worker_config, WorkerControl, WorkerResult};
+use super::{finish_report, spawn_periodic_stats, RunOptions};
+use crate::alerts::{Outputs, SharedAlerts};
+use crate::config::EngineConfig;
+use crate::control::Control;
+use crate::pipeline::Pipeline;
+use crate::run::{RunError, RunReport};
+use crate::Progress;
+use capture::{Batch, CaptureStats, Source, Timestamp};
+use flow::dispatch::dispatch_hash;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{self, Thread};
+use std::time::{Duration, Instant};
+use wire::{Decoded, Decoder, DecoderConfig};
+
+/// Batches queued per worker before the reader waits (each of up to 128 frames).
+const RING_BATCHES: usize = 256;
+
+/// Every this many frames read, every worker is told the time and sweeps idle flows,
+/// as one pipeline does after as many frames of its own.
+const TICK_FRAMES: u64 = crate::pipeline::SWEEP_EVERY;
+
+/// How long an idle worker sleeps before looking at its ring and the control block again.
+const IDLE_PARK: Duration = Duration::from_millis(2);
+
+/// Frames of capture batches for one worker, with the capture's clock. Frames of a
+/// mapped file are not copied: the batch shares the mapping.
+#[derive(Default)]
+struct WorkBatch {
+    frames: Batch,
+    /// The capture's clock when the batch was sent: the time of the latest frame read.
+    now: Timestamp,
+    /// Index of the latest frame read when the batch was sent: the worker has every
+    /// frame up to it that is its own once it has this batch.
+    upto: u64,
+    /// Look for idle flows after this batch.
+    sweep: bool,
+}
+
+/// Reads `source` to its end (or until stopped) through `opts.threads` workers; alerts
+/// go to `config.log_dir`. With one worker the pipeline runs on the calling thread.
+pub fn run(
+    source: &mut dyn Source,
+    config: &EngineConfig,
+    opts: &RunOptions,
+    progress: impl FnMut(Progress) + Send,
+) -> Result<RunReport, RunError> {
+    let workers = opts.worker_count().max(1);
+    let start = Instant::now();
+    let outputs = Arc::new(Outputs::create(config.log_dir.as_deref()).map_err(RunError::Output)?);
+    opts.control.set_workers(workers);
+    let wconfig = worker_config(config, workers);
+    let done = AtomicBool::new(false);
+    let input_done = AtomicBool::new(false);
+    let (results, read) = thread::scope(|s| {
+        let stats_thread = spawn_periodic_stats(s, opts, &done);
+        let out = if workers == 1 {
+            let r = run_inline(source, &wconfig, outputs.clone(), opts, progress);
+            r.map(|(res, read)| (vec![res], read))
+        } else {
+            let input = Input {
+                config: &wconfig,
+                opts,
+                done: &input_done,
+            };
+            // The reader gets a thread of its own: it moves between cores (see
+            // `follow_lightest`), and the calling thread's affinity stays as it was.
+            let outputs = &outputs;
+            thread::Builder::new()
+                .name("osprey-reader".into())
+                .spawn_scoped(s, move || {
+                    run_dispatch(s, source, input, outputs, workers, progress)
+                })
+                .map_err(RunError::Output)
+                .and_then(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(RunError::Output(std::io::Error::other(
+                            "reader thread panicked",
+                        )))
+                    })
+                })
+        };
+        done.store(true, Ordering::SeqCst);
+        if let Some(t) = stats_thread {
+            t.thread().unpark();
+        }
+        out
+    })?;
+    let outputs = Arc::try_unwrap(outputs).ok();
+    finish_report(results, read, outputs, workers, start)
+}
+
+/// One pipeline on the calling thread.
+fn run_inline(
+    source: &mut dyn Source,
+    config: &EngineConfig,
+    outputs: Arc<Outputs>,
+    opts: &RunOptions,
+    mut progress: impl FnMut(Progress),
+) -> Result<(WorkerResult, Progress), RunError> {
+    let mut pipeline = Pipeline::with_outputs(config, outputs);
+    let mut ctl = WorkerControl::new(0, &opts.control);
+    let mut batch = Batch::new();
+    let mut seen = Progress::default();
+    let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
+    while !opts.control.is_stopped() && source.next_batch(&mut batch, batch_size)? > 0 {
+        ctl.poll(&mut pipeline);
+        pipeline.process_batch(&batch);
+        seen.packets += batch.len() as u64;
+        seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
+        progress(seen);
+    }
+    let error = pipeline.finish().err();
+    Ok((
+        WorkerResult {
+            stats: pipeline.stats(),
+            times: pipeline.stage_times(),
+            capture: source.stats(),
+            error,
+        },
+        seen,
+    ))
+}
+
+/// The two ends of one worker's queues, as the reader holds them.
+struct Lane {
+    /// Times the reader found this worker's ring full and waited.
+    waits: u64,
+    to_worker: rtrb::Producer<Box<WorkBatch>>,
+    recycled: rtrb::Consumer<Box<WorkBatch>>,
+    pending: Box<WorkBatch>,
+    thread: Thread,
+}
+
+/// What the dispatching reader shares with its workers.
+#[derive(Clone, Copy)]
+struct Input<'env> {
+    config: &'env EngineConfig,
+    opts: &'env RunOptions,
+    /// Raised when the reader sent its last batch.
+    done: &'env AtomicBool,
+}
+
+/// The reader, on the thread calling this, and `workers` worker threads behind rings.
+fn run_dispatch<'scope, 'env>(
+    s: &'scope thread::Scope<'scope, 'env>,
+    source: &mut dyn Source,
+    input: Input<'env>,
+    outputs: &Arc<Outputs>,
+    workers: usize,
+    mut progress: impl FnMut(Progress) + Send,
+) -> Result<(Vec<WorkerResult>, Progress), RunError> {
+    let Input { config, opts, done } = input;
+    let reader = thread::current();
+    let mut lanes = Vec::with_capacity(workers);
+    let mut handles = Vec::with_capacity(workers);
+    // Threshold checks that several workers' matches share are made in capture order
+    // (IPS verdicts cannot wait for them: there each worker keeps its own).
+    let shared = (!config.ips).then(|| Arc::new(SharedAlerts::new(workers, outputs.clone())));
+    for k in 0..workers {
+        let shared = shared.clone();
+        let (to_worker, from_reader) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES);
+        let (recycle, recycled) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES + 2);
+        let outputs = outputs.clone();
+        let reader = reader.clone();
+        let control = &opts.control;
+        let h = thread::Builder::new()
+            .name(format!("osprey-w{k}"))
+            .spawn_scoped(s, move || {
+                pin(k, workers, opts.pin_cores);
+                ring_worker(
+                    k,
+                    from_reader,
+                    recycle,
+                    reader,
+                    done,
+                    config,
+                    outputs,
+                    control,
+                    shared,
+                )
+            })
+            .map_err(RunError::Output)?;
+        lanes.push(Lane {
+            waits: 0,
+            to_worker,
+            recycled,
+            pending: Box::default(),
+            thread: h.thread().clone(),
+        });
+        handles.push(h);
+    }
+
+    let read = read_and_dispatch(
+        source,
+        config,
+        &mut lanes,
+        &opts.control,
+        opts.pin_cores,
+        &mut progress,
+    );
+    // Whatever happened, let the workers drain and end.
+    done.store(true, Ordering::SeqCst);
+    for lane in &lanes {
+        lane.thread.unpark();
+    }
+    let mut results = Vec::with_capacity(workers);
+    for h in handles {
+        match h.join() {
+            Ok(r) => results.push(r),
+            Err(_) => {
+                return Err(RunError::Output(std::io::Error::other(
+                    "worker thread panicked",
+                )))
+            }
+        }
+    }
+    let read = read?;
+    if let (Some(r), Some(shared)) = (results.first_mut(), &shared) {
+        shared.add_counters(&mut r.stats);
+    }
+    if let Some(r) = results.first_mut() {
+        r.capture = source.stats();
+        let waits: u64 = lanes.iter().map(|l| l.waits).sum();
+        r.stats.add("osprey.dispatch.queue_full_waits", waits);
+    }
+    Ok((results, read))
+}
+
+fn read_and_dispatch(
+    source: &mut dyn Source,
+    config: &EngineConfig,
+    lanes: &mut [Lane],
+    control: &Control,
+    pin_cores: bool,
+    progress: &mut impl FnMut(Progress),
+) -> Result<Progress, RunError> {
+    let n = lanes.len() as u64;
+    let mut decoder = Decoder::new(DecoderConfig {
+        verify_checksums: false,
+        ..DecoderConfig::default()
+    });
+    let mut decoded = Decoded::new();
+    let mut batch = Batch::new();
+    let mut seen = Progress::default();
+    let mut now = Timestamp::default();
+    let mut read = 0u64;
+    let mut upto = 0u64;
+    let batch_size = config.batch_size.clamp(1, capture::BATCH_SIZE);
+    // The cores the workers are pinned to (see `pin`), read before the reader pins
+    // itself: its own affinity is one core afterwards.
+    let cores = core_affinity::get_core_ids()
+        .filter(|c| pin_cores && lanes.len() <= c.len())
+        .unwrap_or_default();
+    let mut on_core = usize::MAX;
+    while !control.is_stopped() && source.next_batch(&mut batch, batch_size)? > 0 {
+        for (i, frame) in batch.iter().enumerate() {
+            let h = dispatch_hash(&mut decoder, &mut decoded, frame.link, frame.data);
+            let lane = &mut lanes[(h % n) as usize];
+            lane.pending.frames.push_from(&batch, i);
+            now = frame.ts;
+            if lane.pending.frames.len() >= batch_size {
+                send(lane, now, frame.index, false);
+            }
+            read += 1;
+            upto = frame.index;
+            if read.is_multiple_of(TICK_FRAMES) {
+                // Every worker sweeps after this very frame, whatever its share.
+                for lane in lanes.iter_mut() {
+                    send(lane, now, upto, true);
+                }
+                follow_lightest(lanes, &cores, &mut on_core);
+            }
+        }
+        seen.packets += batch.len() as u64;
+        seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
+        progress(seen);
+    }
+    for lane in lanes.iter_mut() {
+        send(lane, now, upto, false);
+    }
+    Ok(seen)
+}
+
+/// Moves the reader to the core of the worker with the fewest batches queued, when
+/// workers are pinned one per core (`cores`, empty otherwise): the reader takes its CPU
+/// time from the worker that has time to spare rather than from the one that holds
+/// everyone up.
+fn follow_lightest(lanes: &[Lane], cores: &[core_affinity::CoreId], on_core: &mut usize) {
+    if cores.len() < lanes.len() {
+        return;
+    }
+    let Some((k, _)) = lanes
+        .iter()
+        .enumerate()
+        .max_by_key(|(k, l)| (l.to_worker.slots(), usize::MAX - k))
+    else {
+        return;
+    };
+    if k != *on_core && core_affinity::set_for_current(cores[k]) {
+        *on_core = k;
+    }
+}
+
+/// Hands `lane`'s pending frames (possibly none: a clock tick) to its worker, waiting
+/// while its ring is full (offline input is never dropped).
+fn send(lane: &mut Lane, now: Timestamp, upto: u64, sweep: bool) {
+    let fresh = lane.recycled.pop().unwrap_or_default();
+    let mut b = std::mem::replace(&mut lane.pending, fresh);
+    b.now = now;
+    b.upto = upto;
+    b.sweep = sweep;
+    loop {
+        match lane.to_worker.push(b) {
+            Ok(()) => break,
+            Err(rtrb::PushError::Full(back)) => {
+                b = back;
+                lane.waits += 1;
+                lane.thread.unpark();
+                thread::park_timeout(Duration::from_micros(200));
+            }
+        }
+    }
+    lane.thread.unpark();
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ring_worker(
+    k: usize,
+    mut from_reader: rtrb::Consumer<Box<WorkBatch>>,
+    mut recycle: rtrb::Producer<Box<WorkBatch>>,
+    reader: Thread,
+    done: &AtomicBool,
+    config: &EngineConfig,
+    outputs: Arc<Outputs>,
+    control: &Control,
+    shared: Option<Arc<SharedAlerts>>,
+) -> WorkerResult {
+    let mut pipeline = Pipeline::with_outputs(config, outputs);
+    pipeline.sweep_when_told();
+    if shared.is_some() {
+        pipeline.share_thresholds();
+    }
+    let mut ctl = WorkerControl::new(k, control);
+    loop {
+        ctl.poll(&mut pipeline);
+        match from_reader.pop() {
+            Ok(mut b) => {
+                pipeline.process_batch(&b.frames);
+                pipeline.advance_time(b.now, b.sweep.then_some(b.upto));
+                if let Some(shared) = &shared {
+                    // Nothing this worker raises from now on comes before the sweep
+                    // after frame `upto` (or, after one, before the next frame).
+                    let mark = (b.upto.saturating_mul(2) + 1).saturating_add(u64::from(b.sweep));
+                    shared.submit(k, pipeline.held_alerts(), mark);
+                }
+                b.frames.clear();
+                let _ = recycle.push(b);
+                reader.unpark();
+            }
+            Err(_) => {
+                if done.load(Ordering::SeqCst) && from_reader.is_empty() {
+                    break;
+                }
+                thread::park_timeout(IDLE_PARK);
+            }
+        }
+    }
+    let error = pipeline.finish().err();
+    if let Some(shared) = &shared {
+        shared.submit(k, pipeline.held_alerts(), u64::MAX);
+    }
+    WorkerResult {
+        stats: pipeline.stats(),
+        times: pipeline.stage_times(),
+        capture: CaptureStats::default(),
+        error,
+    }
+}
