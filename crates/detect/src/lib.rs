@@ -50,6 +50,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod batch;
 mod bytes;
 mod detector;
 mod fastpat;
@@ -67,6 +68,7 @@ mod threshold;
 mod transform;
 mod verdict;
 
+pub use batch::{BatchMatches, BatchPrefilter, CpuBatchPrefilter, ItemMatches};
 pub use detector::{Detector, RuleInfo};
 pub use input::{Alert, FlowInfo, Input, MatchedOn};
 pub use offload::{OffloadPlan, PcreDfas};

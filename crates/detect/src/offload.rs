@@ -10,7 +10,9 @@
 //! group id per packet: MIDeA §3.2.1); the matcher reports the union pattern ids found;
 //! [`OffloadPlan::inspect`] turns them into the candidates of the packet's real group —
 //! exactly the candidates the CPU prefilter scan would give — and runs the rest of
-//! detection (option evaluation, alerts) on the CPU as [`Detector::inspect`] does.
+//! detection (option evaluation, alerts) on the CPU as [`Detector::inspect`] does. A
+//! batch matcher implements [`crate::BatchPrefilter`] ([`crate::CpuBatchPrefilter`] on
+//! the CPU).
 //!
 //! **Regex DFAs (Kargus §4.5).** The `pcre` options in the payload programs of the
 //! signatures a union pattern makes candidates, whose regex has a DFA

@@ -98,7 +98,8 @@ pub(crate) struct Seen {
 }
 
 impl Seen {
-    fn begin(&mut self, n: usize) {
+    /// Starts a scan over patterns `0..n`.
+    pub(crate) fn begin(&mut self, n: usize) {
         if self.stamp.len() < n {
             self.stamp.resize(n, 0);
         }
@@ -109,7 +110,8 @@ impl Seen {
         }
     }
 
-    fn first(&mut self, id: usize) -> bool {
+    /// True the first time `id` is reported in this scan.
+    pub(crate) fn first(&mut self, id: usize) -> bool {
         match self.stamp.get_mut(id) {
             Some(s) if *s != self.gen => {
                 *s = self.gen;

@@ -2,10 +2,11 @@
 //!
 //! Per worker and per RX batch (one cycle): the [`Balancer`] decides from the workload
 //! queue whether this cycle's multi-pattern matching runs on the CPU or the GPU. On a GPU
-//! cycle the worker decodes the batch's frames once more (a second decoder: the pipeline's
-//! own decode stays untouched), puts every packet payload of at least the size threshold
-//! into its one batch buffer with the payload's offload group id, hands the buffer to the
-//! dispatcher thread and waits for the matches. Then the frames go through the pipeline as
+//! cycle the pipeline's decode stage decodes the whole batch first ([`begin_cycle`]); the
+//! worker takes the payloads of those decoded packets (no decode of its own) and pushes
+//! every one of at least the size threshold, with its offload group id, into the GPU's
+//! [`BatchPrefilter`] ([`GpuPrefilter`]: one batch buffer, handed to the dispatcher thread
+//! when full or at the end of the batch). Then the frames go through the later stages as
 //! usual; where detection meets a payload that was matched on the GPU (the very same bytes
 //! of the same frame) it takes the GPU's pattern ids instead of scanning
 //! ([`detect::OffloadPlan::inspect`]), and finishes option evaluation on the CPU. Payloads
@@ -19,8 +20,8 @@
 //! X packets per cycle — Kargus's signal that the CPU alone cannot keep up — and drains
 //! on the GPU. [`GpuPolicy::Always`] offloads every cycle (testing, measurements).
 //!
-//! **Regex DFAs (Kargus §4.5).** In the same cycle, once the batch's matches are back, the
-//! worker sends the same batch again with one regex-DFA job per (payload, DFA) that the
+//! **Regex DFAs (Kargus §4.5).** In the same flush, once the buffer's matches are back, the
+//! worker sends the same buffer again with one regex-DFA job per (payload, DFA) that the
 //! patterns found in the payload call for ([`detect::OffloadPlan::pattern_dfas`]): the
 //! `pcre` options of the candidate signatures whose regex has a DFA. Detection takes each
 //! job's outcome for that payload ([`detect::OffloadPlan::inspect_with_pcre`]): a DFA miss
@@ -33,13 +34,16 @@ use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::detection::DetectStage;
 use capture::Frame;
-use detect::{Alert, Detector, FlowDetect, Input, OffloadPlan, Scratch};
+use detect::{
+    Alert, BatchMatches, BatchPrefilter, Detector, FlowDetect, Input, OffloadPlan, Scratch,
+};
 use gpu::balance::{BalanceConfig, Balancer};
 use gpu::{
     AcMatch, AcOffload, AcTables, Backend, DfaJob, DfaSet, GpuConfig, Offload, PushError, NO_MATCH,
 };
-use wire::{Decoded, Decoder, DecoderConfig, Timestamp};
+use wire::Decoded;
 
 /// How each cycle's CPU-or-GPU choice is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -137,22 +141,182 @@ impl GpuOffload {
     pub fn device_bytes(&self) -> usize {
         self.offload.tables().device_bytes()
     }
+
+    /// An empty batch buffer of the configured size.
+    fn new_batch(&self) -> gpu::Batch {
+        let s = self.settings.device;
+        gpu::Batch::new(s.max_packets, s.max_bytes)
+    }
 }
 
-/// Where one offloaded payload lies and which patterns were found in it.
+/// The GPU's [`BatchPrefilter`]: payloads go into the worker's one batch buffer with
+/// their offload group ids; a flush hands the buffer to the dispatcher thread, waits for
+/// the matches, then sends the same buffer again with the regex-DFA jobs the patterns
+/// found call for.
+pub(crate) struct GpuPrefilter {
+    // `worker` (a sender to the dispatcher thread) is dropped before `shared`: dropping the
+    // last `GpuOffload` joins that thread, which ends once every sender is gone.
+    worker: AcOffload,
+    shared: Arc<GpuOffload>,
+    batch: Option<gpu::Batch>,
+    /// The caller's item numbers of the payloads in `batch`.
+    pending: Vec<u32>,
+    matches: Vec<AcMatch>,
+    jobs: Vec<DfaJob>,
+    ends: Vec<u32>,
+    counters: GpuCounters,
+}
+
+#[derive(Default)]
+struct GpuCounters {
+    packets: u64,
+    bytes: u64,
+    batches: u64,
+    matches: u64,
+    overflowed: u64,
+    errors: u64,
+    dfa_jobs: u64,
+    dfa_matches: u64,
+}
+
+impl GpuPrefilter {
+    fn new(shared: Arc<GpuOffload>) -> GpuPrefilter {
+        GpuPrefilter {
+            worker: shared.offload.worker(),
+            batch: Some(shared.new_batch()),
+            pending: Vec::new(),
+            matches: Vec::new(),
+            jobs: Vec::new(),
+            ends: Vec::new(),
+            counters: GpuCounters::default(),
+            shared,
+        }
+    }
+
+    /// The regex-DFA jobs the patterns found call for, per packet and sorted by DFA
+    /// (matches come sorted by packet index).
+    fn dfa_jobs(&mut self, batch: &gpu::Batch) {
+        self.jobs.clear();
+        if !self.shared.offload.has_dfas() {
+            return;
+        }
+        let plan = &self.shared.plan;
+        let mut m = 0;
+        while m < self.matches.len() {
+            let packet = self.matches[m].packet;
+            let from = self.jobs.len();
+            while m < self.matches.len() && self.matches[m].packet == packet {
+                let called =
+                    plan.pattern_dfas(batch.group(packet as usize), self.matches[m].pattern);
+                self.jobs
+                    .extend(called.iter().map(|&dfa| DfaJob { packet, dfa }));
+                m += 1;
+            }
+            self.jobs[from..].sort_unstable_by_key(|j| j.dfa);
+            dedup_tail(&mut self.jobs, from);
+        }
+    }
+
+    /// Hands the results of the pending items to `out` (DFA outcomes when `dfas`).
+    fn record(&mut self, out: &mut BatchMatches, dfas: bool) {
+        let (mut m, mut j) = (0, 0);
+        for (i, &item) in self.pending.iter().enumerate() {
+            out.begin(item);
+            while m < self.matches.len() && self.matches[m].packet as usize == i {
+                out.push_pattern(self.matches[m].pattern);
+                m += 1;
+            }
+            while dfas && j < self.jobs.len() && self.jobs[j].packet as usize == i {
+                let hit = self.ends[j] != NO_MATCH;
+                self.counters.dfa_matches += u64::from(hit);
+                out.push_dfa(self.jobs[j].dfa, hit);
+                j += 1;
+            }
+        }
+        self.pending.clear();
+    }
+}
+
+impl BatchPrefilter for GpuPrefilter {
+    fn push(&mut self, item: u32, group: u32, payload: &[u8], out: &mut BatchMatches) -> bool {
+        let batch = self.batch.as_mut().expect("batch is home between scans");
+        match batch.push(group, payload) {
+            Ok(_) => {}
+            Err(PushError::TooLarge) => return false,
+            Err(PushError::Full) => {
+                self.flush(out);
+                let batch = self.batch.as_mut().expect("batch is home");
+                if batch.push(group, payload).is_err() {
+                    return false;
+                }
+            }
+        }
+        self.pending.push(item);
+        true
+    }
+
+    fn flush(&mut self, out: &mut BatchMatches) {
+        let Some(batch) = self.batch.take() else {
+            return;
+        };
+        if batch.is_empty() {
+            self.batch = Some(batch);
+            return;
+        }
+        self.counters.batches += 1;
+        self.counters.packets += batch.len() as u64;
+        self.counters.bytes += batch.bytes().len() as u64;
+        self.matches.clear();
+        let (batch, stats) = match self.worker.scan(batch, &mut self.matches) {
+            Ok(r) => r,
+            Err(_) => {
+                // The dispatcher is gone (device error): these payloads are matched on
+                // the CPU; later cycles try again with a fresh buffer.
+                self.counters.errors += 1;
+                self.pending.clear();
+                self.batch = Some(self.shared.new_batch());
+                return;
+            }
+        };
+        self.counters.overflowed += stats.overflowed;
+        self.counters.matches += self.matches.len() as u64;
+        self.dfa_jobs(&batch);
+        let mut home = Some(batch);
+        let mut dfas = false;
+        if !self.jobs.is_empty() {
+            let jobs = std::mem::take(&mut self.jobs);
+            let batch = home.take().expect("batch is here");
+            match self.worker.run_dfa(batch, jobs, &mut self.ends) {
+                Ok((b, jobs)) => {
+                    home = Some(b);
+                    self.jobs = jobs;
+                    self.counters.dfa_jobs += self.jobs.len() as u64;
+                    dfas = true;
+                }
+                // The regexes of these payloads run on the CPU (PCRE2); the pattern
+                // matches stand.
+                Err(_) => self.counters.errors += 1,
+            }
+        }
+        self.record(out, dfas);
+        self.batch = Some(match home {
+            Some(mut b) => {
+                b.clear();
+                b
+            }
+            None => self.shared.new_batch(),
+        });
+    }
+}
+
+/// Where one offloaded payload lies: frame and packet of the batch, and the address and
+/// length of the payload slice in the frame (identity check).
 #[derive(Clone, Copy)]
-struct Entry {
+struct Location {
     frame: u32,
     packet: u32,
-    /// Address and length of the payload slice in the frame (identity check).
     addr: usize,
     len: usize,
-    /// Range of its pattern ids in `OffloadStage::patterns`.
-    from: u32,
-    to: u32,
-    /// Range of its regex-DFA outcomes in `OffloadStage::dfa_out`.
-    dfa_from: u32,
-    dfa_to: u32,
 }
 
 /// The GPU's answer for the payload being inspected, handed to the detection stage.
@@ -187,25 +351,16 @@ impl PlanView<'_> {
 
 /// Per-worker offload state.
 pub(crate) struct OffloadStage {
-    // `worker` (a sender to the dispatcher thread) is dropped before `shared`: dropping the
-    // last `GpuOffload` joins that thread, which ends once every sender is gone.
-    worker: AcOffload,
-    shared: Arc<GpuOffload>,
+    prefilter: GpuPrefilter,
     balancer: Balancer,
     queue: usize,
-    decoder: Decoder,
-    decoded: Decoded,
-    batch: Option<gpu::Batch>,
-    pending: Vec<Entry>,
-    entries: Vec<Entry>,
-    matches: Vec<AcMatch>,
-    patterns: Vec<u32>,
-    jobs: Vec<DfaJob>,
-    ends: Vec<u32>,
-    dfa_out: Vec<(u32, bool)>,
+    /// Where each payload pushed this cycle lies (index: its item number).
+    located: Vec<Location>,
+    /// What the prefilter found, per item.
+    results: BatchMatches,
     cursor: usize,
-    /// Entry of the packet being processed now.
-    current: Option<Entry>,
+    /// Index in `results.items()` of the packet being processed now.
+    current: Option<usize>,
     counters: Counters,
 }
 
@@ -213,88 +368,66 @@ pub(crate) struct OffloadStage {
 struct Counters {
     cycles_cpu: u64,
     cycles_gpu: u64,
-    packets: u64,
-    bytes: u64,
     small: u64,
-    batches: u64,
-    matches: u64,
-    overflowed: u64,
     used: u64,
     stale: u64,
-    errors: u64,
-    dfa_jobs: u64,
-    dfa_matches: u64,
     pcre_skipped: Cell<u64>,
 }
 
 impl OffloadStage {
-    pub(crate) fn new(shared: Arc<GpuOffload>, decoder: DecoderConfig) -> OffloadStage {
-        let s = shared.settings;
+    pub(crate) fn new(shared: Arc<GpuOffload>) -> OffloadStage {
         OffloadStage {
-            worker: shared.offload.worker(),
-            balancer: Balancer::new(s.balance),
+            balancer: Balancer::new(shared.settings.balance),
+            prefilter: GpuPrefilter::new(shared),
             queue: 0,
-            decoder: Decoder::new(decoder),
-            decoded: Decoded::new(),
-            batch: Some(gpu::Batch::new(s.device.max_packets, s.device.max_bytes)),
-            pending: Vec::new(),
-            entries: Vec::new(),
-            matches: Vec::new(),
-            patterns: Vec::new(),
-            jobs: Vec::new(),
-            ends: Vec::new(),
-            dfa_out: Vec::new(),
+            located: Vec::new(),
+            results: BatchMatches::default(),
             cursor: 0,
             current: None,
             counters: Counters::default(),
-            shared,
         }
     }
 
-    /// One cycle: decide CPU or GPU for `frames` (one RX batch) and, on the GPU, match
-    /// their payloads. `detector` is the pipeline's current detector: after a rule reload
-    /// the offload (built for the old rules) is not used.
-    pub(crate) fn prepare<'f>(
-        &mut self,
-        frames: impl Iterator<Item = Frame<'f>>,
-        count: usize,
-        detector: Option<&Arc<Detector>>,
-    ) {
-        self.entries.clear();
-        self.patterns.clear();
-        self.dfa_out.clear();
+    /// Starts a cycle of `count` frames (one RX batch): decides CPU or GPU. True for a
+    /// GPU cycle: [`OffloadStage::match_batch`] is to be given the decoded batch.
+    /// `detector` is the pipeline's current detector: after a rule reload the offload
+    /// (built for the old rules) is not used.
+    pub(crate) fn begin(&mut self, count: usize, detector: Option<&Arc<Detector>>) -> bool {
+        self.located.clear();
+        self.results.clear();
         self.cursor = 0;
         self.current = None;
         let cfg = *self.balancer.config();
         self.queue = (self.queue + count).min(cfg.capacity);
         let d = self.balancer.decide(self.queue, true);
         self.queue -= d.take;
-        let gpu = match self.shared.settings.policy {
+        let gpu = match self.prefilter.shared.settings.policy {
             GpuPolicy::Kargus => d.mode.is_gpu(),
             GpuPolicy::Always => true,
         };
         if !gpu {
             self.counters.cycles_cpu += 1;
-            return;
+            return false;
         }
-        if !detector.is_some_and(|d| Arc::ptr_eq(d, self.shared.detector())) {
+        if !detector.is_some_and(|d| Arc::ptr_eq(d, self.prefilter.shared.detector())) {
             self.counters.stale += 1;
-            return;
+            return false;
         }
         self.counters.cycles_gpu += 1;
-        let shared = self.shared.clone();
+        true
+    }
+
+    /// On a GPU cycle: matches the payloads of `frames`, decoded by the decode stage into
+    /// `decoded` (one [`Decoded`] per frame, in order).
+    pub(crate) fn match_batch<'f>(
+        &mut self,
+        frames: impl Iterator<Item = Frame<'f>>,
+        decoded: &[Decoded],
+    ) {
+        let shared = self.prefilter.shared.clone();
         let plan = &shared.plan;
-        for (fi, frame) in frames.enumerate() {
-            let ts = Timestamp::from_secs_nanos(frame.ts.secs.max(0) as u64, frame.ts.nanos);
-            self.decoder.decode(
-                frame.link,
-                frame.data,
-                ts,
-                frame.wire_len,
-                &mut self.decoded,
-            );
-            for pi in 0..self.decoded.len() {
-                let p = self.decoded.packets()[pi];
+        for (fi, (frame, d)) in frames.zip(decoded).enumerate() {
+            for (pi, p) in d.packets().iter().enumerate() {
                 if p.ip_version == 0 {
                     continue;
                 }
@@ -309,139 +442,32 @@ impl OffloadStage {
                 let Some(group) = plan.group_of(p.proto) else {
                     continue;
                 };
-                let entry = Entry {
-                    frame: fi as u32,
-                    packet: pi as u32,
-                    addr: payload.as_ptr() as usize,
-                    len: payload.len(),
-                    from: 0,
-                    to: 0,
-                    dfa_from: 0,
-                    dfa_to: 0,
-                };
-                let batch = self.batch.as_mut().expect("batch is home between scans");
-                match batch.push(group, payload) {
-                    Ok(_) => self.pending.push(entry),
-                    Err(PushError::TooLarge) => {}
-                    Err(PushError::Full) => {
-                        self.flush();
-                        let batch = self.batch.as_mut().expect("batch is home");
-                        if batch.push(group, payload).is_ok() {
-                            self.pending.push(entry);
-                        }
-                    }
-                }
-            }
-        }
-        self.flush();
-    }
-
-    /// Send the batch buffer to the dispatcher and record its matches per payload.
-    fn flush(&mut self) {
-        let Some(batch) = self.batch.take() else {
-            return;
-        };
-        if batch.is_empty() {
-            self.batch = Some(batch);
-            return;
-        }
-        self.counters.batches += 1;
-        self.counters.packets += batch.len() as u64;
-        self.counters.bytes += batch.bytes().len() as u64;
-        self.matches.clear();
-        let (mut batch, stats) = match self.worker.scan(batch, &mut self.matches) {
-            Ok(r) => r,
-            Err(_) => {
-                // The dispatcher is gone (device error): these payloads are matched on
-                // the CPU; later cycles try again with a fresh buffer.
-                self.counters.errors += 1;
-                self.pending.clear();
-                let s = self.shared.settings.device;
-                self.batch = Some(gpu::Batch::new(s.max_packets, s.max_bytes));
-                return;
-            }
-        };
-        self.counters.overflowed += stats.overflowed;
-        self.counters.matches += self.matches.len() as u64;
-        // Matches come sorted by packet index.
-        let first = self.entries.len();
-        let plan = &self.shared.plan;
-        let dfas = self.shared.offload.has_dfas();
-        let mut m = 0;
-        self.jobs.clear();
-        for (i, mut e) in self.pending.drain(..).enumerate() {
-            e.from = self.patterns.len() as u32;
-            let jobs_from = self.jobs.len();
-            while m < self.matches.len() && self.matches[m].packet as usize == i {
-                let pat = self.matches[m].pattern;
-                self.patterns.push(pat);
-                let called = if dfas {
-                    plan.pattern_dfas(batch.group(i), pat)
-                } else {
-                    &[]
-                };
-                for &dfa in called {
-                    self.jobs.push(DfaJob {
-                        packet: i as u32,
-                        dfa,
+                let item = self.located.len() as u32;
+                if self.prefilter.push(item, group, payload, &mut self.results) {
+                    self.located.push(Location {
+                        frame: fi as u32,
+                        packet: pi as u32,
+                        addr: payload.as_ptr() as usize,
+                        len: payload.len(),
                     });
                 }
-                m += 1;
-            }
-            self.jobs[jobs_from..].sort_unstable_by_key(|j| j.dfa);
-            dedup_tail(&mut self.jobs, jobs_from);
-            e.to = self.patterns.len() as u32;
-            self.entries.push(e);
-        }
-        if !self.jobs.is_empty() {
-            let jobs = std::mem::take(&mut self.jobs);
-            match self.worker.run_dfa(batch, jobs, &mut self.ends) {
-                Ok((b, jobs)) => {
-                    batch = b;
-                    self.jobs = jobs;
-                    self.record_dfa_outcomes(first);
-                }
-                Err(_) => {
-                    // The regexes of these payloads run on the CPU (PCRE2); the pattern
-                    // matches above stand.
-                    self.counters.errors += 1;
-                    let s = self.shared.settings.device;
-                    self.batch = Some(gpu::Batch::new(s.max_packets, s.max_bytes));
-                    return;
-                }
             }
         }
-        batch.clear();
-        self.batch = Some(batch);
-    }
-
-    /// Give the entries from `first` on (one per batch packet) their DFA outcomes.
-    fn record_dfa_outcomes(&mut self, first: usize) {
-        self.counters.dfa_jobs += self.jobs.len() as u64;
-        let mut j = 0;
-        for (i, e) in self.entries[first..].iter_mut().enumerate() {
-            e.dfa_from = self.dfa_out.len() as u32;
-            while j < self.jobs.len() && self.jobs[j].packet as usize == i {
-                let hit = self.ends[j] != NO_MATCH;
-                self.counters.dfa_matches += u64::from(hit);
-                self.dfa_out.push((self.jobs[j].dfa, hit));
-                j += 1;
-            }
-            e.dfa_to = self.dfa_out.len() as u32;
-        }
+        self.prefilter.flush(&mut self.results);
     }
 
     /// The pipeline is about to process packet `packet` of frame `frame` of the batch.
     pub(crate) fn enter(&mut self, frame: usize, packet: usize) {
         self.current = None;
-        while let Some(e) = self.entries.get(self.cursor) {
-            let at = (e.frame as usize, e.packet as usize);
+        while let Some(it) = self.results.items().get(self.cursor) {
+            let loc = &self.located[it.item as usize];
+            let at = (loc.frame as usize, loc.packet as usize);
             if at < (frame, packet) {
                 self.cursor += 1;
                 continue;
             }
             if at == (frame, packet) {
-                self.current = Some(*e);
+                self.current = Some(self.cursor);
             }
             break;
         }
@@ -455,42 +481,68 @@ impl OffloadStage {
     /// The GPU's matches for `payload`, when it is the payload offloaded for the packet
     /// being processed (a datagram reassembled from it, say, is not).
     pub(crate) fn pre_matched(&mut self, payload: &[u8]) -> Option<PreMatched<'_>> {
-        let e = self.current?;
-        if e.addr != payload.as_ptr() as usize || e.len != payload.len() {
+        let it = self.results.items()[self.current?];
+        let loc = &self.located[it.item as usize];
+        if loc.addr != payload.as_ptr() as usize || loc.len != payload.len() {
             return None;
         }
         self.counters.used += 1;
         Some(PreMatched {
             plan: PlanView {
-                plan: &self.shared.plan,
-                dfas: &self.dfa_out[e.dfa_from as usize..e.dfa_to as usize],
+                plan: &self.prefilter.shared.plan,
+                dfas: self.results.dfas(&it),
                 skipped: &self.counters.pcre_skipped,
             },
-            patterns: &self.patterns[e.from as usize..e.to as usize],
+            patterns: self.results.patterns(&it),
         })
     }
 
     /// Counters, under `osprey.gpu.`.
     pub(crate) fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> {
         let c = &self.counters;
+        let g = &self.prefilter.counters;
         [
             ("osprey.gpu.cycles_cpu", c.cycles_cpu),
             ("osprey.gpu.cycles_gpu", c.cycles_gpu),
             ("osprey.gpu.mode_switches", self.balancer.switches()),
-            ("osprey.gpu.batches", c.batches),
-            ("osprey.gpu.packets", c.packets),
-            ("osprey.gpu.bytes", c.bytes),
+            ("osprey.gpu.batches", g.batches),
+            ("osprey.gpu.packets", g.packets),
+            ("osprey.gpu.bytes", g.bytes),
             ("osprey.gpu.below_threshold", c.small),
-            ("osprey.gpu.matches", c.matches),
-            ("osprey.gpu.overflowed", c.overflowed),
+            ("osprey.gpu.matches", g.matches),
+            ("osprey.gpu.overflowed", g.overflowed),
             ("osprey.gpu.inspected", c.used),
             ("osprey.gpu.stale_rules", c.stale),
-            ("osprey.gpu.errors", c.errors),
-            ("osprey.gpu.pcre_dfa_jobs", c.dfa_jobs),
-            ("osprey.gpu.pcre_dfa_matches", c.dfa_matches),
+            ("osprey.gpu.errors", g.errors),
+            ("osprey.gpu.pcre_dfa_jobs", g.dfa_jobs),
+            ("osprey.gpu.pcre_dfa_matches", g.dfa_matches),
             ("osprey.gpu.pcre_skipped", c.pcre_skipped.get()),
         ]
         .into_iter()
+    }
+}
+
+/// The offload stage of `detect`, when it has one, starts a cycle of `count()` frames:
+/// `Some(count)` when the cycle runs on the GPU (the decode stage then decodes the whole
+/// batch before [`match_batch`] and the later stages).
+pub(crate) fn begin_cycle(
+    detect: Option<&mut DetectStage>,
+    count: impl FnOnce() -> usize,
+) -> Option<usize> {
+    let det = detect?;
+    let offload = det.offload.as_mut()?;
+    let n = count();
+    offload.begin(n, Some(&det.detector)).then_some(n)
+}
+
+/// [`OffloadStage::match_batch`] for the offload stage of `detect`.
+pub(crate) fn match_batch<'f>(
+    detect: Option<&mut DetectStage>,
+    frames: impl Iterator<Item = Frame<'f>>,
+    decoded: &[Decoded],
+) {
+    if let Some(o) = detect.and_then(|d| d.offload.as_mut()) {
+        o.match_batch(frames, decoded);
     }
 }
 
@@ -552,6 +604,30 @@ mod tests {
         f
     }
 
+    /// One cycle as the pipeline runs it: the offload stage decides, and on a GPU cycle
+    /// matches the payloads of the frames the decode stage decoded.
+    fn prepare<'f>(
+        stage: &mut OffloadStage,
+        frames: impl Iterator<Item = Frame<'f>> + Clone,
+        count: usize,
+        detector: Option<&Arc<Detector>>,
+    ) {
+        if !stage.begin(count, detector) {
+            return;
+        }
+        let mut decoder = wire::Decoder::new(wire::DecoderConfig::default());
+        let decoded: Vec<Decoded> = frames
+            .clone()
+            .map(|f| {
+                let mut d = Decoded::new();
+                let ts = wire::Timestamp::from_secs_nanos(f.ts.secs as u64, f.ts.nanos);
+                decoder.decode(f.link, f.data, ts, f.wire_len, &mut d);
+                d
+            })
+            .collect();
+        stage.match_batch(frames, &decoded);
+    }
+
     fn frame(data: &[u8], index: u64) -> Frame<'_> {
         Frame {
             data,
@@ -585,7 +661,7 @@ mod tests {
         assert!(GpuOffload::new(&det, &Backend::Cpu, settings)
             .unwrap()
             .is_none());
-        let mut stage = OffloadStage::new(shared.clone(), DecoderConfig::default());
+        let mut stage = OffloadStage::new(shared.clone());
         let frames = [
             tcp_frame(b"an attack here"),
             tcp_frame(b"short"),
@@ -597,7 +673,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, f)| frame(f, i as u64 + 1))
         };
-        stage.prepare(list(), 3, Some(&det));
+        prepare(&mut stage, list(), 3, Some(&det));
         let payload = |i: usize| &frames[i][54..];
         stage.enter(0, 0);
         let pm = stage.pre_matched(payload(0)).expect("offloaded");
@@ -629,7 +705,7 @@ mod tests {
         assert_eq!(c["osprey.gpu.pcre_dfa_matches"], 1);
         // Rules swapped: the offload is not used.
         let other = detector("alert tcp any any -> any any (msg:\"c\"; content:\"x\"; sid:3;)\n");
-        stage.prepare(list(), 3, Some(&other));
+        prepare(&mut stage, list(), 3, Some(&other));
         stage.enter(0, 0);
         assert!(stage.pre_matched(payload(0)).is_none());
         assert_eq!(
@@ -645,6 +721,69 @@ mod tests {
         drop(stage);
     }
 
+    /// An item's number, its distinct pattern ids and its DFA outcomes, sorted.
+    type Found = (u32, Vec<u32>, Vec<(u32, bool)>);
+
+    /// What `m` holds, per item.
+    fn found(m: &BatchMatches) -> Vec<Found> {
+        m.items()
+            .iter()
+            .map(|it| {
+                let mut p = m.patterns(it).to_vec();
+                p.sort_unstable();
+                p.dedup();
+                let mut d = m.dfas(it).to_vec();
+                d.sort_unstable();
+                (it.item, p, d)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_gpu_and_the_cpu_batch_prefilters_find_the_same() {
+        let det = detector(concat!(
+            "alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n",
+            "alert udp any any -> any any (msg:\"b\"; content:\"other\"; sid:2;)\n",
+            "alert tcp any any -> any any (msg:\"c\"; content:\"attack\"; pcre:\"/at+ack h/\"; sid:3;)\n",
+            "alert tcp any any -> any any (msg:\"d\"; content:\"here\"; pcre:\"/nope/\"; sid:4;)\n",
+        ));
+        let mut settings = GpuSettings {
+            policy: GpuPolicy::Always,
+            ..GpuSettings::default()
+        };
+        // Two payloads a buffer: pushes flush the full buffer on the way.
+        settings.device.max_packets = 2;
+        let shared = GpuOffload::new(&det, &Backend::CpuSim, settings)
+            .unwrap()
+            .unwrap();
+        let plan = &shared.plan;
+        let mut gpu = GpuPrefilter::new(shared.clone());
+        let mut cpu = detect::CpuBatchPrefilter::new(plan, mpm::Kind::fastest());
+        let payloads: [(u8, &[u8]); 6] = [
+            (6, b"an attack here, attack"),
+            (17, b"some other thing"),
+            (6, b"nothing to see"),
+            (6, b"here attttack here"),
+            (17, b"attack"),
+            (6, b"attack h"),
+        ];
+        let (mut a, mut b) = (BatchMatches::default(), BatchMatches::default());
+        for (i, (proto, payload)) in payloads.into_iter().enumerate() {
+            let group = plan.group_of(proto).unwrap();
+            assert!(gpu.push(i as u32 * 2, group, payload, &mut a));
+            assert!(cpu.push(i as u32 * 2, group, payload, &mut b));
+        }
+        gpu.flush(&mut a);
+        cpu.flush(&mut b);
+        assert_eq!(found(&a), found(&b));
+        assert_eq!(found(&a).len(), 6);
+        assert_eq!(found(&a)[0].1.len(), 2, "attack and here, once each");
+        assert!(found(&a)[5].2.iter().any(|d| d.1), "/at+ack h/ matched");
+        assert_eq!(gpu.counters.batches, 3);
+        assert_eq!(gpu.counters.packets, 6);
+        assert!(gpu.counters.dfa_jobs > 0);
+    }
+
     #[test]
     fn kargus_policy_keeps_short_bursts_on_the_cpu() {
         let det =
@@ -652,12 +791,12 @@ mod tests {
         let shared = GpuOffload::new(&det, &Backend::CpuSim, GpuSettings::default())
             .unwrap()
             .unwrap();
-        let mut stage = OffloadStage::new(shared, DecoderConfig::default());
+        let mut stage = OffloadStage::new(shared);
         let f = tcp_frame(&[b'a'; 200]);
         let one = || std::iter::once(frame(&f, 1));
         // 64 packets a cycle is what the CPU drains (X): never the GPU.
         for _ in 0..1000 {
-            stage.prepare(one(), 64, Some(&det));
+            prepare(&mut stage, one(), 64, Some(&det));
         }
         let c: std::collections::HashMap<_, _> = stage.counters().collect();
         assert_eq!(
@@ -667,7 +806,7 @@ mod tests {
         // Full RX batches: after the enqueue the queue holds 128 + 64 (k - 1) in cycle k and
         // reaches beta (1984) in cycle 30: the last 11 of 40 cycles go to the GPU.
         for _ in 0..40 {
-            stage.prepare(one(), 128, Some(&det));
+            prepare(&mut stage, one(), 128, Some(&det));
         }
         let c: std::collections::HashMap<_, _> = stage.counters().collect();
         assert_eq!(c["osprey.gpu.cycles_gpu"], 11);

@@ -1,6 +1,8 @@
 use super::*;
+use crate::reasm::ReasmLimits;
 use crate::table::Entry;
 use crate::tcp::flags::*;
+use crate::tcp::TcpHeader;
 
 const C: [u8; 4] = [10, 16, 1, 11];
 const S: [u8; 4] = [82, 165, 177, 154];

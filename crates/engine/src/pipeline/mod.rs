@@ -96,10 +96,7 @@ impl Pipeline {
             .clone()
             .map(|d| DetectStage::new(d, config.stage_timing));
         if let (Some(stage), Some(gpu)) = (detect.as_mut(), &config.gpu) {
-            stage.offload = Some(crate::offload::OffloadStage::new(
-                gpu.clone(),
-                decoder_config.clone(),
-            ));
+            stage.offload = Some(crate::offload::OffloadStage::new(gpu.clone()));
         }
         let mut sink = AlertSink::new(outputs, config.classifications.clone());
         sink.ips = config.ips;
@@ -139,11 +136,9 @@ impl Pipeline {
         frames: impl Fn() -> I,
         mut then: impl FnMut(&Frame<'f>, FrameVerdict),
     ) {
-        if let Some(det) = self.detection.stage.as_mut() {
-            if let Some(o) = det.offload.as_mut() {
-                o.prepare(frames(), frames().count(), Some(&det.detector));
-            }
-        }
+        // A GPU cycle decodes the whole batch in one chunk: the offload stage matches its
+        // payloads before the later stages.
+        let gpu = crate::offload::begin_cycle(self.detection.stage.as_mut(), || frames().count());
         // Stage by stage over the batch (Kargus §4.3), a chunk of frames at a time so
         // that the frames decoded are still in the cache when their payloads are
         // inspected: decode the chunk, then look up every frame's flow ahead (its table
@@ -151,19 +146,25 @@ impl Pipeline {
         // tracking, the application layer and detection frame by frame in capture order.
         // (Each zip asks the bounded side first, so no frame is taken and lost.)
         let mut decoded = std::mem::take(&mut self.decode.batch);
-        decoded.resize_with(STAGE_CHUNK, Decoded::new);
+        let chunk = gpu.map_or(STAGE_CHUNK, |n| n.max(STAGE_CHUNK));
+        if decoded.len() < chunk {
+            decoded.resize_with(chunk, Decoded::new);
+        }
         let (mut to_decode, mut to_prefetch, mut to_inspect) = (frames(), frames(), frames());
         let mut k = 0;
         loop {
             let t = self.timer.start();
             let mut n = 0;
-            for (out, frame) in decoded.iter_mut().zip(to_decode.by_ref()) {
+            for (out, frame) in decoded[..chunk].iter_mut().zip(to_decode.by_ref()) {
                 self.decode.decode(&frame, out);
                 n += 1;
             }
             self.timer.stop(Stage::Decode, t);
             if n == 0 {
                 break;
+            }
+            if gpu.is_some() && k == 0 {
+                crate::offload::match_batch(self.detection.stage.as_mut(), frames(), &decoded[..n]);
             }
             let t = self.timer.start();
             for (d, frame) in decoded[..n].iter().zip(to_prefetch.by_ref()) {

@@ -1,0 +1,117 @@
+//! The tracker's counters, under Suricata's names.
+
+use super::{Config, FlowTracker};
+use crate::tcp::TcpState;
+
+/// Tracker counters (see [`FlowTracker::counters`] for their names).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Stats {
+    pub(super) flow_total: u64,
+    pub(super) flow_proto: [u64; 5],
+    pub(super) tcp_reuse: u64,
+    pub(super) end_state: [u64; 3],
+    pub(super) end_tcp_state: [u64; 11],
+    pub(super) sessions: u64,
+    pub(super) midstream: u64,
+    pub(super) midstream_exception: u64,
+    pub(super) syn: u64,
+    pub(super) synack: u64,
+    pub(super) rst: u64,
+    pub(super) gaps: u64,
+    pub(super) overlap: u64,
+    pub(super) overlap_diff: u64,
+    pub(super) depth_reached: u64,
+    pub(super) segment_memcap_drop: u64,
+    pub(super) ssn_memcap_drop: u64,
+    pub(super) ack_unseen: u64,
+    pub(super) pseudo: u64,
+    pub(super) out_of_window: u64,
+    pub(super) no_flow: u64,
+}
+
+impl FlowTracker {
+    /// Counters under Suricata's names (ours under `osprey.`), defrag included.
+    pub fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        let s = &self.stats;
+        let t = self.table.stats();
+        let tcp_states = TcpState::ALL
+            .into_iter()
+            .filter(|st| *st != TcpState::None)
+            .map(|st| (end_tcp_state_name(st), s.end_tcp_state[st as usize]));
+        [
+            ("flow.total", s.flow_total),
+            ("flow.tcp", s.flow_proto[0]),
+            ("flow.udp", s.flow_proto[1]),
+            ("flow.icmpv4", s.flow_proto[2]),
+            ("flow.icmpv6", s.flow_proto[3]),
+            ("flow.tcp_reuse", s.tcp_reuse),
+            ("flow.active", self.table.len() as u64),
+            ("flow.emerg_mode_entered", t.emerg_mode_entered),
+            ("flow.end.state.new", s.end_state[0]),
+            ("flow.end.state.established", s.end_state[1]),
+            ("flow.end.state.closed", s.end_state[2]),
+            ("flow.mgr.flows_timeout", t.timeouts),
+            ("tcp.sessions", s.sessions),
+            ("tcp.midstream_pickups", s.midstream),
+            ("tcp.ssn_memcap_drop", s.ssn_memcap_drop),
+            ("tcp.syn", s.syn),
+            ("tcp.synack", s.synack),
+            ("tcp.rst", s.rst),
+            ("tcp.pseudo", s.pseudo),
+            ("tcp.reassembly_gap", s.gaps),
+            ("tcp.overlap", s.overlap),
+            ("tcp.overlap_diff_data", s.overlap_diff),
+            ("tcp.stream_depth_reached", s.depth_reached),
+            ("tcp.segment_memcap_drop", s.segment_memcap_drop),
+            ("tcp.ack_unseen_data", s.ack_unseen),
+            ("tcp.reassembly_memuse", self.reasm_memuse as u64),
+            ("osprey.flow.emergency_evicted", t.emergency_evicted),
+            ("osprey.flow.table_full", s.no_flow),
+            ("osprey.tcp.out_of_window", s.out_of_window),
+        ]
+        .into_iter()
+        .chain(tcp_states)
+        .chain(self.midstream_counter())
+        .chain(self.defrag.counters())
+    }
+    /// `tcp.midstream_exception_policy.<policy>` when a midstream policy is set.
+    fn midstream_counter(&self) -> Option<(&'static str, u64)> {
+        if !(self.cfg.midstream_bypass || self.cfg.midstream_drop) {
+            return None;
+        }
+        let name = match self.cfg.midstream_policy_name {
+            "drop_flow" => "tcp.midstream_exception_policy.drop_flow",
+            "reject" => "tcp.midstream_exception_policy.reject",
+            "pass_flow" => "tcp.midstream_exception_policy.pass_flow",
+            "drop_packet" => "tcp.midstream_exception_policy.drop_packet",
+            _ => "tcp.midstream_exception_policy.bypass",
+        };
+        Some((name, self.stats.midstream_exception))
+    }
+
+    /// Packets the midstream policy was applied to.
+    pub fn midstream_exceptions(&self) -> u64 {
+        self.stats.midstream_exception
+    }
+
+    /// The configuration the tracker runs with.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+}
+
+fn end_tcp_state_name(st: TcpState) -> &'static str {
+    match st {
+        TcpState::None => "flow.end.tcp_state.none",
+        TcpState::SynSent => "flow.end.tcp_state.syn_sent",
+        TcpState::SynRecv => "flow.end.tcp_state.syn_recv",
+        TcpState::Established => "flow.end.tcp_state.established",
+        TcpState::FinWait1 => "flow.end.tcp_state.fin_wait1",
+        TcpState::FinWait2 => "flow.end.tcp_state.fin_wait2",
+        TcpState::Closing => "flow.end.tcp_state.closing",
+        TcpState::CloseWait => "flow.end.tcp_state.close_wait",
+        TcpState::LastAck => "flow.end.tcp_state.last_ack",
+        TcpState::TimeWait => "flow.end.tcp_state.time_wait",
+        TcpState::Closed => "flow.end.tcp_state.closed",
+    }
+}

@@ -1,0 +1,230 @@
+//! What the tracker keeps per flow, what it is given per packet and what it hands back:
+//! the flow entry, the packet input, the per-packet events and update, the stream data
+//! handed to the consumers and the flows that ended.
+
+use super::Timeouts;
+use crate::key::FlowKey;
+use crate::reasm::{Chunk, Reassembly};
+use crate::table::{FlowValue, Slot};
+use crate::tcp::{Dir, TcpHeader, TcpSession};
+
+/// Flow-level state (Suricata's `flow.end.state.*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum FlowState {
+    /// Packets seen in one direction only / handshake not complete.
+    #[default]
+    New = 0,
+    /// Both directions seen / TCP established.
+    Established = 1,
+    /// TCP closing or closed.
+    Closed = 2,
+}
+
+/// Per-flow state stored in the table entry (hot data only; see the size test).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Flow {
+    /// Time of the first packet, microseconds.
+    pub first_us: u64,
+    /// Bytes per direction.
+    pub bytes: [u64; 2],
+    /// Packets per direction.
+    pub pkts: [u32; 2],
+    /// TCP session state (zeroed for other protocols).
+    pub tcp: TcpSession,
+    /// Index of the out-of-line stream pair, or none.
+    pub(super) streams: u32,
+    /// Flow-level state.
+    pub state: FlowState,
+    /// The flow is bypassed (exception policy): no app layer, no detection.
+    pub bypassed: bool,
+    /// The bypass is a drop (`stream.midstream-policy` drop-flow/reject inline): the
+    /// flow's packets are also not forwarded.
+    pub dropped: bool,
+    /// The client is the canonical key's *destination* (set from the first packet).
+    pub(super) client_is_dst: bool,
+    /// Timeout class index: 0 TCP, 1 UDP, 2 ICMP, 3 other.
+    pub(super) proto_class: u8,
+    /// Copy of the owning tracker's timeouts for this protocol class, set on creation.
+    pub(super) timeouts: Option<Timeouts>,
+}
+
+impl FlowValue for Flow {
+    fn timeout_secs(&self, emergency: bool) -> u32 {
+        self.timeouts
+            .unwrap_or(Timeouts::DEFAULT)
+            .get(self.state as u8, emergency)
+    }
+}
+
+/// The TCP fields and payload of one packet, the input of [`FlowTracker::packet`](super::FlowTracker::packet).
+#[derive(Clone, Copy, Debug)]
+pub struct PacketInfo<'a> {
+    /// Key as seen on the packet (source → destination).
+    pub key: FlowKey,
+    /// Capture time, microseconds.
+    pub ts_us: u64,
+    /// Bytes of the packet counted for the flow (IP length).
+    pub len: u32,
+    /// TCP header fields (`None` for other protocols).
+    pub tcp: Option<TcpHeader>,
+    /// Transport payload.
+    pub payload: &'a [u8],
+}
+
+/// Events of one packet on its flow (bit set).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Events(pub u16);
+
+impl Events {
+    /// The packet created the flow.
+    pub const NEW_FLOW: u16 = 1;
+    /// The flow became established (TCP handshake complete; others: reply seen).
+    pub const ESTABLISHED: u16 = 2;
+    /// The TCP session closed (FIN exchange finished or RST).
+    pub const CLOSED: u16 = 4;
+    /// A TCP session was created (SYN or midstream pick-up).
+    pub const SESSION: u16 = 8;
+    /// A SYN reused the 5-tuple of a finished session: the old flow ended, this one is new.
+    pub const REUSED: u16 = 16;
+    /// The payload overlapped stream data already held.
+    pub const OVERLAP: u16 = 32;
+    /// The overlapping bytes differed from the ones held.
+    pub const OVERLAP_DIFF: u16 = 64;
+    /// The stream of this direction reached the reassembly depth.
+    pub const DEPTH_REACHED: u16 = 128;
+    /// A gap was skipped in the stream handed to the app layer.
+    pub const GAP: u16 = 256;
+    /// The payload repeated stream bytes already consumed (retransmission).
+    pub const RETRANSMISSION: u16 = 512;
+    /// The segment was refused: reassembly memory cap (`stream.reassembly.memcap`).
+    pub const REASSEMBLY_MEMCAP: u16 = 1024;
+    /// No session could be created: session memory cap (`stream.memcap`).
+    pub const SSN_MEMCAP: u16 = 2048;
+    /// `stream.midstream-policy` was applied to this packet (the flow's first packet
+    /// that is not a SYN): the flow is bypassed, or dropped when [`Flow::dropped`].
+    pub const MIDSTREAM_POLICY: u16 = 4096;
+    /// The packet came on a TCP session already closed: as in Suricata, the stream
+    /// engine takes none of its payload (payload rules inspect the packet itself).
+    pub const AFTER_CLOSE: u16 = 8192;
+
+    /// True when bit `b` is set.
+    pub fn has(self, b: u16) -> bool {
+        self.0 & b != 0
+    }
+}
+
+/// One piece of stream data handed to a consumer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// Bytes starting at stream offset `offset` (0 = first byte after the ISN).
+    Data {
+        /// Stream offset.
+        offset: u64,
+        /// The bytes, borrowed from the reassembly buffer.
+        bytes: &'a [u8],
+    },
+    /// Bytes the receiver acknowledged that the capture never showed.
+    Gap {
+        /// Stream offset.
+        offset: u64,
+        /// Length.
+        len: u64,
+    },
+}
+
+/// New stream data of one direction for one consumer.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamData<'a> {
+    /// Direction of the stream (who sent these bytes).
+    pub dir: Dir,
+    pub(super) chunks: &'a [Chunk],
+    pub(super) stream: Option<&'a Reassembly>,
+}
+
+impl<'a> StreamData<'a> {
+    pub(super) fn empty(dir: Dir) -> StreamData<'a> {
+        StreamData {
+            dir,
+            chunks: &[],
+            stream: None,
+        }
+    }
+
+    /// True when there is nothing new.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// The pieces, in stream order.
+    pub fn pieces(&self) -> impl Iterator<Item = Piece<'a>> + '_ {
+        let s = self.stream;
+        self.chunks.iter().map(move |c| match *c {
+            Chunk::Data { offset, .. } => Piece::Data {
+                offset,
+                bytes: s.map_or(&[][..], |s| s.chunk_bytes(c)),
+            },
+            Chunk::Gap { offset, len } => Piece::Gap { offset, len },
+        })
+    }
+
+    /// Total new bytes (gaps excluded).
+    pub fn data_len(&self) -> u64 {
+        self.chunks
+            .iter()
+            .map(|c| match c {
+                Chunk::Data { len, .. } => *len as u64,
+                Chunk::Gap { .. } => 0,
+            })
+            .sum()
+    }
+}
+
+/// Result of [`FlowTracker::packet`](super::FlowTracker::packet).
+#[derive(Debug)]
+pub struct Update<'a> {
+    /// The flow's slot (stable while the flow lives).
+    pub slot: Slot,
+    /// Direction of the packet.
+    pub dir: Dir,
+    /// What happened.
+    pub events: Events,
+    /// The flow after this packet.
+    pub flow: &'a Flow,
+    /// Bytes of the *opposite* stream newly acknowledged by this packet: the app-layer
+    /// input (IDS mode); in inline mode, this packet's own stream's new in-order bytes.
+    pub app: StreamData<'a>,
+    /// Bytes of this packet's own stream, acknowledged by the other side and not yet
+    /// raw-inspected: raw stream inspection input.
+    pub raw: StreamData<'a>,
+}
+
+/// Why a flow ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// Idle past its timeout (lazy deletion or sweep).
+    Timeout,
+    /// Evicted because the table was full.
+    Emergency,
+    /// A SYN reused its 5-tuple.
+    Reused,
+    /// End of capture / shutdown.
+    Shutdown,
+}
+
+/// A flow that ended, with its remaining stream data flushed (pseudo-packets).
+#[derive(Debug)]
+pub struct Ended<'a> {
+    /// The flow's slot (freed after the callback returns).
+    pub slot: Slot,
+    /// Canonical key.
+    pub key: FlowKey,
+    /// True when the client is the canonical key's source.
+    pub client_is_src: bool,
+    /// The flow.
+    pub flow: &'a Flow,
+    /// Remaining data per direction ([`Dir::index`]): app layer.
+    pub app: [StreamData<'a>; 2],
+    /// Remaining data per direction: raw inspection.
+    pub raw: [StreamData<'a>; 2],
+}
