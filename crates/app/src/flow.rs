@@ -7,10 +7,13 @@
 
 use crate::detect::{probe_tcp, probe_udp, AppProto, Probe};
 use crate::dns::DnsState;
-use crate::framed::{Framed, Framing};
+use crate::framed::Framed;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::proto::{ParseResult, Protocol, Transaction};
+use crate::registry;
 use crate::sip::SipState;
+use crate::smtp::SmtpState;
 use crate::tls::TlsState;
 use crate::{Config, Counter, Counters, Direction, Transport};
 
@@ -63,7 +66,37 @@ pub enum AppState {
     /// DCERPC over TCP: PDU framing.
     Dcerpc(Framed),
     /// SMTP (detected, not parsed).
-    Smtp,
+    Smtp(SmtpState),
+}
+
+impl AppState {
+    /// The state as a [`Protocol`] (`None` before detection or after it failed).
+    pub fn protocol(&self) -> Option<&dyn Protocol> {
+        Some(match self {
+            AppState::None => return None,
+            AppState::Http(h) => &**h,
+            AppState::Http2(h) => &**h,
+            AppState::Dns(d) => &**d,
+            AppState::Tls(t) => &**t,
+            AppState::Sip(s) => s,
+            AppState::Smb(f) | AppState::Dcerpc(f) => f,
+            AppState::Smtp(s) => s,
+        })
+    }
+
+    /// The state as a mutable [`Protocol`].
+    pub fn protocol_mut(&mut self) -> Option<&mut dyn Protocol> {
+        Some(match self {
+            AppState::None => return None,
+            AppState::Http(h) => &mut **h,
+            AppState::Http2(h) => &mut **h,
+            AppState::Dns(d) => &mut **d,
+            AppState::Tls(t) => &mut **t,
+            AppState::Sip(s) => s,
+            AppState::Smb(f) | AppState::Dcerpc(f) => f,
+            AppState::Smtp(s) => s,
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -175,14 +208,20 @@ impl AppFlow {
         }
     }
 
-    /// Whether an application message of `dir` completed since the last call (HTTP
-    /// requests and responses): raw stream inspection of that direction is due.
-    pub fn take_completed(&mut self, dir: Direction) -> bool {
-        match &mut self.state {
-            AppState::Http(h) => h.take_completed(dir),
-            AppState::Dcerpc(f) => f.take_completed(dir),
-            _ => false,
+    /// Calls `f` with each live transaction of the flow, oldest first.
+    pub fn each_tx(&self, f: &mut dyn FnMut(&dyn Transaction)) {
+        if let Some(p) = self.state.protocol() {
+            p.each_tx(f)
         }
+    }
+
+    /// Whether an application message of `dir` completed since the last call (HTTP
+    /// requests and responses, DCERPC PDUs): raw stream inspection of that direction is
+    /// due.
+    pub fn take_completed(&mut self, dir: Direction) -> bool {
+        self.state
+            .protocol_mut()
+            .is_some_and(|p| p.take_completed(dir))
     }
 
     /// Whether the parser failed since the last call, where Suricata's parser returns
@@ -204,17 +243,7 @@ impl AppFlow {
 
     /// Whether the stream parser failed: nothing more is parsed.
     fn failed(&self) -> bool {
-        match &self.state {
-            AppState::Http(h) => h.errored(),
-            AppState::Dns(d) => d.errored(),
-            AppState::Tls(t) => t.errored(),
-            AppState::Http2(_)
-            | AppState::Sip(_)
-            | AppState::Smb(_)
-            | AppState::Dcerpc(_)
-            | AppState::Smtp
-            | AppState::None => false,
-        }
+        self.state.protocol().is_some_and(|p| p.errored())
     }
 
     /// In-order (acknowledged) stream bytes of one TCP direction, split anywhere.
@@ -245,25 +274,16 @@ impl AppFlow {
                 }
             }
         }
-        match &mut self.state {
-            AppState::Dns(d) => {
-                d.message(ctx, dir, payload);
-            }
-            AppState::Sip(s) => self.datagram_error = !s.datagram(ctx, dir, payload),
-            _ => {}
+        if let Some(p) = self.state.protocol_mut() {
+            self.datagram_error = p.datagram(ctx, dir, payload) == ParseResult::Error;
         }
     }
 
     /// A hole of `len` bytes in one TCP direction.
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
-        match &mut self.state {
-            AppState::Http(h) => h.gap(ctx, dir, len),
-            AppState::Http2(h) => h.gap(ctx, dir),
-            AppState::Dns(d) => d.gap(ctx, dir),
-            AppState::Tls(t) => t.gap(ctx, dir),
-            AppState::Smb(f) | AppState::Dcerpc(f) => f.gap(dir),
-            AppState::Sip(_) | AppState::Smtp => {}
-            AppState::None => {
+        match self.state.protocol_mut() {
+            Some(p) => p.gap(ctx, dir, len),
+            None => {
                 if self.proto == AppProto::Unknown {
                     // Detection cannot look past a hole in this direction.
                     self.held.retain(|(d, _)| *d != dir);
@@ -279,11 +299,8 @@ impl AppFlow {
 
     /// The flow ended (FIN/RST seen in both directions, or timeout).
     pub fn close(&mut self, ctx: &mut AppCtx) {
-        match &mut self.state {
-            AppState::Http(h) => h.close(ctx),
-            AppState::Tls(t) => t.close(),
-            AppState::Http2(h) => h.close(ctx),
-            _ => {}
+        if let Some(p) = self.state.protocol_mut() {
+            p.close(ctx)
         }
         self.held = Vec::new();
     }
@@ -292,44 +309,17 @@ impl AppFlow {
         if self.failed() {
             return;
         }
-        match &mut self.state {
-            AppState::Http(h) => h.parse(ctx, dir, data),
-            AppState::Http2(h) => h.parse(ctx, dir, data),
-            AppState::Dns(d) => d.parse(ctx, dir, data),
-            AppState::Tls(t) => t.parse(ctx, dir, data),
-            AppState::Smb(f) | AppState::Dcerpc(f) => f.parse(dir, data),
-            AppState::Sip(_) | AppState::Smtp | AppState::None => {}
+        if let Some(p) = self.state.protocol_mut() {
+            // A failure shows in `failed` (the state remembers it).
+            let _ = p.parse(ctx, dir, data);
         }
     }
 
     fn set_proto(&mut self, ctx: &mut AppCtx, p: AppProto) {
         self.proto = p;
-        let (state, counter) = match (p, self.transport) {
-            (AppProto::Http, _) => (AppState::Http(Box::default()), Counter::FlowHttp),
-            (AppProto::Http2, Transport::Tcp) => {
-                (AppState::Http2(Box::default()), Counter::FlowHttp2)
-            }
-            (AppProto::Tls, _) => (AppState::Tls(Box::default()), Counter::FlowTls),
-            (AppProto::Dns, Transport::Udp) => (
-                AppState::Dns(Box::new(DnsState::new(Transport::Udp))),
-                Counter::FlowDnsUdp,
-            ),
-            (AppProto::Dns, Transport::Tcp) => (
-                AppState::Dns(Box::new(DnsState::new(Transport::Tcp))),
-                Counter::FlowDnsTcp,
-            ),
-            (AppProto::Sip, Transport::Udp) => {
-                (AppState::Sip(SipState::default()), Counter::FlowSip)
-            }
-            (AppProto::Smb, Transport::Tcp) => {
-                (AppState::Smb(Framed::new(Framing::Nbss)), Counter::FlowSmb)
-            }
-            (AppProto::Dcerpc, Transport::Tcp) => (
-                AppState::Dcerpc(Framed::new(Framing::Dcerpc)),
-                Counter::FlowDcerpcTcp,
-            ),
-            (AppProto::Smtp, Transport::Tcp) => (AppState::Smtp, Counter::FlowSmtp),
-            _ => return,
+        let Some((state, counter)) = registry::protocol(p).and_then(|d| (d.new)(self.transport))
+        else {
+            return;
         };
         ctx.counters.incr(counter);
         self.state = state;

@@ -18,6 +18,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod buffers;
 mod counters;
 pub mod detect;
 pub mod dns;
@@ -25,14 +26,19 @@ mod flow;
 pub mod framed;
 pub mod http;
 pub mod http2;
+pub mod log;
+mod proto;
+pub mod registry;
 pub mod sip;
-mod smtp;
+pub mod smtp;
 pub mod tls;
 mod util;
 
+pub use buffers::{buffers, BufferDef, BufferId};
 pub use counters::{Counter, Counters};
 pub use detect::AppProto;
 pub use flow::{AppCtx, AppFlow, AppState};
+pub use proto::{mix_fingerprint, ParseResult, Protocol, Transaction};
 
 /// Direction of data within a flow, relative to the side that opened it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

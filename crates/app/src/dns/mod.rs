@@ -5,8 +5,12 @@
 //! - [`parser`]: zero-copy message parsing with bounded name decompression;
 //! - [`state`]: per-flow state ([`DnsState`]) and transactions ([`DnsTx`]).
 
+pub mod log;
 pub mod parser;
+mod proto;
 pub mod state;
+
+pub(crate) use proto::{new_state, BUFFERS};
 
 pub use parser::{rcode_name, rrtype_name, DnsAnswer, DnsHeader, DnsMessage, DnsQuery, RData};
 pub use state::{DnsState, DnsTx};

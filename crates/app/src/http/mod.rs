@@ -9,7 +9,9 @@
 //! - [`tx`]: transactions and their buffers ([`HttpTx`]).
 
 pub(crate) mod decompress;
+pub mod log;
 pub mod parser;
+mod proto;
 pub mod state;
 pub mod tx;
 pub(crate) mod uri;
@@ -18,6 +20,7 @@ pub(crate) mod uri;
 mod stream_tests;
 
 pub use parser::ProtocolVersion;
+pub(crate) use proto::{new_state, BUFFERS};
 pub use state::HttpState;
 pub use tx::{Header, HttpTx, Message, Progress};
 

@@ -6,8 +6,12 @@
 //! - [`parser`]: zero-copy record and handshake message parsers;
 //! - [`state`]: per-flow record/handshake reassembly ([`TlsState`]).
 
+pub mod log;
 pub mod parser;
+mod proto;
 pub mod state;
+
+pub(crate) use proto::{new_state, BUFFERS};
 
 pub use parser::version_name;
 pub use state::TlsState;
