@@ -5,7 +5,7 @@
 //! held bytes are replayed into the protocol's parser, so the parser always sees each
 //! direction from its first byte.
 
-use crate::detect::{probe_tcp, probe_udp, AppProto, Probe};
+use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dns::DnsState;
 use crate::framed::Framed;
 use crate::http::HttpState;
@@ -110,8 +110,8 @@ enum DirProbe {
 #[derive(Debug)]
 pub struct AppFlow {
     transport: Transport,
-    dns_port: bool,
-    sip_port: bool,
+    /// Client and server port (some protocols are only probed on their ports).
+    ports: [u16; 2],
     proto: AppProto,
     probe: [DirProbe; 2],
     held: Vec<(Direction, Vec<u8>)>,
@@ -128,10 +128,7 @@ impl AppFlow {
     pub fn new(transport: Transport, client_port: u16, server_port: u16) -> Self {
         AppFlow {
             transport,
-            dns_port: client_port == 53 || server_port == 53,
-            sip_port: [client_port, server_port]
-                .iter()
-                .any(|p| matches!(p, 5060 | 5061)),
+            ports: [client_port, server_port],
             proto: AppProto::Unknown,
             probe: [DirProbe::Pending; 2],
             held: Vec::new(),
@@ -261,7 +258,7 @@ impl AppFlow {
     /// One UDP payload.
     pub fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) {
         if self.proto == AppProto::Unknown {
-            match probe_udp(dir, payload, self.dns_port, self.sip_port) {
+            match probe_udp_ports(dir, payload, self.ports) {
                 Probe::Match(p) => self.set_proto(ctx, p),
                 _ => {
                     // Each datagram stands alone: a DNS flow may start with a response
@@ -350,7 +347,7 @@ impl AppFlow {
             }
         }
         first.extend_from_slice(data);
-        match probe_tcp(dir, &first, self.dns_port) {
+        match probe_tcp_ports(dir, &first, self.ports) {
             Probe::Match(p) => {
                 self.set_proto(ctx, p);
                 let held = std::mem::take(&mut self.held);

@@ -251,6 +251,11 @@ impl Protocol for Framed {
     }
 }
 
+/// [`probe_smb`] for the registry: SMB is recognised from either side.
+pub(crate) fn probe_smb_tcp(_dir: Direction, data: &[u8]) -> Probe {
+    probe_smb(data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 //! reason CRLF`, then `name: value CRLF` header lines up to an empty line. The body is
 //! not looked at.
 
+use crate::detect::{AppProto, Probe};
 use crate::flow::AppState;
 use crate::proto::{ParseResult, Protocol};
 use crate::{AppCtx, Counter, Direction, Transport};
@@ -135,6 +136,19 @@ impl Protocol for SipState {
         } else {
             ParseResult::Error
         }
+    }
+}
+
+/// Probes a UDP payload for SIP: a request to the server or a response to the client.
+pub(crate) fn probe_udp(dir: Direction, payload: &[u8]) -> Probe {
+    let ok = match dir {
+        Direction::ToServer => is_request(payload),
+        Direction::ToClient => is_response(payload),
+    };
+    if ok {
+        Probe::Match(AppProto::Sip)
+    } else {
+        Probe::NoMatch
     }
 }
 

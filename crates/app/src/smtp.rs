@@ -43,6 +43,14 @@ impl Protocol for SmtpState {
     }
 }
 
+/// [`probe`] for the registry: only the client's bytes decide.
+pub(crate) fn probe_tcp(dir: Direction, data: &[u8]) -> Probe {
+    match dir {
+        Direction::ToServer => probe(data),
+        Direction::ToClient => Probe::NoMatch,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@
 pub(crate) mod decompress;
 pub mod log;
 pub mod parser;
+mod probe;
 mod proto;
 pub mod state;
 pub mod tx;
@@ -20,6 +21,7 @@ pub(crate) mod uri;
 mod stream_tests;
 
 pub use parser::ProtocolVersion;
+pub(crate) use probe::{probe, METHODS};
 pub(crate) use proto::{new_state, BUFFERS};
 pub use state::HttpState;
 pub use tx::{Header, HttpTx, Message, Progress};

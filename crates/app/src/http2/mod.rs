@@ -36,6 +36,14 @@ pub(crate) fn probe(data: &[u8]) -> Probe {
     }
 }
 
+/// [`probe`] for the registry: only the client sends the preface.
+pub(crate) fn probe_tcp(dir: Direction, data: &[u8]) -> Probe {
+    match dir {
+        Direction::ToServer => probe(data),
+        Direction::ToClient => Probe::NoMatch,
+    }
+}
+
 /// The state of a new HTTP/2 flow (TCP only).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
     (t == Transport::Tcp).then(|| (AppState::Http2(Box::default()), Counter::FlowHttp2))

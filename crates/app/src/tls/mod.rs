@@ -8,9 +8,11 @@
 
 pub mod log;
 pub mod parser;
+mod probe;
 mod proto;
 pub mod state;
 
+pub(crate) use probe::probe;
 pub(crate) use proto::{new_state, BUFFERS};
 
 pub use parser::version_name;

@@ -20,7 +20,7 @@ pub(super) fn starts_request(line: &[u8]) -> bool {
         .unwrap_or(line.len());
     let rest = &line[start..];
     let end = rest.iter().position(|&b| is_space(b)).unwrap_or(rest.len());
-    end > 0 && crate::detect::METHODS.contains(&&rest[..end])
+    end > 0 && crate::http::METHODS.contains(&&rest[..end])
 }
 
 /// Whether a line after a completed response starts a new one: `HTTP`, in any case,
