@@ -10,10 +10,20 @@
 //! configuration and counters live in an [`AppCtx`], passed to every call, so flows share
 //! nothing mutable.
 //!
-//! Layout follows Suricata's Rust parsers: one module per protocol, split into a
-//! zero-copy `parser` (returns "incomplete" instead of failing on short input), a `state`
-//! (the per-flow streaming machine and its transactions) and the buffers the detector
-//! inspects.
+//! Every protocol implements one contract, after Suricata's Rust app-layer: a per-flow
+//! state ([`Protocol`]: parse each direction, gaps, close, errors, completion signals)
+//! with transactions ([`Transaction`]: id, progress per direction, the inspection
+//! buffers it exposes by [`BufferId`], and the EVE object it logs). The detector and
+//! the EVE logger only use the contract. Each protocol is one module (`http/`, `dns/`,
+//! `tls/`, ...), split as Suricata's Rust parsers are into a zero-copy `parser`
+//! (returns "incomplete" instead of failing on short input), a `state` (the per-flow
+//! streaming machine and its transactions), its probes, its buffer table and contract
+//! implementation (`proto`) and its EVE object (`log`); [`registry`] lists them, one
+//! line each.
+//!
+//! Adding a protocol: a folder under `crates/app/src/` with its parser, state, probe,
+//! buffer table, [`Protocol`]/[`Transaction`] implementations and EVE object; an
+//! [`AppProto`] value and an [`AppState`] variant; one line in [`registry`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

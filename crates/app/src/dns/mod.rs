@@ -3,7 +3,9 @@
 //! one transaction; `dns.query` is each question name of a request.
 //!
 //! - [`parser`]: zero-copy message parsing with bounded name decompression;
-//! - [`state`]: per-flow state ([`DnsState`]) and transactions ([`DnsTx`]).
+//! - [`state`]: per-flow state ([`DnsState`]) and transactions ([`DnsTx`]);
+//! - `proto`: the buffer table and the protocol contract;
+//! - [`log`]: the EVE `dns` objects (v2 `query` and `answer`).
 
 pub mod log;
 pub mod parser;

@@ -6,7 +6,11 @@
 //! - [`uri`]: URI splitting and normalization for `http.uri`;
 //! - `decompress`: gzip/deflate body decoding with an output cap;
 //! - [`state`]: the per-flow streaming state machine ([`HttpState`]);
-//! - [`tx`]: transactions and their buffers ([`HttpTx`]).
+//! - [`tx`]: transactions and their buffers ([`HttpTx`]);
+//! - `probe`: protocol detection (request methods, `HTTP/`);
+//! - `proto`: the buffer table and the protocol contract ([`crate::Protocol`],
+//!   [`crate::Transaction`]);
+//! - [`log`]: the EVE `http` object.
 
 pub(crate) mod decompress;
 pub mod log;

@@ -4,7 +4,11 @@
 //! in the clear.
 //!
 //! - [`parser`]: zero-copy record and handshake message parsers;
-//! - [`state`]: per-flow record/handshake reassembly ([`TlsState`]).
+//! - [`state`]: per-flow record/handshake reassembly ([`TlsState`]);
+//! - `probe`: protocol detection (record headers);
+//! - `proto`: the buffer table and the protocol contract (the session is one
+//!   pseudo-transaction);
+//! - [`log`]: the EVE `tls` object.
 
 pub mod log;
 pub mod parser;
