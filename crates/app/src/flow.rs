@@ -106,6 +106,59 @@ enum DirProbe {
     NoMatch,
 }
 
+/// Runs `$body` with `$p` bound to the flow's protocol state by its concrete type
+/// (static dispatch: the per-packet calls stay direct), or `$none` without one.
+macro_rules! with_state {
+    (ref $state:expr, $p:ident => $body:expr, None => $none:expr) => {
+        match $state {
+            AppState::None => $none,
+            AppState::Http($p) => {
+                let $p: &HttpState = $p;
+                $body
+            }
+            AppState::Http2($p) => {
+                let $p: &Http2State = $p;
+                $body
+            }
+            AppState::Dns($p) => {
+                let $p: &DnsState = $p;
+                $body
+            }
+            AppState::Tls($p) => {
+                let $p: &TlsState = $p;
+                $body
+            }
+            AppState::Sip($p) => $body,
+            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smtp($p) => $body,
+        }
+    };
+    (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
+        match $state {
+            AppState::None => $none,
+            AppState::Http($p) => {
+                let $p: &mut HttpState = $p;
+                $body
+            }
+            AppState::Http2($p) => {
+                let $p: &mut Http2State = $p;
+                $body
+            }
+            AppState::Dns($p) => {
+                let $p: &mut DnsState = $p;
+                $body
+            }
+            AppState::Tls($p) => {
+                let $p: &mut TlsState = $p;
+                $body
+            }
+            AppState::Sip($p) => $body,
+            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smtp($p) => $body,
+        }
+    };
+}
+
 /// Application-layer state of one flow.
 #[derive(Debug)]
 pub struct AppFlow {
@@ -216,9 +269,7 @@ impl AppFlow {
     /// requests and responses, DCERPC PDUs): raw stream inspection of that direction is
     /// due.
     pub fn take_completed(&mut self, dir: Direction) -> bool {
-        self.state
-            .protocol_mut()
-            .is_some_and(|p| p.take_completed(dir))
+        with_state!(mut &mut self.state, p => Protocol::take_completed(p, dir), None => false)
     }
 
     /// Whether the parser failed since the last call, where Suricata's parser returns
@@ -240,7 +291,7 @@ impl AppFlow {
 
     /// Whether the stream parser failed: nothing more is parsed.
     fn failed(&self) -> bool {
-        self.state.protocol().is_some_and(|p| p.errored())
+        with_state!(ref &self.state, p => Protocol::errored(p), None => false)
     }
 
     /// In-order (acknowledged) stream bytes of one TCP direction, split anywhere.
@@ -271,34 +322,31 @@ impl AppFlow {
                 }
             }
         }
-        if let Some(p) = self.state.protocol_mut() {
-            self.datagram_error = p.datagram(ctx, dir, payload) == ParseResult::Error;
-        }
+        let r = with_state!(mut &mut self.state, p => Protocol::datagram(p, ctx, dir, payload),
+            None => ParseResult::Ok);
+        self.datagram_error = r == ParseResult::Error;
     }
 
     /// A hole of `len` bytes in one TCP direction.
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
-        match self.state.protocol_mut() {
-            Some(p) => p.gap(ctx, dir, len),
-            None => {
-                if self.proto == AppProto::Unknown {
-                    // Detection cannot look past a hole in this direction.
-                    self.held.retain(|(d, _)| *d != dir);
-                    self.held_len = self.held.iter().map(|(_, b)| b.len()).sum();
-                    self.probe[dir.index()] = DirProbe::NoMatch;
-                    if self.probe.iter().all(|p| *p == DirProbe::NoMatch) {
-                        self.fail(ctx);
-                    }
-                }
+        let detecting = with_state!(mut &mut self.state, p => {
+            Protocol::gap(p, ctx, dir, len);
+            false
+        }, None => self.proto == AppProto::Unknown);
+        if detecting {
+            // Detection cannot look past a hole in this direction.
+            self.held.retain(|(d, _)| *d != dir);
+            self.held_len = self.held.iter().map(|(_, b)| b.len()).sum();
+            self.probe[dir.index()] = DirProbe::NoMatch;
+            if self.probe.iter().all(|p| *p == DirProbe::NoMatch) {
+                self.fail(ctx);
             }
         }
     }
 
     /// The flow ended (FIN/RST seen in both directions, or timeout).
     pub fn close(&mut self, ctx: &mut AppCtx) {
-        if let Some(p) = self.state.protocol_mut() {
-            p.close(ctx)
-        }
+        with_state!(mut &mut self.state, p => Protocol::close(p, ctx), None => {});
         self.held = Vec::new();
     }
 
@@ -306,10 +354,9 @@ impl AppFlow {
         if self.failed() {
             return;
         }
-        if let Some(p) = self.state.protocol_mut() {
-            // A failure shows in `failed` (the state remembers it).
-            let _ = p.parse(ctx, dir, data);
-        }
+        // A failure shows in `failed` (the state remembers it).
+        let _ = with_state!(mut &mut self.state, p => Protocol::parse(p, ctx, dir, data),
+            None => ParseResult::Ok);
     }
 
     fn set_proto(&mut self, ctx: &mut AppCtx, p: AppProto) {
