@@ -5,7 +5,7 @@
 //! holding an SMB header and DCERPC from a PDU header on any port, SMTP from the
 //! client's `EHLO`/`HELO`/`QUIT`.
 
-use crate::dns::parser::probe_header;
+use crate::registry::{protocols, ProtocolDef};
 use crate::Direction;
 
 /// The application protocol of a flow.
@@ -70,159 +70,48 @@ pub enum Probe {
     NoMatch,
 }
 
-/// Methods that start an HTTP request (libhtp's list), matched case-insensitively and
-/// followed by a space or tab, as Suricata's HTTP patterns are.
-pub(crate) const METHODS: &[&[u8]] = &[
-    b"GET",
-    b"POST",
-    b"HEAD",
-    b"PUT",
-    b"DELETE",
-    b"TRACE",
-    b"OPTIONS",
-    b"CONNECT",
-    b"PATCH",
-    b"PROPFIND",
-    b"PROPPATCH",
-    b"MKCOL",
-    b"COPY",
-    b"MOVE",
-    b"LOCK",
-    b"UNLOCK",
-    b"CHECKOUT",
-    b"UNCHECKOUT",
-    b"CHECKIN",
-    b"UPDATE",
-    b"LABEL",
-    b"REPORT",
-    b"MKWORKSPACE",
-    b"MKACTIVITY",
-    b"MERGE",
-    b"INVALID",
-    b"VERSION-CONTROL",
-    b"BASELINE-CONTROL",
-];
-
-/// Matches `pat` at the start of `data` case-insensitively: `Match` if all of it is
-/// there, `NeedMore` if `data` is a strict prefix of it.
-fn prefix(data: &[u8], pat: &[u8]) -> Probe {
-    let n = data.len().min(pat.len());
-    if !data[..n].eq_ignore_ascii_case(&pat[..n]) {
-        Probe::NoMatch
-    } else if n == pat.len() {
-        Probe::Match(AppProto::Unknown)
-    } else {
-        Probe::NeedMore
-    }
-}
-
-fn probe_http(dir: Direction, data: &[u8]) -> Probe {
-    let mut need = false;
-    match dir {
-        Direction::ToServer => {
-            for m in METHODS {
-                match prefix(data, m) {
-                    Probe::NoMatch => {}
-                    Probe::NeedMore => need = true,
-                    Probe::Match(_) => match data.get(m.len()) {
-                        Some(b' ' | b'\t') => return Probe::Match(AppProto::Http),
-                        Some(_) => {}
-                        None => need = true,
-                    },
-                }
-            }
-        }
-        Direction::ToClient => match prefix(data, b"HTTP/") {
-            Probe::Match(_) => return Probe::Match(AppProto::Http),
-            Probe::NeedMore => need = true,
-            Probe::NoMatch => {}
-        },
-    }
-    if need {
-        Probe::NeedMore
-    } else {
-        Probe::NoMatch
-    }
-}
-
-fn probe_tls(dir: Direction, data: &[u8]) -> Probe {
-    // SSLv2 ClientHello: 2-byte length with the high bit set, type 1, version 3.x.
-    if dir == Direction::ToServer && !data.is_empty() && data[0] & 0x80 != 0 {
-        if data.len() < 5 {
-            return Probe::NeedMore;
-        }
-        if data[2] == 1 && data[3] == 3 && data[4] <= 3 {
-            return Probe::Match(AppProto::Tls);
-        }
-        return Probe::NoMatch;
-    }
-    let types: &[u8] = match dir {
-        Direction::ToServer => &[0x16],
-        Direction::ToClient => &[0x15, 0x16, 0x17],
-    };
-    match data {
-        [] => Probe::NeedMore,
-        [t, ..] if !types.contains(t) => Probe::NoMatch,
-        [_] => Probe::NeedMore,
-        [_, 3] => Probe::NeedMore,
-        [_, 3, v, ..] if *v <= 4 => Probe::Match(AppProto::Tls),
-        _ => Probe::NoMatch,
-    }
-}
-
 /// Probes the first bytes of a TCP direction. `dns_port` says whether either port is 53.
 pub fn probe_tcp(dir: Direction, data: &[u8], dns_port: bool) -> Probe {
-    let mut need = false;
-    let (smtp, h2) = match dir {
-        Direction::ToServer => (crate::smtp::probe(data), crate::http2::probe(data)),
-        Direction::ToClient => (Probe::NoMatch, Probe::NoMatch),
-    };
-    for p in [
-        probe_http(dir, data),
-        probe_tls(dir, data),
-        h2,
-        crate::framed::probe_smb(data),
-        crate::framed::probe_dcerpc(dir, data),
-        smtp,
-    ] {
-        match p {
-            Probe::Match(a) => return Probe::Match(a),
-            Probe::NeedMore => need = true,
-            Probe::NoMatch => {}
-        }
-    }
-    if dns_port {
-        if data.len() < 2 + 12 {
-            need = true;
-        } else {
-            let len = usize::from(u16::from_be_bytes([data[0], data[1]]));
-            // A whole message must have a question that parses; a partial one is judged
-            // by its header alone.
-            let msg = &data[2..data.len().min(2 + len)];
-            let complete = data.len() >= 2 + len;
-            if len >= 12 && probe_header(msg, dir, complete) {
-                return Probe::Match(AppProto::Dns);
-            }
-        }
-    }
-    if need {
-        Probe::NeedMore
-    } else {
-        Probe::NoMatch
-    }
+    probe_tcp_ports(dir, data, if dns_port { [53, 0] } else { [0, 0] })
+}
+
+/// Probes the first bytes of a TCP direction with every registered protocol that
+/// probes TCP on one of `ports` (the flow's client and server ports), in registry
+/// order: the first match wins; "need more" if any protocol still needs more bytes.
+pub(crate) fn probe_tcp_ports(dir: Direction, data: &[u8], ports: [u16; 2]) -> Probe {
+    probe_with(ports, |d| d.probe_tcp.map(|p| p(dir, data)))
 }
 
 /// Probes a UDP payload: DNS on port 53; SIP on ports 5060/5061 (`sip_port`, Suricata's
 /// default detection ports), a request to the server or a response to the client.
 pub fn probe_udp(dir: Direction, payload: &[u8], dns_port: bool, sip_port: bool) -> Probe {
-    let sip = || match dir {
-        Direction::ToServer => crate::sip::is_request(payload),
-        Direction::ToClient => crate::sip::is_response(payload),
-    };
-    if dns_port && probe_header(payload, dir, true) {
-        Probe::Match(AppProto::Dns)
-    } else if sip_port && sip() {
-        Probe::Match(AppProto::Sip)
+    let ports = [
+        if dns_port { 53 } else { 0 },
+        if sip_port { 5060 } else { 0 },
+    ];
+    probe_udp_ports(dir, payload, ports)
+}
+
+/// Probes a UDP payload with every registered protocol that probes UDP on one of
+/// `ports`, in registry order.
+pub(crate) fn probe_udp_ports(dir: Direction, payload: &[u8], ports: [u16; 2]) -> Probe {
+    probe_with(ports, |d| d.probe_udp.map(|p| p(dir, payload)))
+}
+
+fn probe_with(ports: [u16; 2], mut probe: impl FnMut(&ProtocolDef) -> Option<Probe>) -> Probe {
+    let mut need = false;
+    for d in protocols() {
+        if !d.ports.is_empty() && !ports.iter().any(|p| d.ports.contains(p)) {
+            continue;
+        }
+        match probe(d) {
+            Some(Probe::Match(a)) => return Probe::Match(a),
+            Some(Probe::NeedMore) => need = true,
+            Some(Probe::NoMatch) | None => {}
+        }
+    }
+    if need {
+        Probe::NeedMore
     } else {
         Probe::NoMatch
     }

@@ -5,12 +5,15 @@
 //! held bytes are replayed into the protocol's parser, so the parser always sees each
 //! direction from its first byte.
 
-use crate::detect::{probe_tcp, probe_udp, AppProto, Probe};
+use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dns::DnsState;
-use crate::framed::{Framed, Framing};
+use crate::framed::Framed;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::proto::{ParseResult, Protocol, Transaction};
+use crate::registry;
 use crate::sip::SipState;
+use crate::smtp::SmtpState;
 use crate::tls::TlsState;
 use crate::{Config, Counter, Counters, Direction, Transport};
 
@@ -63,7 +66,37 @@ pub enum AppState {
     /// DCERPC over TCP: PDU framing.
     Dcerpc(Framed),
     /// SMTP (detected, not parsed).
-    Smtp,
+    Smtp(SmtpState),
+}
+
+impl AppState {
+    /// The state as a [`Protocol`] (`None` before detection or after it failed).
+    pub fn protocol(&self) -> Option<&dyn Protocol> {
+        Some(match self {
+            AppState::None => return None,
+            AppState::Http(h) => &**h,
+            AppState::Http2(h) => &**h,
+            AppState::Dns(d) => &**d,
+            AppState::Tls(t) => &**t,
+            AppState::Sip(s) => s,
+            AppState::Smb(f) | AppState::Dcerpc(f) => f,
+            AppState::Smtp(s) => s,
+        })
+    }
+
+    /// The state as a mutable [`Protocol`].
+    pub fn protocol_mut(&mut self) -> Option<&mut dyn Protocol> {
+        Some(match self {
+            AppState::None => return None,
+            AppState::Http(h) => &mut **h,
+            AppState::Http2(h) => &mut **h,
+            AppState::Dns(d) => &mut **d,
+            AppState::Tls(t) => &mut **t,
+            AppState::Sip(s) => s,
+            AppState::Smb(f) | AppState::Dcerpc(f) => f,
+            AppState::Smtp(s) => s,
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,12 +106,65 @@ enum DirProbe {
     NoMatch,
 }
 
+/// Runs `$body` with `$p` bound to the flow's protocol state by its concrete type
+/// (static dispatch: the per-packet calls stay direct), or `$none` without one.
+macro_rules! with_state {
+    (ref $state:expr, $p:ident => $body:expr, None => $none:expr) => {
+        match $state {
+            AppState::None => $none,
+            AppState::Http($p) => {
+                let $p: &HttpState = $p;
+                $body
+            }
+            AppState::Http2($p) => {
+                let $p: &Http2State = $p;
+                $body
+            }
+            AppState::Dns($p) => {
+                let $p: &DnsState = $p;
+                $body
+            }
+            AppState::Tls($p) => {
+                let $p: &TlsState = $p;
+                $body
+            }
+            AppState::Sip($p) => $body,
+            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smtp($p) => $body,
+        }
+    };
+    (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
+        match $state {
+            AppState::None => $none,
+            AppState::Http($p) => {
+                let $p: &mut HttpState = $p;
+                $body
+            }
+            AppState::Http2($p) => {
+                let $p: &mut Http2State = $p;
+                $body
+            }
+            AppState::Dns($p) => {
+                let $p: &mut DnsState = $p;
+                $body
+            }
+            AppState::Tls($p) => {
+                let $p: &mut TlsState = $p;
+                $body
+            }
+            AppState::Sip($p) => $body,
+            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smtp($p) => $body,
+        }
+    };
+}
+
 /// Application-layer state of one flow.
 #[derive(Debug)]
 pub struct AppFlow {
     transport: Transport,
-    dns_port: bool,
-    sip_port: bool,
+    /// Client and server port (some protocols are only probed on their ports).
+    ports: [u16; 2],
     proto: AppProto,
     probe: [DirProbe; 2],
     held: Vec<(Direction, Vec<u8>)>,
@@ -95,10 +181,7 @@ impl AppFlow {
     pub fn new(transport: Transport, client_port: u16, server_port: u16) -> Self {
         AppFlow {
             transport,
-            dns_port: client_port == 53 || server_port == 53,
-            sip_port: [client_port, server_port]
-                .iter()
-                .any(|p| matches!(p, 5060 | 5061)),
+            ports: [client_port, server_port],
             proto: AppProto::Unknown,
             probe: [DirProbe::Pending; 2],
             held: Vec::new(),
@@ -175,14 +258,18 @@ impl AppFlow {
         }
     }
 
-    /// Whether an application message of `dir` completed since the last call (HTTP
-    /// requests and responses): raw stream inspection of that direction is due.
-    pub fn take_completed(&mut self, dir: Direction) -> bool {
-        match &mut self.state {
-            AppState::Http(h) => h.take_completed(dir),
-            AppState::Dcerpc(f) => f.take_completed(dir),
-            _ => false,
+    /// Calls `f` with each live transaction of the flow, oldest first.
+    pub fn each_tx(&self, f: &mut dyn FnMut(&dyn Transaction)) {
+        if let Some(p) = self.state.protocol() {
+            p.each_tx(f)
         }
+    }
+
+    /// Whether an application message of `dir` completed since the last call (HTTP
+    /// requests and responses, DCERPC PDUs): raw stream inspection of that direction is
+    /// due.
+    pub fn take_completed(&mut self, dir: Direction) -> bool {
+        with_state!(mut &mut self.state, p => Protocol::take_completed(p, dir), None => false)
     }
 
     /// Whether the parser failed since the last call, where Suricata's parser returns
@@ -204,17 +291,7 @@ impl AppFlow {
 
     /// Whether the stream parser failed: nothing more is parsed.
     fn failed(&self) -> bool {
-        match &self.state {
-            AppState::Http(h) => h.errored(),
-            AppState::Dns(d) => d.errored(),
-            AppState::Tls(t) => t.errored(),
-            AppState::Http2(_)
-            | AppState::Sip(_)
-            | AppState::Smb(_)
-            | AppState::Dcerpc(_)
-            | AppState::Smtp
-            | AppState::None => false,
-        }
+        with_state!(ref &self.state, p => Protocol::errored(p), None => false)
     }
 
     /// In-order (acknowledged) stream bytes of one TCP direction, split anywhere.
@@ -232,7 +309,7 @@ impl AppFlow {
     /// One UDP payload.
     pub fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) {
         if self.proto == AppProto::Unknown {
-            match probe_udp(dir, payload, self.dns_port, self.sip_port) {
+            match probe_udp_ports(dir, payload, self.ports) {
                 Probe::Match(p) => self.set_proto(ctx, p),
                 _ => {
                     // Each datagram stands alone: a DNS flow may start with a response
@@ -245,46 +322,31 @@ impl AppFlow {
                 }
             }
         }
-        match &mut self.state {
-            AppState::Dns(d) => {
-                d.message(ctx, dir, payload);
-            }
-            AppState::Sip(s) => self.datagram_error = !s.datagram(ctx, dir, payload),
-            _ => {}
-        }
+        let r = with_state!(mut &mut self.state, p => Protocol::datagram(p, ctx, dir, payload),
+            None => ParseResult::Ok);
+        self.datagram_error = r == ParseResult::Error;
     }
 
     /// A hole of `len` bytes in one TCP direction.
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
-        match &mut self.state {
-            AppState::Http(h) => h.gap(ctx, dir, len),
-            AppState::Http2(h) => h.gap(ctx, dir),
-            AppState::Dns(d) => d.gap(ctx, dir),
-            AppState::Tls(t) => t.gap(ctx, dir),
-            AppState::Smb(f) | AppState::Dcerpc(f) => f.gap(dir),
-            AppState::Sip(_) | AppState::Smtp => {}
-            AppState::None => {
-                if self.proto == AppProto::Unknown {
-                    // Detection cannot look past a hole in this direction.
-                    self.held.retain(|(d, _)| *d != dir);
-                    self.held_len = self.held.iter().map(|(_, b)| b.len()).sum();
-                    self.probe[dir.index()] = DirProbe::NoMatch;
-                    if self.probe.iter().all(|p| *p == DirProbe::NoMatch) {
-                        self.fail(ctx);
-                    }
-                }
+        let detecting = with_state!(mut &mut self.state, p => {
+            Protocol::gap(p, ctx, dir, len);
+            false
+        }, None => self.proto == AppProto::Unknown);
+        if detecting {
+            // Detection cannot look past a hole in this direction.
+            self.held.retain(|(d, _)| *d != dir);
+            self.held_len = self.held.iter().map(|(_, b)| b.len()).sum();
+            self.probe[dir.index()] = DirProbe::NoMatch;
+            if self.probe.iter().all(|p| *p == DirProbe::NoMatch) {
+                self.fail(ctx);
             }
         }
     }
 
     /// The flow ended (FIN/RST seen in both directions, or timeout).
     pub fn close(&mut self, ctx: &mut AppCtx) {
-        match &mut self.state {
-            AppState::Http(h) => h.close(ctx),
-            AppState::Tls(t) => t.close(),
-            AppState::Http2(h) => h.close(ctx),
-            _ => {}
-        }
+        with_state!(mut &mut self.state, p => Protocol::close(p, ctx), None => {});
         self.held = Vec::new();
     }
 
@@ -292,44 +354,16 @@ impl AppFlow {
         if self.failed() {
             return;
         }
-        match &mut self.state {
-            AppState::Http(h) => h.parse(ctx, dir, data),
-            AppState::Http2(h) => h.parse(ctx, dir, data),
-            AppState::Dns(d) => d.parse(ctx, dir, data),
-            AppState::Tls(t) => t.parse(ctx, dir, data),
-            AppState::Smb(f) | AppState::Dcerpc(f) => f.parse(dir, data),
-            AppState::Sip(_) | AppState::Smtp | AppState::None => {}
-        }
+        // A failure shows in `failed` (the state remembers it).
+        let _ = with_state!(mut &mut self.state, p => Protocol::parse(p, ctx, dir, data),
+            None => ParseResult::Ok);
     }
 
     fn set_proto(&mut self, ctx: &mut AppCtx, p: AppProto) {
         self.proto = p;
-        let (state, counter) = match (p, self.transport) {
-            (AppProto::Http, _) => (AppState::Http(Box::default()), Counter::FlowHttp),
-            (AppProto::Http2, Transport::Tcp) => {
-                (AppState::Http2(Box::default()), Counter::FlowHttp2)
-            }
-            (AppProto::Tls, _) => (AppState::Tls(Box::default()), Counter::FlowTls),
-            (AppProto::Dns, Transport::Udp) => (
-                AppState::Dns(Box::new(DnsState::new(Transport::Udp))),
-                Counter::FlowDnsUdp,
-            ),
-            (AppProto::Dns, Transport::Tcp) => (
-                AppState::Dns(Box::new(DnsState::new(Transport::Tcp))),
-                Counter::FlowDnsTcp,
-            ),
-            (AppProto::Sip, Transport::Udp) => {
-                (AppState::Sip(SipState::default()), Counter::FlowSip)
-            }
-            (AppProto::Smb, Transport::Tcp) => {
-                (AppState::Smb(Framed::new(Framing::Nbss)), Counter::FlowSmb)
-            }
-            (AppProto::Dcerpc, Transport::Tcp) => (
-                AppState::Dcerpc(Framed::new(Framing::Dcerpc)),
-                Counter::FlowDcerpcTcp,
-            ),
-            (AppProto::Smtp, Transport::Tcp) => (AppState::Smtp, Counter::FlowSmtp),
-            _ => return,
+        let Some((state, counter)) = registry::protocol(p).and_then(|d| (d.new)(self.transport))
+        else {
+            return;
         };
         ctx.counters.incr(counter);
         self.state = state;
@@ -360,7 +394,7 @@ impl AppFlow {
             }
         }
         first.extend_from_slice(data);
-        match probe_tcp(dir, &first, self.dns_port) {
+        match probe_tcp_ports(dir, &first, self.ports) {
             Probe::Match(p) => {
                 self.set_proto(ctx, p);
                 let held = std::mem::take(&mut self.held);

@@ -9,7 +9,9 @@
 //! (`smb.named_pipe`, `dce_iface`, ...) are still refused as unsupported.
 
 use crate::detect::{AppProto, Probe};
-use crate::Direction;
+use crate::flow::AppState;
+use crate::proto::{ParseResult, Protocol};
+use crate::{AppCtx, Counter, Direction, Transport};
 
 /// Bytes of an NBSS header: a type and a 24-bit length (direct TCP, as SMB2 uses it).
 const NBSS_HDR: usize = 4;
@@ -214,6 +216,44 @@ impl Framed {
     pub fn records(&self, dir: Direction) -> u64 {
         self.sides[dir.index()].records
     }
+}
+
+/// The state of a new SMB flow (TCP only): NBSS record framing.
+pub(crate) fn new_smb(t: Transport) -> Option<(AppState, Counter)> {
+    (t == Transport::Tcp).then(|| (AppState::Smb(Framed::new(Framing::Nbss)), Counter::FlowSmb))
+}
+
+/// The state of a new DCERPC flow (TCP only): PDU framing.
+pub(crate) fn new_dcerpc(t: Transport) -> Option<(AppState, Counter)> {
+    (t == Transport::Tcp).then(|| {
+        (
+            AppState::Dcerpc(Framed::new(Framing::Dcerpc)),
+            Counter::FlowDcerpcTcp,
+        )
+    })
+}
+
+/// Record framing on the protocol contract: no transactions; a completed DCERPC PDU
+/// asks for raw stream inspection (SMB leaves raw inspection to the stream chunks, as
+/// Suricata's SMB parser does).
+impl Protocol for Framed {
+    fn parse(&mut self, _ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
+        Framed::parse(self, dir, data);
+        ParseResult::Ok
+    }
+
+    fn gap(&mut self, _ctx: &mut AppCtx, dir: Direction, _len: u64) {
+        Framed::gap(self, dir)
+    }
+
+    fn take_completed(&mut self, dir: Direction) -> bool {
+        self.framing == Framing::Dcerpc && Framed::take_completed(self, dir)
+    }
+}
+
+/// [`probe_smb`] for the registry: SMB is recognised from either side.
+pub(crate) fn probe_smb_tcp(_dir: Direction, data: &[u8]) -> Probe {
+    probe_smb(data)
 }
 
 #[cfg(test)]

@@ -10,14 +10,25 @@
 //! configuration and counters live in an [`AppCtx`], passed to every call, so flows share
 //! nothing mutable.
 //!
-//! Layout follows Suricata's Rust parsers: one module per protocol, split into a
-//! zero-copy `parser` (returns "incomplete" instead of failing on short input), a `state`
-//! (the per-flow streaming machine and its transactions) and the buffers the detector
-//! inspects.
+//! Every protocol implements one contract, after Suricata's Rust app-layer: a per-flow
+//! state ([`Protocol`]: parse each direction, gaps, close, errors, completion signals)
+//! with transactions ([`Transaction`]: id, progress per direction, the inspection
+//! buffers it exposes by [`BufferId`], and the EVE object it logs). The detector and
+//! the EVE logger only use the contract. Each protocol is one module (`http/`, `dns/`,
+//! `tls/`, ...), split as Suricata's Rust parsers are into a zero-copy `parser`
+//! (returns "incomplete" instead of failing on short input), a `state` (the per-flow
+//! streaming machine and its transactions), its probes, its buffer table and contract
+//! implementation (`proto`) and its EVE object (`log`); [`registry`] lists them, one
+//! line each.
+//!
+//! Adding a protocol: a folder under `crates/app/src/` with its parser, state, probe,
+//! buffer table, [`Protocol`]/[`Transaction`] implementations and EVE object; an
+//! [`AppProto`] value and an [`AppState`] variant; one line in [`registry`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod buffers;
 mod counters;
 pub mod detect;
 pub mod dns;
@@ -25,14 +36,19 @@ mod flow;
 pub mod framed;
 pub mod http;
 pub mod http2;
+pub mod log;
+mod proto;
+pub mod registry;
 pub mod sip;
-mod smtp;
+pub mod smtp;
 pub mod tls;
 mod util;
 
+pub use buffers::{buffers, BufferDef, BufferId};
 pub use counters::{Counter, Counters};
 pub use detect::AppProto;
 pub use flow::{AppCtx, AppFlow, AppState};
+pub use proto::{mix_fingerprint, ParseResult, Protocol, Transaction};
 
 /// Direction of data within a flow, relative to the side that opened it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

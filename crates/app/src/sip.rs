@@ -9,7 +9,10 @@
 //! reason CRLF`, then `name: value CRLF` header lines up to an empty line. The body is
 //! not looked at.
 
-use crate::{AppCtx, Counter, Direction};
+use crate::detect::{AppProto, Probe};
+use crate::flow::AppState;
+use crate::proto::{ParseResult, Protocol};
+use crate::{AppCtx, Counter, Direction, Transport};
 
 fn is_token(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!%'*+-._`".contains(&b)
@@ -112,6 +115,40 @@ impl SipState {
             ctx.counters.incr(Counter::ErrorSip);
         }
         ok
+    }
+}
+
+/// The state of a new SIP flow (UDP only).
+pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
+    (t == Transport::Udp).then(|| (AppState::Sip(SipState::default()), Counter::FlowSip))
+}
+
+/// SIP on the protocol contract: datagrams only, no transactions exposed (no rule
+/// inspects SIP buffers).
+impl Protocol for SipState {
+    fn parse(&mut self, _ctx: &mut AppCtx, _dir: Direction, _data: &[u8]) -> ParseResult {
+        ParseResult::Ok
+    }
+
+    fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) -> ParseResult {
+        if SipState::datagram(self, ctx, dir, payload) {
+            ParseResult::Ok
+        } else {
+            ParseResult::Error
+        }
+    }
+}
+
+/// Probes a UDP payload for SIP: a request to the server or a response to the client.
+pub(crate) fn probe_udp(dir: Direction, payload: &[u8]) -> Probe {
+    let ok = match dir {
+        Direction::ToServer => is_request(payload),
+        Direction::ToClient => is_response(payload),
+    };
+    if ok {
+        Probe::Match(AppProto::Sip)
+    } else {
+        Probe::NoMatch
     }
 }
 

@@ -5,6 +5,9 @@
 //! `smtp.helo` are refused as unsupported).
 
 use crate::detect::{AppProto, Probe};
+use crate::flow::AppState;
+use crate::proto::{ParseResult, Protocol};
+use crate::{AppCtx, Counter, Direction, Transport};
 
 /// Commands that open an SMTP session in Suricata's protocol detection.
 const OPENERS: [&[u8]; 3] = [b"EHLO", b"HELO", b"QUIT"];
@@ -21,6 +24,30 @@ pub(crate) fn probe(data: &[u8]) -> Probe {
         Probe::NeedMore
     } else {
         Probe::Match(AppProto::Smtp)
+    }
+}
+
+/// SMTP's per-flow state: nothing is parsed after detection.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SmtpState;
+
+/// The state of a new SMTP flow (TCP only).
+pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
+    (t == Transport::Tcp).then_some((AppState::Smtp(SmtpState), Counter::FlowSmtp))
+}
+
+/// SMTP on the protocol contract: detected, not parsed.
+impl Protocol for SmtpState {
+    fn parse(&mut self, _ctx: &mut AppCtx, _dir: Direction, _data: &[u8]) -> ParseResult {
+        ParseResult::Ok
+    }
+}
+
+/// [`probe`] for the registry: only the client's bytes decide.
+pub(crate) fn probe_tcp(dir: Direction, data: &[u8]) -> Probe {
+    match dir {
+        Direction::ToServer => probe(data),
+        Direction::ToClient => Probe::NoMatch,
     }
 }
 

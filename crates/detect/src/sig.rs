@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use app::http::HttpBuffer;
+use app::BufferId;
 use rules::{
     Action, AppProto as RuleApp, BitsCmd, Buffer, Content, Endian, IntCmp, LoadedRule, Match, Num,
     NumBase, Opt, Protocol, Rule, Threshold, Transform,
@@ -38,97 +38,23 @@ fn failed(keyword: impl Into<String>, message: impl Into<String>) -> Refusal {
     }
 }
 
-/// An application-layer inspection buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum AppBuf {
-    Http(HttpBuffer),
-    /// `file.data`: the HTTP body of the rule's direction.
-    FileData,
-    DnsQuery,
-    TlsSni,
-    TlsSubject,
-    TlsIssuer,
-    /// `tls.certs`: each DER certificate of the server's chain (a multi-buffer).
-    TlsCerts,
-}
-
-/// The app buffer a rule buffer maps to, if the detector evaluates it.
-pub(crate) fn app_buf(b: Buffer) -> Option<AppBuf> {
-    AppBuf::of(b)
-}
-
-impl AppBuf {
-    /// An HTTP body (`file.data`, `http.request_body`, `http.response_body`): the
-    /// buffers that grow while a transaction is in progress.
-    pub(crate) fn is_body(self) -> bool {
-        matches!(
-            self,
-            AppBuf::FileData
-                | AppBuf::Http(HttpBuffer::RequestBody)
-                | AppBuf::Http(HttpBuffer::ResponseBody)
-        )
-    }
-
-    fn of(b: Buffer) -> Option<AppBuf> {
-        Some(match b {
-            Buffer::FileData => AppBuf::FileData,
-            Buffer::DnsQuery => AppBuf::DnsQuery,
-            Buffer::TlsSni => AppBuf::TlsSni,
-            Buffer::TlsCertSubject => AppBuf::TlsSubject,
-            Buffer::TlsCertIssuer => AppBuf::TlsIssuer,
-            Buffer::TlsCerts => AppBuf::TlsCerts,
-            _ => AppBuf::Http(HttpBuffer::from_name(b.name())?),
-        })
-    }
-
-    /// The protocol whose transactions carry the buffer.
-    pub fn proto(self) -> app::AppProto {
-        match self {
-            AppBuf::Http(_) | AppBuf::FileData => app::AppProto::Http,
-            AppBuf::DnsQuery => app::AppProto::Dns,
-            AppBuf::TlsSni | AppBuf::TlsSubject | AppBuf::TlsIssuer | AppBuf::TlsCerts => {
-                app::AppProto::Tls
-            }
-        }
-    }
-
-    /// A stable name for ordering and reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            AppBuf::Http(h) => h.name(),
-            AppBuf::FileData => "file.data",
-            AppBuf::DnsQuery => "dns.query",
-            AppBuf::TlsSni => "tls.sni",
-            AppBuf::TlsSubject => "tls.cert_subject",
-            AppBuf::TlsIssuer => "tls.cert_issuer",
-            AppBuf::TlsCerts => "tls.certs",
-        }
-    }
-
-    /// The direction the buffer belongs to, when it has one.
-    fn direction(self) -> Option<app::Direction> {
-        match self {
-            AppBuf::Http(h) => h.direction(),
-            AppBuf::FileData => None,
-            AppBuf::DnsQuery | AppBuf::TlsSni => Some(app::Direction::ToServer),
-            AppBuf::TlsSubject | AppBuf::TlsIssuer | AppBuf::TlsCerts => {
-                Some(app::Direction::ToClient)
-            }
-        }
-    }
+/// The app-layer buffer a rule buffer maps to, if a protocol exposes it (the
+/// protocols' buffer tables are looked up by the buffer's canonical name).
+pub(crate) fn app_buf(b: Buffer) -> Option<BufferId> {
+    BufferId::by_name(b.name())
 }
 
 /// Where a buffer program runs (and what a prefilter matcher scans).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Slot {
     Payload,
-    App(AppBuf),
+    App(BufferId),
 }
 
 /// A program over one app-layer buffer, with its transforms.
 #[derive(Debug, Clone)]
 pub(crate) struct AppProg {
-    pub buf: AppBuf,
+    pub buf: BufferId,
     pub transforms: Vec<Xform>,
     pub prog: Program,
 }
@@ -548,7 +474,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
             sig.payload = Some(program(&bm.matches, &mut vars, false)?);
             continue;
         }
-        let Some(ab) = AppBuf::of(bm.buffer) else {
+        let Some(ab) = app_buf(bm.buffer) else {
             return Err(unsupported(
                 bm.buffer.name(),
                 format!("buffer {}", bm.buffer.name()),
@@ -559,11 +485,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
             .iter()
             .map(crate::transform::compile)
             .collect::<Result<Vec<_>, _>>()?;
-        let prog = program(
-            &bm.matches,
-            &mut vars,
-            ab == AppBuf::Http(HttpBuffer::Uri) || ab == AppBuf::Http(HttpBuffer::UriRaw),
-        )?;
+        let prog = program(&bm.matches, &mut vars, ab.def().uri)?;
         if let Some(d) = ab.direction() {
             match app_dirs {
                 Some(x) if x != d => {
@@ -596,7 +518,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
             Some(p)
                 if p != hp
                     && hp != app::AppProto::Http
-                    && sig.app.iter().any(|a| a.buf == AppBuf::FileData) =>
+                    && sig.app.iter().any(|a| a.buf.def().file) =>
             {
                 return Err(unsupported(
                     "file.data",

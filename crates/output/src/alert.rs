@@ -83,22 +83,7 @@ pub fn proto_name(proto: u8) -> String {
     name.into()
 }
 
-/// An address as Suricata writes it: IPv4 dotted, IPv6 as eight 4-digit groups.
-pub fn ip_string(ip: IpAddr) -> String {
-    match ip {
-        IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => {
-            let mut s = String::with_capacity(39);
-            for (i, seg) in v6.segments().iter().enumerate() {
-                if i > 0 {
-                    s.push(':');
-                }
-                let _ = write!(s, "{seg:04x}");
-            }
-            s
-        }
-    }
-}
+pub use app::log::ip_string;
 
 impl AlertRecord<'_> {
     /// The EVE JSON object of this alert.

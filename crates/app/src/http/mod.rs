@@ -6,10 +6,17 @@
 //! - [`uri`]: URI splitting and normalization for `http.uri`;
 //! - `decompress`: gzip/deflate body decoding with an output cap;
 //! - [`state`]: the per-flow streaming state machine ([`HttpState`]);
-//! - [`tx`]: transactions and their buffers ([`HttpTx`]).
+//! - [`tx`]: transactions and their buffers ([`HttpTx`]);
+//! - `probe`: protocol detection (request methods, `HTTP/`);
+//! - `proto`: the buffer table and the protocol contract ([`crate::Protocol`],
+//!   [`crate::Transaction`]);
+//! - [`log`]: the EVE `http` object.
 
 pub(crate) mod decompress;
+pub mod log;
 pub mod parser;
+mod probe;
+mod proto;
 pub mod state;
 pub mod tx;
 pub(crate) mod uri;
@@ -18,6 +25,8 @@ pub(crate) mod uri;
 mod stream_tests;
 
 pub use parser::ProtocolVersion;
+pub(crate) use probe::{probe, METHODS};
+pub(crate) use proto::{new_state, BUFFERS};
 pub use state::HttpState;
 pub use tx::{Header, HttpTx, Message, Progress};
 

@@ -20,7 +20,9 @@ mod fuzz_tests;
 pub use state::Http2State;
 
 use crate::detect::Probe;
-use crate::AppProto;
+use crate::flow::AppState;
+use crate::proto::{ParseResult, Protocol, Transaction};
+use crate::{AppCtx, AppProto, Counter, Direction, Transport};
 
 /// Probes the first bytes of the client direction for the connection preface.
 pub(crate) fn probe(data: &[u8]) -> Probe {
@@ -31,5 +33,43 @@ pub(crate) fn probe(data: &[u8]) -> Probe {
         Probe::Match(AppProto::Http2)
     } else {
         Probe::NeedMore
+    }
+}
+
+/// [`probe`] for the registry: only the client sends the preface.
+pub(crate) fn probe_tcp(dir: Direction, data: &[u8]) -> Probe {
+    match dir {
+        Direction::ToServer => probe(data),
+        Direction::ToClient => Probe::NoMatch,
+    }
+}
+
+/// The state of a new HTTP/2 flow (TCP only).
+pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
+    (t == Transport::Tcp).then(|| (AppState::Http2(Box::default()), Counter::FlowHttp2))
+}
+
+/// HTTP/2 on the protocol contract: each stream is an HTTP transaction (HTTP's
+/// buffers); streams are not logged (no EVE `http` record for HTTP/2).
+impl Protocol for Http2State {
+    fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
+        Http2State::parse(self, ctx, dir, data);
+        ParseResult::Ok
+    }
+
+    fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, _len: u64) {
+        Http2State::gap(self, ctx, dir)
+    }
+
+    fn close(&mut self, ctx: &mut AppCtx) {
+        Http2State::close(self, ctx)
+    }
+
+    fn each_tx(&self, f: &mut dyn FnMut(&dyn Transaction)) {
+        self.txs().for_each(|t| f(t))
+    }
+
+    fn find_tx(&self, id: u64) -> Option<&dyn Transaction> {
+        self.tx(id).map(|t| t as &dyn Transaction)
     }
 }

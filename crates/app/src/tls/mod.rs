@@ -4,10 +4,20 @@
 //! in the clear.
 //!
 //! - [`parser`]: zero-copy record and handshake message parsers;
-//! - [`state`]: per-flow record/handshake reassembly ([`TlsState`]).
+//! - [`state`]: per-flow record/handshake reassembly ([`TlsState`]);
+//! - `probe`: protocol detection (record headers);
+//! - `proto`: the buffer table and the protocol contract (the session is one
+//!   pseudo-transaction);
+//! - [`log`]: the EVE `tls` object.
 
+pub mod log;
 pub mod parser;
+mod probe;
+mod proto;
 pub mod state;
+
+pub(crate) use probe::probe;
+pub(crate) use proto::{new_state, BUFFERS};
 
 pub use parser::version_name;
 pub use state::TlsState;

@@ -1,13 +1,11 @@
 //! When application-layer records are written, as Suricata's transaction loggers do:
-//! an HTTP transaction once both its request and response are complete (or the flow
-//! ended), each DNS message as it arrives (question records for a request, an answer
-//! record for a response), a TLS session once its clear-text handshake is over (or the
-//! flow ended).
+//! each protocol's transactions in order, once the protocol says a transaction is
+//! ready ([`app::Transaction::log_ready`]: an HTTP transaction once both its request
+//! and response are complete, each DNS message as it arrives, a TLS session once its
+//! clear-text handshake is over) or the flow ended. The records' objects come from the
+//! protocols ([`app::Transaction::log`]); this module only walks the transactions.
 
-use super::records::{
-    dns_alert_object, dns_answer_object, dns_query_objects, event_record, http_object, tls_object,
-    EventMeta,
-};
+use super::records::{event_record, EventMeta};
 use super::types::EveTypes;
 use app::AppFlow;
 use serde_json::Value;
@@ -16,9 +14,8 @@ use serde_json::Value;
 /// beside the flow's [`AppFlow`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LogCursor {
-    http: u64,
-    dns: u64,
-    tls: bool,
+    /// The id of the first transaction not logged yet.
+    next: u64,
 }
 
 /// Turns a flow's finished transactions into EVE records, for the enabled types.
@@ -50,64 +47,46 @@ impl AppLogger {
         meta: &mut dyn FnMut() -> EventMeta,
         out: &mut dyn FnMut(Value),
     ) {
+        let Some(proto) = app.state().protocol() else {
+            return;
+        };
+        let Some(event_type) = proto.event_type() else {
+            return;
+        };
+        let Some(extended) = self.types.get(event_type) else {
+            return;
+        };
         let mut cached: Option<EventMeta> = None;
         let mut meta = move || -> EventMeta { cached.get_or_insert_with(&mut *meta).clone() };
-        if let (true, Some(h)) = (self.types.http, app.http()) {
-            let from = cursor.http;
-            for tx in h.txs().filter(|t| t.id() >= from) {
-                if !at_end && !tx.is_complete() {
-                    break;
-                }
-                out(event_record(
-                    &meta(),
-                    "http",
-                    Some(tx.id()),
-                    http_object(tx, self.types.http_extended),
-                ));
-                cursor.http = tx.id() + 1;
+        let mut stopped = false;
+        proto.each_tx(&mut |tx| {
+            let id = tx.id();
+            if stopped || id < cursor.next {
+                return;
             }
-        }
-        if let (true, Some(d)) = (self.types.dns, app.dns()) {
-            let from = cursor.dns;
-            for tx in d.txs().filter(|t| t.id() >= from) {
-                for q in dns_query_objects(tx) {
-                    out(event_record(&meta(), "dns", None, q));
-                }
-                if let Some(a) = dns_answer_object(tx) {
-                    out(event_record(&meta(), "dns", None, a));
-                }
-                cursor.dns = tx.id() + 1;
+            // Transactions are logged in order: one not ready holds back the next.
+            if !tx.log_ready(at_end) {
+                stopped = true;
+                return;
             }
-        }
-        if let (true, Some(t)) = (self.types.tls, app.tls()) {
-            if !cursor.tls && (at_end || t.handshake_done()) {
-                cursor.tls = true;
-                out(event_record(
-                    &meta(),
-                    "tls",
-                    None,
-                    tls_object(t, self.types.tls_extended),
-                ));
-            }
-        }
+            tx.log(extended, &mut |tx_id, obj| {
+                out(event_record(&meta(), event_type, tx_id, obj))
+            });
+            cursor.next = id + 1;
+        });
     }
 }
 
 /// The app-layer object an alert record carries (Suricata adds it to alerts raised on
-/// a transaction): `("http", ...)` with the extended fields, `("dns", {query|answer})`
-/// or `("tls", ...)` with sni and version. `None` when the flow has no such
-/// transaction.
+/// a transaction): the protocol's event type and its object for the transaction
+/// ([`app::Transaction::alert_object`]: `http` with the extended fields, `dns` with
+/// `query` or `answer`, `tls` with sni and version). `None` when the flow has no such
+/// transaction or its protocol is not logged.
 pub fn alert_app_object(app: &AppFlow, tx_id: u64) -> Option<(&'static str, Value)> {
-    if let Some(h) = app.http() {
-        return h.tx(tx_id).map(|tx| ("http", http_object(tx, true)));
-    }
-    if let Some(d) = app.dns() {
-        return d
-            .txs()
-            .find(|t| t.id() == tx_id)
-            .map(|tx| ("dns", dns_alert_object(tx)));
-    }
-    app.tls().map(|t| ("tls", tls_object(t, true)))
+    let proto = app.state().protocol()?;
+    let event_type = proto.event_type()?;
+    let tx = proto.find_tx(tx_id)?;
+    Some((event_type, tx.alert_object()))
 }
 
 #[cfg(test)]

@@ -1,13 +1,11 @@
-//! EVE JSON application-layer records (`http`, `dns`, `tls`): which types are on, how
-//! each record is laid out, and when a transaction is logged.
+//! EVE JSON application-layer records: which types are on, the common record header,
+//! and when a transaction is logged. The protocol objects themselves come from each
+//! protocol in `app` (its `log.rs`), through [`app::Transaction`].
 
 mod applog;
 mod records;
 mod types;
 
 pub use applog::{alert_app_object, AppLogger, LogCursor};
-pub use records::{
-    bytes_str, dns_alert_object, dns_answer_object, dns_query_objects, event_record, http_object,
-    tls_object, EventMeta,
-};
+pub use records::{bytes_str, event_record, EventMeta};
 pub use types::EveTypes;

@@ -23,6 +23,17 @@ impl EveTypes {
         self.http || self.dns || self.tls
     }
 
+    /// Whether records of `event_type` (a protocol's EVE event type) are on, and if so
+    /// whether with the extended fields.
+    pub fn get(&self, event_type: &str) -> Option<bool> {
+        match event_type {
+            "http" => self.http.then_some(self.http_extended),
+            "dns" => self.dns.then_some(false),
+            "tls" => self.tls.then_some(self.tls_extended),
+            _ => None,
+        }
+    }
+
     /// Parses a comma-separated list (`alert,http,dns,tls`). `http-extended` and
     /// `tls-extended` turn on the extended fields; `alert` is accepted and always on.
     pub fn parse_list(list: &str) -> Result<EveTypes, String> {
@@ -88,5 +99,9 @@ mod tests {
         let mut a = EveTypes::parse_list("dns").unwrap();
         a.merge(EveTypes::parse_list("tls").unwrap());
         assert!(a.dns && a.tls);
+        assert_eq!(a.get("dns"), Some(false));
+        assert_eq!(a.get("http"), None);
+        let t = EveTypes::parse_list("http-extended,tls").unwrap();
+        assert_eq!((t.get("http"), t.get("tls")), (Some(true), Some(false)));
     }
 }

@@ -1,0 +1,113 @@
+//! DNS on the protocol contract: every message is a transaction, complete as it
+//! arrives; `dns.query` is each question name of a request.
+
+use serde_json::{Map, Value};
+
+use super::{DnsState, DnsTx};
+use crate::buffers::BufferDef;
+use crate::flow::AppState;
+use crate::proto::{ParseResult, Protocol, Transaction};
+use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
+
+/// DNS's inspection buffers.
+pub(crate) static BUFFERS: &[BufferDef] =
+    &[BufferDef::new("dns.query", Some(Direction::ToServer)).multi()];
+
+/// The state of a new DNS flow (UDP or TCP).
+pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
+    let counter = match t {
+        Transport::Udp => Counter::FlowDnsUdp,
+        Transport::Tcp => Counter::FlowDnsTcp,
+    };
+    Some((AppState::Dns(Box::new(DnsState::new(t))), counter))
+}
+
+impl Protocol for DnsState {
+    fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
+        DnsState::parse(self, ctx, dir, data);
+        if self.errored() {
+            ParseResult::Error
+        } else {
+            ParseResult::Ok
+        }
+    }
+
+    /// A message that does not parse is counted (`dns.malformed`), not an app-layer
+    /// error: the next datagram is parsed as usual.
+    fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) -> ParseResult {
+        self.message(ctx, dir, payload);
+        ParseResult::Ok
+    }
+
+    fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, _len: u64) {
+        DnsState::gap(self, ctx, dir)
+    }
+
+    fn errored(&self) -> bool {
+        DnsState::errored(self)
+    }
+
+    fn each_tx(&self, f: &mut dyn FnMut(&dyn Transaction)) {
+        self.txs().for_each(|t| f(t))
+    }
+
+    fn find_tx(&self, id: u64) -> Option<&dyn Transaction> {
+        self.txs()
+            .find(|t| t.id() == id)
+            .map(|t| t as &dyn Transaction)
+    }
+
+    fn event_type(&self) -> Option<&'static str> {
+        Some("dns")
+    }
+}
+
+impl Transaction for DnsTx {
+    fn id(&self) -> u64 {
+        DnsTx::id(self)
+    }
+
+    fn proto(&self) -> AppProto {
+        AppProto::Dns
+    }
+
+    /// A DNS transaction is one message: complete as soon as it exists.
+    fn complete(&self, _dir: Direction) -> bool {
+        true
+    }
+
+    /// A DNS transaction never changes.
+    fn fingerprint(&self) -> (u64, u64) {
+        (0, 0)
+    }
+
+    fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if b.local() == 0 {
+            self.queries().for_each(f)
+        }
+    }
+
+    /// Each message as it arrives: one `query` record per question of a request, an
+    /// `answer` record for a response (EVE DNS v2).
+    fn log(&self, _extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
+        for q in super::log::dns_query_objects(self) {
+            out(None, q);
+        }
+        if let Some(a) = super::log::dns_answer_object(self) {
+            out(None, a);
+        }
+    }
+
+    /// `query` (the question records) for a request, `answer` for a response.
+    fn alert_object(&self) -> Value {
+        let mut o = Map::new();
+        let queries = super::log::dns_query_objects(self);
+        if !queries.is_empty() {
+            o.insert("query".into(), Value::Array(queries));
+        }
+        if let Some(a) = super::log::dns_answer_object(self) {
+            o.insert("answer".into(), a);
+        }
+        Value::Object(o)
+    }
+}

@@ -1,0 +1,168 @@
+//! HTTP/1.x on the protocol contract: its buffer table, its state as a [`Protocol`]
+//! and its transactions (also HTTP/2's) as [`Transaction`]s.
+
+use serde_json::Value;
+
+use super::{HttpBuffer, HttpState, HttpTx, Progress, ALL_BUFFERS};
+use crate::buffers::BufferDef;
+use crate::flow::AppState;
+use crate::proto::{mix_fingerprint as mix, ParseResult, Protocol, Transaction};
+use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
+
+const S: Option<Direction> = Some(Direction::ToServer);
+const C: Option<Direction> = Some(Direction::ToClient);
+
+/// HTTP's inspection buffers: [`ALL_BUFFERS`] in order (the local index of a
+/// [`BufferId`] is the index there), then `file.data` (the body of the rule's
+/// direction).
+pub(crate) static BUFFERS: &[BufferDef] = &[
+    BufferDef::new("http.method", S),
+    BufferDef::new("http.uri", S).uri(),
+    BufferDef::new("http.uri.raw", S).uri(),
+    BufferDef::new("http.request_line", S),
+    BufferDef::new("http.protocol", None),
+    BufferDef::new("http.header", None),
+    BufferDef::new("http.header.raw", None),
+    BufferDef::new("http.header_names", None),
+    BufferDef::new("http.cookie", None),
+    BufferDef::new("http.user_agent", S),
+    BufferDef::new("http.host", S),
+    BufferDef::new("http.host.raw", S),
+    BufferDef::new("http.accept", S),
+    BufferDef::new("http.accept_enc", S),
+    BufferDef::new("http.accept_lang", S),
+    BufferDef::new("http.referer", S),
+    BufferDef::new("http.connection", None),
+    BufferDef::new("http.content_type", None),
+    BufferDef::new("http.content_len", None),
+    BufferDef::new("http.request_body", S).body(),
+    BufferDef::new("http.stat_code", C),
+    BufferDef::new("http.stat_msg", C),
+    BufferDef::new("http.response_line", C),
+    BufferDef::new("http.response_body", C).body(),
+    BufferDef::new("http.server", C),
+    BufferDef::new("http.location", C),
+    BufferDef::new("file.data", None).file(),
+];
+
+/// The state of a new HTTP/1 flow.
+pub(crate) fn new_state(_: Transport) -> Option<(AppState, Counter)> {
+    Some((AppState::Http(Box::default()), Counter::FlowHttp))
+}
+
+impl Protocol for HttpState {
+    fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
+        HttpState::parse(self, ctx, dir, data);
+        if self.errored() {
+            ParseResult::Error
+        } else {
+            ParseResult::Ok
+        }
+    }
+
+    fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
+        HttpState::gap(self, ctx, dir, len)
+    }
+
+    fn close(&mut self, ctx: &mut AppCtx) {
+        HttpState::close(self, ctx)
+    }
+
+    fn errored(&self) -> bool {
+        HttpState::errored(self)
+    }
+
+    fn take_completed(&mut self, dir: Direction) -> bool {
+        HttpState::take_completed(self, dir)
+    }
+
+    fn each_tx(&self, f: &mut dyn FnMut(&dyn Transaction)) {
+        self.txs().for_each(|t| f(t))
+    }
+
+    fn find_tx(&self, id: u64) -> Option<&dyn Transaction> {
+        self.tx(id).map(|t| t as &dyn Transaction)
+    }
+
+    fn event_type(&self) -> Option<&'static str> {
+        Some("http")
+    }
+}
+
+impl Transaction for HttpTx {
+    fn id(&self) -> u64 {
+        HttpTx::id(self)
+    }
+
+    fn proto(&self) -> AppProto {
+        AppProto::Http
+    }
+
+    fn complete(&self, dir: Direction) -> bool {
+        self.progress(dir) == Progress::Complete
+    }
+
+    fn is_final(&self) -> bool {
+        self.is_complete()
+    }
+
+    fn fingerprint(&self) -> (u64, u64) {
+        let (mut h, mut body) = (0, 0);
+        for (m, d) in [
+            (self.request(), Direction::ToServer),
+            (self.response(), Direction::ToClient),
+        ] {
+            h = mix(h, m.progress() as u64);
+            h = mix(h, m.headers().len() as u64);
+            h = mix(h, u64::from(m.truncated()));
+            let raw = self.buffer(HttpBuffer::HeaderRaw, d);
+            h = mix(h, raw.map_or(u64::MAX, |b| b.len() as u64));
+            body = mix(body, m.body_len());
+            body = mix(body, u64::from(m.body_truncated()));
+            let ib = m.inspectable_body().map_or(u64::MAX, |b| b.len() as u64);
+            body = mix(body, ib);
+        }
+        (h, body)
+    }
+
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        let h = match ALL_BUFFERS.get(b.local()) {
+            Some(h) => *h,
+            // `file.data`: the body of the direction.
+            None => match dir {
+                Direction::ToServer => HttpBuffer::RequestBody,
+                Direction::ToClient => HttpBuffer::ResponseBody,
+            },
+        };
+        if let Some(x) = self.buffer(h, dir) {
+            f(x)
+        }
+    }
+
+    fn log(&self, extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
+        out(
+            Some(HttpTx::id(self)),
+            super::log::http_object(self, extended),
+        )
+    }
+
+    fn alert_object(&self) -> Value {
+        super::log::http_object(self, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_follows_all_buffers() {
+        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 1);
+        for (d, h) in BUFFERS.iter().zip(ALL_BUFFERS) {
+            assert_eq!(d.name, h.name());
+            assert_eq!(d.dir, h.direction());
+        }
+        let b = BufferId::by_name("http.host").unwrap();
+        assert_eq!(ALL_BUFFERS[b.local()], HttpBuffer::Host);
+    }
+}

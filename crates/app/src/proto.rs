@@ -1,0 +1,117 @@
+//! The contract every application protocol implements, after Suricata's Rust
+//! app-layer: a per-flow state ([`Protocol`]) that parses each direction, takes holes and
+//! the end of the flow, and exposes transactions ([`Transaction`]) with an id, progress
+//! per direction, the inspection buffers the detector reads (by [`BufferId`]) and the
+//! EVE object the logger writes.
+//!
+//! The detector and the EVE logger only use these traits: they never name a protocol.
+
+use serde_json::Value;
+
+use crate::{AppCtx, AppProto, BufferId, Direction};
+
+/// What one parse call concluded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParseResult {
+    /// The bytes were consumed (partial messages are kept by the state itself).
+    Ok,
+    /// The bytes were not consumed: at least `need` more are needed before they can be
+    /// parsed (for a parser that leaves buffering to the caller).
+    Incomplete {
+        /// Bytes still missing.
+        need: usize,
+    },
+    /// The parser failed (Suricata's `APP_LAYER_ERROR`).
+    Error,
+}
+
+/// The per-flow state of an application protocol.
+pub trait Protocol {
+    /// In-order stream bytes of one TCP direction, split anywhere.
+    fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult;
+
+    /// One UDP payload travelling `dir`. Stream-only protocols ignore it.
+    fn datagram(&mut self, _ctx: &mut AppCtx, _dir: Direction, _payload: &[u8]) -> ParseResult {
+        ParseResult::Ok
+    }
+
+    /// A hole of `len` bytes in one TCP direction.
+    fn gap(&mut self, _ctx: &mut AppCtx, _dir: Direction, _len: u64) {}
+
+    /// The flow ended.
+    fn close(&mut self, _ctx: &mut AppCtx) {}
+
+    /// Whether the stream parser failed for good (nothing more is parsed).
+    fn errored(&self) -> bool {
+        false
+    }
+
+    /// Whether a message of `dir` completed since the last call: raw stream
+    /// inspection of that direction is due.
+    fn take_completed(&mut self, _dir: Direction) -> bool {
+        false
+    }
+
+    /// Calls `f` with each live transaction, oldest first.
+    fn each_tx(&self, _f: &mut dyn FnMut(&dyn Transaction)) {}
+
+    /// The transaction an alert with transaction id `id` was raised on.
+    fn find_tx(&self, _id: u64) -> Option<&dyn Transaction> {
+        None
+    }
+
+    /// The EVE event type its transactions are logged under (`http`, `dns`, ...);
+    /// `None` when they are not logged.
+    fn event_type(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// One transaction of a protocol: what the detector inspects and the logger writes.
+pub trait Transaction {
+    /// Transaction id, increasing within a flow.
+    fn id(&self) -> u64;
+
+    /// The protocol whose buffers the transaction carries (HTTP/2 streams are HTTP
+    /// transactions).
+    fn proto(&self) -> AppProto;
+
+    /// Whether the side travelling `dir` is complete.
+    fn complete(&self, dir: Direction) -> bool;
+
+    /// Whether the transaction can no longer change (detection is done with it).
+    fn is_final(&self) -> bool {
+        self.complete(Direction::ToServer) && self.complete(Direction::ToClient)
+    }
+
+    /// Fingerprints (everything but the bodies, the bodies) that change whenever a
+    /// buffer of the transaction may have changed (see [`mix_fingerprint`]).
+    fn fingerprint(&self) -> (u64, u64);
+
+    /// Calls `f` with each instance of buffer `b` the transaction has now, as seen in
+    /// direction `dir` (a multi-buffer calls it once per instance; a buffer not
+    /// inspectable yet not at all). `b` is one of the protocol's buffers.
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8]));
+
+    /// Whether the transaction is ready to be logged (`at_end`: the flow ended).
+    fn log_ready(&self, at_end: bool) -> bool {
+        at_end || self.is_final()
+    }
+
+    /// Writes its EVE records through `out`: `(top-level tx_id, object)` each, the
+    /// object going under the protocol's event type; `extended` asks for the extended
+    /// fields.
+    fn log(&self, extended: bool, out: &mut dyn FnMut(Option<u64>, Value));
+
+    /// The object an alert raised on the transaction carries.
+    fn alert_object(&self) -> Value;
+}
+
+/// Mixes `v` into the fingerprint `h` (a multiply-rotate hash over a few lengths and
+/// states; two different states colliding in 64 bits is not a practical concern).
+pub fn mix_fingerprint(h: u64, v: u64) -> u64 {
+    (h ^ v)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(29)
+        .wrapping_add(0x632B_E59B_D9B4_E019)
+}

@@ -1,0 +1,135 @@
+//! TLS on the protocol contract. A TLS session has no transactions of its own: the
+//! state is one pseudo-transaction (id 0) that is never final, whose buffers fill in
+//! as the handshake goes by.
+
+use serde_json::Value;
+
+use super::TlsState;
+use crate::buffers::BufferDef;
+use crate::flow::AppState;
+use crate::proto::{mix_fingerprint as mix, ParseResult, Protocol, Transaction};
+use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
+
+const SNI: usize = 0;
+const SUBJECT: usize = 1;
+const ISSUER: usize = 2;
+const CERTS: usize = 3;
+
+/// TLS's inspection buffers (indexed by the constants above).
+pub(crate) static BUFFERS: &[BufferDef] = &[
+    BufferDef::new("tls.sni", Some(Direction::ToServer)),
+    BufferDef::new("tls.cert_subject", Some(Direction::ToClient)),
+    BufferDef::new("tls.cert_issuer", Some(Direction::ToClient)),
+    // Each DER certificate of the server's chain.
+    BufferDef::new("tls.certs", Some(Direction::ToClient)).multi(),
+];
+
+/// The state of a new TLS flow.
+pub(crate) fn new_state(_: Transport) -> Option<(AppState, Counter)> {
+    Some((AppState::Tls(Box::default()), Counter::FlowTls))
+}
+
+impl Protocol for TlsState {
+    fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
+        TlsState::parse(self, ctx, dir, data);
+        if self.errored() {
+            ParseResult::Error
+        } else {
+            ParseResult::Ok
+        }
+    }
+
+    fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, _len: u64) {
+        TlsState::gap(self, ctx, dir)
+    }
+
+    fn close(&mut self, _ctx: &mut AppCtx) {
+        TlsState::close(self)
+    }
+
+    fn errored(&self) -> bool {
+        TlsState::errored(self)
+    }
+
+    fn each_tx(&self, f: &mut dyn FnMut(&dyn Transaction)) {
+        f(self)
+    }
+
+    /// The session, whatever the id (alerts on it carry 0).
+    fn find_tx(&self, _id: u64) -> Option<&dyn Transaction> {
+        Some(self)
+    }
+
+    fn event_type(&self) -> Option<&'static str> {
+        Some("tls")
+    }
+}
+
+impl Transaction for TlsState {
+    fn id(&self) -> u64 {
+        0
+    }
+
+    fn proto(&self) -> AppProto {
+        AppProto::Tls
+    }
+
+    /// The client side once its ClientHello is in, the server side once the
+    /// clear-text handshake is over.
+    fn complete(&self, dir: Direction) -> bool {
+        match dir {
+            Direction::ToServer => self.client_hello_done(),
+            Direction::ToClient => self.handshake_done(),
+        }
+    }
+
+    /// The session's buffers are inspected for as long as it lasts.
+    fn is_final(&self) -> bool {
+        false
+    }
+
+    fn fingerprint(&self) -> (u64, u64) {
+        let len = |x: Option<&[u8]>| x.map_or(u64::MAX, |b| b.len() as u64);
+        let h = mix(len(self.sni()), len(self.cert_subject().map(str::as_bytes)));
+        let h = mix(h, len(self.cert_issuer().map(str::as_bytes)));
+        let h = mix(h, self.certs().count() as u64);
+        (mix(h, u64::from(self.certs_inspectable())), 0)
+    }
+
+    fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        // Suricata inspects the certificate buffers from its TLS "handshake done"
+        // progress on (see `TlsState::certs_inspectable`).
+        match b.local() {
+            SNI => {
+                if let Some(x) = self.sni() {
+                    f(x)
+                }
+            }
+            SUBJECT if self.certs_inspectable() => {
+                if let Some(x) = self.cert_subject() {
+                    f(x.as_bytes())
+                }
+            }
+            ISSUER if self.certs_inspectable() => {
+                if let Some(x) = self.cert_issuer() {
+                    f(x.as_bytes())
+                }
+            }
+            CERTS if self.certs_inspectable() => self.certs().for_each(f),
+            _ => {}
+        }
+    }
+
+    /// Logged once the clear-text handshake is over, or when the flow ends.
+    fn log_ready(&self, at_end: bool) -> bool {
+        at_end || self.handshake_done()
+    }
+
+    fn log(&self, extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
+        out(None, super::log::tls_object(self, extended))
+    }
+
+    fn alert_object(&self) -> Value {
+        super::log::tls_object(self, true)
+    }
+}

@@ -1,0 +1,170 @@
+//! Packet conditions of a rule: header (protocol, addresses, ports, app-layer
+//! protocol), flow, packet options (`dsize`, `flags`, `ttl`, ICMP fields, ...) and which
+//! payloads a payload program may inspect.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use crate::input::{FlowInfo, Input};
+use crate::sig::{proto_matches, PayloadMode, PktOpt, ProtoM, Sig};
+
+/// Which payloads a payload program may inspect in this call: (stream chunk, packet).
+pub(super) fn payload_targets(mode: PayloadMode, input: &Input<'_>) -> (bool, bool) {
+    let in_stream = input.flow.is_some_and(|f| f.payload_in_stream);
+    match mode {
+        PayloadMode::Packet => (false, input.packet_rules),
+        PayloadMode::Stream => (true, false),
+        PayloadMode::Both => (true, input.packet_rules && !in_stream),
+        PayloadMode::BothAndPacket => (true, input.packet_rules),
+    }
+}
+
+pub(super) fn addr(ver: u8, b: &[u8; 16]) -> IpAddr {
+    if ver == 4 {
+        IpAddr::V4(Ipv4Addr::new(b[0], b[1], b[2], b[3]))
+    } else {
+        IpAddr::V6(Ipv6Addr::from(*b))
+    }
+}
+
+fn has_ports(proto: u8) -> bool {
+    matches!(proto, 6 | 17 | 132)
+}
+
+pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bool {
+    let proto_ok = match s.proto {
+        ProtoM::Ip(None) => true,
+        ProtoM::Ip(Some(v)) => p.ip_version == v,
+        // Like Suricata, a TCP/UDP rule needs the transport header decoded (a UDP
+        // length that disagrees with the IP payload leaves it undecoded); pseudo-packets
+        // (no frame offsets) stand for a decoded flow.
+        ProtoM::L4(x) => p.proto == x && (!matches!(x, 6 | 17) || p.l4_off != 0 || p.l3_off == 0),
+        ProtoM::AnyIcmp => p.proto == 1 || p.proto == 58,
+    };
+    if !proto_ok {
+        return false;
+    }
+    let cur = flow.map_or(app::AppProto::Unknown, |f| f.app_proto);
+    if let Some(ap) = s.app_proto {
+        if flow.is_none() || !proto_matches(ap, s.http_only, cur) {
+            return false;
+        }
+    }
+    for c in &s.alp {
+        if proto_matches(c.proto, c.only, cur) == c.negated {
+            return false;
+        }
+    }
+    let (src, dst) = (addr(p.ip_version, &p.src), addr(p.ip_version, &p.dst));
+    let ports = has_ports(p.proto);
+    let port_ok = |set: &rules::PortSet, port: u16| {
+        if ports {
+            set.contains(port)
+        } else {
+            set.is_any()
+        }
+    };
+    let fwd = s.src.contains(src)
+        && s.dst.contains(dst)
+        && port_ok(&s.sports, p.sport)
+        && port_ok(&s.dports, p.dport);
+    fwd || (s.bidir
+        && s.src.contains(dst)
+        && s.dst.contains(src)
+        && port_ok(&s.sports, p.dport)
+        && port_ok(&s.dports, p.sport))
+}
+
+pub(super) fn flow_ok(s: &Sig, flow: Option<FlowInfo>) -> bool {
+    let f = &s.flow;
+    if !f.needs_flow {
+        return true;
+    }
+    let Some(fi) = flow else { return false };
+    (!f.to_server || fi.to_server)
+        && (!f.to_client || !fi.to_server)
+        && (!f.established || fi.established)
+        && (!f.not_established || !fi.established)
+}
+
+fn be16(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_be_bytes([*b.get(at)?, *b.get(at + 1)?]))
+}
+
+fn icmp_has_id_seq(p: &wire::Packet) -> bool {
+    match p.proto {
+        1 => matches!(p.icmp_type, 0 | 8 | 13 | 14 | 15 | 16 | 17 | 18),
+        58 => matches!(p.icmp_type, 128 | 129),
+        _ => false,
+    }
+}
+
+/// `dsize` as Suricata evaluates it: a negated non-zero size (`dsize:!N`) makes the
+/// rule require a payload (Suricata's signature mask), so it never matches an empty
+/// packet; `<N` and `<=N` do match empty packets.
+fn dsize_ok(c: &rules::IntCmp, len: u64) -> bool {
+    if len == 0 && matches!(c, rules::IntCmp::Ne(n) if *n > 0) {
+        return false;
+    }
+    c.matches(len)
+}
+
+pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
+    let tcp = p.proto == 6 && p.l4_off != 0;
+    let icmp = (p.proto == 1 || p.proto == 58) && p.l4_off != 0;
+    match o {
+        PktOpt::Dsize(c) => dsize_ok(c, p.payload_len as u64),
+        PktOpt::Flags {
+            modifier,
+            flags,
+            ignore,
+        } => {
+            if !tcp {
+                return false;
+            }
+            let f = p.tcp_flags & !ignore;
+            match modifier {
+                Some('!') => f & flags != *flags,
+                Some('+') => f & flags == *flags,
+                Some('*') => f & flags != 0,
+                _ => f == *flags,
+            }
+        }
+        PktOpt::Ttl(c) => c.matches(p.ttl as u64),
+        PktOpt::Itype(c) => icmp && c.matches(p.icmp_type as u64),
+        PktOpt::Icode(c) => icmp && c.matches(p.icmp_code as u64),
+        PktOpt::IcmpId(v) => {
+            icmp && icmp_has_id_seq(p) && be16(frame, p.l4_off as usize + 4) == Some(*v)
+        }
+        PktOpt::IcmpSeq(v) => {
+            icmp && icmp_has_id_seq(p) && be16(frame, p.l4_off as usize + 6) == Some(*v)
+        }
+        PktOpt::Seq(v) => tcp && p.seq == *v,
+        PktOpt::Ack(v) => tcp && p.ack == *v,
+        PktOpt::Window { negated, size } => tcp && (p.window == *size) != *negated,
+        PktOpt::IpId(v) => p.ip_version == 4 && p.ip_id as u16 == *v,
+        PktOpt::Tos { negated, value } => p.ip_version == 4 && (p.tos == *value) != *negated,
+        PktOpt::IpProto { op, proto } => match op {
+            Some('!') => p.proto != *proto,
+            Some('<') => p.proto < *proto,
+            Some('>') => p.proto > *proto,
+            _ => p.proto == *proto,
+        },
+        PktOpt::SameIp => p.src == p.dst,
+    }
+}
+
+#[cfg(test)]
+mod dsize_tests {
+    use super::dsize_ok;
+    use rules::IntCmp;
+
+    #[test]
+    fn negated_dsize_needs_a_payload() {
+        assert!(!dsize_ok(&IntCmp::Ne(9), 0));
+        assert!(dsize_ok(&IntCmp::Ne(9), 10));
+        assert!(!dsize_ok(&IntCmp::Ne(9), 9));
+        assert!(dsize_ok(&IntCmp::Lt(10), 0));
+        assert!(dsize_ok(&IntCmp::Le(10), 0));
+        assert!(dsize_ok(&IntCmp::Eq(0), 0));
+    }
+}

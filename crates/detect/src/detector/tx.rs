@@ -1,0 +1,185 @@
+//! Transaction inspection: a flow's transactions, through the app layer's
+//! [`app::Transaction`] contract, against the rules of the packet's direction.
+
+use super::Detector;
+use crate::input::{FlowInfo, Input, MatchedOn};
+use crate::sig::Sig;
+use crate::state::{FlowDetect, Scratch};
+use crate::transform;
+use app::{mix_fingerprint as fp_mix, Transaction};
+
+use super::packet::payload_targets;
+
+impl Detector {
+    pub(super) fn inspect_txs(
+        &self,
+        scratch: &mut Scratch,
+        fd: &mut FlowDetect,
+        input: &Input<'_>,
+        fi: FlowInfo,
+        af: &app::AppFlow,
+        payload: &[u8],
+    ) {
+        let dir = if fi.to_server {
+            app::Direction::ToServer
+        } else {
+            app::Direction::ToClient
+        };
+        let tg = &self.tx_groups[dir.index()];
+        if tg.bufs.is_empty() && tg.always.is_empty() {
+            return;
+        }
+        let flow_flags = u64::from(fi.established)
+            | u64::from(fi.payload_in_stream) << 1
+            | u64::from(input.packet_rules) << 2;
+        let di = dir.index() as u8;
+        let mut run = |tx: &dyn Transaction| {
+            let id = tx.id();
+            let proto = tx.proto();
+            if id < fd.tx_floor[di as usize] {
+                return;
+            }
+            let (fp_hdr, fp_body) = tx.fingerprint();
+            // Flowbits set by an earlier transaction of this call count too.
+            let fp = fp_mix(fp_mix(fd.bits_gen, flow_flags), fp_hdr);
+            scratch.next_gen();
+            // Suricata inspects a transaction again only where it progressed: with the
+            // flowbits and everything but the bodies unchanged, only the rules that look
+            // at the packet, the rules that inspect a body (when a body changed) and the
+            // body fast patterns can change a verdict.
+            let seen_i = fd.tx_seen_index(di, id).filter(|&i| fd.tx_seen[i].fp == fp);
+            let body_only = match seen_i {
+                Some(i) => {
+                    let t = &fd.tx_seen[i];
+                    scratch.add_sorted(&t.pkt_cands);
+                    if t.fp_body == fp_body {
+                        None
+                    } else {
+                        scratch.add_sorted(&t.body_cands);
+                        Some(true)
+                    }
+                }
+                None => Some(false),
+            };
+            if let Some(body_only) = body_only {
+                if !body_only {
+                    if let Some(v) = tg.always.get(&proto) {
+                        scratch.add_sorted(v);
+                    }
+                }
+                for (b, pf) in &tg.bufs {
+                    if b.proto() != proto || (body_only && !b.is_body()) {
+                        continue;
+                    }
+                    let mut seen = std::mem::take(&mut scratch.seen);
+                    tx.buffers(*b, dir, &mut |buf| {
+                        pf.scan(buf, &mut seen, |s| scratch.add_cand(s))
+                    });
+                    scratch.seen = seen;
+                }
+            }
+            scratch.order_cands();
+            let cands = std::mem::take(&mut scratch.cands);
+            let (mut pkt_cands, mut body_cands) = (Vec::new(), Vec::new());
+            for &si in &cands {
+                if fd.tx_done(id, si) {
+                    continue;
+                }
+                let s = &self.sigs[si as usize];
+                if self.eval_tx(s, scratch, fd, input, tx, dir, payload) {
+                    fd.mark_tx_done(id, si);
+                    self.matched(si, s, MatchedOn::Tx(id), scratch, fd);
+                    continue;
+                }
+                if s.looks_at_packet() {
+                    pkt_cands.push(si);
+                }
+                if s.app.iter().any(|a| a.buf.is_body()) {
+                    body_cands.push(si);
+                }
+            }
+            scratch.cands = cands;
+            if let (Some(i), None) = (seen_i, body_only) {
+                // Only the packet-dependent rules ran: the body list stays.
+                body_cands = std::mem::take(&mut fd.tx_seen[i].body_cands);
+            }
+            // Flowbits set by this pass change the fingerprint: the next packet
+            // inspects the transaction in full again.
+            fd.remember_tx(crate::state::TxSeen {
+                dir: di,
+                id,
+                fp,
+                fp_body,
+                pkt_cands,
+                body_cands,
+            });
+            if tx.is_final() {
+                fd.finish_tx(di, id);
+            }
+        };
+        // SIP, SMB, DCERPC and SMTP expose no transactions (rules with their keywords
+        // are unsupported); their rules inspect packets and the raw stream.
+        af.each_tx(&mut |tx| run(tx));
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_tx(
+        &self,
+        s: &Sig,
+        scratch: &mut Scratch,
+        fd: &FlowDetect,
+        input: &Input<'_>,
+        tx: &dyn Transaction,
+        dir: app::Direction,
+        payload: &[u8],
+    ) -> bool {
+        if s.app_proto != Some(tx.proto()) || !self.pre_checks(s, fd, input) {
+            return false;
+        }
+        scratch.stats.rules_evaluated += 1;
+        if let Some(prog) = &s.payload {
+            let (stream_ok, pkt_ok) = payload_targets(s.payload_mode, input);
+            let on_stream = stream_ok
+                && input
+                    .stream
+                    .is_some_and(|st| !st.is_empty() && prog.matches(st, &mut scratch.vars));
+            let on_packet = !on_stream
+                && pkt_ok
+                && !payload.is_empty()
+                && prog.matches_pre(payload, &mut scratch.vars, scratch.pcre_pre.get());
+            if !on_stream && !on_packet {
+                return false;
+            }
+        }
+        for ap in &s.app {
+            let mut any = false;
+            let (xbuf, xtmp, vars) = (&mut scratch.xbuf, &mut scratch.xtmp, &mut scratch.vars);
+            tx.buffers(ap.buf, dir, &mut |b| {
+                if any {
+                    return;
+                }
+                any = if ap.transforms.is_empty() {
+                    ap.prog.matches(b, vars)
+                } else {
+                    transform::apply(&ap.transforms, b, xbuf, xtmp);
+                    ap.prog.matches(xbuf, vars)
+                };
+            });
+            if !any {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl Sig {
+    /// Whether the rule's verdict on a transaction also depends on the packet (payload
+    /// content, packet options, flow state or app-layer protocol checks).
+    fn looks_at_packet(&self) -> bool {
+        self.payload.is_some()
+            || !self.pkt.is_empty()
+            || !self.alp.is_empty()
+            || self.flow.not_established
+    }
+}
