@@ -50,32 +50,9 @@ pub use detect::AppProto;
 pub use flow::{AppCtx, AppFlow, AppState};
 pub use proto::{mix_fingerprint, ParseResult, Protocol, Transaction};
 
-/// Direction of data within a flow, relative to the side that opened it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// Client to server (Suricata's `to_server`).
-    ToServer,
-    /// Server to client (Suricata's `to_client`).
-    ToClient,
-}
-
-impl Direction {
-    /// The other direction.
-    pub fn reverse(self) -> Direction {
-        match self {
-            Direction::ToServer => Direction::ToClient,
-            Direction::ToClient => Direction::ToServer,
-        }
-    }
-
-    /// 0 for to-server, 1 for to-client: an index into per-direction arrays.
-    pub fn index(self) -> usize {
-        match self {
-            Direction::ToServer => 0,
-            Direction::ToClient => 1,
-        }
-    }
-}
+/// Direction of data within a flow, relative to the side that opened it (the one
+/// direction type of the workspace, declared in `wire`).
+pub use wire::Direction;
 
 /// Transport protocol the application data rides on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -7,10 +7,9 @@ use detect::{Alert, Detector};
 use output::{AlertRecord, LineWriter};
 use rules::classification::Classifications;
 use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::Path;
 use std::sync::Arc;
-use wire::Packet;
+use wire::{ip_addr, Packet};
 
 /// The alert files of a run (`eve.json`, `fast.log`), written by background threads.
 /// One set is shared by all workers (lines from different workers interleave; each
@@ -224,7 +223,7 @@ impl AlertSink {
             }
             _ => Vec::new(),
         };
-        let has_ports = matches!(pkt.proto, 6 | 17 | 132);
+        let has_ports = wire::has_ports(pkt.proto);
         let record = AlertRecord {
             ts_secs: pkt.ts.secs() as i64,
             ts_micros: pkt.ts.subsec_nanos() / 1000,
@@ -233,9 +232,9 @@ impl AlertSink {
                 .as_ref()
                 .map_or(0, crate::detection::flow_id),
             pcap_cnt: origin.pcap_cnt,
-            src_ip: ip(&pkt.src, pkt.ip_version),
+            src_ip: ip_addr(pkt.ip_version == 4, &pkt.src),
             src_port: has_ports.then_some(pkt.sport),
-            dest_ip: ip(&pkt.dst, pkt.ip_version),
+            dest_ip: ip_addr(pkt.ip_version == 4, &pkt.dst),
             dest_port: has_ports.then_some(pkt.dport),
             proto: pkt.proto,
             app_proto,
@@ -315,13 +314,5 @@ impl AlertSink {
             Some(Ok(outputs)) => outputs.finish(),
             _ => Ok(()),
         }
-    }
-}
-
-fn ip(bytes: &[u8; 16], version: u8) -> IpAddr {
-    if version == 4 {
-        IpAddr::V4(Ipv4Addr::new(bytes[0], bytes[1], bytes[2], bytes[3]))
-    } else {
-        IpAddr::V6(Ipv6Addr::from(*bytes))
     }
 }

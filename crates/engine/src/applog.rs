@@ -7,16 +7,7 @@ use crate::alerts::AlertSink;
 use crate::flows::FlowExt;
 use flow::{Ended, FlowKey};
 use output::{AppLogger, EventMeta};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use wire::{Packet, Timestamp};
-
-fn ip(bytes: &[u8; 16], v4: bool) -> IpAddr {
-    if v4 {
-        IpAddr::V4(Ipv4Addr::new(bytes[0], bytes[1], bytes[2], bytes[3]))
-    } else {
-        IpAddr::V6(Ipv6Addr::from(*bytes))
-    }
-}
+use wire::{ip_addr, Packet, Timestamp};
 
 /// Logs what packet `p` of the flow `key` made loggable (`to_server`: the packet's
 /// direction; records are written client → server).
@@ -45,9 +36,9 @@ pub(crate) fn log_packet(
             flow_id: crate::detection::flow_id(key),
             pcap_cnt,
             vlan: p.vlan,
-            src_ip: ip(c, v4),
+            src_ip: ip_addr(v4, c),
             src_port: cp,
-            dest_ip: ip(s, v4),
+            dest_ip: ip_addr(v4, s),
             dest_port: sp,
             proto: p.proto,
             pkt_src: if pcap_cnt.is_some() {
@@ -85,9 +76,9 @@ pub(crate) fn log_ended(
             flow_id: crate::detection::flow_id(k),
             pcap_cnt: None,
             vlan: [k.vlan[0], k.vlan[1]],
-            src_ip: ip(c, v4),
+            src_ip: ip_addr(v4, c),
             src_port: cp,
-            dest_ip: ip(s, v4),
+            dest_ip: ip_addr(v4, s),
             dest_port: sp,
             proto: k.proto,
             pkt_src: "stream (flow timeout)",

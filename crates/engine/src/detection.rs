@@ -90,7 +90,7 @@ impl DetectStage {
             update.flow.state != FlowState::New
         };
         let info = FlowInfo {
-            to_server: update.dir == flow::Dir::ToServer,
+            to_server: update.dir == wire::Direction::ToServer,
             established,
             // From the handshake's second step on, the stream engine takes the data
             // (a midstream SYN/ACK pick-up included): stream rules skip the packet.

@@ -23,7 +23,7 @@ pub use defrag::{Defrag, DefragConfig, DefragResult, FragKey, Fragment};
 pub use key::{Family, FlowKey};
 pub use reasm::OverlapPolicy;
 pub use table::{FlowTable, FlowValue, Lookup, Slot};
-pub use tcp::{Dir, TcpHeader, TcpState};
+pub use tcp::{Direction, TcpHeader, TcpState};
 pub use tracker::{
     Config, EndReason, Ended, Events, Flow, FlowState, FlowTracker, PacketInfo, Piece, Simulated,
     StreamData, Timeouts, Update, SESSION_BYTES,

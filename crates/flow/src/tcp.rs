@@ -1,45 +1,10 @@
 //! TCP session state tracking (RFC 793 states as Suricata names them), kept inline in
 //! the flow entry. The reassembly buffers live out of line (see `tracker`).
 
-/// Packet direction relative to the flow's initiator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dir {
-    /// From the client (initiator) to the server.
-    ToServer = 0,
-    /// From the server to the client.
-    ToClient = 1,
-}
+pub use wire::Direction;
 
-impl Dir {
-    /// The other direction.
-    pub fn opposite(self) -> Dir {
-        match self {
-            Dir::ToServer => Dir::ToClient,
-            Dir::ToClient => Dir::ToServer,
-        }
-    }
-
-    /// 0 for to-server, 1 for to-client.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// TCP flag bits.
-pub mod flags {
-    /// FIN.
-    pub const FIN: u8 = 0x01;
-    /// SYN.
-    pub const SYN: u8 = 0x02;
-    /// RST.
-    pub const RST: u8 = 0x04;
-    /// PSH.
-    pub const PSH: u8 = 0x08;
-    /// ACK.
-    pub const ACK: u8 = 0x10;
-    /// URG.
-    pub const URG: u8 = 0x20;
-}
+/// TCP flag bits (declared once, in `wire`).
+pub use wire::tcp_flags as flags;
 
 /// The TCP fields the tracker uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -177,7 +142,7 @@ pub struct TcpSession {
     pub state: TcpState,
     /// The session was picked up without a handshake.
     pub midstream: bool,
-    /// Per direction ([`Dir::index`]).
+    /// Per direction ([`Direction::index`]).
     pub half: [Half; 2],
 }
 
@@ -209,7 +174,7 @@ pub struct TcpConfig {
 }
 
 impl TcpSession {
-    fn set_isn(&mut self, d: Dir, seq: u32) {
+    fn set_isn(&mut self, d: Direction, seq: u32) {
         let h = &mut self.half[d.index()];
         h.isn = seq;
         h.next_seq = seq.wrapping_add(1);
@@ -218,7 +183,7 @@ impl TcpSession {
     }
 
     /// Start tracking a sender picked up midstream at `seq`.
-    fn pick_up(&mut self, d: Dir, seq: u32) {
+    fn pick_up(&mut self, d: Direction, seq: u32) {
         let h = &mut self.half[d.index()];
         h.isn = seq.wrapping_sub(1);
         h.next_seq = seq;
@@ -229,7 +194,13 @@ impl TcpSession {
     /// Advance the session for a packet in direction `d` of a flow whose first packet
     /// was this one when `first` is set. `to_server_is_sender` tells a packet that
     /// creates a session which direction its sender is (set by the caller's swap).
-    pub fn step(&mut self, cfg: &TcpConfig, d: Dir, h: &TcpHeader, payload_len: usize) -> TcpStep {
+    pub fn step(
+        &mut self,
+        cfg: &TcpConfig,
+        d: Direction,
+        h: &TcpHeader,
+        payload_len: usize,
+    ) -> TcpStep {
         use flags::*;
         let mut st = TcpStep::default();
         let syn = h.flags & SYN != 0;
@@ -237,7 +208,7 @@ impl TcpSession {
         let rst = h.flags & RST != 0;
         let fin = h.flags & FIN != 0;
         let di = d.index();
-        let oi = d.opposite().index();
+        let oi = d.reverse().index();
         match self.state {
             TcpState::None => {
                 if syn && !ack && !rst {
@@ -252,12 +223,12 @@ impl TcpSession {
                     if syn && ack {
                         // The SYN/ACK's sender is the server (caller swapped directions).
                         self.set_isn(d, h.seq);
-                        self.pick_up(d.opposite(), h.ack);
+                        self.pick_up(d.reverse(), h.ack);
                         self.state = TcpState::SynRecv;
                     } else {
                         self.pick_up(d, h.seq);
                         if ack {
-                            self.pick_up(d.opposite(), h.ack);
+                            self.pick_up(d.reverse(), h.ack);
                         }
                         self.state = TcpState::Established;
                         st.established = true;
@@ -272,7 +243,7 @@ impl TcpSession {
                 return st;
             }
             TcpState::SynSent => {
-                if syn && ack && d == Dir::ToClient && !rst {
+                if syn && ack && d == Direction::ToClient && !rst {
                     // TCP Fast Open: the SYN/ACK may acknowledge the SYN's data too.
                     if h.ack == self.half[oi].isn.wrapping_add(1) || h.ack == self.half[oi].next_seq
                     {
@@ -287,21 +258,21 @@ impl TcpSession {
                     && ack
                     && !syn
                     && !rst
-                    && d == Dir::ToServer
+                    && d == Direction::ToServer
                     && h.seq == self.half[di].isn.wrapping_add(1)
                 {
                     // Asynchronous capture: the client's ACK of a SYN/ACK never seen
                     // completes the handshake; the server starts at what it acks.
-                    self.pick_up(Dir::ToClient, h.ack);
+                    self.pick_up(Direction::ToClient, h.ack);
                     self.state = TcpState::Established;
                     st.established = true;
-                } else if rst && d == Dir::ToServer && !self.client_rst_closes_syn_sent(h) {
+                } else if rst && d == Direction::ToServer && !self.client_rst_closes_syn_sent(h) {
                     // Suricata's SYN_SENT state ignores a client RST unless it is the
                     // one a stack sends to abort its own SYN: a RST answering a stray
                     // ACK (sequence taken from that ACK) leaves the SYN pending, and the
                     // retransmitted SYN then opens the session.
                     return st;
-                } else if syn && !ack && d == Dir::ToServer {
+                } else if syn && !ack && d == Direction::ToServer {
                     // Retransmitted SYN, possibly with a new ISN.
                     if h.seq != self.half[di].isn {
                         self.set_isn(d, h.seq);
@@ -313,7 +284,7 @@ impl TcpSession {
             TcpState::SynRecv
                 if ack
                     && !syn
-                    && d == Dir::ToServer
+                    && d == Direction::ToServer
                     && !rst
                     && seq_geq(h.ack, self.half[oi].isn.wrapping_add(1)) =>
             {
@@ -326,7 +297,7 @@ impl TcpSession {
                     && ack
                     && !syn
                     && !rst
-                    && d == Dir::ToClient
+                    && d == Direction::ToClient
                     && seq_geq(h.seq, self.half[di].isn.wrapping_add(1)) =>
             {
                 self.state = TcpState::Established;
@@ -393,7 +364,7 @@ impl TcpSession {
     /// the client's ISN as sequence number, a zero window and the ISN + 1 as
     /// acknowledgement.
     fn client_rst_closes_syn_sent(&self, h: &TcpHeader) -> bool {
-        let isn = self.half[Dir::ToServer.index()].isn;
+        let isn = self.half[Direction::ToServer.index()].isn;
         h.seq == isn && h.window == 0 && h.ack == isn.wrapping_add(1)
     }
 
@@ -401,41 +372,41 @@ impl TcpSession {
     /// session on this 5-tuple? As Suricata decides: when there is no session, or the
     /// session has reached LAST_ACK, CLOSE_WAIT, CLOSING or CLOSED (Suricata's states
     /// from LAST_ACK on); a client SYN with the session's own ISN is a retransmission.
-    pub fn syn_reuses(&self, d: Dir, seq: u32) -> bool {
+    pub fn syn_reuses(&self, d: Direction, seq: u32) -> bool {
         use TcpState::*;
         if self.state == None {
             return true;
         }
-        if d == Dir::ToServer && seq == self.half[0].isn {
+        if d == Direction::ToServer && seq == self.half[0].isn {
             return false;
         }
         matches!(self.state, LastAck | CloseWait | Closing | Closed)
     }
 
     /// The close-sequence transitions after a packet in direction `d`.
-    fn close_state(&self, d: Dir, fin: bool, ack: bool, ackno: u32) -> TcpState {
-        let fin_acked = |x: Dir| {
+    fn close_state(&self, d: Direction, fin: bool, ack: bool, ackno: u32) -> TcpState {
+        let fin_acked = |x: Direction| {
             let h = &self.half[x.index()];
             h.flags & H_FIN != 0 && ack && d != x && seq_gt(ackno, h.fin_seq)
         };
         use TcpState::*;
         match (self.state, d) {
-            (Established, Dir::ToServer) if fin => FinWait1,
-            (Established, Dir::ToClient) if fin => CloseWait,
-            (FinWait1, Dir::ToClient) if fin => {
-                if fin_acked(Dir::ToServer) {
+            (Established, Direction::ToServer) if fin => FinWait1,
+            (Established, Direction::ToClient) if fin => CloseWait,
+            (FinWait1, Direction::ToClient) if fin => {
+                if fin_acked(Direction::ToServer) {
                     TimeWait
                 } else {
                     Closing
                 }
             }
-            (FinWait1, Dir::ToClient) if fin_acked(Dir::ToServer) => FinWait2,
-            (FinWait2, Dir::ToClient) if fin => TimeWait,
-            (CloseWait, Dir::ToServer) if fin => LastAck,
-            (Closing, Dir::ToServer) if fin_acked(Dir::ToClient) => TimeWait,
-            (Closing, Dir::ToClient) if fin_acked(Dir::ToServer) => TimeWait,
-            (LastAck, Dir::ToClient) if fin_acked(Dir::ToServer) => Closed,
-            (TimeWait, Dir::ToServer) if fin_acked(Dir::ToClient) => Closed,
+            (FinWait1, Direction::ToClient) if fin_acked(Direction::ToServer) => FinWait2,
+            (FinWait2, Direction::ToClient) if fin => TimeWait,
+            (CloseWait, Direction::ToServer) if fin => LastAck,
+            (Closing, Direction::ToServer) if fin_acked(Direction::ToClient) => TimeWait,
+            (Closing, Direction::ToClient) if fin_acked(Direction::ToServer) => TimeWait,
+            (LastAck, Direction::ToClient) if fin_acked(Direction::ToServer) => Closed,
+            (TimeWait, Direction::ToServer) if fin_acked(Direction::ToClient) => Closed,
             (s, _) => s,
         }
     }
@@ -459,43 +430,52 @@ mod tests {
     fn handshake_data_and_close() {
         let cfg = TcpConfig::default();
         let mut s = TcpSession::default();
-        assert!(s.step(&cfg, Dir::ToServer, &hdr(100, 0, SYN), 0).created);
+        assert!(
+            s.step(&cfg, Direction::ToServer, &hdr(100, 0, SYN), 0)
+                .created
+        );
         assert_eq!(s.state, TcpState::SynSent);
-        s.step(&cfg, Dir::ToClient, &hdr(500, 101, SYN | ACK), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(500, 101, SYN | ACK), 0);
         assert_eq!(s.state, TcpState::SynRecv);
         assert!(
-            s.step(&cfg, Dir::ToServer, &hdr(101, 501, ACK), 0)
+            s.step(&cfg, Direction::ToServer, &hdr(101, 501, ACK), 0)
                 .established
         );
-        let st = s.step(&cfg, Dir::ToServer, &hdr(101, 501, ACK | PSH), 10);
+        let st = s.step(&cfg, Direction::ToServer, &hdr(101, 501, ACK | PSH), 10);
         assert!(st.accept_data);
         assert_eq!(s.half[0].next_seq, 111);
-        s.step(&cfg, Dir::ToClient, &hdr(501, 111, ACK), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(501, 111, ACK), 0);
         assert_eq!(s.half[0].last_ack, 111);
-        s.step(&cfg, Dir::ToServer, &hdr(111, 501, FIN | ACK), 0);
+        s.step(&cfg, Direction::ToServer, &hdr(111, 501, FIN | ACK), 0);
         assert_eq!(s.state, TcpState::FinWait1);
-        s.step(&cfg, Dir::ToClient, &hdr(501, 112, ACK), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(501, 112, ACK), 0);
         assert_eq!(s.state, TcpState::FinWait2);
-        s.step(&cfg, Dir::ToClient, &hdr(501, 112, FIN | ACK), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(501, 112, FIN | ACK), 0);
         assert_eq!(s.state, TcpState::TimeWait);
-        assert!(s.step(&cfg, Dir::ToServer, &hdr(112, 502, ACK), 0).closed);
+        assert!(
+            s.step(&cfg, Direction::ToServer, &hdr(112, 502, ACK), 0)
+                .closed
+        );
         assert_eq!(s.state, TcpState::Closed);
         // A new SYN reuses the tuple.
-        assert!(s.step(&cfg, Dir::ToServer, &hdr(9000, 0, SYN), 0).reuse);
+        assert!(
+            s.step(&cfg, Direction::ToServer, &hdr(9000, 0, SYN), 0)
+                .reuse
+        );
     }
 
     #[test]
     fn server_closes_first() {
         let cfg = TcpConfig::default();
         let mut s = TcpSession::default();
-        s.step(&cfg, Dir::ToServer, &hdr(0, 0, SYN), 0);
-        s.step(&cfg, Dir::ToClient, &hdr(0, 1, SYN | ACK), 0);
-        s.step(&cfg, Dir::ToServer, &hdr(1, 1, ACK), 0);
-        s.step(&cfg, Dir::ToClient, &hdr(1, 1, FIN | ACK), 0);
+        s.step(&cfg, Direction::ToServer, &hdr(0, 0, SYN), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(0, 1, SYN | ACK), 0);
+        s.step(&cfg, Direction::ToServer, &hdr(1, 1, ACK), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(1, 1, FIN | ACK), 0);
         assert_eq!(s.state, TcpState::CloseWait);
-        s.step(&cfg, Dir::ToServer, &hdr(1, 2, FIN | ACK), 0);
+        s.step(&cfg, Direction::ToServer, &hdr(1, 2, FIN | ACK), 0);
         assert_eq!(s.state, TcpState::LastAck);
-        s.step(&cfg, Dir::ToClient, &hdr(2, 2, ACK), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(2, 2, ACK), 0);
         assert_eq!(s.state, TcpState::Closed);
     }
 
@@ -503,11 +483,14 @@ mod tests {
     fn rst_closes_and_no_session_without_syn() {
         let cfg = TcpConfig::default();
         let mut s = TcpSession::default();
-        let st = s.step(&cfg, Dir::ToServer, &hdr(5, 6, ACK), 3);
+        let st = s.step(&cfg, Direction::ToServer, &hdr(5, 6, ACK), 3);
         assert!(!st.created && !st.accept_data);
         assert_eq!(s.state, TcpState::None);
-        s.step(&cfg, Dir::ToServer, &hdr(0, 0, SYN), 0);
-        assert!(s.step(&cfg, Dir::ToClient, &hdr(0, 1, RST | ACK), 0).closed);
+        s.step(&cfg, Direction::ToServer, &hdr(0, 0, SYN), 0);
+        assert!(
+            s.step(&cfg, Direction::ToClient, &hdr(0, 1, RST | ACK), 0)
+                .closed
+        );
     }
 
     #[test]
@@ -517,32 +500,40 @@ mod tests {
         // normal session (Suricata sees it whole).
         let cfg = TcpConfig::default();
         let mut s = TcpSession::default();
-        s.step(&cfg, Dir::ToServer, &hdr(1000, 0, SYN), 0);
-        s.step(&cfg, Dir::ToClient, &hdr(7, 1000 + 2_497_211_856, ACK), 0);
+        s.step(&cfg, Direction::ToServer, &hdr(1000, 0, SYN), 0);
+        s.step(
+            &cfg,
+            Direction::ToClient,
+            &hdr(7, 1000 + 2_497_211_856, ACK),
+            0,
+        );
         let rst = TcpHeader {
             window: 0,
             ..hdr(1000 + 2_497_211_856, 0, RST)
         };
-        assert!(!s.step(&cfg, Dir::ToServer, &rst, 0).closed);
+        assert!(!s.step(&cfg, Direction::ToServer, &rst, 0).closed);
         assert_eq!(s.state, TcpState::SynSent);
-        assert!(!s.step(&cfg, Dir::ToServer, &hdr(1000, 0, SYN), 0).reuse);
-        s.step(&cfg, Dir::ToClient, &hdr(500, 1001, SYN | ACK), 0);
         assert!(
-            s.step(&cfg, Dir::ToServer, &hdr(1001, 501, ACK), 0)
+            !s.step(&cfg, Direction::ToServer, &hdr(1000, 0, SYN), 0)
+                .reuse
+        );
+        s.step(&cfg, Direction::ToClient, &hdr(500, 1001, SYN | ACK), 0);
+        assert!(
+            s.step(&cfg, Direction::ToServer, &hdr(1001, 501, ACK), 0)
                 .established
         );
         assert!(
-            s.step(&cfg, Dir::ToServer, &hdr(1001, 501, ACK | PSH), 5)
+            s.step(&cfg, Direction::ToServer, &hdr(1001, 501, ACK | PSH), 5)
                 .accept_data
         );
         // The RST that aborts the SYN closes it.
         let mut s = TcpSession::default();
-        s.step(&cfg, Dir::ToServer, &hdr(1000, 0, SYN), 0);
+        s.step(&cfg, Direction::ToServer, &hdr(1000, 0, SYN), 0);
         let abort = TcpHeader {
             window: 0,
             ..hdr(1000, 1001, RST | ACK)
         };
-        assert!(s.step(&cfg, Dir::ToServer, &abort, 0).closed);
+        assert!(s.step(&cfg, Direction::ToServer, &abort, 0).closed);
     }
 
     #[test]
@@ -552,16 +543,19 @@ mod tests {
         // the HTTP transaction), a RST after the close does not.
         let cfg = TcpConfig::default();
         let mut s = TcpSession::default();
-        s.step(&cfg, Dir::ToServer, &hdr(0, 0, SYN), 0);
-        s.step(&cfg, Dir::ToClient, &hdr(0, 1, SYN | ACK), 0);
-        s.step(&cfg, Dir::ToServer, &hdr(1, 1, ACK), 0);
-        s.step(&cfg, Dir::ToServer, &hdr(1, 1, ACK | PSH), 10);
-        s.step(&cfg, Dir::ToClient, &hdr(1, 11, ACK | PSH), 20);
-        let server = Dir::ToClient.index();
+        s.step(&cfg, Direction::ToServer, &hdr(0, 0, SYN), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(0, 1, SYN | ACK), 0);
+        s.step(&cfg, Direction::ToServer, &hdr(1, 1, ACK), 0);
+        s.step(&cfg, Direction::ToServer, &hdr(1, 1, ACK | PSH), 10);
+        s.step(&cfg, Direction::ToClient, &hdr(1, 11, ACK | PSH), 20);
+        let server = Direction::ToClient.index();
         assert_eq!(s.half[server].last_ack, 1);
-        assert!(s.step(&cfg, Dir::ToServer, &hdr(11, 0, RST), 0).closed);
+        assert!(
+            s.step(&cfg, Direction::ToServer, &hdr(11, 0, RST), 0)
+                .closed
+        );
         assert_eq!(s.half[server].last_ack, 21);
-        assert_eq!(s.half[Dir::ToServer.index()].last_ack, 11);
+        assert_eq!(s.half[Direction::ToServer.index()].last_ack, 11);
     }
 
     #[test]
@@ -571,15 +565,15 @@ mod tests {
             ..TcpConfig::default()
         };
         let mut s = TcpSession::default();
-        let st = s.step(&cfg, Dir::ToServer, &hdr(1000, 2000, ACK | PSH), 5);
+        let st = s.step(&cfg, Direction::ToServer, &hdr(1000, 2000, ACK | PSH), 5);
         assert!(st.created && st.established && st.accept_data);
         assert!(s.midstream);
         assert_eq!(s.half[0].next_seq, 1005);
         let mut s = TcpSession::default();
-        s.step(&cfg, Dir::ToClient, &hdr(700, 101, SYN | ACK), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(700, 101, SYN | ACK), 0);
         assert_eq!(s.state, TcpState::SynRecv);
         assert!(
-            s.step(&cfg, Dir::ToServer, &hdr(101, 701, ACK), 0)
+            s.step(&cfg, Direction::ToServer, &hdr(101, 701, ACK), 0)
                 .established
         );
     }
@@ -591,15 +585,15 @@ mod tests {
             ..TcpConfig::default()
         };
         let mut s = TcpSession::default();
-        s.step(&cfg, Dir::ToClient, &hdr(700, 101, SYN | ACK), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(700, 101, SYN | ACK), 0);
         assert!(
-            !s.step(&cfg, Dir::ToClient, &hdr(701, 182, ACK), 0)
+            !s.step(&cfg, Direction::ToClient, &hdr(701, 182, ACK), 0)
                 .established
         );
         assert_eq!(s.state, TcpState::SynRecv);
         cfg.async_oneside = true;
         assert!(
-            s.step(&cfg, Dir::ToClient, &hdr(701, 182, ACK), 0)
+            s.step(&cfg, Direction::ToClient, &hdr(701, 182, ACK), 0)
                 .established
         );
         assert_eq!(s.state, TcpState::Established);
@@ -609,9 +603,9 @@ mod tests {
     fn fast_open_syn_ack_may_ack_the_syn_data() {
         let cfg = TcpConfig::default();
         let mut s = TcpSession::default();
-        let st = s.step(&cfg, Dir::ToServer, &hdr(100, 0, SYN), 86);
+        let st = s.step(&cfg, Direction::ToServer, &hdr(100, 0, SYN), 86);
         assert!(st.accept_data);
-        s.step(&cfg, Dir::ToClient, &hdr(500, 187, SYN | ACK), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(500, 187, SYN | ACK), 0);
         assert_eq!(s.state, TcpState::SynRecv);
     }
 
@@ -619,8 +613,8 @@ mod tests {
     fn syn_ack_with_wrong_ack_is_ignored() {
         let cfg = TcpConfig::default();
         let mut s = TcpSession::default();
-        s.step(&cfg, Dir::ToServer, &hdr(100, 0, SYN), 0);
-        s.step(&cfg, Dir::ToClient, &hdr(500, 999, SYN | ACK), 0);
+        s.step(&cfg, Direction::ToServer, &hdr(100, 0, SYN), 0);
+        s.step(&cfg, Direction::ToClient, &hdr(500, 999, SYN | ACK), 0);
         assert_eq!(s.state, TcpState::SynSent);
     }
 

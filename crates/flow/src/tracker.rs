@@ -25,7 +25,7 @@ pub use state::{EndReason, Ended, Events, Flow, FlowState, PacketInfo, Piece, St
 use crate::key::FlowKey;
 use crate::reasm::{Chunk, Consumer, InsertOutcome, Reassembly};
 use crate::table::{FlowTable, Lookup, Slot};
-use crate::tcp::{self, Dir, TcpState};
+use crate::tcp::{self, Direction, TcpState};
 
 const NO_STREAM: u32 = u32::MAX;
 
@@ -139,7 +139,7 @@ impl FlowTracker {
 
     /// An app-layer message of direction `dir` of the flow in `slot` ended: raw
     /// inspection of that stream runs at its next packet whatever the amount of data.
-    pub fn trigger_raw(&mut self, slot: Slot, dir: Dir) {
+    pub fn trigger_raw(&mut self, slot: Slot, dir: Direction) {
         let f = &self.table.entry(slot).value;
         if f.streams != NO_STREAM {
             self.streams[f.streams as usize][dir.index()].trigger_raw = true;
@@ -220,7 +220,7 @@ impl FlowTracker {
         let di = dir.index();
         f.pkts[di] = f.pkts[di].saturating_add(1);
         f.bytes[di] += p.len as u64;
-        let mut app = StreamData::empty(dir.opposite());
+        let mut app = StreamData::empty(dir.reverse());
         let mut raw = StreamData::empty(dir);
         let mut own_app = self.cfg.inline;
         let [sa, sr, _, _] = &mut self.scratch;
@@ -366,7 +366,7 @@ impl FlowTracker {
                                 self.stats.out_of_window += 1;
                             }
                         }
-                        let oi = dir.opposite().index();
+                        let oi = dir.reverse().index();
                         if self.cfg.inline {
                             // Inline: this stream's in-order bytes, at arrival.
                             let upto = pair[di].contiguous_end(Consumer::App);
@@ -433,7 +433,7 @@ impl FlowTracker {
                             // server's FIN does not (alert-testmyids-async: the data
                             // waits for the end of the flow).
                             if self.cfg.tcp.async_oneside
-                                && dir == Dir::ToServer
+                                && dir == Direction::ToServer
                                 && h.has(tcp::flags::FIN)
                                 && f.pkts[oi] == 0
                                 && sa.is_empty()
@@ -457,7 +457,7 @@ impl FlowTracker {
         let f = &entry.value;
         if f.streams != NO_STREAM {
             let pair = &self.streams[f.streams as usize];
-            let app_dir = if own_app { dir } else { dir.opposite() };
+            let app_dir = if own_app { dir } else { dir.reverse() };
             app = StreamData {
                 dir: app_dir,
                 chunks: &self.scratch[0],
@@ -485,13 +485,13 @@ impl FlowTracker {
 }
 
 /// Direction of a packet whose key was `swapped` to canonical form.
-fn dir_of(f: &Flow, swapped: bool) -> Dir {
+fn dir_of(f: &Flow, swapped: bool) -> Direction {
     // The packet's source is the canonical destination when swapped.
     let src_is_client = swapped == f.client_is_dst;
     if src_is_client {
-        Dir::ToServer
+        Direction::ToServer
     } else {
-        Dir::ToClient
+        Direction::ToClient
     }
 }
 

@@ -405,9 +405,9 @@ fn udp_flow_states_and_timeouts() {
         payload: b"q",
     };
     let u = t.packet(&p(a, 0)).unwrap();
-    assert!(u.events.has(Events::NEW_FLOW) && u.dir == Dir::ToServer);
+    assert!(u.events.has(Events::NEW_FLOW) && u.dir == Direction::ToServer);
     let u = t.packet(&p(a.reversed(), 10)).unwrap();
-    assert!(u.events.has(Events::ESTABLISHED) && u.dir == Dir::ToClient);
+    assert!(u.events.has(Events::ESTABLISHED) && u.dir == Direction::ToClient);
     // An established UDP flow times out after 300 s. Another flow's packets in the
     // same bucket leave it to the sweep, which ends it once its part comes.
     let b = FlowKey::v4([3, 3, 3, 3], 1, [4, 4, 4, 4], 2, 17);
@@ -500,7 +500,7 @@ fn raw_inspection_waits_for_a_chunk_or_a_trigger() {
     );
     // An app-layer message of the direction ended: due at its next packet.
     let slot = u.slot;
-    t.trigger_raw(slot, Dir::ToServer);
+    t.trigger_raw(slot, Direction::ToServer);
     let (_, _, raw) = run(&mut t, &pkt(true, 16, 1, ACK, b"", 7));
     assert_eq!(raw, b"USER x 0 0 :x\r\n");
     // A whole chunk acknowledged: due without a trigger.

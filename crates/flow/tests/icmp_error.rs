@@ -5,7 +5,7 @@
 mod common;
 
 use common::{counter, run_pcap, shared};
-use flow::{Config, Dir};
+use flow::{Config, Direction};
 
 #[test]
 fn port_unreachable_joins_the_quoted_udp_flow() {
@@ -28,5 +28,5 @@ fn port_unreachable_joins_the_quoted_udp_flow() {
     assert_eq!(counter(&t, "flow.icmpv4"), 0);
     // Sent by the client (the quoted answer went to it): to-server, fourth packet
     // from the client's side.
-    assert_eq!(icmp, vec![(Dir::ToServer, [4, 3])]);
+    assert_eq!(icmp, vec![(Direction::ToServer, [4, 3])]);
 }

@@ -8,7 +8,7 @@ mod common;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
-use flow::{Config, Dir};
+use flow::{Config, Direction};
 
 /// One conversation: the two endpoints in sorted order, frames and payload bytes sent
 /// by each.
@@ -71,8 +71,12 @@ fn ours(path: &std::path::Path) -> Vec<Conv> {
             let mut live = live.borrow_mut();
             let e = live.entry(u.slot).or_insert_with(|| {
                 let (c, s) = match u.dir {
-                    Dir::ToServer => (endpoint(&p.src, v4, p.sport), endpoint(&p.dst, v4, p.dport)),
-                    Dir::ToClient => (endpoint(&p.dst, v4, p.dport), endpoint(&p.src, v4, p.sport)),
+                    Direction::ToServer => {
+                        (endpoint(&p.src, v4, p.sport), endpoint(&p.dst, v4, p.dport))
+                    }
+                    Direction::ToClient => {
+                        (endpoint(&p.dst, v4, p.dport), endpoint(&p.src, v4, p.sport))
+                    }
                 };
                 (c, s, [0; 2], [0; 2])
             });

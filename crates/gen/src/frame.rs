@@ -12,19 +12,8 @@ pub const UDP_HEADERS: usize = 14 + 20 + 8;
 /// The largest frame written (1500-byte IP MTU plus the Ethernet header).
 pub const MAX_FRAME: usize = 1514;
 
-/// TCP flag bits.
-pub mod flags {
-    /// FIN
-    pub const FIN: u8 = 0x01;
-    /// SYN
-    pub const SYN: u8 = 0x02;
-    /// RST
-    pub const RST: u8 = 0x04;
-    /// PSH
-    pub const PSH: u8 = 0x08;
-    /// ACK
-    pub const ACK: u8 = 0x10;
-}
+/// TCP flag bits (declared once, in `wire`).
+pub use wire::tcp_flags as flags;
 
 /// One end of a conversation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -38,16 +38,14 @@ impl Direction {
     }
 }
 
-/// The address held in `bytes` (IPv4 in the first four bytes, or IPv6) for IP version
-/// `version` (4 or 6); `None` for any other version.
+/// The address held in `bytes`, [`Packet`](crate::Packet)'s layout: IPv4 in the first
+/// four bytes when `v4`, else IPv6.
 #[inline]
-pub fn ip_addr(version: u8, bytes: &[u8; 16]) -> Option<IpAddr> {
-    match version {
-        4 => Some(IpAddr::V4(Ipv4Addr::new(
-            bytes[0], bytes[1], bytes[2], bytes[3],
-        ))),
-        6 => Some(IpAddr::V6(Ipv6Addr::from(*bytes))),
-        _ => None,
+pub fn ip_addr(v4: bool, bytes: &[u8; 16]) -> IpAddr {
+    if v4 {
+        IpAddr::V4(Ipv4Addr::new(bytes[0], bytes[1], bytes[2], bytes[3]))
+    } else {
+        IpAddr::V6(Ipv6Addr::from(*bytes))
     }
 }
 
@@ -78,9 +76,8 @@ mod tests {
     fn addresses_by_version() {
         let mut b = [0u8; 16];
         b[..4].copy_from_slice(&[10, 0, 0, 1]);
-        assert_eq!(ip_addr(4, &b), Some("10.0.0.1".parse().unwrap()));
-        assert_eq!(ip_addr(6, &b), Some("a00:1::".parse().unwrap()));
-        assert_eq!(ip_addr(0, &b), None);
+        assert_eq!(ip_addr(true, &b), "10.0.0.1".parse::<IpAddr>().unwrap());
+        assert_eq!(ip_addr(false, &b), "a00:1::".parse::<IpAddr>().unwrap());
     }
 
     #[test]

@@ -10,9 +10,9 @@ use crate::detection::Origin;
 use crate::exception::Condition;
 use crate::flows::FlowExts;
 use crate::timing::{Stage, StageTimer};
-use app::{AppCtx, AppFlow, Direction, Transport};
-use flow::{adapter, Dir, FlowTracker, Piece, StreamData};
-use wire::{Packet, Timestamp};
+use app::{AppCtx, AppFlow, Transport};
+use flow::{adapter, FlowTracker, Piece, StreamData};
+use wire::{ip_proto, tcp_flags, Direction, Packet, Timestamp};
 
 /// The flow table, the app layer and their per-flow state of one pipeline.
 pub(super) struct FlowStage {
@@ -88,13 +88,13 @@ impl FlowStage {
             return;
         }
         let slot = update.slot;
-        let dir = app_dir(update.dir);
+        let dir = update.dir;
         let ext = self.exts.get_or_create(slot, || {
             let (transport, client_port, server_port) = match (p.proto, dir) {
-                (6, Direction::ToServer) => (Some(Transport::Tcp), p.sport, p.dport),
-                (6, Direction::ToClient) => (Some(Transport::Tcp), p.dport, p.sport),
-                (17, Direction::ToServer) => (Some(Transport::Udp), p.sport, p.dport),
-                (17, Direction::ToClient) => (Some(Transport::Udp), p.dport, p.sport),
+                (ip_proto::TCP, Direction::ToServer) => (Some(Transport::Tcp), p.sport, p.dport),
+                (ip_proto::TCP, Direction::ToClient) => (Some(Transport::Tcp), p.dport, p.sport),
+                (ip_proto::UDP, Direction::ToServer) => (Some(Transport::Udp), p.sport, p.dport),
+                (ip_proto::UDP, Direction::ToClient) => (Some(Transport::Udp), p.dport, p.sport),
                 _ => (None, 0, 0),
             };
             transport.map(|t| AppFlow::new(t, client_port, server_port))
@@ -120,10 +120,10 @@ impl FlowStage {
         if effect < Effect::Stop && !ext.app_error {
             // The app layer's input: this datagram, or the stream bytes this packet
             // makes available (to a direction that need not be the packet's).
-            let (app_dir, len) = if p.proto == 17 {
+            let (app_dir, len) = if p.proto == ip_proto::UDP {
                 (dir, info.payload.len() as u64)
             } else {
-                (app_dir(update.app.dir), update.app.data_len())
+                (update.app.dir, update.app.data_len())
             };
             let fed = ext.app_fed[app_dir.index()];
             ext.app_fed[app_dir.index()] = fed + len;
@@ -137,7 +137,7 @@ impl FlowStage {
                 parser_error = true;
             } else if let Some(appflow) = ext.app.as_mut() {
                 let t = timer.start();
-                if p.proto == 17 {
+                if p.proto == ip_proto::UDP {
                     appflow.datagram(&mut self.app, dir, info.payload);
                 } else {
                     feed_stream(appflow, &mut self.app, &update.app);
@@ -147,12 +147,12 @@ impl FlowStage {
                     // does not: the peer's unacknowledged data still comes at flow end.)
                     if !ext.tcp_closed
                         && update.flow.tcp.state == flow::TcpState::Closed
-                        && p.tcp_flags & wire::proto::tcp::flags::RST == 0
+                        && p.tcp_flags & tcp_flags::RST == 0
                     {
                         appflow.close(&mut self.app);
                     }
                     let fed = update.app.dir;
-                    if appflow.take_completed(self::app_dir(fed)) {
+                    if appflow.take_completed(fed) {
                         raw_trigger = Some(fed);
                     }
                 }
@@ -162,13 +162,13 @@ impl FlowStage {
             if parser_error {
                 // `app-layer.error-policy` acts on the packet and flow; a TCP flow's app
                 // layer stops (a UDP flow's next datagram is parsed again).
-                ext.app_error = p.proto == 6;
+                ext.app_error = p.proto == ip_proto::TCP;
                 let (e, b) = policy.apply(Condition::AppLayerError, Some(&mut *ext));
                 effect = effect.max(e);
                 bypass |= b;
             }
         }
-        if p.proto == 6 && update.flow.tcp.state == flow::TcpState::Closed {
+        if p.proto == ip_proto::TCP && update.flow.tcp.state == flow::TcpState::Closed {
             ext.tcp_closed = true;
         }
         let inspect = effect == Effect::Continue && !ext.no_inspect;
@@ -234,16 +234,9 @@ impl FlowStage {
     }
 }
 
-fn app_dir(d: Dir) -> Direction {
-    match d {
-        Dir::ToServer => Direction::ToServer,
-        Dir::ToClient => Direction::ToClient,
-    }
-}
-
 /// Hands new stream pieces of one direction to the app layer.
 fn feed_stream(appflow: &mut AppFlow, ctx: &mut AppCtx, data: &StreamData<'_>) {
-    let dir = app_dir(data.dir);
+    let dir = data.dir;
     for piece in data.pieces() {
         match piece {
             Piece::Data { bytes, .. } => appflow.parse(ctx, dir, bytes),

@@ -3,7 +3,7 @@
 
 use super::{Ended, FlowTracker, StreamData, NO_STREAM};
 use crate::reasm::{Chunk, Consumer, Reassembly};
-use crate::tcp::{Dir, TcpState};
+use crate::tcp::{Direction, TcpState};
 
 impl FlowTracker {
     /// True when ended flows wait for [`FlowTracker::drain_ended`].
@@ -75,7 +75,11 @@ impl FlowTracker {
                     ch: &'a [Chunk],
                     pair: Option<&'a [Reassembly; 2]>,
                 ) -> StreamData<'a> {
-                    let dir = if k == 0 { Dir::ToServer } else { Dir::ToClient };
+                    let dir = if k == 0 {
+                        Direction::ToServer
+                    } else {
+                        Direction::ToClient
+                    };
                     StreamData {
                         dir,
                         chunks: ch,

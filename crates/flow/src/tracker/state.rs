@@ -6,7 +6,7 @@ use super::Timeouts;
 use crate::key::FlowKey;
 use crate::reasm::{Chunk, Reassembly};
 use crate::table::{FlowValue, Slot};
-use crate::tcp::{Dir, TcpHeader, TcpSession};
+use crate::tcp::{Direction, TcpHeader, TcpSession};
 
 /// Flow-level state (Suricata's `flow.end.state.*`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -137,13 +137,13 @@ pub enum Piece<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct StreamData<'a> {
     /// Direction of the stream (who sent these bytes).
-    pub dir: Dir,
+    pub dir: Direction,
     pub(super) chunks: &'a [Chunk],
     pub(super) stream: Option<&'a Reassembly>,
 }
 
 impl<'a> StreamData<'a> {
-    pub(super) fn empty(dir: Dir) -> StreamData<'a> {
+    pub(super) fn empty(dir: Direction) -> StreamData<'a> {
         StreamData {
             dir,
             chunks: &[],
@@ -186,7 +186,7 @@ pub struct Update<'a> {
     /// The flow's slot (stable while the flow lives).
     pub slot: Slot,
     /// Direction of the packet.
-    pub dir: Dir,
+    pub dir: Direction,
     /// What happened.
     pub events: Events,
     /// The flow after this packet.
@@ -223,7 +223,7 @@ pub struct Ended<'a> {
     pub client_is_src: bool,
     /// The flow.
     pub flow: &'a Flow,
-    /// Remaining data per direction ([`Dir::index`]): app layer.
+    /// Remaining data per direction ([`Direction::index`]): app layer.
     pub app: [StreamData<'a>; 2],
     /// Remaining data per direction: raw inspection.
     pub raw: [StreamData<'a>; 2],
