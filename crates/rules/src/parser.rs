@@ -1243,7 +1243,7 @@ fn option(st: &mut State, kw: &str, o: &RawOption<'_>) {
                 Some(r) => (true, r.trim()),
                 None => (false, p),
             };
-            if AppProto::parse(name).is_none() && !matches!(name, "unknown" | "failed") {
+            let Some(proto) = AppLayerProto::parse(name) else {
                 st.err(
                     off,
                     Reason::InvalidValue,
@@ -1251,30 +1251,25 @@ fn option(st: &mut State, kw: &str, o: &RawOption<'_>) {
                     format!("unknown app-layer protocol '{name}'"),
                 );
                 return;
-            }
-            if let Some(m) = &mode {
-                if ![
-                    "final",
-                    "original",
-                    "either",
-                    "to_server",
-                    "to_client",
-                    "direction",
-                ]
-                .contains(&m.as_str())
-                {
-                    st.err(
-                        off,
-                        Reason::InvalidValue,
-                        kw,
-                        format!("unknown app-layer-protocol mode '{m}'"),
-                    );
-                    return;
-                }
-            }
+            };
+            let mode = match mode {
+                None => None,
+                Some(m) => match AppLayerMode::parse(&m) {
+                    Some(m) => Some(m),
+                    None => {
+                        st.err(
+                            off,
+                            Reason::InvalidValue,
+                            kw,
+                            format!("unknown app-layer-protocol mode '{m}'"),
+                        );
+                        return;
+                    }
+                },
+            };
             st.options.push(Opt::AppLayerProtocol {
                 negated,
-                proto: name.to_owned(),
+                proto,
                 mode,
             });
         }
