@@ -13,6 +13,7 @@ pub mod classification;
 pub mod config;
 pub mod diag;
 pub mod header;
+pub mod keywords;
 pub mod lexer;
 pub mod parser;
 mod print;
