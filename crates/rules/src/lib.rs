@@ -2,7 +2,8 @@
 //! variables and configuration, validation with file:line:column diagnostics.
 //!
 //! Entry points: [`parse_rule`] for one rule, [`RuleSet::load`] for files,
-//! [`check::check_files`] for `osprey rules check`, [`config::Config`] for suricata.yaml.
+//! [`check::check_files`] for `osprey rules check`, [`config::Config`] for suricata.yaml,
+//! [`keywords::all`] for the keywords known.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

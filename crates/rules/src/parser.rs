@@ -1,5 +1,6 @@
-//! Rule text → [`Rule`]: keyword dispatch, content-modifier attachment, sticky buffers,
-//! and the checks Suricata makes while parsing.
+//! Rule text → [`Rule`]: the header, each option parsed by its definition in the
+//! [`keywords`](crate::keywords) registry, and the checks Suricata makes once all
+//! options are read.
 
 use crate::ast::*;
 use crate::buffers::Buffer;

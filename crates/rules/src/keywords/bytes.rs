@@ -11,18 +11,18 @@ use crate::values as v;
 
 /// Byte and length keywords.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    Keyword::new("byte_test", Value::Required, Kind::Match, byte_test),
-    Keyword::new("byte_jump", Value::Required, Kind::Match, byte_test),
-    Keyword::new("byte_extract", Value::Required, Kind::Match, byte_test),
-    Keyword::new("byte_math", Value::Required, Kind::Match, byte_test),
-    Keyword::new("isdataat", Value::Required, Kind::Match, byte_test),
+    Keyword::new("byte_test", Value::Required, Kind::Match, byte_op),
+    Keyword::new("byte_jump", Value::Required, Kind::Match, byte_op),
+    Keyword::new("byte_extract", Value::Required, Kind::Match, byte_op),
+    Keyword::new("byte_math", Value::Required, Kind::Match, byte_op),
+    Keyword::new("isdataat", Value::Required, Kind::Match, byte_op),
     Keyword::new("bsize", Value::Required, Kind::Match, bsize),
     Keyword::new("urilen", Value::Required, Kind::Match, urilen).protos(HTTP),
     Keyword::new("base64_decode", Value::Optional, Kind::Match, base64_decode),
     Keyword::new("asn1", Value::Required, Kind::Match, asn1),
 ];
 
-fn byte_test(st: &mut State, c: &Ctx<'_>) {
+fn byte_op(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let val = c.val;

@@ -10,16 +10,16 @@ use crate::values as v;
 
 /// Header keywords.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    Keyword::new("dsize", Value::Required, Kind::Option, dsize).once(),
-    Keyword::new("ttl", Value::Required, Kind::Option, dsize),
-    Keyword::new("itype", Value::Required, Kind::Option, dsize),
-    Keyword::new("icode", Value::Required, Kind::Option, dsize),
+    Keyword::new("dsize", Value::Required, Kind::Option, int_cmp_option).once(),
+    Keyword::new("ttl", Value::Required, Kind::Option, int_cmp_option),
+    Keyword::new("itype", Value::Required, Kind::Option, int_cmp_option),
+    Keyword::new("icode", Value::Required, Kind::Option, int_cmp_option),
     Keyword::new("flags", Value::Required, Kind::Option, flags).aliases(&["tcp.flags"]),
-    Keyword::new("icmp_id", Value::Required, Kind::Option, icmp_id),
-    Keyword::new("icmp_seq", Value::Required, Kind::Option, icmp_id),
-    Keyword::new("id", Value::Required, Kind::Option, icmp_id),
-    Keyword::new("seq", Value::Required, Kind::Option, seq),
-    Keyword::new("ack", Value::Required, Kind::Option, seq),
+    Keyword::new("icmp_id", Value::Required, Kind::Option, u16_option),
+    Keyword::new("icmp_seq", Value::Required, Kind::Option, u16_option),
+    Keyword::new("id", Value::Required, Kind::Option, u16_option),
+    Keyword::new("seq", Value::Required, Kind::Option, u32_option),
+    Keyword::new("ack", Value::Required, Kind::Option, u32_option),
     Keyword::new("window", Value::Required, Kind::Option, window),
     Keyword::new("tos", Value::Required, Kind::Option, tos),
     Keyword::new("ip_proto", Value::Required, Kind::Option, ip_proto),
@@ -49,7 +49,7 @@ pub(super) const STICKY: Stickies = &[(
     &[],
 )];
 
-fn dsize(st: &mut State, c: &Ctx<'_>) {
+fn int_cmp_option(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let val = c.val;
@@ -75,7 +75,7 @@ fn flags(st: &mut State, c: &Ctx<'_>) {
     st.options.push(Opt::Flags(f));
 }
 
-fn icmp_id(st: &mut State, c: &Ctx<'_>) {
+fn u16_option(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let val = c.val;
@@ -87,7 +87,7 @@ fn icmp_id(st: &mut State, c: &Ctx<'_>) {
     });
 }
 
-fn seq(st: &mut State, c: &Ctx<'_>) {
+fn u32_option(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let val = c.val;

@@ -15,14 +15,44 @@ pub(super) const HTTP: &[AppProto] = &[AppProto::Http, AppProto::Http1, AppProto
 pub(super) const KEYWORDS: &[Keyword] = &[
     Keyword::new("content", Value::Required, Kind::Match, content),
     Keyword::new("uricontent", Value::Required, Kind::Match, content).protos(HTTP),
-    Keyword::new("nocase", Value::None, Kind::ContentModifier, nocase).once(),
-    Keyword::new("rawbytes", Value::None, Kind::ContentModifier, nocase),
-    Keyword::new("startswith", Value::None, Kind::ContentModifier, nocase).once(),
-    Keyword::new("endswith", Value::None, Kind::ContentModifier, nocase).once(),
-    Keyword::new("offset", Value::Required, Kind::ContentModifier, offset).once(),
-    Keyword::new("depth", Value::Required, Kind::ContentModifier, offset).once(),
-    Keyword::new("distance", Value::Required, Kind::ContentModifier, offset).once(),
-    Keyword::new("within", Value::Required, Kind::ContentModifier, offset).once(),
+    Keyword::new("nocase", Value::None, Kind::ContentModifier, content_flag).once(),
+    Keyword::new("rawbytes", Value::None, Kind::ContentModifier, content_flag),
+    Keyword::new(
+        "startswith",
+        Value::None,
+        Kind::ContentModifier,
+        content_flag,
+    )
+    .once(),
+    Keyword::new("endswith", Value::None, Kind::ContentModifier, content_flag).once(),
+    Keyword::new(
+        "offset",
+        Value::Required,
+        Kind::ContentModifier,
+        content_position,
+    )
+    .once(),
+    Keyword::new(
+        "depth",
+        Value::Required,
+        Kind::ContentModifier,
+        content_position,
+    )
+    .once(),
+    Keyword::new(
+        "distance",
+        Value::Required,
+        Kind::ContentModifier,
+        content_position,
+    )
+    .once(),
+    Keyword::new(
+        "within",
+        Value::Required,
+        Kind::ContentModifier,
+        content_position,
+    )
+    .once(),
     Keyword::new(
         "fast_pattern",
         Value::Optional,
@@ -65,7 +95,7 @@ fn content(st: &mut State, c: &Ctx<'_>) {
     );
 }
 
-fn nocase(st: &mut State, c: &Ctx<'_>) {
+fn content_flag(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let Some(c) = st.last_content_mut() else {
@@ -99,7 +129,7 @@ fn nocase(st: &mut State, c: &Ctx<'_>) {
     }
 }
 
-fn offset(st: &mut State, c: &Ctx<'_>) {
+fn content_position(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let val = c.val;
