@@ -78,16 +78,8 @@ pub(crate) struct ByteRead {
     pub bitmask: Option<u32>,
 }
 
-/// `byte_math` operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum MathOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Shl,
-    Shr,
-}
+/// `byte_math` operator, typed by the rule parser.
+pub(crate) use rules::MathOp;
 
 /// One step of a buffer program.
 #[derive(Debug, Clone)]

@@ -6,12 +6,12 @@ use std::collections::HashMap;
 
 use app::BufferId;
 use rules::{
-    Action, AppProto as RuleApp, BitsCmd, Buffer, Content, Endian, IntCmp, LoadedRule, Match, Num,
-    NumBase, Opt, Protocol, Rule, Threshold, Transform,
+    Action, AppLayerProto, AppProto as RuleApp, BitsCmd, Buffer, Content, Endian, IntCmp,
+    LoadedRule, Match, Num, NumBase, Opt, Protocol, Rule, Threshold, Transform,
 };
 
 use crate::bytes::Read;
-use crate::program::{ByteRead, ContentC, MathOp, NumC, PcreC, Program, Step, MAX_VARS};
+use crate::program::{ByteRead, ContentC, NumC, PcreC, Program, Step, MAX_VARS};
 use crate::transform::Xform;
 
 /// Why a rule cannot be loaded.
@@ -91,11 +91,7 @@ pub(crate) enum ProtoM {
 #[derive(Debug, Clone)]
 pub(crate) enum PktOpt {
     Dsize(IntCmp),
-    Flags {
-        modifier: Option<char>,
-        flags: u8,
-        ignore: u8,
-    },
+    Flags(rules::TcpFlags),
     Ttl(IntCmp),
     Itype(IntCmp),
     Icode(IntCmp),
@@ -103,19 +99,10 @@ pub(crate) enum PktOpt {
     IcmpSeq(u16),
     Seq(u32),
     Ack(u32),
-    Window {
-        negated: bool,
-        size: u16,
-    },
+    Window { negated: bool, size: u16 },
     IpId(u16),
-    Tos {
-        negated: bool,
-        value: u8,
-    },
-    IpProto {
-        op: Option<char>,
-        proto: u8,
-    },
+    Tos { negated: bool, value: u8 },
+    IpProto { op: Option<char>, proto: u8 },
     SameIp,
 }
 
@@ -362,7 +349,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
                 no_stream = true;
                 sig.pkt.push(PktOpt::Dsize(*c));
             }
-            Opt::Flags(f) => sig.pkt.push(flags(f)?),
+            Opt::Flags(f) => sig.pkt.push(PktOpt::Flags(*f)),
             Opt::Ttl(c) => sig.pkt.push(PktOpt::Ttl(*c)),
             Opt::Itype(c) => sig.pkt.push(PktOpt::Itype(*c)),
             Opt::Icode(c) => sig.pkt.push(PktOpt::Icode(*c)),
@@ -407,26 +394,29 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
                         "app-layer-protocol with a mode",
                     ));
                 }
-                let only = match proto.as_str() {
-                    "http1" => Some(app::AppProto::Http),
-                    "http2" => Some(app::AppProto::Http2),
+                let only = match proto {
+                    AppLayerProto::Known(RuleApp::Http1) => Some(app::AppProto::Http),
+                    AppLayerProto::Known(RuleApp::Http2) => Some(app::AppProto::Http2),
                     _ => None,
                 };
-                let p = match proto.as_str() {
-                    "http" | "http1" | "http2" => app::AppProto::Http,
-                    "dns" => app::AppProto::Dns,
-                    "tls" | "ssl" => app::AppProto::Tls,
-                    "smb" => app::AppProto::Smb,
-                    "dcerpc" => app::AppProto::Dcerpc,
-                    "smtp" => app::AppProto::Smtp,
-                    "failed" => app::AppProto::Failed,
-                    "unknown" => app::AppProto::Unknown,
+                let p = match proto {
+                    AppLayerProto::Known(RuleApp::Http | RuleApp::Http1 | RuleApp::Http2) => {
+                        app::AppProto::Http
+                    }
+                    AppLayerProto::Known(RuleApp::Dns) => app::AppProto::Dns,
+                    AppLayerProto::Known(RuleApp::Tls) => app::AppProto::Tls,
+                    AppLayerProto::Known(RuleApp::Smb) => app::AppProto::Smb,
+                    AppLayerProto::Known(RuleApp::Dcerpc) => app::AppProto::Dcerpc,
+                    AppLayerProto::Known(RuleApp::Smtp) => app::AppProto::Smtp,
+                    AppLayerProto::Known(RuleApp::Failed) => app::AppProto::Failed,
+                    AppLayerProto::Unknown => app::AppProto::Unknown,
                     other => {
                         return Err(unsupported(
                             "app-layer-protocol",
                             format!(
-                            "app-layer-protocol {other}: protocol not detected by the app layer"
-                        ),
+                                "app-layer-protocol {}: protocol not detected by the app layer",
+                                other.name()
+                            ),
                         ))
                     }
                 };
@@ -616,37 +606,6 @@ fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal>
     })
 }
 
-fn flags(f: &rules::TcpFlags) -> Result<PktOpt, Refusal> {
-    fn bits(s: &str) -> Result<u8, Refusal> {
-        let mut b = 0u8;
-        for c in s.chars() {
-            b |= match c.to_ascii_uppercase() {
-                'F' => 0x01,
-                'S' => 0x02,
-                'R' => 0x04,
-                'P' => 0x08,
-                'A' => 0x10,
-                'U' => 0x20,
-                'E' | '2' => 0x40,
-                'C' | '1' => 0x80,
-                '0' => 0,
-                other => return Err(failed("flags", format!("unknown flag '{other}'"))),
-            };
-        }
-        Ok(b)
-    }
-    let flags = bits(&f.flags)?;
-    let ignore = match &f.mask {
-        Some(m) => bits(m)?,
-        None => 0,
-    };
-    Ok(PktOpt::Flags {
-        modifier: f.modifier,
-        flags,
-        ignore,
-    })
-}
-
 fn read_how(c: &rules::ByteCommon, kw: &str) -> Result<Read, Refusal> {
     Ok(match (c.string, c.endian) {
         (_, Endian::Dce) => return Err(unsupported(kw, format!("{kw} with dce byte order"))),
@@ -720,15 +679,6 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                 }
             }
             Match::ByteMath(bm) => {
-                let op = match bm.oper.as_str() {
-                    "+" => MathOp::Add,
-                    "-" => MathOp::Sub,
-                    "*" => MathOp::Mul,
-                    "/" => MathOp::Div,
-                    "<<" => MathOp::Shl,
-                    ">>" => MathOp::Shr,
-                    o => return Err(failed("byte_math", format!("operator {o}"))),
-                };
                 let rd = ByteRead {
                     nbytes: vars.num(&bm.nbytes, "byte_math")?,
                     offset: vars.num(&bm.offset, "byte_math")?,
@@ -739,7 +689,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                 let rvalue = vars.num(&bm.rvalue, "byte_math")?;
                 Step::ByteMath {
                     rd,
-                    op,
+                    op: bm.oper,
                     rvalue,
                     var: vars.define(&bm.result)?,
                 }

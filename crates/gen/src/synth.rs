@@ -4,7 +4,10 @@
 use crate::http::{self, Request, Response};
 use crate::rng::Rng;
 use crate::solve::{self, Item};
-use rules::{Action, AppProto, BitsCmd, Buffer, LoadedRule, Match, Opt, Protocol, ThresholdType};
+use rules::{
+    Action, AppLayerProto, AppProto, BitsCmd, Buffer, LoadedRule, Match, Opt, Protocol,
+    ThresholdType,
+};
 use std::collections::BTreeMap;
 
 /// Which side's data makes the rule alert (the alert lands on the packet that
@@ -174,9 +177,9 @@ pub fn synthesize(lr: &LoadedRule, rng: &mut Rng) -> Result<Attack, String> {
             },
             Opt::AppLayerProtocol {
                 negated: false,
-                proto,
+                proto: AppLayerProto::Known(AppProto::Http | AppProto::Http1),
                 ..
-            } if proto == "http" || proto == "http1" => http_proto = true,
+            } => http_proto = true,
             Opt::Dsize(c) => dsize = Some(*c),
             Opt::Tag(_) => {}
             Opt::NoAlert => return Err("noalert".into()),

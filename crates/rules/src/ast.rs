@@ -4,6 +4,12 @@
 use crate::buffers::{Buffer, Transform};
 use crate::header::{AddrExpr, PortExpr};
 
+mod bytes;
+mod tcp_flags;
+
+pub use bytes::*;
+pub use tcp_flags::*;
+
 /// Rule action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -162,6 +168,77 @@ app_protos! {
     Failed = "failed";
 }
 
+/// Protocol named by `app-layer-protocol`: an application protocol or `unknown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppLayerProto {
+    /// A protocol a rule header also accepts (`failed` included).
+    Known(AppProto),
+    /// `unknown`: no protocol detected yet.
+    Unknown,
+}
+
+impl AppLayerProto {
+    /// Parses a name (lowercase).
+    pub fn parse(s: &str) -> Option<AppLayerProto> {
+        match s {
+            "unknown" => Some(AppLayerProto::Unknown),
+            _ => AppProto::parse(s).map(AppLayerProto::Known),
+        }
+    }
+
+    /// Canonical name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AppLayerProto::Known(a) => a.name(),
+            AppLayerProto::Unknown => "unknown",
+        }
+    }
+}
+
+/// Mode of `app-layer-protocol` (after the comma).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppLayerMode {
+    /// `final`
+    Final,
+    /// `original`
+    Original,
+    /// `either`
+    Either,
+    /// `to_server`
+    ToServer,
+    /// `to_client`
+    ToClient,
+    /// `direction`
+    Direction,
+}
+
+impl AppLayerMode {
+    /// Parses a mode word.
+    pub fn parse(s: &str) -> Option<AppLayerMode> {
+        Some(match s {
+            "final" => AppLayerMode::Final,
+            "original" => AppLayerMode::Original,
+            "either" => AppLayerMode::Either,
+            "to_server" => AppLayerMode::ToServer,
+            "to_client" => AppLayerMode::ToClient,
+            "direction" => AppLayerMode::Direction,
+            _ => return None,
+        })
+    }
+
+    /// Keyword.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppLayerMode::Final => "final",
+            AppLayerMode::Original => "original",
+            AppLayerMode::Either => "either",
+            AppLayerMode::ToServer => "to_server",
+            AppLayerMode::ToClient => "to_client",
+            AppLayerMode::Direction => "direction",
+        }
+    }
+}
+
 impl Protocol {
     /// Parses a protocol name (case-insensitive).
     pub fn parse(s: &str) -> Option<Protocol> {
@@ -309,174 +386,6 @@ impl Pcre {
     pub fn is_relative(&self) -> bool {
         self.flags.contains('R')
     }
-}
-
-/// Byte order for `byte_*`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Endian {
-    /// Default (big endian).
-    #[default]
-    Default,
-    /// `big`
-    Big,
-    /// `little`
-    Little,
-    /// `dce`: DCE/RPC byte order.
-    Dce,
-}
-
-/// `string,<base>` for `byte_*`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum NumBase {
-    /// `hex`
-    Hex,
-    /// `dec`
-    Dec,
-    /// `oct`
-    Oct,
-}
-
-impl NumBase {
-    /// Keyword.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NumBase::Hex => "hex",
-            NumBase::Dec => "dec",
-            NumBase::Oct => "oct",
-        }
-    }
-}
-
-/// Comparison operator of `byte_test`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ByteOp {
-    /// `<`
-    Lt,
-    /// `>`
-    Gt,
-    /// `=`
-    Eq,
-    /// `<=`
-    Le,
-    /// `>=`
-    Ge,
-    /// `&`
-    And,
-    /// `^`
-    Xor,
-}
-
-impl ByteOp {
-    /// Operator text.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ByteOp::Lt => "<",
-            ByteOp::Gt => ">",
-            ByteOp::Eq => "=",
-            ByteOp::Le => "<=",
-            ByteOp::Ge => ">=",
-            ByteOp::And => "&",
-            ByteOp::Xor => "^",
-        }
-    }
-}
-
-/// Shared `byte_*` options.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ByteCommon {
-    /// `relative`
-    pub relative: bool,
-    /// Byte order.
-    pub endian: Endian,
-    /// `string,<base>`: the bytes are a number in text.
-    pub string: Option<NumBase>,
-    /// `bitmask <n>`
-    pub bitmask: Option<u32>,
-}
-
-/// `byte_test`
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ByteTest {
-    /// Bytes to read (1..=10, or up to 23 with `string`).
-    pub nbytes: Num,
-    /// `!` before the operator.
-    pub negated: bool,
-    /// Operator.
-    pub op: ByteOp,
-    /// Value compared against.
-    pub value: Num,
-    /// Offset.
-    pub offset: Num,
-    /// Common flags.
-    pub common: ByteCommon,
-}
-
-/// `byte_jump`
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ByteJump {
-    /// Bytes to read.
-    pub nbytes: Num,
-    /// Offset.
-    pub offset: Num,
-    /// Common flags.
-    pub common: ByteCommon,
-    /// `multiplier <n>`
-    pub multiplier: Option<u32>,
-    /// `align`
-    pub align: bool,
-    /// `from_beginning`
-    pub from_beginning: bool,
-    /// `from_end`
-    pub from_end: bool,
-    /// `post_offset <n>`
-    pub post_offset: Option<i64>,
-}
-
-/// `byte_extract`
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ByteExtract {
-    /// Bytes to read.
-    pub nbytes: u32,
-    /// Offset.
-    pub offset: i64,
-    /// Variable name.
-    pub name: String,
-    /// Common flags.
-    pub common: ByteCommon,
-    /// `multiplier <n>`
-    pub multiplier: Option<u32>,
-    /// `align <n>`
-    pub align: Option<u32>,
-}
-
-/// `byte_math`
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ByteMath {
-    /// `bytes`
-    pub nbytes: Num,
-    /// `offset`
-    pub offset: Num,
-    /// `oper`: one of `+ - * / << >>`.
-    pub oper: String,
-    /// `rvalue`
-    pub rvalue: Num,
-    /// `result` variable.
-    pub result: String,
-    /// Common flags.
-    pub common: ByteCommon,
-}
-
-/// `isdataat`
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IsDataAt {
-    /// `!`
-    pub negated: bool,
-    /// Position.
-    pub offset: Num,
-    /// `relative`
-    pub relative: bool,
-    /// `rawbytes`
-    pub rawbytes: bool,
 }
 
 /// A numeric comparison used by `dsize`, `bsize`, `urilen`, `ttl`, `itype` ...
@@ -722,17 +631,6 @@ pub struct Threshold {
     pub multiplier: Option<u32>,
 }
 
-/// `flags` / `tcp.flags`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TcpFlags {
-    /// Modifier: `+` (all plus any), `*` (any), `!` (not), or none (exact).
-    pub modifier: Option<char>,
-    /// Flags that must be set (letters `FSRPAUCE0`; `1`/`2` are Snort names for C/E).
-    pub flags: String,
-    /// Flags ignored (after the comma).
-    pub mask: Option<String>,
-}
-
 /// `reference`
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reference {
@@ -842,10 +740,10 @@ pub enum Opt {
     AppLayerProtocol {
         /// `!`
         negated: bool,
-        /// Protocol name.
-        proto: String,
+        /// Protocol.
+        proto: AppLayerProto,
         /// Mode after the comma.
-        mode: Option<String>,
+        mode: Option<AppLayerMode>,
     },
     /// `app-layer-event`
     AppLayerEvent(String),

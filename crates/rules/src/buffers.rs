@@ -27,6 +27,14 @@ macro_rules! define_buffers {
                 }
             }
 
+            /// Other names of the sticky buffer keyword (legacy underscore names).
+            pub fn aliases(self) -> &'static [&'static str] {
+                match self {
+                    Buffer::Payload => &[],
+                    $(Buffer::$v => &[$($alias),*],)*
+                }
+            }
+
             /// Looks up a sticky buffer keyword (canonical or legacy name).
             pub fn from_sticky(kw: &str) -> Option<Buffer> {
                 match kw {

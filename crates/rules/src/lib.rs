@@ -3,7 +3,8 @@
 //! the `config` crate.)
 //!
 //! Entry points: [`parse_rule`] for one rule, [`RuleSet::load`] for files,
-//! [`check::check_files`] for `osprey rules check`.
+//! [`check::check_files`] for `osprey rules check`, [`keywords::all`] for the keywords
+//! known.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -13,6 +14,7 @@ pub mod check;
 pub mod classification;
 pub mod diag;
 pub mod header;
+pub mod keywords;
 pub mod lexer;
 pub mod parser;
 mod print;

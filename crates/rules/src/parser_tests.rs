@@ -1,6 +1,7 @@
 //! Grammar corners of the rule parser.
 
 use super::*;
+use crate::buffers::Transform;
 
 fn ok(text: &str) -> Rule {
     parse_rule(text).unwrap_or_else(|d| panic!("{text}\n{d:#?}"))

@@ -198,7 +198,11 @@ fn write_match(f: &mut impl Write, m: &Match) -> fmt::Result {
             write!(
                 f,
                 " byte_math:bytes {},offset {},oper {},rvalue {},result {}",
-                m.nbytes, m.offset, m.oper, m.rvalue, m.result
+                m.nbytes,
+                m.offset,
+                m.oper.as_str(),
+                m.rvalue,
+                m.result
             )?;
             write_common(f, &m.common, true)?;
             f.write_char(';')?;
@@ -326,12 +330,13 @@ fn write_opt(f: &mut impl Write, o: &Opt) -> fmt::Result {
         Opt::Dsize(c) => write!(f, " dsize:{c};"),
         Opt::Flags(fl) => {
             f.write_str(" flags:")?;
-            if let Some(m) = fl.modifier {
+            if let Some(m) = fl.modifier.as_char() {
                 f.write_char(m)?;
             }
-            f.write_str(&fl.flags)?;
-            if let Some(m) = &fl.mask {
-                write!(f, ",{m}")?;
+            TcpFlags::write_letters(f, fl.set)?;
+            if fl.ignore != 0 {
+                f.write_char(',')?;
+                TcpFlags::write_letters(f, fl.ignore)?;
             }
             f.write_char(';')
         }
@@ -378,11 +383,12 @@ fn write_opt(f: &mut impl Write, o: &Opt) -> fmt::Result {
         } => {
             write!(
                 f,
-                " app-layer-protocol:{}{proto}",
-                if *negated { "!" } else { "" }
+                " app-layer-protocol:{}{}",
+                if *negated { "!" } else { "" },
+                proto.name()
             )?;
             if let Some(m) = mode {
-                write!(f, ",{m}")?;
+                write!(f, ",{}", m.as_str())?;
             }
             f.write_char(';')
         }

@@ -423,12 +423,10 @@ pub fn byte_math(v: &str) -> Result<ByteMath, String> {
         match (k, a) {
             ("bytes", Some(n)) => nbytes = Some(num(n)?),
             ("offset", Some(n)) => offset = Some(num(n)?),
-            ("oper", Some(o)) => {
-                if !matches!(o, "+" | "-" | "*" | "/" | "<<" | ">>") {
-                    return Err(format!("byte_math: invalid operator '{o}'"));
-                }
-                oper = Some(o.to_owned())
-            }
+            ("oper", Some(o)) => match MathOp::parse(o) {
+                Some(op) => oper = Some(op),
+                None => return Err(format!("byte_math: invalid operator '{o}'")),
+            },
             ("rvalue", Some(n)) => rvalue = Some(num(n)?),
             ("result", Some(n)) if is_var_name(n) => result = Some(n.to_owned()),
             _ => {
@@ -633,25 +631,30 @@ pub fn tcp_flags(v: &str) -> Result<TcpFlags, String> {
         None => (v.trim(), None),
     };
     let mut modifier = None;
-    let mut flags = String::new();
+    let mut set = 0u8;
+    let mut any = false;
     for c in main.chars() {
-        match c {
-            '+' | '*' | '!' => {
-                if modifier.is_some() {
-                    return Err("flags: more than one modifier".into());
-                }
-                modifier = Some(c);
+        if let Some(m) = FlagsModifier::from_char(c) {
+            if modifier.is_some() {
+                return Err("flags: more than one modifier".into());
             }
-            'F' | 'S' | 'R' | 'P' | 'A' | 'U' | 'C' | 'E' | '0' | '1' | '2' => flags.push(c),
-            'f' | 's' | 'r' | 'p' | 'a' | 'u' | 'c' | 'e' => flags.push(c.to_ascii_uppercase()),
+            modifier = Some(m);
+            continue;
+        }
+        match c {
+            'F' | 'S' | 'R' | 'P' | 'A' | 'U' | 'C' | 'E' | '0' | '1' | '2' | 'f' | 's' | 'r'
+            | 'p' | 'a' | 'u' | 'c' | 'e' => {
+                set |= TcpFlags::letter_bit(c).unwrap_or(0);
+                any = true;
+            }
             ' ' => {}
             _ => return Err(format!("flags: invalid flag '{c}'")),
         }
     }
-    if flags.is_empty() {
+    if !any {
         return Err("flags: no flags".into());
     }
-    let mask = match mask {
+    let ignore = match mask {
         Some(m) => {
             if m.is_empty()
                 || !m
@@ -660,14 +663,16 @@ pub fn tcp_flags(v: &str) -> Result<TcpFlags, String> {
             {
                 return Err(format!("flags: invalid mask '{m}'"));
             }
-            Some(m.to_ascii_uppercase())
+            m.chars()
+                .filter_map(TcpFlags::letter_bit)
+                .fold(0, |a, b| a | b)
         }
-        None => None,
+        None => 0,
     };
     Ok(TcpFlags {
-        modifier,
-        flags,
-        mask,
+        modifier: modifier.unwrap_or_default(),
+        set,
+        ignore,
     })
 }
 
@@ -772,7 +777,7 @@ mod tests {
         let m =
             byte_math("bytes 2, offset 0, oper +, rvalue 10, result x, relative, endian little")
                 .unwrap();
-        assert_eq!(m.oper, "+");
+        assert_eq!(m.oper, MathOp::Add);
         assert!(byte_math("bytes 2, offset 0, oper %, rvalue 10, result x").is_err());
         assert!(byte_math("bytes 2, offset 0, oper +, rvalue 10").is_err());
         let d = isdataat("!1,relative").unwrap();
@@ -800,9 +805,10 @@ mod tests {
         assert!(threshold("track by_dst, count 5, seconds 60", false).is_ok());
         assert!(threshold("type limit, track by_src, count 1, seconds 60", false).is_err());
         let fl = tcp_flags("S,CE").unwrap();
-        assert_eq!(fl.flags, "S");
-        assert_eq!(fl.mask.as_deref(), Some("CE"));
-        assert_eq!(tcp_flags("+SA").unwrap().modifier, Some('+'));
+        assert_eq!(fl.set, 0x02);
+        assert_eq!(fl.ignore, 0x80 | 0x40);
+        assert_eq!(tcp_flags("+SA").unwrap().modifier, FlagsModifier::All);
+        assert_eq!(tcp_flags("sa").unwrap().set, 0x12);
         assert!(tcp_flags("X").is_err());
         assert_eq!(ip_proto_number("TCP"), Some(6));
     }

@@ -113,22 +113,7 @@ pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
     let icmp = (p.proto == 1 || p.proto == 58) && p.l4_off != 0;
     match o {
         PktOpt::Dsize(c) => dsize_ok(c, p.payload_len as u64),
-        PktOpt::Flags {
-            modifier,
-            flags,
-            ignore,
-        } => {
-            if !tcp {
-                return false;
-            }
-            let f = p.tcp_flags & !ignore;
-            match modifier {
-                Some('!') => f & flags != *flags,
-                Some('+') => f & flags == *flags,
-                Some('*') => f & flags != 0,
-                _ => f == *flags,
-            }
-        }
+        PktOpt::Flags(f) => tcp && f.matches(p.tcp_flags),
         PktOpt::Ttl(c) => c.matches(p.ttl as u64),
         PktOpt::Itype(c) => icmp && c.matches(p.icmp_type as u64),
         PktOpt::Icode(c) => icmp && c.matches(p.icmp_code as u64),

@@ -1,0 +1,14 @@
+//! DNS: `dns.query` and `dns.opcode`.
+
+use super::{verbatim, Keyword, Stickies};
+use crate::ast::AppProto;
+use crate::buffers::Buffer;
+
+/// DNS.
+const DNS: &[AppProto] = &[AppProto::Dns];
+
+/// DNS keywords.
+pub(super) const KEYWORDS: &[Keyword] = &[verbatim("dns.opcode").protos(DNS)];
+
+/// DNS buffers.
+pub(super) const STICKY: Stickies = &[(&[Buffer::DnsQuery], DNS)];

@@ -1,0 +1,263 @@
+//! Flow and state options: `flow`, `flowbits`, `xbits`, `flowint`, `stream_size`,
+//! `threshold`, `detection_filter`, `tag`, `noalert`, `app-layer-protocol` ...
+
+use super::{verbatim, Ctx, Keyword, Kind, Value};
+use crate::ast::{AppLayerMode, AppLayerProto, BitsCmd, Opt};
+use crate::diag::Reason;
+use crate::parser::state::State;
+use crate::values as v;
+
+/// Flow and state keywords.
+pub(super) const KEYWORDS: &[Keyword] = &[
+    Keyword::new("flow", Value::Required, Kind::Option, flow).once(),
+    Keyword::new("flowbits", Value::Required, Kind::Option, flowbits),
+    Keyword::new("xbits", Value::Required, Kind::Option, xbits),
+    Keyword::new("flowint", Value::Required, Kind::Option, flowint),
+    Keyword::new("stream_size", Value::Required, Kind::Option, stream_size),
+    Keyword::new("threshold", Value::Required, Kind::Option, threshold).once(),
+    Keyword::new("detection_filter", Value::Required, Kind::Option, threshold).once(),
+    Keyword::new("tag", Value::Required, Kind::Option, tag),
+    Keyword::new("noalert", Value::None, Kind::Option, noalert),
+    Keyword::new(
+        "app-layer-protocol",
+        Value::Required,
+        Kind::Option,
+        app_layer_protocol,
+    ),
+    Keyword::new(
+        "app-layer-event",
+        Value::Required,
+        Kind::Option,
+        app_layer_event,
+    ),
+    verbatim("hostbits"),
+    verbatim("flowvar"),
+    verbatim("pktvar"),
+    verbatim("flow.age"),
+    verbatim("flow.pkts"),
+    verbatim("flow.bytes"),
+    verbatim("iprep"),
+    verbatim("datarep"),
+    verbatim("dataset"),
+    verbatim("bypass"),
+    verbatim("prefilter"),
+    verbatim("requires"),
+    verbatim("config"),
+    verbatim("frame"),
+    verbatim("transform"),
+    verbatim("absent"),
+    verbatim("geoip"),
+];
+
+fn flow(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let f = tryv!(st, o, kw, v::flow(val));
+    if st.options.iter().any(|x| matches!(x, Opt::Flow(_))) {
+        st.err(o.name_off, Reason::Semantic, kw, "flow given twice");
+        return;
+    }
+    st.options.push(Opt::Flow(f));
+}
+
+fn flowbits(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let f = tryv!(st, o, kw, v::flowbits(val));
+    st.options.push(Opt::Flowbits(f));
+}
+
+fn xbits(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let off = c.o.value_off;
+    let p: Vec<&str> = val.splitn(3, ',').map(str::trim).collect();
+    let cmd = tryv!(st, o, kw, v::bits_cmd(p[0]));
+    if p.len() < 2 || p[1].is_empty() {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            "xbits needs a command and a name",
+        );
+        return;
+    }
+    let rest = p.get(2).copied().unwrap_or("").to_owned();
+    if cmd != BitsCmd::NoAlert && !rest.contains("track") {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            "xbits needs 'track ip_src|ip_dst|ip_pair'",
+        );
+        return;
+    }
+    st.options.push(Opt::Xbits {
+        cmd,
+        name: p[1].to_owned(),
+        rest,
+    });
+}
+
+fn flowint(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let val = c.val;
+    let off = c.o.value_off;
+    let p = v::csv(val);
+    let ops = [
+        "=", "+", "-", "==", "!=", "<", ">", "<=", ">=", "isset", "notset", "isnotset",
+    ];
+    if p.len() < 2 || p[0].is_empty() || !ops.contains(&p[1]) {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            "flowint needs name,operator[,value]",
+        );
+        return;
+    }
+    let needs = !matches!(p[1], "isset" | "notset" | "isnotset");
+    if needs != (p.len() == 3) || p.len() > 3 {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            format!("flowint: operator '{}' arity", p[1]),
+        );
+        return;
+    }
+    st.options.push(Opt::Flowint {
+        name: p[0].to_owned(),
+        op: p[1].to_owned(),
+        value: p.get(2).map(|s| s.to_string()),
+    });
+}
+
+fn stream_size(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let off = c.o.value_off;
+    let p = v::csv(val);
+    if p.len() != 3 || !["server", "client", "both", "either"].contains(&p[0]) {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            "stream_size needs server|client|both|either,op,size",
+        );
+        return;
+    }
+    if !["<", ">", "=", "!=", "<=", ">="].contains(&p[1]) {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            format!("stream_size: invalid operator '{}'", p[1]),
+        );
+        return;
+    }
+    let size = tryv!(st, o, kw, v::uint(p[2], u32::MAX as u64));
+    st.options.push(Opt::StreamSize {
+        side: p[0].to_owned(),
+        op: p[1].to_owned(),
+        size,
+    });
+}
+
+fn threshold(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let t = tryv!(st, o, kw, v::threshold(val, kw == "threshold"));
+    if st
+        .options
+        .iter()
+        .any(|x| matches!(x, Opt::Threshold(_) | Opt::DetectionFilter(_)))
+    {
+        st.err(
+            o.name_off,
+            Reason::Semantic,
+            kw,
+            "only one threshold or detection_filter per rule",
+        );
+        return;
+    }
+    st.options.push(if kw == "threshold" {
+        Opt::Threshold(t)
+    } else {
+        Opt::DetectionFilter(t)
+    });
+}
+
+fn tag(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let val = c.val;
+    let off = c.o.value_off;
+    let first = v::csv(val)[0];
+    if !["session", "host"].contains(&first) {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            format!("tag type must be session or host, not '{first}'"),
+        );
+        return;
+    }
+    st.options.push(Opt::Tag(val.to_owned()));
+}
+
+fn noalert(st: &mut State, _: &Ctx<'_>) {
+    st.options.push(Opt::NoAlert);
+}
+
+fn app_layer_protocol(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let val = c.val;
+    let off = c.o.value_off;
+    let (p, mode) = match val.split_once(',') {
+        Some((a, b)) => (a.trim(), Some(b.trim().to_owned())),
+        None => (val, None),
+    };
+    let (negated, name) = match p.strip_prefix('!') {
+        Some(r) => (true, r.trim()),
+        None => (false, p),
+    };
+    let Some(proto) = AppLayerProto::parse(name) else {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            format!("unknown app-layer protocol '{name}'"),
+        );
+        return;
+    };
+    let mode = match mode {
+        None => None,
+        Some(m) => match AppLayerMode::parse(&m) {
+            Some(m) => Some(m),
+            None => {
+                st.err(
+                    off,
+                    Reason::InvalidValue,
+                    kw,
+                    format!("unknown app-layer-protocol mode '{m}'"),
+                );
+                return;
+            }
+        },
+    };
+    st.options.push(Opt::AppLayerProtocol {
+        negated,
+        proto,
+        mode,
+    });
+}
+
+fn app_layer_event(st: &mut State, c: &Ctx<'_>) {
+    let val = c.val;
+    st.options.push(Opt::AppLayerEvent(val.to_owned()));
+}

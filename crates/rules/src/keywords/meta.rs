@@ -1,0 +1,159 @@
+//! Rule metadata: `msg`, `sid`, `rev`, `gid`, `classtype`, `priority`, `reference`,
+//! `metadata`, `target`.
+
+use super::{Ctx, Keyword, Kind, Value};
+use crate::ast::{Reference, Target};
+use crate::diag::Reason;
+use crate::lexer;
+use crate::parser::state::{quoted, State};
+use crate::values as v;
+
+/// Metadata keywords.
+pub(super) const KEYWORDS: &[Keyword] = &[
+    Keyword::new("msg", Value::Quoted, Kind::Meta, msg)
+        .once()
+        .own_check(),
+    Keyword::new("sid", Value::Required, Kind::Meta, sid).once(),
+    Keyword::new("rev", Value::Required, Kind::Meta, rev).once(),
+    Keyword::new("gid", Value::Required, Kind::Meta, gid).once(),
+    Keyword::new("classtype", Value::Required, Kind::Meta, classtype).once(),
+    Keyword::new("priority", Value::Required, Kind::Meta, priority),
+    Keyword::new("reference", Value::Required, Kind::Meta, reference),
+    Keyword::new("metadata", Value::Required, Kind::Meta, metadata),
+    Keyword::new("target", Value::Required, Kind::Meta, target),
+];
+
+fn msg(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    if st.seen_msg {
+        st.err(o.name_off, Reason::Semantic, kw, "msg given twice");
+    }
+    st.seen_msg = true;
+    if let Some(s) = quoted(st, o, kw) {
+        st.meta.msg = Some(lexer::unescape_text(s).into_owned());
+    }
+}
+
+fn sid(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let off = c.o.value_off;
+    if st.seen_sid {
+        st.err(o.name_off, Reason::Semantic, kw, "sid given twice");
+    }
+    st.seen_sid = true;
+    let n = tryv!(st, o, kw, v::uint(val.trim_matches('"'), u32::MAX as u64));
+    if n == 0 {
+        st.err(off, Reason::InvalidValue, kw, "sid 0 is invalid");
+    }
+    st.meta.sid = n as u32;
+}
+
+fn rev(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    if st.seen_rev {
+        st.err(o.name_off, Reason::Semantic, kw, "rev given twice");
+    }
+    st.seen_rev = true;
+    st.meta.rev = tryv!(st, o, kw, v::uint(val.trim_matches('"'), u32::MAX as u64)) as u32;
+}
+
+fn gid(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    if st.seen_gid {
+        st.err(o.name_off, Reason::Semantic, kw, "gid given twice");
+    }
+    st.seen_gid = true;
+    st.meta.gid = tryv!(st, o, kw, v::uint(val.trim_matches('"'), u32::MAX as u64)) as u32;
+}
+
+fn classtype(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let off = c.o.value_off;
+    if st.seen_classtype {
+        st.err(o.name_off, Reason::Semantic, kw, "classtype given twice");
+    }
+    st.seen_classtype = true;
+    if !val
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+    {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            format!("bad classtype name '{val}'"),
+        );
+        return;
+    }
+    st.meta.classtype = Some(val.to_owned());
+}
+
+fn priority(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let off = c.o.value_off;
+    let p = tryv!(st, o, kw, v::uint(val, 255));
+    if p == 0 {
+        st.err(off, Reason::InvalidValue, kw, "priority must be 1..=255");
+    }
+    st.meta.priority = Some(p as u32);
+}
+
+fn reference(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let val = c.val;
+    let off = c.o.value_off;
+    let Some((sys, id)) = val.split_once(',') else {
+        st.err(off, Reason::InvalidValue, kw, "reference needs system,id");
+        return;
+    };
+    let (sys, id) = (sys.trim(), id.trim());
+    if sys.is_empty() || id.is_empty() {
+        st.err(off, Reason::InvalidValue, kw, "reference needs system,id");
+        return;
+    }
+    let id = lexer::strip_quotes(id).unwrap_or(id);
+    st.meta.references.push(Reference {
+        system: sys.to_ascii_lowercase(),
+        id: id.to_owned(),
+    });
+}
+
+fn metadata(st: &mut State, c: &Ctx<'_>) {
+    let val = c.val;
+    for item in val.split(',') {
+        let item = item.trim();
+        if !item.is_empty() {
+            st.meta.metadata.push(item.to_owned());
+        }
+    }
+}
+
+fn target(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let val = c.val;
+    let off = c.o.value_off;
+    st.meta.target = Some(match val {
+        "src_ip" => Target::SrcIp,
+        "dest_ip" => Target::DestIp,
+        _ => {
+            st.err(
+                off,
+                Reason::InvalidValue,
+                kw,
+                "target must be src_ip or dest_ip",
+            );
+            return;
+        }
+    });
+}

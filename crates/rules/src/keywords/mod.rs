@@ -1,0 +1,358 @@
+//! The keyword registry: every rule option Osprey knows, by family, with its value
+//! grammar, whether it may appear once, what it is (sticky buffer, content modifier,
+//! transform, option ...), the application protocols it needs and the function that
+//! parses its value into the typed [`Rule`](crate::Rule).
+//!
+//! The parser looks keywords up here; `--list-keywords` lists [`all`]. Adding a keyword
+//! is one entry in the file of its family (or protocol) and, for a new family, one line
+//! in [`TABLES`].
+//!
+//! ```
+//! let content = rules::keywords::find("content").unwrap();
+//! assert_eq!(content.value, rules::keywords::Value::Required);
+//! assert!(rules::keywords::all().any(|k| k.name == "http.uri"));
+//! ```
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::ast::{AppProto, Opt};
+use crate::buffers::Buffer;
+use crate::diag::Reason;
+use crate::lexer::RawOption;
+use crate::parser::state::{need_value, no_value, quoted, State, Sticky};
+
+/// Records the error of a value parser (`Err(message)`) at the value and returns.
+macro_rules! tryv {
+    ($st:expr, $o:expr, $kw:expr, $e:expr) => {
+        match $e {
+            Ok(x) => x,
+            Err(msg) => {
+                $st.err($o.value_off, Reason::InvalidValue, $kw, msg);
+                return;
+            }
+        }
+    };
+}
+
+mod apps;
+mod bytes;
+mod dns;
+mod file;
+mod flow;
+mod header;
+mod http;
+mod meta;
+mod payload;
+pub(crate) mod pcre;
+mod snort;
+mod tls;
+mod transform;
+
+/// What a keyword's value looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// No value (`nocase;`).
+    None,
+    /// A value is required (`sid:1;`).
+    Required,
+    /// A quoted string is required (`msg:"...";`).
+    Quoted,
+    /// A value may follow (`fast_pattern;`, `fast_pattern:only;`).
+    Optional,
+}
+
+/// What a keyword does in a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Rule metadata (`msg`, `sid`, `classtype` ...).
+    Meta,
+    /// A match appended to the current buffer (`content`, `pcre`, `byte_test` ...).
+    Match,
+    /// Modifies the preceding `content` (`nocase`, `depth`, `fast_pattern` ...).
+    ContentModifier,
+    /// Snort-style modifier moving the preceding `content` to a buffer (`http_uri`).
+    BufferModifier(Buffer),
+    /// Selects the buffer the following matches inspect (`http.uri`, `pkt_data`).
+    StickyBuffer(Buffer),
+    /// Transforms the current sticky buffer (`to_lowercase`, `xor` ...).
+    Transform,
+    /// A packet, flow or protocol option outside the buffers (`flow`, `dsize` ...).
+    Option,
+    /// Recognised and kept as written ([`Opt::Keyword`]) for the detection engine.
+    Verbatim,
+}
+
+/// The arguments of a keyword's parse function.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'a> {
+    /// The definition found.
+    pub def: &'static Keyword,
+    /// The keyword as written (lowercased): the name or an alias.
+    pub kw: &'a str,
+    /// The option with its offsets.
+    pub o: &'a RawOption<'a>,
+    /// The value, checked against [`Keyword::value`] (unquoted for [`Value::Quoted`];
+    /// empty for [`Value::None`] and [`Value::Optional`]: read `o.value`).
+    pub val: &'a str,
+}
+
+/// A keyword's parse function: records into the rule state, diagnostics included.
+pub(crate) type Parse = fn(&mut State, &Ctx<'_>);
+
+/// One keyword definition.
+#[derive(Clone, Copy)]
+pub struct Keyword {
+    /// Canonical name.
+    pub name: &'static str,
+    /// Other names that parse the same way.
+    pub aliases: &'static [&'static str],
+    /// Value grammar.
+    pub value: Value,
+    /// At most once per rule (or per content, for content modifiers).
+    pub once: bool,
+    /// What it is.
+    pub kind: Kind,
+    /// Application protocols it needs (empty: any).
+    pub protos: &'static [AppProto],
+    /// Parses the value into the rule.
+    pub(crate) parse: Parse,
+    /// True when `parse` checks the value grammar itself (its diagnostics come in an
+    /// order of their own), false when the registry checks it first.
+    pub(crate) own_check: bool,
+}
+
+impl std::fmt::Debug for Keyword {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Keyword")
+            .field("name", &self.name)
+            .field("aliases", &self.aliases)
+            .field("value", &self.value)
+            .field("once", &self.once)
+            .field("kind", &self.kind)
+            .field("protos", &self.protos)
+            .finish()
+    }
+}
+
+impl Keyword {
+    /// A definition with no aliases, allowed many times, needing no protocol.
+    pub(crate) const fn new(name: &'static str, value: Value, kind: Kind, parse: Parse) -> Self {
+        Keyword {
+            name,
+            aliases: &[],
+            value,
+            once: false,
+            kind,
+            protos: &[],
+            parse,
+            own_check: false,
+        }
+    }
+
+    /// With aliases.
+    pub(crate) const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    /// Allowed once.
+    pub(crate) const fn once(mut self) -> Self {
+        self.once = true;
+        self
+    }
+
+    /// Needing one of these protocols.
+    pub(crate) const fn protos(mut self, protos: &'static [AppProto]) -> Self {
+        self.protos = protos;
+        self
+    }
+
+    /// `parse` checks the value grammar itself.
+    pub(crate) const fn own_check(mut self) -> Self {
+        self.own_check = true;
+        self
+    }
+
+    /// Every name it answers to, canonical first.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.name).chain(self.aliases.iter().copied())
+    }
+}
+
+/// A keyword kept verbatim ([`Opt::Keyword`]), value optional.
+pub(crate) const fn verbatim(name: &'static str) -> Keyword {
+    Keyword::new(name, Value::Optional, Kind::Verbatim, keep_verbatim)
+}
+
+fn keep_verbatim(st: &mut State, c: &Ctx<'_>) {
+    st.options.push(Opt::Keyword {
+        name: c.def.name,
+        value: c.o.value.map(str::to_owned),
+    });
+}
+
+/// The sticky buffers of one family with the protocols they need.
+pub(crate) type Stickies = &'static [(&'static [Buffer], &'static [AppProto])];
+
+/// The families: their static keywords and their sticky buffers.
+const TABLES: &[(&[Keyword], Stickies)] = &[
+    (meta::KEYWORDS, &[]),
+    (payload::KEYWORDS, payload::STICKY),
+    (pcre::KEYWORDS, &[]),
+    (bytes::KEYWORDS, &[]),
+    (transform::KEYWORDS, &[]),
+    (flow::KEYWORDS, &[]),
+    (header::KEYWORDS, header::STICKY),
+    (http::KEYWORDS, http::STICKY),
+    (file::KEYWORDS, file::STICKY),
+    (dns::KEYWORDS, dns::STICKY),
+    (tls::KEYWORDS, tls::STICKY),
+    (apps::KEYWORDS, apps::STICKY),
+    (snort::KEYWORDS, &[]),
+];
+
+/// Sticky buffer names Suricata also registers as value keywords: with a value they
+/// are kept verbatim ([`Opt::Keyword`]).
+const STICKY_OR_VERBATIM: &[&str] = &[
+    "filename",
+    "ja4.hash",
+    "tls.cert_chain_len",
+    "quic.version",
+    "sip.method",
+    "http.response_header",
+    "icmpv4.hdr",
+];
+
+fn sticky_def(b: Buffer, protos: &'static [AppProto]) -> Keyword {
+    Keyword::new(b.name(), Value::None, Kind::StickyBuffer(b), select_sticky)
+        .aliases(b.aliases())
+        .protos(protos)
+        .own_check()
+}
+
+/// `pkt_data`, `http.uri` ...: selects the buffer (`file_data` also accepts Snort's
+/// `file_data:mime`).
+fn select_sticky(st: &mut State, c: &Ctx<'_>) {
+    let Kind::StickyBuffer(b) = c.def.kind else {
+        return;
+    };
+    match c.o.value {
+        None => {}
+        Some("mime") if b == Buffer::FileData => {}
+        Some(v) => {
+            if let Some(name) = STICKY_OR_VERBATIM.iter().find(|k| **k == c.kw) {
+                st.options.push(Opt::Keyword {
+                    name,
+                    value: Some(v.to_owned()),
+                });
+            } else {
+                st.err(
+                    c.o.value_off,
+                    Reason::InvalidValue,
+                    c.kw,
+                    format!("sticky buffer '{}' takes no value", c.kw),
+                );
+            }
+            return;
+        }
+    }
+    st.sticky = if b == Buffer::Payload {
+        None
+    } else {
+        Some(Sticky {
+            buffer: b,
+            transforms: Vec::new(),
+            block: None,
+        })
+    };
+}
+
+struct Registry {
+    all: Vec<Keyword>,
+    by_name: HashMap<&'static str, usize>,
+    buffer_protos: HashMap<Buffer, &'static [AppProto]>,
+}
+
+fn registry() -> &'static Registry {
+    static R: OnceLock<Registry> = OnceLock::new();
+    R.get_or_init(|| {
+        let mut all = Vec::new();
+        let mut buffer_protos = HashMap::new();
+        for (kws, stickies) in TABLES {
+            all.extend_from_slice(kws);
+            for (bufs, protos) in stickies.iter() {
+                for &b in bufs.iter() {
+                    all.push(sticky_def(b, protos));
+                    buffer_protos.insert(b, *protos);
+                }
+            }
+        }
+        let mut by_name = HashMap::new();
+        for (i, k) in all.iter().enumerate() {
+            for n in k.names() {
+                by_name.entry(n).or_insert(i);
+            }
+        }
+        Registry {
+            all,
+            by_name,
+            buffer_protos,
+        }
+    })
+}
+
+/// Every keyword definition, family by family.
+pub fn all() -> impl Iterator<Item = &'static Keyword> {
+    registry().all.iter()
+}
+
+/// The definition of a keyword by name or alias (lowercase).
+pub fn find(name: &str) -> Option<&'static Keyword> {
+    let r = registry();
+    r.by_name.get(name).map(|&i| &r.all[i])
+}
+
+/// Application protocols a buffer needs (`None`: any).
+pub fn buffer_protos(b: Buffer) -> Option<&'static [AppProto]> {
+    registry()
+        .buffer_protos
+        .get(&b)
+        .copied()
+        .filter(|p| !p.is_empty())
+}
+
+/// Parses one option of a rule: looks the keyword up, checks its value grammar and
+/// runs its parse function.
+pub(crate) fn apply(st: &mut State, kw: &str, o: &RawOption<'_>) {
+    let Some(def) = find(kw) else {
+        st.err(
+            o.name_off,
+            Reason::UnsupportedKeyword,
+            kw,
+            format!("unsupported keyword '{kw}'"),
+        );
+        return;
+    };
+    let val = match (def.value, def.own_check) {
+        (_, true) | (Value::Optional, _) => "",
+        (Value::None, false) => {
+            if !no_value(st, o, kw) {
+                return;
+            }
+            ""
+        }
+        (Value::Required, false) => match need_value(st, o, kw) {
+            Some(v) => v,
+            None => return,
+        },
+        (Value::Quoted, false) => match quoted(st, o, kw) {
+            Some(v) => v,
+            None => return,
+        },
+    };
+    (def.parse)(st, &Ctx { def, kw, o, val });
+}
+
+#[cfg(test)]
+mod tests;

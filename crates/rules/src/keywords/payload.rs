@@ -1,0 +1,259 @@
+//! Payload matches and content modifiers: `content`, `uricontent`, `nocase`, `offset`,
+//! `depth`, `distance`, `within`, `fast_pattern`, `replace` ..., and `pkt_data`.
+
+use super::{Ctx, Keyword, Kind, Stickies, Value};
+use crate::ast::{AppProto, Content, FastPattern, Match, Num};
+use crate::buffers::Buffer;
+use crate::diag::Reason;
+use crate::parser::state::State;
+use crate::values as v;
+
+/// HTTP (any version).
+pub(super) const HTTP: &[AppProto] = &[AppProto::Http, AppProto::Http1, AppProto::Http2];
+
+/// Payload keywords.
+pub(super) const KEYWORDS: &[Keyword] = &[
+    Keyword::new("content", Value::Required, Kind::Match, content),
+    Keyword::new("uricontent", Value::Required, Kind::Match, content).protos(HTTP),
+    Keyword::new("nocase", Value::None, Kind::ContentModifier, content_flag).once(),
+    Keyword::new("rawbytes", Value::None, Kind::ContentModifier, content_flag),
+    Keyword::new(
+        "startswith",
+        Value::None,
+        Kind::ContentModifier,
+        content_flag,
+    )
+    .once(),
+    Keyword::new("endswith", Value::None, Kind::ContentModifier, content_flag).once(),
+    Keyword::new(
+        "offset",
+        Value::Required,
+        Kind::ContentModifier,
+        content_position,
+    )
+    .once(),
+    Keyword::new(
+        "depth",
+        Value::Required,
+        Kind::ContentModifier,
+        content_position,
+    )
+    .once(),
+    Keyword::new(
+        "distance",
+        Value::Required,
+        Kind::ContentModifier,
+        content_position,
+    )
+    .once(),
+    Keyword::new(
+        "within",
+        Value::Required,
+        Kind::ContentModifier,
+        content_position,
+    )
+    .once(),
+    Keyword::new(
+        "fast_pattern",
+        Value::Optional,
+        Kind::ContentModifier,
+        fast_pattern,
+    )
+    .once(),
+    Keyword::new("replace", Value::Required, Kind::ContentModifier, replace),
+];
+
+/// `pkt_data` and `base64_data`.
+pub(super) const STICKY: Stickies = &[(&[Buffer::Payload, Buffer::Base64Data], &[])];
+
+fn content(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let (negated, pattern) = tryv!(st, o, kw, v::content_value(val));
+    let block = if kw == "uricontent" {
+        if st.sticky.is_some() {
+            st.err(
+                o.name_off,
+                Reason::Semantic,
+                kw,
+                "uricontent used while a sticky buffer is set",
+            );
+            return;
+        }
+        st.block_for(Buffer::HttpUri, &[])
+    } else {
+        st.current_block()
+    };
+    st.push_match(
+        block,
+        Match::Content(Content {
+            pattern,
+            negated,
+            ..Content::default()
+        }),
+    );
+}
+
+fn content_flag(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let Some(c) = st.last_content_mut() else {
+        if kw == "rawbytes" {
+            // Snort allows rawbytes on isdataat/byte_* too: harmless.
+            return;
+        }
+        st.err(
+            o.name_off,
+            Reason::Semantic,
+            kw,
+            format!("'{kw}' needs a preceding content"),
+        );
+        return;
+    };
+    let slot = match kw {
+        "nocase" => &mut c.nocase,
+        "rawbytes" => &mut c.rawbytes,
+        "startswith" => &mut c.startswith,
+        _ => &mut c.endswith,
+    };
+    let dup = *slot;
+    *slot = true;
+    if dup && kw != "rawbytes" {
+        st.err(
+            o.name_off,
+            Reason::Semantic,
+            kw,
+            format!("'{kw}' given twice for the same content"),
+        );
+    }
+}
+
+fn content_position(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let off = c.o.value_off;
+    let n = tryv!(st, o, kw, v::num(val));
+    if !st.check_num(off, kw, &n) {
+        return;
+    }
+    if let Num::Lit(x) = n {
+        let ok = match kw {
+            "distance" => (-65535..=65535).contains(&x),
+            _ => (0..=65535).contains(&x),
+        };
+        if !ok {
+            st.err(
+                off,
+                Reason::InvalidValue,
+                kw,
+                format!("{kw} {x} out of range"),
+            );
+            return;
+        }
+    }
+    let Some(c) = st.last_content_mut() else {
+        st.err(
+            o.name_off,
+            Reason::Semantic,
+            kw,
+            format!("'{kw}' needs a preceding content"),
+        );
+        return;
+    };
+    let slot = match kw {
+        "offset" => &mut c.offset,
+        "depth" => &mut c.depth,
+        "distance" => &mut c.distance,
+        _ => &mut c.within,
+    };
+    let dup = slot.is_some();
+    *slot = Some(n);
+    if dup {
+        st.err(
+            o.name_off,
+            Reason::Semantic,
+            kw,
+            format!("'{kw}' given twice for the same content"),
+        );
+    }
+}
+
+fn fast_pattern(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let off = c.o.value_off;
+    let fp = match o.value.map(str::trim) {
+        None => FastPattern::Yes,
+        Some("only") => FastPattern::Only,
+        Some(s) => {
+            let p = v::csv(s);
+            if p.len() != 2 {
+                st.err(
+                    off,
+                    Reason::InvalidValue,
+                    kw,
+                    "fast_pattern takes 'only' or offset,length",
+                );
+                return;
+            }
+            let a = tryv!(st, o, kw, v::uint(p[0], 65535)) as u16;
+            let b = tryv!(st, o, kw, v::uint(p[1], 65535)) as u16;
+            FastPattern::Chop {
+                offset: a,
+                length: b,
+            }
+        }
+    };
+    let Some(c) = st.last_content_mut() else {
+        st.err(
+            o.name_off,
+            Reason::Semantic,
+            kw,
+            "fast_pattern needs a preceding content",
+        );
+        return;
+    };
+    let dup = c.fast_pattern.is_some();
+    c.fast_pattern = Some(fp);
+    if dup {
+        st.err(
+            o.name_off,
+            Reason::Semantic,
+            kw,
+            "fast_pattern given twice for the same content",
+        );
+    }
+}
+
+fn replace(st: &mut State, c: &Ctx<'_>) {
+    let kw = c.kw;
+    let o = c.o;
+    let val = c.val;
+    let off = c.o.value_off;
+    let (neg, bytes) = tryv!(st, o, kw, v::content_value(val));
+    if neg {
+        st.err(off, Reason::InvalidValue, kw, "replace cannot be negated");
+        return;
+    }
+    let Some(c) = st.last_content_mut() else {
+        st.err(
+            o.name_off,
+            Reason::Semantic,
+            kw,
+            "replace needs a preceding content",
+        );
+        return;
+    };
+    if c.pattern.len() != bytes.len() {
+        let msg = format!(
+            "replace length {} differs from content length {}",
+            bytes.len(),
+            c.pattern.len()
+        );
+        st.err(off, Reason::Semantic, kw, msg);
+        return;
+    }
+    c.replace = Some(bytes);
+}
