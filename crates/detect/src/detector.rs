@@ -16,7 +16,7 @@ use crate::threshold::{self, Deferred, Global, Spec, Verdict};
 mod packet;
 mod tx;
 
-use packet::{addr, flow_ok, header_ok, payload_targets, pkt_opt_ok};
+use packet::{flow_ok, header_ok, payload_targets, pkt_opt_ok};
 
 /// Text and metadata of a loaded rule, for output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -527,8 +527,8 @@ impl Detector {
         });
         let pkt = input.packet;
         let (src, dst) = (
-            addr(pkt.ip_version, &pkt.src),
-            addr(pkt.ip_version, &pkt.dst),
+            wire::ip_addr(pkt.ip_version == 4, &pkt.src),
+            wire::ip_addr(pkt.ip_version == 4, &pkt.dst),
         );
         let now = pkt.ts.0;
         let mut kept = 0;

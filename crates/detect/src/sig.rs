@@ -9,6 +9,7 @@ use rules::{
     Action, AppLayerProto, AppProto as RuleApp, BitsCmd, Buffer, Content, Endian, IntCmp,
     LoadedRule, Match, Num, NumBase, Opt, Protocol, Rule, Threshold, Transform,
 };
+use wire::ip_proto;
 
 use crate::bytes::Read;
 use crate::program::{ByteRead, ContentC, NumC, PcreC, Program, Step, MAX_VARS};
@@ -534,7 +535,8 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
             return Err(failed("flow", "to_server rule with response buffers"));
         }
     }
-    let tcp_capable = matches!(proto, ProtoM::Ip(_) | ProtoM::L4(6)) || sig.app_proto.is_some();
+    let tcp_capable =
+        matches!(proto, ProtoM::Ip(_) | ProtoM::L4(ip_proto::TCP)) || sig.app_proto.is_some();
     sig.payload_mode = if only_stream && no_stream {
         return Err(failed("flow", "only_stream and no_stream / dsize together"));
     } else if only_stream {
@@ -581,8 +583,8 @@ fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal>
         Protocol::Ip => (ProtoM::Ip(None), None),
         Protocol::Ipv4 => (ProtoM::Ip(Some(4)), None),
         Protocol::Ipv6 => (ProtoM::Ip(Some(6)), None),
-        Protocol::Tcp | Protocol::TcpPkt | Protocol::TcpStream => (ProtoM::L4(6), None),
-        Protocol::Udp => (ProtoM::L4(17), None),
+        Protocol::Tcp | Protocol::TcpPkt | Protocol::TcpStream => (ProtoM::L4(ip_proto::TCP), None),
+        Protocol::Udp => (ProtoM::L4(ip_proto::UDP), None),
         Protocol::Icmp => (ProtoM::AnyIcmp, None),
         Protocol::Icmpv4 => (ProtoM::L4(1), None),
         Protocol::Icmpv6 => (ProtoM::L4(58), None),
@@ -592,11 +594,11 @@ fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal>
             (ProtoM::Ip(None), Some(app::AppProto::Http))
         }
         Protocol::App(RuleApp::Dns) => (ProtoM::Ip(None), Some(app::AppProto::Dns)),
-        Protocol::App(RuleApp::Tls) => (ProtoM::L4(6), Some(app::AppProto::Tls)),
-        Protocol::App(RuleApp::Smb) => (ProtoM::L4(6), Some(app::AppProto::Smb)),
-        Protocol::App(RuleApp::Smtp) => (ProtoM::L4(6), Some(app::AppProto::Smtp)),
+        Protocol::App(RuleApp::Tls) => (ProtoM::L4(ip_proto::TCP), Some(app::AppProto::Tls)),
+        Protocol::App(RuleApp::Smb) => (ProtoM::L4(ip_proto::TCP), Some(app::AppProto::Smb)),
+        Protocol::App(RuleApp::Smtp) => (ProtoM::L4(ip_proto::TCP), Some(app::AppProto::Smtp)),
         // DCERPC over UDP is not detected; over TCP it may also ride in SMB.
-        Protocol::App(RuleApp::Dcerpc) => (ProtoM::L4(6), Some(app::AppProto::Dcerpc)),
+        Protocol::App(RuleApp::Dcerpc) => (ProtoM::L4(ip_proto::TCP), Some(app::AppProto::Dcerpc)),
         Protocol::App(a) => {
             return Err(unsupported(
                 a.name(),

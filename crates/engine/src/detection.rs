@@ -79,7 +79,7 @@ impl DetectStage {
     ) {
         let app = ext.app.as_ref();
         let app_proto = app.map_or(AppProto::Unknown, AppFlow::app_proto);
-        let tcp = p.proto == 6;
+        let tcp = p.proto == wire::ip_proto::TCP;
         // Like Suricata, a TCP packet is established when its session was before the
         // stream engine saw it: the ACK that completes the handshake (or the packet a
         // session is picked up on) is not.
@@ -145,14 +145,14 @@ impl DetectStage {
             let app_left = app.is_some() && app_proto != AppProto::Unknown;
             // Like Suricata, a TCP session that is established and not yet closed gets
             // a pseudo-packet in both directions, data left or not.
-            let tcp_open = ended.key.proto == 6
+            let tcp_open = ended.key.proto == wire::ip_proto::TCP
                 && ended.flow.tcp.state >= TcpState::Established
                 && ended.flow.tcp.state != TcpState::Closed;
             if !has_stream && !app_left && !tcp_open {
                 continue;
             }
             let pkt = pseudo_packet(&ended.key, ended.client_is_src, to_server, last_ts);
-            let established = if ended.key.proto == 6 {
+            let established = if ended.key.proto == wire::ip_proto::TCP {
                 ended.flow.tcp.state >= TcpState::Established
             } else {
                 ended.flow.state != FlowState::New

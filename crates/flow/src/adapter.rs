@@ -1,7 +1,7 @@
 //! The thin layer between the decoder's [`wire::Packet`] and the tracker's inputs, and a
 //! driver that runs one decoded frame through defragmentation and flow tracking.
 
-use wire::{flags as pf, Decoded, Decoder, Packet};
+use wire::{flags as pf, ip_proto, Decoded, Decoder, Packet};
 
 use crate::defrag::{DefragResult, FragKey, Fragment};
 use crate::key::{Family, FlowKey};
@@ -9,8 +9,16 @@ use crate::tcp::TcpHeader;
 use crate::tracker::{FlowTracker, PacketInfo, Update};
 
 /// IP protocols Suricata keeps flows for.
-fn wants_flow(proto: u8) -> bool {
-    matches!(proto, 6 | 17 | 1 | 58 | 132 | 50)
+pub(crate) fn wants_flow(proto: u8) -> bool {
+    matches!(
+        proto,
+        ip_proto::TCP
+            | ip_proto::UDP
+            | ip_proto::ICMP
+            | ip_proto::ICMPV6
+            | ip_proto::SCTP
+            | ip_proto::ESP
+    )
 }
 
 fn family(p: &Packet) -> Option<Family> {
@@ -29,7 +37,7 @@ fn ts_us(p: &Packet) -> u64 {
 /// protocols that get no flow).
 pub fn flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
     let fam = family(p)?;
-    if p.has(pf::FRAGMENT) || !wants_flow(p.proto) || (p.l4_off == 0 && p.proto != 50) {
+    if p.has(pf::FRAGMENT) || !wants_flow(p.proto) || (p.l4_off == 0 && p.proto != ip_proto::ESP) {
         return None;
     }
     // ICMP flows have no ports (both directions of an echo are one flow), except that
@@ -60,7 +68,7 @@ pub fn icmp4_quoted(q: &[u8]) -> Option<Quoted> {
         return None;
     }
     let proto = *q.get(9)?;
-    if !matches!(proto, 6 | 17) {
+    if !matches!(proto, ip_proto::TCP | ip_proto::UDP) {
         return None;
     }
     let ports = q.get(ihl..ihl + 4)?;
@@ -99,7 +107,7 @@ fn quoted_ports(p: &Packet, buf: &[u8]) -> Option<(u16, u16)> {
 /// quoted packet's destination). Suricata puts such an error in the quoted
 /// connection's flow when that flow exists.
 pub fn quoted_flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
-    if p.proto != 1 || p.icmp_type != 3 || p.ip_version != 4 || p.has(pf::FRAGMENT) {
+    if p.proto != ip_proto::ICMP || p.icmp_type != 3 || p.ip_version != 4 || p.has(pf::FRAGMENT) {
         return None;
     }
     let q = icmp4_quoted(p.payload(buf))?;
@@ -121,7 +129,7 @@ pub fn quoted_flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
 /// The tracker input of a decoded packet; `buf` is the buffer it was decoded from.
 pub fn packet_info<'a>(p: &Packet, buf: &'a [u8]) -> Option<PacketInfo<'a>> {
     let key = flow_key(p, buf)?;
-    let tcp = (p.proto == 6).then_some(TcpHeader {
+    let tcp = (p.proto == ip_proto::TCP).then_some(TcpHeader {
         seq: p.seq,
         ack: p.ack,
         flags: p.tcp_flags,

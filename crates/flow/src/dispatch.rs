@@ -7,7 +7,7 @@
 //! all reach the worker that holds that connection's flow.
 
 use crate::FlowKey;
-use wire::{Decoded, Decoder, LinkType};
+use wire::{ip_proto, Decoded, Decoder, LinkType};
 
 /// The symmetric dispatch hash of a frame: both directions of a conversation (and all
 /// fragments of a datagram) give the same value. Frames without an IP header hash to 0.
@@ -44,9 +44,8 @@ fn decoded_dispatch_key(
 ) -> Option<FlowKey> {
     decoder.decode(link, data, wire::Timestamp(0), data.len() as u32, decoded);
     let pkts = decoded.packets();
-    let flowing = |p: &&wire::Packet| {
-        p.has(wire::flags::FRAGMENT) || matches!(p.proto, 6 | 17 | 1 | 58 | 132 | 50)
-    };
+    let flowing =
+        |p: &&wire::Packet| p.has(wire::flags::FRAGMENT) || crate::adapter::wants_flow(p.proto);
     let p = pkts
         .iter()
         .filter(|p| p.ip_version != 0)
@@ -75,7 +74,7 @@ fn decoded_dispatch_key(
 
 /// IP-in-IP (IPv4 or IPv6 inside) and GRE: tunnels that get no flow of their own.
 fn is_tunnel(proto: u8) -> bool {
-    matches!(proto, 4 | 41 | 47)
+    matches!(proto, ip_proto::IPIP | ip_proto::IPV6 | ip_proto::GRE)
 }
 
 /// The address pair quoted by an unfragmented ICMPv4 destination-unreachable that

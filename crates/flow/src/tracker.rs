@@ -229,7 +229,7 @@ impl FlowTracker {
         match p.tcp {
             // A packet without TCP header in a TCP flow (an ICMP error quoting it)
             // changes no state.
-            None if canon.proto == 6 => {}
+            None if canon.proto == wire::ip_proto::TCP => {}
             None => {
                 if f.state == FlowState::New && f.pkts[0] > 0 && f.pkts[1] > 0 {
                     f.state = FlowState::Established;

@@ -2,10 +2,9 @@
 //! protocol), flow, packet options (`dsize`, `flags`, `ttl`, ICMP fields, ...) and which
 //! payloads a payload program may inspect.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-
 use crate::input::{FlowInfo, Input};
 use crate::sig::{proto_matches, PayloadMode, PktOpt, ProtoM, Sig};
+use wire::ip_proto;
 
 /// Which payloads a payload program may inspect in this call: (stream chunk, packet).
 pub(super) fn payload_targets(mode: PayloadMode, input: &Input<'_>) -> (bool, bool) {
@@ -18,18 +17,6 @@ pub(super) fn payload_targets(mode: PayloadMode, input: &Input<'_>) -> (bool, bo
     }
 }
 
-pub(super) fn addr(ver: u8, b: &[u8; 16]) -> IpAddr {
-    if ver == 4 {
-        IpAddr::V4(Ipv4Addr::new(b[0], b[1], b[2], b[3]))
-    } else {
-        IpAddr::V6(Ipv6Addr::from(*b))
-    }
-}
-
-fn has_ports(proto: u8) -> bool {
-    matches!(proto, 6 | 17 | 132)
-}
-
 pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bool {
     let proto_ok = match s.proto {
         ProtoM::Ip(None) => true,
@@ -37,8 +24,11 @@ pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bo
         // Like Suricata, a TCP/UDP rule needs the transport header decoded (a UDP
         // length that disagrees with the IP payload leaves it undecoded); pseudo-packets
         // (no frame offsets) stand for a decoded flow.
-        ProtoM::L4(x) => p.proto == x && (!matches!(x, 6 | 17) || p.l4_off != 0 || p.l3_off == 0),
-        ProtoM::AnyIcmp => p.proto == 1 || p.proto == 58,
+        ProtoM::L4(x) => {
+            p.proto == x
+                && (!matches!(x, ip_proto::TCP | ip_proto::UDP) || p.l4_off != 0 || p.l3_off == 0)
+        }
+        ProtoM::AnyIcmp => wire::is_icmp(p.proto),
     };
     if !proto_ok {
         return false;
@@ -54,8 +44,9 @@ pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bo
             return false;
         }
     }
-    let (src, dst) = (addr(p.ip_version, &p.src), addr(p.ip_version, &p.dst));
-    let ports = has_ports(p.proto);
+    let v4 = p.ip_version == 4;
+    let (src, dst) = (wire::ip_addr(v4, &p.src), wire::ip_addr(v4, &p.dst));
+    let ports = wire::has_ports(p.proto);
     let port_ok = |set: &rules::PortSet, port: u16| {
         if ports {
             set.contains(port)
@@ -109,8 +100,8 @@ fn dsize_ok(c: &rules::IntCmp, len: u64) -> bool {
 }
 
 pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
-    let tcp = p.proto == 6 && p.l4_off != 0;
-    let icmp = (p.proto == 1 || p.proto == 58) && p.l4_off != 0;
+    let tcp = p.is_tcp();
+    let icmp = wire::is_icmp(p.proto) && p.l4_off != 0;
     match o {
         PktOpt::Dsize(c) => dsize_ok(c, p.payload_len as u64),
         PktOpt::Flags(f) => tcp && f.matches(p.tcp_flags),
