@@ -32,6 +32,7 @@ mod buffers;
 mod counters;
 pub mod detect;
 pub mod dns;
+pub mod events;
 mod flow;
 pub mod framed;
 pub mod http;
@@ -47,6 +48,7 @@ mod util;
 pub use buffers::{buffers, BufferDef, BufferId};
 pub use counters::{Counter, Counters};
 pub use detect::AppProto;
+pub use events::Events;
 pub use flow::{AppCtx, AppFlow, AppState};
 pub use proto::{mix_fingerprint, ParseResult, Protocol, Transaction};
 

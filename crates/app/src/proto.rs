@@ -52,17 +52,16 @@ pub trait Protocol {
         false
     }
 
+    /// Calls `f` with the name of each application-layer event raised on the flow
+    /// (`http.request_field_too_long`, ...; the names are the protocol's
+    /// [`crate::registry::ProtocolDef::events`]).
+    fn events(&self, _f: &mut dyn FnMut(&'static str)) {}
+
     /// Calls `f` with each live transaction, oldest first.
     fn each_tx(&self, _f: &mut dyn FnMut(&dyn Transaction)) {}
 
     /// The transaction an alert with transaction id `id` was raised on.
     fn find_tx(&self, _id: u64) -> Option<&dyn Transaction> {
-        None
-    }
-
-    /// The EVE event type its transactions are logged under (`http`, `dns`, ...);
-    /// `None` when they are not logged.
-    fn event_type(&self) -> Option<&'static str> {
         None
     }
 }

@@ -8,10 +8,53 @@ use crate::detect::Probe;
 use crate::flow::AppState;
 use crate::{AppProto, Counter, Direction, Transport};
 
+/// A name rules give a registered protocol (header protocol, `app-layer-protocol`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleName {
+    /// The name in rules (`http`, `http1`, `tls`, ...; aliases such as `ssl` are
+    /// resolved by the rule parser).
+    pub name: &'static str,
+    /// The protocol whose flows a rule naming it applies to (see [`rule_covers`]).
+    pub proto: AppProto,
+    /// The one version of `proto` the name restricts to (`http1`, `http2`), if any.
+    pub only: Option<AppProto>,
+}
+
+impl RuleName {
+    /// `name` for flows of `proto`.
+    pub const fn new(name: &'static str, proto: AppProto) -> Self {
+        RuleName {
+            name,
+            proto,
+            only: None,
+        }
+    }
+
+    /// `name` for flows of `proto`'s version `only`.
+    pub const fn only(name: &'static str, proto: AppProto, only: AppProto) -> Self {
+        RuleName {
+            name,
+            proto,
+            only: Some(only),
+        }
+    }
+}
+
 /// One registered protocol.
 pub struct ProtocolDef {
     /// The protocol.
     pub proto: AppProto,
+    /// The names rules use for it; empty: rules cannot name it yet.
+    pub rule_names: &'static [RuleName],
+    /// A rule naming it in its header matches TCP packets only (the protocol is detected
+    /// over TCP only); otherwise any IP packet of such a flow.
+    pub tcp_only: bool,
+    /// The EVE event type its transactions are logged under (`http`, `dns`, ...);
+    /// `None` when they are not logged.
+    pub eve: Option<&'static str>,
+    /// The application-layer events its parser raises (Suricata's `app-layer-event`
+    /// names); see [`crate::Protocol::events`].
+    pub events: &'static [&'static str],
     /// The inspection buffers its transactions expose.
     pub buffers: &'static [BufferDef],
     /// The ports it is probed on (client or server side); empty: any port.
@@ -29,6 +72,9 @@ impl core::fmt::Debug for ProtocolDef {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ProtocolDef")
             .field("proto", &self.proto)
+            .field("rule_names", &self.rule_names)
+            .field("tcp_only", &self.tcp_only)
+            .field("events", &self.events)
             .field("buffers", &self.buffers.len())
             .field("ports", &self.ports)
             .finish()
@@ -39,22 +85,60 @@ impl core::fmt::Debug for ProtocolDef {
 #[rustfmt::skip]
 pub(crate) static PROTOCOLS: [ProtocolDef; 8] = {
     use crate::{dns, framed, http, http2, sip, smtp, tls};
+    use AppProto::{Dcerpc, Dns, Http, Http2, Sip, Smb, Smtp, Tls};
     const ANY: &[u16] = &[];
     [
-        ProtocolDef { proto: AppProto::Http, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
-        ProtocolDef { proto: AppProto::Tls, buffers: tls::BUFFERS, ports: ANY, probe_tcp: Some(tls::probe), probe_udp: None, new: tls::new_state },
-        ProtocolDef { proto: AppProto::Http2, buffers: &[], ports: ANY, probe_tcp: Some(http2::probe_tcp), probe_udp: None, new: http2::new_state },
-        ProtocolDef { proto: AppProto::Smb, buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_smb_tcp), probe_udp: None, new: framed::new_smb },
-        ProtocolDef { proto: AppProto::Dcerpc, buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_dcerpc), probe_udp: None, new: framed::new_dcerpc },
-        ProtocolDef { proto: AppProto::Smtp, buffers: &[], ports: ANY, probe_tcp: Some(smtp::probe_tcp), probe_udp: None, new: smtp::new_state },
-        ProtocolDef { proto: AppProto::Dns, buffers: dns::BUFFERS, ports: &[53], probe_tcp: Some(dns::probe_tcp), probe_udp: Some(dns::probe_udp), new: dns::new_state },
-        ProtocolDef { proto: AppProto::Sip, buffers: &[], ports: &[5060, 5061], probe_tcp: None, probe_udp: Some(sip::probe_udp), new: sip::new_state },
+        ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
+        ProtocolDef { proto: Tls, rule_names: &[RuleName::new("tls", Tls)], tcp_only: true, eve: Some("tls"), events: &[], buffers: tls::BUFFERS, ports: ANY, probe_tcp: Some(tls::probe), probe_udp: None, new: tls::new_state },
+        ProtocolDef { proto: Http2, rule_names: &[RuleName::only("http2", Http, Http2)], tcp_only: false, eve: None, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(http2::probe_tcp), probe_udp: None, new: http2::new_state },
+        ProtocolDef { proto: Smb, rule_names: &[RuleName::new("smb", Smb)], tcp_only: true, eve: None, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_smb_tcp), probe_udp: None, new: framed::new_smb },
+        ProtocolDef { proto: Dcerpc, rule_names: &[RuleName::new("dcerpc", Dcerpc)], tcp_only: true, eve: None, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_dcerpc), probe_udp: None, new: framed::new_dcerpc },
+        ProtocolDef { proto: Smtp, rule_names: &[RuleName::new("smtp", Smtp)], tcp_only: true, eve: None, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(smtp::probe_tcp), probe_udp: None, new: smtp::new_state },
+        ProtocolDef { proto: Dns, rule_names: &[RuleName::new("dns", Dns)], tcp_only: false, eve: Some("dns"), events: dns::EVENTS, buffers: dns::BUFFERS, ports: &[53], probe_tcp: Some(dns::probe_tcp), probe_udp: Some(dns::probe_udp), new: dns::new_state },
+        ProtocolDef { proto: Sip, rule_names: &[], tcp_only: false, eve: None, events: &[], buffers: &[], ports: &[5060, 5061], probe_tcp: None, probe_udp: Some(sip::probe_udp), new: sip::new_state },
     ]
 };
 
 /// Every registered protocol.
 pub fn protocols() -> &'static [ProtocolDef] {
     &PROTOCOLS
+}
+
+/// The protocol rules call `name` (`http`, `http2`, `tls`, ...), with whether a rule
+/// naming it in its header matches TCP packets only; `None` when no registered protocol
+/// answers to it (the rule is unsupported).
+pub fn rule_name(name: &str) -> Option<(RuleName, bool)> {
+    PROTOCOLS.iter().find_map(|d| {
+        d.rule_names
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| (*r, d.tcp_only))
+    })
+}
+
+/// Whether a rule for protocol `rule` (restricted to version `only`, see [`RuleName`])
+/// applies to a flow of protocol `flow`: `http` covers HTTP/1 and HTTP/2 unless the
+/// rule names one version, and `dcerpc` covers SMB flows (see [`AppProto::covers`]).
+pub fn rule_covers(rule: AppProto, only: Option<AppProto>, flow: AppProto) -> bool {
+    match (rule, flow) {
+        (AppProto::Http, AppProto::Http | AppProto::Http2) => only.is_none_or(|o| o == flow),
+        _ => rule.covers(flow),
+    }
+}
+
+/// The EVE event type the transactions of protocol `p` are logged under, if any.
+pub fn event_type(p: AppProto) -> Option<&'static str> {
+    protocol(p).and_then(|d| d.eve)
+}
+
+/// Every EVE event type a registered protocol logs, in registry order.
+pub fn event_types() -> impl Iterator<Item = &'static str> {
+    PROTOCOLS.iter().filter_map(|d| d.eve)
+}
+
+/// Whether protocol `p` extracts files (declares a `file.data` buffer).
+pub fn has_files(p: AppProto) -> bool {
+    protocol(p).is_some_and(|d| d.buffers.iter().any(|b| b.file))
 }
 
 /// The registered protocol `p`, if any.

@@ -142,19 +142,14 @@ pub(crate) struct AlpC {
     pub only: Option<app::AppProto>,
 }
 
-/// Whether a flow whose protocol is `flow` is one of `rule`'s. As in Suricata 7, `http`
-/// covers HTTP/1 and HTTP/2 unless `only` names one version (`http1`, `http2`), and
-/// `dcerpc` covers SMB flows too (see [`app::AppProto::covers`]).
+/// Whether a flow whose protocol is `flow` is one of `rule`'s (`only`: the one version
+/// the rule names), as the app layer's registry says ([`app::registry::rule_covers`]).
 pub(crate) fn proto_matches(
     rule: app::AppProto,
     only: Option<app::AppProto>,
     flow: app::AppProto,
 ) -> bool {
-    use app::AppProto::{Http, Http2};
-    match (rule, flow) {
-        (Http, Http | Http2) => only.is_none_or(|o| o == flow),
-        _ => rule.covers(flow),
-    }
+    app::registry::rule_covers(rule, only, flow)
 }
 
 /// A compiled signature.
@@ -264,8 +259,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
     let mut vars = Vars { names: Vec::new() };
     let (proto, mut app_proto) = header_proto(r.header.protocol)?;
     let http_only = match r.header.protocol {
-        Protocol::App(RuleApp::Http1) => Some(app::AppProto::Http),
-        Protocol::App(RuleApp::Http2) => Some(app::AppProto::Http2),
+        Protocol::App(a) => app::registry::rule_name(a.name()).and_then(|(n, _)| n.only),
         _ => None,
     };
     let mut sig = Sig {
@@ -395,31 +389,21 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
                         "app-layer-protocol with a mode",
                     ));
                 }
-                let only = match proto {
-                    AppLayerProto::Known(RuleApp::Http1) => Some(app::AppProto::Http),
-                    AppLayerProto::Known(RuleApp::Http2) => Some(app::AppProto::Http2),
-                    _ => None,
-                };
-                let p = match proto {
-                    AppLayerProto::Known(RuleApp::Http | RuleApp::Http1 | RuleApp::Http2) => {
-                        app::AppProto::Http
-                    }
-                    AppLayerProto::Known(RuleApp::Dns) => app::AppProto::Dns,
-                    AppLayerProto::Known(RuleApp::Tls) => app::AppProto::Tls,
-                    AppLayerProto::Known(RuleApp::Smb) => app::AppProto::Smb,
-                    AppLayerProto::Known(RuleApp::Dcerpc) => app::AppProto::Dcerpc,
-                    AppLayerProto::Known(RuleApp::Smtp) => app::AppProto::Smtp,
-                    AppLayerProto::Known(RuleApp::Failed) => app::AppProto::Failed,
-                    AppLayerProto::Unknown => app::AppProto::Unknown,
-                    other => {
-                        return Err(unsupported(
-                            "app-layer-protocol",
-                            format!(
-                                "app-layer-protocol {}: protocol not detected by the app layer",
-                                other.name()
-                            ),
-                        ))
-                    }
+                let (p, only) = match proto {
+                    AppLayerProto::Known(RuleApp::Failed) => (app::AppProto::Failed, None),
+                    AppLayerProto::Unknown => (app::AppProto::Unknown, None),
+                    AppLayerProto::Known(a) => match app::registry::rule_name(a.name()) {
+                        Some((n, _)) => (n.proto, n.only),
+                        None => {
+                            return Err(unsupported(
+                                "app-layer-protocol",
+                                format!(
+                                    "app-layer-protocol {}: protocol not detected by the app layer",
+                                    a.name()
+                                ),
+                            ))
+                        }
+                    },
                 };
                 sig.alp.push(AlpC {
                     negated: *negated,
@@ -508,7 +492,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
             // HTTP's.
             Some(p)
                 if p != hp
-                    && hp != app::AppProto::Http
+                    && !app::registry::has_files(hp)
                     && sig.app.iter().any(|a| a.buf.def().file) =>
             {
                 return Err(unsupported(
@@ -590,21 +574,16 @@ fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal>
         Protocol::Icmpv6 => (ProtoM::L4(58), None),
         Protocol::Sctp => (ProtoM::L4(132), None),
         Protocol::Pkthdr => return Err(unsupported("pkthdr", "protocol pkthdr (decoder events)")),
-        Protocol::App(RuleApp::Http | RuleApp::Http1 | RuleApp::Http2) => {
-            (ProtoM::Ip(None), Some(app::AppProto::Http))
-        }
-        Protocol::App(RuleApp::Dns) => (ProtoM::Ip(None), Some(app::AppProto::Dns)),
-        Protocol::App(RuleApp::Tls) => (ProtoM::L4(ip_proto::TCP), Some(app::AppProto::Tls)),
-        Protocol::App(RuleApp::Smb) => (ProtoM::L4(ip_proto::TCP), Some(app::AppProto::Smb)),
-        Protocol::App(RuleApp::Smtp) => (ProtoM::L4(ip_proto::TCP), Some(app::AppProto::Smtp)),
-        // DCERPC over UDP is not detected; over TCP it may also ride in SMB.
-        Protocol::App(RuleApp::Dcerpc) => (ProtoM::L4(ip_proto::TCP), Some(app::AppProto::Dcerpc)),
-        Protocol::App(a) => {
-            return Err(unsupported(
-                a.name(),
-                format!("protocol {}: not detected by the app layer", a.name()),
-            ))
-        }
+        Protocol::App(a) => match app::registry::rule_name(a.name()) {
+            Some((n, true)) => (ProtoM::L4(ip_proto::TCP), Some(n.proto)),
+            Some((n, false)) => (ProtoM::Ip(None), Some(n.proto)),
+            None => {
+                return Err(unsupported(
+                    a.name(),
+                    format!("protocol {}: not detected by the app layer", a.name()),
+                ))
+            }
+        },
     })
 }
 

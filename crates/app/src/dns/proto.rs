@@ -14,6 +14,13 @@ pub(crate) static BUFFERS: &[BufferDef] =
     &[BufferDef::new("dns.query", Some(Direction::ToServer)).multi()];
 
 /// The state of a new DNS flow (UDP or TCP).
+/// DNS's application-layer events: a message that does not parse, or a request sent
+/// to the client / a response sent to the server (Suricata's `dns.malformed_data`).
+pub(crate) static EVENTS: &[&str] = &["dns.malformed_data"];
+
+/// The index in [`EVENTS`] of `dns.malformed_data`.
+pub(crate) const MALFORMED_DATA: usize = 0;
+
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
     let counter = match t {
         Transport::Udp => Counter::FlowDnsUdp,
@@ -47,6 +54,10 @@ impl Protocol for DnsState {
         DnsState::errored(self)
     }
 
+    fn events(&self, f: &mut dyn FnMut(&'static str)) {
+        DnsState::events(self).each(EVENTS, f)
+    }
+
     fn each_tx(&self, f: &mut dyn FnMut(&dyn Transaction)) {
         self.txs().for_each(|t| f(t))
     }
@@ -55,10 +66,6 @@ impl Protocol for DnsState {
         self.txs()
             .find(|t| t.id() == id)
             .map(|t| t as &dyn Transaction)
-    }
-
-    fn event_type(&self) -> Option<&'static str> {
-        Some("dns")
     }
 }
 
@@ -109,5 +116,26 @@ impl Transaction for DnsTx {
             o.insert("answer".into(), a);
         }
         Value::Object(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_that_does_not_parse_raises_malformed_data() {
+        let mut ctx = AppCtx::default();
+        let mut d = DnsState::new(Transport::Udp);
+        let mut events = Vec::new();
+        let query = [
+            0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
+        ];
+        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &query);
+        Protocol::events(&d, &mut |e| events.push(e));
+        assert!(events.is_empty());
+        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &[0x12, 0x34, 0x01]);
+        Protocol::events(&d, &mut |e| events.push(e));
+        assert_eq!(events, ["dns.malformed_data"]);
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use super::parser::{parse_message, DnsMessage};
-use crate::{AppCtx, Counter, Direction, Transport};
+use crate::{AppCtx, Counter, Direction, Events, Transport};
 
 /// One DNS message of a flow.
 #[derive(Clone, Debug)]
@@ -63,6 +63,8 @@ pub struct DnsState {
     tcp: [TcpSide; 2],
     /// A DNS-over-TCP message did not parse: Suricata's parser returns an error there.
     error: bool,
+    /// Events raised (indices into [`EVENTS`](super::EVENTS)).
+    events: Events,
 }
 
 impl DnsState {
@@ -74,12 +76,18 @@ impl DnsState {
             next_id: 0,
             tcp: Default::default(),
             error: false,
+            events: Events::default(),
         }
     }
 
     /// The live transactions, oldest first.
     pub fn txs(&self) -> impl Iterator<Item = &DnsTx> {
         self.txs.iter()
+    }
+
+    /// The application-layer events raised on the flow (see [`super::EVENTS`]).
+    pub fn events(&self) -> Events {
+        self.events
     }
 
     /// Whether a DNS-over-TCP message did not parse (or travelled the wrong way), where
@@ -109,6 +117,7 @@ impl DnsState {
             Ok(msg) if msg.header.is_response() == (dir == Direction::ToClient) => msg,
             _ => {
                 ctx.counters.incr(Counter::DnsMalformed);
+                self.events.raise(super::MALFORMED_DATA);
                 return false;
             }
         };

@@ -26,7 +26,7 @@ mod stream_tests;
 
 pub use parser::ProtocolVersion;
 pub(crate) use probe::{probe, METHODS};
-pub(crate) use proto::{new_state, BUFFERS};
+pub(crate) use proto::{field_too_long_event, new_state, BUFFERS, EVENTS};
 pub use state::HttpState;
 pub use tx::{Header, HttpTx, Message, Progress};
 

@@ -46,6 +46,18 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
 ];
 
 /// The state of a new HTTP/1 flow.
+/// HTTP's application-layer events (libhtp's, as Suricata names them): a request or
+/// response line or header longer than the field limit.
+pub(crate) static EVENTS: &[&str] = &[
+    "http.request_field_too_long",
+    "http.response_field_too_long",
+];
+
+/// The index in [`EVENTS`] of a field over the limit in direction `dir`.
+pub(crate) fn field_too_long_event(dir: Direction) -> usize {
+    dir.index()
+}
+
 pub(crate) fn new_state(_: Transport) -> Option<(AppState, Counter)> {
     Some((AppState::Http(Box::default()), Counter::FlowHttp))
 }
@@ -72,6 +84,10 @@ impl Protocol for HttpState {
         HttpState::errored(self)
     }
 
+    fn events(&self, f: &mut dyn FnMut(&'static str)) {
+        HttpState::events(self).each(EVENTS, f)
+    }
+
     fn take_completed(&mut self, dir: Direction) -> bool {
         HttpState::take_completed(self, dir)
     }
@@ -82,10 +98,6 @@ impl Protocol for HttpState {
 
     fn find_tx(&self, id: u64) -> Option<&dyn Transaction> {
         self.tx(id).map(|t| t as &dyn Transaction)
-    }
-
-    fn event_type(&self) -> Option<&'static str> {
-        Some("http")
     }
 }
 
@@ -164,5 +176,30 @@ mod tests {
         }
         let b = BufferId::by_name("http.host").unwrap();
         assert_eq!(ALL_BUFFERS[b.local()], HttpBuffer::Host);
+    }
+
+    fn events_of(p: &dyn Protocol) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        p.events(&mut |e| v.push(e));
+        v
+    }
+
+    #[test]
+    fn a_line_over_the_field_limit_raises_its_direction_event() {
+        let mut ctx = AppCtx::default();
+        ctx.config.field_limit = 64;
+        let mut h = HttpState::default();
+        h.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        );
+        assert!(events_of(&h).is_empty());
+        h.parse(&mut ctx, Direction::ToClient, b"HTTP/1.1 200 OK\r\nX: ");
+        h.parse(&mut ctx, Direction::ToClient, &[b'a'; 100]);
+        assert_eq!(events_of(&h), ["http.response_field_too_long"]);
+        let mut h = HttpState::default();
+        h.parse(&mut ctx, Direction::ToServer, &[b'G'; 100]);
+        assert_eq!(events_of(&h), ["http.request_field_too_long"]);
     }
 }

@@ -33,7 +33,7 @@ use super::parser::{
 use super::tx::{HttpTx, Message, Progress};
 use super::uri::{host_port, host_range, normalize_host, normalize_uri, split_uri};
 use crate::util::{chomp, contains_nocase, push_capped, trim};
-use crate::{AppCtx, Counter, Direction};
+use crate::{AppCtx, Counter, Direction, Events};
 
 mod lines;
 
@@ -109,6 +109,8 @@ pub struct HttpState {
     completed: [u32; 2],
     /// A line went over the field limit: libhtp's `HTP_ERROR`, a parser error.
     error: bool,
+    /// Events raised (indices into [`EVENTS`](super::EVENTS)).
+    events: Events,
 }
 
 impl core::fmt::Debug for HttpState {
@@ -153,6 +155,11 @@ impl HttpState {
     /// Number of transactions created so far (the next transaction's id).
     pub fn tx_count(&self) -> u64 {
         self.next_id
+    }
+
+    /// The application-layer events raised on the flow (see [`super::EVENTS`]).
+    pub fn events(&self) -> Events {
+        self.events
     }
 
     /// Whether the parser failed where libhtp returns an error (a line over the
@@ -238,6 +245,7 @@ impl HttpState {
                         LineRes::Need => return,
                         LineRes::TooLong => {
                             ctx.counters.incr(Counter::HttpFieldTooLong);
+                            self.events.raise(super::field_too_long_event(dir));
                             if !self.error {
                                 ctx.counters.incr(Counter::ErrorHttp);
                                 self.error = true;
@@ -542,6 +550,7 @@ impl HttpState {
             Some(p) if folded => {
                 if push_capped(p, l, ctx.config.field_limit) {
                     ctx.counters.incr(Counter::HttpFieldTooLong);
+                    self.events.raise(super::field_too_long_event(dir));
                 }
             }
             _ => {

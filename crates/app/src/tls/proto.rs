@@ -59,10 +59,6 @@ impl Protocol for TlsState {
     fn find_tx(&self, _id: u64) -> Option<&dyn Transaction> {
         Some(self)
     }
-
-    fn event_type(&self) -> Option<&'static str> {
-        Some("tls")
-    }
 }
 
 impl Transaction for TlsState {

@@ -50,7 +50,7 @@ impl AppLogger {
         let Some(proto) = app.state().protocol() else {
             return;
         };
-        let Some(event_type) = proto.event_type() else {
+        let Some(event_type) = app::registry::event_type(app.app_proto()) else {
             return;
         };
         let Some(extended) = self.types.get(event_type) else {
@@ -84,7 +84,7 @@ impl AppLogger {
 /// transaction or its protocol is not logged.
 pub fn alert_app_object(app: &AppFlow, tx_id: u64) -> Option<(&'static str, Value)> {
     let proto = app.state().protocol()?;
-    let event_type = proto.event_type()?;
+    let event_type = app::registry::event_type(app.app_proto())?;
     let tx = proto.find_tx(tx_id)?;
     Some((event_type, tx.alert_object()))
 }

@@ -1,41 +1,42 @@
 //! Which EVE event types are written: suricata.yaml's `outputs: - eve-log: types: [...]`
-//! and `--eve-types alert,http,dns,tls`.
+//! and `--eve-types alert,http,dns,tls`. The application-layer types are those the
+//! protocols of the app layer's registry log ([`app::registry::event_types`]), so a new
+//! protocol's records need no change here.
 
 /// The EVE event types enabled for a run. Alerts are always written (a configuration may
 /// add event types, never remove alerts).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EveTypes {
-    /// `http` records (one per transaction).
-    pub http: bool,
-    /// `http: extended: yes`: method, protocol, status, length, referer, redirect.
-    pub http_extended: bool,
-    /// `dns` records (v2: one `query` record per question, one `answer` per response).
-    pub dns: bool,
-    /// `tls` records (one per session).
-    pub tls: bool,
-    /// `tls: extended: yes`: SNI and version too.
-    pub tls_extended: bool,
+    /// Enabled app-layer types: bit `i` for the `i`-th of [`app::registry::event_types`].
+    on: u64,
+    /// Of those, the ones with the extended fields (`http: extended: yes`).
+    extended: u64,
+}
+
+/// The bit of app-layer event type `name`, if a registered protocol logs it.
+fn bit(name: &str) -> Option<u64> {
+    app::registry::event_types()
+        .position(|t| t == name)
+        .filter(|&i| i < 64)
+        .map(|i| 1 << i)
 }
 
 impl EveTypes {
     /// Whether any application-layer record type is on.
     pub fn any_app(&self) -> bool {
-        self.http || self.dns || self.tls
+        self.on != 0
     }
 
     /// Whether records of `event_type` (a protocol's EVE event type) are on, and if so
     /// whether with the extended fields.
     pub fn get(&self, event_type: &str) -> Option<bool> {
-        match event_type {
-            "http" => self.http.then_some(self.http_extended),
-            "dns" => self.dns.then_some(false),
-            "tls" => self.tls.then_some(self.tls_extended),
-            _ => None,
-        }
+        let b = bit(event_type)?;
+        (self.on & b != 0).then_some(self.extended & b != 0)
     }
 
-    /// Parses a comma-separated list (`alert,http,dns,tls`). `http-extended` and
-    /// `tls-extended` turn on the extended fields; `alert` is accepted and always on.
+    /// Parses a comma-separated list (`alert,http,dns,tls`). `<type>-extended`
+    /// (`http-extended`, `tls-extended`) turns on the extended fields; `alert` is
+    /// accepted and always on.
     pub fn parse_list(list: &str) -> Result<EveTypes, String> {
         let mut t = EveTypes::default();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -46,40 +47,31 @@ impl EveTypes {
         Ok(t)
     }
 
-    /// Turns on the type `name` (`extended` for the extended fields); false for a type
-    /// Osprey does not write (the caller reports it). `alert` is always on.
+    /// Turns on the type `name` (`extended` for the extended fields; `<type>-extended`
+    /// names them too); false for a type Osprey does not write (the caller reports it).
+    /// `alert` is always on.
     pub fn enable(&mut self, name: &str, extended: bool) -> bool {
-        match name {
-            "alert" => {}
-            "http" => {
-                self.http = true;
-                self.http_extended |= extended;
-            }
-            "http-extended" => {
-                self.http = true;
-                self.http_extended = true;
-            }
-            "dns" => self.dns = true,
-            "tls" => {
-                self.tls = true;
-                self.tls_extended |= extended;
-            }
-            "tls-extended" => {
-                self.tls = true;
-                self.tls_extended = true;
-            }
-            _ => return false,
+        if name == "alert" {
+            return true;
+        }
+        let (name, extended) = match name.strip_suffix("-extended") {
+            Some(base) => (base, true),
+            None => (name, extended),
+        };
+        let Some(b) = bit(name) else {
+            return false;
+        };
+        self.on |= b;
+        if extended {
+            self.extended |= b;
         }
         true
     }
 
     /// Adds every type of `other`.
     pub fn merge(&mut self, other: EveTypes) {
-        self.http |= other.http;
-        self.http_extended |= other.http_extended;
-        self.dns |= other.dns;
-        self.tls |= other.tls;
-        self.tls_extended |= other.tls_extended;
+        self.on |= other.on;
+        self.extended |= other.extended;
     }
 }
 
@@ -90,18 +82,28 @@ mod tests {
     #[test]
     fn parses_lists() {
         let t = EveTypes::parse_list("alert, http,dns").unwrap();
-        assert!(t.http && t.dns && !t.tls && !t.http_extended);
+        assert_eq!(t.get("http"), Some(false));
+        assert_eq!(t.get("dns"), Some(false));
+        assert_eq!(t.get("tls"), None);
         assert!(t.any_app());
         assert!(!EveTypes::parse_list("alert").unwrap().any_app());
         let t = EveTypes::parse_list("http-extended,tls-extended").unwrap();
-        assert!(t.http && t.http_extended && t.tls && t.tls_extended);
+        assert_eq!((t.get("http"), t.get("tls")), (Some(true), Some(true)));
         assert!(EveTypes::parse_list("alert,smb").is_err());
         let mut a = EveTypes::parse_list("dns").unwrap();
         a.merge(EveTypes::parse_list("tls").unwrap());
-        assert!(a.dns && a.tls);
+        assert!(a.get("dns").is_some() && a.get("tls").is_some());
         assert_eq!(a.get("dns"), Some(false));
         assert_eq!(a.get("http"), None);
         let t = EveTypes::parse_list("http-extended,tls").unwrap();
         assert_eq!((t.get("http"), t.get("tls")), (Some(true), Some(false)));
+    }
+
+    #[test]
+    fn knows_every_registered_type() {
+        for name in app::registry::event_types() {
+            let t = EveTypes::parse_list(name).unwrap();
+            assert_eq!(t.get(name), Some(false), "{name}");
+        }
     }
 }
