@@ -15,8 +15,10 @@ use crate::{AppCtx, AppProto, BufferId, Direction};
 pub enum ParseResult {
     /// The bytes were consumed (partial messages are kept by the state itself).
     Ok,
-    /// The bytes were not consumed: at least `need` more are needed before they can be
-    /// parsed (for a parser that leaves buffering to the caller).
+    /// The bytes were taken, but the message in progress is incomplete: at least `need`
+    /// more bytes of this direction are needed before it can be parsed (a parser that
+    /// knows its message lengths, such as DNS over TCP, says so; the state holds the
+    /// partial message).
     Incomplete {
         /// Bytes still missing.
         need: usize,

@@ -35,7 +35,10 @@ impl Protocol for DnsState {
         if self.errored() {
             ParseResult::Error
         } else {
-            ParseResult::Ok
+            match self.need(dir) {
+                0 => ParseResult::Ok,
+                need => ParseResult::Incomplete { need },
+            }
         }
     }
 
@@ -122,6 +125,25 @@ impl Transaction for DnsTx {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partial_tcp_message_is_incomplete_with_the_bytes_it_needs() {
+        let mut ctx = AppCtx::default();
+        let mut d = DnsState::new(Transport::Tcp);
+        let query = [
+            0, 19, 0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
+        ];
+        let dir = Direction::ToServer;
+        let r = Protocol::parse(&mut d, &mut ctx, dir, &query[..1]);
+        assert_eq!(r, ParseResult::Incomplete { need: 1 });
+        let r = Protocol::parse(&mut d, &mut ctx, dir, &query[1..10]);
+        assert_eq!(r, ParseResult::Incomplete { need: 11 });
+        let r = Protocol::parse(&mut d, &mut ctx, dir, &query[10..]);
+        assert_eq!(r, ParseResult::Ok);
+        let mut n = 0;
+        Protocol::each_tx(&d, &mut |_| n += 1);
+        assert_eq!(n, 1);
+    }
 
     #[test]
     fn a_message_that_does_not_parse_raises_malformed_data() {

@@ -201,6 +201,17 @@ impl DnsState {
         self.tcp[d].buf = buf;
     }
 
+    /// How many more bytes direction `dir` needs to complete the TCP message it holds in
+    /// part (the length prefix first); 0 when it holds none.
+    pub fn need(&self, dir: Direction) -> usize {
+        let buf = &self.tcp[dir.index()].buf;
+        match buf.len() {
+            0 => 0,
+            1 => 1,
+            n => (2 + usize::from(u16::from_be_bytes([buf[0], buf[1]]))).saturating_sub(n),
+        }
+    }
+
     /// A hole in a TCP direction: the message boundary is lost, so that direction
     /// stops.
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction) {
