@@ -162,24 +162,11 @@ impl BatchPrefilter for CpuBatchPrefilter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::DetectOptions;
     use crate::Detector;
     use std::sync::Arc;
 
     fn det(text: &str) -> Arc<Detector> {
-        let (set, _) = rules::RuleSet::load_str(
-            text,
-            None,
-            &rules::Vars::suricata_default(),
-            &Default::default(),
-        );
-        let (d, diags) = Detector::build(
-            &set.rules,
-            &DetectOptions::default(),
-            &rules::Vars::default(),
-        );
-        assert!(diags.is_empty(), "{diags:?}");
-        Arc::new(d)
+        Arc::new(crate::testutil::detector(text))
     }
 
     /// A TCP packet whose payload is `payload`, at offset 54 of its frame.

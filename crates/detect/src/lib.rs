@@ -68,6 +68,30 @@ mod threshold;
 mod transform;
 mod verdict;
 
+/// Helpers shared by the unit tests of several modules.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use crate::{DetectOptions, Detector};
+
+    /// A detector built from `text` (rules, one a line) with the default options and
+    /// Suricata's default variables; panics on any diagnostic.
+    pub(crate) fn detector(text: &str) -> Detector {
+        let (set, _) = rules::RuleSet::load_str(
+            text,
+            None,
+            &rules::Vars::suricata_default(),
+            &Default::default(),
+        );
+        let (d, diags) = Detector::build(
+            &set.rules,
+            &DetectOptions::default(),
+            &rules::Vars::default(),
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        d
+    }
+}
+
 pub use batch::{BatchMatches, BatchPrefilter, CpuBatchPrefilter, ItemMatches};
 pub use detector::{Detector, RuleInfo};
 pub use input::{Alert, FlowInfo, Input, MatchedOn};

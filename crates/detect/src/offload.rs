@@ -337,23 +337,10 @@ fn refusal(e: &NoDfa) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::DetectOptions;
     use crate::FlowInfo;
 
     fn det(text: &str) -> Arc<Detector> {
-        let (set, _) = rules::RuleSet::load_str(
-            text,
-            None,
-            &rules::Vars::suricata_default(),
-            &Default::default(),
-        );
-        let (d, diags) = Detector::build(
-            &set.rules,
-            &DetectOptions::default(),
-            &rules::Vars::default(),
-        );
-        assert!(diags.is_empty(), "{diags:?}");
-        Arc::new(d)
+        Arc::new(crate::testutil::detector(text))
     }
 
     fn packet(proto: u8, payload: &[u8]) -> (wire::Packet, Vec<u8>) {
