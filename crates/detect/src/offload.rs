@@ -106,7 +106,7 @@ impl OffloadPlan {
     /// Build the DFAs of the candidates' payload `pcre` and note which patterns call for them.
     fn number_pcre_dfas(&mut self) {
         let det = self.detector.clone();
-        let mut by_text: HashMap<(String, String), Option<u32>> = HashMap::new();
+        let mut by_text: HashMap<(String, rules::PcreFlags), Option<u32>> = HashMap::new();
         let mut by_src: HashMap<usize, Option<u32>> = HashMap::new();
         for class in 0..CLASSES {
             let Some(group) = self.class_group[class] else {
@@ -133,7 +133,7 @@ impl OffloadPlan {
                                     *by_text.entry((*pc.source).clone()).or_insert_with(|| {
                                         let d = pcre_dfa(
                                             &pc.source.0,
-                                            &pc.source.1,
+                                            pc.source.1,
                                             crate::PCRE_DFA_MAX_STATES,
                                         )
                                         .ok()?;
@@ -258,7 +258,7 @@ impl OffloadPlan {
 #[derive(Debug, Default)]
 pub struct PcreDfas {
     /// The distinct `(pattern, flags)` that became DFAs, with their tables.
-    pub dfas: Vec<((String, String), mpm::PlainDfa)>,
+    pub dfas: Vec<((String, rules::PcreFlags), mpm::PlainDfa)>,
     /// Distinct `(pattern, flags)` seen.
     pub total: usize,
     /// `pcre` options (not distinct) in the rules.
@@ -274,8 +274,8 @@ impl Detector {
     /// `max_states` states ([`crate::PCRE_DFA_MAX_STATES`] is Kargus's limit).
     pub fn pcre_dfas(&self, max_states: u32) -> PcreDfas {
         let mut out = PcreDfas::default();
-        let mut seen: HashMap<Arc<(String, String)>, bool> = HashMap::new();
-        let mut by_text: HashMap<(String, String), bool> = HashMap::new();
+        let mut seen: HashMap<Arc<(String, rules::PcreFlags)>, bool> = HashMap::new();
+        let mut by_text: HashMap<(String, rules::PcreFlags), bool> = HashMap::new();
         self.each_pcre(|src| {
             out.options += 1;
             let ok = match seen.get(src) {
@@ -285,7 +285,7 @@ impl Detector {
                         Some(&ok) => ok,
                         None => {
                             out.total += 1;
-                            let r = pcre_dfa(&src.0, &src.1, max_states);
+                            let r = pcre_dfa(&src.0, src.1, max_states);
                             let ok = r.is_ok();
                             match r {
                                 Ok(d) => out.dfas.push(((**src).clone(), d)),
@@ -308,12 +308,12 @@ impl Detector {
 
     /// The `(pattern, flags)` of every `pcre` step (tests).
     #[cfg(test)]
-    pub(crate) fn each_pcre_source(&self, mut f: impl FnMut(&(String, String))) {
+    pub(crate) fn each_pcre_source(&self, mut f: impl FnMut(&(String, rules::PcreFlags))) {
         self.each_pcre(|s| f(s));
     }
 
     /// Every `pcre` step of every signature (payload and app-layer programs).
-    fn each_pcre(&self, mut f: impl FnMut(&Arc<(String, String)>)) {
+    fn each_pcre(&self, mut f: impl FnMut(&Arc<(String, rules::PcreFlags)>)) {
         for s in self.sigs() {
             let progs = s.payload.iter().chain(s.app.iter().map(|a| &a.prog));
             for p in progs {

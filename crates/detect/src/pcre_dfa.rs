@@ -25,6 +25,7 @@ use regex_automata::dfa::{dense, Automaton};
 use regex_automata::nfa::thompson;
 use regex_automata::util::{start, syntax};
 use regex_automata::{Anchored, MatchKind};
+use rules::PcreFlags;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -71,19 +72,14 @@ impl std::error::Error for NoDfa {}
 /// The DFA of `pattern` with the rule's `flags` (as [`crate::pcre::compile`] takes them),
 /// for a search over a whole subject (anchored at its start with `A`), with at most
 /// `max_states` states.
-pub fn pcre_dfa(pattern: &str, flags: &str, max_states: u32) -> Result<PlainDfa, NoDfa> {
-    for c in flags.chars() {
-        if !"ismxAEGRBO".contains(c) {
-            return Err(NoDfa::Syntax(format!("flag {c}")));
-        }
-    }
-    let multi_line = flags.contains('m');
-    let extended = flags.contains('x');
-    if flags.contains('E') && pattern.contains('$') {
+pub fn pcre_dfa(pattern: &str, flags: PcreFlags, max_states: u32) -> Result<PlainDfa, NoDfa> {
+    let multi_line = flags.contains(PcreFlags::MULTILINE);
+    let extended = flags.contains(PcreFlags::EXTENDED);
+    if flags.contains(PcreFlags::DOLLAR_ENDONLY) && pattern.contains('$') {
         return Err(NoDfa::Syntax("flag E".into()));
     }
     let translated = translate(pattern, multi_line, extended)?;
-    let anchored = flags.contains('A');
+    let anchored = flags.contains(PcreFlags::ANCHORED);
     let dfa = dense::Builder::new()
         .configure(
             dense::Config::new()
@@ -102,11 +98,11 @@ pub fn pcre_dfa(pattern: &str, flags: &str, max_states: u32) -> Result<PlainDfa,
             syntax::Config::new()
                 .unicode(false)
                 .utf8(false)
-                .case_insensitive(flags.contains('i'))
-                .dot_matches_new_line(flags.contains('s'))
+                .case_insensitive(flags.contains(PcreFlags::CASELESS))
+                .dot_matches_new_line(flags.contains(PcreFlags::DOTALL))
                 .multi_line(multi_line)
                 .ignore_whitespace(extended)
-                .swap_greed(flags.contains('G'))
+                .swap_greed(flags.contains(PcreFlags::UNGREEDY))
                 .nest_limit(100),
         )
         .thompson(
@@ -333,9 +329,14 @@ fn translate(pattern: &str, multi_line: bool, extended: bool) -> Result<String, 
 mod tests {
     use super::*;
 
+    /// [`pcre_dfa`] with the flags as letters.
+    fn pcre_dfa(pattern: &str, flags: &str, max: u32) -> Result<PlainDfa, NoDfa> {
+        super::pcre_dfa(pattern, PcreFlags::parse(flags).unwrap(), max)
+    }
+
     fn both(pattern: &str, flags: &str, hay: &[u8]) -> (bool, bool) {
         let dfa = pcre_dfa(pattern, flags, PCRE_DFA_MAX_STATES).unwrap();
-        let re = crate::pcre::compile(pattern, flags).unwrap();
+        let re = crate::pcre::compile(pattern, PcreFlags::parse(flags).unwrap()).unwrap();
         (dfa.find_end(hay).is_some(), re.is_match(hay).unwrap())
     }
 
@@ -474,7 +475,7 @@ mod corpus_tests {
 
     /// The `pcre` options of rule files: `(pattern, flags)` with the buffer letters
     /// removed as the rule parser does.
-    fn pcres(files: &[PathBuf]) -> Vec<(String, String)> {
+    fn pcres(files: &[PathBuf]) -> Vec<(String, PcreFlags)> {
         let vars = rules::Vars::suricata_default();
         let (set, _) = rules::RuleSet::load(files, &vars, &Default::default());
         let (det, _) = crate::Detector::build(&set.rules, &crate::DetectOptions::default(), &vars);
@@ -487,13 +488,13 @@ mod corpus_tests {
 
     /// DFA and PCRE2 say the same (match or not) on every haystack; returns
     /// (regexes checked, haystacks that matched).
-    fn check(res: &[(String, String)], hays: &[Vec<u8>]) -> (usize, usize) {
+    fn check(res: &[(String, PcreFlags)], hays: &[Vec<u8>]) -> (usize, usize) {
         let (mut checked, mut positives) = (0, 0);
         for (p, f) in res {
-            let Ok(dfa) = pcre_dfa(p, f, PCRE_DFA_MAX_STATES) else {
+            let Ok(dfa) = pcre_dfa(p, *f, PCRE_DFA_MAX_STATES) else {
                 continue;
             };
-            let re = crate::pcre::compile(p, f).unwrap();
+            let re = crate::pcre::compile(p, *f).unwrap();
             checked += 1;
             for h in hays {
                 let Ok(want) = re.is_match(h) else {
@@ -557,7 +558,7 @@ mod corpus_tests {
         let mut refused: std::collections::BTreeMap<String, usize> = Default::default();
         let mut states = Vec::new();
         for (p, f) in &res {
-            match pcre_dfa(p, f, PCRE_DFA_MAX_STATES) {
+            match pcre_dfa(p, *f, PCRE_DFA_MAX_STATES) {
                 Ok(d) => states.push(d.num_states()),
                 Err(e) => *refused.entry(e.kind().to_string()).or_default() += 1,
             }

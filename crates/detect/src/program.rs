@@ -63,7 +63,7 @@ impl ContentC {
 pub(crate) struct PcreC {
     pub re: pcre2::bytes::Regex,
     /// The rule's pattern and flags, for building its DFA ([`crate::pcre_dfa`]).
-    pub source: std::sync::Arc<(String, String)>,
+    pub source: std::sync::Arc<(String, rules::PcreFlags)>,
     pub negated: bool,
     pub relative: bool,
 }

@@ -604,7 +604,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
         steps.push(match m {
             Match::Content(c) => Step::Content(content(c, vars)?),
             Match::Pcre(p) => {
-                let re = crate::pcre::compile(&p.pattern, &p.flags).map_err(|e| {
+                let re = crate::pcre::compile(&p.pattern, p.flags).map_err(|e| {
                     if e.starts_with("pcre does not compile") {
                         failed("pcre", e)
                     } else {
@@ -613,7 +613,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                 })?;
                 Step::Pcre(PcreC {
                     re,
-                    source: std::sync::Arc::new((p.pattern.clone(), p.flags.clone())),
+                    source: std::sync::Arc::new((p.pattern.clone(), p.flags)),
                     negated: p.negated,
                     relative: p.is_relative(),
                 })

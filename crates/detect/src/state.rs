@@ -243,7 +243,7 @@ impl PcrePre {
     pub(crate) fn outcome(
         &self,
         buf: &[u8],
-        source: &std::sync::Arc<(String, String)>,
+        source: &std::sync::Arc<(String, rules::PcreFlags)>,
     ) -> Option<bool> {
         if buf.as_ptr() as usize != self.addr || buf.len() != self.len {
             return None;

@@ -7,7 +7,7 @@
 use crate::synth::{Attack, Payload};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use regex_syntax::hir::literal::Extractor;
-use rules::{AppProto, LoadedRule, Match, Protocol};
+use rules::{AppProto, LoadedRule, Match, PcreFlags, Protocol};
 use std::net::IpAddr;
 
 struct Req {
@@ -41,12 +41,12 @@ fn applies_to_tcp(p: Protocol) -> bool {
     )
 }
 
-fn pcre_literals(pattern: &str, flags: &str) -> Vec<Vec<u8>> {
+fn pcre_literals(pattern: &str, flags: PcreFlags) -> Vec<Vec<u8>> {
     let Ok(hir) = regex_syntax::ParserBuilder::new()
         .unicode(false)
         .utf8(false)
-        .case_insensitive(flags.contains('i'))
-        .ignore_whitespace(flags.contains('x'))
+        .case_insensitive(flags.contains(PcreFlags::CASELESS))
+        .ignore_whitespace(flags.contains(PcreFlags::EXTENDED))
         .build()
         .parse(pattern)
     else {
@@ -117,7 +117,7 @@ impl<'a> Predictor<'a> {
                             }
                         }
                         Match::Pcre(p) if !p.negated && any_of.is_empty() => {
-                            any_of = pcre_literals(&p.pattern, &p.flags)
+                            any_of = pcre_literals(&p.pattern, p.flags)
                         }
                         _ => {}
                     }

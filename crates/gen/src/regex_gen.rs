@@ -5,6 +5,7 @@
 
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use regex_syntax::ParserBuilder;
+use rules::PcreFlags;
 
 /// The longest string built from one regex.
 const MAX_LEN: usize = 4096;
@@ -20,17 +21,18 @@ pub struct Sample {
     pub anchored_end: bool,
 }
 
-/// Builds a sample for `pattern` with PCRE `flags` (`i`, `s`, `m`, `x`; others ignored).
+/// Builds a sample for `pattern` with PCRE `flags` (`i`, `s`, `m`, `x`, `G`; others
+/// ignored).
 /// `avoid` lists bytes a class member should not be when another member exists.
-pub fn sample(pattern: &str, flags: &str, avoid: &[u8]) -> Result<Sample, String> {
+pub fn sample(pattern: &str, flags: PcreFlags, avoid: &[u8]) -> Result<Sample, String> {
     let hir = ParserBuilder::new()
         .unicode(false)
         .utf8(false)
-        .case_insensitive(flags.contains('i'))
-        .dot_matches_new_line(flags.contains('s'))
-        .multi_line(flags.contains('m'))
-        .ignore_whitespace(flags.contains('x'))
-        .swap_greed(flags.contains('G'))
+        .case_insensitive(flags.contains(PcreFlags::CASELESS))
+        .dot_matches_new_line(flags.contains(PcreFlags::DOTALL))
+        .multi_line(flags.contains(PcreFlags::MULTILINE))
+        .ignore_whitespace(flags.contains(PcreFlags::EXTENDED))
+        .swap_greed(flags.contains(PcreFlags::UNGREEDY))
         .build()
         .parse(pattern)
         .map_err(|e| {
@@ -131,7 +133,7 @@ mod tests {
     use super::*;
 
     fn check(p: &str, flags: &str) -> Vec<u8> {
-        let s = sample(p, flags, b" ").unwrap();
+        let s = sample(p, PcreFlags::parse(flags).unwrap(), b" ").unwrap();
         let re = pcre2::bytes::RegexBuilder::new()
             .caseless(flags.contains('i'))
             .dotall(flags.contains('s'))
@@ -156,15 +158,15 @@ mod tests {
 
     #[test]
     fn anchors_are_reported() {
-        let s = sample("^abc$", "", b"").unwrap();
+        let s = sample("^abc$", PcreFlags::NONE, b"").unwrap();
         assert!(s.anchored_start && s.anchored_end);
         assert_eq!(s.bytes, b"abc");
     }
 
     #[test]
     fn unsupported_constructs_are_refused() {
-        assert!(sample(r"(?=abc)x", "", b"").is_err());
-        assert!(sample(r"(a)\1", "", b"").is_err());
-        assert!(sample(r"a\bb", "", b"").is_err());
+        assert!(sample(r"(?=abc)x", PcreFlags::NONE, b"").is_err());
+        assert!(sample(r"(a)\1", PcreFlags::NONE, b"").is_err());
+        assert!(sample(r"a\bb", PcreFlags::NONE, b"").is_err());
     }
 }

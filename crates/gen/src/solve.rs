@@ -6,7 +6,7 @@
 
 use crate::regex_gen;
 use crate::rng::Rng;
-use rules::{IntCmp, Match, Num};
+use rules::{IntCmp, Match, Num, PcreFlags};
 
 /// Cap on the bytes of one constructed buffer.
 pub const MAX_BUFFER: usize = 8192;
@@ -95,20 +95,19 @@ pub fn items(matches: &[Match], avoid: &[u8]) -> Result<Vec<Item>, String> {
                 if !p.captures.is_empty() {
                     return Err("pcre with captures".into());
                 }
-                let bad: Vec<char> = p
-                    .flags
-                    .chars()
-                    .filter(|f| !"ismxRGBO".contains(*f))
+                let bad: Vec<char> = ['A', 'E']
+                    .into_iter()
+                    .filter(|&c| PcreFlags::from_letter(c).is_some_and(|f| p.flags.contains(f)))
                     .collect();
                 if !bad.is_empty() {
                     return Err(format!("pcre flags {bad:?}"));
                 }
-                let sample = regex_gen::sample(&p.pattern, &p.flags, avoid)?;
+                let sample = regex_gen::sample(&p.pattern, p.flags, avoid)?;
                 let re = pcre2::bytes::RegexBuilder::new()
-                    .caseless(p.flags.contains('i'))
-                    .dotall(p.flags.contains('s'))
-                    .multi_line(p.flags.contains('m'))
-                    .extended(p.flags.contains('x'))
+                    .caseless(p.flags.contains(PcreFlags::CASELESS))
+                    .dotall(p.flags.contains(PcreFlags::DOTALL))
+                    .multi_line(p.flags.contains(PcreFlags::MULTILINE))
+                    .extended(p.flags.contains(PcreFlags::EXTENDED))
                     .build(&p.pattern)
                     .map_err(|e| format!("pcre2: {e}"))?;
                 Item::Pcre {

@@ -5,9 +5,11 @@ use crate::buffers::{Buffer, Transform};
 use crate::header::{AddrExpr, PortExpr};
 
 mod bytes;
+mod pcre_flags;
 mod tcp_flags;
 
 pub use bytes::*;
+pub use pcre_flags::PcreFlags;
 pub use tcp_flags::*;
 
 /// Rule action.
@@ -372,9 +374,9 @@ impl Content {
 pub struct Pcre {
     /// The regular expression between the slashes.
     pub pattern: String,
-    /// Flags after the closing slash, buffer-selecting letters (`U`, `H` ...) removed;
-    /// includes `R` (relative) when present.
-    pub flags: String,
+    /// Flags after the closing slash, buffer-selecting letters (`U`, `H` ...) removed
+    /// (they select the match's buffer); includes `R` (relative) when present.
+    pub flags: PcreFlags,
     /// `!` before the pattern.
     pub negated: bool,
     /// Capture targets after the flags (`pkt:name`, `flow:name`, `alert:name`).
@@ -384,7 +386,7 @@ pub struct Pcre {
 impl Pcre {
     /// `R` flag: relative to the previous match.
     pub fn is_relative(&self) -> bool {
-        self.flags.contains('R')
+        self.flags.contains(PcreFlags::RELATIVE)
     }
 }
 

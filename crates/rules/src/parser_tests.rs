@@ -220,7 +220,9 @@ fn pcre_flags_and_buffers() {
         r#"content:"a"; pcre:"/b[0-9]+/Ri"; pcre:!"/c/U"; pcre:"/d/smx";"#,
     ));
     let p: Vec<&Match> = x.matches_in(Buffer::Payload).collect();
-    assert!(matches!(p[1], Match::Pcre(p) if p.flags == "Ri" && p.is_relative()));
+    assert!(
+        matches!(p[1], Match::Pcre(p) if p.flags == PcreFlags::parse("Ri").unwrap() && p.is_relative())
+    );
     assert!(
         matches!(x.matches_in(Buffer::HttpUri).next(), Some(Match::Pcre(p)) if p.negated && p.flags.is_empty())
     );

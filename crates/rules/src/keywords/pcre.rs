@@ -1,7 +1,7 @@
 //! `pcre`: Suricata/Snort regular expressions with their flags and buffer letters.
 
 use super::{Ctx, Keyword, Kind, Value};
-use crate::ast::{Match, Pcre};
+use crate::ast::{Match, Pcre, PcreFlags};
 use crate::buffers::Buffer;
 use crate::diag::Reason;
 use crate::lexer::{self, RawOption};
@@ -16,18 +16,16 @@ fn pcre_kw(st: &mut State, c: &Ctx<'_>) {
 }
 
 /// Compiles a pcre pattern with Suricata flags, for validation.
-pub fn compile_pcre(pattern: &str, flags: &str) -> Result<(), String> {
+pub fn compile_pcre(pattern: &str, flags: PcreFlags) -> Result<(), String> {
     let mut b = pcre2::bytes::RegexBuilder::new();
-    b.caseless(flags.contains('i'))
-        .dotall(flags.contains('s'))
-        .multi_line(flags.contains('m'))
-        .extended(flags.contains('x'));
+    b.caseless(flags.contains(PcreFlags::CASELESS))
+        .dotall(flags.contains(PcreFlags::DOTALL))
+        .multi_line(flags.contains(PcreFlags::MULTILINE))
+        .extended(flags.contains(PcreFlags::EXTENDED));
     b.build(pattern)
         .map(|_| ())
         .map_err(|e| format!("pcre does not compile: {e}"))
 }
-
-const PCRE_FLAGS: &str = "ismxAEGROBUIPQHDMCSYVWZ";
 
 fn pcre(st: &mut State, o: &RawOption<'_>, val: &str) {
     let kw = "pcre";
@@ -85,10 +83,10 @@ fn pcre(st: &mut State, o: &RawOption<'_>, val: &str) {
         }
         None => (tail, Vec::new()),
     };
-    let mut flags = String::new();
+    let mut flags = PcreFlags::NONE;
     let mut buffer = None;
     for c in all_flags.chars() {
-        if !PCRE_FLAGS.contains(c) {
+        if Buffer::from_pcre_flag(c).is_none() && PcreFlags::from_letter(c).is_none() {
             st.err(
                 o.value_off,
                 Reason::InvalidValue,
@@ -108,19 +106,20 @@ fn pcre(st: &mut State, o: &RawOption<'_>, val: &str) {
                 return;
             }
             buffer = Some(b);
-        } else if flags.contains(c) {
-            st.err(
-                o.value_off,
-                Reason::InvalidValue,
-                kw,
-                format!("pcre flag '{c}' given twice"),
-            );
-            return;
-        } else {
-            flags.push(c);
+        } else if let Some(f) = PcreFlags::from_letter(c) {
+            if flags.contains(f) {
+                st.err(
+                    o.value_off,
+                    Reason::InvalidValue,
+                    kw,
+                    format!("pcre flag '{c}' given twice"),
+                );
+                return;
+            }
+            flags = flags.with(f);
         }
     }
-    if let Err(e) = compile_pcre(pattern, &flags) {
+    if let Err(e) = compile_pcre(pattern, flags) {
         st.err(o.value_off, Reason::InvalidPcre, kw, e);
         return;
     }

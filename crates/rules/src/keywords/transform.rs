@@ -52,7 +52,7 @@ fn xor(st: &mut State, c: &Ctx<'_>) {
 /// `pcrexform:"regex"`
 fn pcrexform(st: &mut State, c: &Ctx<'_>) {
     let (kw, o, s) = (c.kw, c.o, c.val);
-    if let Err(e) = compile_pcre(s, "") {
+    if let Err(e) = compile_pcre(s, crate::ast::PcreFlags::NONE) {
         st.err(o.value_off, Reason::InvalidPcre, kw, e);
         return;
     }
