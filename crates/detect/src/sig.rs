@@ -103,7 +103,7 @@ pub(crate) enum PktOpt {
     Window { negated: bool, size: u16 },
     IpId(u16),
     Tos { negated: bool, value: u8 },
-    IpProto { op: Option<char>, proto: u8 },
+    IpProto { op: rules::IpProtoOp, proto: u8 },
     SameIp,
 }
 

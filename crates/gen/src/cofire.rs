@@ -310,7 +310,10 @@ fn options_admit(opts: &[rules::Opt]) -> bool {
             let counted = !matches!(t.kind, Some(rules::ThresholdType::Limit));
             !(per_flow && counted && t.count > 1)
         }
-        Opt::IpProto { op: None, proto } => *proto == wire::ip_proto::TCP,
+        Opt::IpProto {
+            op: rules::IpProtoOp::Eq,
+            proto,
+        } => *proto == wire::ip_proto::TCP,
         Opt::Itype(_) | Opt::Icode(_) | Opt::IcmpId(_) | Opt::IcmpSeq(_) => false,
         Opt::Flags(f) => SENT_FLAGS.iter().any(|&sent| f.matches(sent)),
         _ => true,

@@ -390,6 +390,53 @@ impl Pcre {
     }
 }
 
+/// How `ip_proto` compares a packet's protocol number with the rule's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum IpProtoOp {
+    /// No operator: equal.
+    #[default]
+    Eq,
+    /// `!`: not equal.
+    Ne,
+    /// `<`: lower.
+    Lt,
+    /// `>`: higher.
+    Gt,
+}
+
+impl IpProtoOp {
+    /// The operator a value starts with (`!`, `<`, `>`), if any.
+    pub fn from_char(c: char) -> Option<IpProtoOp> {
+        Some(match c {
+            '!' => IpProtoOp::Ne,
+            '<' => IpProtoOp::Lt,
+            '>' => IpProtoOp::Gt,
+            _ => return None,
+        })
+    }
+
+    /// The operator as written in a rule (empty for [`IpProtoOp::Eq`]).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IpProtoOp::Eq => "",
+            IpProtoOp::Ne => "!",
+            IpProtoOp::Lt => "<",
+            IpProtoOp::Gt => ">",
+        }
+    }
+
+    /// Whether a packet of protocol `packet` passes `self proto`.
+    #[inline]
+    pub fn matches(self, packet: u8, proto: u8) -> bool {
+        match self {
+            IpProtoOp::Eq => packet == proto,
+            IpProtoOp::Ne => packet != proto,
+            IpProtoOp::Lt => packet < proto,
+            IpProtoOp::Gt => packet > proto,
+        }
+    }
+}
+
 /// A numeric comparison used by `dsize`, `bsize`, `urilen`, `ttl`, `itype` ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IntCmp {
@@ -713,7 +760,7 @@ pub enum Opt {
     /// `ip_proto` (number or name, stored as the protocol number with an operator).
     IpProto {
         /// `!`, `<`, `>` or none.
-        op: Option<char>,
+        op: IpProtoOp,
         /// Protocol number.
         proto: u8,
     },

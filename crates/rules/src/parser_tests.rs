@@ -275,7 +275,7 @@ fn non_payload_options() {
     assert!(x.flow().unwrap().established);
     assert_eq!(x.options.len(), 24);
     assert!(x.options.contains(&Opt::IpProto {
-        op: Some('!'),
+        op: IpProtoOp::Ne,
         proto: 6
     }));
     err_kw(&r("flow:to_server,to_client;"), "flow");

@@ -355,11 +355,7 @@ fn write_opt(f: &mut impl Write, o: &Opt) -> fmt::Result {
             write!(f, " tos:{}{value};", if *negated { "!" } else { "" })
         }
         Opt::IpProto { op, proto } => {
-            f.write_str(" ip_proto:")?;
-            if let Some(c) = op {
-                f.write_char(*c)?;
-            }
-            write!(f, "{proto};")
+            write!(f, " ip_proto:{}{proto};", op.as_str())
         }
         Opt::IpOpts(s) => write!(f, " ipopts:{s};"),
         Opt::Fragbits(s) => write!(f, " fragbits:{s};"),

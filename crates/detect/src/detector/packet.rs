@@ -119,12 +119,7 @@ pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
         PktOpt::Window { negated, size } => tcp && (p.window == *size) != *negated,
         PktOpt::IpId(v) => p.ip_version == 4 && p.ip_id as u16 == *v,
         PktOpt::Tos { negated, value } => p.ip_version == 4 && (p.tos == *value) != *negated,
-        PktOpt::IpProto { op, proto } => match op {
-            Some('!') => p.proto != *proto,
-            Some('<') => p.proto < *proto,
-            Some('>') => p.proto > *proto,
-            _ => p.proto == *proto,
-        },
+        PktOpt::IpProto { op, proto } => op.matches(p.proto, *proto),
         PktOpt::SameIp => p.src == p.dst,
     }
 }

@@ -2,7 +2,7 @@
 //! header sticky buffers (`tcp.hdr` ...).
 
 use super::{verbatim, Ctx, Keyword, Kind, Stickies, Value};
-use crate::ast::Opt;
+use crate::ast::{IpProtoOp, Opt};
 use crate::buffers::Buffer;
 use crate::diag::Reason;
 use crate::parser::state::State;
@@ -127,9 +127,9 @@ fn ip_proto(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let val = c.val;
     let off = c.o.value_off;
-    let (op, r) = match val.chars().next() {
-        Some(c @ ('!' | '<' | '>')) => (Some(c), val[1..].trim()),
-        _ => (None, val),
+    let (op, r) = match val.chars().next().and_then(IpProtoOp::from_char) {
+        Some(op) => (op, val[1..].trim()),
+        None => (IpProtoOp::Eq, val),
     };
     let proto = match v::uint(r, 255) {
         Ok(n) => n as u8,
