@@ -146,8 +146,13 @@ mod tests {
         assert_eq!(rec["vlan"], serde_json::json!([6]));
         assert_eq!(rec["tx_id"], 0);
         // The object is the protocol's own (its fields are tested in `app`).
-        let tx = f.http().unwrap().tx(0).unwrap();
-        assert_eq!(rec["http"], app::http::log::http_object(tx, false));
+        let mut obj = None;
+        f.each_tx(&mut |tx| {
+            if tx.id() == 0 {
+                tx.log(false, &mut |_, o| obj = Some(o));
+            }
+        });
+        assert_eq!(rec["http"], obj.unwrap());
         let (name, x) = crate::eve::alert_app_object(&f, 0).unwrap();
         assert_eq!(name, "http");
         assert_eq!(x["http_method"], "GET");
