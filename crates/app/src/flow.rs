@@ -83,20 +83,6 @@ impl AppState {
             AppState::Smtp(s) => s,
         })
     }
-
-    /// The state as a mutable [`Protocol`].
-    pub fn protocol_mut(&mut self) -> Option<&mut dyn Protocol> {
-        Some(match self {
-            AppState::None => return None,
-            AppState::Http(h) => &mut **h,
-            AppState::Http2(h) => &mut **h,
-            AppState::Dns(d) => &mut **d,
-            AppState::Tls(t) => &mut **t,
-            AppState::Sip(s) => s,
-            AppState::Smb(f) | AppState::Dcerpc(f) => f,
-            AppState::Smtp(s) => s,
-        })
-    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

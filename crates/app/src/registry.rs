@@ -46,12 +46,14 @@ pub struct ProtocolDef {
     pub proto: AppProto,
     /// The names rules use for it; empty: rules cannot name it yet.
     pub rule_names: &'static [RuleName],
-    /// A rule naming it in its header matches TCP packets only (the protocol is detected
-    /// over TCP only); otherwise any IP packet of such a flow.
+    /// How a rule naming it in its header matches packets: TCP packets only (`true`, as
+    /// Suricata registers TLS, SMB, DCERPC and SMTP), or any IP packet of such a flow.
     pub tcp_only: bool,
     /// The EVE event type its transactions are logged under (`http`, `dns`, ...);
     /// `None` when they are not logged.
     pub eve: Option<&'static str>,
+    /// Its EVE records have extended fields (`<type>: extended: yes`).
+    pub eve_extended: bool,
     /// The application-layer events its parser raises (Suricata's `app-layer-event`
     /// names); see [`crate::Protocol::events`].
     pub events: &'static [&'static str],
@@ -88,14 +90,14 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 8] = {
     use AppProto::{Dcerpc, Dns, Http, Http2, Sip, Smb, Smtp, Tls};
     const ANY: &[u16] = &[];
     [
-        ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
-        ProtocolDef { proto: Tls, rule_names: &[RuleName::new("tls", Tls)], tcp_only: true, eve: Some("tls"), events: &[], buffers: tls::BUFFERS, ports: ANY, probe_tcp: Some(tls::probe), probe_udp: None, new: tls::new_state },
-        ProtocolDef { proto: Http2, rule_names: &[RuleName::only("http2", Http, Http2)], tcp_only: false, eve: None, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(http2::probe_tcp), probe_udp: None, new: http2::new_state },
-        ProtocolDef { proto: Smb, rule_names: &[RuleName::new("smb", Smb)], tcp_only: true, eve: None, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_smb_tcp), probe_udp: None, new: framed::new_smb },
-        ProtocolDef { proto: Dcerpc, rule_names: &[RuleName::new("dcerpc", Dcerpc)], tcp_only: true, eve: None, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_dcerpc), probe_udp: None, new: framed::new_dcerpc },
-        ProtocolDef { proto: Smtp, rule_names: &[RuleName::new("smtp", Smtp)], tcp_only: true, eve: None, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(smtp::probe_tcp), probe_udp: None, new: smtp::new_state },
-        ProtocolDef { proto: Dns, rule_names: &[RuleName::new("dns", Dns)], tcp_only: false, eve: Some("dns"), events: dns::EVENTS, buffers: dns::BUFFERS, ports: &[53], probe_tcp: Some(dns::probe_tcp), probe_udp: Some(dns::probe_udp), new: dns::new_state },
-        ProtocolDef { proto: Sip, rule_names: &[], tcp_only: false, eve: None, events: &[], buffers: &[], ports: &[5060, 5061], probe_tcp: None, probe_udp: Some(sip::probe_udp), new: sip::new_state },
+        ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
+        ProtocolDef { proto: Tls, rule_names: &[RuleName::new("tls", Tls)], tcp_only: true, eve: Some("tls"), eve_extended: true, events: &[], buffers: tls::BUFFERS, ports: ANY, probe_tcp: Some(tls::probe), probe_udp: None, new: tls::new_state },
+        ProtocolDef { proto: Http2, rule_names: &[RuleName::only("http2", Http, Http2)], tcp_only: false, eve: None, eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(http2::probe_tcp), probe_udp: None, new: http2::new_state },
+        ProtocolDef { proto: Smb, rule_names: &[RuleName::new("smb", Smb)], tcp_only: true, eve: None, eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_smb_tcp), probe_udp: None, new: framed::new_smb },
+        ProtocolDef { proto: Dcerpc, rule_names: &[RuleName::new("dcerpc", Dcerpc)], tcp_only: true, eve: None, eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_dcerpc), probe_udp: None, new: framed::new_dcerpc },
+        ProtocolDef { proto: Smtp, rule_names: &[RuleName::new("smtp", Smtp)], tcp_only: true, eve: None, eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(smtp::probe_tcp), probe_udp: None, new: smtp::new_state },
+        ProtocolDef { proto: Dns, rule_names: &[RuleName::new("dns", Dns)], tcp_only: false, eve: Some("dns"), eve_extended: false, events: dns::EVENTS, buffers: dns::BUFFERS, ports: &[53], probe_tcp: Some(dns::probe_tcp), probe_udp: Some(dns::probe_udp), new: dns::new_state },
+        ProtocolDef { proto: Sip, rule_names: &[], tcp_only: false, eve: None, eve_extended: false, events: &[], buffers: &[], ports: &[5060, 5061], probe_tcp: None, probe_udp: Some(sip::probe_udp), new: sip::new_state },
     ]
 };
 
@@ -134,6 +136,21 @@ pub fn event_type(p: AppProto) -> Option<&'static str> {
 /// Every EVE event type a registered protocol logs, in registry order.
 pub fn event_types() -> impl Iterator<Item = &'static str> {
     PROTOCOLS.iter().filter_map(|d| d.eve)
+}
+
+/// The position of protocol `p` in the registry (a small dense index, e.g. a bit in a
+/// per-protocol set), if it is registered.
+pub fn index(p: AppProto) -> Option<usize> {
+    PROTOCOLS.iter().position(|d| d.proto == p)
+}
+
+/// The registry position of the protocol logged under EVE event type `name`, and
+/// whether its records have extended fields.
+pub fn event_type_index(name: &str) -> Option<(usize, bool)> {
+    PROTOCOLS
+        .iter()
+        .position(|d| d.eve == Some(name))
+        .map(|i| (i, PROTOCOLS[i].eve_extended))
 }
 
 /// Whether protocol `p` extracts files (declares a `file.data` buffer).

@@ -488,8 +488,8 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
     }
     if let Some(hp) = app_proto.take() {
         match sig.app_proto {
-            // `file.data` also names the files of SMTP, SMB, FTP, ...: Osprey has only
-            // HTTP's.
+            // `file.data` also names the files of SMTP, SMB, FTP, ...: only the protocols
+            // whose registry line declares a file buffer extract them (today HTTP).
             Some(p)
                 if p != hp
                     && !app::registry::has_files(hp)

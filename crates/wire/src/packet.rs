@@ -206,12 +206,12 @@ impl Packet {
 
     /// Source IP address, if the packet has an IP layer.
     pub fn src_ip(&self) -> Option<IpAddr> {
-        (self.ip_version != 0).then(|| crate::ip_addr(self.ip_version == 4, &self.src))
+        matches!(self.ip_version, 4 | 6).then(|| crate::ip_addr(self.ip_version == 4, &self.src))
     }
 
     /// Destination IP address, if the packet has an IP layer.
     pub fn dst_ip(&self) -> Option<IpAddr> {
-        (self.ip_version != 0).then(|| crate::ip_addr(self.ip_version == 4, &self.dst))
+        matches!(self.ip_version, 4 | 6).then(|| crate::ip_addr(self.ip_version == 4, &self.dst))
     }
 
     /// True for TCP with a decoded header.

@@ -13,7 +13,6 @@ use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
 pub(crate) static BUFFERS: &[BufferDef] =
     &[BufferDef::new("dns.query", Some(Direction::ToServer)).multi()];
 
-/// The state of a new DNS flow (UDP or TCP).
 /// DNS's application-layer events: a message that does not parse, or a request sent
 /// to the client / a response sent to the server (Suricata's `dns.malformed_data`).
 pub(crate) static EVENTS: &[&str] = &["dns.malformed_data"];
@@ -21,6 +20,7 @@ pub(crate) static EVENTS: &[&str] = &["dns.malformed_data"];
 /// The index in [`EVENTS`] of `dns.malformed_data`.
 pub(crate) const MALFORMED_DATA: usize = 0;
 
+/// The state of a new DNS flow (UDP or TCP).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
     let counter = match t {
         Transport::Udp => Counter::FlowDnsUdp,

@@ -45,7 +45,6 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("file.data", None).file(),
 ];
 
-/// The state of a new HTTP/1 flow.
 /// HTTP's application-layer events (libhtp's, as Suricata names them): a request or
 /// response line or header longer than the field limit.
 pub(crate) static EVENTS: &[&str] = &[
@@ -58,6 +57,7 @@ pub(crate) fn field_too_long_event(dir: Direction) -> usize {
     dir.index()
 }
 
+/// The state of a new HTTP/1 flow.
 pub(crate) fn new_state(_: Transport) -> Option<(AppState, Counter)> {
     Some((AppState::Http(Box::default()), Counter::FlowHttp))
 }

@@ -19,7 +19,7 @@ pub(super) struct FlowStage {
     pub(super) tracker: FlowTracker,
     pub(super) app: AppCtx,
     exts: FlowExts,
-    /// EVE `http`/`dns`/`tls` records.
+    /// EVE application-layer records (the types the registry's protocols log).
     applog: output::AppLogger,
 }
 

@@ -123,7 +123,8 @@ impl Pipeline {
     }
 
     /// Runs the frames `frames()` yields (one batch, in capture order) through the stages.
-    /// `frames` is called twice when the batch's payloads are matched on the GPU first.
+    /// `frames` is called once per pass over the batch (decode, flow look-ahead, the
+    /// rest; and counting and matching the payloads on a GPU cycle).
     pub fn process_frames<'f, I: Iterator<Item = Frame<'f>>>(&mut self, frames: impl Fn() -> I) {
         self.process_frames_then(frames, |_, _| {});
     }
@@ -136,8 +137,9 @@ impl Pipeline {
         frames: impl Fn() -> I,
         mut then: impl FnMut(&Frame<'f>, FrameVerdict),
     ) {
-        // A GPU cycle decodes the whole batch in one chunk: the offload stage matches its
-        // payloads before the later stages.
+        // A GPU cycle decodes the whole batch in one chunk (trading the chunk's cache
+        // locality for one decode): the offload stage matches its payloads before the
+        // later stages.
         let gpu = crate::offload::begin_cycle(self.detection.stage.as_mut(), || frames().count());
         // Stage by stage over the batch (Kargus §4.3), a chunk of frames at a time so
         // that the frames decoded are still in the cache when their payloads are

@@ -83,6 +83,7 @@ pub(crate) fn pin(k: usize, workers: usize, enabled: bool) {
 /// each batch to `process` with the pipeline and the source (which may send frames on),
 /// and at the end flushes the pipeline and reports. A read error ends the worker with
 /// that error.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) fn serve<S: Source + ?Sized>(
     k: usize,
     source: &mut S,

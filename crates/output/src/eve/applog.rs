@@ -50,10 +50,13 @@ impl AppLogger {
         let Some(proto) = app.state().protocol() else {
             return;
         };
-        let Some(event_type) = app::registry::event_type(app.app_proto()) else {
+        let Some(index) = app::registry::index(app.app_proto()) else {
             return;
         };
-        let Some(extended) = self.types.get(event_type) else {
+        let Some(extended) = self.types.get_index(index) else {
+            return;
+        };
+        let Some(event_type) = app::registry::protocols()[index].eve else {
             return;
         };
         let mut cached: Option<EventMeta> = None;

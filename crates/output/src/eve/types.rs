@@ -7,18 +7,19 @@
 /// add event types, never remove alerts).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EveTypes {
-    /// Enabled app-layer types: bit `i` for the `i`-th of [`app::registry::event_types`].
+    /// Enabled app-layer types: bit `i` for the protocol at position `i` of the registry
+    /// ([`app::registry::index`]).
     on: u64,
     /// Of those, the ones with the extended fields (`http: extended: yes`).
     extended: u64,
 }
 
-/// The bit of app-layer event type `name`, if a registered protocol logs it.
-fn bit(name: &str) -> Option<u64> {
-    app::registry::event_types()
-        .position(|t| t == name)
-        .filter(|&i| i < 64)
-        .map(|i| 1 << i)
+/// The bit of app-layer event type `name` and whether it has extended fields, if a
+/// registered protocol logs it.
+fn bit(name: &str) -> Option<(u64, bool)> {
+    app::registry::event_type_index(name)
+        .filter(|&(i, _)| i < 64)
+        .map(|(i, ext)| (1 << i, ext))
 }
 
 impl EveTypes {
@@ -30,7 +31,15 @@ impl EveTypes {
     /// Whether records of `event_type` (a protocol's EVE event type) are on, and if so
     /// whether with the extended fields.
     pub fn get(&self, event_type: &str) -> Option<bool> {
-        let b = bit(event_type)?;
+        let (b, _) = bit(event_type)?;
+        (self.on & b != 0).then_some(self.extended & b != 0)
+    }
+
+    /// [`get`](Self::get) for the protocol at registry position `index`
+    /// ([`app::registry::index`]): what the logger asks on every packet, without names.
+    #[inline]
+    pub fn get_index(&self, index: usize) -> Option<bool> {
+        let b = 1u64.checked_shl(index as u32)?;
         (self.on & b != 0).then_some(self.extended & b != 0)
     }
 
@@ -48,21 +57,24 @@ impl EveTypes {
     }
 
     /// Turns on the type `name` (`extended` for the extended fields; `<type>-extended`
-    /// names them too); false for a type Osprey does not write (the caller reports it).
-    /// `alert` is always on.
+    /// names them too, for the types that have them); false for a type Osprey does not
+    /// write (the caller reports it). `alert` is always on.
     pub fn enable(&mut self, name: &str, extended: bool) -> bool {
         if name == "alert" {
             return true;
         }
-        let (name, extended) = match name.strip_suffix("-extended") {
+        let (name, suffixed) = match name.strip_suffix("-extended") {
             Some(base) => (base, true),
-            None => (name, extended),
+            None => (name, false),
         };
-        let Some(b) = bit(name) else {
+        let Some((b, has_extended)) = bit(name) else {
             return false;
         };
+        if suffixed && !has_extended {
+            return false;
+        }
         self.on |= b;
-        if extended {
+        if has_extended && (extended || suffixed) {
             self.extended |= b;
         }
         true
@@ -90,6 +102,10 @@ mod tests {
         let t = EveTypes::parse_list("http-extended,tls-extended").unwrap();
         assert_eq!((t.get("http"), t.get("tls")), (Some(true), Some(true)));
         assert!(EveTypes::parse_list("alert,smb").is_err());
+        assert!(EveTypes::parse_list("dns-extended").is_err());
+        let mut d = EveTypes::default();
+        assert!(d.enable("dns", true));
+        assert_eq!(d.get("dns"), Some(false));
         let mut a = EveTypes::parse_list("dns").unwrap();
         a.merge(EveTypes::parse_list("tls").unwrap());
         assert!(a.get("dns").is_some() && a.get("tls").is_some());
@@ -104,6 +120,11 @@ mod tests {
         for name in app::registry::event_types() {
             let t = EveTypes::parse_list(name).unwrap();
             assert_eq!(t.get(name), Some(false), "{name}");
+        }
+        for d in app::registry::protocols() {
+            let i = app::registry::index(d.proto).unwrap();
+            let t = EveTypes::parse_list(d.eve.unwrap_or("alert")).unwrap();
+            assert_eq!(t.get_index(i), d.eve.map(|_| false), "{:?}", d.proto);
         }
     }
 }

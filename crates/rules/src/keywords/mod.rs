@@ -109,11 +109,14 @@ pub struct Keyword {
     pub aliases: &'static [&'static str],
     /// Value grammar.
     pub value: Value,
-    /// At most once per rule (or per content, for content modifiers).
+    /// At most once per rule (or per content, for content modifiers). Enforced by the
+    /// keyword's parse function, each with its own message (a test checks that every
+    /// keyword marked once refuses a second use).
     pub once: bool,
     /// What it is.
     pub kind: Kind,
-    /// Application protocols it needs (empty: any).
+    /// Application protocols it needs (empty: any). The parser checks them for sticky
+    /// buffers (`app_proto_check`); for other keywords they are informational.
     pub protos: &'static [AppProto],
     /// Parses the value into the rule.
     pub(crate) parse: Parse,
