@@ -1,5 +1,17 @@
 //! The `osprey` binary: argument parsing and dispatch. Logic lives in the library crates.
 
+/// `print!` to standard output that ends the process quietly when stdout is a pipe its
+/// reader closed (`osprey ... | head -1`) instead of panicking. Everything a command
+/// writes to files is written before it prints, so nothing is lost.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*), false) };
+}
+
+/// [`out!`] with a newline, as `println!`.
+macro_rules! outln {
+    ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*), true) };
+}
+
 mod args;
 mod gen_cmd;
 mod ops;
@@ -12,6 +24,25 @@ use clap::Parser;
 use engine::{ChecksumMode, SetupArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// Writes `args` (and a newline) to standard output; a closed pipe ends the process with
+/// status 0, any other write error with status 1 and a message.
+fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    let written = o
+        .write_fmt(args)
+        .and_then(|()| if newline { o.write_all(b"\n") } else { Ok(()) })
+        .and_then(|()| o.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("osprey: cannot write to standard output: {e}");
+            std::process::exit(1)
+        }
+    }
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -201,7 +232,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         .stats
         .write_file(&stats_path)
         .map_err(|e| format!("cannot write {}: {e}", stats_path.display()))?;
-    print!("{}", summary::render(&report));
+    out!("{}", summary::render(&report));
     print_alerts(&log_dir.join("fast.log"));
     Ok(ExitCode::SUCCESS)
 }
@@ -214,15 +245,15 @@ fn print_alerts(fast_log: &std::path::Path) {
     };
     let lines: Vec<&str> = text.lines().collect();
     if lines.is_empty() {
-        println!("alerts: none");
+        outln!("alerts: none");
         return;
     }
-    println!("alerts: {} (fast.log: {})", lines.len(), fast_log.display());
+    outln!("alerts: {} (fast.log: {})", lines.len(), fast_log.display());
     for line in lines.iter().take(SHOWN) {
-        println!("  {line}");
+        outln!("  {line}");
     }
     if lines.len() > SHOWN {
-        println!("  ... {} more", lines.len() - SHOWN);
+        outln!("  ... {} more", lines.len() - SHOWN);
     }
 }
 
@@ -245,13 +276,13 @@ fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
             };
             let reports = tools::bench_engine_many(&opts, &pcap)?;
             if json && reports.len() == 1 {
-                println!("{}", reports[0].to_json());
+                outln!("{}", reports[0].to_json());
             } else if json {
                 let v: Vec<String> = reports.iter().map(|r| r.to_json()).collect();
-                println!("[{}]", v.join(",\n"));
+                outln!("[{}]", v.join(",\n"));
             } else {
                 for r in &reports {
-                    print!("{r}");
+                    out!("{r}");
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -275,9 +306,9 @@ fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
                 };
                 let report = tools::bench_mpm::bench_parallel(&opts)?;
                 if json {
-                    println!("{}", report.to_json());
+                    outln!("{}", report.to_json());
                 } else {
-                    print!("{report}");
+                    out!("{report}");
                 }
                 return Ok(ExitCode::SUCCESS);
             }
@@ -288,9 +319,9 @@ fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
                 };
                 let report = tools::bench_mpm::bench_model(&opts)?;
                 if json {
-                    println!("{}", report.to_json());
+                    outln!("{}", report.to_json());
                 } else {
-                    print!("{report}");
+                    out!("{report}");
                 }
                 return Ok(ExitCode::SUCCESS);
             }
@@ -304,9 +335,9 @@ fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
             };
             let report = tools::bench_mpm(&opts)?;
             if json {
-                println!("{}", report.to_json());
+                outln!("{}", report.to_json());
             } else {
-                print!("{report}");
+                out!("{report}");
             }
             Ok(ExitCode::SUCCESS)
         }

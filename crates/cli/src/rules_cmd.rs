@@ -76,20 +76,21 @@ pub fn check(json: bool, files: &[PathBuf]) -> ExitCode {
             "by_keyword": det.by_keyword,
             "rules": rules,
         });
-        println!("{v}");
+        outln!("{v}");
     } else {
-        print!("{report}");
+        out!("{report}");
         for (file, line, sid, kind, keyword, message) in &det.rules {
-            println!("{file}:{line}: sid {sid}: {kind} by the detector: {keyword}: {message}");
+            outln!("{file}:{line}: sid {sid}: {kind} by the detector: {keyword}: {message}");
         }
-        println!(
+        outln!(
             "rules the detector skips: {} unsupported, {} failed",
-            det.unsupported, det.failed
+            det.unsupported,
+            det.failed
         );
         let mut kw: Vec<(&String, &usize)> = det.by_keyword.iter().collect();
         kw.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         for (k, n) in kw {
-            println!("  {k}: {n}");
+            outln!("  {k}: {n}");
         }
     }
     if report.has_failures() || det.failed > 0 {

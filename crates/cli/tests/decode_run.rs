@@ -4,6 +4,30 @@ mod common;
 
 use common::{osprey, repo, shared, stats, tempdir};
 
+/// `osprey -r ... | head -1`: a reader that closes the pipe ends the run quietly (no
+/// panic, exit 0), with the log files written.
+#[test]
+fn closed_stdout_pipe_ends_quietly() {
+    use std::process::{Command, Stdio};
+    let out = tempdir("closed-pipe");
+    let pcap = repo("samples/sample.pcap");
+    let rules = repo("samples/sample.rules");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_osprey"))
+        .args(["-r", pcap.to_str().unwrap(), "-S", rules.to_str().unwrap()])
+        .args(["-l", out.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before anything is printed: the first write meets a broken pipe.
+    drop(child.stdout.take());
+    let r = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{:?}: {stderr}", r.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stats(&out)["detect"]["alert"].as_u64().unwrap(), 5);
+}
+
 /// The README's first command: the sample rules alert on the sample capture.
 #[test]
 fn sample_run_alerts() {
