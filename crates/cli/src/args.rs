@@ -72,6 +72,12 @@ pub struct RunArgs {
     #[arg(long = "simulate-ips")]
     pub simulate_ips: bool,
 
+    /// Test the configuration and the rules, then exit (Suricata's `-T`): status 0 when
+    /// every rule loads (rules Osprey cannot inspect yet are reported, not fatal), 1 when
+    /// a rule fails to parse or the configuration cannot be read.
+    #[arg(short = 'T')]
+    pub test_config: bool,
+
     /// Make any rule error fatal instead of skipping the rule.
     #[arg(long = "strict-rules")]
     pub strict_rules: bool,

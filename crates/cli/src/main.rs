@@ -163,8 +163,56 @@ fn gpu_offload(
     }
 }
 
+/// The settings of setting up a run from `args`, logging into `log_dir`.
+fn setup_args(args: &RunArgs, log_dir: Option<PathBuf>) -> SetupArgs {
+    SetupArgs {
+        config: args.config.clone(),
+        includes: args.include.clone(),
+        sets: args.set.clone(),
+        exclusive_rules: args.exclusive_rules.clone(),
+        extra_rules: args.extra_rules.clone(),
+        strict: args.strict_rules,
+        checksum: match args.checksum {
+            ChecksumArg::All => ChecksumMode::All,
+            ChecksumArg::None => ChecksumMode::None,
+        },
+        log_dir,
+        mpm: args.mpm.clone(),
+        eve_types: args.eve_types.clone(),
+        ips: args.simulate_ips,
+    }
+}
+
+/// `osprey -T ...`: loads the configuration and the rules as a run would, reports, and
+/// exits 0 when every rule loaded (unsupported ones are reported, not fatal), else 1.
+fn test_config(args: &RunArgs) -> Result<ExitCode, String> {
+    let setup = engine::setup(&setup_args(args, None))?;
+    for notice in &setup.notices {
+        eprintln!("osprey: {notice}");
+    }
+    eprintln!(
+        "osprey: {} rules loaded, {} failed, {} unsupported ({:.2} s)",
+        setup.rules_loaded,
+        setup.rules_failed,
+        setup.rules_unsupported,
+        setup.load_time.as_secs_f64()
+    );
+    if setup.rules_failed > 0 {
+        eprintln!(
+            "osprey: configuration test failed: {} rules did not load",
+            setup.rules_failed
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    eprintln!("osprey: configuration provided was successfully loaded; exiting");
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The detection run: `osprey -r FILE ...`.
 fn run(args: &RunArgs) -> Result<ExitCode, String> {
+    if args.test_config {
+        return test_config(args);
+    }
     let input = args.read.as_ref();
     ops::check_inputs(args)?;
     let gpu = gpu_select(&args.gpu)?;
@@ -176,22 +224,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         Some(path) => Some(capture::open(path).map_err(|e| e.to_string())?),
         None => None,
     };
-    let setup_args = SetupArgs {
-        config: args.config.clone(),
-        includes: args.include.clone(),
-        sets: args.set.clone(),
-        exclusive_rules: args.exclusive_rules.clone(),
-        extra_rules: args.extra_rules.clone(),
-        strict: args.strict_rules,
-        checksum: match args.checksum {
-            ChecksumArg::All => ChecksumMode::All,
-            ChecksumArg::None => ChecksumMode::None,
-        },
-        log_dir: Some(log_dir.clone()),
-        mpm: args.mpm.clone(),
-        eve_types: args.eve_types.clone(),
-        ips: args.simulate_ips,
-    };
+    let setup_args = setup_args(args, Some(log_dir.clone()));
     let live = ops::live_input(args, &setup_args)?;
     let setup_args = SetupArgs {
         ips: setup_args.ips || live.as_ref().is_some_and(ops::Live::is_ips),

@@ -84,3 +84,38 @@ fn et_open_check_matches_what_a_run_skips() {
     assert_eq!(stats["osprey"]["rules"]["unsupported"], unsupported);
     assert!(unsupported > 100, "{unsupported}");
 }
+
+/// `osprey -T -S FILE` (Suricata's configuration test): 0 when every rule loads, rules
+/// the detector cannot inspect yet being reported only; 1 for a rule that does not parse.
+#[test]
+fn test_mode_fails_only_on_rules_that_do_not_load() {
+    let dir = common::tempdir("test-mode");
+    let good = dir.join("good.rules");
+    std::fs::write(&good, format!("{OK}\n{JA3}\n")).unwrap();
+    let r = common::osprey(&["-T", "-S", good.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("1 rules loaded, 0 failed, 1 unsupported"),
+        "{stderr}"
+    );
+    assert!(r.stdout.is_empty());
+
+    let bad = dir.join("bad.rules");
+    let unknown = r#"alert tcp any any -> any any (msg:"x"; no_such_keyword; sid:9;)"#;
+    std::fs::write(&bad, format!("{OK}\n{unknown}\n")).unwrap();
+    let r = common::osprey(&["-T", "-S", bad.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no_such_keyword"), "{stderr}");
+    assert!(stderr.contains("configuration test failed"), "{stderr}");
+
+    // All of ET Open's emerging-*.rules: every rule loads (308 are only unsupported).
+    let Some(et) = common::et_open_rules(&dir) else {
+        return;
+    };
+    let r = common::osprey(&["-T", "-S", et.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{stderr}");
+    assert!(stderr.contains(" 0 failed, 308 unsupported"), "{stderr}");
+}
