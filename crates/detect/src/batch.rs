@@ -169,21 +169,7 @@ mod tests {
         Arc::new(crate::testutil::detector(text))
     }
 
-    /// A TCP packet whose payload is `payload`, at offset 54 of its frame.
-    fn packet(payload: &[u8]) -> (wire::Packet, Vec<u8>) {
-        let mut frame = vec![0u8; 54];
-        frame.extend_from_slice(payload);
-        let p = wire::Packet {
-            ip_version: 4,
-            proto: 6,
-            sport: 1234,
-            dport: 80,
-            payload_off: 54,
-            payload_len: payload.len() as u32,
-            ..wire::Packet::default()
-        };
-        (p, frame)
-    }
+    use crate::testutil::packet;
 
     #[test]
     fn batch_matches_keep_each_items_results_apart() {
@@ -236,7 +222,7 @@ mod tests {
         assert_eq!(out.patterns(&items[2]).len(), 1);
         assert!(out.dfas(&items[2]).is_empty());
         // Detection with these results raises what its own scan raises.
-        let (p, frame) = packet(b"GET /?id=12x GET evil");
+        let (p, frame) = packet(6, b"GET /?id=12x GET evil");
         let input = crate::Input::packet(&p, &frame, None);
         let mut s = d.scratch();
         let (mut cpu, mut off) = (Vec::new(), Vec::new());

@@ -90,6 +90,25 @@ pub(crate) mod testutil {
         assert!(diags.is_empty(), "{diags:?}");
         d
     }
+
+    /// An IPv4 packet 10.0.0.1:1234 -> 10.0.0.2:80 of protocol `proto` whose payload is
+    /// `payload`, at offset 54 of its frame.
+    pub(crate) fn packet(proto: u8, payload: &[u8]) -> (wire::Packet, Vec<u8>) {
+        let mut frame = vec![0u8; 54];
+        frame.extend_from_slice(payload);
+        let p = wire::Packet {
+            ip_version: 4,
+            proto,
+            src: [10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            dst: [10, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            sport: 1234,
+            dport: 80,
+            payload_off: 54,
+            payload_len: payload.len() as u32,
+            ..wire::Packet::default()
+        };
+        (p, frame)
+    }
 }
 
 pub use batch::{BatchMatches, BatchPrefilter, CpuBatchPrefilter, ItemMatches};

@@ -343,22 +343,7 @@ mod tests {
         Arc::new(crate::testutil::detector(text))
     }
 
-    fn packet(proto: u8, payload: &[u8]) -> (wire::Packet, Vec<u8>) {
-        let mut frame = vec![0u8; 54];
-        frame.extend_from_slice(payload);
-        let p = wire::Packet {
-            ip_version: 4,
-            proto,
-            src: [10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-            dst: [10, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-            sport: 1234,
-            dport: 80,
-            payload_off: 54,
-            payload_len: payload.len() as u32,
-            ..wire::Packet::default()
-        };
-        (p, frame)
-    }
+    use crate::testutil::packet;
 
     #[test]
     fn union_groups_map_back_to_the_cpu_candidates() {

@@ -88,6 +88,14 @@ pub fn content_bytes(s: &str) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// A value's leading `!` (negation), and the rest.
+pub fn negation(s: &str) -> (bool, &str) {
+    match s.strip_prefix('!') {
+        Some(r) => (true, r),
+        None => (false, s),
+    }
+}
+
 /// Parses an integer: decimal, `0x` hex, optional sign.
 pub fn int(s: &str) -> Result<i64, String> {
     let t = s.trim();

@@ -103,10 +103,7 @@ fn window(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let val = c.val;
-    let (negated, r) = match val.strip_prefix('!') {
-        Some(r) => (true, r),
-        None => (false, val),
-    };
+    let (negated, r) = v::negation(val);
     let size = tryv!(st, o, kw, v::uint(r, 65535)) as u16;
     st.options.push(Opt::Window { negated, size });
 }
@@ -115,10 +112,7 @@ fn tos(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let val = c.val;
-    let (negated, r) = match val.strip_prefix('!') {
-        Some(r) => (true, r),
-        None => (false, val),
-    };
+    let (negated, r) = v::negation(val);
     let value = tryv!(st, o, kw, v::uint(r, 255)) as u8;
     st.options.push(Opt::Tos { negated, value });
 }

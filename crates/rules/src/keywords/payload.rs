@@ -98,17 +98,11 @@ fn content(st: &mut State, c: &Ctx<'_>) {
 fn content_flag(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
-    let Some(c) = st.last_content_mut() else {
-        if kw == "rawbytes" {
-            // Snort allows rawbytes on isdataat/byte_* too: harmless.
-            return;
-        }
-        st.err(
-            o.name_off,
-            Reason::Semantic,
-            kw,
-            format!("'{kw}' needs a preceding content"),
-        );
+    if kw == "rawbytes" && st.last_content_mut().is_none() {
+        // Snort allows rawbytes on isdataat/byte_* too: harmless.
+        return;
+    }
+    let Some(c) = st.content_for(o.name_off, kw) else {
         return;
     };
     let slot = match kw {
@@ -153,13 +147,7 @@ fn content_position(st: &mut State, c: &Ctx<'_>) {
             return;
         }
     }
-    let Some(c) = st.last_content_mut() else {
-        st.err(
-            o.name_off,
-            Reason::Semantic,
-            kw,
-            format!("'{kw}' needs a preceding content"),
-        );
+    let Some(c) = st.content_for(o.name_off, kw) else {
         return;
     };
     let slot = match kw {

@@ -98,6 +98,21 @@ impl State {
         }
     }
 
+    /// The content modifier `kw` (at `off`) applies to: the last content, or `None` after
+    /// reporting that `kw` needs one.
+    pub(crate) fn content_for(&mut self, off: usize, kw: &str) -> Option<&mut Content> {
+        if self.last_content_mut().is_none() {
+            self.err(
+                off,
+                Reason::Semantic,
+                kw,
+                format!("'{kw}' needs a preceding content"),
+            );
+            return None;
+        }
+        self.last_content_mut()
+    }
+
     pub(crate) fn check_num(&mut self, off: usize, kw: &str, n: &Num) -> bool {
         if let Num::Var(name) = n {
             if !self.vars.iter().any(|v| v == name) {
