@@ -13,10 +13,13 @@ macro_rules! outln {
 }
 
 mod args;
+mod filter;
 mod gen_cmd;
 mod ops;
 mod progress;
 mod rules_cmd;
+mod signals;
+mod socket;
 mod summary;
 
 use args::{ChecksumArg, Cli, Command, RunArgs};

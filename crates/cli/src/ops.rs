@@ -1,13 +1,9 @@
-//! Operating a running engine: signals (SIGINT/SIGTERM stop, SIGHUP reloads the rules),
-//! the unix command socket, live-capture filters.
+//! Operating a run: choosing the input (file or live), running the engine with signals,
+//! the command socket and periodic statistics in place.
 
 use crate::args::RunArgs;
 use engine::{Control, EngineConfig, RunOptions, RunReport, SetupArgs};
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::path::Path;
 use std::time::Duration;
 
 /// Live input: one interface read passively, or two joined inline.
@@ -108,9 +104,13 @@ pub fn execute(
     log_dir: &Path,
 ) -> Result<RunReport, String> {
     let control = Control::new();
-    install_signals(&control, setup_args.clone())?;
+    crate::signals::install_signals(&control, setup_args.clone())?;
     let _socket = match &args.unix_socket {
-        Some(path) => Some(serve_socket(path, &control, setup_args.clone())?),
+        Some(path) => Some(crate::socket::serve_socket(
+            path,
+            &control,
+            setup_args.clone(),
+        )?),
         None => None,
     };
     let periodic_stats = match args.stats_interval {
@@ -158,7 +158,7 @@ pub fn execute(
     let report = match &live {
         Live::Passive { iface, .. } => {
             let opts_live = capture::LiveOptions {
-                filter: bpf_filter(args.bpf.as_deref(), &args.filter, iface)?,
+                filter: crate::filter::bpf_filter(args.bpf.as_deref(), &args.filter, iface)?,
                 ..base
             };
             eprintln!(
@@ -212,176 +212,6 @@ fn print_stage_times(report: &RunReport) {
     }
 }
 
-/// SIGINT and SIGTERM raise the run's stop flag (a second one ends the process at once);
-/// SIGHUP reloads the rules on a background thread.
-pub fn install_signals(control: &Control, reload: SetupArgs) -> Result<(), String> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let stop = control.stop_flag();
-    for sig in [SIGINT, SIGTERM] {
-        // Registered first, so it sees the flag as the previous signal left it: the
-        // second signal exits.
-        signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())
-            .map_err(|e| format!("signal handler: {e}"))?;
-        signal_hook::flag::register(sig, stop.clone())
-            .map_err(|e| format!("signal handler: {e}"))?;
-    }
-    let mut signals = signal_hook::iterator::Signals::new([SIGHUP])
-        .map_err(|e| format!("signal handler: {e}"))?;
-    let control = control.clone();
-    std::thread::Builder::new()
-        .name("osprey-signals".into())
-        .spawn(move || {
-            for _ in signals.forever() {
-                let _ = reload_and_report(&control, &reload);
-            }
-        })
-        .map_err(|e| format!("signal thread: {e}"))?;
-    Ok(())
-}
-
-fn reload_and_report(control: &Control, args: &SetupArgs) -> Result<usize, String> {
-    eprintln!("osprey: reloading rules");
-    let r = control.reload_rules(args);
-    match &r {
-        Ok(n) => eprintln!("osprey: rules reloaded: {n} rules loaded"),
-        Err(e) => eprintln!("osprey: rule reload failed, keeping the running rules: {e}"),
-    }
-    r
-}
-
-/// Serves the unix command socket at `path` until the run ends (the socket file is
-/// removed by the returned guard).
-pub fn serve_socket(
-    path: &Path,
-    control: &Control,
-    reload: SetupArgs,
-) -> Result<SocketGuard, String> {
-    let _ = std::fs::remove_file(path);
-    let listener =
-        UnixListener::bind(path).map_err(|e| format!("unix socket {}: {e}", path.display()))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("unix socket: {e}"))?;
-    let done = Arc::new(AtomicBool::new(false));
-    let guard = SocketGuard {
-        path: path.to_path_buf(),
-        done: done.clone(),
-    };
-    let control = control.clone();
-    std::thread::Builder::new()
-        .name("osprey-socket".into())
-        .spawn(move || {
-            while !done.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        let _ = handle_client(stream, &control, &reload);
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(50)),
-                }
-            }
-        })
-        .map_err(|e| format!("socket thread: {e}"))?;
-    Ok(guard)
-}
-
-/// Removes the socket file when the run ends.
-pub struct SocketGuard {
-    path: PathBuf,
-    done: Arc<AtomicBool>,
-}
-
-impl Drop for SocketGuard {
-    fn drop(&mut self) {
-        self.done.store(true, Ordering::Relaxed);
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// One client: each line is a command, plain (`reload-rules`) or Suricata's JSON
-/// (`{"command": "reload-rules"}`; a `{"version": ...}` greeting is acknowledged).
-fn handle_client(stream: UnixStream, control: &Control, reload: &SetupArgs) -> std::io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut out = stream.try_clone()?;
-    for line in BufReader::new(stream).lines() {
-        let line = line?;
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let (reply, quit) = command(line, control, reload);
-        out.write_all(reply.to_string().as_bytes())?;
-        out.write_all(b"\n")?;
-        if quit {
-            break;
-        }
-    }
-    Ok(())
-}
-
-/// Runs one command; the JSON reply and whether the connection ends.
-fn command(line: &str, control: &Control, reload: &SetupArgs) -> (serde_json::Value, bool) {
-    use serde_json::json;
-    let parsed: Option<serde_json::Value> = serde_json::from_str(line).ok();
-    let name = match &parsed {
-        Some(v) if v.get("version").is_some() && v.get("command").is_none() => {
-            return (json!({"return": "OK"}), false)
-        }
-        Some(v) => v["command"].as_str().unwrap_or("").to_string(),
-        None => line.to_string(),
-    };
-    match name.as_str() {
-        "reload-rules" | "ruleset-reload-rules" => match reload_and_report(control, reload) {
-            Ok(n) => (
-                json!({"return": "OK", "message": format!("{n} rules loaded")}),
-                false,
-            ),
-            Err(e) => (json!({"return": "NOK", "message": e}), false),
-        },
-        "shutdown" => {
-            control.stop();
-            (json!({"return": "OK", "message": "Closing Osprey"}), true)
-        }
-        "quit" => (json!({"return": "OK"}), true),
-        other => (
-            json!({"return": "NOK", "message": format!("unknown command `{other}`")}),
-            false,
-        ),
-    }
-}
-
-/// The BPF program for live capture: `--bpf FILE` (`tcpdump -ddd` output), or the
-/// trailing filter expression compiled with `tcpdump -ddd` for `iface`.
-pub fn bpf_filter(
-    file: Option<&Path>,
-    expr: &[String],
-    iface: &str,
-) -> Result<Option<Vec<capture::BpfInstruction>>, String> {
-    let text = match (file, expr.is_empty()) {
-        (Some(f), true) => {
-            std::fs::read_to_string(f).map_err(|e| format!("--bpf {}: {e}", f.display()))?
-        }
-        (Some(_), false) => return Err("give either --bpf FILE or a filter expression".into()),
-        (None, true) => return Ok(None),
-        (None, false) => {
-            let out = std::process::Command::new("tcpdump")
-                .args(["-i", iface, "-ddd"])
-                .args(expr)
-                .output()
-                .map_err(|e| format!("compiling the filter needs tcpdump (or use --bpf): {e}"))?;
-            if !out.status.success() {
-                return Err(format!(
-                    "filter `{}`: {}",
-                    expr.join(" "),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ));
-            }
-            String::from_utf8_lossy(&out.stdout).into_owned()
-        }
-    };
-    capture::parse_bpf_program(&text).map(Some)
-}
-
 /// Suricata's `--runmode single` runs one packet thread: without `--threads`, Osprey
 /// then runs one worker (the corpus and the benchmarks compare with that mode, and
 /// results must not depend on how many cores the machine has).
@@ -398,33 +228,6 @@ mod tests {
         assert_eq!(single_runmode(Some("single")), Some(1));
         assert_eq!(single_runmode(Some("autofp")), None);
         assert_eq!(single_runmode(None), None);
-    }
-
-    #[test]
-    fn unknown_and_plain_commands() {
-        let c = Control::new();
-        let args = SetupArgs::default();
-        let (r, quit) = command("{\"version\": \"0.2\"}", &c, &args);
-        assert_eq!(r["return"], "OK");
-        assert!(!quit);
-        let (r, _) = command("frobnicate", &c, &args);
-        assert_eq!(r["return"], "NOK");
-        let (r, quit) = command("{\"command\": \"shutdown\"}", &c, &args);
-        assert_eq!(r["return"], "OK");
-        assert!(quit && c.is_stopped());
-    }
-
-    #[test]
-    fn failed_reload_keeps_rules() {
-        let c = Control::new();
-        let args = SetupArgs {
-            exclusive_rules: Some(PathBuf::from("/nonexistent/osprey.rules")),
-            strict: true,
-            ..SetupArgs::default()
-        };
-        let (r, _) = command("reload-rules", &c, &args);
-        assert_eq!(r["return"], "NOK", "{r}");
-        assert_eq!(c.rules_generation(), 0);
     }
 
     #[test]
@@ -449,12 +252,5 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(!live.is_ips());
-    }
-
-    #[test]
-    fn bpf_file_and_expression_exclude_each_other() {
-        assert!(bpf_filter(None, &[], "lo").unwrap().is_none());
-        let e = bpf_filter(Some(Path::new("x")), &["tcp".into()], "lo").unwrap_err();
-        assert!(e.contains("either"));
     }
 }
