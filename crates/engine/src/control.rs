@@ -22,6 +22,8 @@ struct Inner {
     rules_generation: AtomicU64,
     /// Bumped to ask the workers for a statistics snapshot.
     stats_epoch: AtomicU64,
+    /// Bumped to ask every output to reopen its files (log rotation).
+    reopen_generation: AtomicU64,
     snapshots: Mutex<Vec<Option<StatsTree>>>,
 }
 
@@ -82,6 +84,18 @@ impl Control {
     /// How many times the rules were swapped.
     pub fn rules_generation(&self) -> u64 {
         self.inner.rules_generation.load(Ordering::Acquire)
+    }
+
+    /// Asks every output to close and reopen its files (SIGHUP, the socket's
+    /// `reopen-log-files`: Suricata's log-rotation contract). Outputs compare
+    /// [`reopen_generation`](Self::reopen_generation) with the one they opened at.
+    pub fn request_reopen(&self) {
+        self.inner.reopen_generation.fetch_add(1, Ordering::Release);
+    }
+
+    /// How many times a reopen was asked for.
+    pub fn reopen_generation(&self) -> u64 {
+        self.inner.reopen_generation.load(Ordering::Acquire)
     }
 
     /// The rules swapped in last (`None` before any swap).
