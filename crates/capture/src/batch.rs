@@ -127,6 +127,33 @@ impl Batch {
         }
     }
 
+    /// Keeps only the frames `keep` accepts, in order, and numbers the kept ones
+    /// `*next + 1, *next + 2, ...` (advancing `*next`): how a filter takes frames out of a
+    /// batch so that frame indexes (Suricata's `pcap_cnt`) count only what passed. The
+    /// bytes of dropped frames stay in the backing until the next refill; nothing is
+    /// allocated. Returns the number of frames removed.
+    pub fn retain_renumber(
+        &mut self,
+        mut keep: impl FnMut(&Frame<'_>) -> bool,
+        next: &mut u64,
+    ) -> usize {
+        let before = self.records.len();
+        let bytes: &[u8] = match &self.backing {
+            Backing::Empty => &[],
+            Backing::Shared(bytes) => (**bytes).as_ref(),
+            Backing::Owned(buf) => buf,
+        };
+        self.records.retain_mut(|rec| {
+            if !keep(&make_frame(bytes, rec)) {
+                return false;
+            }
+            *next += 1;
+            rec.index = *next;
+            true
+        });
+        before - self.records.len()
+    }
+
     fn bytes(&self) -> &[u8] {
         match &self.backing {
             Backing::Empty => &[],
@@ -335,6 +362,26 @@ mod tests {
         b.push_from(&mapped, 1);
         assert_eq!(b.owned_bytes(), 0);
         assert_eq!(frames(&b), vec![(b"67".to_vec(), 2)]);
+    }
+
+    #[test]
+    fn retain_renumber_keeps_order_and_numbers_kept_frames() {
+        let shared: SharedBytes = Arc::new(b"abcdefgh".to_vec());
+        let mut b = Batch::new();
+        b.reset_shared(&shared);
+        for i in 0..4u64 {
+            b.push_shared(i as usize * 2, 2, meta(10 + i));
+        }
+        let mut next = 7;
+        let removed = b.retain_renumber(|f| f.data[0] != b'c' && f.data[0] != b'g', &mut next);
+        assert_eq!(removed, 2);
+        assert_eq!(next, 9);
+        let got: Vec<_> = b.iter().map(|f| (f.data.to_vec(), f.index)).collect();
+        assert_eq!(got, vec![(b"ab".to_vec(), 8), (b"ef".to_vec(), 9)]);
+        // Dropping everything leaves an empty batch and the counter unchanged.
+        assert_eq!(b.retain_renumber(|_| false, &mut next), 2);
+        assert!(b.is_empty());
+        assert_eq!(next, 9);
     }
 
     #[test]

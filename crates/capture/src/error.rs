@@ -51,6 +51,16 @@ pub enum CaptureError {
         /// The operating-system error.
         source: io::Error,
     },
+    /// A capture filter expression libpcap cannot compile (for this link type).
+    #[error("capture filter `{expr}`: {message} (link type {})", link.0)]
+    Filter {
+        /// The expression.
+        expr: String,
+        /// The link type it was compiled for.
+        link: wire::LinkType,
+        /// libpcap's message.
+        message: String,
+    },
 }
 
 #[cfg(test)]

@@ -24,8 +24,10 @@ mod batch;
 mod bpf;
 #[cfg(target_os = "linux")]
 mod bridge;
+mod dir;
 mod error;
 mod file;
+mod filter;
 #[cfg(target_os = "linux")]
 mod live;
 mod pcap;
@@ -42,13 +44,17 @@ mod testutil;
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 pub use batch::{Batch, Frame, SharedBytes, BATCH_SIZE};
 pub use bpf::{parse_bpf_program, BpfInstruction, MAX_BPF_INSTRUCTIONS};
 #[cfg(target_os = "linux")]
 pub use bridge::{Bridge, BRIDGE_BLOCK_TIMEOUT_MS};
+pub use dir::{DirEvent, DirOptions, DirSource, MAX_DEPTH};
 pub use error::CaptureError;
 pub use file::{FileFormat, FileSource};
+pub use filter::{compile_filter, CaptureFilter, FilteredSource};
 #[cfg(target_os = "linux")]
 pub use live::{LiveOptions, LiveSource};
 pub use stats::CaptureStats;
@@ -68,6 +74,13 @@ pub trait Source: Send {
 
     /// Counters so far.
     fn stats(&self) -> CaptureStats;
+
+    /// Gives the source the run's stop flag: a source that waits for more input (a
+    /// directory watched for new files) stops waiting and ends when `flag` is raised.
+    /// Sources that never wait ignore it (the caller checks the flag between batches).
+    fn stop_on(&mut self, flag: Arc<AtomicBool>) {
+        let _ = flag;
+    }
 }
 
 /// Opens a pcap or pcapng file, detected by its magic number. Regular files are mapped

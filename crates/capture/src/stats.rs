@@ -33,6 +33,15 @@ pub struct CaptureStats {
     /// Inline bridge: frames the kernel refused to send (e.g. larger than the outgoing
     /// interface's MTU, interface down); they are lost.
     pub forward_errors: u64,
+    /// Frames a capture filter (BPF expression) left out of a file run: they are not
+    /// packets of the run (no decoder counter, no `pcap_cnt`), as in Suricata, where
+    /// libpcap drops them before the engine sees them (`osprey.capture.filtered`).
+    pub filtered: u64,
+    /// Capture files read to their end (`-r` with a file or a directory).
+    pub files: u64,
+    /// Files of a directory run that could not be opened or read; each one is reported
+    /// and the run goes on with the next file (`osprey.capture.file_errors`).
+    pub file_errors: u64,
 }
 
 impl CaptureStats {
@@ -48,6 +57,9 @@ impl CaptureStats {
         self.kernel_drops += other.kernel_drops;
         self.forwarded += other.forwarded;
         self.forward_errors += other.forward_errors;
+        self.filtered += other.filtered;
+        self.files += other.files;
+        self.file_errors += other.file_errors;
     }
 }
 
@@ -68,6 +80,9 @@ mod tests {
             kernel_drops: 8,
             forwarded: 9,
             forward_errors: 10,
+            filtered: 11,
+            files: 12,
+            file_errors: 13,
         };
         let mut sum = one;
         sum.merge(&one);
@@ -84,6 +99,9 @@ mod tests {
                 kernel_drops: 16,
                 forwarded: 18,
                 forward_errors: 20,
+                filtered: 22,
+                files: 24,
+                file_errors: 26,
             }
         );
     }
