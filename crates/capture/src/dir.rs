@@ -326,6 +326,10 @@ impl Source for DirSource {
     fn stop_on(&mut self, flag: Arc<AtomicBool>) {
         self.stop = Some(flag);
     }
+
+    fn may_wait(&self) -> bool {
+        self.opts.continuous
+    }
 }
 
 #[cfg(test)]

@@ -182,6 +182,10 @@ impl Source for FilteredSource {
     fn stop_on(&mut self, flag: Arc<AtomicBool>) {
         self.inner.stop_on(flag);
     }
+
+    fn may_wait(&self) -> bool {
+        self.inner.may_wait()
+    }
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@ pub use error::CaptureError;
 pub use file::{FileFormat, FileSource};
 pub use filter::{compile_filter, CaptureFilter, FilteredSource};
 #[cfg(target_os = "linux")]
-pub use live::{LiveOptions, LiveSource};
+pub use live::{interface_link, LiveOptions, LiveSource};
 pub use stats::CaptureStats;
 pub use timestamp::Timestamp;
 pub use wire::LinkType;
@@ -80,6 +80,13 @@ pub trait Source: Send {
     /// Sources that never wait ignore it (the caller checks the flag between batches).
     fn stop_on(&mut self, flag: Arc<AtomicBool>) {
         let _ = flag;
+    }
+
+    /// Whether `next_batch` may wait for input that is not there yet (a directory
+    /// watched for new files) after handing out a short batch: the caller should then
+    /// pass on the frames it holds before asking for more.
+    fn may_wait(&self) -> bool {
+        false
     }
 }
 

@@ -209,7 +209,9 @@ fn v2_frame_size(iface: &str) -> u32 {
     (mtu + 14 + 4 + 80).next_power_of_two().max(FRAME_SIZE)
 }
 
-fn interface_link(iface: &str) -> LinkType {
+/// The link type of the frames live capture on `iface` yields (from its device type;
+/// Ethernet when it cannot be read), e.g. to compile a capture filter for it.
+pub fn interface_link(iface: &str) -> LinkType {
     std::fs::read_to_string(format!("/sys/class/net/{iface}/type"))
         .ok()
         .and_then(|s| s.trim().parse::<u16>().ok())

@@ -182,7 +182,7 @@ pub struct RunArgs {
 
     /// Live capture: keep only frames this classic BPF program accepts (a file holding
     /// the output of `tcpdump -ddd EXPRESSION`). A filter expression can also follow the
-    /// options; it is compiled with `tcpdump -ddd`.
+    /// options (or come from `-F FILE`); libpcap compiles it in-process.
     #[arg(long = "bpf", value_name = "FILE")]
     pub bpf: Option<PathBuf>,
 
@@ -199,7 +199,8 @@ pub struct RunArgs {
     #[arg(long = "stage-timing")]
     pub stage_timing: bool,
 
-    /// Capture filter expression for `-i` (tcpdump syntax), e.g. `tcp port 80`.
+    /// Capture filter expression (tcpdump syntax), e.g. `tcp port 80`: for `-r` the
+    /// frames it rejects are not packets of the run, for `-i` the kernel drops them.
     #[arg(value_name = "FILTER", trailing_var_arg = true)]
     pub filter: Vec<String>,
 
@@ -210,6 +211,10 @@ pub struct RunArgs {
     /// Never draw a progress bar, even on a terminal.
     #[arg(long = "no-progress")]
     pub no_progress: bool,
+
+    /// `-F`, `--pcap`, `--pcap-file-*`.
+    #[command(flatten)]
+    pub inputs: crate::inputs::InputArgs,
 }
 
 /// `-k` values.

@@ -1,47 +1,62 @@
-//! Capture filters: BPF programs for live capture.
+//! Capture filters for live capture: `--bpf FILE` (`tcpdump -ddd` text), or the filter
+//! expression (after the options, or `-F FILE`) compiled in-process by libpcap for the
+//! interface's link type and attached to the AF_PACKET sockets.
 
-use std::path::Path;
+use crate::args::RunArgs;
 
-/// The BPF program for live capture: `--bpf FILE` (`tcpdump -ddd` output), or the
-/// trailing filter expression compiled with `tcpdump -ddd` for `iface`.
+/// The BPF program for live capture on `iface`, if `args` give a filter.
 pub fn bpf_filter(
-    file: Option<&Path>,
-    expr: &[String],
+    args: &RunArgs,
     iface: &str,
 ) -> Result<Option<Vec<capture::BpfInstruction>>, String> {
-    let text = match (file, expr.is_empty()) {
-        (Some(f), true) => {
-            std::fs::read_to_string(f).map_err(|e| format!("--bpf {}: {e}", f.display()))?
+    let expr = crate::inputs::filter_expression(args)?;
+    match (&args.bpf, expr) {
+        (Some(_), Some(_)) => Err("give either --bpf FILE or a filter expression".into()),
+        (None, None) => Ok(None),
+        (Some(f), None) => {
+            let text =
+                std::fs::read_to_string(f).map_err(|e| format!("--bpf {}: {e}", f.display()))?;
+            capture::parse_bpf_program(&text)
+                .map(Some)
+                .map_err(|e| format!("--bpf {}: {e}", f.display()))
         }
-        (Some(_), false) => return Err("give either --bpf FILE or a filter expression".into()),
-        (None, true) => return Ok(None),
-        (None, false) => {
-            let out = std::process::Command::new("tcpdump")
-                .args(["-i", iface, "-ddd"])
-                .args(expr)
-                .output()
-                .map_err(|e| format!("compiling the filter needs tcpdump (or use --bpf): {e}"))?;
-            if !out.status.success() {
-                return Err(format!(
-                    "filter `{}`: {}",
-                    expr.join(" "),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ));
-            }
-            String::from_utf8_lossy(&out.stdout).into_owned()
+        (None, Some(expr)) => {
+            let link = capture::interface_link(iface);
+            capture::compile_filter(&expr, link)
+                .map(Some)
+                .map_err(|e| format!("{e}; interface {iface}"))
         }
-    };
-    capture::parse_bpf_program(&text).map(Some)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    fn parse(args: &[&str]) -> RunArgs {
+        crate::args::Cli::try_parse_from(args).unwrap().run
+    }
 
     #[test]
     fn bpf_file_and_expression_exclude_each_other() {
-        assert!(bpf_filter(None, &[], "lo").unwrap().is_none());
-        let e = bpf_filter(Some(Path::new("x")), &["tcp".into()], "lo").unwrap_err();
+        assert!(bpf_filter(&parse(&["osprey", "-i", "lo"]), "lo")
+            .unwrap()
+            .is_none());
+        let e = bpf_filter(&parse(&["osprey", "-i", "lo", "--bpf", "x", "tcp"]), "lo").unwrap_err();
         assert!(e.contains("either"));
+    }
+
+    #[test]
+    fn expressions_compile_in_process() {
+        let prog = bpf_filter(&parse(&["osprey", "-i", "lo", "udp", "port", "53"]), "lo")
+            .unwrap()
+            .unwrap();
+        assert!(prog.len() > 4);
+        let e = bpf_filter(&parse(&["osprey", "-i", "lo", "udp", "and", "and"]), "lo").unwrap_err();
+        assert!(
+            e.contains("`udp and and`") && e.contains("syntax error"),
+            "{e}"
+        );
     }
 }

@@ -15,6 +15,7 @@ macro_rules! outln {
 mod args;
 mod filter;
 mod gen_cmd;
+mod inputs;
 mod ops;
 mod progress;
 mod rules_cmd;
@@ -48,12 +49,12 @@ fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Rules(cmd)) => rules_command(cmd),
         Some(Command::Bench(cmd)) => bench_command(cmd),
         Some(Command::Gen(a)) => gen_cmd::run(&a).map(|()| ExitCode::SUCCESS),
-        None => run(&cli.run),
+        None => inputs::resolve_pcap_flag(&mut cli.run).and_then(|()| run(&cli.run)),
     };
     match result {
         Ok(code) => code,
@@ -224,7 +225,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("cannot create log directory {}: {e}", log_dir.display()))?;
 
     let source = match input {
-        Some(path) => Some(capture::open(path).map_err(|e| e.to_string())?),
+        Some(path) => Some(inputs::open_file_input(args, path)?),
         None => None,
     };
     let setup_args = setup_args(args, Some(log_dir.clone()));

@@ -136,15 +136,13 @@ pub fn execute(
         periodic_stats,
     };
     if let Some(mut source) = source {
-        let total = args
-            .read
-            .as_ref()
-            .and_then(|p| std::fs::metadata(p).ok())
-            .map_or(0, |m| m.len());
+        let total = crate::inputs::expected_bytes(args);
         let bar = crate::progress::Bar::new(total, !args.no_progress);
-        let report = engine::run(source.as_mut(), config, &opts, |p| bar.update(p.bytes))
+        source.stop_on(opts.control.stop_flag());
+        let mut report = engine::run(source.as_mut(), config, &opts, |p| bar.update(p.bytes))
             .map_err(|e| e.to_string())?;
         bar.finish();
+        crate::inputs::add_capture_counters(&mut report.stats, &report.capture);
         print_stage_times(&report);
         return Ok(report);
     }
@@ -158,7 +156,7 @@ pub fn execute(
     let report = match &live {
         Live::Passive { iface, .. } => {
             let opts_live = capture::LiveOptions {
-                filter: crate::filter::bpf_filter(args.bpf.as_deref(), &args.filter, iface)?,
+                filter: crate::filter::bpf_filter(args, iface)?,
                 ..base
             };
             eprintln!(
@@ -168,7 +166,7 @@ pub fn execute(
             engine::run_live(iface, &opts_live, config, &opts)
         }
         Live::Inline { pair, .. } => {
-            if args.bpf.is_some() || !args.filter.is_empty() {
+            if args.bpf.is_some() || !args.filter.is_empty() || args.inputs.filter_file.is_some() {
                 // Frames the kernel filters out never reach the bridge: they would be
                 // dropped, not let through.
                 return Err(

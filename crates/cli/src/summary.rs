@@ -71,6 +71,12 @@ pub fn render(report: &RunReport) -> String {
             c.truncated, c.oversize, c.bad_blocks, c.unknown_link
         );
     }
+    if c.files + c.file_errors > 1 || c.file_errors > 0 {
+        let _ = writeln!(out, "files: {} read, {} unreadable", c.files, c.file_errors);
+    }
+    if c.filtered > 0 {
+        let _ = writeln!(out, "left out by the capture filter: {}", c.filtered);
+    }
     let dropped = get("osprey.checksum.invalid");
     if dropped > 0 {
         let _ = writeln!(out, "not inspected (bad checksum, -k all): {dropped}");

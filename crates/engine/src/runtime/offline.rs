@@ -279,6 +279,13 @@ fn read_and_dispatch(
         seen.packets += batch.len() as u64;
         seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
         progress(seen);
+        if batch.len() < batch_size && source.may_wait() {
+            // The source may now wait for new input (a watched directory): the frames
+            // held here must not wait with it, nor the alerts held for capture order.
+            for lane in lanes.iter_mut() {
+                send(lane, now, upto, false);
+            }
+        }
     }
     for lane in lanes.iter_mut() {
         send(lane, now, upto, false);
