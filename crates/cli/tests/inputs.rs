@@ -333,7 +333,10 @@ fn continuous_picks_up_new_files_and_stops_on_sigterm() {
         .unwrap();
     assert!(st.success());
     let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // The pcap-file keys given are used, not reported as ignored.
+    assert!(!err.contains("pcap-file"), "{err}");
     let s = stats(&out);
     assert_eq!(counter(&s, "decoder.pkts"), 78);
     assert_eq!(counter(&s, "osprey.capture.files"), 2);

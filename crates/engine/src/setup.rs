@@ -223,6 +223,16 @@ fn rule_files(args: &SetupArgs, config: &Config) -> Vec<PathBuf> {
 fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
     // `af-packet:` is read by the live modes (`crate::inline::af_packet_plan`).
     let _ = config.get("af-packet");
+    // These `pcap-file:` keys are read by the command line's file input (`-r DIR`).
+    for key in [
+        "continuous",
+        "recursive",
+        "delete-when-done",
+        "delay",
+        "poll-interval",
+    ] {
+        let _ = config.get(&format!("pcap-file.{key}"));
+    }
     if let Some(b) = config.get_bool("stream.midstream") {
         engine.flow.tcp.midstream = b;
     }
