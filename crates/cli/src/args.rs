@@ -200,7 +200,7 @@ pub struct RunArgs {
         num_args = 0..=1,
         default_missing_value = ""
     )]
-    pub unix_socket: Option<PathBuf>,
+    pub unix_socket: Option<String>,
 
     /// Serve the counters for Prometheus at http://ADDR/metrics (e.g. 127.0.0.1:9090).
     #[arg(long = "metrics-listen", value_name = "ADDR")]
@@ -375,6 +375,14 @@ mod tests {
         assert_eq!(cli.run.af_packet.as_deref(), Some("eth0"));
         let cli = Cli::try_parse_from(["osprey", "--af-packet-ips", "a:b", "-S", "r"]).unwrap();
         assert_eq!(cli.run.af_packet_ips.as_deref(), Some("a:b"));
+    }
+
+    #[test]
+    fn unix_socket_path_is_optional() {
+        let cli = Cli::try_parse_from(["osprey", "--unix-socket", "-S", "r"]).unwrap();
+        assert_eq!(cli.run.unix_socket.as_deref(), Some(""));
+        let cli = Cli::try_parse_from(["osprey", "--unix-socket=/tmp/s"]).unwrap();
+        assert_eq!(cli.run.unix_socket.as_deref(), Some("/tmp/s"));
     }
 
     #[test]

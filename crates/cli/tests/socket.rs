@@ -17,9 +17,16 @@ use std::time::{Duration, Instant};
 
 /// Osprey in unix-socket runmode on `sock` with the sample rules, plus `extra`.
 fn start(sock: &Path, log: &Path, extra: &[&str]) -> Child {
+    let mut args = vec![format!("--unix-socket={}", sock.display())];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    start_with(sock, log, &args)
+}
+
+/// Osprey with the sample rules and `extra` (which name the socket), once `sock` answers.
+fn start_with(sock: &Path, log: &Path, extra: &[&str]) -> Child {
     let rules = common::repo("samples/sample.rules");
     let mut args = vec![
-        format!("--unix-socket={}", sock.display()),
         "-S".into(),
         rules.display().to_string(),
         "-l".into(),
@@ -229,7 +236,16 @@ fn ask(w: &mut UnixStream, r: &mut BufReader<UnixStream>, msg: &str) -> Value {
 fn garbage_gets_an_error_and_never_stops_the_engine() {
     let out = common::tempdir("socket-garbage");
     let sock = out.join("osprey.sock");
-    let child = start(&sock, &out, &[]);
+    // `--unix-socket` without a path takes the configuration's `unix-command.filename`.
+    let child = start_with(
+        &sock,
+        &out,
+        &[
+            "--unix-socket",
+            "--set",
+            &format!("unix-command.filename={}", sock.display()),
+        ],
+    );
 
     // An idle client holding a half-sent message does not block the others.
     let mut idle = UnixStream::connect(&sock).unwrap();
@@ -349,4 +365,55 @@ fn metrics_endpoint_serves_the_counters() {
     ok(&client, &sock, "shutdown");
     let st = wait(child, Duration::from_secs(30));
     assert!(st.success(), "exit status {st:?}");
+}
+
+/// One request on a fresh connection (handshake first); the reply.
+fn request(sock: &Path, cmd: &str) -> Value {
+    let mut w = UnixStream::connect(sock).unwrap();
+    w.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut r = BufReader::new(w.try_clone().unwrap());
+    ask(&mut w, &mut r, r#"{"version": "0.2"}"#);
+    ask(&mut w, &mut r, &format!("{{\"command\": \"{cmd}\"}}\n"))
+}
+
+#[test]
+fn dump_counters_is_live_while_a_file_runs() {
+    let Some(pcap) = common::shared("pcaps/sv-ether.pcap") else {
+        return;
+    };
+    let out = common::tempdir("socket-live-counters");
+    let sock = out.join("osprey.sock");
+    let child = start(&sock, &out, &[]);
+    let dir = out.join("run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut w = UnixStream::connect(&sock).unwrap();
+    w.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut r = BufReader::new(w.try_clone().unwrap());
+    ask(&mut w, &mut r, r#"{"version": "0.2"}"#);
+    let msg = serde_json::json!({"command": "pcap-file",
+        "arguments": {"filename": pcap, "output-dir": dir}});
+    let v = ask(&mut w, &mut r, &format!("{msg}\n"));
+    assert_eq!(v["return"], "OK", "{v}");
+    // Counters sampled while the file is processed.
+    let mut samples = Vec::new();
+    let t = Instant::now();
+    while !dir.join("stats.json").exists() {
+        assert!(t.elapsed() < Duration::from_secs(120), "file not processed");
+        let running = request(&sock, "pcap-current")["message"] != "None";
+        let v = request(&sock, "dump-counters");
+        assert_eq!(v["return"], "OK");
+        if running && dir.join("eve.json").exists() && !dir.join("stats.json").exists() {
+            samples.push(v["message"]["decoder"]["pkts"].as_u64().unwrap_or(0));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let total = common::stats(&dir)["decoder"]["pkts"].as_u64().unwrap();
+    eprintln!("{} live samples of {total} packets: {samples:?}", samples.len());
+    assert!(
+        samples.iter().any(|&n| n > 0 && n < total),
+        "a live snapshot between 0 and {total} packets: {samples:?}"
+    );
+    assert!(samples.windows(2).all(|w| w[0] <= w[1]), "{samples:?}");
+    assert_eq!(request(&sock, "shutdown")["return"], "OK");
+    assert!(wait(child, Duration::from_secs(30)).success());
 }

@@ -52,7 +52,11 @@ pub struct Services {
 /// `unix-command.enabled: auto`).
 pub fn start(args: &RunArgs, ctx: Context, live: bool) -> Result<Services, String> {
     let ctx = Arc::new(ctx);
-    let socket = match socket_path(args.unix_socket.as_deref(), ctx.config.as_ref(), live) {
+    let socket = match socket_path(
+        args.unix_socket.as_deref().map(Path::new),
+        ctx.config.as_ref(),
+        live,
+    ) {
         Some((path, true)) => Some(serve(&path, ctx.clone())?),
         Some((path, false)) => match serve(&path, ctx.clone()) {
             Ok(g) => Some(g),
