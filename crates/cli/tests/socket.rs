@@ -138,7 +138,11 @@ fn suricatasc_drives_the_unix_socket_runmode() {
     let Some(client) = suricatasc() else { return };
     let out = common::tempdir("socket-sc");
     let sock = out.join("osprey.sock");
-    let child = start(&sock, &out, &[]);
+    // A copy of the sample rules, rewritten below to see a reload take effect (the
+    // last -S wins).
+    let rules = out.join("rules.rules");
+    std::fs::copy(common::repo("samples/sample.rules"), &rules).unwrap();
+    let child = start(&sock, &out, &["-S", rules.to_str().unwrap()]);
     let mode = std::fs::metadata(&sock).unwrap();
     assert_eq!(
         std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777,
@@ -206,6 +210,22 @@ fn suricatasc_drives_the_unix_socket_runmode() {
         "the last file's counters between files"
     );
     assert!(ok(&client, &sock, "pcap-last-processed").as_u64().unwrap() > 0);
+
+    // reload-rules swaps the rules for the files that follow.
+    let text = std::fs::read_to_string(&rules).unwrap();
+    let only_icmp: String = text
+        .lines()
+        .filter(|l| l.contains("sid:1000005;"))
+        .collect();
+    std::fs::write(&rules, only_icmp).unwrap();
+    assert_eq!(ok(&client, &sock, "reload-rules"), "done");
+    assert_eq!(ok(&client, &sock, "ruleset-stats")[0]["rules_loaded"], 1);
+    let dir = out.join("c");
+    std::fs::create_dir_all(&dir).unwrap();
+    process(&client, &sock, &pcap, &dir);
+    let fast = std::fs::read_to_string(dir.join("fast.log")).unwrap();
+    assert_eq!(fast.lines().count(), 1, "{fast}");
+    assert!(fast.contains("1:1000005:"), "{fast}");
 
     assert_eq!(ok(&client, &sock, "shutdown"), "Closing Osprey");
     let st = wait(child, Duration::from_secs(30));
@@ -408,12 +428,38 @@ fn dump_counters_is_live_while_a_file_runs() {
         std::thread::sleep(Duration::from_millis(5));
     }
     let total = common::stats(&dir)["decoder"]["pkts"].as_u64().unwrap();
-    eprintln!("{} live samples of {total} packets: {samples:?}", samples.len());
+    eprintln!(
+        "{} live samples of {total} packets: {samples:?}",
+        samples.len()
+    );
     assert!(
         samples.iter().any(|&n| n > 0 && n < total),
         "a live snapshot between 0 and {total} packets: {samples:?}"
     );
     assert!(samples.windows(2).all(|w| w[0] <= w[1]), "{samples:?}");
+
+    // pcap-interrupt ends the file being processed; its outputs are still written.
+    let dir = out.join("interrupted");
+    std::fs::create_dir_all(&dir).unwrap();
+    let msg = serde_json::json!({"command": "pcap-file",
+        "arguments": {"filename": pcap, "output-dir": dir}});
+    assert_eq!(ask(&mut w, &mut r, &format!("{msg}\n"))["return"], "OK");
+    while request(&sock, "pcap-current")["message"] == "None" {
+        assert!(!dir.join("stats.json").exists(), "too fast to interrupt");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let v = request(&sock, "pcap-interrupt");
+    assert_eq!(v["message"], "Interrupted", "{v}");
+    let t = Instant::now();
+    while !dir.join("stats.json").exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "interrupted file not finished"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let part = common::stats(&dir)["decoder"]["pkts"].as_u64().unwrap();
+    assert!(part < total, "interrupted after {part} of {total} packets");
     assert_eq!(request(&sock, "shutdown")["return"], "OK");
     assert!(wait(child, Duration::from_secs(30)).success());
 }
