@@ -15,7 +15,7 @@ use engine::{Control, EngineConfig, RunOptions, SetupArgs};
 use output::stats::StatsTree;
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, VecDeque};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -123,12 +123,15 @@ impl PcapQueue {
     }
 
     /// Processes the files sent until the run is stopped.
-    fn process(&self, base: &EngineConfig, opts: &RunOptions, ruleset: &Control) {
+    fn process(&self, base: &EngineConfig, opts: &RunOptions) {
         while !opts.control.is_stopped() {
             let job = {
                 let mut st = self.state();
                 match st.pending.pop_front() {
-                    Some(job) => job,
+                    Some(job) => {
+                        st.current = Some(job.path.clone());
+                        job
+                    }
                     None => {
                         let _ = self.wake.wait_timeout(st, Duration::from_millis(100));
                         continue;
@@ -136,136 +139,170 @@ impl PcapQueue {
                 }
             };
             self.interrupt.store(false, Ordering::SeqCst);
-            if job.path.is_dir() {
-                self.process_dir(&job, base, opts, ruleset);
-            } else {
-                self.process_file(&job.path, &job, base, opts, ruleset);
+            let result = self.run_job(&job, base, opts);
+            let mut st = self.state();
+            st.current = None;
+            st.last_processed_ms = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            match result {
+                Ok(stats) => {
+                    eprintln!(
+                        "osprey: pcap-file {}: {} packets, outputs in {}",
+                        job.path.display(),
+                        stats.get("decoder.pkts").unwrap_or(0),
+                        job.output_dir.display()
+                    );
+                    st.last_stats = Some(stats);
+                }
+                Err(e) => eprintln!("osprey: pcap-file {}: {e}", job.path.display()),
             }
         }
     }
 
-    /// The files of a directory in name order; with `continuous`, new ones too until
-    /// interrupted.
-    fn process_dir(&self, job: &Job, base: &EngineConfig, opts: &RunOptions, ruleset: &Control) {
-        let mut done = BTreeSet::new();
-        loop {
-            let mut files: Vec<PathBuf> = match std::fs::read_dir(&job.path) {
-                Ok(rd) => rd
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.is_file() && !done.contains(p))
-                    .collect(),
-                Err(e) => {
-                    eprintln!("osprey: pcap-file {}: {e}", job.path.display());
-                    return;
-                }
-            };
-            files.sort();
-            for f in files {
-                if self.stopping(opts) {
-                    return;
-                }
-                self.process_file(&f, job, base, opts, ruleset);
-                done.insert(f);
-            }
-            if !job.continuous || self.stopping(opts) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-
-    fn stopping(&self, opts: &RunOptions) -> bool {
-        opts.control.is_stopped() || self.interrupt.load(Ordering::SeqCst)
-    }
-
-    /// One file: its own run, outputs and stats.json in the job's output directory.
-    fn process_file(
+    /// One job: a run of its own with the rules running now, outputs and stats.json in
+    /// the job's output directory.
+    fn run_job(
         &self,
-        path: &Path,
         job: &Job,
         base: &EngineConfig,
         opts: &RunOptions,
-        ruleset: &Control,
-    ) {
-        self.state().current = Some(path.to_path_buf());
-        let result = run_file(path, &job.output_dir, base, opts, &self.interrupt, ruleset);
-        let mut st = self.state();
-        st.current = None;
-        st.last_processed_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        match result {
-            Ok(stats) => {
-                eprintln!(
-                    "osprey: pcap-file {}: {} packets, outputs in {}",
-                    path.display(),
-                    stats.get("decoder.pkts").unwrap_or(0),
-                    job.output_dir.display()
-                );
-                st.last_stats = Some(stats);
-                if job.delete {
-                    if let Err(e) = std::fs::remove_file(path) {
-                        eprintln!("osprey: pcap-file: cannot delete {}: {e}", path.display());
+    ) -> Result<StatsTree, String> {
+        let mut config = base.clone();
+        config.log_dir = Some(job.output_dir.clone());
+        if let Some(d) = opts.control.detector() {
+            config.detector = Some(d);
+        }
+        let mut source = JobSource::new(self, job, opts.control.stop_flag());
+        // A single file that cannot be read is the job's error.
+        if !job.path.is_dir() {
+            source.open_next()?;
+        }
+        let report = engine::run(&mut source, &config, opts, |_| {}).map_err(|e| e.to_string())?;
+        let mut stats = report.stats;
+        if let Some(r) = opts.control.ruleset() {
+            stats.set(
+                "detect.engines",
+                json!([{"id": 0, "rules_loaded": r.loaded, "rules_failed": r.failed,
+                        "rules_skipped": r.skipped}]),
+            );
+        }
+        let out = job.output_dir.join("stats.json");
+        stats
+            .write_file(&out)
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        Ok(stats)
+    }
+}
+
+/// The frames of one job: its file, or its directory's files in name order (with
+/// `continuous`, new files as they appear); flows go on from one file of a directory to
+/// the next, as Suricata's pcap-file runmode does. Ends early on `pcap-interrupt` or
+/// when the run stops. Each file exhausted is deleted with `delete-when-done`.
+struct JobSource<'a> {
+    queue: &'a PcapQueue,
+    job: &'a Job,
+    current: Option<(PathBuf, Box<dyn Source>)>,
+    seen: BTreeSet<PathBuf>,
+    finished: CaptureStats,
+    stop: Arc<AtomicBool>,
+}
+
+impl<'a> JobSource<'a> {
+    fn new(queue: &'a PcapQueue, job: &'a Job, stop: Arc<AtomicBool>) -> Self {
+        JobSource {
+            queue,
+            job,
+            current: None,
+            seen: BTreeSet::new(),
+            finished: CaptureStats::default(),
+            stop,
+        }
+    }
+
+    /// The next file not read yet: the job's file once, or the first new file of its
+    /// directory by name.
+    fn next_path(&mut self) -> Option<PathBuf> {
+        let path = if self.job.path.is_dir() {
+            let rd = std::fs::read_dir(&self.job.path).ok()?;
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && !self.seen.contains(p))
+                .min()?
+        } else {
+            Some(self.job.path.clone()).filter(|p| !self.seen.contains(p))?
+        };
+        self.seen.insert(path.clone());
+        Some(path)
+    }
+
+    /// Opens the next file; `Ok(false)` when there is none (yet).
+    fn open_next(&mut self) -> Result<bool, String> {
+        let Some(path) = self.next_path() else {
+            return Ok(false);
+        };
+        let source = capture::open(&path).map_err(|e| e.to_string())?;
+        self.queue.state().current = Some(path.clone());
+        self.current = Some((path, source));
+        Ok(true)
+    }
+
+    /// The current file is exhausted: count it, delete it if asked.
+    fn finish_current(&mut self) {
+        let Some((path, source)) = self.current.take() else {
+            return;
+        };
+        self.finished.merge(&source.stats());
+        if self.job.delete {
+            if let Err(e) = std::fs::remove_file(&path) {
+                eprintln!("osprey: pcap-file: cannot delete {}: {e}", path.display());
+            }
+        }
+    }
+
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.queue.interrupt.load(Ordering::SeqCst)
+    }
+}
+
+impl Source for JobSource<'_> {
+    fn next_batch(&mut self, batch: &mut Batch, max: usize) -> Result<usize, CaptureError> {
+        loop {
+            if self.stopping() {
+                batch.clear();
+                return Ok(0);
+            }
+            if let Some((path, source)) = &mut self.current {
+                match source.next_batch(batch, max) {
+                    Ok(0) => self.finish_current(),
+                    Ok(n) => return Ok(n),
+                    Err(e) if !self.job.path.is_dir() => return Err(e),
+                    Err(e) => {
+                        eprintln!("osprey: pcap-file {}: {e}; skipped", path.display());
+                        self.current = None;
                     }
                 }
+                continue;
             }
-            Err(e) => eprintln!("osprey: pcap-file {}: {e}", path.display()),
+            match self.open_next() {
+                Ok(true) => {}
+                Err(e) => eprintln!("osprey: pcap-file: {e}; skipped"),
+                Ok(false) if self.job.continuous && self.job.path.is_dir() => {
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                Ok(false) => {
+                    batch.clear();
+                    return Ok(0);
+                }
+            }
         }
-    }
-}
-
-/// Runs the engine over one file with the rules running now.
-fn run_file(
-    path: &Path,
-    output_dir: &Path,
-    base: &EngineConfig,
-    opts: &RunOptions,
-    interrupt: &Arc<AtomicBool>,
-    ruleset: &Control,
-) -> Result<StatsTree, String> {
-    let mut config = base.clone();
-    config.log_dir = Some(output_dir.to_path_buf());
-    if let Some(d) = opts.control.detector() {
-        config.detector = Some(d);
-    }
-    let inner = capture::open(path).map_err(|e| e.to_string())?;
-    let mut source = Interruptible {
-        inner,
-        interrupt: interrupt.clone(),
-    };
-    let report = engine::run(&mut source, &config, opts, |_| {}).map_err(|e| e.to_string())?;
-    let mut stats = report.stats;
-    if let Some(r) = ruleset.ruleset() {
-        stats.set(
-            "detect.engines",
-            json!([{"id": 0, "rules_loaded": r.loaded, "rules_failed": r.failed,
-                    "rules_skipped": r.skipped}]),
-        );
-    }
-    let out = output_dir.join("stats.json");
-    stats
-        .write_file(&out)
-        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    Ok(stats)
-}
-
-/// A source that ends early when `pcap-interrupt` raises its flag.
-struct Interruptible {
-    inner: Box<dyn Source>,
-    interrupt: Arc<AtomicBool>,
-}
-
-impl Source for Interruptible {
-    fn next_batch(&mut self, batch: &mut Batch, max: usize) -> Result<usize, CaptureError> {
-        if self.interrupt.load(Ordering::SeqCst) {
-            batch.clear();
-            return Ok(0);
-        }
-        self.inner.next_batch(batch, max)
     }
 
     fn stats(&self) -> CaptureStats {
-        self.inner.stats()
+        let mut s = self.finished;
+        if let Some((_, source)) = &self.current {
+            s.merge(&source.stats());
+        }
+        s
     }
 }
 
@@ -347,7 +384,7 @@ pub fn run(args: &RunArgs, setup_args: SetupArgs) -> Result<ExitCode, String> {
         control: control.clone(),
         periodic_stats: None,
     };
-    queue.process(&config, &opts, &control);
+    queue.process(&config, &opts);
     eprintln!("osprey: unix-socket mode: stopped");
     Ok(ExitCode::SUCCESS)
 }

@@ -463,3 +463,50 @@ fn dump_counters_is_live_while_a_file_runs() {
     assert_eq!(request(&sock, "shutdown")["return"], "OK");
     assert!(wait(child, Duration::from_secs(30)).success());
 }
+
+#[test]
+fn a_directory_is_one_run_and_continuous_picks_up_new_files() {
+    let out = common::tempdir("socket-dir");
+    let sock = out.join("osprey.sock");
+    let child = start(&sock, &out, &[]);
+    let (input, dir) = (out.join("in"), out.join("run"));
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = common::repo("samples/sample.pcap");
+    std::fs::copy(&pcap, input.join("a.pcap")).unwrap();
+    std::fs::write(input.join("notes.txt"), "not a capture").unwrap();
+
+    let mut w = UnixStream::connect(&sock).unwrap();
+    w.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut r = BufReader::new(w.try_clone().unwrap());
+    ask(&mut w, &mut r, r#"{"version": "0.2"}"#);
+    let msg = serde_json::json!({"command": "pcap-file-continuous",
+        "arguments": {"filename": input, "output-dir": dir, "delete-when-done": true}});
+    assert_eq!(ask(&mut w, &mut r, &format!("{msg}\n"))["return"], "OK");
+    let gone = |name: &str| {
+        let t = Instant::now();
+        while input.join(name).exists() {
+            assert!(
+                t.elapsed() < Duration::from_secs(30),
+                "{name} not processed"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    gone("a.pcap");
+    // A new file is picked up (moved in whole, as a capture rotation does).
+    std::fs::copy(&pcap, out.join("b.pcap")).unwrap();
+    std::fs::rename(out.join("b.pcap"), input.join("b.pcap")).unwrap();
+    gone("b.pcap");
+    assert_eq!(request(&sock, "pcap-interrupt")["message"], "Interrupted");
+    let t = Instant::now();
+    while !dir.join("stats.json").exists() {
+        assert!(t.elapsed() < Duration::from_secs(30), "run not finished");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Both files in one run; the file that is not a capture is skipped and kept.
+    assert_eq!(common::stats(&dir)["decoder"]["pkts"], 156);
+    assert!(input.join("notes.txt").exists());
+    assert_eq!(request(&sock, "shutdown")["return"], "OK");
+    assert!(wait(child, Duration::from_secs(30)).success());
+}
