@@ -1,12 +1,13 @@
 //! Suricata's unix-socket runmode: `osprey --unix-socket[=PATH]` without `-r`/`-i`
 //! loads the rules once and waits for capture files sent with `pcap-file`.
 //!
-//! Files are processed one after another, each as a run of its own as Suricata does:
-//! fresh flow state and counters per file, its EVE, fast.log and stats.json in the
-//! output directory the command named. The rules are shared between files (a
-//! `reload-rules` swaps them for the files that follow and the one running). A
-//! directory is read in name order (with `continuous`, new files are picked up until
-//! `pcap-interrupt`); `delete-when-done` removes each file once processed.
+//! Jobs are processed one after another, each as a run of its own as Suricata does:
+//! fresh flow state and counters per job, its EVE, fast.log and stats.json in the
+//! output directory the command named. A directory is one job over its files in name
+//! order (flows go on from file to file; with `continuous`, new files are picked up
+//! until `pcap-interrupt`); `delete-when-done` removes each file once read to its end.
+//! The rules are shared between jobs: `reload-rules` swaps them for the job running and
+//! those that follow.
 
 use crate::args::RunArgs;
 use crate::socket::commands::{Context, Reply};
