@@ -190,10 +190,21 @@ pub struct RunArgs {
     #[arg(long = "stats-interval", value_name = "SECS")]
     pub stats_interval: Option<f64>,
 
-    /// Listen for commands on this unix socket (`reload-rules`, `shutdown`; plain lines
-    /// or Suricata's JSON `{"command": ...}`).
-    #[arg(long = "unix-socket", value_name = "PATH")]
-    pub unix_socket: Option<PathBuf>,
+    /// Listen for commands on this unix socket, Suricata's protocol (`suricatasc`
+    /// works). Without `-r`/`-i`: Suricata's unix-socket runmode, files sent with
+    /// `pcap-file`. Without PATH: the configuration's `unix-command.filename`, else
+    /// /var/run/osprey/osprey-command.socket (write `--unix-socket=PATH`).
+    #[arg(
+        long = "unix-socket",
+        value_name = "PATH",
+        num_args = 0..=1,
+        default_missing_value = ""
+    )]
+    pub unix_socket: Option<String>,
+
+    /// Serve the counters for Prometheus at http://ADDR/metrics (e.g. 127.0.0.1:9090).
+    #[arg(long = "metrics-listen", value_name = "ADDR")]
+    pub metrics_listen: Option<String>,
 
     /// Measure the time spent in each pipeline stage and print it in the summary.
     #[arg(long = "stage-timing")]
@@ -369,6 +380,14 @@ mod tests {
         assert_eq!(cli.run.af_packet.as_deref(), Some("eth0"));
         let cli = Cli::try_parse_from(["osprey", "--af-packet-ips", "a:b", "-S", "r"]).unwrap();
         assert_eq!(cli.run.af_packet_ips.as_deref(), Some("a:b"));
+    }
+
+    #[test]
+    fn unix_socket_path_is_optional() {
+        let cli = Cli::try_parse_from(["osprey", "--unix-socket", "-S", "r"]).unwrap();
+        assert_eq!(cli.run.unix_socket.as_deref(), Some(""));
+        let cli = Cli::try_parse_from(["osprey", "--unix-socket=/tmp/s"]).unwrap();
+        assert_eq!(cli.run.unix_socket.as_deref(), Some("/tmp/s"));
     }
 
     #[test]

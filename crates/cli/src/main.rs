@@ -16,11 +16,13 @@ mod args;
 mod filter;
 mod gen_cmd;
 mod inputs;
+mod metrics;
 mod ops;
 mod progress;
 mod rules_cmd;
 mod signals;
 mod socket;
+mod socket_mode;
 mod summary;
 
 use args::{ChecksumArg, Cli, Command, RunArgs};
@@ -216,6 +218,9 @@ fn test_config(args: &RunArgs) -> Result<ExitCode, String> {
 fn run(args: &RunArgs) -> Result<ExitCode, String> {
     if args.test_config {
         return test_config(args);
+    }
+    if socket_mode::wanted(args) {
+        return socket_mode::run(args, setup_args(args, None));
     }
     let input = args.read.as_ref();
     ops::check_inputs(args)?;

@@ -105,14 +105,7 @@ pub fn execute(
 ) -> Result<RunReport, String> {
     let control = Control::new();
     crate::signals::install_signals(&control, setup_args.clone())?;
-    let _socket = match &args.unix_socket {
-        Some(path) => Some(crate::socket::serve_socket(
-            path,
-            &control,
-            setup_args.clone(),
-        )?),
-        None => None,
-    };
+    let _services = crate::socket::for_run(args, &control, setup_args, config, live.as_ref())?;
     let periodic_stats = match args.stats_interval {
         Some(secs) if secs.is_finite() && secs > 0.0 => {
             Some((Duration::from_secs_f64(secs), log_dir.join("stats.json")))

@@ -7,6 +7,41 @@ use detect::Detector;
 use output::stats::StatsTree;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// What the rules loaded last amount to (Suricata's `ruleset-stats`,
+/// `ruleset-reload-time`, `ruleset-failed-rules`).
+#[derive(Clone, Debug)]
+pub struct RulesetInfo {
+    /// Rules loaded into the detector.
+    pub loaded: usize,
+    /// Rules that failed to parse, validate or compile.
+    pub failed: usize,
+    /// Rules skipped because detection does not support them yet.
+    pub skipped: usize,
+    /// The messages of the rules that failed (file:line: reason).
+    pub failed_messages: Vec<String>,
+    /// When they were loaded.
+    pub loaded_at: SystemTime,
+}
+
+impl RulesetInfo {
+    /// The summary of a [`Setup`](crate::Setup), loaded now.
+    pub fn of(setup: &crate::Setup) -> Self {
+        RulesetInfo {
+            loaded: setup.rules_loaded,
+            failed: setup.rules_failed,
+            skipped: setup.rules_unsupported,
+            failed_messages: setup
+                .notices
+                .iter()
+                .filter(|n| n.contains(": error: ") || n.contains(" skipped: failed "))
+                .cloned()
+                .collect(),
+            loaded_at: SystemTime::now(),
+        }
+    }
+}
 
 /// A handle on a run; clones share the same run.
 #[derive(Clone, Default)]
@@ -24,7 +59,9 @@ struct Inner {
     stats_epoch: AtomicU64,
     /// Bumped to ask every output to reopen its files (log rotation).
     reopen_generation: AtomicU64,
-    snapshots: Mutex<Vec<Option<StatsTree>>>,
+    /// Per worker: the statistics epoch it answered and its counters then.
+    snapshots: Mutex<Vec<Option<(u64, StatsTree)>>>,
+    ruleset: Mutex<Option<RulesetInfo>>,
 }
 
 impl std::fmt::Debug for Control {
@@ -73,12 +110,63 @@ impl Control {
     /// loaded.
     pub fn reload_rules(&self, args: &crate::SetupArgs) -> Result<usize, String> {
         let setup = crate::setup(args)?;
+        let info = RulesetInfo::of(&setup);
         let detector = setup
             .engine
             .detector
             .ok_or_else(|| "no rules were compiled".to_string())?;
         self.swap_detector(detector);
+        self.set_ruleset(info);
         Ok(setup.rules_loaded)
+    }
+
+    /// Records what the running rules amount to (done by
+    /// [`reload_rules`](Self::reload_rules); the first load is recorded by the caller).
+    pub fn set_ruleset(&self, info: RulesetInfo) {
+        *self.inner.ruleset.lock().unwrap_or_else(|e| e.into_inner()) = Some(info);
+    }
+
+    /// What the running rules amount to, when recorded.
+    pub fn ruleset(&self) -> Option<RulesetInfo> {
+        self.inner
+            .ruleset
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Live counters: asks every worker for a fresh snapshot (each answers before its
+    /// next batch, so the packet path only pays a relaxed load per batch) and returns
+    /// them merged, the same tree as stats.json's `stats` object. Waits at most
+    /// `timeout` for the answers; a worker that does not answer in time (idle, waiting
+    /// for input) contributes its previous snapshot. `None` when no run has workers.
+    pub fn counters(&self, timeout: Duration) -> Option<StatsTree> {
+        let epoch = self.inner.stats_epoch.fetch_add(1, Ordering::Relaxed) + 1;
+        let deadline = Instant::now() + timeout;
+        loop {
+            {
+                let s = self.snapshots();
+                if s.is_empty() {
+                    return None;
+                }
+                let fresh = s.iter().all(|t| matches!(t, Some((e, _)) if *e >= epoch));
+                if fresh || Instant::now() >= deadline {
+                    let mut out = StatsTree::new();
+                    for (_, t) in s.iter().flatten() {
+                        crate::merge::merge_into(&mut out, t);
+                    }
+                    return Some(out);
+                }
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn snapshots(&self) -> std::sync::MutexGuard<'_, Vec<Option<(u64, StatsTree)>>> {
+        self.inner
+            .snapshots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// How many times the rules were swapped.
@@ -99,7 +187,7 @@ impl Control {
     }
 
     /// The rules swapped in last (`None` before any swap).
-    pub(crate) fn detector(&self) -> Option<Arc<Detector>> {
+    pub fn detector(&self) -> Option<Arc<Detector>> {
         self.inner.detector.load_full()
     }
 
@@ -113,38 +201,77 @@ impl Control {
 
     /// Prepares `workers` snapshot slots.
     pub(crate) fn set_workers(&self, workers: usize) {
-        let mut s = self
-            .inner
-            .snapshots
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut s = self.snapshots();
         s.clear();
         s.resize(workers, None);
     }
 
-    /// Worker `k` publishes its counters.
-    pub(crate) fn publish(&self, k: usize, stats: StatsTree) {
-        let mut s = self
-            .inner
-            .snapshots
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(slot) = s.get_mut(k) {
-            *slot = Some(stats);
+    /// Worker `k` publishes its counters, answering statistics request `epoch`.
+    pub(crate) fn publish(&self, k: usize, epoch: u64, stats: StatsTree) {
+        if let Some(slot) = self.snapshots().get_mut(k) {
+            *slot = Some((epoch, stats));
         }
     }
 
     /// The latest published counters of every worker, merged.
     pub(crate) fn merged_snapshot(&self) -> StatsTree {
-        let s = self
-            .inner
-            .snapshots
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let s = self.snapshots();
         let mut out = StatsTree::new();
-        for t in s.iter().flatten() {
+        for (_, t) in s.iter().flatten() {
             crate::merge::merge_into(&mut out, t);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_wait_for_fresh_answers() {
+        let c = Control::new();
+        assert!(
+            c.counters(Duration::from_millis(1)).is_none(),
+            "no workers yet"
+        );
+        c.set_workers(2);
+        let worker = {
+            let c = c.clone();
+            std::thread::spawn(move || {
+                // Two workers answering the first request they see, as poll() does.
+                let mut answered = 0;
+                while answered < 2 {
+                    let e = c.stats_epoch();
+                    if e > 0 {
+                        let mut t = StatsTree::new();
+                        t.add("decoder.pkts", 5);
+                        c.publish(answered, e, t);
+                        answered += 1;
+                    }
+                    std::thread::yield_now();
+                }
+            })
+        };
+        let t = c.counters(Duration::from_secs(10)).unwrap();
+        worker.join().unwrap();
+        assert_eq!(t.get("decoder.pkts"), Some(10));
+        // A worker that does not answer leaves its previous snapshot, after the timeout.
+        let t = c.counters(Duration::from_millis(20)).unwrap();
+        assert_eq!(t.get("decoder.pkts"), Some(10));
+    }
+
+    #[test]
+    fn ruleset_recorded() {
+        let c = Control::new();
+        assert!(c.ruleset().is_none());
+        c.set_ruleset(RulesetInfo {
+            loaded: 3,
+            failed: 1,
+            skipped: 0,
+            failed_messages: vec!["r:1:1: error: x".into()],
+            loaded_at: SystemTime::now(),
+        });
+        assert_eq!(c.ruleset().unwrap().loaded, 3);
     }
 }

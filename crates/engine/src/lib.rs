@@ -32,7 +32,7 @@ mod verdict;
 
 pub use alerts::Outputs;
 pub use config::{ChecksumMode, EngineConfig};
-pub use control::Control;
+pub use control::{Control, RulesetInfo};
 pub use flow::dispatch::dispatch_hash;
 #[cfg(target_os = "linux")]
 pub use inline::{af_packet_plan, run_bridge, AfPacketPlan, CopyMode, InlinePair};

@@ -48,7 +48,7 @@ impl WorkerControl<'_> {
         let epoch = self.control.stats_epoch();
         if epoch != self.stats_epoch {
             self.stats_epoch = epoch;
-            self.control.publish(self.k, pipeline.stats());
+            self.control.publish(self.k, epoch, pipeline.stats());
         }
     }
 }
