@@ -8,7 +8,7 @@ use std::path::PathBuf;
 /// Run like Suricata: `osprey -r trace.pcap -S rules.rules -l logdir`. As in Suricata,
 /// an option given twice takes its last value.
 #[derive(Debug, Parser)]
-#[command(name = "osprey", version, args_override_self = true)]
+#[command(name = "osprey", args_override_self = true)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Cli {
     /// Tools: rule checking, benchmarks.
@@ -210,6 +210,10 @@ pub struct RunArgs {
     /// Never draw a progress bar, even on a terminal.
     #[arg(long = "no-progress")]
     pub no_progress: bool,
+
+    /// `-V`, `--build-info`, `--list-*`, `--dump-config`, `--engine-analysis`.
+    #[command(flatten)]
+    pub info: crate::info::InfoArgs,
 }
 
 /// `-k` values.
