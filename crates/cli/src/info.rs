@@ -168,10 +168,15 @@ fn build_info() {
     } else {
         "scalar (no AVX2 on this CPU)"
     };
-    let gpu_line = match gpu::GpuMode::Auto.resolve(0) {
-        Ok((gpu::Backend::Gpu(_), line)) => format!("yes: {line}"),
-        Ok((_, line)) => format!("no: {line}"),
-        Err(e) => format!("no: {e}"),
+    let gpu_line = match gpu::probe(0) {
+        Ok(d) => format!(
+            "yes ({}, compute {}.{}, {} MiB)",
+            d.name,
+            d.compute_capability.0,
+            d.compute_capability.1,
+            d.total_mem >> 20
+        ),
+        Err(e) => format!("no ({})", e.0),
     };
     outln!("");
     outln!("Osprey Configuration:");

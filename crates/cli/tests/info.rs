@@ -59,10 +59,13 @@ fn build_info_reports_features_simd_gpu_and_pcre() {
         assert!(simd.contains("AVX2"), "{simd}");
     }
     let gpu = text.lines().find(|l| l.contains("GPU usable:")).unwrap();
-    assert!(
-        gpu.contains("yes: GPU:") || gpu.contains("no: GPU: none"),
-        "{gpu}"
-    );
+    // The same probe as the binary's: never fails, says why there is no GPU.
+    let want = if gpu::probe(0).is_ok() {
+        " yes ("
+    } else {
+        " no ("
+    };
+    assert!(gpu.contains(want), "{gpu}");
 }
 
 /// Splits `name;description;app layer;features;documentation;` rows.
@@ -362,4 +365,84 @@ fn engine_analysis_of_et_open() {
     }
     assert!(http > 1000, "{http} rules with an HTTP fast pattern");
     assert!(rows.iter().all(|r| r["line"].as_u64().unwrap() > 0));
+}
+
+/// Bytes of a pattern written as rules write it (`ab|2F 0D|c`).
+fn pattern_bytes(p: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut parts = p.split('|');
+    let mut hex = false;
+    for part in parts.by_ref() {
+        if hex {
+            for h in part.split_whitespace() {
+                out.push(u8::from_str_radix(h, 16).expect("hex byte"));
+            }
+        } else {
+            out.extend_from_slice(part.as_bytes());
+        }
+        hex = !hex;
+    }
+    out
+}
+
+/// The fast patterns of the hand-made rules are the ones the reference Suricata's own
+/// `--engine-analysis` reports (its rules.json `mpm` object). Known difference, not
+/// tested here: among contents of one buffer Suricata takes the longest first and uses
+/// strength between equally long ones, `detect::fastpat` the strongest (94.8% of the
+/// ET Open fast patterns agree).
+#[test]
+fn engine_analysis_fast_patterns_agree_with_suricata() {
+    if !common::runs("suricata", "-V") {
+        if std::env::var("OSPREY_REQUIRE_SURICATA").as_deref() == Ok("1") {
+            panic!("OSPREY_REQUIRE_SURICATA=1 but suricata cannot be run");
+        }
+        eprintln!("skipped: suricata not installed (set OSPREY_REQUIRE_SURICATA=1 to require it)");
+        return;
+    }
+    let dir = tempdir("info-engine-analysis-suricata");
+    let rules = dir.join("t.rules");
+    std::fs::write(
+        &rules,
+        concat!(
+            "alert tcp any any -> any any (content:\"abcdef\"; content:\"xy\"; fast_pattern; sid:1;)\n",
+            "alert tcp any any -> any any (content:\"ab\"; content:\"abcd\"; sid:2;)\n",
+            "alert http any any -> any any (flow:to_server; http.uri; content:\"/index.php\"; sid:3;)\n",
+            "alert http any any -> any any (flow:to_server; http.uri; content:\"/a\"; http.host; content:\"example.com\"; sid:4;)\n",
+        ),
+    )
+    .unwrap();
+    let ours = analysis(&rules, &dir);
+    let suri_dir = dir.join("suricata");
+    std::fs::create_dir_all(&suri_dir).unwrap();
+    let out = std::process::Command::new("suricata")
+        .args(["--engine-analysis", "-S"])
+        .arg(&rules)
+        .arg("-l")
+        .arg(&suri_dir)
+        .output()
+        .expect("suricata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(suri_dir.join("rules.json")).expect("Suricata's rules.json");
+    let mut compared = 0;
+    for line in text.lines() {
+        let theirs: Value = serde_json::from_str(line).unwrap();
+        let sid = theirs["id"].as_u64().unwrap();
+        let mine = ours.iter().find(|r| r["sid"] == sid).expect("same rules");
+        let buffer = match theirs["mpm"]["buffer"].as_str().unwrap() {
+            "payload" => "pkt_data".to_owned(),
+            b => b.replace('_', "."),
+        };
+        assert_eq!(mine["fast_pattern"]["buffer"], buffer.as_str(), "sid {sid}");
+        assert_eq!(
+            pattern_bytes(mine["fast_pattern"]["pattern"].as_str().unwrap()),
+            pattern_bytes(theirs["mpm"]["pattern"].as_str().unwrap()),
+            "sid {sid}"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 4);
 }
