@@ -15,7 +15,6 @@ pub fn default_config() -> Config {
     let mut entries: Vec<(String, String)> = vec![
         ("stream.memcap".into(), e.flow.ssn_memcap.to_string()),
         ("stream.midstream".into(), e.flow.tcp.midstream.to_string()),
-        ("stream.midstream-policy".into(), "auto".into()),
         (
             "stream.async-oneside".into(),
             e.flow.tcp.async_oneside.to_string(),
@@ -95,15 +94,35 @@ mod tests {
     #[test]
     fn defaults_read_back_as_the_defaults() {
         let config = default_config();
-        let mut applied = EngineConfig::default();
-        crate::setup::apply_engine_settings(&config, &mut applied);
-        let d = EngineConfig::default();
-        assert_eq!(format!("{:?}", applied.flow), format!("{:?}", d.flow));
-        assert_eq!(format!("{:?}", applied.app), format!("{:?}", d.app));
-        assert_eq!(
-            format!("{:?}", applied.exceptions),
-            format!("{:?}", d.exceptions)
-        );
+        // IDS and IPS mode: the defaults a run takes without a file, with this one.
+        for ips in [false, true] {
+            let mut applied = EngineConfig {
+                ips,
+                ..EngineConfig::default()
+            };
+            crate::setup::apply_engine_settings(&config, &mut applied);
+            let mut d = EngineConfig {
+                ips,
+                ..EngineConfig::default()
+            };
+            crate::setup::apply_engine_settings(&Config::default(), &mut d);
+            assert_eq!(format!("{:?}", applied.flow), format!("{:?}", d.flow));
+            assert_eq!(format!("{:?}", applied.app), format!("{:?}", d.app));
+            assert_eq!(
+                format!("{:?}", applied.exceptions),
+                format!("{:?}", d.exceptions)
+            );
+        }
+        // The per-condition exception policies are left out: unset, they follow the
+        // master switch (`--set exception-policy=...`).
+        let mut c = default_config();
+        c.set("exception-policy", "drop-flow").unwrap();
+        let mut e = EngineConfig {
+            ips: true,
+            ..EngineConfig::default()
+        };
+        crate::setup::apply_engine_settings(&c, &mut e);
+        assert!(e.flow.midstream_drop, "midstream follows the master switch");
         let order = config.get_list("action-order").unwrap();
         let parsed: Vec<_> = order.iter().filter_map(|a| ActionClass::parse(a)).collect();
         assert_eq!(parsed, DetectOptions::default().action_order);
