@@ -8,7 +8,7 @@ use std::path::PathBuf;
 /// Run like Suricata: `osprey -r trace.pcap -S rules.rules -l logdir`. As in Suricata,
 /// an option given twice takes its last value.
 #[derive(Debug, Parser)]
-#[command(name = "osprey", version, args_override_self = true)]
+#[command(name = "osprey", args_override_self = true)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Cli {
     /// Tools: rule checking, benchmarks.
@@ -226,6 +226,9 @@ pub struct RunArgs {
     /// `-F`, `--pcap`, `--pcap-file-*`.
     #[command(flatten)]
     pub inputs: crate::inputs::InputArgs,
+    /// `-V`, `--build-info`, `--list-*`, `--dump-config`, `--engine-analysis`.
+    #[command(flatten)]
+    pub info: crate::info::InfoArgs,
 }
 
 /// `-k` values.

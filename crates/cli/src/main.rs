@@ -12,9 +12,11 @@ macro_rules! outln {
     ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*), true) };
 }
 
+mod analysis_out;
 mod args;
 mod filter;
 mod gen_cmd;
+mod info;
 mod inputs;
 mod metrics;
 mod ops;
@@ -216,6 +218,9 @@ fn test_config(args: &RunArgs) -> Result<ExitCode, String> {
 
 /// The detection run: `osprey -r FILE ...`.
 fn run(args: &RunArgs) -> Result<ExitCode, String> {
+    if let Some(code) = info::run(args)? {
+        return Ok(code);
+    }
     if args.test_config {
         return test_config(args);
     }

@@ -441,6 +441,20 @@ impl Config {
         self.file_key("threshold-file")
     }
 
+    /// Every node, as Suricata's `--dump-config` prints it: the dotted path and the
+    /// value, in file order. Maps, lists and empty values print `(null)`; a list item
+    /// that is a map prints its first key (`outputs.0 = fast`), then its entries.
+    /// Nothing is recorded as used.
+    pub fn dump(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if let Value::Mapping(m) = &self.root {
+            for (k, v) in m {
+                dump_node(key_str(k), v, &mut out);
+            }
+        }
+        out
+    }
+
     /// Every top-level-or-deeper node that nothing looked up, at the highest level where
     /// nothing below it was used (`app-layer`, `stream.midstream` ...). Print them once.
     pub fn unused_keys(&self) -> Vec<String> {
@@ -448,6 +462,42 @@ impl Config {
         let mut out = Vec::new();
         walk_unused(&self.root, "", &used, &mut out);
         out
+    }
+}
+
+const DUMP_NULL: &str = "(null)";
+
+fn dump_node(path: String, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Mapping(m) => {
+            out.push((path.clone(), DUMP_NULL.into()));
+            for (k, c) in m {
+                dump_node(format!("{path}.{}", key_str(k)), c, out);
+            }
+        }
+        Value::Sequence(s) => {
+            out.push((path.clone(), DUMP_NULL.into()));
+            for (i, c) in s.iter().enumerate() {
+                let p = format!("{path}.{i}");
+                match c {
+                    Value::Mapping(m) if !m.is_empty() => {
+                        let first = m.keys().next().map(key_str).unwrap_or_default();
+                        out.push((p.clone(), first));
+                        for (k, cc) in m {
+                            dump_node(format!("{p}.{}", key_str(k)), cc, out);
+                        }
+                    }
+                    _ => dump_node(p, c, out),
+                }
+            }
+        }
+        Value::Tagged(t) => dump_node(path, &t.value, out),
+        Value::Bool(b) => out.push((path, b.to_string())),
+        Value::Null => out.push((path, DUMP_NULL.into())),
+        other => out.push((
+            path,
+            scalar_string(other).unwrap_or_else(|| DUMP_NULL.into()),
+        )),
     }
 }
 
@@ -509,6 +559,35 @@ pub fn parse_size(s: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dump_as_suricata() {
+        let text = "%YAML 1.1\n---\nvars:\n  address-groups:\n    HOME_NET: \"[10.0.0.0/8]\"\noutputs:\n  - fast:\n      enabled: yes\n      filename: fast.log\nrule-files:\n  - a.rules\nempty:\nflag: true\nn: 3\n";
+        let mut c = Config::parse(text, None).unwrap();
+        c.apply_set("stream.midstream=true").unwrap();
+        let lines: Vec<String> = c.dump().iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        assert_eq!(
+            lines,
+            [
+                "vars = (null)",
+                "vars.address-groups = (null)",
+                "vars.address-groups.HOME_NET = [10.0.0.0/8]",
+                "outputs = (null)",
+                "outputs.0 = fast",
+                "outputs.0.fast = (null)",
+                "outputs.0.fast.enabled = yes",
+                "outputs.0.fast.filename = fast.log",
+                "rule-files = (null)",
+                "rule-files.0 = a.rules",
+                "empty = (null)",
+                "flag = true",
+                "n = 3",
+                "stream = (null)",
+                "stream.midstream = true",
+            ]
+        );
+        assert_eq!(c.unused_keys().len(), 7, "dump marks nothing used");
+    }
 
     const YAML: &str = "%YAML 1.1\n---\nvars:\n  address-groups:\n    HOME_NET: \"[10.0.0.0/8]\"\n    EXTERNAL_NET: \"!$HOME_NET\"\n  port-groups:\n    HTTP_PORTS: 80\n    WEB: [80, 8080]\n\
         default-rule-path: /etc/rules\nrule-files:\n  - a.rules\n  - /abs/b.rules\n\

@@ -362,6 +362,21 @@ impl Detector {
         &self.sigs
     }
 
+    /// Rule-set indexes of the rules that have a fast pattern but whose group's
+    /// prefilter could not be built, so they run on every packet or transaction.
+    pub(crate) fn prefilter_fallbacks(&self) -> std::collections::HashSet<u32> {
+        let pkt = self.pkt_groups.iter().flat_map(|g| &g.always);
+        let tx = self
+            .tx_groups
+            .iter()
+            .flat_map(|g| g.always.values().flatten());
+        pkt.chain(tx)
+            .map(|&si| &self.sigs[si as usize])
+            .filter(|s| s.fp.is_some())
+            .map(|s| s.rule)
+            .collect()
+    }
+
     /// Fresh per-worker scratch space.
     pub fn scratch(&self) -> Scratch {
         Scratch::new(self.sigs.len())

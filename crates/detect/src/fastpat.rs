@@ -53,22 +53,77 @@ fn pattern_of(c: &Content) -> Option<Vec<u8>> {
     }
 }
 
-/// The rule's fast pattern: its slot, bytes and case-insensitivity. With `app_only`
-/// (transaction rules, inspected per transaction) only app-layer buffers qualify.
-pub(crate) fn select(r: &Rule, app_only: bool) -> Option<(Slot, Vec<u8>, bool)> {
-    let mut best: Option<(u32, usize, Slot, &Content)> = None;
+/// Why a fast pattern was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FpReason {
+    /// The rule marks the content `fast_pattern` (with `offset,length` when chopped).
+    Explicit,
+    /// No explicit choice: the usable content with the highest pattern strength (ties
+    /// to the longer, then the first). `usable` counts the contents that qualified.
+    Strongest {
+        /// Its strength score.
+        strength: u32,
+        /// Contents that could have been chosen.
+        usable: usize,
+    },
+}
+
+/// Why a rule has no fast pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoFastPattern {
+    /// The rule has no content at all.
+    NoContent,
+    /// The content marked `fast_pattern` cannot be used (negated, in a transformed
+    /// buffer, in a buffer no matcher scans, or an `offset,length` outside it), and a
+    /// packet rule then takes no other.
+    ExplicitUnusable,
+    /// Every content is negated, in a transformed buffer or in a buffer no matcher
+    /// scans (for transaction rules: the packet payload).
+    NoUsable,
+}
+
+/// The fast pattern of a rule and why it was chosen.
+#[derive(Debug, Clone)]
+pub(crate) struct Choice<'r> {
+    /// Where the prefilter matcher scans it.
+    pub slot: Slot,
+    /// The rule buffer of the content.
+    pub buffer: Buffer,
+    /// The content it comes from.
+    pub content: &'r Content,
+    /// The bytes given to the matcher (chopped for `fast_pattern:offset,length`).
+    pub pattern: Vec<u8>,
+    /// Why this one.
+    pub reason: FpReason,
+}
+
+/// The rule's fast pattern with the reason of the choice, or why there is none. With
+/// `app_only` (transaction rules, inspected per transaction) only app-layer buffers
+/// qualify.
+pub(crate) fn choose(r: &Rule, app_only: bool) -> Result<Choice<'_>, NoFastPattern> {
+    let mut best: Option<(u32, usize, Slot, Buffer, &Content)> = None;
+    let mut usable_count = 0;
+    let mut any_content = false;
     for bm in &r.buffers {
         let usable = bm.transforms.is_empty();
         let slot = slot_of(bm.buffer).filter(|s| !app_only || *s != Slot::Payload);
         for m in &bm.matches {
             let Match::Content(c) = m else { continue };
+            any_content = true;
             if c.fast_pattern.is_some() {
                 // Explicit choice: honoured when usable.
                 if let Some(slot) = slot.filter(|_| usable && !c.negated) {
-                    return Some((slot, pattern_of(c)?, c.nocase));
+                    let pattern = pattern_of(c).ok_or(NoFastPattern::ExplicitUnusable)?;
+                    return Ok(Choice {
+                        slot,
+                        buffer: bm.buffer,
+                        content: c,
+                        pattern,
+                        reason: FpReason::Explicit,
+                    });
                 }
                 if !app_only {
-                    return None;
+                    return Err(NoFastPattern::ExplicitUnusable);
                 }
                 continue;
             }
@@ -76,18 +131,38 @@ pub(crate) fn select(r: &Rule, app_only: bool) -> Option<(Slot, Vec<u8>, bool)> 
                 continue;
             }
             let Some(slot) = slot else { continue };
+            usable_count += 1;
             let s = strength(&c.pattern);
             let better = match best {
                 None => true,
-                Some((bs, bl, _, _)) => s > bs || (s == bs && c.pattern.len() > bl),
+                Some((bs, bl, ..)) => s > bs || (s == bs && c.pattern.len() > bl),
             };
             if better {
-                best = Some((s, c.pattern.len(), slot, c));
+                best = Some((s, c.pattern.len(), slot, bm.buffer, c));
             }
         }
     }
-    let (_, _, slot, c) = best?;
-    Some((slot, c.pattern.clone(), c.nocase))
+    match best {
+        Some((strength, _, slot, buffer, c)) => Ok(Choice {
+            slot,
+            buffer,
+            content: c,
+            pattern: c.pattern.clone(),
+            reason: FpReason::Strongest {
+                strength,
+                usable: usable_count,
+            },
+        }),
+        None if any_content => Err(NoFastPattern::NoUsable),
+        None => Err(NoFastPattern::NoContent),
+    }
+}
+
+/// The rule's fast pattern: its slot, bytes and case-insensitivity (see [`choose`]).
+pub(crate) fn select(r: &Rule, app_only: bool) -> Option<(Slot, Vec<u8>, bool)> {
+    choose(r, app_only)
+        .ok()
+        .map(|c| (c.slot, c.pattern, c.content.nocase))
 }
 
 #[cfg(test)]
@@ -134,5 +209,34 @@ mod tests {
         assert_eq!(select(&r, false).map(|x| x.1), Some(b"example".to_vec()));
         let r = rule(r#"alert tcp any any -> any any (content:!"ab"; sid:1;)"#);
         assert_eq!(select(&r, false), None);
+    }
+
+    #[test]
+    fn reasons() {
+        let r = rule(
+            r#"alert tcp any any -> any any (content:"abcdef"; content:"xy"; fast_pattern; sid:1;)"#,
+        );
+        assert_eq!(choose(&r, false).unwrap().reason, FpReason::Explicit);
+        let r = rule(r#"alert tcp any any -> any any (content:"ab"; content:"abcd"; sid:1;)"#);
+        let c = choose(&r, false).unwrap();
+        assert_eq!(
+            c.reason,
+            FpReason::Strongest {
+                strength: 12,
+                usable: 2
+            }
+        );
+        assert_eq!(c.buffer, Buffer::Payload);
+        let r = rule(r#"alert tcp any any -> any any (content:!"ab"; sid:1;)"#);
+        assert_eq!(choose(&r, false).unwrap_err(), NoFastPattern::NoUsable);
+        let r = rule(r#"alert tcp any any -> any any (dsize:3; sid:1;)"#);
+        assert_eq!(choose(&r, false).unwrap_err(), NoFastPattern::NoContent);
+        let r = rule(
+            r#"alert tcp any any -> any any (content:!"ab"; fast_pattern; content:"xyz"; sid:1;)"#,
+        );
+        assert_eq!(
+            choose(&r, false).unwrap_err(),
+            NoFastPattern::ExplicitUnusable
+        );
     }
 }

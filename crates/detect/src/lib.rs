@@ -50,6 +50,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod analysis;
 mod batch;
 mod bytes;
 mod detector;
@@ -113,6 +114,7 @@ pub(crate) mod testutil {
 
 pub use batch::{BatchMatches, BatchPrefilter, CpuBatchPrefilter, ItemMatches};
 pub use detector::{Detector, RuleInfo};
+pub use fastpat::{FpReason, NoFastPattern};
 pub use input::{Alert, FlowInfo, Input, MatchedOn};
 pub use offload::{OffloadPlan, PcreDfas};
 pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};

@@ -16,6 +16,7 @@ mod alerts;
 mod applog;
 mod config;
 mod control;
+mod defaults;
 mod detection;
 pub mod exception;
 mod flows;
@@ -33,6 +34,7 @@ mod verdict;
 pub use alerts::Outputs;
 pub use config::{ChecksumMode, EngineConfig};
 pub use control::{Control, RulesetInfo};
+pub use defaults::default_config;
 pub use flow::dispatch::dispatch_hash;
 #[cfg(target_os = "linux")]
 pub use inline::{af_packet_plan, run_bridge, AfPacketPlan, CopyMode, InlinePair};
@@ -42,6 +44,6 @@ pub use run::{run_offline, Progress, RunError, RunReport};
 #[cfg(target_os = "linux")]
 pub use runtime::run_live;
 pub use runtime::{run, RunOptions};
-pub use setup::{setup, Setup, SetupArgs};
+pub use setup::{analyze, load_config, setup, Setup, SetupArgs};
 pub use timing::StageTimes;
 pub use verdict::FrameVerdict;

@@ -61,6 +61,19 @@ pub struct Setup {
 
 /// Reads the configuration and rules; errors are fatal (one line).
 pub fn setup(args: &SetupArgs) -> Result<Setup, String> {
+    build(args, false).map(|(s, _)| s)
+}
+
+/// [`setup`], plus the per-rule engine analysis (`--engine-analysis`) of the rules and
+/// the detector built from them.
+pub fn analyze(args: &SetupArgs) -> Result<(Setup, Vec<detect::analysis::RuleReport>), String> {
+    build(args, true).map(|(s, a)| (s, a.unwrap_or_default()))
+}
+
+fn build(
+    args: &SetupArgs,
+    analyze: bool,
+) -> Result<(Setup, Option<Vec<detect::analysis::RuleReport>>), String> {
     let start = std::time::Instant::now();
     let mut notices = Vec::new();
     let config = load_config(args)?;
@@ -161,6 +174,8 @@ pub fn setup(args: &SetupArgs) -> Result<Setup, String> {
             d.gid, d.sid, d.keyword, d.message
         ));
     }
+    let analysis =
+        analyze.then(|| detect::analysis::analyze(&set.rules, &diags, &detector, &ddiags));
     let st = detector.stats().clone();
     if args.strict && st.rules_unsupported + st.rules_failed > 0 {
         return Err(format!(
@@ -177,22 +192,23 @@ pub fn setup(args: &SetupArgs) -> Result<Setup, String> {
     }
     engine.detector = Some(Arc::new(detector));
     engine.classifications = Some(classifications);
-    Ok(Setup {
+    let setup = Setup {
         engine,
         notices,
         rules_loaded: st.rules_loaded,
         rules_failed: failed + st.rules_failed,
         rules_unsupported: st.rules_unsupported,
         load_time: start.elapsed(),
-    })
+    };
+    Ok((setup, analysis))
 }
 
-/// The configuration the arguments name: `-c` (or the defaults), `--include` files
-/// merged in order, then the `--set` overrides.
-pub(crate) fn load_config(args: &SetupArgs) -> Result<Config, String> {
+/// The configuration the arguments name: `-c` (or [`crate::default_config`]), `--include` files
+/// merged in order, then the `--set` overrides (what `--dump-config` prints).
+pub fn load_config(args: &SetupArgs) -> Result<Config, String> {
     let mut config = match &args.config {
         Some(path) => Config::load(path).map_err(|d| d.to_string())?,
-        None => Config::parse("", None).map_err(|d| d.to_string())?,
+        None => crate::default_config(),
     };
     for inc in &args.includes {
         config.merge_file(inc).map_err(|d| d.to_string())?;
@@ -220,7 +236,7 @@ fn rule_files(args: &SetupArgs, config: &Config) -> Vec<PathBuf> {
 }
 
 /// The suricata.yaml keys that change what the pipeline does.
-fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
+pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
     // `af-packet:` is read by the live modes (`crate::inline::af_packet_plan`).
     let _ = config.get("af-packet");
     // These `pcap-file:` keys are read by the command line's file input (`-r DIR`).

@@ -8,48 +8,168 @@ use crate::buffers::Buffer;
 
 /// Keywords kept verbatim.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    verbatim("ssh.protoversion"),
-    verbatim("ssh.softwareversion"),
-    verbatim("ftpbounce"),
-    verbatim("ftpdata_command"),
-    verbatim("rpc"),
-    verbatim("dce_iface"),
-    verbatim("dce_opnum"),
-    verbatim("dcerpc.iface"),
-    verbatim("dcerpc.opnum"),
-    verbatim("dnp3_func"),
-    verbatim("dnp3_ind"),
-    verbatim("dnp3_obj"),
-    verbatim("dnp3.func"),
-    verbatim("dnp3.ind"),
-    verbatim("dnp3.obj"),
-    verbatim("modbus"),
-    verbatim("enip_command"),
-    verbatim("cip_service"),
-    verbatim("krb5_err_code"),
-    verbatim("krb5_msg_type"),
-    verbatim("krb5.err_code"),
-    verbatim("krb5.msg_type"),
-    verbatim("snmp.version"),
-    verbatim("snmp.pdu_type"),
-    verbatim("nfs_procedure"),
-    verbatim("nfs.procedure"),
-    verbatim("nfs.version"),
-    verbatim("ike.exchtype"),
-    verbatim("ike.chosen_sa_attribute"),
-    verbatim("ike.nonce_payload_length"),
-    verbatim("ike.key_exchange_payload_length"),
-    verbatim("rfb.secresult"),
-    verbatim("rfb.sectype"),
-    verbatim("mqtt.type"),
-    verbatim("mqtt.flags"),
-    verbatim("mqtt.qos"),
-    verbatim("mqtt.reason_code"),
-    verbatim("mqtt.protocol_version"),
-    verbatim("mqtt.connack.session_present"),
-    verbatim("mqtt.connect.flags"),
-    verbatim("smb.version"),
-    verbatim("template2"),
+    verbatim("ssh.protoversion").about(
+        "match the SSH protocol version",
+        "rules/ssh-keywords.html#ssh-protoversion",
+    ),
+    verbatim("ssh.softwareversion").about(
+        "match the SSH software version",
+        "rules/ssh-keywords.html#ssh-softwareversion",
+    ),
+    verbatim("ftpbounce").about(
+        "detect the FTP bounce attack (PORT to a third host)",
+        "rules/ftp-keywords.html#ftpbounce",
+    ),
+    verbatim("ftpdata_command").about(
+        "match the FTP command (stor or retr) of a data connection",
+        "rules/ftp-keywords.html#ftpdata-command",
+    ),
+    verbatim("rpc").about(
+        "match the program, version and procedure of an RPC call",
+        "rules/payload-keywords.html#rpc",
+    ),
+    verbatim("dce_iface").about(
+        "match the DCERPC interface UUID (old name of dcerpc.iface)",
+        "rules/dcerpc-keywords.html#dcerpc-iface",
+    ),
+    verbatim("dce_opnum").about(
+        "match the DCERPC operation number (old name of dcerpc.opnum)",
+        "rules/dcerpc-keywords.html#dcerpc-opnum",
+    ),
+    verbatim("dcerpc.iface").about(
+        "match the DCERPC interface UUID",
+        "rules/dcerpc-keywords.html#dcerpc-iface",
+    ),
+    verbatim("dcerpc.opnum").about(
+        "match the DCERPC operation number",
+        "rules/dcerpc-keywords.html#dcerpc-opnum",
+    ),
+    verbatim("dnp3_func").about(
+        "match the DNP3 function code (old name of dnp3.func)",
+        "rules/dnp3-keywords.html#dnp3-func",
+    ),
+    verbatim("dnp3_ind").about(
+        "match DNP3 internal indicator flags (old name of dnp3.ind)",
+        "rules/dnp3-keywords.html#dnp3-ind",
+    ),
+    verbatim("dnp3_obj").about(
+        "match a DNP3 object group and variation (old name of dnp3.obj)",
+        "rules/dnp3-keywords.html#dnp3-obj",
+    ),
+    verbatim("dnp3.func").about(
+        "match the DNP3 function code",
+        "rules/dnp3-keywords.html#dnp3-func",
+    ),
+    verbatim("dnp3.ind").about(
+        "match DNP3 internal indicator flags",
+        "rules/dnp3-keywords.html#dnp3-ind",
+    ),
+    verbatim("dnp3.obj").about(
+        "match a DNP3 object group and variation",
+        "rules/dnp3-keywords.html#dnp3-obj",
+    ),
+    verbatim("modbus").about(
+        "match the Modbus function, unit or access",
+        "rules/modbus-keyword.html#modbus-keyword",
+    ),
+    verbatim("enip_command").about(
+        "match the ENIP/CIP command",
+        "rules/enip-keyword.html#enip-cip-keywords",
+    ),
+    verbatim("cip_service").about(
+        "match the CIP service",
+        "rules/enip-keyword.html#enip-cip-keywords",
+    ),
+    verbatim("krb5_err_code").about(
+        "match the Kerberos 5 error code",
+        "rules/kerberos-keywords.html#krb5-err-code",
+    ),
+    verbatim("krb5_msg_type").about(
+        "match the Kerberos 5 message type",
+        "rules/kerberos-keywords.html#krb5-msg-type",
+    ),
+    verbatim("krb5.err_code").about(
+        "match the Kerberos 5 error code",
+        "rules/kerberos-keywords.html#krb5-err-code",
+    ),
+    verbatim("krb5.msg_type").about(
+        "match the Kerberos 5 message type",
+        "rules/kerberos-keywords.html#krb5-msg-type",
+    ),
+    verbatim("snmp.version").about(
+        "compare the SNMP version",
+        "rules/snmp-keywords.html#snmp-version",
+    ),
+    verbatim("snmp.pdu_type").about(
+        "match the SNMP PDU type",
+        "rules/snmp-keywords.html#snmp-pdu-type",
+    ),
+    verbatim("nfs_procedure").about(
+        "match the NFS procedure (old name of nfs.procedure)",
+        "rules/nfs-keywords.html#procedure",
+    ),
+    verbatim("nfs.procedure").about(
+        "match the NFS procedure",
+        "rules/nfs-keywords.html#procedure",
+    ),
+    verbatim("nfs.version").about("compare the NFS version", "rules/nfs-keywords.html#version"),
+    verbatim("ike.exchtype").about(
+        "match the IKE exchange type",
+        "rules/ike-keywords.html#ike-exchtype",
+    ),
+    verbatim("ike.chosen_sa_attribute").about(
+        "match an attribute of the IKE security association chosen",
+        "rules/ike-keywords.html#ike-chosen_sa_attribute",
+    ),
+    verbatim("ike.nonce_payload_length").about(
+        "compare the length of the IKE nonce payload",
+        "rules/ike-keywords.html#ike-nonce-payload-length",
+    ),
+    verbatim("ike.key_exchange_payload_length").about(
+        "compare the length of the IKE key exchange payload",
+        "rules/ike-keywords.html#ike-key-exchange-payload-length",
+    ),
+    verbatim("rfb.secresult").about(
+        "match the result of RFB (VNC) authentication",
+        "rules/rfb-keywords.html#rfb-secresult",
+    ),
+    verbatim("rfb.sectype").about(
+        "match the RFB (VNC) security type",
+        "rules/rfb-keywords.html#rfb-sectype",
+    ),
+    verbatim("mqtt.type").about(
+        "match the MQTT message type",
+        "rules/mqtt-keywords.html#mqtt-type",
+    ),
+    verbatim("mqtt.flags").about(
+        "match the MQTT header flags",
+        "rules/mqtt-keywords.html#mqtt-flags",
+    ),
+    verbatim("mqtt.qos").about(
+        "match the MQTT quality of service",
+        "rules/mqtt-keywords.html#mqtt-qos",
+    ),
+    verbatim("mqtt.reason_code").about(
+        "match the MQTT reason code",
+        "rules/mqtt-keywords.html#mqtt-reason-code",
+    ),
+    verbatim("mqtt.protocol_version").about(
+        "compare the MQTT protocol version",
+        "rules/mqtt-keywords.html#mqtt-protocol-version",
+    ),
+    verbatim("mqtt.connack.session_present").about(
+        "match the session present flag of an MQTT CONNACK",
+        "rules/mqtt-keywords.html#mqtt-connack-session-present",
+    ),
+    verbatim("mqtt.connect.flags").about(
+        "match the flags of an MQTT CONNECT",
+        "rules/mqtt-keywords.html#mqtt-connect-flags",
+    ),
+    verbatim("smb.version").about("match the SMB protocol version", "rules/smb-keywords.html"),
+    verbatim("template2").about(
+        "example keyword of Suricata's template protocol",
+        "rules/header-keywords.html#template2",
+    ),
 ];
 
 /// Buffers, by protocol.

@@ -11,15 +11,44 @@ use crate::values as v;
 
 /// Byte and length keywords.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    Keyword::new("byte_test", Value::Required, Kind::Match, byte_op),
-    Keyword::new("byte_jump", Value::Required, Kind::Match, byte_op),
-    Keyword::new("byte_extract", Value::Required, Kind::Match, byte_op),
-    Keyword::new("byte_math", Value::Required, Kind::Match, byte_op),
-    Keyword::new("isdataat", Value::Required, Kind::Match, byte_op),
-    Keyword::new("bsize", Value::Required, Kind::Match, bsize),
-    Keyword::new("urilen", Value::Required, Kind::Match, urilen).protos(HTTP),
-    Keyword::new("base64_decode", Value::Optional, Kind::Match, base64_decode),
-    Keyword::new("asn1", Value::Required, Kind::Match, asn1),
+    Keyword::new("byte_test", Value::Required, Kind::Match, byte_op).about(
+        "read a number from the buffer and compare it",
+        "rules/payload-keywords.html#byte-test",
+    ),
+    Keyword::new("byte_jump", Value::Required, Kind::Match, byte_op).about(
+        "read a number from the buffer and move the match position by it",
+        "rules/payload-keywords.html#byte-jump",
+    ),
+    Keyword::new("byte_extract", Value::Required, Kind::Match, byte_op).about(
+        "read a number from the buffer into a variable for later keywords",
+        "rules/payload-keywords.html#byte-extract",
+    ),
+    Keyword::new("byte_math", Value::Required, Kind::Match, byte_op).about(
+        "read a number from the buffer, compute with it, store the result",
+        "rules/payload-keywords.html#byte-math",
+    ),
+    Keyword::new("isdataat", Value::Required, Kind::Match, byte_op).about(
+        "check that the buffer has data at a position",
+        "rules/payload-keywords.html#isdataat",
+    ),
+    Keyword::new("bsize", Value::Required, Kind::Match, bsize).about(
+        "compare the size of the current buffer",
+        "rules/payload-keywords.html#bsize",
+    ),
+    Keyword::new("urilen", Value::Required, Kind::Match, urilen)
+        .protos(HTTP)
+        .about(
+            "compare the length of the HTTP URI",
+            "rules/http-keywords.html#urilen",
+        ),
+    Keyword::new("base64_decode", Value::Optional, Kind::Match, base64_decode).about(
+        "decode base64 from the buffer into base64_data",
+        "rules/base64-keywords.html#base64-decode",
+    ),
+    Keyword::new("asn1", Value::Required, Kind::Match, asn1).about(
+        "check ASN.1 encoded data for malformed lengths and overflows",
+        "rules/asn1-keywords.html",
+    ),
 ];
 
 fn byte_op(st: &mut State, c: &Ctx<'_>) {

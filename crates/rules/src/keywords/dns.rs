@@ -8,7 +8,10 @@ use crate::buffers::Buffer;
 const DNS: &[AppProto] = &[AppProto::Dns];
 
 /// DNS keywords.
-pub(super) const KEYWORDS: &[Keyword] = &[verbatim("dns.opcode").protos(DNS)];
+pub(super) const KEYWORDS: &[Keyword] = &[verbatim("dns.opcode").protos(DNS).about(
+    "match the DNS header opcode",
+    "rules/dns-keywords.html#dns-opcode",
+)];
 
 /// DNS buffers.
 pub(super) const STICKY: Stickies = &[(&[Buffer::DnsQuery], DNS)];

@@ -9,44 +9,131 @@ use crate::values as v;
 
 /// Flow and state keywords.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    Keyword::new("flow", Value::Required, Kind::Option, flow).once(),
-    Keyword::new("flowbits", Value::Required, Kind::Option, flowbits),
-    Keyword::new("xbits", Value::Required, Kind::Option, xbits),
-    Keyword::new("flowint", Value::Required, Kind::Option, flowint),
-    Keyword::new("stream_size", Value::Required, Kind::Option, stream_size),
-    Keyword::new("threshold", Value::Required, Kind::Option, threshold).once(),
-    Keyword::new("detection_filter", Value::Required, Kind::Option, threshold).once(),
-    Keyword::new("tag", Value::Required, Kind::Option, tag),
-    Keyword::new("noalert", Value::None, Kind::Option, noalert),
+    Keyword::new("flow", Value::Required, Kind::Option, flow)
+        .once()
+        .about(
+            "direction and state of the flow (to_server, established ...)",
+            "rules/flow-keywords.html#flow",
+        ),
+    Keyword::new("flowbits", Value::Required, Kind::Option, flowbits).about(
+        "set, clear or test named bits on the flow",
+        "rules/flow-keywords.html#flowbits",
+    ),
+    Keyword::new("xbits", Value::Required, Kind::Option, xbits).about(
+        "set, clear or test named bits on hosts, IP pairs or flows, with expiry",
+        "rules/xbits.html",
+    ),
+    Keyword::new("flowint", Value::Required, Kind::Option, flowint).about(
+        "keep and compare integer counters on the flow",
+        "rules/flow-keywords.html#flowint",
+    ),
+    Keyword::new("stream_size", Value::Required, Kind::Option, stream_size).about(
+        "compare the bytes seen on the TCP stream",
+        "rules/flow-keywords.html#stream-size",
+    ),
+    Keyword::new("threshold", Value::Required, Kind::Option, threshold)
+        .once()
+        .about(
+            "limit or require a number of alerts per time window",
+            "rules/thresholding.html#threshold",
+        ),
+    Keyword::new("detection_filter", Value::Required, Kind::Option, threshold)
+        .once()
+        .about(
+            "alert only after a rate of matches is exceeded",
+            "rules/thresholding.html#detection-filter",
+        ),
+    Keyword::new("tag", Value::Required, Kind::Option, tag)
+        .about("log the packets that follow an alert", "rules/tag.html"),
+    Keyword::new("noalert", Value::None, Kind::Option, noalert).about(
+        "match without raising an alert (e.g. only set flowbits)",
+        "rules/noalert.html",
+    ),
     Keyword::new(
         "app-layer-protocol",
         Value::Required,
         Kind::Option,
         app_layer_protocol,
+    )
+    .about(
+        "match the application protocol detected on the flow",
+        "rules/app-layer.html#app-layer-protocol",
     ),
     Keyword::new(
         "app-layer-event",
         Value::Required,
         Kind::Option,
         app_layer_event,
+    )
+    .about(
+        "match an event raised by an application-layer parser",
+        "rules/app-layer.html#app-layer-event",
     ),
-    verbatim("hostbits"),
-    verbatim("flowvar"),
-    verbatim("pktvar"),
-    verbatim("flow.age"),
-    verbatim("flow.pkts"),
-    verbatim("flow.bytes"),
-    verbatim("iprep"),
-    verbatim("datarep"),
-    verbatim("dataset"),
-    verbatim("bypass"),
-    verbatim("prefilter"),
-    verbatim("requires"),
-    verbatim("config"),
-    verbatim("frame"),
-    verbatim("transform"),
-    verbatim("absent"),
-    verbatim("geoip"),
+    verbatim("hostbits").about(
+        "set, clear or test named bits on a host",
+        "rules/xbits.html",
+    ),
+    verbatim("flowvar").about(
+        "match or store a variable on the flow",
+        "rules/flow-keywords.html",
+    ),
+    verbatim("pktvar").about(
+        "match or store a variable on the packet",
+        "rules/flow-keywords.html",
+    ),
+    verbatim("flow.age").about(
+        "compare the age of the flow in seconds",
+        "rules/flow-keywords.html#flow-age",
+    ),
+    verbatim("flow.pkts").about(
+        "compare the number of packets of the flow",
+        "rules/flow-keywords.html",
+    ),
+    verbatim("flow.bytes").about(
+        "compare the number of bytes of the flow",
+        "rules/flow-keywords.html",
+    ),
+    verbatim("iprep").about(
+        "compare the IP reputation score of a host",
+        "rules/ip-reputation-rules.html#iprep",
+    ),
+    verbatim("datarep").about(
+        "compare the reputation of buffer data in a dataset",
+        "rules/dataset-keywords.html#datarep",
+    ),
+    verbatim("dataset").about(
+        "test or add buffer data to a named set",
+        "rules/dataset-keywords.html#dataset",
+    ),
+    verbatim("bypass").about(
+        "stop inspecting the flow after this match",
+        "rules/bypass-keyword.html",
+    ),
+    verbatim("prefilter").about(
+        "use this keyword as the rule's prefilter",
+        "rules/prefilter-keywords.html#prefilter",
+    ),
+    verbatim("requires").about(
+        "load the rule only when the engine has a feature or version",
+        "rules/meta-keywords.html#requires",
+    ),
+    verbatim("config").about(
+        "change logging or inspection of the flow or transaction",
+        "rules/config.html",
+    ),
+    verbatim("frame").about("inspect an application-layer frame", "rules/intro.html"),
+    verbatim("transform").about(
+        "apply a transform to the current buffer",
+        "rules/transforms.html",
+    ),
+    verbatim("absent").about(
+        "match when the buffer is absent",
+        "rules/payload-keywords.html",
+    ),
+    verbatim("geoip").about(
+        "match the country of an address (GeoIP database)",
+        "rules/header-keywords.html#geoip",
+    ),
 ];
 
 fn flow(st: &mut State, c: &Ctx<'_>) {

@@ -10,30 +10,92 @@ use crate::values as v;
 
 /// Header keywords.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    Keyword::new("dsize", Value::Required, Kind::Option, int_cmp_option).once(),
-    Keyword::new("ttl", Value::Required, Kind::Option, int_cmp_option),
-    Keyword::new("itype", Value::Required, Kind::Option, int_cmp_option),
-    Keyword::new("icode", Value::Required, Kind::Option, int_cmp_option),
-    Keyword::new("flags", Value::Required, Kind::Option, flags).aliases(&["tcp.flags"]),
-    Keyword::new("icmp_id", Value::Required, Kind::Option, u16_option),
-    Keyword::new("icmp_seq", Value::Required, Kind::Option, u16_option),
-    Keyword::new("id", Value::Required, Kind::Option, u16_option),
-    Keyword::new("seq", Value::Required, Kind::Option, u32_option),
-    Keyword::new("ack", Value::Required, Kind::Option, u32_option),
-    Keyword::new("window", Value::Required, Kind::Option, window),
-    Keyword::new("tos", Value::Required, Kind::Option, tos),
-    Keyword::new("ip_proto", Value::Required, Kind::Option, ip_proto),
-    Keyword::new("ipopts", Value::Required, Kind::Option, ipopts),
-    Keyword::new("fragbits", Value::Required, Kind::Option, fragbits),
-    Keyword::new("fragoffset", Value::Required, Kind::Option, fragoffset),
-    Keyword::new("sameip", Value::None, Kind::Option, sameip),
-    verbatim("tcp.mss"),
-    verbatim("tcp.window"),
-    verbatim("icmpv6.mtu"),
-    verbatim("l3_proto"),
-    verbatim("decode-event"),
-    verbatim("stream-event"),
-    verbatim("engine-event"),
+    Keyword::new("dsize", Value::Required, Kind::Option, int_cmp_option)
+        .once()
+        .about(
+            "compare the payload size of the packet",
+            "rules/payload-keywords.html#dsize",
+        ),
+    Keyword::new("ttl", Value::Required, Kind::Option, int_cmp_option).about(
+        "compare the IP time-to-live",
+        "rules/header-keywords.html#ttl",
+    ),
+    Keyword::new("itype", Value::Required, Kind::Option, int_cmp_option)
+        .about("compare the ICMP type", "rules/header-keywords.html#itype"),
+    Keyword::new("icode", Value::Required, Kind::Option, int_cmp_option)
+        .about("compare the ICMP code", "rules/header-keywords.html#icode"),
+    Keyword::new("flags", Value::Required, Kind::Option, flags)
+        .aliases(&["tcp.flags"])
+        .about("match TCP flags", "rules/header-keywords.html#tcp-flags"),
+    Keyword::new("icmp_id", Value::Required, Kind::Option, u16_option)
+        .about("match the ICMP id", "rules/header-keywords.html#icmp-id"),
+    Keyword::new("icmp_seq", Value::Required, Kind::Option, u16_option).about(
+        "match the ICMP sequence number",
+        "rules/header-keywords.html#icmp-seq",
+    ),
+    Keyword::new("id", Value::Required, Kind::Option, u16_option).about(
+        "match the IPv4 identification field",
+        "rules/header-keywords.html#id",
+    ),
+    Keyword::new("seq", Value::Required, Kind::Option, u32_option).about(
+        "match the TCP sequence number",
+        "rules/header-keywords.html#seq",
+    ),
+    Keyword::new("ack", Value::Required, Kind::Option, u32_option).about(
+        "match the TCP acknowledgement number",
+        "rules/header-keywords.html#ack",
+    ),
+    Keyword::new("window", Value::Required, Kind::Option, window).about(
+        "match the TCP window size",
+        "rules/header-keywords.html#window",
+    ),
+    Keyword::new("tos", Value::Required, Kind::Option, tos).about(
+        "match the IP type-of-service byte",
+        "rules/header-keywords.html#tos",
+    ),
+    Keyword::new("ip_proto", Value::Required, Kind::Option, ip_proto).about(
+        "match the IP protocol number or name",
+        "rules/header-keywords.html#ip-proto",
+    ),
+    Keyword::new("ipopts", Value::Required, Kind::Option, ipopts)
+        .about("match an IPv4 option", "rules/header-keywords.html#ipopts"),
+    Keyword::new("fragbits", Value::Required, Kind::Option, fragbits).about(
+        "match the IP fragmentation bits (M, D, R)",
+        "rules/header-keywords.html#fragbits-ip-fragmentation",
+    ),
+    Keyword::new("fragoffset", Value::Required, Kind::Option, fragoffset).about(
+        "compare the IP fragment offset",
+        "rules/header-keywords.html#fragoffset",
+    ),
+    Keyword::new("sameip", Value::None, Kind::Option, sameip).about(
+        "source and destination address are the same",
+        "rules/header-keywords.html#sameip",
+    ),
+    verbatim("tcp.mss").about(
+        "compare the TCP MSS option",
+        "rules/header-keywords.html#tcpmss",
+    ),
+    verbatim("tcp.window").about(
+        "match the TCP window size",
+        "rules/header-keywords.html#window",
+    ),
+    verbatim("icmpv6.mtu").about(
+        "compare the MTU of an ICMPv6 packet-too-big message",
+        "rules/header-keywords.html#icmpv6mtu",
+    ),
+    verbatim("l3_proto").about(
+        "match the layer 3 protocol (ipv4, ipv6)",
+        "rules/header-keywords.html",
+    ),
+    verbatim("decode-event").about(
+        "match an event raised by the packet decoder",
+        "rules/intro.html",
+    ),
+    verbatim("stream-event").about(
+        "match an event raised by TCP stream tracking",
+        "rules/intro.html",
+    ),
+    verbatim("engine-event").about("match an event raised by the engine", "rules/intro.html"),
 ];
 
 /// Header buffers.

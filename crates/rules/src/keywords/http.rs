@@ -19,49 +19,77 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         Kind::BufferModifier(Buffer::HttpUri),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the normalised HTTP URI",
+        "rules/http-keywords.html#http-uri-and-http-uri-raw",
+    ),
     Keyword::new(
         "http_raw_uri",
         Value::None,
         Kind::BufferModifier(Buffer::HttpUriRaw),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP URI as sent",
+        "rules/http-keywords.html#http_uri-and-http_raw-uri",
+    ),
     Keyword::new(
         "http_method",
         Value::None,
         Kind::BufferModifier(Buffer::HttpMethod),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP request method",
+        "rules/http-keywords.html#http-method",
+    ),
     Keyword::new(
         "http_client_body",
         Value::None,
         Kind::BufferModifier(Buffer::HttpRequestBody),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP request body",
+        "rules/http-keywords.html#http-client-body",
+    ),
     Keyword::new(
         "http_server_body",
         Value::None,
         Kind::BufferModifier(Buffer::FileData),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP response body",
+        "rules/http-keywords.html#http-server-body",
+    ),
     Keyword::new(
         "http_header",
         Value::None,
         Kind::BufferModifier(Buffer::HttpHeader),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the normalised HTTP headers",
+        "rules/http-keywords.html#http-header-and-http-raw-header",
+    ),
     Keyword::new(
         "http_raw_header",
         Value::None,
         Kind::BufferModifier(Buffer::HttpHeaderRaw),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP headers as sent",
+        "rules/http-keywords.html#http-header-and-http-raw-header",
+    ),
     Keyword::new(
         "http_cookie",
         Value::None,
@@ -69,48 +97,90 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         move_content,
     )
     .aliases(&["http_raw_cookie"])
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP Cookie header",
+        "rules/http-keywords.html#http-cookie",
+    ),
     Keyword::new(
         "http_user_agent",
         Value::None,
         Kind::BufferModifier(Buffer::HttpUserAgent),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP User-Agent header",
+        "rules/http-keywords.html#http-user-agent",
+    ),
     Keyword::new(
         "http_host",
         Value::None,
         Kind::BufferModifier(Buffer::HttpHost),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the normalised HTTP Host",
+        "rules/http-keywords.html#http-host-and-http-raw-host",
+    ),
     Keyword::new(
         "http_raw_host",
         Value::None,
         Kind::BufferModifier(Buffer::HttpHostRaw),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP Host as sent",
+        "rules/http-keywords.html#http-host-and-http-raw-host",
+    ),
     Keyword::new(
         "http_stat_code",
         Value::None,
         Kind::BufferModifier(Buffer::HttpStatCode),
         move_content,
     )
-    .protos(HTTP),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP response status code",
+        "rules/http-keywords.html#http-stat-code",
+    ),
     Keyword::new(
         "http_stat_msg",
         Value::None,
         Kind::BufferModifier(Buffer::HttpStatMsg),
         move_content,
     )
-    .protos(HTTP),
-    verbatim("http2.frametype").protos(HTTP2_FIRST),
-    verbatim("http2.errorcode").protos(HTTP2_FIRST),
-    verbatim("http2.priority").protos(HTTP2_FIRST),
-    verbatim("http2.window").protos(HTTP2_FIRST),
-    verbatim("http2.size_update").protos(HTTP2_FIRST),
-    verbatim("http2.settings").protos(HTTP2_FIRST),
+    .protos(HTTP)
+    .about(
+        "content modifier: match in the HTTP response status text",
+        "rules/http-keywords.html#http-stat-msg",
+    ),
+    verbatim("http2.frametype").protos(HTTP2_FIRST).about(
+        "match the type of an HTTP/2 frame",
+        "rules/http2-keywords.html#frametype",
+    ),
+    verbatim("http2.errorcode").protos(HTTP2_FIRST).about(
+        "match the error code of an HTTP/2 GOAWAY or RST_STREAM frame",
+        "rules/http2-keywords.html#errorcode",
+    ),
+    verbatim("http2.priority").protos(HTTP2_FIRST).about(
+        "compare the priority of an HTTP/2 stream",
+        "rules/http2-keywords.html#priority",
+    ),
+    verbatim("http2.window").protos(HTTP2_FIRST).about(
+        "compare an HTTP/2 window update",
+        "rules/http2-keywords.html#window",
+    ),
+    verbatim("http2.size_update").protos(HTTP2_FIRST).about(
+        "compare an HTTP/2 dynamic table size update",
+        "rules/http2-keywords.html#sizeupdate",
+    ),
+    verbatim("http2.settings").protos(HTTP2_FIRST).about(
+        "match an HTTP/2 setting and its value",
+        "rules/http2-keywords.html#settings",
+    ),
 ];
 
 /// HTTP buffers.

@@ -12,15 +12,45 @@ use crate::values as v;
 pub(super) const KEYWORDS: &[Keyword] = &[
     Keyword::new("msg", Value::Quoted, Kind::Meta, msg)
         .once()
-        .own_check(),
-    Keyword::new("sid", Value::Required, Kind::Meta, sid).once(),
-    Keyword::new("rev", Value::Required, Kind::Meta, rev).once(),
-    Keyword::new("gid", Value::Required, Kind::Meta, gid).once(),
-    Keyword::new("classtype", Value::Required, Kind::Meta, classtype).once(),
-    Keyword::new("priority", Value::Required, Kind::Meta, priority),
-    Keyword::new("reference", Value::Required, Kind::Meta, reference),
-    Keyword::new("metadata", Value::Required, Kind::Meta, metadata),
-    Keyword::new("target", Value::Required, Kind::Meta, target),
+        .own_check()
+        .about("text of the alert", "rules/meta.html#msg-message"),
+    Keyword::new("sid", Value::Required, Kind::Meta, sid)
+        .once()
+        .about(
+            "the rule's signature id",
+            "rules/meta.html#sid-signature-id",
+        ),
+    Keyword::new("rev", Value::Required, Kind::Meta, rev)
+        .once()
+        .about("the rule's revision number", "rules/meta.html#rev-revision"),
+    Keyword::new("gid", Value::Required, Kind::Meta, gid)
+        .once()
+        .about(
+            "the rule's generator id (1 unless set)",
+            "rules/meta.html#gid-group-id",
+        ),
+    Keyword::new("classtype", Value::Required, Kind::Meta, classtype)
+        .once()
+        .about(
+            "class of the alert, from classification.config (sets a default priority)",
+            "rules/meta.html#classtype",
+        ),
+    Keyword::new("priority", Value::Required, Kind::Meta, priority).about(
+        "alert priority (1 is the highest), overriding the classtype",
+        "rules/meta.html#priority",
+    ),
+    Keyword::new("reference", Value::Required, Kind::Meta, reference).about(
+        "link to a description of the threat (type,id from reference.config)",
+        "rules/meta.html#reference",
+    ),
+    Keyword::new("metadata", Value::Required, Kind::Meta, metadata).about(
+        "free key-value pairs copied into the alert",
+        "rules/meta.html#metadata",
+    ),
+    Keyword::new("target", Value::Required, Kind::Meta, target).about(
+        "which side of the alert is the target (src_ip or dest_ip)",
+        "rules/meta.html#target",
+    ),
 ];
 
 fn msg(st: &mut State, c: &Ctx<'_>) {

@@ -46,8 +46,13 @@ mod meta;
 mod payload;
 pub(crate) mod pcre;
 mod snort;
+mod sticky_docs;
 mod tls;
 mod transform;
+
+/// Where the documentation pages of [`Keyword::doc`] are: Suricata's, whose rule
+/// language Osprey reads.
+pub const DOCS_BASE: &str = "https://docs.suricata.io/en/suricata-7.0.10/";
 
 /// What a keyword's value looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -118,6 +123,10 @@ pub struct Keyword {
     /// Application protocols it needs (empty: any). The parser checks them for sticky
     /// buffers (`app_proto_check`); for other keywords they are informational.
     pub protos: &'static [AppProto],
+    /// One line saying what it does (`--list-keywords`).
+    pub description: &'static str,
+    /// Its documentation page, relative to [`DOCS_BASE`] (see [`Keyword::doc_url`]).
+    pub doc: &'static str,
     /// Parses the value into the rule.
     pub(crate) parse: Parse,
     /// True when `parse` checks the value grammar itself (its diagnostics come in an
@@ -134,6 +143,8 @@ impl std::fmt::Debug for Keyword {
             .field("once", &self.once)
             .field("kind", &self.kind)
             .field("protos", &self.protos)
+            .field("description", &self.description)
+            .field("doc", &self.doc)
             .finish()
     }
 }
@@ -148,9 +159,39 @@ impl Keyword {
             once: false,
             kind,
             protos: &[],
+            description: "",
+            doc: "",
             parse,
             own_check: false,
         }
+    }
+
+    /// With its description and documentation page (relative to [`DOCS_BASE`]).
+    pub(crate) const fn about(mut self, description: &'static str, doc: &'static str) -> Self {
+        self.description = description;
+        self.doc = doc;
+        self
+    }
+
+    /// The full address of its documentation.
+    pub fn doc_url(&self) -> String {
+        format!("{DOCS_BASE}{}", self.doc)
+    }
+
+    /// Suricata's feature words for it: `No option` (takes no value), `sticky buffer`,
+    /// `content modifier`, `transform`; empty for none.
+    pub fn features(&self) -> Vec<&'static str> {
+        let mut f = Vec::new();
+        if self.value == Value::None {
+            f.push("No option");
+        }
+        match self.kind {
+            Kind::StickyBuffer(_) => f.push("sticky buffer"),
+            Kind::ContentModifier | Kind::BufferModifier(_) => f.push("content modifier"),
+            Kind::Transform => f.push("transform"),
+            _ => {}
+        }
+        f
     }
 
     /// With aliases.
@@ -228,10 +269,12 @@ const STICKY_OR_VERBATIM: &[&str] = &[
 ];
 
 fn sticky_def(b: Buffer, protos: &'static [AppProto]) -> Keyword {
+    let (description, doc) = sticky_docs::about(b);
     Keyword::new(b.name(), Value::None, Kind::StickyBuffer(b), select_sticky)
         .aliases(b.aliases())
         .protos(protos)
         .own_check()
+        .about(description, doc)
 }
 
 /// `pkt_data`, `http.uri` ...: selects the buffer (`file_data` also accepts Snort's

@@ -13,54 +13,102 @@ pub(super) const HTTP: &[AppProto] = &[AppProto::Http, AppProto::Http1, AppProto
 
 /// Payload keywords.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    Keyword::new("content", Value::Required, Kind::Match, content),
-    Keyword::new("uricontent", Value::Required, Kind::Match, content).protos(HTTP),
-    Keyword::new("nocase", Value::None, Kind::ContentModifier, content_flag).once(),
-    Keyword::new("rawbytes", Value::None, Kind::ContentModifier, content_flag),
+    Keyword::new("content", Value::Required, Kind::Match, content).about(
+        "match bytes in the current buffer",
+        "rules/payload-keywords.html#content",
+    ),
+    Keyword::new("uricontent", Value::Required, Kind::Match, content)
+        .protos(HTTP)
+        .about(
+            "match bytes in the normalised HTTP URI (old form of http.uri with content)",
+            "rules/http-keywords.html#uricontent",
+        ),
+    Keyword::new("nocase", Value::None, Kind::ContentModifier, content_flag)
+        .once()
+        .about(
+            "make the preceding content case-insensitive",
+            "rules/payload-keywords.html#nocase",
+        ),
+    Keyword::new("rawbytes", Value::None, Kind::ContentModifier, content_flag).about(
+        "Snort compatibility modifier: no effect",
+        "rules/payload-keywords.html#rawbytes",
+    ),
     Keyword::new(
         "startswith",
         Value::None,
         Kind::ContentModifier,
         content_flag,
     )
-    .once(),
-    Keyword::new("endswith", Value::None, Kind::ContentModifier, content_flag).once(),
+    .once()
+    .about(
+        "the preceding content must be at the start of the buffer",
+        "rules/payload-keywords.html#startswith",
+    ),
+    Keyword::new("endswith", Value::None, Kind::ContentModifier, content_flag)
+        .once()
+        .about(
+            "the preceding content must end the buffer",
+            "rules/payload-keywords.html#endswith",
+        ),
     Keyword::new(
         "offset",
         Value::Required,
         Kind::ContentModifier,
         content_position,
     )
-    .once(),
+    .once()
+    .about(
+        "start looking for the preceding content this many bytes into the buffer",
+        "rules/payload-keywords.html#offset",
+    ),
     Keyword::new(
         "depth",
         Value::Required,
         Kind::ContentModifier,
         content_position,
     )
-    .once(),
+    .once()
+    .about(
+        "look for the preceding content only in the first N bytes of the buffer",
+        "rules/payload-keywords.html#depth",
+    ),
     Keyword::new(
         "distance",
         Value::Required,
         Kind::ContentModifier,
         content_position,
     )
-    .once(),
+    .once()
+    .about(
+        "the preceding content starts at least N bytes after the previous match",
+        "rules/payload-keywords.html#distance",
+    ),
     Keyword::new(
         "within",
         Value::Required,
         Kind::ContentModifier,
         content_position,
     )
-    .once(),
+    .once()
+    .about(
+        "the preceding content ends within N bytes of the previous match",
+        "rules/payload-keywords.html#within",
+    ),
     Keyword::new(
         "fast_pattern",
         Value::Optional,
         Kind::ContentModifier,
         fast_pattern,
     )
-    .once(),
-    Keyword::new("replace", Value::Required, Kind::ContentModifier, replace),
+    .once()
+    .about(
+        "use the preceding content as the rule's prefilter pattern",
+        "rules/prefilter-keywords.html#fast-pattern",
+    ),
+    Keyword::new("replace", Value::Required, Kind::ContentModifier, replace).about(
+        "in IPS mode, overwrite the matched content with these bytes",
+        "rules/payload-keywords.html#replace",
+    ),
 ];
 
 /// `pkt_data` and `base64_data`.

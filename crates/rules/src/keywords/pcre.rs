@@ -9,7 +9,12 @@ use crate::parser::state::State;
 
 /// `pcre`.
 pub(super) const KEYWORDS: &[Keyword] =
-    &[Keyword::new("pcre", Value::Required, Kind::Match, pcre_kw)];
+    &[
+        Keyword::new("pcre", Value::Required, Kind::Match, pcre_kw).about(
+            "match a Perl-compatible regular expression in the buffer",
+            "rules/payload-keywords.html#pcre-perl-compatible-regular-expressions",
+        ),
+    ];
 
 fn pcre_kw(st: &mut State, c: &Ctx<'_>) {
     pcre(st, c.o, c.val);

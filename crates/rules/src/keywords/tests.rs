@@ -290,3 +290,29 @@ fn kinds_and_grammars() {
         &[AppProto::Http, AppProto::Http1, AppProto::Http2]
     );
 }
+
+#[test]
+fn every_keyword_is_described_and_documented() {
+    for k in all() {
+        assert!(!k.description.is_empty(), "{} has no description", k.name);
+        assert!(
+            !k.description.contains(';') && !k.description.contains('\n'),
+            "{}: the description must fit a CSV field",
+            k.name
+        );
+        assert!(
+            k.doc.starts_with("rules/") && k.doc.contains(".html"),
+            "{}: doc page {:?}",
+            k.name,
+            k.doc
+        );
+        assert!(k.doc_url().starts_with(DOCS_BASE));
+    }
+    let uri = find("http.uri").unwrap();
+    assert_eq!(uri.features(), ["No option", "sticky buffer"]);
+    assert_eq!(
+        find("nocase").unwrap().features(),
+        ["No option", "content modifier"]
+    );
+    assert!(find("content").unwrap().features().is_empty());
+}

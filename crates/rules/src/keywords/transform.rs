@@ -9,19 +9,58 @@ use crate::parser::state::State;
 
 /// Transform keywords.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    Keyword::new("dotprefix", Value::None, Kind::Transform, simple),
-    Keyword::new("strip_whitespace", Value::None, Kind::Transform, simple),
-    Keyword::new("compress_whitespace", Value::None, Kind::Transform, simple),
-    Keyword::new("to_lowercase", Value::None, Kind::Transform, simple),
-    Keyword::new("to_uppercase", Value::None, Kind::Transform, simple),
-    Keyword::new("to_md5", Value::None, Kind::Transform, simple),
-    Keyword::new("to_sha1", Value::None, Kind::Transform, simple),
-    Keyword::new("to_sha256", Value::None, Kind::Transform, simple),
-    Keyword::new("url_decode", Value::None, Kind::Transform, simple),
-    Keyword::new("header_lowercase", Value::None, Kind::Transform, simple),
-    Keyword::new("strip_pseudo_headers", Value::None, Kind::Transform, simple),
-    Keyword::new("xor", Value::Quoted, Kind::Transform, xor),
-    Keyword::new("pcrexform", Value::Quoted, Kind::Transform, pcrexform),
+    Keyword::new("dotprefix", Value::None, Kind::Transform, simple).about(
+        "transform: prefix the buffer with a dot",
+        "rules/transforms.html#dotprefix",
+    ),
+    Keyword::new("strip_whitespace", Value::None, Kind::Transform, simple).about(
+        "transform: remove all whitespace",
+        "rules/transforms.html#strip-whitespace",
+    ),
+    Keyword::new("compress_whitespace", Value::None, Kind::Transform, simple).about(
+        "transform: turn runs of whitespace into one space",
+        "rules/transforms.html#compress-whitespace",
+    ),
+    Keyword::new("to_lowercase", Value::None, Kind::Transform, simple).about(
+        "transform: make the buffer lowercase",
+        "rules/transforms.html#to_lowercase",
+    ),
+    Keyword::new("to_uppercase", Value::None, Kind::Transform, simple).about(
+        "transform: make the buffer uppercase",
+        "rules/transforms.html#to_uppercase",
+    ),
+    Keyword::new("to_md5", Value::None, Kind::Transform, simple).about(
+        "transform: replace the buffer with its MD5",
+        "rules/transforms.html#to-md5",
+    ),
+    Keyword::new("to_sha1", Value::None, Kind::Transform, simple).about(
+        "transform: replace the buffer with its SHA-1",
+        "rules/transforms.html#to-sha1",
+    ),
+    Keyword::new("to_sha256", Value::None, Kind::Transform, simple).about(
+        "transform: replace the buffer with its SHA-256",
+        "rules/transforms.html#to-sha256",
+    ),
+    Keyword::new("url_decode", Value::None, Kind::Transform, simple).about(
+        "transform: decode URL %-escapes",
+        "rules/transforms.html#url-decode",
+    ),
+    Keyword::new("header_lowercase", Value::None, Kind::Transform, simple).about(
+        "transform: lowercase the header names",
+        "rules/transforms.html#header_lowercase",
+    ),
+    Keyword::new("strip_pseudo_headers", Value::None, Kind::Transform, simple).about(
+        "transform: remove HTTP/2 pseudo headers",
+        "rules/transforms.html#strip_pseudo_headers",
+    ),
+    Keyword::new("xor", Value::Quoted, Kind::Transform, xor).about(
+        "transform: xor the buffer with a key",
+        "rules/transforms.html#xor",
+    ),
+    Keyword::new("pcrexform", Value::Quoted, Kind::Transform, pcrexform).about(
+        "transform: keep what a regular expression captures",
+        "rules/transforms.html#pcre-xform",
+    ),
 ];
 
 /// Transforms that take no value.

@@ -1,0 +1,147 @@
+//! The configuration Osprey runs with when no `-c` file is given: every suricata.yaml
+//! key the engine reads, with the value it uses by default (what `--dump-config`
+//! prints without `-c`). Built from the engine's own defaults, so the two cannot
+//! drift; a test reads it back through the same code as a configuration file.
+
+use crate::config::EngineConfig;
+use ::config::Config;
+use detect::{ActionClass, DetectOptions};
+
+/// The default configuration as a [`Config`] (keys Osprey reads, defaults' values).
+pub fn default_config() -> Config {
+    let e = EngineConfig::default();
+    let d = DetectOptions::default();
+    let http = "app-layer.protocols.http.libhtp.default-config";
+    let mut entries: Vec<(String, String)> = vec![
+        ("stream.memcap".into(), e.flow.ssn_memcap.to_string()),
+        ("stream.midstream".into(), e.flow.tcp.midstream.to_string()),
+        (
+            "stream.async-oneside".into(),
+            e.flow.tcp.async_oneside.to_string(),
+        ),
+        ("stream.inline".into(), "auto".into()),
+        (
+            "stream.reassembly.memcap".into(),
+            e.flow.reassembly_memcap.to_string(),
+        ),
+        (
+            "stream.reassembly.depth".into(),
+            e.flow.reassembly.depth.to_string(),
+        ),
+        (
+            "stream.reassembly.toserver-chunk-size".into(),
+            e.flow.reassembly.raw_chunk[0].to_string(),
+        ),
+        (
+            "stream.reassembly.toclient-chunk-size".into(),
+            e.flow.reassembly.raw_chunk[1].to_string(),
+        ),
+        (
+            "vlan.use-for-tracking".into(),
+            e.flow.vlan_tracking.to_string(),
+        ),
+        ("exception-policy".into(), "auto".into()),
+        ("packet-alert-max".into(), d.packet_alert_max.to_string()),
+    ];
+    let a = &e.app;
+    for (k, v) in [
+        ("request-body-limit", a.request_body_limit),
+        ("response-body-limit", a.response_body_limit),
+        (
+            "response-body-decompress-layer-limit",
+            a.response_body_decompress_layer_limit,
+        ),
+        (
+            "request-body-minimal-inspect-size",
+            a.request_body_minimal_inspect_size,
+        ),
+        ("request-body-inspect-window", a.request_body_inspect_window),
+        (
+            "response-body-minimal-inspect-size",
+            a.response_body_minimal_inspect_size,
+        ),
+        (
+            "response-body-inspect-window",
+            a.response_body_inspect_window,
+        ),
+    ] {
+        entries.push((format!("{http}.{k}"), v.to_string()));
+    }
+    let order: Vec<&str> = d.action_order.iter().map(|c| action_name(*c)).collect();
+    let mut config = Config::parse(&format!("action-order: [{}]\n", order.join(", ")), None)
+        .expect("the default action order is valid YAML");
+    for (k, v) in entries {
+        config
+            .set(&k, &v)
+            .expect("default configuration keys are well formed");
+    }
+    config
+}
+
+fn action_name(c: ActionClass) -> &'static str {
+    match c {
+        ActionClass::Pass => "pass",
+        ActionClass::Drop => "drop",
+        ActionClass::Reject => "reject",
+        ActionClass::Alert => "alert",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_read_back_as_the_defaults() {
+        let config = default_config();
+        // IDS and IPS mode: the defaults a run takes without a file, with this one.
+        for ips in [false, true] {
+            let mut applied = EngineConfig {
+                ips,
+                ..EngineConfig::default()
+            };
+            crate::setup::apply_engine_settings(&config, &mut applied);
+            let mut d = EngineConfig {
+                ips,
+                ..EngineConfig::default()
+            };
+            crate::setup::apply_engine_settings(&Config::default(), &mut d);
+            assert_eq!(format!("{:?}", applied.flow), format!("{:?}", d.flow));
+            assert_eq!(format!("{:?}", applied.app), format!("{:?}", d.app));
+            assert_eq!(
+                format!("{:?}", applied.exceptions),
+                format!("{:?}", d.exceptions)
+            );
+        }
+        // The per-condition exception policies are left out: unset, they follow the
+        // master switch (`--set exception-policy=...`).
+        let mut c = default_config();
+        c.set("exception-policy", "drop-flow").unwrap();
+        let mut e = EngineConfig {
+            ips: true,
+            ..EngineConfig::default()
+        };
+        crate::setup::apply_engine_settings(&c, &mut e);
+        assert!(e.flow.midstream_drop, "midstream follows the master switch");
+        let order = config.get_list("action-order").unwrap();
+        let parsed: Vec<_> = order.iter().filter_map(|a| ActionClass::parse(a)).collect();
+        assert_eq!(parsed, DetectOptions::default().action_order);
+        assert_eq!(
+            config.get_size("packet-alert-max"),
+            Some(DetectOptions::default().packet_alert_max as u64)
+        );
+    }
+
+    #[test]
+    fn a_run_without_config_reads_every_default_key() {
+        let setup = crate::setup(&crate::SetupArgs::default()).unwrap();
+        assert!(
+            !setup
+                .notices
+                .iter()
+                .any(|n| n.contains("not used by Osprey")),
+            "{:?}",
+            setup.notices
+        );
+    }
+}
