@@ -72,6 +72,7 @@ pub(crate) fn run_per_source<S: Send>(
     let workers = sources.len();
     let outputs = Arc::new(Outputs::create(config.log_dir.as_deref()).map_err(RunError::Output)?);
     opts.control.set_workers(workers);
+    opts.control.started().map_err(RunError::Output)?;
     let wconfig = worker_config(config, workers);
     let done = AtomicBool::new(false);
     let results = thread::scope(|s| {

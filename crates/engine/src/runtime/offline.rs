@@ -53,6 +53,7 @@ pub fn run(
     let start = Instant::now();
     let outputs = Arc::new(Outputs::create(config.log_dir.as_deref()).map_err(RunError::Output)?);
     opts.control.set_workers(workers);
+    opts.control.started().map_err(RunError::Output)?;
     let wconfig = worker_config(config, workers);
     let done = AtomicBool::new(false);
     let input_done = AtomicBool::new(false);
