@@ -126,7 +126,7 @@ pub fn configure(
         let path = log_dir.join(&f.filename);
         let log = LogFile::open(path, f.append)?;
         sinks.push(Sink {
-            level: f.level.unwrap_or(default),
+            level: level(f.level),
             target: Target::File(log),
         });
     }
@@ -134,7 +134,7 @@ pub fn configure(
     if let Some(s) = &settings.syslog {
         match Syslog::connect(Path::new(SYSLOG_SOCKET), &s.facility) {
             Ok(sys) => sinks.push(Sink {
-                level: s.level.unwrap_or(default),
+                level: level(s.level),
                 target: Target::Syslog(sys),
             }),
             Err(e) => problems.push(format!("syslog output not used: {e}")),
