@@ -134,7 +134,7 @@ const PCAP_HEADER: [u8; 24] = [
 ];
 
 #[test]
-fn sighup_reopens_the_log_and_sigusr2_reloads_rules() {
+fn sighup_reopens_log_and_outputs_sigusr2_reloads_rules() {
     let out = common::tempdir("log-signals");
     let yaml = out.join("log.yaml");
     std::fs::write(
@@ -145,7 +145,16 @@ fn sighup_reopens_the_log_and_sigusr2_reloads_rules() {
     let rules = out.join("r.rules");
     std::fs::write(&rules, "alert tcp any any -> any any (msg:\"a\"; sid:1;)\n").unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_osprey"))
-        .args(["-r", "-", "--no-progress", "--gpu", "off", "-c"])
+        .args([
+            "-r",
+            "-",
+            "--no-progress",
+            "--gpu",
+            "off",
+            "-k",
+            "none",
+            "-c",
+        ])
         .arg(&yaml)
         .arg("-S")
         .arg(&rules)
@@ -172,6 +181,19 @@ fn sighup_reopens_the_log_and_sigusr2_reloads_rules() {
     std::fs::rename(&log, &rotated).unwrap();
     kill("-HUP");
     wait_for(&log, "log files reopened");
+    // The EVE and fast.log writers reopen too (when idle, or every 1,024 lines).
+    for name in ["eve.json", "fast.log"] {
+        std::fs::rename(out.join(name), out.join(format!("{name}.1"))).unwrap();
+    }
+    kill("-HUP");
+    let t = Instant::now();
+    while !(out.join("eve.json").exists() && out.join("fast.log").exists()) {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "outputs not reopened"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // SIGUSR2 reloads the rules (now two of them); SIGHUP did not.
     std::fs::write(
         &rules,
@@ -186,6 +208,8 @@ fn sighup_reopens_the_log_and_sigusr2_reloads_rules() {
         old.contains("rules loaded") && !old.contains("reopened"),
         "{old}"
     );
+    // A TCP packet: its alert lands in the reopened files.
+    stdin.write_all(&tcp_record()).unwrap();
     drop(stdin);
     let t = Instant::now();
     let st = loop {
@@ -196,6 +220,29 @@ fn sighup_reopens_the_log_and_sigusr2_reloads_rules() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(st.success(), "{st:?}");
+    let fast = std::fs::read_to_string(out.join("fast.log")).unwrap();
+    assert!(fast.contains("[1:1:0] a"), "{fast}");
+    assert_eq!(std::fs::read_to_string(out.join("fast.log.1")).unwrap(), "");
+    let eve = std::fs::read_to_string(out.join("eve.json")).unwrap();
+    assert!(eve.contains("\"signature_id\":1"), "{eve}");
+}
+
+/// One pcap record: Ethernet, IPv4 10.0.0.1 -> 10.0.0.2, TCP SYN 1234 -> 80.
+fn tcp_record() -> Vec<u8> {
+    let mut frame = vec![0u8; 54];
+    frame[12..14].copy_from_slice(&[0x08, 0x00]);
+    frame[14..34].copy_from_slice(&[
+        0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ]);
+    frame[34..38].copy_from_slice(&[0x04, 0xd2, 0, 80]);
+    frame[46] = 0x50;
+    frame[47] = 0x02;
+    let mut rec = Vec::new();
+    for v in [1_700_000_000u32, 0, 54, 54] {
+        rec.extend_from_slice(&v.to_le_bytes());
+    }
+    rec.extend_from_slice(&frame);
+    rec
 }
 
 #[test]

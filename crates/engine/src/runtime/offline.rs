@@ -51,7 +51,10 @@ pub fn run(
 ) -> Result<RunReport, RunError> {
     let workers = opts.worker_count().max(1);
     let start = Instant::now();
-    let outputs = Arc::new(Outputs::create(config.log_dir.as_deref()).map_err(RunError::Output)?);
+    let outputs = Arc::new(
+        Outputs::create_reopening(config.log_dir.as_deref(), &opts.control)
+            .map_err(RunError::Output)?,
+    );
     opts.control.set_workers(workers);
     opts.control.started().map_err(RunError::Output)?;
     let wconfig = worker_config(config, workers);
