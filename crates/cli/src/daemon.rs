@@ -82,7 +82,7 @@ pub fn start(
     if let Some(path) = &args.pidfile {
         check_pidfile(path)?;
     }
-    crate::logging::configure(logging, verbosity, log_dir, args.detach)?;
+    crate::logging::configure(logging, verbosity, log_dir, args.detach);
     if args.detach {
         detach()?;
     }

@@ -86,15 +86,11 @@ fn set_sinks(sinks: Vec<Sink>) {
 }
 
 /// Replaces the console-only start with the outputs `settings` name: files are opened
-/// here (relative names in `log_dir`), before privileges are dropped. With no output
+/// here (relative names in `log_dir`), before privileges are dropped; one that cannot
+/// be opened is warned about and left out, as Suricata does. With no output
 /// listed the console is used, as in Suricata; `daemon` adds the file output (as
 /// `osprey.log`) when none is configured, since the console is gone once detached.
-pub fn configure(
-    settings: &LoggingSettings,
-    verbosity: u8,
-    log_dir: &Path,
-    daemon: bool,
-) -> Result<(), String> {
+pub fn configure(settings: &LoggingSettings, verbosity: u8, log_dir: &Path, daemon: bool) {
     let default = settings.default_level.unwrap_or(LogLevel::Notice);
     // `-v` raises a level, never lowers it; without `-v` the configuration decides.
     let verbose = (verbosity > 0).then(|| LogLevel::from_verbosity(verbosity));
@@ -122,15 +118,17 @@ pub fn configure(
             append: true,
         });
     }
-    if let Some(f) = &file {
-        let path = log_dir.join(&f.filename);
-        let log = LogFile::open(path, f.append)?;
-        sinks.push(Sink {
-            level: level(f.level),
-            target: Target::File(log),
-        });
-    }
+    // As Suricata: an output that cannot be opened is warned about, the others go on.
     let mut problems = Vec::new();
+    if let Some(f) = &file {
+        match LogFile::open(log_dir.join(&f.filename), f.append) {
+            Ok(log) => sinks.push(Sink {
+                level: level(f.level),
+                target: Target::File(log),
+            }),
+            Err(e) => problems.push(format!("file output not used: {e}")),
+        }
+    }
     if let Some(s) = &settings.syslog {
         match Syslog::connect(Path::new(SYSLOG_SOCKET), &s.facility) {
             Ok(sys) => sinks.push(Sink {
@@ -144,7 +142,6 @@ pub fn configure(
     for p in problems {
         tracing::warn!("{p}");
     }
-    Ok(())
 }
 
 /// Back to the console alone (at Notice): for the parent of a detached daemon, whose

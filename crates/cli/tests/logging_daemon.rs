@@ -96,6 +96,19 @@ fn verbosity_and_configured_outputs() {
         "{log}"
     );
     assert!(!log.contains("Perf:"), "{log}");
+    // A log file that cannot be opened is warned about; the run goes on (as Suricata).
+    let bad = out.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "logging:\n  outputs:\n  - console:\n      enabled: yes\n  - file:\n      filename: /nonexistent/dir/x.log\n",
+    )
+    .unwrap();
+    let (ok, err) = stderr_of(&[&base[..], &["-c", bad.to_str().unwrap()]].concat());
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("warning: file output not used: cannot open log file /nonexistent/dir/x.log"),
+        "{err}"
+    );
     // `append: no` starts the file afresh.
     stderr_of(&[&base[..], &["-c", yaml.to_str().unwrap()]].concat());
     let again = std::fs::read_to_string(out.join("osprey-test.log")).unwrap();
