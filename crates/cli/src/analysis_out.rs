@@ -30,8 +30,8 @@ pub fn run(setup: &engine::SetupArgs, dir: &Path) -> Result<ExitCode, String> {
         let path = dir.join(name);
         std::fs::write(&path, body).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
-    eprintln!(
-        "osprey: engine analysis of {} rules ({} loaded, {} skipped, {} prefiltered, {} with warnings) written to {}",
+    tracing::info!(
+        "engine analysis of {} rules ({} loaded, {} skipped, {} prefiltered, {} with warnings) written to {}",
         summary.total,
         summary.loaded,
         summary.skipped,

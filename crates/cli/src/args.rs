@@ -215,9 +215,19 @@ pub struct RunArgs {
     #[arg(value_name = "FILTER", trailing_var_arg = true)]
     pub filter: Vec<String>,
 
-    /// More log output on standard error (repeat for more).
+    /// More log output: `-v` Info, `-vv` Perf, `-vvv` Config, `-vvvv` Debug (as
+    /// Suricata; the default is Notice).
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub verbose: u8,
+
+    /// Suricata's NFQUEUE inline mode: refused (Osprey runs inline with
+    /// `--af-packet-ips` or `--af-packet` and `copy-mode`).
+    #[arg(short = 'q', value_name = "QID")]
+    pub nfqueue: Option<String>,
+
+    /// Daemon mode: `-D`, `--pidfile`, `--user`, `--group`.
+    #[command(flatten)]
+    pub daemon: crate::daemon::DaemonArgs,
 
     /// Never draw a progress bar, even on a terminal.
     #[arg(long = "no-progress")]

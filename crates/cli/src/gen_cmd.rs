@@ -89,8 +89,8 @@ pub fn run(a: &GenArgs) -> Result<(), String> {
         }
         write(&sibling(&a.output, "unsynthesized.txt"), t.as_bytes())?;
     }
-    eprintln!(
-        "osprey gen: {} packets, {} bytes, {} flows ({} attack), {} expected alerts; {} rules synthesized, {} not",
+    tracing::info!(
+        "gen: {} packets, {} bytes, {} flows ({} attack), {} expected alerts; {} rules synthesized, {} not",
         summary.packets,
         summary.bytes,
         summary.flows,

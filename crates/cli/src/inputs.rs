@@ -60,7 +60,7 @@ pub fn resolve_pcap_flag(args: &mut RunArgs) -> Result<(), String> {
     if args.interface.is_some() {
         return Err("give one input: -i IFACE or --pcap=IFACE".into());
     }
-    eprintln!("osprey: --pcap={iface}: capturing with AF_PACKET, as -i {iface}");
+    tracing::info!("--pcap={iface}: capturing with AF_PACKET, as -i {iface}");
     args.interface = Some(iface);
     Ok(())
 }
@@ -70,8 +70,8 @@ pub fn resolve_pcap_flag(args: &mut RunArgs) -> Result<(), String> {
 pub fn filter_expression(args: &RunArgs) -> Result<Option<String>, String> {
     if !args.filter.is_empty() {
         if let Some(f) = &args.inputs.filter_file {
-            eprintln!(
-                "osprey: -F {}: not used, the filter expression on the command line takes \
+            tracing::warn!(
+                "-F {}: not used, the filter expression on the command line takes \
                  precedence (as in Suricata)",
                 f.display()
             );
@@ -213,13 +213,10 @@ fn report_event(event: DirEvent<'_>) {
     match event {
         DirEvent::Done { .. } => {}
         DirEvent::Failed { error, .. } => {
-            eprintln!("osprey: pcap-file: {error}; going on with the next file")
+            tracing::warn!("pcap-file: {error}; going on with the next file")
         }
         DirEvent::NotDeleted { path, error } => {
-            eprintln!(
-                "osprey: pcap-file: cannot delete {}: {error}",
-                path.display()
-            )
+            tracing::warn!("pcap-file: cannot delete {}: {error}", path.display())
         }
     }
 }

@@ -14,10 +14,12 @@ macro_rules! outln {
 
 mod analysis_out;
 mod args;
+mod daemon;
 mod filter;
 mod gen_cmd;
 mod info;
 mod inputs;
+mod logging;
 mod metrics;
 mod ops;
 mod progress;
@@ -46,7 +48,7 @@ fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
         Err(e) => {
-            eprintln!("osprey: cannot write to standard output: {e}");
+            tracing::error!("cannot write to standard output: {e}");
             std::process::exit(1)
         }
     }
@@ -54,6 +56,7 @@ fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) {
 
 fn main() -> ExitCode {
     let mut cli = Cli::parse();
+    logging::init(cli.run.verbose);
     let result = match cli.command {
         Some(Command::Rules(cmd)) => rules_command(cmd),
         Some(Command::Bench(cmd)) => bench_command(cmd),
@@ -63,7 +66,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(msg) => {
-            eprintln!("osprey: error: {msg}");
+            tracing::error!("{msg}");
+            daemon::report_failure(&msg);
             ExitCode::FAILURE
         }
     }
@@ -109,7 +113,9 @@ fn simulate_options(args: &RunArgs) -> Result<engine::exception::Simulate, Strin
     for (k, (flag, value)) in options.iter().enumerate() {
         let Some(v) = value else { continue };
         if !args.qa_simulation {
-            eprintln!("osprey: {flag} ignored (as in Suricata's release builds; --qa-simulation acts on it)");
+            tracing::warn!(
+                "{flag} ignored (as in Suricata's release builds; --qa-simulation acts on it)"
+            );
             continue;
         }
         values[k] = Some(
@@ -151,20 +157,20 @@ fn gpu_offload(
     }
     let (Some(det), false) = (config.detector.as_ref(), backend == gpu::Backend::Cpu) else {
         if mode != gpu::GpuMode::Off {
-            eprintln!("osprey: {line}");
+            tracing::info!("{line}");
         }
         return Ok(None);
     };
     match engine::GpuOffload::new(det, &backend, settings) {
         Ok(off) => {
             let mib = off.as_ref().map_or(0, |o| o.device_bytes() >> 20);
-            eprintln!(
-                "osprey: {line}; payload prefilter offloaded ({mib} MiB of tables, {policy:?} balancing)"
+            tracing::info!(
+                "{line}; payload prefilter offloaded ({mib} MiB of tables, {policy:?} balancing)"
             );
             Ok(off)
         }
         Err(e) if mode == gpu::GpuMode::Auto => {
-            eprintln!("osprey: {line}; offload not set up ({e}), running on the CPU");
+            tracing::warn!("{line}; offload not set up ({e}), running on the CPU");
             Ok(None)
         }
         Err(e) => Err(format!("--gpu: {e}")),
@@ -196,23 +202,23 @@ fn setup_args(args: &RunArgs, log_dir: Option<PathBuf>) -> SetupArgs {
 fn test_config(args: &RunArgs) -> Result<ExitCode, String> {
     let setup = engine::setup(&setup_args(args, None))?;
     for notice in &setup.notices {
-        eprintln!("osprey: {notice}");
+        logging::setup_notice(notice);
     }
-    eprintln!(
-        "osprey: {} rules loaded, {} failed, {} unsupported ({:.2} s)",
+    tracing::info!(
+        "{} rules loaded, {} failed, {} unsupported ({:.2} s)",
         setup.rules_loaded,
         setup.rules_failed,
         setup.rules_unsupported,
         setup.load_time.as_secs_f64()
     );
     if setup.rules_failed > 0 {
-        eprintln!(
-            "osprey: configuration test failed: {} rules did not load",
+        tracing::error!(
+            "configuration test failed: {} rules did not load",
             setup.rules_failed
         );
         return Ok(ExitCode::FAILURE);
     }
-    eprintln!("osprey: configuration provided was successfully loaded; exiting");
+    tracing::info!("configuration provided was successfully loaded; exiting");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -228,11 +234,19 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         return socket_mode::run(args, setup_args(args, None));
     }
     let input = args.read.as_ref();
+    logging::refuse_nfqueue(args.nfqueue.as_deref())?;
     ops::check_inputs(args)?;
-    let gpu = gpu_select(&args.gpu)?;
     let log_dir = args.log_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     std::fs::create_dir_all(&log_dir)
         .map_err(|e| format!("cannot create log directory {}: {e}", log_dir.display()))?;
+    let log_settings = engine::logging_settings(&setup_args(args, Some(log_dir.clone())))?;
+    let _service = daemon::start(&args.daemon, &log_settings, args.verbose, &log_dir)?;
+    tracing::debug!(
+        "Osprey {}; log directory {}",
+        env!("CARGO_PKG_VERSION"),
+        log_dir.display()
+    );
+    let gpu = gpu_select(&args.gpu)?;
 
     let source = match input {
         Some(path) => Some(inputs::open_file_input(args, path)?),
@@ -246,11 +260,12 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     };
     let setup = engine::setup(&setup_args)?;
     for notice in &setup.notices {
-        eprintln!("osprey: {notice}");
+        logging::setup_notice(notice);
     }
     let simulate = simulate_options(args)?;
-    eprintln!(
-        "osprey: {} rules loaded, {} failed, {} unsupported ({:.2} s)",
+    tracing::debug!(target: "perf", "rules compiled in {:.3} s", setup.load_time.as_secs_f64());
+    tracing::info!(
+        "{} rules loaded, {} failed, {} unsupported ({:.2} s)",
         setup.rules_loaded,
         setup.rules_failed,
         setup.rules_unsupported,

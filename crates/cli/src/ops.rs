@@ -76,8 +76,8 @@ pub fn live_input(args: &RunArgs, setup: &SetupArgs) -> Result<Option<Live>, Str
     let iface = Some(iface.as_str()).filter(|i| !i.is_empty());
     let plan = engine::af_packet_plan(setup, iface).map_err(|e| format!("--af-packet: {e}"))?;
     if !plan.ignored_keys.is_empty() {
-        eprintln!(
-            "osprey: af-packet keys not used by Osprey (ignored): {}",
+        tracing::warn!(
+            "af-packet keys not used by Osprey (ignored): {}",
             plan.ignored_keys.join(", ")
         );
     }
@@ -105,6 +105,7 @@ pub fn execute(
 ) -> Result<RunReport, String> {
     let control = Control::new();
     crate::signals::install_signals(&control, setup_args.clone())?;
+    crate::daemon::on_started(&control);
     let _services = crate::socket::for_run(args, &control, setup_args, config, live.as_ref())?;
     let periodic_stats = match args.stats_interval {
         Some(secs) if secs.is_finite() && secs > 0.0 => {
@@ -152,8 +153,8 @@ pub fn execute(
                 filter: crate::filter::bpf_filter(args, iface)?,
                 ..base
             };
-            eprintln!(
-                "osprey: capturing on {iface} with {} worker(s); SIGINT or SIGTERM stops",
+            tracing::info!(
+                "capturing on {iface} with {} worker(s); SIGINT or SIGTERM stops",
                 opts.worker_count()
             );
             engine::run_live(iface, &opts_live, config, &opts)
@@ -169,8 +170,8 @@ pub fn execute(
                 );
             }
             let opts_live = base;
-            eprintln!(
-                "osprey: capturing on {} and {} inline ({}) with {} worker(s); SIGINT or \
+            tracing::info!(
+                "capturing on {} and {} inline ({}) with {} worker(s); SIGINT or \
                  SIGTERM stops",
                 pair.a,
                 pair.b,
@@ -195,8 +196,8 @@ fn print_stage_times(report: &RunReport) {
     };
     let total = times.total().as_secs_f64().max(1e-9);
     for (name, d) in times.named() {
-        eprintln!(
-            "osprey: stage {name:<7} {:>9.3} s  {:>5.1}%",
+        tracing::info!(
+            "stage {name:<7} {:>9.3} s  {:>5.1}%",
             d.as_secs_f64(),
             100.0 * d.as_secs_f64() / total
         );

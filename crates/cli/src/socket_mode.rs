@@ -148,15 +148,15 @@ impl PcapQueue {
                 .map_or(0, |d| d.as_millis() as u64);
             match result {
                 Ok(stats) => {
-                    eprintln!(
-                        "osprey: pcap-file {}: {} packets, outputs in {}",
+                    tracing::info!(
+                        "pcap-file {}: {} packets, outputs in {}",
                         job.path.display(),
                         stats.get("decoder.pkts").unwrap_or(0),
                         job.output_dir.display()
                     );
                     st.last_stats = Some(stats);
                 }
-                Err(e) => eprintln!("osprey: pcap-file {}: {e}", job.path.display()),
+                Err(e) => tracing::error!("pcap-file {}: {e}", job.path.display()),
             }
         }
     }
@@ -255,7 +255,7 @@ impl<'a> JobSource<'a> {
         self.finished.merge(&source.stats());
         if self.job.delete {
             if let Err(e) = std::fs::remove_file(&path) {
-                eprintln!("osprey: pcap-file: cannot delete {}: {e}", path.display());
+                tracing::warn!("pcap-file: cannot delete {}: {e}", path.display());
             }
         }
     }

@@ -17,6 +17,9 @@ pub use serde_norway::Value;
 use rules::diag::{Diagnostic, Reason};
 use rules::vars::Vars;
 
+pub mod logging;
+pub use logging::{LogLevel, LoggingSettings};
+
 /// Deepest `include` chain followed.
 pub const MAX_INCLUDE_DEPTH: usize = 16;
 /// Largest configuration file read.
@@ -267,6 +270,19 @@ impl Config {
         } else {
             None
         }
+    }
+
+    /// Whether `key` is present, without recording anything as used (unlike
+    /// [`get`](Self::get), which records the whole subtree).
+    pub fn get_present(&self, key: &str) -> bool {
+        let mut cur = &self.root;
+        for seg in key.split('.') {
+            match child(cur, seg) {
+                Some(c) => cur = c,
+                None => return false,
+            }
+        }
+        true
     }
 
     /// A scalar value as a string (numbers and booleans converted).

@@ -34,6 +34,25 @@ impl Outputs {
         })
     }
 
+    /// As [`create`](Self::create), with files that reopen when `control` is asked to
+    /// (SIGHUP, log rotation): see [`LineWriter::create_reopening`].
+    pub fn create_reopening(
+        log_dir: Option<&Path>,
+        control: &crate::Control,
+    ) -> io::Result<Outputs> {
+        let Some(dir) = log_dir else {
+            return Outputs::create(None);
+        };
+        let open = |name: &str| {
+            let c = control.clone();
+            LineWriter::create_reopening(&dir.join(name), Arc::new(move || c.reopen_generation()))
+        };
+        Ok(Outputs {
+            eve: Some(open("eve.json")?),
+            fast: Some(open("fast.log")?),
+        })
+    }
+
     /// Flushes and closes the files (waits for the writer threads).
     pub fn finish(mut self) -> io::Result<()> {
         if let Some(w) = self.eve.take() {

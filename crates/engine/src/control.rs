@@ -62,7 +62,13 @@ struct Inner {
     /// Per worker: the statistics epoch it answered and its counters then.
     snapshots: Mutex<Vec<Option<(u64, StatsTree)>>>,
     ruleset: Mutex<Option<RulesetInfo>>,
+    /// Run once the capture is open and the outputs are created (see
+    /// [`Control::on_started`]).
+    on_started: Mutex<Option<StartHook>>,
 }
+
+/// What [`Control::on_started`] runs.
+type StartHook = Box<dyn FnOnce() -> Result<(), String> + Send>;
 
 impl std::fmt::Debug for Control {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -179,6 +185,32 @@ impl Control {
     /// [`reopen_generation`](Self::reopen_generation) with the one they opened at.
     pub fn request_reopen(&self) {
         self.inner.reopen_generation.fetch_add(1, Ordering::Release);
+    }
+
+    /// Runs `hook` once the run has opened its capture (files or sockets) and created its
+    /// outputs, before the first packet is inspected: the moment to drop privileges
+    /// (`--user`) and to tell a waiting parent that the daemon is up. An error ends the
+    /// run with that error.
+    pub fn on_started(&self, hook: impl FnOnce() -> Result<(), String> + Send + 'static) {
+        *self
+            .inner
+            .on_started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(Box::new(hook));
+    }
+
+    /// Runs the [`on_started`](Self::on_started) hook, if any (once).
+    pub(crate) fn started(&self) -> std::io::Result<()> {
+        let hook = self
+            .inner
+            .on_started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        match hook {
+            Some(h) => h().map_err(std::io::Error::other),
+            None => Ok(()),
+        }
     }
 
     /// How many times a reopen was asked for.

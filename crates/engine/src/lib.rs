@@ -31,6 +31,7 @@ mod setup;
 mod timing;
 mod verdict;
 
+pub use ::config::logging::{FileOutput as LoggingFileOutput, LogLevel, LoggingSettings};
 pub use alerts::Outputs;
 pub use config::{ChecksumMode, EngineConfig};
 pub use control::{Control, RulesetInfo};
@@ -44,6 +45,6 @@ pub use run::{run_offline, Progress, RunError, RunReport};
 #[cfg(target_os = "linux")]
 pub use runtime::run_live;
 pub use runtime::{run, RunOptions};
-pub use setup::{analyze, load_config, setup, Setup, SetupArgs};
+pub use setup::{analyze, load_config, logging_settings, setup, Setup, SetupArgs};
 pub use timing::StageTimes;
 pub use verdict::FrameVerdict;

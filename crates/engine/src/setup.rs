@@ -85,6 +85,9 @@ fn build(
         ..EngineConfig::default()
     };
     apply_engine_settings(&config, &mut engine);
+    // The binary set its log outputs up from `logging:` (see [`logging_settings`]); read
+    // here too so the section's keys count as used and bad values are reported.
+    notices.extend(::config::LoggingSettings::read(&config).problems);
     engine.eve_types = match &args.eve_types {
         Some(list) => {
             output::EveTypes::parse_list(list).map_err(|e| format!("--eve-types: {e}"))?
@@ -140,6 +143,18 @@ fn build(
     }
 
     let rule_files = rule_files(args, &config);
+    tracing::debug!(
+        target: "config",
+        "configuration {}; rule files: {}",
+        config
+            .path()
+            .map_or("(defaults)".into(), |p| p.display().to_string()),
+        rule_files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let load_opts = LoadOptions {
         strict: args.strict,
         classifications: Some(classifications.clone()),
@@ -201,6 +216,12 @@ fn build(
         load_time: start.elapsed(),
     };
     Ok((setup, analysis))
+}
+
+/// The `logging:` section of the configuration the arguments name, read before
+/// [`setup`] so that the binary can open its log outputs first.
+pub fn logging_settings(args: &SetupArgs) -> Result<::config::LoggingSettings, String> {
+    Ok(::config::LoggingSettings::read(&load_config(args)?))
 }
 
 /// The configuration the arguments name: `-c` (or [`crate::default_config`]), `--include` files

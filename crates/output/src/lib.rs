@@ -17,4 +17,4 @@ mod writer;
 pub use alert::{ip_string, proto_name, AlertRecord};
 pub use eve::{AppLogger, EveTypes, EventMeta, LogCursor};
 pub use time::{eve_timestamp, fast_timestamp};
-pub use writer::LineWriter;
+pub use writer::{LineWriter, ReopenSource};

@@ -3,11 +3,69 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
-use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// Lines queued before a producer waits for the writer (bounded memory).
 const QUEUE_LINES: usize = 4096;
+
+/// Under a steady flow of lines, the reopen generation is looked at after this many.
+pub const REOPEN_CHECK_LINES: u64 = 1024;
+
+/// How long an idle writer waits before looking at the reopen generation.
+const REOPEN_IDLE_CHECK: Duration = Duration::from_millis(100);
+
+/// Says how many times a reopen was asked for (the engine's `Control::reopen_generation`).
+pub type ReopenSource = Arc<dyn Fn() -> u64 + Send + Sync>;
+
+/// The writer thread of [`LineWriter::create_reopening`].
+fn write_reopening(
+    file: File,
+    path: &Path,
+    rx: &Receiver<Vec<u8>>,
+    generation: &(dyn Fn() -> u64 + Send + Sync),
+) -> io::Result<u64> {
+    let mut w = BufWriter::with_capacity(1 << 16, file);
+    let mut seen = generation();
+    let (mut lines, mut since_check) = (0u64, 0u64);
+    loop {
+        let idle = match rx.recv_timeout(REOPEN_IDLE_CHECK) {
+            Ok(mut line) => {
+                line.push(b'\n');
+                w.write_all(&line)?;
+                lines += 1;
+                since_check += 1;
+                false
+            }
+            Err(RecvTimeoutError::Timeout) => true,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        if idle || since_check >= REOPEN_CHECK_LINES {
+            since_check = 0;
+            let now = generation();
+            if now != seen {
+                seen = now;
+                w.flush()?;
+                match std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                {
+                    Ok(file) => w = BufWriter::with_capacity(1 << 16, file),
+                    // Losing the lines would be worse than writing them where they went.
+                    Err(e) => tracing::error!(
+                        "cannot reopen {}: {e}; writing on to the file as it was opened",
+                        path.display()
+                    ),
+                }
+            }
+        }
+    }
+    w.flush()?;
+    Ok(lines)
+}
 
 /// Appends lines to a file from a background thread.
 pub struct LineWriter {
@@ -18,20 +76,36 @@ pub struct LineWriter {
 impl LineWriter {
     /// Creates (truncates) `path` and starts the writer thread.
     pub fn create(path: &Path) -> io::Result<LineWriter> {
+        LineWriter::start(path, None)
+    }
+
+    /// As [`create`](Self::create), and reopens `path` (appending; created anew when
+    /// it was moved away) whenever `generation` returns a new value: log rotation. The
+    /// writer thread asks when it has nothing queued, and every [`REOPEN_CHECK_LINES`]
+    /// lines under load, never per line.
+    pub fn create_reopening(path: &Path, generation: ReopenSource) -> io::Result<LineWriter> {
+        LineWriter::start(path, Some(generation))
+    }
+
+    fn start(path: &Path, reopen: Option<ReopenSource>) -> io::Result<LineWriter> {
         let file = File::create(path)?;
+        let path = path.to_owned();
         let (tx, rx) = sync_channel::<Vec<u8>>(QUEUE_LINES);
         let thread = std::thread::Builder::new()
             .name("osprey-output".into())
-            .spawn(move || {
-                let mut w = BufWriter::with_capacity(1 << 16, file);
-                let mut lines = 0u64;
-                for mut line in rx {
-                    line.push(b'\n');
-                    w.write_all(&line)?;
-                    lines += 1;
+            .spawn(move || match reopen {
+                None => {
+                    let mut w = BufWriter::with_capacity(1 << 16, file);
+                    let mut lines = 0u64;
+                    for mut line in rx {
+                        line.push(b'\n');
+                        w.write_all(&line)?;
+                        lines += 1;
+                    }
+                    w.flush()?;
+                    Ok(lines)
                 }
-                w.flush()?;
-                Ok(lines)
+                Some(generation) => write_reopening(file, &path, &rx, &*generation),
             })?;
         Ok(LineWriter {
             tx: Some(tx),
@@ -92,6 +166,34 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 10_000);
         assert_eq!(lines[9_999], "line 9999");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn reopens_on_a_new_generation() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let dir = std::env::temp_dir().join(format!("osprey-lwr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("eve.json");
+        let counter = Arc::new(AtomicU64::new(0));
+        let c = counter.clone();
+        let w = LineWriter::create_reopening(&path, Arc::new(move || c.load(Ordering::SeqCst)))
+            .unwrap();
+        w.write_line(b"before".to_vec()).unwrap();
+        // Rotated: moved away, then the reopen is asked for.
+        std::thread::sleep(REOPEN_IDLE_CHECK * 2);
+        let rotated = dir.join("eve.json.1");
+        std::fs::rename(&path, &rotated).unwrap();
+        counter.fetch_add(1, Ordering::SeqCst);
+        let t = std::time::Instant::now();
+        while !path.exists() {
+            assert!(t.elapsed() < Duration::from_secs(10), "not reopened");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        w.write_line(b"after".to_vec()).unwrap();
+        assert_eq!(w.finish().unwrap(), 2);
+        assert_eq!(std::fs::read_to_string(&rotated).unwrap(), "before\n");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "after\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -61,7 +61,7 @@ pub fn start(args: &RunArgs, ctx: Context, live: bool) -> Result<Services, Strin
         Some((path, false)) => match serve(&path, ctx.clone()) {
             Ok(g) => Some(g),
             Err(e) => {
-                eprintln!("osprey: unix-command: {e}; running without the command socket");
+                tracing::warn!("unix-command: {e}; running without the command socket");
                 None
             }
         },

@@ -70,8 +70,12 @@ pub(crate) fn run_per_source<S: Send>(
     work: impl Fn(usize, S, &EngineConfig, Arc<Outputs>) -> Result<WorkerResult, RunError> + Sync,
 ) -> Result<RunReport, RunError> {
     let workers = sources.len();
-    let outputs = Arc::new(Outputs::create(config.log_dir.as_deref()).map_err(RunError::Output)?);
+    let outputs = Arc::new(
+        Outputs::create_reopening(config.log_dir.as_deref(), &opts.control)
+            .map_err(RunError::Output)?,
+    );
     opts.control.set_workers(workers);
+    opts.control.started().map_err(RunError::Output)?;
     let wconfig = worker_config(config, workers);
     let done = AtomicBool::new(false);
     let results = thread::scope(|s| {

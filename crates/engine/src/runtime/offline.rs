@@ -51,8 +51,12 @@ pub fn run(
 ) -> Result<RunReport, RunError> {
     let workers = opts.worker_count().max(1);
     let start = Instant::now();
-    let outputs = Arc::new(Outputs::create(config.log_dir.as_deref()).map_err(RunError::Output)?);
+    let outputs = Arc::new(
+        Outputs::create_reopening(config.log_dir.as_deref(), &opts.control)
+            .map_err(RunError::Output)?,
+    );
     opts.control.set_workers(workers);
+    opts.control.started().map_err(RunError::Output)?;
     let wconfig = worker_config(config, workers);
     let done = AtomicBool::new(false);
     let input_done = AtomicBool::new(false);
