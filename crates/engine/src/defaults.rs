@@ -144,4 +144,34 @@ mod tests {
             setup.notices
         );
     }
+
+    #[test]
+    fn a_missing_configured_rule_file_is_reported() {
+        let dir = std::env::temp_dir().join(format!("osprey-missing-rules-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("present.rules"),
+            "alert ip any any -> any any (sid:1;)\n",
+        )
+        .unwrap();
+        let yaml = format!(
+            "%YAML 1.1\n---\ndefault-rule-path: {}\nrule-files:\n  - present.rules\n  - absent.rules\n",
+            dir.display()
+        );
+        std::fs::write(dir.join("osprey.yaml"), yaml).unwrap();
+        let args = crate::SetupArgs {
+            config: Some(dir.join("osprey.yaml")),
+            ..crate::SetupArgs::default()
+        };
+        let setup = crate::setup(&args).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(setup.rules_loaded, 1);
+        let missing: Vec<_> = setup
+            .notices
+            .iter()
+            .filter(|n| n.contains("not found"))
+            .collect();
+        assert_eq!(missing.len(), 1, "{:?}", setup.notices);
+        assert!(missing[0].contains("absent.rules"), "{missing:?}");
+    }
 }

@@ -142,7 +142,7 @@ fn build(
         }
     }
 
-    let rule_files = rule_files(args, &config);
+    let rule_files = rule_files(args, &config, &mut notices);
     tracing::debug!(
         target: "config",
         "configuration {}; rule files: {}",
@@ -242,24 +242,32 @@ pub fn load_config(args: &SetupArgs) -> Result<Config, String> {
     Ok(config)
 }
 
-/// `-S` alone, else the configuration's rule files plus `-s`.
-fn rule_files(args: &SetupArgs, config: &Config) -> Vec<PathBuf> {
+/// `-S` alone, else the configuration's rule files plus `-s`. A configured rule file
+/// that does not exist is skipped with a notice, as Suricata warns and goes on.
+fn rule_files(args: &SetupArgs, config: &Config, notices: &mut Vec<String>) -> Vec<PathBuf> {
     if let Some(only) = &args.exclusive_rules {
         return vec![only.clone()];
     }
-    let mut files: Vec<PathBuf> = config
+    let (mut files, missing): (Vec<PathBuf>, Vec<PathBuf>) = config
         .rule_files()
         .into_iter()
-        .filter(|p| Path::new(p).exists())
-        .collect();
+        .partition(|p| Path::new(p).exists());
+    notices.extend(missing.iter().map(|p| {
+        format!(
+            "rule file {} (from the configuration) not found; skipped",
+            p.display()
+        )
+    }));
     files.extend(args.extra_rules.iter().cloned());
     files
 }
 
 /// The suricata.yaml keys that change what the pipeline does.
 pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) {
-    // `af-packet:` is read by the live modes (`crate::inline::af_packet_plan`).
+    // `af-packet:` is read by the live modes (`crate::inline::af_packet_plan`),
+    // `unix-command:` by the binary's command socket.
     let _ = config.get("af-packet");
+    let _ = config.get("unix-command");
     // These `pcap-file:` keys are read by the command line's file input (`-r DIR`).
     for key in [
         "continuous",
