@@ -37,6 +37,8 @@ pub struct RuleInfo {
     pub classtype: Option<String>,
     /// `metadata` entries.
     pub metadata: Vec<String>,
+    /// `target`: which side of the alert is the target (EVE `alert.source`/`target`).
+    pub target: Option<rules::ast::Target>,
 }
 
 /// A fast pattern entry: bytes, nocase, signature.
@@ -161,6 +163,7 @@ impl Detector {
                         msg: r.meta.msg.clone().unwrap_or_default(),
                         classtype: r.meta.classtype.clone(),
                         metadata: r.meta.metadata.clone(),
+                        target: r.meta.target,
                     });
                     sigs.push(s);
                     globals.push(g);

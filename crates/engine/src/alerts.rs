@@ -69,6 +69,72 @@ impl Outputs {
     }
 }
 
+/// What an alert record says about the packet's flow, copied when the packet is
+/// inspected (no allocation): the packet's direction and the flow's counters.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FlowSnap {
+    to_server: bool,
+    /// An end-of-flow pseudo-packet (`pkt_src: stream (flow timeout)`).
+    pseudo: bool,
+    pkts: [u32; 2],
+    bytes: [u64; 2],
+    first_us: u64,
+}
+
+impl FlowSnap {
+    /// The state of `flow` for a packet going `to_server` (or a pseudo-packet).
+    pub(crate) fn new(flow: &flow::Flow, to_server: bool, pseudo: bool) -> FlowSnap {
+        FlowSnap {
+            to_server,
+            pseudo,
+            pkts: flow.pkts,
+            bytes: flow.bytes,
+            first_us: flow.first_us,
+        }
+    }
+
+    /// The EVE view, for an alert on `pkt` (whose addresses give the flow's ends).
+    fn eve(&self, pkt: &Packet) -> output::eve::AlertFlow {
+        let src = ip_addr(pkt.ip_version == 4, &pkt.src);
+        let dst = ip_addr(pkt.ip_version == 4, &pkt.dst);
+        let ports = wire::has_ports(pkt.proto);
+        let (sport, dport) = (ports.then_some(pkt.sport), ports.then_some(pkt.dport));
+        let ((src_ip, src_port), (dest_ip, dest_port)) = if self.to_server {
+            ((src, sport), (dst, dport))
+        } else {
+            ((dst, dport), (src, sport))
+        };
+        output::eve::AlertFlow {
+            to_server: self.to_server,
+            pkts: self.pkts.map(u64::from),
+            bytes: self.bytes,
+            start_us: self.first_us,
+            src_ip,
+            dest_ip,
+            src_port,
+            dest_port,
+        }
+    }
+}
+
+/// Suricata's `pkt_src` of an alerted packet.
+fn pkt_src(pkt: &Packet, flow: Option<&FlowSnap>) -> &'static str {
+    use wire::Tunnel as T;
+    if flow.is_some_and(|f| f.pseudo) {
+        return "stream (flow timeout)";
+    }
+    match pkt.tunnel {
+        T::None => "wire/pcap",
+        T::Reassembled => "defrag",
+        T::Gre | T::Erspan => "gre tunnel",
+        T::Vxlan => "vxlan encapsulation",
+        T::Geneve => "geneve encapsulation",
+        T::Teredo => "teredo tunnel",
+        T::Ipv4InIpv4 | T::Ipv6InIpv4 => "ipv4 tunnel",
+        T::Ipv4InIpv6 | T::Ipv6InIpv6 => "ipv6 tunnel",
+    }
+}
+
 /// Where one worker's alerts go.
 pub(crate) struct AlertSink {
     outputs: Option<Arc<Outputs>>,
@@ -243,6 +309,16 @@ impl AlertSink {
             _ => Vec::new(),
         };
         let has_ports = wire::has_ports(pkt.proto);
+        let src_ip = ip_addr(pkt.ip_version == 4, &pkt.src);
+        let dest_ip = ip_addr(pkt.ip_version == 4, &pkt.dst);
+        let (src_port, dest_port) = (
+            has_ports.then_some(pkt.sport),
+            has_ports.then_some(pkt.dport),
+        );
+        let target = info.and_then(|i| i.target).map(|t| {
+            let target_is_src = t == rules::ast::Target::SrcIp;
+            output::eve::AlertTarget::new((src_ip, src_port), (dest_ip, dest_port), target_is_src)
+        });
         let record = AlertRecord {
             ts_secs: pkt.ts.secs() as i64,
             ts_micros: pkt.ts.subsec_nanos() / 1000,
@@ -251,11 +327,18 @@ impl AlertSink {
                 .as_ref()
                 .map_or(0, crate::detection::flow_id),
             pcap_cnt: origin.pcap_cnt,
-            src_ip: ip_addr(pkt.ip_version == 4, &pkt.src),
-            src_port: has_ports.then_some(pkt.sport),
-            dest_ip: ip_addr(pkt.ip_version == 4, &pkt.dst),
-            dest_port: has_ports.then_some(pkt.dport),
+            vlan: pkt.vlan,
+            src_ip,
+            src_port,
+            dest_ip,
+            dest_port,
             proto: pkt.proto,
+            icmp: wire::is_icmp(pkt.proto).then_some((pkt.icmp_type, pkt.icmp_code)),
+            pkt_src: pkt_src(pkt, origin.flow.as_ref()),
+            tx_id: match alert.matched_on {
+                detect::MatchedOn::Tx(id) => Some(id),
+                _ => None,
+            },
             app_proto,
             // As Suricata: a reject is active in any mode, a drop only inline.
             action: match alert.action {
@@ -273,7 +356,9 @@ impl AlertSink {
             category,
             severity: alert.priority,
             metadata: &metadata,
+            target,
             extra: &extra,
+            flow: origin.flow.as_ref().map(|f| f.eve(pkt)),
         };
         if check.is_some() {
             let eve = out

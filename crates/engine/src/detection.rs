@@ -35,6 +35,8 @@ pub(crate) struct Origin {
     /// Key of the packet's flow (`None` without a flow); the EVE `flow_id` is derived
     /// from it only when an alert is written.
     pub(crate) flow_key: Option<FlowKey>,
+    /// The flow's counters when the packet was seen (EVE `direction` and `flow{}`).
+    pub(crate) flow: Option<crate::alerts::FlowSnap>,
 }
 
 impl DetectStage {
@@ -80,6 +82,14 @@ impl DetectStage {
         let app = ext.app.as_ref();
         let app_proto = app.map_or(AppProto::Unknown, AppFlow::app_proto);
         let tcp = p.proto == wire::ip_proto::TCP;
+        let origin = Origin {
+            flow: Some(crate::alerts::FlowSnap::new(
+                update.flow,
+                update.dir == wire::Direction::ToServer,
+                false,
+            )),
+            ..origin
+        };
         // Like Suricata, a TCP packet is established when its session was before the
         // stream engine saw it: the ACK that completes the handshake (or the packet a
         // session is picked up on) is not.
@@ -135,12 +145,13 @@ impl DetectStage {
         sink: &mut AlertSink,
     ) {
         let app_proto = app.map_or(AppProto::Unknown, AppFlow::app_proto);
-        let origin = Origin {
-            pcap_cnt: None,
-            flow_key: Some(ended.key),
-        };
         for (k, raw) in ended.raw.iter().enumerate() {
             let to_server = k == 0;
+            let origin = Origin {
+                pcap_cnt: None,
+                flow_key: Some(ended.key),
+                flow: Some(crate::alerts::FlowSnap::new(ended.flow, to_server, true)),
+            };
             let has_stream = collect(raw, &mut self.stream);
             let app_left = app.is_some() && app_proto != AppProto::Unknown;
             // Like Suricata, a TCP session that is established and not yet closed gets

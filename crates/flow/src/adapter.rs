@@ -135,12 +135,12 @@ pub fn packet_info<'a>(p: &Packet, buf: &'a [u8]) -> Option<PacketInfo<'a>> {
         flags: p.tcp_flags,
         window: p.window,
     });
-    let ip_len =
-        (p.payload_off as usize + p.payload_len as usize).saturating_sub(p.l3_off as usize);
     Some(PacketInfo {
         key,
         ts_us: ts_us(p),
-        len: ip_len as u32,
+        // As Suricata counts a flow's bytes: the captured frame, link header included;
+        // for a decapsulated packet, the tunnelled bytes from its first layer on.
+        len: p.caplen.saturating_sub(p.link_off),
         tcp,
         payload: p.payload(buf),
     })

@@ -1,7 +1,7 @@
 //! Alert records: EVE JSON `alert` events and `fast.log` lines, as Suricata writes them.
 
 use crate::time::{eve_timestamp, fast_timestamp};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::fmt::Write;
 use std::net::IpAddr;
 
@@ -17,6 +17,8 @@ pub struct AlertRecord<'a> {
     /// 1-based packet number in the capture; `None` for pseudo-packets (end-of-flow
     /// flushes), as Suricata omits it there.
     pub pcap_cnt: Option<u64>,
+    /// VLAN ids, outermost first, 0 where absent.
+    pub vlan: [u16; 2],
     /// Source address of the alert (the packet's, or swapped by `target`).
     pub src_ip: IpAddr,
     /// Source port (`None` for protocols without ports).
@@ -27,6 +29,13 @@ pub struct AlertRecord<'a> {
     pub dest_port: Option<u16>,
     /// IP protocol number.
     pub proto: u8,
+    /// ICMP type and code (ICMP and ICMPv6 packets).
+    pub icmp: Option<(u8, u8)>,
+    /// Suricata's `pkt_src`: where the packet came from (`wire/pcap`, `defrag`,
+    /// `stream (flow timeout)`, a tunnel).
+    pub pkt_src: &'a str,
+    /// The transaction the rule matched on (`tx_id`).
+    pub tx_id: Option<u64>,
     /// Detected application protocol of the flow (`http`, `dns`, `tls`), if any.
     pub app_proto: Option<&'a str>,
     /// `allowed` or `blocked`.
@@ -45,8 +54,12 @@ pub struct AlertRecord<'a> {
     pub severity: u32,
     /// The rule's `metadata` key/values, grouped by key as Suricata does.
     pub metadata: &'a [(String, String)],
+    /// `alert.source`/`alert.target` of a rule with `target:`.
+    pub target: Option<crate::eve::AlertTarget>,
     /// Extra objects attached to the event (`http`, `dns`, `tls`), by name.
     pub extra: &'a [(&'a str, Value)],
+    /// The packet's flow (`direction` and `flow{}`), `None` without one.
+    pub flow: Option<crate::eve::AlertFlow>,
 }
 
 /// Suricata's `proto` string for an IP protocol number (IANA keywords, with Suricata's
@@ -100,6 +113,15 @@ impl AlertRecord<'_> {
             o.insert("pcap_cnt".into(), cnt.into());
         }
         o.insert("event_type".into(), "alert".into());
+        let vlan: Vec<Value> = self
+            .vlan
+            .iter()
+            .filter(|&&v| v != 0)
+            .map(|&v| v.into())
+            .collect();
+        if !vlan.is_empty() {
+            o.insert("vlan".into(), Value::Array(vlan));
+        }
         o.insert("src_ip".into(), ip_string(self.src_ip).into());
         if let Some(p) = self.src_port {
             o.insert("src_port".into(), p.into());
@@ -109,33 +131,48 @@ impl AlertRecord<'_> {
             o.insert("dest_port".into(), p.into());
         }
         o.insert("proto".into(), proto_name(self.proto).into());
+        if let Some((t, c)) = self.icmp {
+            o.insert("icmp_type".into(), t.into());
+            o.insert("icmp_code".into(), c.into());
+        }
+        o.insert("pkt_src".into(), self.pkt_src.into());
+        if let Some(id) = self.tx_id {
+            o.insert("tx_id".into(), id.into());
+        }
+        let mut alert = Map::new();
+        alert.insert("action".into(), self.action.into());
+        alert.insert("gid".into(), self.gid.into());
+        alert.insert("signature_id".into(), self.sid.into());
+        alert.insert("rev".into(), self.rev.into());
+        alert.insert("signature".into(), self.signature.into());
+        alert.insert("category".into(), self.category.into());
+        alert.insert("severity".into(), self.severity.into());
+        if let Some(t) = &self.target {
+            t.write(&mut alert);
+        }
+        if !self.metadata.is_empty() {
+            // As Suricata writes them: keys in name order, each key's values in the
+            // reverse of the rule's order.
+            let mut md: std::collections::BTreeMap<&str, Vec<Value>> = Default::default();
+            for (k, v) in self.metadata.iter().rev() {
+                md.entry(k.as_str()).or_default().push(v.as_str().into());
+            }
+            let md = md
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), Value::Array(v)))
+                .collect();
+            alert.insert("metadata".into(), Value::Object(md));
+        }
+        o.insert("alert".into(), Value::Object(alert));
+        for (name, value) in self.extra {
+            o.insert((*name).to_string(), value.clone());
+        }
         if let Some(app) = self.app_proto {
             o.insert("app_proto".into(), app.into());
         }
-        let mut alert = json!({
-            "action": self.action,
-            "gid": self.gid,
-            "signature_id": self.sid,
-            "rev": self.rev,
-            "signature": self.signature,
-            "category": self.category,
-            "severity": self.severity,
-        });
-        if !self.metadata.is_empty() {
-            let mut md = Map::new();
-            for (k, v) in self.metadata {
-                let list = md
-                    .entry(k.clone())
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(a) = list {
-                    a.push(Value::from(v.as_str()));
-                }
-            }
-            alert["metadata"] = Value::Object(md);
-        }
-        o.insert("alert".into(), alert);
-        for (name, value) in self.extra {
-            o.insert((*name).to_string(), value.clone());
+        if let Some(f) = &self.flow {
+            o.insert("direction".into(), f.direction().into());
+            o.insert("flow".into(), f.to_eve());
         }
         Value::Object(o)
     }
@@ -181,11 +218,15 @@ mod tests {
             ts_micros: 42,
             flow_id: 7,
             pcap_cnt: Some(13),
+            vlan: [0, 0],
             src_ip: "192.168.2.16".parse().unwrap(),
             src_port: Some(1578),
             dest_ip: "75.126.203.78".parse().unwrap(),
             dest_port: Some(80),
             proto: 6,
+            icmp: None,
+            pkt_src: "wire/pcap",
+            tx_id: None,
             app_proto: Some("http"),
             action: "allowed",
             gid: 1,
@@ -195,7 +236,9 @@ mod tests {
             category: "Potential Corporate Privacy Violation",
             severity: 1,
             metadata: &[],
+            target: None,
             extra: &[],
+            flow: None,
         }
     }
 
@@ -210,6 +253,99 @@ mod tests {
         let mut r = record();
         r.pcap_cnt = None;
         assert!(r.to_eve().get("pcap_cnt").is_none());
+    }
+
+    #[test]
+    fn context_fields_in_suricata_order() {
+        let mut r = record();
+        r.vlan = [3, 0];
+        r.tx_id = Some(2);
+        let src = (r.src_ip, r.src_port);
+        let dst = (r.dest_ip, r.dest_port);
+        r.target = Some(crate::eve::AlertTarget::new(src, dst, true));
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        // Suricata 7.0.10 on `metadata: zeta b, alpha x, zeta a, zeta c, beta y`.
+        let md = [
+            kv("zeta", "b"),
+            kv("alpha", "x"),
+            kv("zeta", "a"),
+            kv("zeta", "c"),
+            kv("beta", "y"),
+        ];
+        r.metadata = &md;
+        r.flow = Some(crate::eve::AlertFlow {
+            to_server: true,
+            pkts: [4, 2],
+            bytes: [409, 305],
+            start_us: 1_210_953_053_000_001,
+            src_ip: r.src_ip,
+            dest_ip: r.dest_ip,
+            src_port: r.src_port,
+            dest_port: r.dest_port,
+        });
+        let v = r.to_eve();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "timestamp",
+                "flow_id",
+                "pcap_cnt",
+                "event_type",
+                "vlan",
+                "src_ip",
+                "src_port",
+                "dest_ip",
+                "dest_port",
+                "proto",
+                "pkt_src",
+                "tx_id",
+                "alert",
+                "app_proto",
+                "direction",
+                "flow"
+            ]
+        );
+        assert_eq!(v["vlan"], serde_json::json!([3]));
+        assert_eq!(v["tx_id"], 2);
+        assert_eq!(v["direction"], "to_server");
+        assert_eq!(v["flow"]["pkts_toclient"], 2);
+        assert_eq!(v["flow"]["start"], "2008-05-16T15:50:53.000001+0000");
+        let alert: Vec<&str> = v["alert"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            alert,
+            [
+                "action",
+                "gid",
+                "signature_id",
+                "rev",
+                "signature",
+                "category",
+                "severity",
+                "source",
+                "target",
+                "metadata"
+            ]
+        );
+        assert_eq!(v["alert"]["target"]["ip"], "192.168.2.16");
+        assert_eq!(
+            v["alert"]["metadata"].to_string(),
+            r#"{"alpha":["x"],"beta":["y"],"zeta":["c","a","b"]}"#
+        );
+        r.proto = 1;
+        r.icmp = Some((8, 0));
+        r.src_port = None;
+        let v = r.to_eve();
+        assert_eq!(
+            (v["icmp_type"].clone(), v["icmp_code"].clone()),
+            (8.into(), 0.into())
+        );
+        assert!(v.get("src_port").is_none());
     }
 
     #[test]

@@ -54,6 +54,7 @@ impl FlowStage {
         let origin = Origin {
             pcap_cnt,
             flow_key: None,
+            flow: None,
         };
         let Some(info) = adapter::tracked_packet_info(&self.tracker, p, buf) else {
             detection.packet(p, buf, origin, &mut policy.ips);

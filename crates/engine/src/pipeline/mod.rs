@@ -315,6 +315,7 @@ impl Pipeline {
             let origin = Origin {
                 pcap_cnt,
                 flow_key: None,
+                flow: None,
             };
             self.detection.packet(p, buf, origin, &mut self.policy.ips);
         }

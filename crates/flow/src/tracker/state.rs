@@ -64,7 +64,8 @@ pub struct PacketInfo<'a> {
     pub key: FlowKey,
     /// Capture time, microseconds.
     pub ts_us: u64,
-    /// Bytes of the packet counted for the flow (IP length).
+    /// Bytes of the packet counted for the flow (Suricata's packet length: the captured
+    /// frame, or a tunnelled packet from its first layer on).
     pub len: u32,
     /// TCP header fields (`None` for other protocols).
     pub tcp: Option<TcpHeader>,

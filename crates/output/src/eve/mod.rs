@@ -2,10 +2,12 @@
 //! and when a transaction is logged. The protocol objects themselves come from each
 //! protocol in `app` (its `log.rs`), through [`app::Transaction`].
 
+mod alert_ctx;
 mod applog;
 mod records;
 mod types;
 
+pub use alert_ctx::{AlertFlow, AlertTarget};
 pub use applog::{alert_app_object, AppLogger, LogCursor};
 pub use records::{bytes_str, event_record, EventMeta};
 pub use types::EveTypes;

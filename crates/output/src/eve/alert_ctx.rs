@@ -1,0 +1,162 @@
+//! The parts of an EVE alert record that come from the packet's context rather than the
+//! rule: the flow it belongs to (`direction` and the `flow{}` object, counted when the
+//! alert fires) and the rule's `target:` (`alert.source`/`alert.target`).
+
+use crate::alert::ip_string;
+use crate::time::eve_timestamp;
+use serde_json::{Map, Value};
+use std::net::IpAddr;
+
+/// The flow of an alerted packet as Suricata writes it in an alert: counters so far
+/// (this packet included) and the flow's own direction (its first packet's, or the
+/// client's after a handshake seen from its second step).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlertFlow {
+    /// The alerted packet goes from the flow's source to its destination
+    /// (`direction: to_server`).
+    pub to_server: bool,
+    /// Packets per direction: to the server, to the client.
+    pub pkts: [u64; 2],
+    /// Bytes per direction, counted as Suricata does (the whole captured frame; the
+    /// inner packet for a tunnelled one).
+    pub bytes: [u64; 2],
+    /// Time of the flow's first packet, microseconds since the Unix epoch.
+    pub start_us: u64,
+    /// The flow's source (client) address.
+    pub src_ip: IpAddr,
+    /// The flow's destination (server) address.
+    pub dest_ip: IpAddr,
+    /// The client's port, `None` for protocols without ports.
+    pub src_port: Option<u16>,
+    /// The server's port.
+    pub dest_port: Option<u16>,
+}
+
+impl AlertFlow {
+    /// Suricata's `direction` of the alerted packet.
+    pub fn direction(&self) -> &'static str {
+        if self.to_server {
+            "to_server"
+        } else {
+            "to_client"
+        }
+    }
+
+    /// The `flow{}` object of the alert record.
+    pub fn to_eve(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("pkts_toserver".into(), self.pkts[0].into());
+        o.insert("pkts_toclient".into(), self.pkts[1].into());
+        o.insert("bytes_toserver".into(), self.bytes[0].into());
+        o.insert("bytes_toclient".into(), self.bytes[1].into());
+        let secs = (self.start_us / 1_000_000) as i64;
+        let micros = (self.start_us % 1_000_000) as u32;
+        o.insert("start".into(), eve_timestamp(secs, micros).into());
+        o.insert("src_ip".into(), ip_string(self.src_ip).into());
+        o.insert("dest_ip".into(), ip_string(self.dest_ip).into());
+        if let Some(p) = self.src_port {
+            o.insert("src_port".into(), p.into());
+        }
+        if let Some(p) = self.dest_port {
+            o.insert("dest_port".into(), p.into());
+        }
+        Value::Object(o)
+    }
+}
+
+/// The two ends of an alert of a rule with `target:` (Suricata's `alert.source` and
+/// `alert.target`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlertTarget {
+    /// The attacking side: address and port (`None` without ports).
+    pub source: (IpAddr, Option<u16>),
+    /// The attacked side.
+    pub target: (IpAddr, Option<u16>),
+}
+
+impl AlertTarget {
+    /// The ends of an alert on a packet from `src` to `dest`: the target is the
+    /// packet's source when `target_is_src` (`target:src_ip`), else its destination.
+    pub fn new(
+        src: (IpAddr, Option<u16>),
+        dest: (IpAddr, Option<u16>),
+        target_is_src: bool,
+    ) -> AlertTarget {
+        if target_is_src {
+            AlertTarget {
+                source: dest,
+                target: src,
+            }
+        } else {
+            AlertTarget {
+                source: src,
+                target: dest,
+            }
+        }
+    }
+
+    /// Adds `source` and `target` to the `alert` object.
+    pub fn write(&self, alert: &mut Map<String, Value>) {
+        let end = |(ip, port): (IpAddr, Option<u16>)| {
+            let mut o = Map::new();
+            o.insert("ip".into(), ip_string(ip).into());
+            if let Some(p) = port {
+                o.insert("port".into(), p.into());
+            }
+            Value::Object(o)
+        };
+        alert.insert("source".into(), end(self.source));
+        alert.insert("target".into(), end(self.target));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn flow_object_in_suricata_order() {
+        let f = AlertFlow {
+            to_server: false,
+            pkts: [3, 1],
+            bytes: [435, 66],
+            start_us: 1_468_449_727_199_672,
+            src_ip: ip("82.165.177.154"),
+            dest_ip: ip("10.16.1.11"),
+            src_port: Some(80),
+            dest_port: Some(54186),
+        };
+        assert_eq!(f.direction(), "to_client");
+        assert_eq!(
+            f.to_eve().to_string(),
+            r#"{"pkts_toserver":3,"pkts_toclient":1,"bytes_toserver":435,"bytes_toclient":66,"start":"2016-07-13T22:42:07.199672+0000","src_ip":"82.165.177.154","dest_ip":"10.16.1.11","src_port":80,"dest_port":54186}"#
+        );
+        let icmp = AlertFlow {
+            src_port: None,
+            dest_port: None,
+            to_server: true,
+            ..f
+        };
+        assert_eq!(icmp.direction(), "to_server");
+        assert!(icmp.to_eve().get("src_port").is_none());
+    }
+
+    #[test]
+    fn source_and_target() {
+        let src = (ip("192.168.100.67"), Some(57632));
+        let dst = (ip("13.233.207.118"), Some(80));
+        let mut a = Map::new();
+        AlertTarget::new(src, dst, true).write(&mut a);
+        assert_eq!(
+            Value::Object(a).to_string(),
+            r#"{"source":{"ip":"13.233.207.118","port":80},"target":{"ip":"192.168.100.67","port":57632}}"#
+        );
+        let t = AlertTarget::new(src, dst, false);
+        assert_eq!(t.source, src);
+        assert_eq!(t.target, dst);
+    }
+}
