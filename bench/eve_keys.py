@@ -2,7 +2,8 @@
 """Compares the keys of Osprey's EVE alert records with Suricata's.
 
 Alerts are matched on (sid, src_ip, src_port, dest_ip, dest_port, pcap_cnt); alerts
-that occur several times with the same key are paired in file order. For every
+that occur several times with the same key (one packet completing several
+transactions) are paired by `tx_id` where it is the same, else in file order. For every
 matched pair, every key Suricata writes is counted, nested keys included (a dict is
 walked; a list or scalar is a leaf, compared whole). A key counts as "same" when
 Osprey writes it with an equal value; `flow_id` counts as same when present (Suricata
@@ -70,8 +71,6 @@ def compare(osprey, suricata):
     by_key = collections.defaultdict(list)
     for rec in osprey:
         by_key[match_key(rec)].append(rec)
-    for v in by_key.values():
-        v.reverse()
     stats = {"suricata_alerts": 0, "matched": 0, "keys": 0, "same": 0}
     missing = collections.Counter()
     different = collections.Counter()
@@ -81,7 +80,8 @@ def compare(osprey, suricata):
         cands = by_key.get(match_key(ref))
         if not cands:
             continue
-        ours = cands.pop()
+        same_tx = [i for i, c in enumerate(cands) if c.get("tx_id") == ref.get("tx_id")]
+        ours = cands.pop(same_tx[0] if same_tx else 0)
         stats["matched"] += 1
         for path, want in leaves(ref):
             stats["keys"] += 1

@@ -81,13 +81,16 @@ fn alert_context_fields_match_suricata() {
         assert_eq!(a["direction"], "to_server", "sid {sid}");
         assert_eq!(a["flow"], flow_1578(), "sid {sid}");
         assert!(a.get("icmp_type").is_none());
+        assert!(a.get("tx_guessed").is_none());
         // The flow's records share one id.
         assert_eq!(a["flow_id"], by_sid(alerts, 1000001)["flow_id"]);
     }
-    // A stream match: no transaction of its own (Suricata guesses one, see the report
-    // of bench/eve_keys.py), the flow's counters at that packet.
+    // A stream match: attributed to the request being inspected, as Suricata guesses
+    // it, with that transaction's object; the flow's counters at that packet.
     let a = by_sid(alerts, 1000003);
     assert_eq!(a["pcap_cnt"], 70);
+    assert_eq!((&a["tx_id"], &a["tx_guessed"]), (&json!(0), &json!(true)));
+    assert_eq!(a["http"]["hostname"], "www.wireshark.org");
     assert_eq!(a["direction"], "to_server");
     assert_eq!(
         (&a["flow"]["pkts_toserver"], &a["flow"]["pkts_toclient"]),

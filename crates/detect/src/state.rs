@@ -125,6 +125,13 @@ impl FlowDetect {
         self.tx_seen.iter().position(|t| t.dir == dir && t.id == id)
     }
 
+    /// The lowest transaction id not yet inspected in its final state in the to-server
+    /// (`to_server`) or to-client direction: Suricata's "inspect id", the transaction an
+    /// alert on stream data is attributed to (EVE `tx_guessed`).
+    pub fn inspect_tx(&self, to_server: bool) -> u64 {
+        self.tx_floor[usize::from(!to_server)]
+    }
+
     /// Transaction `id` was inspected in direction `dir` in its final state: when it is
     /// the lowest one not yet finished, the floor moves past it.
     pub(crate) fn finish_tx(&mut self, dir: u8, id: u64) {

@@ -135,6 +135,17 @@ fn pkt_src(pkt: &Packet, flow: Option<&FlowSnap>) -> &'static str {
     }
 }
 
+/// What the detection stage knows about an alert beside the rule and the packet.
+#[derive(Clone, Copy)]
+pub(crate) struct AlertCtx {
+    /// Where the packet came from.
+    pub(crate) origin: Origin,
+    /// The flow's application protocol, when detected.
+    pub(crate) app_proto: Option<&'static str>,
+    /// The direction's inspect transaction, for stream matches (`tx_guessed`).
+    pub(crate) guessed_tx: Option<u64>,
+}
+
 /// Where one worker's alerts go.
 pub(crate) struct AlertSink {
     outputs: Option<Arc<Outputs>>,
@@ -272,9 +283,13 @@ impl AlertSink {
         alert: &Alert,
         pkt: &Packet,
         app: Option<&app::AppFlow>,
-        origin: Origin,
-        app_proto: Option<&str>,
+        ctx: AlertCtx,
     ) {
+        let AlertCtx {
+            origin,
+            app_proto,
+            guessed_tx,
+        } = ctx;
         let check = alert.deferred.filter(|_| self.deferred.is_some());
         if check.is_none() {
             self.count += 1;
@@ -302,12 +317,18 @@ impl AlertSink {
             })
             .unwrap_or_default();
         // Alerts on a transaction carry its http/dns/tls object, as Suricata's do.
-        let extra: Vec<(&str, serde_json::Value)> = match (alert.matched_on, app) {
-            (detect::MatchedOn::Tx(id), Some(a)) => {
-                output::eve::alert_app_object(a, id).into_iter().collect()
-            }
+        // A stream match is attributed to the direction's inspect transaction, as
+        // Suricata does (`tx_guessed`), when the flow's parser has that transaction.
+        let (tx_id, guessed) = match alert.matched_on {
+            detect::MatchedOn::Tx(id) => (Some(id), false),
+            detect::MatchedOn::Stream => (guessed_tx, true),
+            detect::MatchedOn::Packet => (None, false),
+        };
+        let extra: Vec<(&str, serde_json::Value)> = match (tx_id, app) {
+            (Some(id), Some(a)) => output::eve::alert_app_object(a, id).into_iter().collect(),
             _ => Vec::new(),
         };
+        let tx_id = tx_id.filter(|_| !guessed || !extra.is_empty());
         let has_ports = wire::has_ports(pkt.proto);
         let src_ip = ip_addr(pkt.ip_version == 4, &pkt.src);
         let dest_ip = ip_addr(pkt.ip_version == 4, &pkt.dst);
@@ -335,10 +356,8 @@ impl AlertSink {
             proto: pkt.proto,
             icmp: wire::is_icmp(pkt.proto).then_some((pkt.icmp_type, pkt.icmp_code)),
             pkt_src: pkt_src(pkt, origin.flow.as_ref()),
-            tx_id: match alert.matched_on {
-                detect::MatchedOn::Tx(id) => Some(id),
-                _ => None,
-            },
+            tx_id,
+            tx_guessed: guessed && tx_id.is_some(),
             app_proto,
             // As Suricata: a reject is active in any mode, a drop only inline.
             action: match alert.action {

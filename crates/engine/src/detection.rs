@@ -202,14 +202,21 @@ impl DetectStage {
             .offload
             .as_mut()
             .and_then(|o| o.pre_matched(input.packet.payload(input.frame)));
+        let mut fd = fd;
         match pre {
-            Some(pm) => {
-                pm.plan
-                    .inspect(&mut self.scratch, fd, input, pm.patterns, &mut self.alerts)
-            }
-            None => self
-                .detector
-                .inspect(&mut self.scratch, fd, input, &mut self.alerts),
+            Some(pm) => pm.plan.inspect(
+                &mut self.scratch,
+                fd.as_deref_mut(),
+                input,
+                pm.patterns,
+                &mut self.alerts,
+            ),
+            None => self.detector.inspect(
+                &mut self.scratch,
+                fd.as_deref_mut(),
+                input,
+                &mut self.alerts,
+            ),
         }
         self.verdict = self.scratch.verdict();
         self.timer.stop(Stage::Detect, t);
@@ -217,14 +224,25 @@ impl DetectStage {
             return;
         }
         let t = self.timer.start();
+        // Suricata attributes a TCP stream match on a flow with an app layer to the
+        // direction's inspect transaction (`tx_guessed`).
+        let guessed = match (fd, input.flow, input.app) {
+            (Some(fd), Some(fi), Some(_)) if input.packet.proto == wire::ip_proto::TCP => {
+                Some(fd.inspect_tx(fi.to_server))
+            }
+            _ => None,
+        };
         for alert in &self.alerts {
             sink.alert(
                 &self.detector,
                 alert,
                 input.packet,
                 input.app,
-                origin,
-                app_proto,
+                crate::alerts::AlertCtx {
+                    origin,
+                    app_proto,
+                    guessed_tx: guessed,
+                },
             );
         }
         self.timer.stop(Stage::Output, t);

@@ -36,6 +36,9 @@ pub struct AlertRecord<'a> {
     pub pkt_src: &'a str,
     /// The transaction the rule matched on (`tx_id`).
     pub tx_id: Option<u64>,
+    /// `tx_id` is Suricata's guess (a stream match attributed to the direction's
+    /// inspect transaction): written as `tx_guessed: true`.
+    pub tx_guessed: bool,
     /// Detected application protocol of the flow (`http`, `dns`, `tls`), if any.
     pub app_proto: Option<&'a str>,
     /// `allowed` or `blocked`.
@@ -138,6 +141,9 @@ impl AlertRecord<'_> {
         o.insert("pkt_src".into(), self.pkt_src.into());
         if let Some(id) = self.tx_id {
             o.insert("tx_id".into(), id.into());
+            if self.tx_guessed {
+                o.insert("tx_guessed".into(), true.into());
+            }
         }
         let mut alert = Map::new();
         alert.insert("action".into(), self.action.into());
@@ -227,6 +233,7 @@ mod tests {
             icmp: None,
             pkt_src: "wire/pcap",
             tx_id: None,
+            tx_guessed: false,
             app_proto: Some("http"),
             action: "allowed",
             gid: 1,
@@ -308,6 +315,10 @@ mod tests {
         );
         assert_eq!(v["vlan"], serde_json::json!([3]));
         assert_eq!(v["tx_id"], 2);
+        assert!(v.get("tx_guessed").is_none());
+        r.tx_guessed = true;
+        let v = r.to_eve();
+        assert_eq!(v["tx_guessed"], true);
         assert_eq!(v["direction"], "to_server");
         assert_eq!(v["flow"]["pkts_toclient"], 2);
         assert_eq!(v["flow"]["start"], "2008-05-16T15:50:53.000001+0000");
