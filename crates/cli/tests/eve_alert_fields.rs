@@ -10,11 +10,14 @@ mod common;
 use common::{osprey, repo, tempdir};
 use serde_json::{json, Value};
 
-/// Two rules beside the sample's own: `target:` both ways and a `metadata` key with
-/// several values.
+/// Rules beside the sample's own: `target:` both ways, a `metadata` key with several
+/// values, and flowbits set on the request and on the response.
 const EXTRA_RULES: &str = r#"
 alert http $HOME_NET any -> $EXTERNAL_NET any (msg:"OSPREY TEST target and metadata"; flow:established,to_server; http.method; content:"POST"; target:dest_ip; metadata: deployment Perimeter, created_at 2026_11_26, deployment Internal; classtype:policy-violation; sid:1000102; rev:1;)
 alert http $EXTERNAL_NET any -> $HOME_NET any (msg:"OSPREY TEST target src"; flow:established,to_client; http.header; content:"Content-Encoding|3a 20|gzip"; target:src_ip; sid:1000104; rev:1;)
+alert http $EXTERNAL_NET any -> $HOME_NET any (msg:"OSPREY TEST flowbits second"; flow:established,to_client; flowbits:isset,zz.first; flowbits:set,aa.second; flowbits:noalert; sid:1000202; rev:1;)
+alert http $HOME_NET any -> $EXTERNAL_NET any (msg:"OSPREY TEST flowbits first"; flow:established,to_server; http.method; content:"POST"; flowbits:set,zz.first; flowbits:noalert; sid:1000201; rev:1;)
+alert http $EXTERNAL_NET any -> $HOME_NET any (msg:"OSPREY TEST flowbits isset"; flow:established,to_client; flowbits:isset,aa.second; sid:1000203; rev:1;)
 "#;
 
 /// The alert records of one run (made once, shared by the tests).
@@ -133,6 +136,24 @@ fn rule_metadata_and_target_as_suricata_writes_them() {
     assert_eq!(a["target"], json!({"ip": "67.228.110.120", "port": 80}));
     assert!(a.get("metadata").is_none());
     assert!(by_sid(alerts, 1000001)["alert"].get("target").is_none());
+}
+
+#[test]
+fn flowbits_set_on_the_flow_are_listed() {
+    let alerts = alerts();
+    // The request's packet set `zz.first` (its rules run before the alerts are written).
+    let a = by_sid(alerts, 1000102);
+    assert_eq!(a["metadata"], json!({"flowbits": ["zz.first"]}));
+    // On the response, in the order they were set.
+    let a = by_sid(alerts, 1000203);
+    assert_eq!(a["pcap_cnt"], 78);
+    assert_eq!(
+        a["metadata"],
+        json!({"flowbits": ["zz.first", "aa.second"]})
+    );
+    assert!(a.get("tx_id").is_none());
+    // A flow without flowbits: none listed.
+    assert!(by_sid(alerts, 1000004).get("metadata").is_none());
 }
 
 #[test]

@@ -69,6 +69,8 @@ struct TxGroup {
 #[derive(Debug)]
 pub struct Detector {
     sigs: Vec<Sig>,
+    /// Flowbit names by id.
+    bit_names: Vec<String>,
     globals: Vec<Global>,
     infos: Vec<RuleInfo>,
     rule_to_info: HashMap<u32, u32>,
@@ -320,8 +322,13 @@ impl Detector {
                 .iter()
                 .filter(|g| !g.bufs.is_empty() || !g.always.is_empty())
                 .count();
+        let mut bit_names = vec![String::new(); bits.ids.len()];
+        for (name, &id) in &bits.ids {
+            bit_names[id as usize] = name.clone();
+        }
         let det = Detector {
             sigs,
+            bit_names,
             globals: globals_sorted,
             infos,
             rule_to_info,
@@ -353,6 +360,11 @@ impl Detector {
         self.rule_to_info
             .get(&rule)
             .map(|&i| &self.infos[i as usize])
+    }
+
+    /// The name of flowbit `id` (see [`FlowDetect::flowbits`](crate::FlowDetect::flowbits)).
+    pub fn flowbit_name(&self, id: u32) -> Option<&str> {
+        self.bit_names.get(id as usize).map(String::as_str)
     }
 
     /// The payload prefilter of packet signature group `gi` (`offload`).

@@ -40,6 +40,9 @@ pub(crate) struct TxSeen {
 #[derive(Debug, Default, Clone)]
 pub struct FlowDetect {
     bits: Vec<u64>,
+    /// The ids of the flowbits that are set, in the order they were set (EVE
+    /// `metadata.flowbits`).
+    set_order: Vec<u32>,
     tx_done: HashSet<(u64, u32)>,
     /// Bumped whenever a flowbit changes value.
     pub(crate) bits_gen: u64,
@@ -65,6 +68,7 @@ impl FlowDetect {
     /// Clears all state, keeping allocations.
     pub(crate) fn reset(&mut self) {
         self.bits.iter_mut().for_each(|w| *w = 0);
+        self.set_order.clear();
         self.tx_done.clear();
         self.bits_gen = 0;
         self.tx_seen.clear();
@@ -94,7 +98,18 @@ impl FlowDetect {
         }
         if self.bits[w] != old {
             self.bits_gen += 1;
+            if on {
+                self.set_order.push(id);
+            } else {
+                self.set_order.retain(|&b| b != id);
+            }
         }
+    }
+
+    /// The ids of the flowbits that are set, in the order they were set (names from
+    /// [`Detector::flowbit_name`](crate::Detector::flowbit_name)).
+    pub fn flowbits(&self) -> &[u32] {
+        &self.set_order
     }
 
     pub(crate) fn tx_done(&self, tx: u64, sig: u32) -> bool {
@@ -433,6 +448,23 @@ mod tx_seen_tests {
             id,
             ..TxSeen::default()
         }
+    }
+
+    #[test]
+    fn flowbits_listed_in_the_order_they_were_set() {
+        let mut fd = FlowDetect::new();
+        fd.set_bit(70, true);
+        fd.set_bit(2, true);
+        fd.set_bit(70, true);
+        fd.set_bit(5, true);
+        assert_eq!(fd.flowbits(), [70, 2, 5]);
+        fd.set_bit(2, false);
+        fd.set_bit(9, false);
+        assert_eq!(fd.flowbits(), [70, 5]);
+        fd.set_bit(2, true);
+        assert_eq!(fd.flowbits(), [70, 5, 2]);
+        fd.reset();
+        assert!(fd.flowbits().is_empty());
     }
 
     #[test]

@@ -137,13 +137,15 @@ fn pkt_src(pkt: &Packet, flow: Option<&FlowSnap>) -> &'static str {
 
 /// What the detection stage knows about an alert beside the rule and the packet.
 #[derive(Clone, Copy)]
-pub(crate) struct AlertCtx {
+pub(crate) struct AlertCtx<'a> {
     /// Where the packet came from.
     pub(crate) origin: Origin,
     /// The flow's application protocol, when detected.
     pub(crate) app_proto: Option<&'static str>,
     /// The direction's inspect transaction, for stream matches (`tx_guessed`).
     pub(crate) guessed_tx: Option<u64>,
+    /// The flow's detection state after the packet (its flowbits).
+    pub(crate) flow_detect: Option<&'a detect::FlowDetect>,
 }
 
 /// Where one worker's alerts go.
@@ -283,12 +285,13 @@ impl AlertSink {
         alert: &Alert,
         pkt: &Packet,
         app: Option<&app::AppFlow>,
-        ctx: AlertCtx,
+        ctx: AlertCtx<'_>,
     ) {
         let AlertCtx {
             origin,
             app_proto,
             guessed_tx,
+            flow_detect,
         } = ctx;
         let check = alert.deferred.filter(|_| self.deferred.is_some());
         if check.is_none() {
@@ -329,6 +332,15 @@ impl AlertSink {
             _ => Vec::new(),
         };
         let tx_id = tx_id.filter(|_| !guessed || !extra.is_empty());
+        // The flow's flowbits, in the order they were set (`metadata.flowbits`).
+        let flowbits: Vec<&str> = flow_detect
+            .map(|fd| {
+                fd.flowbits()
+                    .iter()
+                    .filter_map(|&b| det.flowbit_name(b))
+                    .collect()
+            })
+            .unwrap_or_default();
         let has_ports = wire::has_ports(pkt.proto);
         let src_ip = ip_addr(pkt.ip_version == 4, &pkt.src);
         let dest_ip = ip_addr(pkt.ip_version == 4, &pkt.dst);
@@ -375,6 +387,7 @@ impl AlertSink {
             category,
             severity: alert.priority,
             metadata: &metadata,
+            flowbits: &flowbits,
             target,
             extra: &extra,
             flow: origin.flow.as_ref().map(|f| f.eve(pkt)),

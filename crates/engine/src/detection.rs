@@ -226,6 +226,7 @@ impl DetectStage {
         let t = self.timer.start();
         // Suricata attributes a TCP stream match on a flow with an app layer to the
         // direction's inspect transaction (`tx_guessed`).
+        let fd = fd.as_deref();
         let guessed = match (fd, input.flow, input.app) {
             (Some(fd), Some(fi), Some(_)) if input.packet.proto == wire::ip_proto::TCP => {
                 Some(fd.inspect_tx(fi.to_server))
@@ -242,6 +243,7 @@ impl DetectStage {
                     origin,
                     app_proto,
                     guessed_tx: guessed,
+                    flow_detect: fd,
                 },
             );
         }

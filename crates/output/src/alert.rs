@@ -57,6 +57,9 @@ pub struct AlertRecord<'a> {
     pub severity: u32,
     /// The rule's `metadata` key/values, grouped by key as Suricata does.
     pub metadata: &'a [(String, String)],
+    /// The flow's flowbits that are set, in the order they were set (top-level
+    /// `metadata.flowbits`).
+    pub flowbits: &'a [&'a str],
     /// `alert.source`/`alert.target` of a rule with `target:`.
     pub target: Option<crate::eve::AlertTarget>,
     /// Extra objects attached to the event (`http`, `dns`, `tls`), by name.
@@ -139,6 +142,11 @@ impl AlertRecord<'_> {
             o.insert("icmp_code".into(), c.into());
         }
         o.insert("pkt_src".into(), self.pkt_src.into());
+        if !self.flowbits.is_empty() {
+            let mut md = Map::new();
+            md.insert("flowbits".into(), self.flowbits.into());
+            o.insert("metadata".into(), Value::Object(md));
+        }
         if let Some(id) = self.tx_id {
             o.insert("tx_id".into(), id.into());
             if self.tx_guessed {
@@ -243,6 +251,7 @@ mod tests {
             category: "Potential Corporate Privacy Violation",
             severity: 1,
             metadata: &[],
+            flowbits: &[],
             target: None,
             extra: &[],
             flow: None,
@@ -280,6 +289,7 @@ mod tests {
             kv("beta", "y"),
         ];
         r.metadata = &md;
+        r.flowbits = &["b.one", "a.two"];
         r.flow = Some(crate::eve::AlertFlow {
             to_server: true,
             pkts: [4, 2],
@@ -306,6 +316,7 @@ mod tests {
                 "dest_port",
                 "proto",
                 "pkt_src",
+                "metadata",
                 "tx_id",
                 "alert",
                 "app_proto",
@@ -314,6 +325,10 @@ mod tests {
             ]
         );
         assert_eq!(v["vlan"], serde_json::json!([3]));
+        assert_eq!(
+            v["metadata"]["flowbits"],
+            serde_json::json!(["b.one", "a.two"])
+        );
         assert_eq!(v["tx_id"], 2);
         assert!(v.get("tx_guessed").is_none());
         r.tx_guessed = true;
