@@ -274,6 +274,7 @@ impl AlertSink {
             severity: alert.priority,
             metadata: &metadata,
             extra: &extra,
+            icmp: wire::is_icmp(pkt.proto).then_some((pkt.icmp_type, pkt.icmp_code)),
         };
         if check.is_some() {
             let eve = out
