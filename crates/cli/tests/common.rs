@@ -51,9 +51,11 @@ pub fn repo(rel: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(rel)
 }
 
-/// Runs the `osprey` binary with `args`.
+/// Runs the `osprey` binary with `args`, in the UTC time zone (EVE and fast.log write
+/// local time, as Suricata does; the expected values in the tests are UTC).
 pub fn osprey(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_osprey"))
+        .env("TZ", "UTC")
         .args(args)
         .output()
         .expect("the osprey binary runs")

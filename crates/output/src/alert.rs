@@ -1,8 +1,7 @@
 //! Alert records: EVE JSON `alert` events and `fast.log` lines, as Suricata writes them.
 
-use crate::time::{eve_timestamp, fast_timestamp};
+use crate::time::eve_timestamp;
 use serde_json::{Map, Value};
-use std::fmt::Write;
 use std::net::IpAddr;
 
 /// Everything an alert line says, as plain data (the detector fills it).
@@ -190,36 +189,6 @@ impl AlertRecord<'_> {
         }
         Value::Object(o)
     }
-
-    /// The `fast.log` line of this alert (without the newline).
-    pub fn to_fast(&self) -> String {
-        let mut s = fast_timestamp(self.ts_secs, self.ts_micros);
-        let _ = write!(
-            s,
-            "  [**] [{}:{}:{}] {} [**] ",
-            self.gid, self.sid, self.rev, self.signature
-        );
-        if !self.category.is_empty() {
-            let _ = write!(s, "[Classification: {}] ", self.category);
-        }
-        let _ = write!(
-            s,
-            "[Priority: {}] {{{}}} ",
-            self.severity,
-            proto_name(self.proto)
-        );
-        let endpoint = |ip: IpAddr, port: Option<u16>| match port {
-            Some(p) => format!("{}:{p}", ip_string(ip)),
-            None => ip_string(ip),
-        };
-        let _ = write!(
-            s,
-            "{} -> {}",
-            endpoint(self.src_ip, self.src_port),
-            endpoint(self.dest_ip, self.dest_port)
-        );
-        s
-    }
 }
 
 #[cfg(test)]
@@ -379,15 +348,5 @@ mod tests {
         let ip: IpAddr = "2001:0:4137:9e50:8000:f12a:b9c8:2815".parse().unwrap();
         assert_eq!(ip_string(ip), "2001:0000:4137:9e50:8000:f12a:b9c8:2815");
         assert_eq!(proto_name(58), "IPv6-ICMP");
-    }
-
-    #[test]
-    fn fast_line() {
-        assert_eq!(
-            record().to_fast(),
-            "05/16/2008-15:50:54.000042  [**] [1:1000002:1] OSPREY SAMPLE Syncer statistics \
-             upload [**] [Classification: Potential Corporate Privacy Violation] [Priority: 1] \
-             {TCP} 192.168.2.16:1578 -> 75.126.203.78:80"
-        );
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod alert;
 pub mod eve;
+mod fast;
 pub mod stats;
 mod time;
 mod writer;

@@ -435,7 +435,8 @@ mod tests {
         let v = run(&c, "ruleset-reload-time", Value::Null);
         assert_eq!(
             v["message"][0]["last_reload"],
-            "2008-05-16T15:50:54.000000+0000"
+            // The load time, in the local zone as every EVE time.
+            output::eve_timestamp(1_210_953_054, 0)
         );
         let v = run(&c, "ruleset-failed-rules", Value::Null);
         assert_eq!(v["message"][0]["message"], "a.rules:1:1: error: bad");

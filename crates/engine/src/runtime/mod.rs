@@ -79,7 +79,8 @@ pub(crate) fn spawn_periodic_stats<'scope, 'env>(
     thread::Builder::new()
         .name("osprey-stats".into())
         .spawn_scoped(s, move || {
-            let mut next = Instant::now() + interval;
+            let started = Instant::now();
+            let mut next = started + interval;
             while !done.load(Ordering::SeqCst) {
                 let now = Instant::now();
                 if now < next {
@@ -90,7 +91,8 @@ pub(crate) fn spawn_periodic_stats<'scope, 'env>(
                 opts.control.request_stats();
                 // Workers answer at their next batch (or poll timeout).
                 thread::park_timeout(Duration::from_millis(200).min(interval));
-                let stats = opts.control.merged_snapshot();
+                let mut stats = opts.control.merged_snapshot();
+                stats.set("uptime", started.elapsed().as_secs().into());
                 let tmp = path.with_extension("json.tmp");
                 if stats.write_file(&tmp).is_ok() {
                     let _ = std::fs::rename(&tmp, &path);
@@ -129,6 +131,8 @@ pub(crate) fn finish_report(
     }
     add_capture_stats(&mut stats, &capture);
     stats.add("osprey.threads", workers as u64);
+    // Suricata's `uptime`: whole seconds since the engine started.
+    stats.set("uptime", start.elapsed().as_secs().into());
     // Frames read from the source; offline every one of them reaches a worker (the
     // reader waits rather than drop), live ones are lost only in the kernel ring
     // (`capture.kernel_drops`), never between capture and worker.
