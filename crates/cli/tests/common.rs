@@ -110,3 +110,21 @@ pub fn sh(args: &[&str]) -> Result<(), String> {
         ))
     }
 }
+
+/// Waits for `child` to exit; kills it and fails the test after `limit`.
+pub fn wait_exit(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+) -> std::process::ExitStatus {
+    let t = std::time::Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st;
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            panic!("osprey did not stop within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

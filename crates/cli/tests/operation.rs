@@ -30,20 +30,6 @@ fn signal(child: &Child, sig: &str) {
     assert!(st.success());
 }
 
-fn wait(mut child: Child, limit: Duration) -> std::process::ExitStatus {
-    let t = Instant::now();
-    loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            return st;
-        }
-        if t.elapsed() > limit {
-            let _ = child.kill();
-            panic!("osprey did not stop within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 fn stats(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("stats.json")).expect("stats.json written");
     serde_json::from_str(&text).expect("stats.json is JSON")
@@ -96,7 +82,7 @@ fn sigint_drains_and_flushes() {
     }
     std::thread::sleep(Duration::from_millis(300));
     signal(&child, "-INT");
-    let st = wait(child, Duration::from_secs(60));
+    let st = common::wait_exit(child, Duration::from_secs(60));
     assert!(st.success(), "exit status {st:?}");
     let s = stats(&out);
     let read = counter(&s, "osprey.capture.packets");
@@ -157,7 +143,7 @@ fn unix_socket_reloads_rules_and_shuts_down() {
     assert_eq!(reply["return"], "OK", "{reply}");
     assert_eq!(ask("no-such-command")["return"], "NOK");
     assert_eq!(ask("shutdown")["return"], "OK");
-    let st = wait(child, Duration::from_secs(60));
+    let st = common::wait_exit(child, Duration::from_secs(60));
     assert!(st.success(), "exit status {st:?}");
     let s = stats(&out);
     assert_eq!(

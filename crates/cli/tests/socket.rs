@@ -53,20 +53,6 @@ fn start_with(sock: &Path, log: &Path, extra: &[&str]) -> Child {
     child
 }
 
-fn wait(mut child: Child, limit: Duration) -> std::process::ExitStatus {
-    let t = Instant::now();
-    loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            return st;
-        }
-        if t.elapsed() > limit {
-            let _ = child.kill();
-            panic!("osprey did not stop within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// `suricatasc`, or `None` (after printing why) when it is not installed; mandatory
 /// under `OSPREY_REQUIRE_SURICATA=1`.
 fn suricatasc() -> Option<PathBuf> {
@@ -228,7 +214,7 @@ fn suricatasc_drives_the_unix_socket_runmode() {
     assert!(fast.contains("1:1000005:"), "{fast}");
 
     assert_eq!(ok(&client, &sock, "shutdown"), "Closing Osprey");
-    let st = wait(child, Duration::from_secs(30));
+    let st = common::wait_exit(child, Duration::from_secs(30));
     assert!(st.success(), "exit status {st:?}");
     assert!(!sock.exists(), "socket file removed at exit");
 }
@@ -317,7 +303,7 @@ fn garbage_gets_an_error_and_never_stops_the_engine() {
 
     let v = ask(&mut w, &mut r, "shutdown\n");
     assert_eq!(v["return"], "OK");
-    let st = wait(child, Duration::from_secs(30));
+    let st = common::wait_exit(child, Duration::from_secs(30));
     assert!(st.success(), "exit status {st:?}");
 }
 
@@ -383,7 +369,7 @@ fn metrics_endpoint_serves_the_counters() {
     assert!(http(&addr, &big).starts_with("HTTP/1.1 431"));
 
     ok(&client, &sock, "shutdown");
-    let st = wait(child, Duration::from_secs(30));
+    let st = common::wait_exit(child, Duration::from_secs(30));
     assert!(st.success(), "exit status {st:?}");
 }
 
@@ -461,7 +447,7 @@ fn dump_counters_is_live_while_a_file_runs() {
     let part = common::stats(&dir)["decoder"]["pkts"].as_u64().unwrap();
     assert!(part < total, "interrupted after {part} of {total} packets");
     assert_eq!(request(&sock, "shutdown")["return"], "OK");
-    assert!(wait(child, Duration::from_secs(30)).success());
+    assert!(common::wait_exit(child, Duration::from_secs(30)).success());
 }
 
 #[test]
@@ -508,5 +494,5 @@ fn a_directory_is_one_run_and_continuous_picks_up_new_files() {
     assert_eq!(common::stats(&dir)["decoder"]["pkts"], 156);
     assert!(input.join("notes.txt").exists());
     assert_eq!(request(&sock, "shutdown")["return"], "OK");
-    assert!(wait(child, Duration::from_secs(30)).success());
+    assert!(common::wait_exit(child, Duration::from_secs(30)).success());
 }

@@ -192,10 +192,11 @@ impl AlertRecord<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn record() -> AlertRecord<'static> {
+    /// An HTTP alert of the sample capture.
+    pub(crate) fn record() -> AlertRecord<'static> {
         AlertRecord {
             ts_secs: 1_210_953_054,
             ts_micros: 42,

@@ -57,37 +57,7 @@ fn push_endpoint(s: &mut String, ip: IpAddr, port: Option<u16>) {
 mod tests {
     use super::*;
 
-    fn record() -> AlertRecord<'static> {
-        AlertRecord {
-            ts_secs: 1_210_953_054,
-            ts_micros: 42,
-            flow_id: 7,
-            pcap_cnt: Some(13),
-            vlan: [0, 0],
-            src_ip: "192.168.2.16".parse().unwrap(),
-            src_port: Some(1578),
-            dest_ip: "75.126.203.78".parse().unwrap(),
-            dest_port: Some(80),
-            proto: 6,
-            icmp: None,
-            pkt_src: "wire/pcap",
-            tx_id: None,
-            tx_guessed: false,
-            app_proto: Some("http"),
-            action: "allowed",
-            gid: 1,
-            sid: 1000002,
-            rev: 1,
-            signature: "OSPREY SAMPLE Syncer statistics upload",
-            category: "Potential Corporate Privacy Violation",
-            severity: 1,
-            metadata: &[],
-            flowbits: &[],
-            target: None,
-            extra: &[],
-            flow: None,
-        }
-    }
+    use crate::alert::tests::record;
 
     #[test]
     fn fast_line() {

@@ -309,10 +309,11 @@ fn size_text(v: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn ctx() -> Context {
+    /// A context over a fresh control block and the default settings.
+    pub(crate) fn ctx() -> Context {
         Context::new(
             Control::new(),
             SetupArgs::default(),

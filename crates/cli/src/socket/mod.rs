@@ -336,15 +336,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn ctx() -> Context {
-        Context::new(
-            Control::new(),
-            SetupArgs::default(),
-            &EngineConfig::default(),
-            "workers".into(),
-            "PCAP_FILE",
-        )
-    }
+    use super::commands::tests::ctx;
 
     #[test]
     fn handshake_and_commands() {
