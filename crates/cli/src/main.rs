@@ -271,11 +271,12 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         setup.rules_unsupported,
         setup.load_time.as_secs_f64()
     );
+    let ruleset = engine::RulesetInfo::of(&setup);
     let mut config = setup.engine;
     config.stage_timing = args.stage_timing;
     config.simulate = simulate;
     config.gpu = gpu_offload(gpu, args, &config)?;
-    let report = ops::execute(args, source, live, &config, &setup_args, &log_dir)?;
+    let report = ops::execute(args, source, live, &config, &setup_args, ruleset, &log_dir)?;
 
     let mut stats = report.stats;
     stats.set(

@@ -94,16 +94,19 @@ pub fn live_input(args: &RunArgs, setup: &SetupArgs) -> Result<Option<Live>, Str
 }
 
 /// Runs the engine over the capture file (`source`) or the `live` input, with signals,
-/// the command socket and periodic statistics in place.
+/// the command socket and periodic statistics in place; `ruleset` is the account of the
+/// loaded rules the socket's `ruleset-*` commands give until a reload.
 pub fn execute(
     args: &RunArgs,
     source: Option<Box<dyn capture::Source>>,
     live: Option<Live>,
     config: &EngineConfig,
     setup_args: &SetupArgs,
+    ruleset: engine::RulesetInfo,
     log_dir: &Path,
 ) -> Result<RunReport, String> {
     let control = Control::new();
+    control.set_ruleset(ruleset);
     crate::signals::install_signals(&control, setup_args.clone())?;
     crate::daemon::on_started(&control);
     let _services = crate::socket::for_run(args, &control, setup_args, config, live.as_ref())?;

@@ -104,6 +104,12 @@ fn unix_socket_reloads_rules_and_shuts_down() {
     };
     let out = common::tempdir("op-socket");
     let sock = out.join("osprey.sock");
+    // ET's web-server rules and one that does not parse: the socket's ruleset account
+    // counts it from the start, as the summary does.
+    let mut text = std::fs::read_to_string(&rules).unwrap();
+    text.push_str("\nalert tcp any any -> any any (msg:\"bad\"; frobnicate; sid:9;)\n");
+    let rules = out.join("with-a-bad-one.rules");
+    std::fs::write(&rules, text).unwrap();
     let child = start(&[
         "-r",
         pcap.to_str().unwrap(),
@@ -139,6 +145,20 @@ fn unix_socket_reloads_rules_and_shuts_down() {
         serde_json::from_str(&line).expect("JSON reply")
     };
     assert_eq!(ask(r#"{"version": "0.2"}"#)["return"], "OK");
+    let stats_reply = ask(r#"{"command": "ruleset-stats"}"#);
+    assert_eq!(
+        stats_reply["message"][0]["rules_failed"], 1,
+        "{stats_reply}"
+    );
+    assert!(
+        stats_reply["message"][0]["rules_loaded"].as_u64().unwrap() > 100,
+        "{stats_reply}"
+    );
+    let failed = ask(r#"{"command": "ruleset-failed-rules"}"#);
+    assert!(
+        failed["message"].to_string().contains("frobnicate"),
+        "{failed}"
+    );
     let reply = ask(r#"{"command": "reload-rules"}"#);
     assert_eq!(reply["return"], "OK", "{reply}");
     assert_eq!(ask("no-such-command")["return"], "NOK");

@@ -85,20 +85,6 @@ pub fn for_run(
     config: &EngineConfig,
     live: Option<&crate::ops::Live>,
 ) -> Result<Services, String> {
-    if control.ruleset().is_none() {
-        // The detector's own account; rules that did not parse are counted from the
-        // first reload on (the setup summary printed at start has them).
-        if let Some(d) = &config.detector {
-            let st = d.stats();
-            control.set_ruleset(engine::RulesetInfo {
-                loaded: st.rules_loaded,
-                failed: st.rules_failed,
-                skipped: st.rules_unsupported,
-                failed_messages: Vec::new(),
-                loaded_at: std::time::SystemTime::now(),
-            });
-        }
-    }
     let (mode, ifaces) = match live {
         None => ("PCAP_FILE", Vec::new()),
         Some(crate::ops::Live::Passive { iface, .. }) => ("AF_PACKET_DEV", vec![iface.clone()]),
