@@ -197,10 +197,8 @@ fn setup_args(args: &RunArgs, log_dir: Option<PathBuf>) -> SetupArgs {
     }
 }
 
-/// `osprey -T ...`: loads the configuration and the rules as a run would, reports, and
-/// exits 0 when every rule loaded (unsupported ones are reported, not fatal), else 1.
-fn test_config(args: &RunArgs) -> Result<ExitCode, String> {
-    let setup = engine::setup(&setup_args(args, None))?;
+/// Logs the setup's notices and its one-line account of the rules.
+fn report_setup(setup: &engine::Setup) {
     for notice in &setup.notices {
         logging::setup_notice(notice);
     }
@@ -211,6 +209,13 @@ fn test_config(args: &RunArgs) -> Result<ExitCode, String> {
         setup.rules_unsupported,
         setup.load_time.as_secs_f64()
     );
+}
+
+/// `osprey -T ...`: loads the configuration and the rules as a run would, reports, and
+/// exits 0 when every rule loaded (unsupported ones are reported, not fatal), else 1.
+fn test_config(args: &RunArgs) -> Result<ExitCode, String> {
+    let setup = engine::setup(&setup_args(args, None))?;
+    report_setup(&setup);
     if setup.rules_failed > 0 {
         tracing::error!(
             "configuration test failed: {} rules did not load",
@@ -259,18 +264,9 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         ..setup_args
     };
     let setup = engine::setup(&setup_args)?;
-    for notice in &setup.notices {
-        logging::setup_notice(notice);
-    }
+    report_setup(&setup);
     let simulate = simulate_options(args)?;
     tracing::debug!(target: "perf", "rules compiled in {:.3} s", setup.load_time.as_secs_f64());
-    tracing::info!(
-        "{} rules loaded, {} failed, {} unsupported ({:.2} s)",
-        setup.rules_loaded,
-        setup.rules_failed,
-        setup.rules_unsupported,
-        setup.load_time.as_secs_f64()
-    );
     let ruleset = engine::RulesetInfo::of(&setup);
     let mut config = setup.engine;
     config.stage_timing = args.stage_timing;
