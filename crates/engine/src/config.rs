@@ -30,6 +30,8 @@ pub struct EngineConfig {
     pub log_dir: Option<std::path::PathBuf>,
     /// EVE event types written besides alerts (`http`, `dns`, `tls`).
     pub eve_types: output::EveTypes,
+    /// Options of the `eve-log` output (alert payloads, anomaly kinds, community id).
+    pub eve_options: output::EveOptions,
     /// Measure the time spent in each stage ([`StageTimes`](crate::StageTimes)); costs
     /// two clock reads per stage call.
     pub stage_timing: bool,
@@ -54,6 +56,7 @@ impl Default for EngineConfig {
             classifications: None,
             log_dir: None,
             eve_types: output::EveTypes::default(),
+            eve_options: output::EveOptions::default(),
             stage_timing: false,
             ips: false,
             gpu: None,

@@ -11,11 +11,13 @@
 pub mod alert;
 pub mod eve;
 mod fast;
+pub mod sink;
 pub mod stats;
 mod time;
 mod writer;
 
 pub use alert::{ip_string, proto_name, AlertRecord};
-pub use eve::{AppLogger, EveTypes, EventMeta, LogCursor};
+pub use eve::{AppLogger, EveOptions, EveTypes, EventMeta, LogCursor};
+pub use sink::SinkSpec;
 pub use time::{eve_timestamp, fast_timestamp};
 pub use writer::{LineWriter, ReopenSource};

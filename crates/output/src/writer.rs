@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::sink::SinkSpec;
+
 /// Lines queued before a producer waits for the writer (bounded memory).
 const QUEUE_LINES: usize = 4096;
 
@@ -87,8 +89,33 @@ impl LineWriter {
         LineWriter::start(path, Some(generation))
     }
 
+    /// Starts a writer on `spec`, reopening (files only) when `reopen` returns a new
+    /// value. A file is appended to or truncated as `spec` says.
+    pub fn open(spec: &SinkSpec, reopen: Option<ReopenSource>) -> io::Result<LineWriter> {
+        match spec {
+            SinkSpec::File { path, append } => {
+                let file = if *append {
+                    std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(path)?
+                } else {
+                    File::create(path)?
+                };
+                LineWriter::start_file(file, path, reopen)
+            }
+            other => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("eve-log filetype {} is not supported", other.filetype()),
+            )),
+        }
+    }
+
     fn start(path: &Path, reopen: Option<ReopenSource>) -> io::Result<LineWriter> {
-        let file = File::create(path)?;
+        LineWriter::start_file(File::create(path)?, path, reopen)
+    }
+
+    fn start_file(file: File, path: &Path, reopen: Option<ReopenSource>) -> io::Result<LineWriter> {
         let path = path.to_owned();
         let (tx, rx) = sync_channel::<Vec<u8>>(QUEUE_LINES);
         let thread = std::thread::Builder::new()

@@ -12,6 +12,18 @@ pub struct EveTypes {
     on: u64,
     /// Of those, the ones with the extended fields (`http: extended: yes`).
     extended: u64,
+    /// Enabled engine types ([`ENGINE_TYPES`]): bit `i` for the `i`-th name.
+    engine: u8,
+}
+
+/// The EVE event types the engine writes itself (not a protocol's transactions):
+/// `flow` and `netflow` when a flow ends, `anomaly` for decoder, stream and app-layer
+/// events, `stats` at the stats interval, `drop` for packets dropped inline.
+pub const ENGINE_TYPES: &[&str] = &["flow", "netflow", "anomaly", "stats", "drop"];
+
+/// The bit of engine type `name`.
+fn engine_bit(name: &str) -> Option<u8> {
+    ENGINE_TYPES.iter().position(|&t| t == name).map(|i| 1 << i)
 }
 
 /// The bit of app-layer event type `name` and whether it has extended fields, if a
@@ -28,9 +40,19 @@ impl EveTypes {
         self.on != 0
     }
 
+    /// Whether the engine type `event_type` ([`ENGINE_TYPES`]: `flow`, `anomaly`, ...)
+    /// is on.
+    pub fn engine(&self, event_type: &str) -> bool {
+        engine_bit(event_type).is_some_and(|b| self.engine & b != 0)
+    }
+
     /// Whether records of `event_type` (a protocol's EVE event type) are on, and if so
-    /// whether with the extended fields.
+    /// whether with the extended fields. Engine types ([`ENGINE_TYPES`]) answer
+    /// `Some(false)` when on.
     pub fn get(&self, event_type: &str) -> Option<bool> {
+        if let Some(b) = engine_bit(event_type) {
+            return (self.engine & b != 0).then_some(false);
+        }
         let (b, _) = bit(event_type)?;
         (self.on & b != 0).then_some(self.extended & b != 0)
     }
@@ -63,6 +85,10 @@ impl EveTypes {
         if name == "alert" {
             return true;
         }
+        if let Some(b) = engine_bit(name) {
+            self.engine |= b;
+            return true;
+        }
         let (name, suffixed) = match name.strip_suffix("-extended") {
             Some(base) => (base, true),
             None => (name, false),
@@ -84,6 +110,7 @@ impl EveTypes {
     pub fn merge(&mut self, other: EveTypes) {
         self.on |= other.on;
         self.extended |= other.extended;
+        self.engine |= other.engine;
     }
 }
 
@@ -113,6 +140,19 @@ mod tests {
         assert_eq!(a.get("http"), None);
         let t = EveTypes::parse_list("http-extended,tls").unwrap();
         assert_eq!((t.get("http"), t.get("tls")), (Some(true), Some(false)));
+    }
+
+    #[test]
+    fn engine_types_are_separate_from_app_types() {
+        let t = EveTypes::parse_list("flow,anomaly").unwrap();
+        assert!(t.engine("flow") && t.engine("anomaly") && !t.engine("netflow"));
+        assert_eq!(t.get("flow"), Some(false));
+        assert_eq!(t.get("stats"), None);
+        assert!(!t.any_app());
+        let mut u = EveTypes::parse_list("http").unwrap();
+        u.merge(t);
+        assert!(u.engine("flow") && u.get("http").is_some());
+        assert!(EveTypes::parse_list("flow-extended").is_err());
     }
 
     #[test]
