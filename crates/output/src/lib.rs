@@ -13,6 +13,7 @@ pub mod eve;
 mod fast;
 pub mod sink;
 pub mod stats;
+pub mod stats_log;
 mod time;
 mod writer;
 

@@ -100,6 +100,31 @@ impl StatsTree {
         None
     }
 
+    /// Every numeric counter as `(dotted name, value)`, in the tree's order (the
+    /// order names were first added); values that are not numbers are left out.
+    pub fn counters(&self) -> Vec<(String, u64)> {
+        fn walk(m: &Map<String, Value>, path: &str, out: &mut Vec<(String, u64)>) {
+            for (k, v) in m {
+                let name = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match v {
+                    Value::Object(c) => walk(c, &name, out),
+                    v => {
+                        if let Some(n) = v.as_u64() {
+                            out.push((name, n));
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, "", &mut out);
+        out
+    }
+
     /// The tree as a JSON value.
     pub fn to_json(&self) -> Value {
         Value::Object(self.root.clone())
@@ -136,6 +161,13 @@ mod tests {
         let v = t.to_json();
         assert_eq!(v["decoder"]["event"]["ipv4"]["trunc_pkt"], 1);
         assert_eq!(t.get("decoder.nope"), None);
+        assert_eq!(
+            t.counters(),
+            [
+                ("decoder.pkts".to_string(), 7),
+                ("decoder.event.ipv4.trunc_pkt".to_string(), 1)
+            ]
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 mod alert_ctx;
 mod applog;
+pub mod community_id;
 mod options;
 mod records;
 mod types;
