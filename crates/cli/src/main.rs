@@ -241,9 +241,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let input = args.read.as_ref();
     logging::refuse_nfqueue(args.nfqueue.as_deref())?;
     ops::check_inputs(args)?;
-    let log_dir = args.log_dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    std::fs::create_dir_all(&log_dir)
-        .map_err(|e| format!("cannot create log directory {}: {e}", log_dir.display()))?;
+    let log_dir = engine::outputs::log_dir(&setup_args(args, None), args.log_dir.as_deref())?;
     let log_settings = engine::logging_settings(&setup_args(args, Some(log_dir.clone())))?;
     let _service = daemon::start(&args.daemon, &log_settings, args.verbose, &log_dir)?;
     tracing::debug!(
@@ -269,9 +267,22 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     tracing::debug!(target: "perf", "rules compiled in {:.3} s", setup.load_time.as_secs_f64());
     let ruleset = engine::RulesetInfo::of(&setup);
     let mut config = setup.engine;
+    if let Some(notice) = input.and_then(|path| config.outputs.set_input(path)) {
+        tracing::warn!("{notice}");
+    }
     config.stage_timing = args.stage_timing;
     config.simulate = simulate;
     config.gpu = gpu_offload(gpu, args, &config)?;
+    // fast.log is appended to: this run's alerts are what it adds.
+    let fast_log = config
+        .outputs
+        .fast
+        .as_ref()
+        .map(|f| log_dir.join(&f.filename));
+    let fast_from = fast_log
+        .as_ref()
+        .and_then(|p| p.metadata().ok())
+        .map_or(0, |m| m.len());
     let report = ops::execute(args, source, live, &config, &setup_args, ruleset, &log_dir)?;
 
     let mut stats = report.stats;
@@ -292,16 +303,20 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         .write_file(&stats_path)
         .map_err(|e| format!("cannot write {}: {e}", stats_path.display()))?;
     out!("{}", summary::render(&report));
-    print_alerts(&log_dir.join("fast.log"));
+    if let Some(fast_log) = fast_log {
+        print_alerts(&fast_log, fast_from);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints the alerts of the run (the first of them when there are many).
-fn print_alerts(fast_log: &std::path::Path) {
+/// Prints the alerts of the run (the first of them when there are many): the lines
+/// of `fast_log` after its first `from` bytes.
+fn print_alerts(fast_log: &std::path::Path, from: u64) {
     const SHOWN: usize = 20;
-    let Ok(text) = std::fs::read_to_string(fast_log) else {
+    let Ok(bytes) = std::fs::read(fast_log) else {
         return;
     };
+    let text = String::from_utf8_lossy(bytes.get(from as usize..).unwrap_or_default());
     let lines: Vec<&str> = text.lines().collect();
     if lines.is_empty() {
         outln!("alerts: none");

@@ -27,6 +27,8 @@ fn alerts(dir: &Path) -> Vec<(u64, u64, String, String)> {
 }
 
 fn run_case(case: &Path, mode: &str, out: &Path) -> std::process::Output {
+    // `-l` names an existing directory (as in Suricata).
+    std::fs::create_dir_all(out).expect("log dir");
     let pcap = case.join("input.pcap");
     let rules = case.join("test.rules");
     let mut args = vec![

@@ -35,6 +35,8 @@ fn gpu_counter(dir: &Path, name: &str) -> u64 {
 }
 
 fn run(pcap: &Path, rules: &Path, yaml: Option<&Path>, out: &Path, extra: &[&str]) {
+    // `-l` names an existing directory (as in Suricata).
+    std::fs::create_dir_all(out).expect("log dir");
     let mut args = vec![
         "-r".to_string(),
         pcap.display().to_string(),

@@ -335,6 +335,8 @@ fn pong(data: &[u8]) -> Outcome {
 
 /// Starts osprey in the bridge namespace and waits until its sockets are open.
 fn start(topo: &Topology, args: &[&str], out: &Path) -> Result<Child, String> {
+    // `-l` names an existing directory (as in Suricata).
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     let mut child = Command::new("ip")
         .args(["netns", "exec", &topo.bridge, env!("CARGO_BIN_EXE_osprey")])
         .args(args)

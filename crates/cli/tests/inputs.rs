@@ -24,6 +24,8 @@ fn counter(v: &Value, path: &str) -> u64 {
 }
 
 fn run(out: &Path, extra: &[&str]) -> Output {
+    // `-l` names an existing directory (as in Suricata).
+    std::fs::create_dir_all(out).expect("log dir");
     let mut args = vec!["-S", "/dev/null", "-k", "none", "--no-progress", "-l"];
     args.push(out.to_str().unwrap());
     args.extend_from_slice(extra);
@@ -202,6 +204,7 @@ fn directory_equals_the_concatenation() {
     let whole = out.join("whole");
     let joined = out.join("joined");
     for (log, input) in [(&whole, sample()), (&joined, dir.clone())] {
+        std::fs::create_dir_all(log).unwrap();
         let o = osprey(&[
             "-r",
             input.to_str().unwrap(),

@@ -106,6 +106,8 @@ fn replay_case(
     out: &Path,
     filter: &[&str],
 ) -> Result<(Value, BTreeMap<Key, usize>), String> {
+    // `-l` names an existing directory (as in Suricata).
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     let mut cmd = Command::new("ip");
     cmd.args(["netns", "exec", &ns.a, env!("CARGO_BIN_EXE_osprey")])
         .args(["-i", "va", "--threads", "2", "-k", "none", "--no-progress"])

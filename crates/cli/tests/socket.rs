@@ -169,6 +169,7 @@ fn suricatasc_drives_the_unix_socket_runmode() {
     // with the alerts a plain `-r` run raises.
     let pcap = common::repo("samples/sample.pcap");
     let direct = out.join("direct");
+    std::fs::create_dir_all(&direct).unwrap();
     let st = common::osprey(&[
         "-r",
         pcap.to_str().unwrap(),

@@ -1,73 +1,16 @@
 //! The alert sink: turns detector alerts into EVE JSON records and fast.log lines,
-//! written by background threads, and counts them. The files ([`Outputs`]) are shared
-//! by every worker of a run; each worker has its own sink and counters.
+//! and hands them and the other EVE records to the run's outputs ([`Outputs`], shared
+//! by every worker of a run, which route each record by its event type); each worker
+//! has its own sink and counters.
 
 use crate::detection::Origin;
+pub(crate) use crate::outputs::Outputs;
 use detect::{Alert, Detector};
-use output::{AlertRecord, LineWriter};
+use output::AlertRecord;
 use rules::classification::Classifications;
 use std::io;
-use std::path::Path;
 use std::sync::Arc;
 use wire::{ip_addr, Packet};
-
-/// The alert files of a run (`eve.json`, `fast.log`), written by background threads.
-/// One set is shared by all workers (lines from different workers interleave; each
-/// line is whole).
-pub struct Outputs {
-    eve: Option<LineWriter>,
-    fast: Option<LineWriter>,
-}
-
-impl Outputs {
-    /// Creates (truncates) `eve.json` and `fast.log` in `log_dir`; `None` writes nothing.
-    pub fn create(log_dir: Option<&Path>) -> io::Result<Outputs> {
-        Ok(match log_dir {
-            Some(dir) => Outputs {
-                eve: Some(LineWriter::create(&dir.join("eve.json"))?),
-                fast: Some(LineWriter::create(&dir.join("fast.log"))?),
-            },
-            None => Outputs {
-                eve: None,
-                fast: None,
-            },
-        })
-    }
-
-    /// As [`create`](Self::create), with files that reopen when `control` is asked to
-    /// (SIGHUP, log rotation): see [`LineWriter::create_reopening`].
-    pub fn create_reopening(
-        log_dir: Option<&Path>,
-        control: &crate::Control,
-    ) -> io::Result<Outputs> {
-        let Some(dir) = log_dir else {
-            return Outputs::create(None);
-        };
-        let open = |name: &str| {
-            let c = control.clone();
-            LineWriter::create_reopening(&dir.join(name), Arc::new(move || c.reopen_generation()))
-        };
-        Ok(Outputs {
-            eve: Some(open("eve.json")?),
-            fast: Some(open("fast.log")?),
-        })
-    }
-
-    /// Flushes and closes the files (waits for the writer threads).
-    pub fn finish(mut self) -> io::Result<()> {
-        if let Some(w) = self.eve.take() {
-            w.finish()?;
-        }
-        if let Some(w) = self.fast.take() {
-            w.finish()?;
-        }
-        Ok(())
-    }
-
-    fn is_empty(&self) -> bool {
-        self.eve.is_none() && self.fast.is_none()
-    }
-}
 
 /// What an alert record says about the packet's flow, copied when the packet is
 /// inspected (no allocation): the packet's direction and the flow's counters.
@@ -175,7 +118,7 @@ pub(crate) struct PendingAlert {
     /// of input; then the worker's own sequence number.
     order: (u64, u64, u64),
     check: detect::DeferredThreshold,
-    eve: Option<Vec<u8>>,
+    eve: Option<serde_json::Value>,
     fast: Option<Vec<u8>>,
 }
 
@@ -240,11 +183,11 @@ impl SharedAlerts {
             match sh.thresholds.check(&a.check) {
                 detect::ThresholdVerdict::Alert => {
                     sh.alerts += 1;
-                    if let (Some(w), Some(line)) = (sh.outputs.eve.as_ref(), a.eve) {
-                        sh.write_errors += u64::from(w.write_line(line).is_err());
+                    if let Some(record) = &a.eve {
+                        sh.write_errors += sh.outputs.write_event(record);
                     }
-                    if let (Some(w), Some(line)) = (sh.outputs.fast.as_ref(), a.fast) {
-                        sh.write_errors += u64::from(w.write_line(line).is_err());
+                    if let Some(line) = a.fast {
+                        sh.write_errors += sh.outputs.write_fast(line);
                     }
                 }
                 detect::ThresholdVerdict::Quiet => sh.quiet += 1,
@@ -297,7 +240,11 @@ impl AlertSink {
         if check.is_none() {
             self.count += 1;
         }
-        let Some(out) = self.outputs.as_deref().filter(|o| !o.is_empty()) else {
+        let Some(out) = self
+            .outputs
+            .as_deref()
+            .filter(|o| o.wants_alerts() || o.has_fast())
+        else {
             self.hold(check, None, None);
             return;
         };
@@ -392,27 +339,17 @@ impl AlertSink {
             extra: &extra,
             flow: origin.flow.as_ref().map(|f| f.eve(pkt)),
         };
+        let eve = out.wants_alerts().then(|| record.to_eve());
+        let fast = out.has_fast().then(|| record.to_fast().into_bytes());
         if check.is_some() {
-            let eve = out
-                .eve
-                .as_ref()
-                .map(|_| record.to_eve().to_string().into_bytes());
-            let fast = out.fast.as_ref().map(|_| record.to_fast().into_bytes());
             self.hold(check, eve, fast);
             return;
         }
-        if let Some(eve) = &out.eve {
-            if eve
-                .write_line(record.to_eve().to_string().into_bytes())
-                .is_err()
-            {
-                self.write_errors += 1;
-            }
+        if let Some(record) = &eve {
+            self.write_errors += out.write_event(record);
         }
-        if let Some(fast) = &out.fast {
-            if fast.write_line(record.to_fast().into_bytes()).is_err() {
-                self.write_errors += 1;
-            }
+        if let Some(line) = fast {
+            self.write_errors += out.write_fast(line);
         }
     }
 
@@ -420,7 +357,7 @@ impl AlertSink {
     fn hold(
         &mut self,
         check: Option<detect::DeferredThreshold>,
-        eve: Option<Vec<u8>>,
+        eve: Option<serde_json::Value>,
         fast: Option<Vec<u8>>,
     ) {
         if let (Some(check), Some(held)) = (check, self.deferred.as_mut()) {
@@ -434,13 +371,11 @@ impl AlertSink {
         }
     }
 
-    /// Writes one non-alert EVE record (`http`, `dns`, `tls`) into `eve.json`.
+    /// Writes one non-alert EVE record (`http`, `dns`, `flow`, ...) to every eve-log
+    /// output whose types include its `event_type`.
     pub(crate) fn event(&mut self, record: &serde_json::Value) {
-        let Some(eve) = self.outputs.as_deref().and_then(|o| o.eve.as_ref()) else {
-            return;
-        };
-        if eve.write_line(record.to_string().into_bytes()).is_err() {
-            self.write_errors += 1;
+        if let Some(out) = self.outputs.as_deref() {
+            self.write_errors += out.write_event(record);
         }
     }
 

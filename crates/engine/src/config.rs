@@ -32,6 +32,8 @@ pub struct EngineConfig {
     pub eve_types: output::EveTypes,
     /// Options of the `eve-log` output (alert payloads, anomaly kinds, community id).
     pub eve_options: output::EveOptions,
+    /// The outputs (`outputs:` section): eve-logs, fast.log, stats.log.
+    pub outputs: crate::outputs::OutputsConfig,
     /// Measure the time spent in each stage ([`StageTimes`](crate::StageTimes)); costs
     /// two clock reads per stage call.
     pub stage_timing: bool,
@@ -57,6 +59,7 @@ impl Default for EngineConfig {
             log_dir: None,
             eve_types: output::EveTypes::default(),
             eve_options: output::EveOptions::default(),
+            outputs: crate::outputs::OutputsConfig::default(),
             stage_timing: false,
             ips: false,
             gpu: None,

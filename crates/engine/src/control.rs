@@ -245,6 +245,16 @@ impl Control {
         }
     }
 
+    /// The latest published counters of each worker (workers that have not published
+    /// yet are left out).
+    pub(crate) fn worker_snapshots(&self) -> Vec<StatsTree> {
+        self.snapshots()
+            .iter()
+            .flatten()
+            .map(|(_, t)| t.clone())
+            .collect()
+    }
+
     /// The latest published counters of every worker, merged.
     pub(crate) fn merged_snapshot(&self) -> StatsTree {
         let s = self.snapshots();

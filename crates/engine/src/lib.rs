@@ -24,6 +24,7 @@ mod flows;
 mod inline;
 mod merge;
 mod offload;
+pub mod outputs;
 mod pipeline;
 mod run;
 mod runtime;
@@ -32,7 +33,6 @@ mod timing;
 mod verdict;
 
 pub use ::config::logging::{FileOutput as LoggingFileOutput, LogLevel, LoggingSettings};
-pub use alerts::Outputs;
 pub use config::{ChecksumMode, EngineConfig};
 pub use control::{Control, RulesetInfo};
 pub use defaults::default_config;
@@ -40,6 +40,7 @@ pub use flow::dispatch::dispatch_hash;
 #[cfg(target_os = "linux")]
 pub use inline::{af_packet_plan, run_bridge, AfPacketPlan, CopyMode, InlinePair};
 pub use offload::{GpuOffload, GpuPolicy, GpuSettings};
+pub use outputs::Outputs;
 pub use pipeline::Pipeline;
 pub use run::{run_offline, Progress, RunError, RunReport};
 #[cfg(target_os = "linux")]

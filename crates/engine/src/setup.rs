@@ -88,14 +88,14 @@ fn build(
     // The binary set its log outputs up from `logging:` (see [`logging_settings`]); read
     // here too so the section's keys count as used and bad values are reported.
     notices.extend(::config::LoggingSettings::read(&config).problems);
-    let (types, options) = eve_types(&config, &mut notices);
-    engine.eve_options = options;
-    engine.eve_types = match &args.eve_types {
-        Some(list) => {
-            output::EveTypes::parse_list(list).map_err(|e| format!("--eve-types: {e}"))?
-        }
-        None => types,
-    };
+    let mut outputs = crate::outputs::config::read(&config, &mut notices)?;
+    if let Some(list) = &args.eve_types {
+        let types = output::EveTypes::parse_list(list).map_err(|e| format!("--eve-types: {e}"))?;
+        outputs.override_types(types);
+    }
+    engine.eve_types = outputs.union_types();
+    engine.eve_options = outputs.record_options();
+    engine.outputs = outputs;
 
     let classifications = match config.classification_file() {
         Some(path) if path.exists() => {
@@ -348,108 +348,4 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     if let Some(v) = size("response-body-inspect-window") {
         engine.app.response_body_inspect_window = v;
     }
-}
-
-/// Whether a configuration value says yes (`yes`, `true`, `on`, `1`).
-fn truthy(v: &::config::Value) -> bool {
-    ::config::scalar_string(v)
-        .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "yes" | "true" | "on" | "1"))
-}
-
-/// Whether a configuration value says no (`no`, `false`, `off`, `0`).
-fn falsy(v: &::config::Value) -> bool {
-    ::config::scalar_string(v).is_some_and(|v| {
-        matches!(
-            v.to_ascii_lowercase().as_str(),
-            "no" | "false" | "off" | "0"
-        )
-    })
-}
-
-/// The event types of the configuration's `outputs: - eve-log: types: [...]` (entries are
-/// names or `{http: {extended: yes}}` maps) and the options of the output and its
-/// types (`- alert: {payload: yes}`, `- anomaly: {types: {decode: yes}}`); alerts are
-/// always written. Types Osprey does not write are reported once.
-fn eve_types(config: &Config, notices: &mut Vec<String>) -> (output::EveTypes, output::EveOptions) {
-    use ::config::{scalar_string, Value};
-    let mut types = output::EveTypes::default();
-    let mut options = output::EveOptions::default();
-    let Some(Value::Mapping(eve)) = config.get("outputs.eve-log") else {
-        return (types, options);
-    };
-    let enabled = !eve.get("enabled").is_some_and(falsy);
-    let Some(Value::Sequence(list)) = eve.get("types").filter(|_| enabled) else {
-        return (types, options);
-    };
-    let flag = |m: &Value, key: &str, default: bool| match m.get(key) {
-        Some(v) if truthy(v) => true,
-        Some(v) if falsy(v) => false,
-        _ => default,
-    };
-    if let Some(v) = eve.get("community-id") {
-        options.community_id = truthy(v);
-    }
-    if let Some(seed) = eve.get("community-id-seed").and_then(scalar_string) {
-        options.community_id_seed = seed.parse().unwrap_or(0);
-    }
-    if let Some(v) = eve.get("pcap-file") {
-        options.pcap_file = truthy(v);
-    }
-    if let Some(v) = eve.get("ethernet") {
-        options.ethernet = truthy(v);
-    }
-    let mut ignored = Vec::new();
-    for entry in list {
-        let (name, opts) = match entry {
-            Value::Mapping(m) => match m.iter().next() {
-                Some((k, v)) => (scalar_string(k).unwrap_or_default(), Some(v)),
-                None => continue,
-            },
-            v => (scalar_string(v).unwrap_or_default(), None),
-        };
-        if opts.and_then(|o| o.get("enabled")).is_some_and(falsy) {
-            continue;
-        }
-        match (name.as_str(), opts) {
-            ("alert", Some(o)) => {
-                let a = &mut options.alert;
-                a.payload = flag(o, "payload", a.payload);
-                a.payload_printable = flag(o, "payload-printable", a.payload_printable);
-                a.packet = flag(o, "packet", a.packet);
-                a.metadata = flag(o, "metadata", a.metadata);
-                a.http_body = flag(o, "http-body", a.http_body);
-                a.http_body_printable = flag(o, "http-body-printable", a.http_body_printable);
-                a.tagged_packets = flag(o, "tagged-packets", a.tagged_packets);
-                a.verdict = flag(o, "verdict", a.verdict);
-                if let Some(n) = o
-                    .get("payload-buffer-size")
-                    .and_then(scalar_string)
-                    .and_then(|s| ::config::parse_size(&s))
-                {
-                    a.payload_buffer_size = n as usize;
-                }
-            }
-            ("anomaly", Some(o)) => {
-                let a = &mut options.anomaly;
-                a.packethdr = flag(o, "packethdr", a.packethdr);
-                if let Some(t) = o.get("types") {
-                    a.decode = flag(t, "decode", a.decode);
-                    a.stream = flag(t, "stream", a.stream);
-                    a.applayer = flag(t, "applayer", a.applayer);
-                }
-            }
-            _ => {}
-        }
-        let extended = opts.and_then(|o| o.get("extended")).is_some_and(truthy);
-        if !types.enable(&name, extended) {
-            ignored.push(name);
-        }
-    }
-    if !ignored.is_empty() {
-        notices.push(format!(
-            "eve-log types not written by Osprey (ignored): {}",
-            ignored.join(", ")
-        ));
-    }
-    (types, options)
 }

@@ -125,6 +125,9 @@ fn alerts_do_not_depend_on_the_number_of_workers() {
         };
         let mut reference = None;
         for (threads, batch_size) in [(1, 128), (2, 1), (4, 128)] {
+            // Outputs append (as Suricata's): each run writes into an empty directory.
+            std::fs::remove_dir_all(&out).unwrap();
+            std::fs::create_dir_all(&out).unwrap();
             let mut source = capture::open(&pcap).expect("case pcap opens");
             let opts = RunOptions {
                 threads,

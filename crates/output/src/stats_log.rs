@@ -26,13 +26,15 @@ pub fn worker_name(k: usize) -> String {
 }
 
 /// One `stats.log` block: the totals (when `totals`) and each `(name, tree)` thread.
-/// `now` is the wall-clock time in Unix seconds, `uptime` the engine's in seconds.
+/// `now` is the wall-clock time in Unix seconds, `uptime` the engine's in seconds;
+/// counters at zero are written only with `null_values`.
 pub fn stats_log_block(
     merged: &StatsTree,
     threads: &[(String, StatsTree)],
     totals: bool,
     now: i64,
     uptime: u64,
+    null_values: bool,
 ) -> String {
     let stamp = crate::time::fast_timestamp(now, 0);
     let (date, time) = (&stamp[..10], &stamp[11..19]);
@@ -49,7 +51,7 @@ pub fn stats_log_block(
     );
     let mut rows = |tree: &StatsTree, who: &str| {
         for (name, value) in tree.counters() {
-            if value != 0 && name != "uptime" {
+            if (null_values || value != 0) && name != "uptime" {
                 out.push_str(&format!("\n{name:<45} | {who:<25} | {value}"));
             }
         }
@@ -191,6 +193,7 @@ mod tests {
             true,
             1_210_953_058,
             93_784,
+            false,
         );
         let lines: Vec<&str> = block.lines().collect();
         assert_eq!(lines[0], RULE);
@@ -212,8 +215,10 @@ mod tests {
         assert!(block.contains(
             "decoder.pkts                                  | W#01                      | 78"
         ));
-        let no_totals = stats_log_block(&tree(), &[], false, 0, 0);
+        let no_totals = stats_log_block(&tree(), &[], false, 0, 0, false);
         assert_eq!(no_totals.lines().count(), 5);
+        let zeros = stats_log_block(&tree(), &[], true, 0, 0, true);
+        assert!(zeros.contains("decoder.invalid "));
     }
 
     #[test]

@@ -44,6 +44,10 @@ fn write_reopening(
             Err(RecvTimeoutError::Timeout) => true,
             Err(RecvTimeoutError::Disconnected) => break,
         };
+        if idle {
+            // Nothing queued: what was written becomes visible (`tail -f`, stats.log).
+            w.flush()?;
+        }
         if idle || since_check >= REOPEN_CHECK_LINES {
             since_check = 0;
             let now = generation();

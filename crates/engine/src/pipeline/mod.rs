@@ -79,7 +79,7 @@ impl Pipeline {
     /// A pipeline for `config`, writing alerts into `config.log_dir` (files of its own:
     /// for one pipeline per run).
     pub fn new(config: &EngineConfig) -> std::io::Result<Self> {
-        let outputs = Outputs::create(config.log_dir.as_deref())?;
+        let outputs = Outputs::open(&config.outputs, config.log_dir.as_deref(), None)?;
         Ok(Self::with_outputs(config, Arc::new(outputs)))
     }
 

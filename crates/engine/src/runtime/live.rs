@@ -70,16 +70,13 @@ pub(crate) fn run_per_source<S: Send>(
     work: impl Fn(usize, S, &EngineConfig, Arc<Outputs>) -> Result<WorkerResult, RunError> + Sync,
 ) -> Result<RunReport, RunError> {
     let workers = sources.len();
-    let outputs = Arc::new(
-        Outputs::create_reopening(config.log_dir.as_deref(), &opts.control)
-            .map_err(RunError::Output)?,
-    );
+    let outputs = Arc::new(Outputs::for_run(config, &opts.control).map_err(RunError::Output)?);
     opts.control.set_workers(workers);
     opts.control.started().map_err(RunError::Output)?;
     let wconfig = worker_config(config, workers);
     let done = AtomicBool::new(false);
     let results = thread::scope(|s| {
-        let stats_thread = spawn_periodic_stats(s, opts, &done);
+        let stats_thread = spawn_periodic_stats(s, opts, &done, &outputs);
         let handles: Vec<_> = sources
             .into_iter()
             .enumerate()

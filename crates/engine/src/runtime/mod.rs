@@ -35,6 +35,7 @@ use capture::CaptureStats;
 use output::stats::StatsTree;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 use worker::WorkerResult;
@@ -68,34 +69,75 @@ impl RunOptions {
     }
 }
 
-/// Writes the merged worker counters to a file every interval.
+/// Every interval while the run lasts: rewrites `opts.periodic_stats`' file
+/// (`--stats-interval`) and writes the statistics outputs (`stats.log`, EVE `stats`
+/// records) at the configuration's `stats: interval`, each from the workers' latest
+/// counters. `None` when neither is asked for.
 pub(crate) fn spawn_periodic_stats<'scope, 'env>(
     s: &'scope thread::Scope<'scope, 'env>,
     opts: &'env RunOptions,
     done: &'env AtomicBool,
+    outputs: &'env Arc<Outputs>,
 ) -> Option<thread::ScopedJoinHandle<'scope, ()>> {
-    let (interval, path) = opts.periodic_stats.clone()?;
-    let interval = interval.max(Duration::from_millis(10));
+    let json = opts
+        .periodic_stats
+        .clone()
+        .map(|(i, p)| (i.max(Duration::from_millis(10)), p));
+    let logs = outputs.stats_interval();
+    if json.is_none() && logs.is_none() {
+        return None;
+    }
     thread::Builder::new()
         .name("osprey-stats".into())
         .spawn_scoped(s, move || {
             let started = Instant::now();
-            let mut next = started + interval;
+            let mut next_json = json.as_ref().map(|(i, _)| started + *i);
+            let mut next_logs = logs.map(|i| started + i);
             while !done.load(Ordering::SeqCst) {
                 let now = Instant::now();
-                if now < next {
-                    thread::park_timeout(next - now);
-                    continue;
+                let next = next_json.into_iter().chain(next_logs).min();
+                match next {
+                    Some(n) if now < n => {
+                        thread::park_timeout(n - now);
+                        continue;
+                    }
+                    None => break,
+                    Some(_) => {}
                 }
-                next = now + interval;
                 opts.control.request_stats();
                 // Workers answer at their next batch (or poll timeout).
-                thread::park_timeout(Duration::from_millis(200).min(interval));
+                thread::park_timeout(
+                    Duration::from_millis(200).min(
+                        json.as_ref()
+                            .map(|(i, _)| *i)
+                            .into_iter()
+                            .chain(logs)
+                            .min()
+                            .unwrap_or_default(),
+                    ),
+                );
+                if done.load(Ordering::SeqCst) {
+                    break;
+                }
                 let mut stats = opts.control.merged_snapshot();
-                stats.set("uptime", started.elapsed().as_secs().into());
-                let tmp = path.with_extension("json.tmp");
-                if stats.write_file(&tmp).is_ok() {
-                    let _ = std::fs::rename(&tmp, &path);
+                let uptime = started.elapsed().as_secs();
+                stats.set("uptime", uptime.into());
+                let now = Instant::now();
+                if let (Some(n), Some((interval, path))) = (next_json, json.as_ref()) {
+                    if now >= n {
+                        next_json = Some(now + *interval);
+                        let tmp = path.with_extension("json.tmp");
+                        if stats.write_file(&tmp).is_ok() {
+                            let _ = std::fs::rename(&tmp, path);
+                        }
+                    }
+                }
+                if let (Some(n), Some(interval)) = (next_logs, logs) {
+                    if now >= n {
+                        next_logs = Some(now + interval);
+                        let workers = opts.control.worker_snapshots();
+                        outputs.write_stats(&stats, &workers, uptime);
+                    }
                 }
             }
         })
@@ -113,6 +155,7 @@ pub(crate) fn finish_report(
     let mut capture = CaptureStats::default();
     let mut times: Option<StageTimes> = None;
     let mut error = None;
+    let mut workers_stats = Vec::with_capacity(results.len());
     for r in results {
         merge_into(&mut stats, &r.stats);
         capture.merge(&r.capture);
@@ -120,19 +163,13 @@ pub(crate) fn finish_report(
             times.get_or_insert_with(StageTimes::default).add(&t);
         }
         error = error.or(r.error);
-    }
-    if let Some(o) = outputs {
-        if let Err(e) = o.finish() {
-            error = error.or(Some(e));
-        }
-    }
-    if let Some(e) = error {
-        return Err(RunError::Output(e));
+        workers_stats.push(r.stats);
     }
     add_capture_stats(&mut stats, &capture);
     stats.add("osprey.threads", workers as u64);
     // Suricata's `uptime`: whole seconds since the engine started.
-    stats.set("uptime", start.elapsed().as_secs().into());
+    let uptime = start.elapsed().as_secs();
+    stats.set("uptime", uptime.into());
     // Frames read from the source; offline every one of them reaches a worker (the
     // reader waits rather than drop), live ones are lost only in the kernel ring
     // (`capture.kernel_drops`), never between capture and worker.
@@ -143,6 +180,16 @@ pub(crate) fn finish_report(
     };
     stats.add("osprey.capture.packets", frames);
     stats.add("osprey.dispatch.drops", 0);
+    if let Some(o) = outputs {
+        // The statistics outputs' last record: the run's final counters.
+        o.write_stats(&stats, &workers_stats, uptime);
+        if let Err(e) = o.finish() {
+            error = error.or(Some(e));
+        }
+    }
+    if let Some(e) = error {
+        return Err(RunError::Output(e));
+    }
     Ok(RunReport {
         stats,
         capture,

@@ -51,17 +51,14 @@ pub fn run(
 ) -> Result<RunReport, RunError> {
     let workers = opts.worker_count().max(1);
     let start = Instant::now();
-    let outputs = Arc::new(
-        Outputs::create_reopening(config.log_dir.as_deref(), &opts.control)
-            .map_err(RunError::Output)?,
-    );
+    let outputs = Arc::new(Outputs::for_run(config, &opts.control).map_err(RunError::Output)?);
     opts.control.set_workers(workers);
     opts.control.started().map_err(RunError::Output)?;
     let wconfig = worker_config(config, workers);
     let done = AtomicBool::new(false);
     let input_done = AtomicBool::new(false);
     let (results, read) = thread::scope(|s| {
-        let stats_thread = spawn_periodic_stats(s, opts, &done);
+        let stats_thread = spawn_periodic_stats(s, opts, &done, &outputs);
         let out = if workers == 1 {
             let r = run_inline(source, &wconfig, outputs.clone(), opts, progress);
             r.map(|(res, read)| (vec![res], read))

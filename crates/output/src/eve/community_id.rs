@@ -152,7 +152,16 @@ mod tests {
     /// Vectors of the spec's `baseline/baseline_deflt.json` (seed 0) and
     /// `baseline_seed1.json` (seed 1): (proto, saddr, daddr, sport, dport, id seed 0,
     /// id seed 1). ICMP ports are the ones the spec derives from type and code.
-    const VECTORS: &[(u8, &str, &str, Option<(u16, u16)>, &str, &str)] = &[
+    type Vector = (
+        u8,
+        &'static str,
+        &'static str,
+        Option<(u16, u16)>,
+        &'static str,
+        &'static str,
+    );
+
+    const VECTORS: &[Vector] = &[
         (
             58,
             "fe80::200:86ff:fe05:80da",
