@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use super::parser::{parse_message, DnsMessage};
-use crate::{AppCtx, Counter, Direction, Events, Transport};
+use crate::{AppCtx, AppProto, Counter, Direction, Events, Transport};
 
 /// One DNS message of a flow.
 #[derive(Clone, Debug)]
@@ -118,6 +118,9 @@ impl DnsState {
             _ => {
                 ctx.counters.incr(Counter::DnsMalformed);
                 self.events.raise(super::MALFORMED_DATA);
+                let event = super::EVENTS[super::MALFORMED_DATA];
+                ctx.anomalies
+                    .parser(AppProto::Dns, event, Some(self.next_id));
                 return false;
             }
         };

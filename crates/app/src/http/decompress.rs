@@ -67,7 +67,16 @@ struct Layer {
     /// not to be compressed (at most [`RAW_KEEP`] bytes).
     raw: Vec<u8>,
     raw_over: bool,
+    /// Decompression failures libhtp would report (its `GZip decompressor` warnings)
+    /// since [`Decoder::take_failures`] last asked.
+    failures: u32,
+    /// The coding the header declared for this layer.
+    declared: Coding,
 }
+
+/// libhtp restarts a failing decompressor this many times (other window sizes and
+/// formats), reporting each failure, before it passes the body through.
+const RESTARTS: u32 = 3;
 
 /// Bytes kept for passthrough before the first output.
 const RAW_KEEP: usize = 64 * 1024;
@@ -120,12 +129,14 @@ fn gzip_header_len(h: &[u8]) -> GzHdr {
 }
 
 impl Layer {
-    fn new() -> Self {
+    fn new(declared: Coding) -> Self {
         Layer {
+            declared,
             phase: Phase::Sniff(Vec::new()),
             produced: false,
             raw: Vec::new(),
             raw_over: false,
+            failures: 0,
         }
     }
 
@@ -172,6 +183,11 @@ impl Layer {
                         let zlib = head[0] & 0x0f == 8
                             && head[0] >> 4 <= 7
                             && (u16::from(head[0]) << 8 | u16::from(head[1])) % 31 == 0;
+                        if zlib && self.declared == Coding::Deflate {
+                            // libhtp inflates `deflate` raw first: that try and its
+                            // first restart fail before the zlib one works.
+                            self.failures += 2;
+                        }
                         self.phase = Phase::Inflate(Box::new(Decompress::new(zlib)));
                         if self.inflate(&head, out, limit) {
                             return true;
@@ -239,9 +255,13 @@ impl Layer {
                 Ok(_) => {}
                 Err(_) => {
                     if self.produced || self.raw_over {
+                        self.failures += 1;
                         self.phase = Phase::Done;
                         return true;
                     }
+                    // Data that is no compressed stream fails the first try and every
+                    // restart.
+                    self.failures += 1 + RESTARTS;
                     // Not compressed at all: libhtp passes such bodies through.
                     self.pass_through(out, limit);
                     return false;
@@ -267,7 +287,7 @@ impl Decoder {
     /// A decoder undoing `codings` in order.
     pub(crate) fn new(codings: &[Coding]) -> Self {
         Decoder {
-            layers: codings.iter().map(|_| Layer::new()).collect(),
+            layers: codings.iter().map(|&c| Layer::new(c)).collect(),
             tmp: Vec::new(),
         }
     }
@@ -292,6 +312,17 @@ impl Decoder {
         }
         push_room(out, &cur, out.len() + room);
         corrupt
+    }
+
+    /// Decompression failures since the last call (libhtp reports each one as
+    /// `GZIP_DECOMPRESSION_FAILED`; when several layers fail on the same bytes, it
+    /// reports those of one).
+    pub(crate) fn take_failures(&mut self) -> u32 {
+        self.layers
+            .iter_mut()
+            .map(|l| std::mem::take(&mut l.failures))
+            .max()
+            .unwrap_or(0)
     }
 
     /// Flushes a stream that ended while the format was still being sniffed.
