@@ -168,11 +168,10 @@ fn summary(recs: &[Value]) -> Vec<String> {
 fn applayer_anomalies_are_written_per_occurrence() {
     let recs = run("anomaly-applayer", "applayer: yes");
     let got = summary(&recs);
-    // Transaction events are written in the flow's direction (client to server), as
-    // Suricata writes them; the detection event is the packet's: the client's ACK that
-    // hands the server's bytes to the app layer.
+    // Each record is the packet's that handed the bytes to the app layer (as in
+    // Suricata): the server's ACK for the request, the client's for the response.
     let want = [
-        "applayer proto_parser REQUEST_CHUNK_EXTENSION http tx=0 sport=40000",
+        "applayer proto_parser REQUEST_CHUNK_EXTENSION http tx=0 sport=80",
         "applayer proto_parser RESPONSE_HEADER_INVALID http tx=0 sport=40000",
         "applayer proto_parser RESPONSE_CHUNKED_OLD_PROTO http tx=0 sport=40000",
         "applayer proto_parser GZIP_DECOMPRESSION_FAILED http tx=0 sport=40000",

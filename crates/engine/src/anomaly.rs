@@ -34,26 +34,21 @@ impl AnomalyLog {
     }
 
     /// Writes the application-layer events queued in `ctx`, with the header `meta`
-    /// gives (the packet's, or the end-of-flow pseudo-packet's): `meta(true)` in the
-    /// flow's direction (client to server), for the events of a transaction, as
-    /// Suricata writes them; `meta(false)` in the packet's, for the others.
+    /// gives: the packet's (the one whose processing raised them: for stream data,
+    /// the peer's acknowledgement that handed it to the app layer, as in Suricata), or
+    /// the end-of-flow pseudo-packet's.
     pub(crate) fn app(
         &self,
         ctx: &mut AppCtx,
-        meta: impl Fn(bool) -> EventMeta,
+        meta: impl FnOnce() -> EventMeta,
         sink: &mut AlertSink,
     ) {
         if ctx.anomalies.is_empty() {
             return;
         }
-        let (tx_meta, pkt_meta) = (meta(true), meta(false));
+        let meta = meta();
         for a in ctx.anomalies.drain() {
-            let m = if a.tx_id.is_some() {
-                &tx_meta
-            } else {
-                &pkt_meta
-            };
-            sink.event(&event_record(m, "anomaly", a.tx_id, app_anomaly(&a)));
+            sink.event(&event_record(&meta, "anomaly", a.tx_id, app_anomaly(&a)));
         }
     }
 
@@ -69,7 +64,7 @@ impl AnomalyLog {
             return;
         }
         let flow_id = flow::adapter::flow_key(p, buf).map_or(0, |k| crate::detection::flow_id(&k));
-        let meta = packet_meta(p, flow_id, pcap_cnt, false);
+        let meta = packet_meta(p, flow_id, pcap_cnt);
         // A packet whose IP header did not decode has no addresses (as Suricata's).
         let no_ip = !matches!(p.ip_version, 4 | 6);
         for e in p.events() {
@@ -109,30 +104,19 @@ pub(crate) fn ended_meta(ended: &flow::Ended<'_>, ts: Timestamp) -> EventMeta {
     }
 }
 
-/// The header of a record about packet `p`, in the packet's direction (`reverse`: the
-/// other way, for a packet travelling to the client written in the flow's direction).
-pub(crate) fn packet_meta(
-    p: &Packet,
-    flow_id: u64,
-    pcap_cnt: Option<u64>,
-    reverse: bool,
-) -> EventMeta {
+/// The header of a record about packet `p`, in the packet's direction.
+pub(crate) fn packet_meta(p: &Packet, flow_id: u64, pcap_cnt: Option<u64>) -> EventMeta {
     let v4 = p.ip_version == 4;
-    let (src, dst, sport, dport) = if reverse {
-        (&p.dst, &p.src, p.dport, p.sport)
-    } else {
-        (&p.src, &p.dst, p.sport, p.dport)
-    };
     EventMeta {
         ts_secs: p.ts.secs() as i64,
         ts_micros: p.ts.subsec_nanos() / 1000,
         flow_id,
         pcap_cnt,
         vlan: p.vlan,
-        src_ip: ip_addr(v4, src),
-        src_port: sport,
-        dest_ip: ip_addr(v4, dst),
-        dest_port: dport,
+        src_ip: ip_addr(v4, &p.src),
+        src_port: p.sport,
+        dest_ip: ip_addr(v4, &p.dst),
+        dest_port: p.dport,
         proto: p.proto,
         pkt_src: if pcap_cnt.is_some() {
             "wire/pcap"

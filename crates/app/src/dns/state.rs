@@ -126,6 +126,15 @@ impl DnsState {
         };
         let id = self.next_id;
         self.next_id += 1;
+        let flags = [
+            (msg.header.flags & 0x0040 != 0, super::Z_FLAG_SET),
+            (msg.header.opcode() >= 7, super::INVALID_OPCODE),
+        ];
+        for (_, e) in flags.into_iter().filter(|f| f.0) {
+            self.events.raise(e);
+            ctx.anomalies
+                .parser(AppProto::Dns, super::EVENTS[e], Some(id));
+        }
         ctx.counters.incr(match self.transport {
             Transport::Udp => Counter::TxDnsUdp,
             Transport::Tcp => Counter::TxDnsTcp,

@@ -178,10 +178,7 @@ impl FlowStage {
             }
         }
         let flow_id = crate::detection::flow_id(&flow_key);
-        let to_client = dir == Direction::ToClient;
-        let meta = |flow_dir: bool| {
-            crate::anomaly::packet_meta(p, flow_id, pcap_cnt, flow_dir && to_client)
-        };
+        let meta = || crate::anomaly::packet_meta(p, flow_id, pcap_cnt);
         self.anomaly.app(&mut self.app, meta, &mut detection.sink);
         if p.proto == ip_proto::TCP && update.flow.tcp.state == flow::TcpState::Closed {
             ext.tcp_closed = true;
@@ -238,7 +235,7 @@ impl FlowStage {
                     }
                     appflow.close(app);
                 }
-                let meta = |_| crate::anomaly::ended_meta(&ended, last_ts);
+                let meta = || crate::anomaly::ended_meta(&ended, last_ts);
                 anomaly.app(app, meta, sink);
                 let inspect = !ended.flow.bypassed && !ext.no_inspect;
                 if let Some(det) = detect.as_mut().filter(|_| inspect) {
