@@ -166,6 +166,12 @@ pub(crate) fn content_encoding_faults(value: &[u8], limit: usize) -> (u32, bool)
     (abnormal, false)
 }
 
+/// Whether a status line's protocol is one libhtp knows, spelt exactly
+/// (`HTTP/1.1`, `HTTP/1.0`, `HTTP/0.9`); anything else is `RESPONSE_INVALID_PROTOCOL`.
+pub(crate) fn exact_protocol(p: &[u8]) -> bool {
+    matches!(trim(p), b"HTTP/1.1" | b"HTTP/1.0" | b"HTTP/0.9")
+}
+
 /// Whether a response `Transfer-Encoding` naming `chunked` says more than that.
 pub(crate) fn abnormal_chunked(te: &[u8]) -> bool {
     !trim(te).eq_ignore_ascii_case(b"chunked")
@@ -283,6 +289,8 @@ mod tests {
         assert!(chunk_extension(b"10 ; x"));
         assert!(!chunk_extension(b"1a"));
         assert!(!chunk_extension(b";x"));
+        assert!(exact_protocol(b"HTTP/1.1") && exact_protocol(b" HTTP/1.0"));
+        assert!(!exact_protocol(b"http/1.1") && !exact_protocol(b"HTTP/1.2"));
         assert!(abnormal_chunked(b"chunked, gzip"));
         assert!(!abnormal_chunked(b" Chunked"));
     }

@@ -543,7 +543,7 @@ impl HttpState {
         tx.status = parse_status(&l[rl.status.clone()]);
         tx.response.parts = [rl.protocol, rl.status, rl.message];
         tx.response.progress = Progress::Line;
-        let bad_proto = tx.response.version == Some(ProtocolVersion::Invalid);
+        let bad_proto = !ev::exact_protocol(&tx.response.line[tx.response.parts[0].clone()]);
         let bad_status = tx.status.is_none_or(|s| s > 999);
         self.sides[1].st = Some(St::Headers);
         if bad_proto {
@@ -574,7 +574,7 @@ impl HttpState {
         // (what libhtp ends up doing with the http-evader folding tricks).
         let folded = matches!(buf[0], b' ' | b'\t') && !looks_like_header(l);
         if dir == Direction::ToClient
-            && matches!(buf[0], b' ' | b'\t')
+            && matches!(buf[0], b' ' | b'\t' | 0)
             && (self.sides[d].pending.is_none() || !folded)
         {
             // Folding with no header to fold into, or a folded line that is a header.
@@ -617,7 +617,11 @@ impl HttpState {
             ctx.counters.incr(Counter::HttpHeaderLimit);
         }
         if dir == Direction::ToClient {
-            let fault = response_header_fault(&p);
+            // (A line starting with NUL was reported as folding.)
+            let fault = match p.first() {
+                Some(0) => ev::HeaderFault::default(),
+                _ => response_header_fault(&p),
+            };
             if fault.missing_colon {
                 self.raise_once(ctx, dir, ev::RESPONSE_FIELD_MISSING_COLON);
             }
