@@ -2,7 +2,8 @@
 //! the application-layer events (`types: applayer: yes`, the default) raised while a
 //! packet went through the app layer, or while a flow that ended was flushed, one
 //! record per occurrence as Suricata's anomaly logger writes them. Stream events
-//! (`types: stream:`) are not raised by the flow layer yet and are reported at setup.
+//! (`types: stream:`) are not raised by the flow layer yet: asking for them is warned
+//! about once.
 
 use crate::alerts::AlertSink;
 use app::AppCtx;
@@ -22,6 +23,16 @@ impl AnomalyLog {
     pub(crate) fn new(config: &crate::config::EngineConfig) -> Self {
         let on = config.eve_types.engine("anomaly");
         let opts = config.eve_options.anomaly;
+        if on && opts.stream {
+            // Said once per process, not per worker.
+            static STREAM: std::sync::Once = std::sync::Once::new();
+            STREAM.call_once(|| {
+                tracing::warn!(
+                    "eve-log anomaly types: stream: the flow layer raises no stream events \
+                     yet, so no stream anomaly is logged"
+                )
+            });
+        }
         AnomalyLog {
             decode: on && opts.decode,
             applayer: on && opts.applayer,
