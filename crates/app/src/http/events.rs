@@ -106,7 +106,9 @@ pub(crate) fn response_header_fault(line: &[u8]) -> HeaderFault {
     };
     let name = &line[..colon];
     let bare = trim(name);
-    let lws_after = name.last().is_some_and(|&b| b == b' ' || b == b'\t');
+    let lws_after = name
+        .last()
+        .is_some_and(|b| matches!(b, b' ' | b'\t' | 0x0b | 0x0c | b'\r'));
     HeaderFault {
         missing_colon: false,
         invalid: bare.is_empty() || lws_after || !bare.iter().all(|&b| is_token(b)),
@@ -269,6 +271,7 @@ mod tests {
         assert!(f(b"no colon here").missing_colon);
         assert!(f(b": empty name").invalid);
         assert!(f(b"Server : x").invalid);
+        assert!(f(b"Transfer-Encoding\x0b:chunked").invalid);
         assert!(f(b"Bad(name): x").invalid);
         assert!(!f(b"X-Ok-Name: a:b").invalid);
     }
