@@ -5,15 +5,15 @@
 //! set, reported through [`crate::Protocol::events`].
 
 /// A set of events raised on one flow: bit `i` for the `i`-th name of the protocol's
-/// event table. At most 32 events per protocol.
+/// event table. At most 64 events per protocol.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Events(u32);
+pub struct Events(u64);
 
 impl Events {
-    /// Records event `i` of the protocol's table (indices past 31 are ignored).
+    /// Records event `i` of the protocol's table (indices past 63 are ignored).
     #[inline]
     pub fn raise(&mut self, i: usize) {
-        if i < 32 {
+        if i < 64 {
             self.0 |= 1 << i;
         }
     }
@@ -21,7 +21,7 @@ impl Events {
     /// Whether event `i` was raised.
     #[inline]
     pub fn has(self, i: usize) -> bool {
-        i < 32 && self.0 & (1 << i) != 0
+        i < 64 && self.0 & (1 << i) != 0
     }
 
     /// Whether no event was raised.
@@ -50,10 +50,10 @@ mod tests {
         assert!(e.is_empty());
         e.raise(2);
         e.raise(0);
-        e.raise(40);
+        e.raise(70);
         let mut got = Vec::new();
         e.each(NAMES, &mut |n| got.push(n));
         assert_eq!(got, ["a.one", "a.three"]);
-        assert!(e.has(2) && !e.has(1) && !e.has(40));
+        assert!(e.has(2) && !e.has(1) && !e.has(70));
     }
 }

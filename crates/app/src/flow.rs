@@ -15,7 +15,7 @@ use crate::registry;
 use crate::sip::SipState;
 use crate::smtp::SmtpState;
 use crate::tls::TlsState;
-use crate::{Config, Counter, Counters, Direction, Transport};
+use crate::{Anomalies, Config, Counter, Counters, Direction, Transport};
 
 /// Bytes held per flow while the protocol is being detected; past this detection fails.
 pub const DETECT_BUFFER: usize = 4096;
@@ -28,6 +28,8 @@ pub struct AppCtx {
     pub config: Config,
     /// Counters.
     pub counters: Counters,
+    /// Application-layer anomalies raised since the engine last drained them.
+    pub anomalies: Anomalies,
 }
 
 impl AppCtx {
@@ -36,6 +38,7 @@ impl AppCtx {
         AppCtx {
             config,
             counters: Counters::default(),
+            anomalies: Anomalies::default(),
         }
     }
 
@@ -83,6 +86,22 @@ impl AppState {
             AppState::Smtp(s) => s,
         })
     }
+}
+
+/// Detection of the direction that did not decide a TCP flow's protocol: Suricata
+/// detects each direction on its own and raises
+/// [`ONLY_ONE_DIRECTION`](crate::anomaly::ONLY_ONE_DIRECTION) on the packet whose
+/// bytes of that direction it gives up on.
+#[derive(Debug, Default)]
+enum Late {
+    /// Not started (UDP, before detection), or concluded.
+    #[default]
+    Idle,
+    /// Probing the direction's first bytes (kept here, at most [`DETECT_BUFFER`]).
+    Probing(Direction, Vec<u8>),
+    /// The direction said no before the other decided: raised on its next bytes, or
+    /// when the flow closes.
+    Due(Direction),
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -160,6 +179,8 @@ pub struct AppFlow {
     error_reported: bool,
     /// The last datagram did not parse (UDP: the next one is parsed again).
     datagram_error: bool,
+    /// Detection of the other direction once the protocol is known.
+    late: Late,
 }
 
 impl AppFlow {
@@ -175,6 +196,7 @@ impl AppFlow {
             state: AppState::None,
             error_reported: false,
             datagram_error: false,
+            late: Late::Idle,
         }
     }
 
@@ -288,8 +310,43 @@ impl AppFlow {
         match self.proto {
             AppProto::Failed => {}
             AppProto::Unknown => self.detect_stream(ctx, dir, data),
-            _ => self.feed(ctx, dir, data),
+            _ => {
+                self.late_detect(ctx, dir, data);
+                self.feed(ctx, dir, data)
+            }
         }
+    }
+
+    /// Detection of the direction that did not decide, on its new bytes `data`.
+    fn late_detect(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        let gave_up = match &mut self.late {
+            Late::Due(d) if *d == dir => true,
+            Late::Probing(d, buf) if *d == dir => {
+                buf.extend_from_slice(&data[..data.len().min(DETECT_BUFFER - buf.len())]);
+                match probe_tcp_ports(dir, buf, self.ports) {
+                    Probe::Match(_) => {
+                        self.late = Late::Idle;
+                        return;
+                    }
+                    Probe::NeedMore if buf.len() < DETECT_BUFFER => return,
+                    Probe::NeedMore | Probe::NoMatch => true,
+                }
+            }
+            _ => false,
+        };
+        if gave_up {
+            self.late = Late::Idle;
+            self.raise_one_direction(ctx);
+        }
+    }
+
+    fn raise_one_direction(&self, ctx: &mut AppCtx) {
+        ctx.anomalies.push(crate::AppAnomaly {
+            proto: self.proto,
+            layer: crate::AnomalyLayer::ProtoDetect,
+            event: crate::anomaly::ONLY_ONE_DIRECTION,
+            tx_id: None,
+        });
     }
 
     /// One UDP payload.
@@ -332,6 +389,15 @@ impl AppFlow {
 
     /// The flow ended (FIN/RST seen in both directions, or timeout).
     pub fn close(&mut self, ctx: &mut AppCtx) {
+        // Bytes of the other direction still undecided, or refused before the protocol
+        // was known: detection gives up on them now (Suricata looks at a direction's
+        // undetected bytes again until the stream ends).
+        if matches!(&self.late, Late::Probing(_, buf) if !buf.is_empty())
+            || matches!(self.late, Late::Due(_))
+        {
+            self.raise_one_direction(ctx);
+        }
+        self.late = Late::Idle;
         with_state!(mut &mut self.state, p => Protocol::close(p, ctx), None => {});
         self.held = Vec::new();
     }
@@ -383,6 +449,7 @@ impl AppFlow {
         match probe_tcp_ports(dir, &first, self.ports) {
             Probe::Match(p) => {
                 self.set_proto(ctx, p);
+                self.start_late(dir);
                 let held = std::mem::take(&mut self.held);
                 self.held_len = 0;
                 for (hd, b) in held {
@@ -400,6 +467,25 @@ impl AppFlow {
                 }
             }
         }
+    }
+
+    /// Starts detection of the other direction after `decided` decided the protocol
+    /// (HTTP/2's server side is not judged: its frames are not probed).
+    fn start_late(&mut self, decided: Direction) {
+        let other = decided.reverse();
+        self.late = if self.transport != Transport::Tcp || self.proto == AppProto::Http2 {
+            Late::Idle
+        } else if self.probe[other.index()] == DirProbe::NoMatch {
+            Late::Due(other)
+        } else {
+            let mut buf = Vec::new();
+            for (d, b) in &self.held {
+                if *d == other {
+                    buf.extend_from_slice(b);
+                }
+            }
+            Late::Probing(other, buf)
+        };
     }
 
     fn hold(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
@@ -509,6 +595,53 @@ mod tests {
         assert_eq!(f.app_proto(), AppProto::Smb);
         assert!(!f.take_completed(Direction::ToServer));
         assert_eq!(ctx.counters.get(Counter::FlowSmb), 1);
+    }
+
+    #[test]
+    fn one_sided_detection_is_an_anomaly_on_the_other_sides_bytes() {
+        let one = |first: Direction, a: &[u8], b: &[u8]| {
+            let mut ctx = AppCtx::default();
+            ctx.anomalies.set_enabled(true);
+            let mut f = AppFlow::new(Transport::Tcp, 40000, 25);
+            f.parse(&mut ctx, first, a);
+            let before = ctx.anomalies.drain().count();
+            f.parse(&mut ctx, first.reverse(), b);
+            let after: Vec<_> = ctx.anomalies.drain().collect();
+            (f.app_proto(), before, after)
+        };
+        // The client spoke HTTP, the server answers something else: raised on the
+        // server's bytes, on no transaction.
+        let (p, before, after) = one(
+            Direction::ToServer,
+            b"GET / HTTP/1.0\r\n\r\n",
+            b"SSH-2.0-x\r\n",
+        );
+        assert_eq!((p, before), (AppProto::Http, 0));
+        assert_eq!(after.len(), 1);
+        assert_eq!(after[0].event, crate::anomaly::ONLY_ONE_DIRECTION);
+        assert_eq!(
+            (after[0].layer, after[0].tx_id),
+            (crate::AnomalyLayer::ProtoDetect, None)
+        );
+        // A server that answers HTTP raises nothing.
+        let (_, _, after) = one(
+            Direction::ToServer,
+            b"GET / HTTP/1.0\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\n",
+        );
+        assert!(after.is_empty());
+        // SMTP: the server's banner says no first; the event comes with its next bytes.
+        let mut ctx = AppCtx::default();
+        ctx.anomalies.set_enabled(true);
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 25);
+        f.parse(&mut ctx, Direction::ToClient, b"220 mail ESMTP\r\n");
+        f.parse(&mut ctx, Direction::ToServer, b"EHLO me\r\n");
+        assert_eq!(f.app_proto(), AppProto::Smtp);
+        assert!(ctx.anomalies.is_empty());
+        f.parse(&mut ctx, Direction::ToClient, b"250 ok\r\n");
+        assert_eq!(ctx.anomalies.drain().count(), 1);
+        f.parse(&mut ctx, Direction::ToClient, b"250 ok\r\n");
+        assert!(ctx.anomalies.is_empty(), "once per flow");
     }
 
     #[test]

@@ -28,6 +28,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod anomaly;
 mod buffers;
 mod counters;
 pub mod detect;
@@ -45,6 +46,7 @@ pub mod smtp;
 pub mod tls;
 mod util;
 
+pub use anomaly::{Anomalies, AnomalyLayer, AppAnomaly};
 pub use buffers::{buffers, BufferDef, BufferId};
 pub use counters::{Counter, Counters};
 pub use detect::AppProto;

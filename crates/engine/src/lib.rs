@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 mod alerts;
+mod anomaly;
 mod applog;
 mod config;
 mod control;

@@ -12,7 +12,7 @@ pub mod parser;
 mod proto;
 pub mod state;
 
-pub(crate) use proto::{new_state, BUFFERS, EVENTS, MALFORMED_DATA};
+pub(crate) use proto::{new_state, BUFFERS, EVENTS, INVALID_OPCODE, MALFORMED_DATA, Z_FLAG_SET};
 
 pub use parser::{rcode_name, rrtype_name, DnsAnswer, DnsHeader, DnsMessage, DnsQuery, RData};
 pub use state::{DnsState, DnsTx};

@@ -14,11 +14,17 @@ pub(crate) static BUFFERS: &[BufferDef] =
     &[BufferDef::new("dns.query", Some(Direction::ToServer)).multi()];
 
 /// DNS's application-layer events: a message that does not parse, or a request sent
-/// to the client / a response sent to the server (Suricata's `dns.malformed_data`).
-pub(crate) static EVENTS: &[&str] = &["dns.malformed_data"];
+/// to the client / a response sent to the server (Suricata's `dns.malformed_data`); a
+/// message with the reserved Z flag set (`dns.z_flag_set`) or an opcode from 7 up
+/// (`dns.invalid_opcode`).
+pub(crate) static EVENTS: &[&str] = &["dns.malformed_data", "dns.z_flag_set", "dns.invalid_opcode"];
 
 /// The index in [`EVENTS`] of `dns.malformed_data`.
 pub(crate) const MALFORMED_DATA: usize = 0;
+/// The index in [`EVENTS`] of `dns.z_flag_set`.
+pub(crate) const Z_FLAG_SET: usize = 1;
+/// The index in [`EVENTS`] of `dns.invalid_opcode`.
+pub(crate) const INVALID_OPCODE: usize = 2;
 
 /// The state of a new DNS flow (UDP or TCP).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
@@ -159,5 +165,25 @@ mod tests {
         Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &[0x12, 0x34, 0x01]);
         Protocol::events(&d, &mut |e| events.push(e));
         assert_eq!(events, ["dns.malformed_data"]);
+    }
+
+    #[test]
+    fn z_flag_and_opcode_are_raised_on_their_message() {
+        let mut ctx = AppCtx::default();
+        ctx.anomalies.set_enabled(true);
+        let mut d = DnsState::new(Transport::Udp);
+        // Z flag (0x0040) on the first query, opcode 7 on the second.
+        let mut query = [
+            0x12, 0x34, 0x01, 0x40, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
+        ];
+        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &query);
+        query[2] = 0x39;
+        query[3] = 0x00;
+        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &query);
+        let got: Vec<_> = ctx.anomalies.drain().map(|a| (a.event, a.tx_id)).collect();
+        assert_eq!(
+            got,
+            [("dns.z_flag_set", Some(0)), ("dns.invalid_opcode", Some(1))]
+        );
     }
 }

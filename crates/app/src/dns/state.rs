@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use super::parser::{parse_message, DnsMessage};
-use crate::{AppCtx, Counter, Direction, Events, Transport};
+use crate::{AppCtx, AppProto, Counter, Direction, Events, Transport};
 
 /// One DNS message of a flow.
 #[derive(Clone, Debug)]
@@ -118,11 +118,23 @@ impl DnsState {
             _ => {
                 ctx.counters.incr(Counter::DnsMalformed);
                 self.events.raise(super::MALFORMED_DATA);
+                let event = super::EVENTS[super::MALFORMED_DATA];
+                ctx.anomalies
+                    .parser(AppProto::Dns, event, Some(self.next_id));
                 return false;
             }
         };
         let id = self.next_id;
         self.next_id += 1;
+        let flags = [
+            (msg.header.flags & 0x0040 != 0, super::Z_FLAG_SET),
+            (msg.header.opcode() >= 7, super::INVALID_OPCODE),
+        ];
+        for (_, e) in flags.into_iter().filter(|f| f.0) {
+            self.events.raise(e);
+            ctx.anomalies
+                .parser(AppProto::Dns, super::EVENTS[e], Some(id));
+        }
         ctx.counters.incr(match self.transport {
             Transport::Udp => Counter::TxDnsUdp,
             Transport::Tcp => Counter::TxDnsTcp,

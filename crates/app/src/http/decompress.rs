@@ -54,7 +54,10 @@ enum Phase {
     GzipHeader(Vec<u8>),
     /// Inflating.
     Inflate(Box<Decompress>),
-    /// Stream ended; later bytes (gzip trailer, garbage) are ignored.
+    /// A gzip stream ended: its trailer (CRC-32 and size) is being collected to check
+    /// it against the output.
+    Trailer(Vec<u8>),
+    /// Stream ended; later bytes (garbage) are ignored.
     Done,
     /// Not compressed after all: bytes go through unchanged.
     Passthrough,
@@ -67,7 +70,19 @@ struct Layer {
     /// not to be compressed (at most [`RAW_KEEP`] bytes).
     raw: Vec<u8>,
     raw_over: bool,
+    /// Decompression failures libhtp would report (its `GZip decompressor` warnings)
+    /// since [`Decoder::take_failures`] last asked.
+    failures: u32,
+    /// The coding the header declared for this layer.
+    declared: Coding,
+    /// CRC-32 and length of a gzip stream's whole output (`None`: not gzip, or the
+    /// output was cut at the cap, so the trailer cannot be checked).
+    crc: Option<flate2::Crc>,
 }
+
+/// libhtp restarts a failing decompressor this many times (other window sizes and
+/// formats), reporting each failure, before it passes the body through.
+const RESTARTS: u32 = 3;
 
 /// Bytes kept for passthrough before the first output.
 const RAW_KEEP: usize = 64 * 1024;
@@ -84,6 +99,22 @@ enum GzHdr {
     Need,
     Len(usize),
     Bad,
+}
+
+/// Whether zlib takes gzip header `h` (whole, [`gzip_header_len`] long): no reserved
+/// flag set, and a header CRC, if any, that matches.
+fn zlib_accepts_header(h: &[u8]) -> bool {
+    let flags = h[3];
+    if flags & 0xe0 != 0 {
+        return false;
+    }
+    if flags & 2 != 0 && h.len() >= 12 {
+        let (data, crc) = h.split_at(h.len() - 2);
+        let mut c = flate2::Crc::new();
+        c.update(data);
+        return c.sum() as u16 == u16::from_le_bytes([crc[0], crc[1]]);
+    }
+    true
 }
 
 fn gzip_header_len(h: &[u8]) -> GzHdr {
@@ -120,12 +151,15 @@ fn gzip_header_len(h: &[u8]) -> GzHdr {
 }
 
 impl Layer {
-    fn new() -> Self {
+    fn new(declared: Coding) -> Self {
         Layer {
+            declared,
+            crc: None,
             phase: Phase::Sniff(Vec::new()),
             produced: false,
             raw: Vec::new(),
             raw_over: false,
+            failures: 0,
         }
     }
 
@@ -172,6 +206,11 @@ impl Layer {
                         let zlib = head[0] & 0x0f == 8
                             && head[0] >> 4 <= 7
                             && (u16::from(head[0]) << 8 | u16::from(head[1])) % 31 == 0;
+                        if zlib && self.declared == Coding::Deflate {
+                            // libhtp inflates `deflate` raw first: that try and its
+                            // first restart fail before the zlib one works.
+                            self.failures += 2;
+                        }
                         self.phase = Phase::Inflate(Box::new(Decompress::new(zlib)));
                         if self.inflate(&head, out, limit) {
                             return true;
@@ -191,6 +230,12 @@ impl Layer {
                             return false;
                         }
                         GzHdr::Len(n) => {
+                            if !zlib_accepts_header(&buf[..n]) {
+                                // zlib refuses the header: the first try and a restart
+                                // fail before libhtp gets past it.
+                                self.failures += 2;
+                            }
+                            self.crc = Some(flate2::Crc::new());
                             let rest = buf.split_off(n);
                             // Bytes of `input` past what was taken belong after `rest`.
                             input = &input[take..];
@@ -202,6 +247,10 @@ impl Layer {
                     }
                 }
                 Phase::Inflate(_) => return self.inflate(input, out, limit),
+                Phase::Trailer(_) => {
+                    self.trailer(input);
+                    return false;
+                }
                 Phase::Done => return false,
                 Phase::Passthrough => {
                     push_room(out, input, limit);
@@ -226,29 +275,67 @@ impl Layer {
             let used = (z.total_in() - in0) as usize;
             let made = (z.total_out() - out0) as usize;
             out.extend_from_slice(&scratch[..made]);
+            if let Some(c) = &mut self.crc {
+                c.update(&scratch[..made]);
+            }
             input = &input[used.min(input.len())..];
             if made > 0 {
                 self.produced = true;
             }
             match res {
                 Ok(Status::StreamEnd) => {
-                    self.phase = Phase::Done;
+                    self.phase = if self.crc.is_some() {
+                        Phase::Trailer(Vec::new())
+                    } else {
+                        Phase::Done
+                    };
+                    self.trailer(input);
                     return false;
                 }
                 Ok(_) if used == 0 && made == 0 => return false,
                 Ok(_) => {}
                 Err(_) => {
                     if self.produced || self.raw_over {
+                        self.failures += 1;
                         self.phase = Phase::Done;
                         return true;
                     }
+                    // Data that is no compressed stream fails the first try and every
+                    // restart.
+                    self.failures += 1 + RESTARTS;
                     // Not compressed at all: libhtp passes such bodies through.
                     self.pass_through(out, limit);
                     return false;
                 }
             }
         }
+        if !input.is_empty() {
+            // Output cut at the cap: the trailer cannot be checked.
+            self.crc = None;
+        }
         false
+    }
+}
+
+impl Layer {
+    /// Collects the gzip trailer from `input`; once whole, a CRC-32 or size that does
+    /// not match the output is a failure (zlib's "incorrect data check").
+    fn trailer(&mut self, input: &[u8]) {
+        let Phase::Trailer(t) = &mut self.phase else {
+            return;
+        };
+        t.extend_from_slice(&input[..input.len().min(8 - t.len())]);
+        if t.len() < 8 {
+            return;
+        }
+        if let Some(c) = self.crc.take() {
+            let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+            let len = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
+            if crc != c.sum() || len != c.amount() {
+                self.failures += 1;
+            }
+        }
+        self.phase = Phase::Done;
     }
 }
 
@@ -267,7 +354,7 @@ impl Decoder {
     /// A decoder undoing `codings` in order.
     pub(crate) fn new(codings: &[Coding]) -> Self {
         Decoder {
-            layers: codings.iter().map(|_| Layer::new()).collect(),
+            layers: codings.iter().map(|&c| Layer::new(c)).collect(),
             tmp: Vec::new(),
         }
     }
@@ -292,6 +379,17 @@ impl Decoder {
         }
         push_room(out, &cur, out.len() + room);
         corrupt
+    }
+
+    /// Decompression failures since the last call (libhtp reports each one as
+    /// `GZIP_DECOMPRESSION_FAILED`; when several layers fail on the same bytes, it
+    /// reports those of one).
+    pub(crate) fn take_failures(&mut self) -> u32 {
+        self.layers
+            .iter_mut()
+            .map(|l| std::mem::take(&mut l.failures))
+            .max()
+            .unwrap_or(0)
     }
 
     /// Flushes a stream that ended while the format was still being sniffed.
@@ -365,6 +463,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn gzip_faults_count_as_libhtp_reports_them() {
+        let text = b"hello hello hello EICAR body".repeat(5);
+        let fails = |data: &[u8], c: Coding| {
+            let mut d = Decoder::new(&[c]);
+            let mut out = Vec::new();
+            d.feed(data, &mut out, 1 << 20);
+            (out, d.take_failures())
+        };
+        let good = gz(&text);
+        assert_eq!(fails(&good, Coding::Gzip), (text.clone(), 0));
+        // A corrupt CRC in the trailer: the body is there, one failure.
+        let mut bad_crc = good.clone();
+        let n = bad_crc.len();
+        bad_crc[n - 8] ^= 0xff;
+        assert_eq!(fails(&bad_crc, Coding::Gzip), (text.clone(), 1));
+        // A reserved header flag: zlib refuses it (two failures).
+        let mut reserved = good.clone();
+        reserved[3] |= 0x20;
+        assert_eq!(fails(&reserved, Coding::Gzip).1, 2);
+        // `deflate` sent with a zlib header; not compressed at all.
+        assert_eq!(fails(&zl(&text), Coding::Deflate), (text.clone(), 2));
+        assert_eq!(fails(b"plain text body", Coding::Gzip).1, 4);
     }
 
     #[test]

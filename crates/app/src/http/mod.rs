@@ -5,6 +5,7 @@
 //!   chunk size, Content-Length);
 //! - [`uri`]: URI splitting and normalization for `http.uri`;
 //! - `decompress`: gzip/deflate body decoding with an output cap;
+//! - `events`: libhtp's warnings as Suricata's events, and the checks that find them;
 //! - [`state`]: the per-flow streaming state machine ([`HttpState`]);
 //! - [`tx`]: transactions and their buffers ([`HttpTx`]);
 //! - `probe`: protocol detection (request methods, `HTTP/`);
@@ -13,6 +14,7 @@
 //! - [`log`]: the EVE `http` object.
 
 pub(crate) mod decompress;
+mod events;
 pub mod log;
 pub mod parser;
 mod probe;

@@ -45,12 +45,7 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("file.data", None).file(),
 ];
 
-/// HTTP's application-layer events (libhtp's, as Suricata names them): a request or
-/// response line or header longer than the field limit.
-pub(crate) static EVENTS: &[&str] = &[
-    "http.request_field_too_long",
-    "http.response_field_too_long",
-];
+pub(crate) use super::events::EVENTS;
 
 /// The index in [`EVENTS`] of a field over the limit in direction `dir`.
 pub(crate) fn field_too_long_event(dir: Direction) -> usize {

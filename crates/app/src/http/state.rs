@@ -26,6 +26,7 @@
 use std::collections::VecDeque;
 
 use super::decompress::{codings, Decoder};
+use super::events::{self as ev, content_encoding_faults, response_header_fault};
 use super::parser::{
     looks_like_response_line, parse_chunk_len, parse_content_length, parse_header_line,
     parse_protocol, parse_request_line, parse_response_line, parse_status, ProtocolVersion,
@@ -188,6 +189,7 @@ impl HttpState {
             if dir == Direction::ToClient && st == St::ChunkLen && self.bad_chunk_len(data, pos) {
                 // Not a chunk size (libhtp gives up on chunking): everything from here on
                 // is body until the connection closes.
+                self.raise_once(ctx, dir, ev::INVALID_RESPONSE_CHUNK_LEN);
                 let held = std::mem::take(&mut self.sides[d].line);
                 self.sides[d].st = Some(St::UntilClose);
                 self.body(ctx, dir, &held);
@@ -245,7 +247,7 @@ impl HttpState {
                         LineRes::Need => return,
                         LineRes::TooLong => {
                             ctx.counters.incr(Counter::HttpFieldTooLong);
-                            self.events.raise(super::field_too_long_event(dir));
+                            self.raise(ctx, dir, super::field_too_long_event(dir));
                             if !self.error {
                                 ctx.counters.incr(Counter::ErrorHttp);
                                 self.error = true;
@@ -431,11 +433,18 @@ impl HttpState {
                         }
                         self.sides[d].st = Some(St::Trailers);
                     }
-                    Some(n) => self.sides[d].st = Some(St::ChunkData(n)),
+                    Some(n) => {
+                        // (libhtp names an extension in either direction so.)
+                        if ev::chunk_extension(l) {
+                            self.raise(ctx, dir, ev::REQUEST_CHUNK_EXTENSION);
+                        }
+                        self.sides[d].st = Some(St::ChunkData(n))
+                    }
                     None => match dir {
                         // An unparsable chunk size: the rest of a response is body
                         // until close; a request cannot be resynchronized.
                         Direction::ToClient => {
+                            self.raise_once(ctx, dir, ev::INVALID_RESPONSE_CHUNK_LEN);
                             self.sides[d].st = Some(St::UntilClose);
                             self.body(ctx, dir, buf);
                         }
@@ -445,6 +454,10 @@ impl HttpState {
             }
             St::ChunkDataEnd => self.sides[d].st = Some(St::ChunkLen),
             St::Trailers if chomp(buf).is_empty() => self.complete(ctx, dir),
+            St::Trailers if dir == Direction::ToClient && matches!(buf[0], b' ' | b'\t') => {
+                // A trailer line folding into nothing.
+                self.raise_once(ctx, dir, ev::INVALID_RESPONSE_FIELD_FOLDING);
+            }
             _ => {}
         }
     }
@@ -498,6 +511,12 @@ impl HttpState {
             None => {
                 let id = self.new_tx(ctx);
                 self.next_res = id;
+                ev::raise(
+                    &mut self.events,
+                    ctx,
+                    ev::UNABLE_TO_MATCH_RESPONSE_TO_REQUEST,
+                    Some(id),
+                );
                 id
             }
         };
@@ -524,7 +543,15 @@ impl HttpState {
         tx.status = parse_status(&l[rl.status.clone()]);
         tx.response.parts = [rl.protocol, rl.status, rl.message];
         tx.response.progress = Progress::Line;
+        let bad_proto = !ev::exact_protocol(&tx.response.line[tx.response.parts[0].clone()]);
+        let bad_status = tx.status.is_none_or(|s| s > 999);
         self.sides[1].st = Some(St::Headers);
+        if bad_proto {
+            self.raise(ctx, Direction::ToClient, ev::RESPONSE_INVALID_PROTOCOL);
+        }
+        if bad_status {
+            self.raise(ctx, Direction::ToClient, ev::RESPONSE_INVALID_STATUS);
+        }
     }
 
     fn header_line(&mut self, ctx: &mut AppCtx, dir: Direction, buf: &[u8]) {
@@ -546,11 +573,18 @@ impl HttpState {
         // A continuation line that itself looks like `Name: value` starts a new header
         // (what libhtp ends up doing with the http-evader folding tricks).
         let folded = matches!(buf[0], b' ' | b'\t') && !looks_like_header(l);
+        if dir == Direction::ToClient
+            && matches!(buf[0], b' ' | b'\t' | 0)
+            && (self.sides[d].pending.is_none() || !folded)
+        {
+            // Folding with no header to fold into, or a folded line that is a header.
+            self.raise_once(ctx, dir, ev::INVALID_RESPONSE_FIELD_FOLDING);
+        }
         match &mut self.sides[d].pending {
             Some(p) if folded => {
                 if push_capped(p, l, ctx.config.field_limit) {
                     ctx.counters.incr(Counter::HttpFieldTooLong);
-                    self.events.raise(super::field_too_long_event(dir));
+                    self.raise(ctx, dir, super::field_too_long_event(dir));
                 }
             }
             _ => {
@@ -569,11 +603,48 @@ impl HttpState {
             return;
         };
         let h = parse_header_line(&p);
-        if !tx
-            .msg_mut(dir)
-            .add_header(&p[h.name], &p[h.value], ctx.config.max_headers)
-        {
+        let m = tx.msg_mut(dir);
+        let dup_cl = dir == Direction::ToClient
+            && p[h.name.clone()].eq_ignore_ascii_case(b"content-length")
+            && m.header("content-length").is_some_and(|old| {
+                let (a, b) = (
+                    parse_content_length(old),
+                    parse_content_length(&p[h.value.clone()]),
+                );
+                a.is_none() || b.is_none() || a != b
+            });
+        if !m.add_header(&p[h.name], &p[h.value], ctx.config.max_headers) {
             ctx.counters.incr(Counter::HttpHeaderLimit);
+        }
+        if dir == Direction::ToClient {
+            // (A line starting with NUL was reported as folding.)
+            let fault = match p.first() {
+                Some(0) => ev::HeaderFault::default(),
+                _ => response_header_fault(&p),
+            };
+            if fault.missing_colon {
+                self.raise_once(ctx, dir, ev::RESPONSE_FIELD_MISSING_COLON);
+            }
+            if fault.invalid {
+                self.raise_once(ctx, dir, ev::RESPONSE_HEADER_INVALID);
+            }
+            if dup_cl {
+                self.raise(ctx, dir, ev::DUPLICATE_CONTENT_LENGTH_FIELD_IN_RESPONSE);
+            }
+        }
+    }
+
+    /// Raises event `i` (of [`super::EVENTS`]) on the transaction of `dir`.
+    fn raise(&mut self, ctx: &mut AppCtx, dir: Direction, i: usize) {
+        ev::raise(&mut self.events, ctx, i, self.sides[dir.index()].tx);
+    }
+
+    /// Raises event `i` on the message of `dir`, unless it already raised it.
+    fn raise_once(&mut self, ctx: &mut AppCtx, dir: Direction, i: usize) {
+        let id = self.sides[dir.index()].tx;
+        match find_tx(&mut self.txs, id) {
+            Some(tx) => ev::raise_once(&mut self.events, ctx, tx.msg_mut(dir), i, id),
+            None => ev::raise(&mut self.events, ctx, i, id),
         }
     }
 
@@ -603,6 +674,15 @@ impl HttpState {
                         tx.host_raw = Some(h.to_vec());
                     }
                 }
+                if tx.request.version == Some(ProtocolVersion::V1_1)
+                    && tx.request.header("host").is_none()
+                {
+                    let id = Some(tx.id);
+                    ev::raise(&mut self.events, ctx, ev::MISSING_HOST_HEADER, id);
+                }
+                let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) else {
+                    return;
+                };
                 let next = if chunked {
                     St::ChunkLen
                 } else {
@@ -626,6 +706,16 @@ impl HttpState {
                     self.sides[1].st = Some(St::Line);
                     return;
                 }
+                if let Some(ce) = tx.response.header("content-encoding") {
+                    let limit = ctx.config.response_body_decompress_layer_limit;
+                    let (abnormal, too_many) = content_encoding_faults(ce, limit);
+                    for _ in 0..abnormal {
+                        self.raise(ctx, dir, ev::ABNORMAL_CE_HEADER);
+                    }
+                    if too_many {
+                        self.raise(ctx, dir, ev::TOO_MANY_ENCODING_LAYERS);
+                    }
+                }
                 let has_len = chunked || cl.is_some();
                 if (status == 101 && !has_len) || (connect && (200..300).contains(&status)) {
                     self.complete(ctx, dir);
@@ -648,6 +738,20 @@ impl HttpState {
                 if head || ((status == 204 || status == 304) && !chunked && cl.is_none()) {
                     return self.complete(ctx, dir);
                 }
+                if chunked {
+                    let te = tx.response.header("transfer-encoding").unwrap_or_default();
+                    let abnormal = ev::abnormal_chunked(te);
+                    let old = tx.response.version != Some(ProtocolVersion::V1_1);
+                    if abnormal {
+                        self.raise(ctx, dir, ev::RESPONSE_ABNORMAL_TRANSFER_ENCODING);
+                    }
+                    if old {
+                        self.raise(ctx, dir, ev::RESPONSE_CHUNKED_OLD_PROTO);
+                    }
+                }
+                let Some(tx) = find_tx(&mut self.txs, self.sides[1].tx) else {
+                    return;
+                };
                 let next = if chunked {
                     St::ChunkLen
                 } else {
@@ -702,6 +806,14 @@ impl HttpState {
             Some(dec) => {
                 if dec.feed(data, &mut m.body, room) {
                     ctx.counters.incr(Counter::HttpDecompressError);
+                }
+                for _ in 0..dec.take_failures() {
+                    ev::raise(
+                        &mut self.events,
+                        ctx,
+                        ev::GZIP_DECOMPRESSION_FAILED,
+                        side.tx,
+                    );
                 }
                 m.body.len() >= limit
             }

@@ -74,6 +74,8 @@ pub struct Message {
     pub(crate) min_inspect: usize,
     /// The last chunk was seen (trailers may still follow).
     pub(crate) body_done: bool,
+    /// Events raised once per message so far (libhtp's per-transaction flags).
+    pub(crate) raised: crate::Events,
 }
 
 impl Message {

@@ -5,6 +5,7 @@
 
 use super::detect_stage::Detection;
 use super::policy::{Effect, Policy};
+use crate::anomaly::AnomalyLog;
 use crate::config::EngineConfig;
 use crate::detection::Origin;
 use crate::exception::Condition;
@@ -21,16 +22,22 @@ pub(super) struct FlowStage {
     exts: FlowExts,
     /// EVE application-layer records (the types the registry's protocols log).
     applog: output::AppLogger,
+    /// EVE anomaly records.
+    pub(super) anomaly: AnomalyLog,
 }
 
 impl FlowStage {
     /// The flows stage `config` asks for.
     pub(super) fn new(config: &EngineConfig) -> Self {
+        let anomaly = AnomalyLog::new(config);
+        let mut app = AppCtx::new(config.app.clone());
+        anomaly.prepare(&mut app);
         FlowStage {
             tracker: FlowTracker::new(config.flow.clone()),
-            app: AppCtx::new(config.app.clone()),
+            app,
             exts: FlowExts::default(),
             applog: output::AppLogger::new(config.eve_types),
+            anomaly,
         }
     }
 
@@ -56,6 +63,7 @@ impl FlowStage {
             flow_key: None,
             flow: None,
         };
+        self.anomaly.decode(p, buf, pcap_cnt, &mut detection.sink);
         let Some(info) = adapter::tracked_packet_info(&self.tracker, p, buf) else {
             detection.packet(p, buf, origin, &mut policy.ips);
             return;
@@ -169,6 +177,9 @@ impl FlowStage {
                 bypass |= b;
             }
         }
+        let flow_id = crate::detection::flow_id(&flow_key);
+        let meta = || crate::anomaly::packet_meta(p, flow_id, pcap_cnt);
+        self.anomaly.app(&mut self.app, meta, &mut detection.sink);
         if p.proto == ip_proto::TCP && update.flow.tcp.state == flow::TcpState::Closed {
             ext.tcp_closed = true;
         }
@@ -212,6 +223,7 @@ impl FlowStage {
         let detect = &mut detection.stage;
         let sink = &mut detection.sink;
         let applog = &self.applog;
+        let anomaly = &self.anomaly;
         self.tracker.drain_ended(|ended| {
             if let Some(pos) = drain_position {
                 sink.position = (pos, ended.key.canonical().0.hash());
@@ -223,6 +235,8 @@ impl FlowStage {
                     }
                     appflow.close(app);
                 }
+                let meta = || crate::anomaly::ended_meta(&ended, last_ts);
+                anomaly.app(app, meta, sink);
                 let inspect = !ended.flow.bypassed && !ext.no_inspect;
                 if let Some(det) = detect.as_mut().filter(|_| inspect) {
                     det.ended_flow(&ended, ext.app.as_ref(), &mut ext.detect, last_ts, sink);

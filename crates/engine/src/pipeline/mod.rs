@@ -311,6 +311,9 @@ impl Pipeline {
         } else {
             Effect::Continue
         };
+        self.flows
+            .anomaly
+            .decode(p, buf, pcap_cnt, &mut self.detection.sink);
         if effect == Effect::Continue {
             let origin = Origin {
                 pcap_cnt,
@@ -370,6 +373,10 @@ impl Pipeline {
         tree.extend(self.decode.decoder.stats().counters());
         tree.extend(self.flows.tracker.counters());
         tree.extend(self.flows.app.counters());
+        let dropped = self.flows.app.anomalies.dropped();
+        if dropped > 0 {
+            tree.add("osprey.anomaly.dropped", dropped);
+        }
         tree.add("osprey.checksum.invalid", self.decode.checksum_invalid);
         tree.add("detect.alert", self.detection.sink.count);
         tree.extend(self.policy.ips.counters());

@@ -3,6 +3,7 @@
 //! protocol in `app` (its `log.rs`), through [`app::Transaction`].
 
 mod alert_ctx;
+mod anomaly;
 mod applog;
 pub mod community_id;
 mod options;
@@ -10,6 +11,7 @@ mod records;
 mod types;
 
 pub use alert_ctx::{AlertFlow, AlertTarget};
+pub use anomaly::{app_anomaly, decode_anomaly};
 pub use applog::{alert_app_object, AppLogger, LogCursor};
 pub use options::{AlertOptions, AnomalyOptions, EveOptions};
 pub use records::{bytes_str, event_record, EventMeta};
