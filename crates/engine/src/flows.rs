@@ -23,6 +23,8 @@ pub(crate) struct FlowExt {
     pub(crate) app_error: bool,
     /// The TCP session was seen closed (the app layer got its end of stream then).
     pub(crate) tcp_closed: bool,
+    /// What the flow's EVE `flow`/`netflow` records need (ICMP types, TTLs, alerted).
+    pub(crate) marks: crate::flow_log::FlowMarks,
 }
 
 /// Flow extensions by slot.
@@ -50,6 +52,7 @@ impl FlowExts {
             app_fed: [0; 2],
             app_error: false,
             tcp_closed: false,
+            marks: Default::default(),
         })
     }
 

@@ -19,6 +19,7 @@ mod control;
 mod defaults;
 mod detection;
 pub mod exception;
+mod flow_log;
 mod flows;
 #[cfg(target_os = "linux")]
 mod inline;

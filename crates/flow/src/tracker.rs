@@ -45,6 +45,9 @@ pub struct FlowTracker {
     sessions_alive: usize,
     /// Conditions forced on the next packet.
     simulated: Simulated,
+    /// Every flow was ended by [`FlowTracker::shutdown`]: the ones drained next ended
+    /// by shutdown.
+    shutting_down: bool,
 }
 
 fn proto_class(proto: u8) -> (u8, usize) {
@@ -72,6 +75,7 @@ impl FlowTracker {
             last_ts: 0,
             sessions_alive: 0,
             simulated: Simulated::default(),
+            shutting_down: false,
         }
     }
 
@@ -298,6 +302,9 @@ impl FlowTracker {
                 if st.ack_unseen {
                     self.stats.ack_unseen += 1;
                 }
+                if f.tcp.state != TcpState::None {
+                    f.tcp_flags[di] |= h.flags;
+                }
                 f.state = match f.tcp.state.flow_class() {
                     0 => FlowState::New,
                     1 => FlowState::Established,
@@ -383,6 +390,7 @@ impl FlowTracker {
                                 if let Some(upto) = pair[di].offset_of(f.tcp.half[di].last_ack) {
                                     let g = pair[di].take(Consumer::App, upto, false, sa);
                                     if g > 0 {
+                                        f.gaps[di] = true;
                                         events |= Events::GAP;
                                         self.stats.gaps += g as u64;
                                     }
@@ -399,6 +407,7 @@ impl FlowTracker {
                                 if let Some(upto) = pair[oi].offset_of(f.tcp.half[oi].last_ack) {
                                     let g = pair[oi].take(Consumer::App, upto, false, sa);
                                     if g > 0 {
+                                        f.gaps[oi] = true;
                                         events |= Events::GAP;
                                         self.stats.gaps += g as u64;
                                     }

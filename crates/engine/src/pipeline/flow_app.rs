@@ -8,6 +8,7 @@ use super::policy::{Effect, Policy};
 use crate::config::EngineConfig;
 use crate::detection::Origin;
 use crate::exception::Condition;
+use crate::flow_log::{alerts_raised, FlowLogger};
 use crate::flows::FlowExts;
 use crate::timing::{Stage, StageTimer};
 use app::{AppCtx, AppFlow, Transport};
@@ -21,6 +22,8 @@ pub(super) struct FlowStage {
     exts: FlowExts,
     /// EVE application-layer records (the types the registry's protocols log).
     applog: output::AppLogger,
+    /// EVE `flow` and `netflow` records of the flows that end.
+    flowlog: FlowLogger,
 }
 
 impl FlowStage {
@@ -31,6 +34,7 @@ impl FlowStage {
             app: AppCtx::new(config.app.clone()),
             exts: FlowExts::default(),
             applog: output::AppLogger::new(config.eve_types),
+            flowlog: FlowLogger::new(&config.eve_types, config.ips),
         }
     }
 
@@ -100,6 +104,7 @@ impl FlowStage {
             };
             transport.map(|t| AppFlow::new(t, client_port, server_port))
         });
+        ext.marks.packet(p, dir, flow_key.proto);
         // IPS: a dropped flow's packets reach neither the app layer nor detection.
         if policy.ips.flow_dropped(&ext.detect) {
             return;
@@ -178,7 +183,9 @@ impl FlowStage {
                 flow_key: Some(flow_key),
                 ..origin
             };
+            let raised = alerts_raised(&detection.sink);
             det.flow_packet(p, buf, &update, ext, origin, &mut detection.sink);
+            ext.marks.alerted |= alerts_raised(&detection.sink) > raised;
             policy.ips.apply(det.verdict, Some(&mut ext.detect));
         }
         if self.applog.enabled() {
@@ -212,11 +219,13 @@ impl FlowStage {
         let detect = &mut detection.stage;
         let sink = &mut detection.sink;
         let applog = &self.applog;
+        let flowlog = &self.flowlog;
         self.tracker.drain_ended(|ended| {
             if let Some(pos) = drain_position {
                 sink.position = (pos, ended.key.canonical().0.hash());
             }
-            if let Some(mut ext) = exts.remove(ended.slot) {
+            let mut ext = exts.remove(ended.slot);
+            if let Some(ext) = ext.as_mut() {
                 if let Some(appflow) = ext.app.as_mut() {
                     for data in &ended.app {
                         feed_stream(appflow, app, data);
@@ -225,11 +234,25 @@ impl FlowStage {
                 }
                 let inspect = !ended.flow.bypassed && !ext.no_inspect;
                 if let Some(det) = detect.as_mut().filter(|_| inspect) {
+                    let raised = alerts_raised(sink);
                     det.ended_flow(&ended, ext.app.as_ref(), &mut ext.detect, last_ts, sink);
+                    ext.marks.alerted |= alerts_raised(sink) > raised;
                 }
                 if applog.enabled() {
-                    crate::applog::log_ended(applog, &mut ext, &ended, last_ts, sink);
+                    crate::applog::log_ended(applog, ext, &ended, last_ts, sink);
                 }
+            }
+            if flowlog.enabled() {
+                let names: Vec<&str> = match (detect.as_ref(), ext.as_ref()) {
+                    (Some(det), Some(ext)) => ext
+                        .detect
+                        .flowbits()
+                        .iter()
+                        .filter_map(|&b| det.detector.flowbit_name(b))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                flowlog.log(&ended, ext.as_ref(), &names, last_ts, sink);
             }
         });
     }

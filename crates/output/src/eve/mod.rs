@@ -4,12 +4,14 @@
 
 mod alert_ctx;
 mod applog;
+mod flow;
 mod options;
 mod records;
 mod types;
 
 pub use alert_ctx::{AlertFlow, AlertTarget};
 pub use applog::{alert_app_object, AppLogger, LogCursor};
+pub use flow::{FlowRecord, FlowTcp};
 pub use options::{AlertOptions, AnomalyOptions, EveOptions};
 pub use records::{bytes_str, event_record, EventMeta};
 pub use types::{EveTypes, ENGINE_TYPES};
