@@ -18,6 +18,7 @@ mod config;
 mod control;
 mod defaults;
 mod detection;
+mod drop_log;
 pub mod exception;
 mod flow_log;
 mod flows;

@@ -429,6 +429,10 @@ fn eve_types(config: &Config, notices: &mut Vec<String>) -> (output::EveTypes, o
                     a.payload_buffer_size = n as usize;
                 }
             }
+            ("drop", Some(o)) => {
+                let all = o.get("flows").and_then(scalar_string);
+                options.drop.all_flows = all.is_some_and(|f| f.eq_ignore_ascii_case("all"));
+            }
             ("anomaly", Some(o)) => {
                 let a = &mut options.anomaly;
                 a.packethdr = flag(o, "packethdr", a.packethdr);

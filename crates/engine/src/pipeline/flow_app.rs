@@ -7,6 +7,7 @@ use super::detect_stage::Detection;
 use super::policy::{Effect, Policy};
 use crate::config::EngineConfig;
 use crate::detection::Origin;
+use crate::drop_log::{DropLogger, Seen};
 use crate::exception::Condition;
 use crate::flow_log::{alerts_raised, FlowLogger};
 use crate::flows::FlowExts;
@@ -24,6 +25,13 @@ pub(super) struct FlowStage {
     applog: output::AppLogger,
     /// EVE `flow` and `netflow` records of the flows that end.
     flowlog: FlowLogger,
+    /// EVE `drop` records (IPS).
+    droplog: DropLogger,
+    /// How far the flow stage got with the packet being processed (its flow and
+    /// direction), for its drop record.
+    seen: Seen,
+    /// The slot of that flow, once it has its per-flow state.
+    seen_slot: Option<flow::Slot>,
 }
 
 impl FlowStage {
@@ -35,6 +43,9 @@ impl FlowStage {
             exts: FlowExts::default(),
             applog: output::AppLogger::new(config.eve_types),
             flowlog: FlowLogger::new(&config.eve_types, config.ips),
+            droplog: DropLogger::new(config),
+            seen: Seen::default(),
+            seen_slot: None,
         }
     }
 
@@ -45,8 +56,33 @@ impl FlowStage {
 
     /// Flow tracking, reassembly and the application layer for one packet, then its
     /// detection and policies (`pcap_cnt` is `None` for a datagram rebuilt from
-    /// fragments).
+    /// fragments); then its `drop` record if a verdict dropped it.
     pub(super) fn packet(
+        &mut self,
+        p: &Packet,
+        buf: &[u8],
+        pcap_cnt: Option<u64>,
+        detection: &mut Detection,
+        policy: &mut Policy,
+        timer: &mut StageTimer,
+    ) {
+        self.seen = Seen::default();
+        self.seen_slot = None;
+        self.stages(p, buf, pcap_cnt, detection, policy, timer);
+        if let Some(reason) = policy.ips.take_drop().filter(|_| self.droplog.enabled()) {
+            let seen = self.seen;
+            let slot = self.seen_slot;
+            let logged = slot
+                .and_then(|s| self.exts.get_mut(s))
+                .map(|e| &mut e.drops_logged);
+            let sink = &mut detection.sink;
+            self.droplog
+                .log(p, buf, pcap_cnt, seen, logged, reason, sink);
+        }
+    }
+
+    /// [`FlowStage::packet`] up to the drop record.
+    fn stages(
         &mut self,
         p: &Packet,
         buf: &[u8],
@@ -65,6 +101,7 @@ impl FlowStage {
             return;
         };
         let flow_key = info.key;
+        self.seen.key = Some(flow_key);
         if policy.simulate.any() && pcap_cnt.is_some() {
             let at = |n: Option<u64>| n.is_some() && n == pcap_cnt;
             self.tracker.simulate(flow::Simulated {
@@ -84,6 +121,7 @@ impl FlowStage {
             }
             return;
         };
+        self.seen.dir = Some(update.dir);
         if update.flow.bypassed {
             if update.flow.dropped {
                 let first = update.events.has(flow::Events::MIDSTREAM_POLICY);
@@ -94,6 +132,7 @@ impl FlowStage {
         }
         let slot = update.slot;
         let dir = update.dir;
+        self.seen_slot = Some(slot);
         let ext = self.exts.get_or_create(slot, || {
             let (transport, client_port, server_port) = match (p.proto, dir) {
                 (ip_proto::TCP, Direction::ToServer) => (Some(Transport::Tcp), p.sport, p.dport),

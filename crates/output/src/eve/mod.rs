@@ -4,6 +4,7 @@
 
 mod alert_ctx;
 mod applog;
+mod drop;
 mod flow;
 mod options;
 mod records;
@@ -11,7 +12,8 @@ mod types;
 
 pub use alert_ctx::{AlertFlow, AlertTarget};
 pub use applog::{alert_app_object, AppLogger, LogCursor};
+pub use drop::{DropIp, DropL4, DropRecord};
 pub use flow::{FlowRecord, FlowTcp};
-pub use options::{AlertOptions, AnomalyOptions, EveOptions};
+pub use options::{AlertOptions, AnomalyOptions, DropOptions, EveOptions};
 pub use records::{bytes_str, event_record, EventMeta};
 pub use types::{EveTypes, ENGINE_TYPES};
