@@ -198,9 +198,11 @@ impl FlowRecord<'_> {
         Value::Object(o)
     }
 
-    /// The two `netflow` records: client → server, then server → client.
-    pub fn netflow_eve(&self) -> [Value; 2] {
-        [0, 1].map(|d| {
+    /// The `netflow` records: client → server, then server → client; as Suricata, a
+    /// direction without packets has none.
+    pub fn netflow_eve(&self) -> Vec<Value> {
+        let dirs = [0, 1].into_iter().filter(|&d| self.pkts[d] > 0);
+        dirs.map(|d| {
             let mut o = self.header("netflow", d == 1);
             if let Some((t, c)) = self.icmp[d] {
                 o.insert("icmp_type".into(), t.into());
@@ -229,6 +231,7 @@ impl FlowRecord<'_> {
             }
             Value::Object(o)
         })
+        .collect()
     }
 }
 
@@ -276,7 +279,7 @@ mod tests {
 
     #[test]
     fn netflow_records_one_per_direction() {
-        let [a, b] = smtp().netflow_eve();
+        let [a, b] = <[Value; 2]>::try_from(smtp().netflow_eve()).unwrap();
         assert_eq!(
             a.to_string(),
             r#"{"timestamp":"2013-11-26T15:30:20.306047+0000","flow_id":7,"event_type":"netflow","src_ip":"88.191.140.111","src_port":51906,"dest_ip":"188.125.69.79","dest_port":25,"proto":"TCP","app_proto":"smtp","netflow":{"pkts":11,"bytes":1340,"start":"2013-11-26T15:30:19.952558+0000","end":"2013-11-26T15:30:20.306047+0000","age":1,"min_ttl":64,"max_ttl":64},"tcp":{"tcp_flags":"1f","syn":true,"fin":true,"rst":true,"psh":true,"ack":true}}"#
@@ -288,6 +291,13 @@ mod tests {
         assert_eq!(b["netflow"]["min_ttl"], 55);
         assert_eq!(b["tcp"]["tcp_flags"], "1b");
         assert!(b["tcp"].get("rst").is_none());
+        // A one-sided flow: one record.
+        let mut r = smtp();
+        r.pkts[1] = 0;
+        r.bytes[1] = 0;
+        let v = r.netflow_eve();
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0]["src_port"], 51906);
     }
 
     #[test]
