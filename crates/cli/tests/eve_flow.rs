@@ -148,6 +148,9 @@ fn sv_ether_flow_records_against_suricata() {
         dir.to_str().unwrap(),
         "--eve-types",
         "flow",
+        // As the reference run.
+        "--runmode",
+        "single",
     ]);
     assert!(out.status.success(), "{out:?}");
     let ours = records(&dir, "flow");
@@ -185,18 +188,26 @@ fn sv_ether_flow_records_against_suricata() {
         &["tcp", "state"],
     ];
     let mut equal = [0usize; 8];
+    // The end reason and the record's time (when the flow was logged) depend on when
+    // flows time out: Osprey's table times flows out against the latest capture time,
+    // Suricata's flow manager later (see the report of issue 21): today's figures.
+    let (mut same_reason, mut same_time) = (0usize, 0usize);
     let mut matched = 0;
     for r in &ours {
         let Some(theirs) = by_key.get_mut(&flow_key(r)).and_then(Vec::pop) else {
             continue;
         };
         matched += 1;
+        same_reason += usize::from(r["flow"]["reason"] == theirs["flow"]["reason"]);
+        same_time += usize::from(r["timestamp"] == theirs["timestamp"]);
         for (i, path) in fields.iter().enumerate() {
             let get = |v: &Value| path.iter().fold(v.clone(), |v, k| v[k].clone());
             equal[i] += usize::from(get(r) == get(theirs));
         }
     }
-    println!("matched {matched} of {n}");
+    println!("matched {matched} of {n}; same reason {same_reason}, same timestamp {same_time}");
+    assert!(same_reason * 100 >= matched * 40, "reason: {same_reason}");
+    assert!(same_time * 100 >= matched * 30, "timestamp: {same_time}");
     assert!(
         matched * 100 >= n * 97,
         "only {matched} of {n} flows matched"

@@ -48,6 +48,9 @@ pub struct FlowTracker {
     /// Every flow was ended by [`FlowTracker::shutdown`]: the ones drained next ended
     /// by shutdown.
     shutting_down: bool,
+    /// The tracker's current time: that of the latest packet or sweep (it follows the
+    /// capture's clock, backwards too).
+    now_us: u64,
 }
 
 fn proto_class(proto: u8) -> (u8, usize) {
@@ -76,7 +79,15 @@ impl FlowTracker {
             sessions_alive: 0,
             simulated: Simulated::default(),
             shutting_down: false,
+            now_us: 0,
         }
+    }
+
+    /// The current time, microseconds: that of the latest packet tracked or of the
+    /// latest sweep, whichever came last (when flows ended, as Suricata's flow
+    /// records say).
+    pub fn now_us(&self) -> u64 {
+        self.now_us
     }
 
     /// The defragmenter (IP fragments go here before flow tracking).
@@ -165,6 +176,7 @@ impl FlowTracker {
     /// [`FlowTracker::has_ended`] says flows ended (lazily deleted, evicted, reused).
     pub fn packet(&mut self, p: &PacketInfo<'_>) -> Option<Update<'_>> {
         self.last_ts = self.last_ts.max(p.ts_us);
+        self.now_us = p.ts_us;
         let sim = std::mem::take(&mut self.simulated);
         let mut key = p.key;
         if !self.cfg.vlan_tracking {

@@ -586,6 +586,7 @@ fn ended_flow_carries_flags_per_direction_reason_and_last_packet_time() {
     run(&mut t, &pkt(false, 0, 1, SYN | ACK | ECE, b"", 3));
     run(&mut t, &pkt(true, 1, 1, ACK | PSH, b"x", 4));
     run(&mut t, &pkt(false, 1, 2, ACK | FIN, b"", 5));
+    assert_eq!(t.now_us(), 5);
     t.shutdown();
     let mut seen = Vec::new();
     t.drain_ended(|e| seen.push((e.last_us, e.flow.tcp_flags, e.reason, e.emergency)));
@@ -608,6 +609,8 @@ fn ended_flow_carries_flags_per_direction_reason_and_last_packet_time() {
     for part in 1..64 {
         t.sweep(10 + 3_600_000_000, part);
     }
+    // The time the flow ended at: the sweep's.
+    assert_eq!(t.now_us(), 10 + 3_600_000_000);
     let mut reasons = Vec::new();
     t.drain_ended(|e| reasons.push((e.reason, e.last_us)));
     assert_eq!(reasons, [(EndReason::Timeout, 10)]);

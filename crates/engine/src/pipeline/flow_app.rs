@@ -259,6 +259,8 @@ impl FlowStage {
         let sink = &mut detection.sink;
         let applog = &self.applog;
         let flowlog = &self.flowlog;
+        // Flow records carry the time the flows were ended at (Suricata: when logged).
+        let now = Timestamp(self.tracker.now_us().saturating_mul(1000));
         self.tracker.drain_ended(|ended| {
             if let Some(pos) = drain_position {
                 sink.position = (pos, ended.key.canonical().0.hash());
@@ -291,7 +293,7 @@ impl FlowStage {
                         .collect(),
                     _ => Vec::new(),
                 };
-                flowlog.log(&ended, ext.as_ref(), &names, last_ts, sink);
+                flowlog.log(&ended, ext.as_ref(), &names, now, sink);
             }
         });
     }

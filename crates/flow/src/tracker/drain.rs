@@ -17,6 +17,7 @@ impl FlowTracker {
     ///
     /// [`FlowTable::sweep`]: crate::table::FlowTable::sweep
     pub fn sweep(&mut self, now_us: u64, part: usize) {
+        self.now_us = now_us;
         self.table.sweep(now_us, part);
         self.defrag.expire(now_us);
     }
