@@ -23,6 +23,10 @@ pub(crate) struct FlowExt {
     pub(crate) app_error: bool,
     /// The TCP session was seen closed (the app layer got its end of stream then).
     pub(crate) tcp_closed: bool,
+    /// What the flow's EVE `flow`/`netflow` records need (ICMP types, TTLs, alerted).
+    pub(crate) marks: crate::flow_log::FlowMarks,
+    /// A `drop` record was written for a packet of this direction (`flows: start`).
+    pub(crate) drops_logged: [bool; 2],
 }
 
 /// Flow extensions by slot.
@@ -50,7 +54,14 @@ impl FlowExts {
             app_fed: [0; 2],
             app_error: false,
             tcp_closed: false,
+            marks: Default::default(),
+            drops_logged: [false; 2],
         })
+    }
+
+    /// The extension of `slot`, if the flow has one.
+    pub(crate) fn get_mut(&mut self, slot: Slot) -> Option<&mut FlowExt> {
+        self.slots.get_mut(slot as usize).and_then(Option::as_mut)
     }
 
     /// Starts the detection state of every live flow afresh (the rules changed).

@@ -19,7 +19,9 @@ mod config;
 mod control;
 mod defaults;
 mod detection;
+mod drop_log;
 pub mod exception;
+mod flow_log;
 mod flows;
 #[cfg(target_os = "linux")]
 mod inline;

@@ -50,6 +50,8 @@ pub(crate) struct Ips {
     frame: FrameVerdict,
     /// The frame's own packet being processed (not tunnelled, not a fragment).
     current: Option<Packet>,
+    /// Why the packet being processed was dropped, in Suricata's words (EVE `drop`).
+    packet_drop: Option<&'static str>,
 }
 
 impl Ips {
@@ -69,6 +71,7 @@ impl Ips {
 
     /// A packet decoded from the frame is about to be inspected.
     pub(crate) fn begin_packet(&mut self, p: &Packet) {
+        self.packet_drop = None;
         if self.enabled {
             self.current = (p.tunnel == Tunnel::None && !p.has(flags::FRAGMENT)).then_some(*p);
         }
@@ -144,9 +147,29 @@ impl Ips {
         self.drop(reason);
     }
 
+    /// Why the packet being processed was dropped, if it was (taken: asked once).
+    pub(crate) fn take_drop(&mut self) -> Option<&'static str> {
+        self.packet_drop.take()
+    }
+
     fn drop(&mut self, reason: DropReason) {
         self.blocked += 1;
         self.frame.drop = true;
+        self.packet_drop.get_or_insert(match reason {
+            DropReason::Rules => "rules",
+            DropReason::FlowDrop => "flow drop",
+            DropReason::Midstream => "stream midstream",
+            DropReason::Exception(c) => {
+                use crate::exception::Condition as C;
+                match c {
+                    C::SsnMemcap => "stream memcap",
+                    C::ReassemblyMemcap => "stream reassembly",
+                    C::DefragMemcap => "defrag memcap",
+                    C::FlowMemcap => "flow memcap",
+                    C::AppLayerError => "applayer error",
+                }
+            }
+        });
         match reason {
             DropReason::Rules => self.reason_rules += 1,
             DropReason::FlowDrop => self.reason_flow_drop += 1,

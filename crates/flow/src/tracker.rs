@@ -45,6 +45,12 @@ pub struct FlowTracker {
     sessions_alive: usize,
     /// Conditions forced on the next packet.
     simulated: Simulated,
+    /// Every flow was ended by [`FlowTracker::shutdown`]: the ones drained next ended
+    /// by shutdown.
+    shutting_down: bool,
+    /// The tracker's current time: that of the latest packet or sweep (it follows the
+    /// capture's clock, backwards too).
+    now_us: u64,
 }
 
 fn proto_class(proto: u8) -> (u8, usize) {
@@ -72,7 +78,16 @@ impl FlowTracker {
             last_ts: 0,
             sessions_alive: 0,
             simulated: Simulated::default(),
+            shutting_down: false,
+            now_us: 0,
         }
+    }
+
+    /// The current time, microseconds: that of the latest packet tracked or of the
+    /// latest sweep, whichever came last (when flows ended, as Suricata's flow
+    /// records say).
+    pub fn now_us(&self) -> u64 {
+        self.now_us
     }
 
     /// The defragmenter (IP fragments go here before flow tracking).
@@ -161,6 +176,7 @@ impl FlowTracker {
     /// [`FlowTracker::has_ended`] says flows ended (lazily deleted, evicted, reused).
     pub fn packet(&mut self, p: &PacketInfo<'_>) -> Option<Update<'_>> {
         self.last_ts = self.last_ts.max(p.ts_us);
+        self.now_us = p.ts_us;
         let sim = std::mem::take(&mut self.simulated);
         let mut key = p.key;
         if !self.cfg.vlan_tracking {
@@ -298,6 +314,9 @@ impl FlowTracker {
                 if st.ack_unseen {
                     self.stats.ack_unseen += 1;
                 }
+                if f.tcp.state != TcpState::None {
+                    f.tcp_flags[di] |= h.flags;
+                }
                 f.state = match f.tcp.state.flow_class() {
                     0 => FlowState::New,
                     1 => FlowState::Established,
@@ -383,6 +402,7 @@ impl FlowTracker {
                                 if let Some(upto) = pair[di].offset_of(f.tcp.half[di].last_ack) {
                                     let g = pair[di].take(Consumer::App, upto, false, sa);
                                     if g > 0 {
+                                        f.gaps[di] = true;
                                         events |= Events::GAP;
                                         self.stats.gaps += g as u64;
                                     }
@@ -399,6 +419,7 @@ impl FlowTracker {
                                 if let Some(upto) = pair[oi].offset_of(f.tcp.half[oi].last_ack) {
                                     let g = pair[oi].take(Consumer::App, upto, false, sa);
                                     if g > 0 {
+                                        f.gaps[oi] = true;
                                         events |= Events::GAP;
                                         self.stats.gaps += g as u64;
                                     }

@@ -575,3 +575,43 @@ fn replayed_session_on_a_closed_session_is_inspected_per_packet() {
     assert_eq!(counter(&t, "flow.tcp_reuse"), 0);
     assert_eq!(counter(&t, "tcp.sessions"), 1);
 }
+
+#[test]
+fn ended_flow_carries_flags_per_direction_reason_and_last_packet_time() {
+    let mut t = FlowTracker::new(cfg());
+    // A packet before any session (an ACK midstream, pick-up off): no flags kept;
+    // the SYN then starts a flow of its own.
+    run(&mut t, &pkt(true, 0, 0, ACK, b"", 1));
+    run(&mut t, &pkt(true, 0, 0, SYN, b"", 2));
+    run(&mut t, &pkt(false, 0, 1, SYN | ACK | ECE, b"", 3));
+    run(&mut t, &pkt(true, 1, 1, ACK | PSH, b"x", 4));
+    run(&mut t, &pkt(false, 1, 2, ACK | FIN, b"", 5));
+    assert_eq!(t.now_us(), 5);
+    t.shutdown();
+    let mut seen = Vec::new();
+    t.drain_ended(|e| seen.push((e.last_us, e.flow.tcp_flags, e.reason, e.emergency)));
+    seen.sort_unstable_by_key(|s| s.0);
+    assert_eq!(
+        seen,
+        [
+            (1, [0, 0], EndReason::Shutdown, false),
+            (
+                5,
+                [SYN | ACK | PSH, SYN | ACK | ECE | FIN],
+                EndReason::Shutdown,
+                false
+            )
+        ]
+    );
+    // A flow ended by its timeout afterwards is not a shutdown.
+    run(&mut t, &pkt(true, 0, 0, SYN, b"", 10));
+    t.sweep(10 + 3_600_000_000, 0);
+    for part in 1..64 {
+        t.sweep(10 + 3_600_000_000, part);
+    }
+    // The time the flow ended at: the sweep's.
+    assert_eq!(t.now_us(), 10 + 3_600_000_000);
+    let mut reasons = Vec::new();
+    t.drain_ended(|e| reasons.push((e.reason, e.last_us)));
+    assert_eq!(reasons, [(EndReason::Timeout, 10)]);
+}

@@ -14,9 +14,15 @@ impl AlertRecord<'_> {
     /// The `fast.log` line of this alert (without the newline).
     pub fn to_fast(&self) -> String {
         let mut s = fast_timestamp(self.ts_secs, self.ts_micros);
+        // A blocked packet (IPS drop, or reject) is marked as Suricata marks it.
+        let drop = if self.action == "blocked" {
+            "[Drop] "
+        } else {
+            ""
+        };
         let _ = write!(
             s,
-            "  [**] [{}:{}:{}] {} [**] [Classification: {}] [Priority: {}] {{{}}} ",
+            "  {drop}[**] [{}:{}:{}] {} [**] [Classification: {}] [Priority: {}] {{{}}} ",
             self.gid,
             self.sid,
             self.rev,
@@ -105,6 +111,18 @@ mod tests {
             "{IPv6-ICMP} fe80:0000:0000:0000:0000:0000:0000:0001:134 -> \
              ff02:0000:0000:0000:0000:0000:0000:0001:0"
         ));
+    }
+
+    #[test]
+    fn blocked_packets_are_marked_drop() {
+        // As Suricata 7.0.10 writes a `drop` rule's alert under --simulate-ips.
+        let r = AlertRecord {
+            action: "blocked",
+            ..record()
+        };
+        assert!(r
+            .to_fast()
+            .starts_with("05/16/2008-15:50:54.000042  [Drop] [**] [1:1000002:1] OSPREY SAMPLE"));
     }
 
     #[test]

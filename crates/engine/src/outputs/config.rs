@@ -379,6 +379,7 @@ fn type_keys(name: &str) -> &'static [&'static str] {
             "verdict",
         ],
         "anomaly" => &["enabled", "types", "packethdr"],
+        "drop" => &["enabled", "flows"],
         "stats" => &["enabled", "totals", "threads", "deltas"],
         _ => &["enabled", "extended"],
     }
@@ -440,6 +441,10 @@ fn eve_type(
             a.decode = kind("decode", a.decode);
             a.stream = kind("stream", a.stream);
             a.applayer = kind("applayer", a.applayer);
+        }
+        "drop" => {
+            let all = opts.and_then(|o| o.get("flows")).and_then(scalar_string);
+            eve.options.drop.all_flows = all.is_some_and(|f| f.eq_ignore_ascii_case("all"));
         }
         "stats" => {
             eve.stats = StatsRecordOptions {

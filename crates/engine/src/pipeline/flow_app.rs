@@ -8,7 +8,9 @@ use super::policy::{Effect, Policy};
 use crate::anomaly::AnomalyLog;
 use crate::config::EngineConfig;
 use crate::detection::Origin;
+use crate::drop_log::{DropLogger, Seen};
 use crate::exception::Condition;
+use crate::flow_log::{alerts_raised, FlowLogger};
 use crate::flows::FlowExts;
 use crate::timing::{Stage, StageTimer};
 use app::{AppCtx, AppFlow, Transport};
@@ -24,6 +26,15 @@ pub(super) struct FlowStage {
     applog: output::AppLogger,
     /// EVE anomaly records.
     pub(super) anomaly: AnomalyLog,
+    /// EVE `flow` and `netflow` records of the flows that end.
+    flowlog: FlowLogger,
+    /// EVE `drop` records (IPS).
+    droplog: DropLogger,
+    /// How far the flow stage got with the packet being processed (its flow and
+    /// direction), for its drop record.
+    seen: Seen,
+    /// The slot of that flow, once it has its per-flow state.
+    seen_slot: Option<flow::Slot>,
 }
 
 impl FlowStage {
@@ -38,6 +49,10 @@ impl FlowStage {
             exts: FlowExts::default(),
             applog: output::AppLogger::new(config.eve_types),
             anomaly,
+            flowlog: FlowLogger::new(&config.eve_types, config.ips),
+            droplog: DropLogger::new(config),
+            seen: Seen::default(),
+            seen_slot: None,
         }
     }
 
@@ -48,8 +63,33 @@ impl FlowStage {
 
     /// Flow tracking, reassembly and the application layer for one packet, then its
     /// detection and policies (`pcap_cnt` is `None` for a datagram rebuilt from
-    /// fragments).
+    /// fragments); then its `drop` record if a verdict dropped it.
     pub(super) fn packet(
+        &mut self,
+        p: &Packet,
+        buf: &[u8],
+        pcap_cnt: Option<u64>,
+        detection: &mut Detection,
+        policy: &mut Policy,
+        timer: &mut StageTimer,
+    ) {
+        self.seen = Seen::default();
+        self.seen_slot = None;
+        self.stages(p, buf, pcap_cnt, detection, policy, timer);
+        if let Some(reason) = policy.ips.take_drop().filter(|_| self.droplog.enabled()) {
+            let seen = self.seen;
+            let slot = self.seen_slot;
+            let logged = slot
+                .and_then(|s| self.exts.get_mut(s))
+                .map(|e| &mut e.drops_logged);
+            let sink = &mut detection.sink;
+            self.droplog
+                .log(p, buf, pcap_cnt, seen, logged, reason, sink);
+        }
+    }
+
+    /// [`FlowStage::packet`] up to the drop record.
+    fn stages(
         &mut self,
         p: &Packet,
         buf: &[u8],
@@ -69,6 +109,7 @@ impl FlowStage {
             return;
         };
         let flow_key = info.key;
+        self.seen.key = Some(flow_key);
         if policy.simulate.any() && pcap_cnt.is_some() {
             let at = |n: Option<u64>| n.is_some() && n == pcap_cnt;
             self.tracker.simulate(flow::Simulated {
@@ -88,6 +129,7 @@ impl FlowStage {
             }
             return;
         };
+        self.seen.dir = Some(update.dir);
         if update.flow.bypassed {
             if update.flow.dropped {
                 let first = update.events.has(flow::Events::MIDSTREAM_POLICY);
@@ -98,6 +140,7 @@ impl FlowStage {
         }
         let slot = update.slot;
         let dir = update.dir;
+        self.seen_slot = Some(slot);
         let ext = self.exts.get_or_create(slot, || {
             let (transport, client_port, server_port) = match (p.proto, dir) {
                 (ip_proto::TCP, Direction::ToServer) => (Some(Transport::Tcp), p.sport, p.dport),
@@ -108,6 +151,7 @@ impl FlowStage {
             };
             transport.map(|t| AppFlow::new(t, client_port, server_port))
         });
+        ext.marks.packet(p, dir, flow_key.proto);
         // IPS: a dropped flow's packets reach neither the app layer nor detection.
         if policy.ips.flow_dropped(&ext.detect) {
             return;
@@ -189,7 +233,9 @@ impl FlowStage {
                 flow_key: Some(flow_key),
                 ..origin
             };
+            let raised = alerts_raised(&detection.sink);
             det.flow_packet(p, buf, &update, ext, origin, &mut detection.sink);
+            ext.marks.alerted |= alerts_raised(&detection.sink) > raised;
             policy.ips.apply(det.verdict, Some(&mut ext.detect));
         }
         if self.applog.enabled() {
@@ -224,11 +270,15 @@ impl FlowStage {
         let sink = &mut detection.sink;
         let applog = &self.applog;
         let anomaly = &self.anomaly;
+        let flowlog = &self.flowlog;
+        // Flow records carry the time the flows were ended at (Suricata: when logged).
+        let now = Timestamp(self.tracker.now_us().saturating_mul(1000));
         self.tracker.drain_ended(|ended| {
             if let Some(pos) = drain_position {
                 sink.position = (pos, ended.key.canonical().0.hash());
             }
-            if let Some(mut ext) = exts.remove(ended.slot) {
+            let mut ext = exts.remove(ended.slot);
+            if let Some(ext) = ext.as_mut() {
                 if let Some(appflow) = ext.app.as_mut() {
                     for data in &ended.app {
                         feed_stream(appflow, app, data);
@@ -239,11 +289,25 @@ impl FlowStage {
                 anomaly.app(app, meta, sink);
                 let inspect = !ended.flow.bypassed && !ext.no_inspect;
                 if let Some(det) = detect.as_mut().filter(|_| inspect) {
+                    let raised = alerts_raised(sink);
                     det.ended_flow(&ended, ext.app.as_ref(), &mut ext.detect, last_ts, sink);
+                    ext.marks.alerted |= alerts_raised(sink) > raised;
                 }
                 if applog.enabled() {
-                    crate::applog::log_ended(applog, &mut ext, &ended, last_ts, sink);
+                    crate::applog::log_ended(applog, ext, &ended, last_ts, sink);
                 }
+            }
+            if flowlog.enabled() {
+                let names: Vec<&str> = match (detect.as_ref(), ext.as_ref()) {
+                    (Some(det), Some(ext)) => ext
+                        .detect
+                        .flowbits()
+                        .iter()
+                        .filter_map(|&b| det.detector.flowbit_name(b))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                flowlog.log(&ended, ext.as_ref(), &names, now, sink);
             }
         });
     }

@@ -1,7 +1,7 @@
 //! The end of flows: sweeping idle flows, shutdown, and flushing the flows that ended
 //! on pseudo-packets.
 
-use super::{Ended, FlowTracker, StreamData, NO_STREAM};
+use super::{EndReason, Ended, FlowTracker, StreamData, NO_STREAM};
 use crate::reasm::{Chunk, Consumer, Reassembly};
 use crate::tcp::{Direction, TcpState};
 
@@ -17,12 +17,14 @@ impl FlowTracker {
     ///
     /// [`FlowTable::sweep`]: crate::table::FlowTable::sweep
     pub fn sweep(&mut self, now_us: u64, part: usize) {
+        self.now_us = now_us;
         self.table.sweep(now_us, part);
         self.defrag.expire(now_us);
     }
 
     /// End every flow (end of capture). Follow with [`FlowTracker::drain_ended`].
     pub fn shutdown(&mut self) {
+        self.shutting_down = true;
         self.table.end_all();
     }
 
@@ -30,9 +32,16 @@ impl FlowTracker {
     /// consumers had not taken yet (the pseudo-packet inspection).
     pub fn drain_ended(&mut self, mut f: impl FnMut(Ended<'_>)) {
         while let Some(slot) = self.table.pop_ended() {
-            let (key, flow) = {
+            let (key, mut flow, last_us) = {
                 let e = self.table.entry(slot);
-                (e.key, e.value)
+                (e.key, e.value, e.last_us)
+            };
+            let reason = if self.shutting_down {
+                EndReason::Shutdown
+            } else if self.table.emergency() {
+                EndReason::Emergency
+            } else {
+                EndReason::Timeout
             };
             self.stats.end_state[flow.state as usize] += 1;
             if flow.tcp.state != TcpState::None {
@@ -58,6 +67,7 @@ impl FlowTracker {
                         pair[k].take(Consumer::App, 0, true, sa)
                     };
                     self.stats.gaps += g as u64;
+                    flow.gaps[k] |= g > 0;
                     pair[k].take(Consumer::Raw, 0, true, sr);
                     any |= !sa.is_empty() || !sr.is_empty();
                 }
@@ -90,9 +100,12 @@ impl FlowTracker {
                     slot,
                     key,
                     client_is_src: !e.value.client_is_dst,
-                    flow: &e.value,
+                    flow: &flow,
                     app: [sd(0, s0, pair), sd(1, s1, pair)],
                     raw: [sd(0, s2, pair), sd(1, s3, pair)],
+                    reason,
+                    emergency: reason == EndReason::Emergency,
+                    last_us,
                 });
             }
             if flow.streams != NO_STREAM {
@@ -100,5 +113,6 @@ impl FlowTracker {
             }
             self.table.release(slot);
         }
+        self.shutting_down = false;
     }
 }

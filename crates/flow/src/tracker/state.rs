@@ -41,6 +41,11 @@ pub struct Flow {
     /// The bypass is a drop (`stream.midstream-policy` drop-flow/reject inline): the
     /// flow's packets are also not forwarded.
     pub dropped: bool,
+    /// TCP flags seen per direction ([`Direction::index`]) since the session exists
+    /// (Suricata's `tcp_flags_ts` / `tcp_flags_tc`; zero without a session).
+    pub tcp_flags: [u8; 2],
+    /// Per direction: the app layer was handed a gap of that stream.
+    pub gaps: [bool; 2],
     /// The client is the canonical key's *destination* (set from the first packet).
     pub(super) client_is_dst: bool,
     /// Timeout class index: 0 TCP, 1 UDP, 2 ICMP, 3 other.
@@ -228,4 +233,10 @@ pub struct Ended<'a> {
     pub app: [StreamData<'a>; 2],
     /// Remaining data per direction: raw inspection.
     pub raw: [StreamData<'a>; 2],
+    /// Why it ended.
+    pub reason: EndReason,
+    /// The flow table was in emergency mode (short timeouts) when it ended.
+    pub emergency: bool,
+    /// Time of its last packet, microseconds.
+    pub last_us: u64,
 }

@@ -64,6 +64,14 @@ impl Default for AnomalyOptions {
     }
 }
 
+/// Options of `types: - drop:` (records of the packets an IPS verdict dropped).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DropOptions {
+    /// `flows: all`: every dropped packet is logged; `flows: start` (the default): only
+    /// the first dropped packet of each direction of a flow.
+    pub all_flows: bool,
+}
+
 /// What an `eve-log` output writes beyond the list of its types.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EveOptions {
@@ -71,6 +79,8 @@ pub struct EveOptions {
     pub alert: AlertOptions,
     /// Options of the anomaly records.
     pub anomaly: AnomalyOptions,
+    /// Options of the drop records.
+    pub drop: DropOptions,
     /// `community-id`: a `community_id` on records with a flow.
     pub community_id: bool,
     /// `community-id-seed`.
