@@ -67,7 +67,8 @@ fn every_dropped_packet_with_flows_all() {
     let conf = common::tempdir("eve-drop-conf").join("drop-all.yaml");
     std::fs::write(
         &conf,
-        "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: regular\n      \
+        "%YAML 1.1\n---\noutputs:\n  - fast:\n      enabled: yes\n      filename: fast.log\n  \
+         - eve-log:\n      enabled: yes\n      filetype: regular\n      \
          filename: eve.json\n      types:\n        - drop:\n            flows: all\n",
     )
     .unwrap();
