@@ -67,6 +67,20 @@ impl Outputs {
     fn is_empty(&self) -> bool {
         self.eve.is_none() && self.fast.is_none()
     }
+
+    /// Adds what the EVE outputs' socket destinations lost (`output.eve.dropped`) and
+    /// how often they reconnected (`output.eve.reconnects`); see [`LineWriter::dropped`].
+    pub fn add_counters(&self, stats: &mut output::stats::StatsTree) {
+        let eve = self.eve.iter();
+        stats.add(
+            "output.eve.dropped",
+            eve.clone().map(LineWriter::dropped).sum(),
+        );
+        stats.add(
+            "output.eve.reconnects",
+            eve.map(LineWriter::reconnects).sum(),
+        );
+    }
 }
 
 /// What an alert record says about the packet's flow, copied when the packet is
@@ -260,6 +274,7 @@ impl SharedAlerts {
         stats.add("detect.alerts_suppressed", g.quiet);
         stats.add("osprey.detect.threshold_table_full", g.full);
         stats.add("osprey.output.write_errors", g.write_errors);
+        g.outputs.add_counters(stats);
     }
 }
 
@@ -450,5 +465,38 @@ impl AlertSink {
             Some(Ok(outputs)) => outputs.finish(),
             _ => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod sink_counter_tests {
+    use super::*;
+
+    #[test]
+    fn eve_socket_drops_reach_the_stats() {
+        // A unix_dgram destination nobody listens on, holding 2 records at most.
+        let spec = output::SinkSpec::UnixDgram {
+            path: std::env::temp_dir().join(format!("osprey-absent-{}.sock", std::process::id())),
+        };
+        let mut opts = output::SinkOptions::default();
+        opts.limits.buffer_records = 2;
+        opts.limits.linger = std::time::Duration::from_millis(50);
+        let outputs = Outputs {
+            eve: Some(LineWriter::open_with(&spec, None, &opts).unwrap()),
+            fast: None,
+        };
+        for _ in 0..5 {
+            outputs
+                .eve
+                .as_ref()
+                .unwrap()
+                .write_line(b"{}".to_vec())
+                .unwrap();
+        }
+        let mut stats = output::stats::StatsTree::new();
+        outputs.add_counters(&mut stats);
+        assert_eq!(stats.get("output.eve.dropped"), Some(3));
+        assert_eq!(stats.get("output.eve.reconnects"), Some(0));
+        outputs.finish().unwrap();
     }
 }
