@@ -147,11 +147,17 @@ fn unix_dgram_datagrams_survive_the_listener_going_away() {
     let dir = temp_dir("udgram");
     let sock = dir.join("eve.sock");
     let spec = SinkSpec::UnixDgram { path: sock.clone() };
-    outage(&spec, &sock, quick(50), dgram_listener, &|m| m.to_owned());
+    // Each datagram ends with a newline, as Suricata's do.
+    outage(&spec, &sock, quick(50), dgram_listener, &|m| {
+        m.strip_suffix('\n')
+            .unwrap_or_else(|| panic!("{m:?}"))
+            .to_owned()
+    });
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Checks one message is `<174>Mmm dd hh:mm:ss suricata[PID]: ` and returns the rest.
+/// Checks one message is `<174>Mmm dd hh:mm:ss suricata[PID]: ` and returns the rest
+/// (no newline at the end, as in Suricata's).
 fn unsyslog(m: &str) -> String {
     let rest = m.strip_prefix("<174>").unwrap_or_else(|| panic!("{m:?}"));
     let (stamp, rest) = rest.split_at(15);

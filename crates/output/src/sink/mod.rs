@@ -51,9 +51,12 @@ pub enum SinkSpec {
     Syslog {
         /// `identity` (default `suricata`).
         identity: String,
-        /// `facility` (default `local5`).
+        /// `facility` (a name of [`syslog::facility_code`]). Suricata 7.0.10 uses
+        /// `local0` when the key is absent (the stock file's commented `local5` is not
+        /// the default).
         facility: String,
-        /// `level` (default `Info`).
+        /// `level` (a name of [`syslog::level_code`]). Suricata 7.0.10 sends severity 0
+        /// (`Emergency`) when the key is absent.
         level: String,
     },
     /// `filetype: redis`.

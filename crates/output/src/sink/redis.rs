@@ -4,6 +4,9 @@
 //! read together (a part batch goes when no record came for
 //! [`SinkLimits::flush_idle`](super::SinkLimits::flush_idle), and at shutdown).
 //!
+//! As Suricata 7.0.10 does for this filetype (and no other), each record gets the
+//! machine's host name as a last top-level key, `"host":"NAME"`.
+//!
 //! A record counts as delivered when its reply came back. A connection lost before
 //! that sends the unanswered records again on the next one (at least once: a server
 //! that answered nothing may have stored some of them).
@@ -113,11 +116,40 @@ pub(crate) fn encode(out: &mut Vec<u8>, args: &[&[u8]]) {
     }
 }
 
+/// The machine's host name (`/proc/sys/kernel/hostname`, else `/etc/hostname`).
+pub(crate) fn host_name() -> Option<String> {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .map(|s| s.trim().to_owned())
+        .find(|s| !s.is_empty())
+}
+
+/// `record` with `,"host":HOST` (a JSON string) before its closing brace; a record
+/// that is not a JSON object (no closing brace) is left as it is.
+fn with_host<'a>(record: &'a [u8], host: &[u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    let body = record.trim_ascii_end();
+    let Some(inner) = body.strip_suffix(b"}") else {
+        return record;
+    };
+    scratch.clear();
+    scratch.extend_from_slice(inner);
+    if !inner.trim_ascii_end().ends_with(b"{") {
+        scratch.push(b',');
+    }
+    scratch.extend_from_slice(b"\"host\":");
+    scratch.extend_from_slice(host);
+    scratch.push(b'}');
+    scratch
+}
+
 /// The Redis destination.
 pub(crate) struct RedisSink {
     spec: RedisSpec,
     conn: Option<(TcpStream, BufReader<TcpStream>)>,
     buf: Vec<u8>,
+    /// The host name as a JSON string, added to each record.
+    host: Option<Vec<u8>>,
     /// An error reply was logged (one warning per run).
     warned: bool,
 }
@@ -128,6 +160,7 @@ impl RedisSink {
             spec,
             conn: None,
             buf: Vec::new(),
+            host: host_name().map(|h| serde_json::Value::from(h).to_string().into_bytes()),
             warned: false,
         }
     }
@@ -178,8 +211,13 @@ impl Transport for RedisSink {
             };
         };
         self.buf.clear();
+        let mut scratch = Vec::new();
         for rec in records {
-            encode(&mut self.buf, &[cmd, self.spec.key.as_bytes(), rec]);
+            let value = match &self.host {
+                Some(h) => with_host(rec, h, &mut scratch),
+                None => rec,
+            };
+            encode(&mut self.buf, &[cmd, self.spec.key.as_bytes(), value]);
         }
         if let Err(e) = w.write_all(&self.buf) {
             return Sent {
@@ -263,6 +301,19 @@ mod tests {
         }
         let long = vec![b'+'; MAX_LINE + 10];
         assert!(parse(&long).is_err());
+    }
+
+    #[test]
+    fn host_goes_last_in_objects_only() {
+        let mut s = Vec::new();
+        let h = b"\"vm\"";
+        assert_eq!(
+            with_host(b"{\"a\":1}", h, &mut s),
+            b"{\"a\":1,\"host\":\"vm\"}"
+        );
+        assert_eq!(with_host(b"{ }\n", h, &mut s), b"{ \"host\":\"vm\"}");
+        assert_eq!(with_host(b"plain", h, &mut s), b"plain");
+        assert_eq!(with_host(b"", h, &mut s), b"");
     }
 
     #[test]

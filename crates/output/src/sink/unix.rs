@@ -1,6 +1,6 @@
 //! Unix-socket destinations: `unix_stream` (a connected stream, one newline-terminated
-//! line per record) and `unix_dgram` (one datagram per record), as Suricata's eve-log
-//! filetypes write them.
+//! line per record) and `unix_dgram` (one datagram per record, newline-terminated too),
+//! as Suricata 7.0.10's eve-log filetypes write them.
 
 use std::io::{self, Write};
 use std::os::unix::net::{UnixDatagram, UnixStream};
@@ -175,7 +175,12 @@ impl Transport for DgramSink {
     }
 
     fn send(&mut self, records: &[Vec<u8>]) -> Sent {
-        send_datagrams(self.conn.as_ref(), records, |r| r.to_vec())
+        send_datagrams(self.conn.as_ref(), records, |r| {
+            let mut m = Vec::with_capacity(r.len() + 1);
+            m.extend_from_slice(r);
+            m.push(b'\n');
+            m
+        })
     }
 
     fn disconnect(&mut self) {
