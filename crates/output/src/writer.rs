@@ -5,7 +5,6 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -192,9 +191,7 @@ impl LineWriter {
     /// Records lost so far: a socket destination's buffer was full, the destination
     /// refused them, or they were left when it closed. Always 0 for a file.
     pub fn dropped(&self) -> u64 {
-        self.sink
-            .as_ref()
-            .map_or(0, |s| s.queue.counts.dropped.load(Ordering::Relaxed))
+        self.sink.as_ref().map_or(0, |s| s.queue.counts.dropped())
     }
 
     /// Times a socket destination was connected again after losing it or failing to
@@ -202,15 +199,19 @@ impl LineWriter {
     pub fn reconnects(&self) -> u64 {
         self.sink
             .as_ref()
-            .map_or(0, |s| s.queue.counts.reconnects.load(Ordering::Relaxed))
+            .map_or(0, |s| s.queue.counts.reconnects())
     }
 
     /// Records a socket destination has delivered so far (a file's count comes from
     /// [`finish`](Self::finish)).
     pub fn delivered(&self) -> u64 {
-        self.sink
-            .as_ref()
-            .map_or(0, |s| s.queue.counts.delivered.load(Ordering::Relaxed))
+        self.sink.as_ref().map_or(0, |s| s.queue.counts.delivered())
+    }
+
+    /// A socket destination's counts, which stay readable after
+    /// [`finish`](Self::finish); `None` for a file.
+    pub fn counts(&self) -> Option<Arc<crate::sink::SinkCounts>> {
+        self.sink.as_ref().map(|s| s.queue.counts.clone())
     }
 
     /// Flushes and closes the file, or delivers what a socket destination still holds

@@ -8,14 +8,14 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::os::unix::net::{UnixDatagram, UnixListener};
 use std::path::Path;
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::{channel, Receiver, TryRecvError};
 use std::time::Duration;
 
 use common::{quick, record, records, temp_dir, wait_for};
 use output::{LineWriter, SinkOptions, SinkSpec};
 
 /// Accepts one connection on `path` and sends every line it reads; the listener and
-/// the connection close when `stop` gets a message (or the writer goes).
+/// the connection close when `stop` gets a message or is dropped (or the writer goes).
 fn stream_listener(path: &Path) -> (Receiver<String>, std::sync::mpsc::Sender<()>) {
     let listener = UnixListener::bind(path).unwrap();
     let (tx, rx) = channel();
@@ -27,7 +27,7 @@ fn stream_listener(path: &Path) -> (Receiver<String>, std::sync::mpsc::Sender<()
         let mut r = BufReader::new(conn);
         let mut line = String::new();
         loop {
-            if stop.try_recv().is_ok() {
+            if !matches!(stop.try_recv(), Err(TryRecvError::Empty)) {
                 return;
             }
             match r.read_line(&mut line) {
@@ -49,7 +49,7 @@ fn stream_listener(path: &Path) -> (Receiver<String>, std::sync::mpsc::Sender<()
     (rx, stop_tx)
 }
 
-/// Receives datagrams on `path` until `stop` gets a message.
+/// Receives datagrams on `path` until `stop` gets a message or is dropped.
 fn dgram_listener(path: &Path) -> (Receiver<String>, std::sync::mpsc::Sender<()>) {
     let sock = UnixDatagram::bind(path).unwrap();
     sock.set_read_timeout(Some(Duration::from_millis(20)))
@@ -59,7 +59,7 @@ fn dgram_listener(path: &Path) -> (Receiver<String>, std::sync::mpsc::Sender<()>
     std::thread::spawn(move || {
         let mut buf = vec![0u8; 1 << 16];
         loop {
-            if stop.try_recv().is_ok() {
+            if !matches!(stop.try_recv(), Err(TryRecvError::Empty)) {
                 return;
             }
             match sock.recv(&mut buf) {
@@ -205,5 +205,54 @@ fn syslog_messages_as_glibc_writes_them_and_survive_the_listener_going_away() {
     };
     let e = LineWriter::open_with(&bad, None, &quick(50)).err().unwrap();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_listener_that_never_reads_never_stalls_the_producer_and_nothing_is_lost_silently() {
+    let dir = temp_dir("ustream-stuck");
+    let sock = dir.join("eve.sock");
+    let listener = UnixListener::bind(&sock).unwrap();
+    let mut opts = quick(100);
+    opts.limits.io_timeout = Duration::from_millis(100);
+    opts.limits.linger = Duration::from_millis(200);
+    let w =
+        LineWriter::open_with(&SinkSpec::UnixStream { path: sock.clone() }, None, &opts).unwrap();
+    // Connected at the first record: accepted, and then never read.
+    let held = std::thread::spawn(move || listener.accept().unwrap().0);
+    let n = 20_000;
+    let t = std::time::Instant::now();
+    for i in 0..n {
+        w.write_line(record(i)).unwrap();
+    }
+    // Far less than one write timeout per record: the producer never waited on the
+    // socket.
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    let counts = w.counts().unwrap();
+    let delivered = w.finish().unwrap();
+    drop(held.join().unwrap());
+    assert!(counts.dropped() > 0);
+    assert_eq!(delivered + counts.dropped(), n as u64);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_datagram_too_big_for_the_socket_is_dropped_and_counted_not_retried() {
+    let dir = temp_dir("udgram-big");
+    let sock = dir.join("eve.sock");
+    let (rx, _stop) = dgram_listener(&sock);
+    let w = LineWriter::open_with(
+        &SinkSpec::UnixDgram { path: sock.clone() },
+        None,
+        &quick(50),
+    )
+    .unwrap();
+    w.write_line(vec![b'x'; 4 << 20]).unwrap();
+    w.write_line(record(1)).unwrap();
+    let got = take(&rx, 1);
+    assert_eq!(got[0], format!("{}\n", records(1..2)[0]));
+    let counts = w.counts().unwrap();
+    assert_eq!(w.finish().unwrap(), 1);
+    assert_eq!(counts.dropped(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }

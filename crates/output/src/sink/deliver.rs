@@ -125,6 +125,11 @@ pub(crate) fn run(queue: Arc<Queue>, mut t: Box<dyn Transport>, limits: SinkLimi
             .fetch_add(delivered, Ordering::Relaxed);
         queue.counts.add_dropped(sent.refused);
         queue.settle(batch, sent.done);
+        // At shutdown the linger counts from the last progress: a destination that
+        // takes records keeps getting them until none are left.
+        if sent.done > 0 && linger_end.is_some() {
+            linger_end = Some(Instant::now() + limits.linger);
+        }
         if let Some(e) = sent.broken {
             tracing::warn!(
                 "output {}: connection lost: {e}; buffering records and reconnecting",

@@ -25,6 +25,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 pub(crate) use queue::Queue;
+pub use queue::SinkCounts;
 
 /// One output's destination.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,26 +3,40 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::SinkLimits;
 
-/// What a sink did with its records, readable while it runs.
+/// What a socket destination did with its records, readable while it runs and after
+/// its writer finished ([`LineWriter::counts`](crate::LineWriter::counts)). Once the
+/// writer finished, `delivered + dropped` is every record it was given.
 #[derive(Debug, Default)]
-pub(crate) struct SinkCounts {
-    /// Records handed to the destination.
-    pub delivered: AtomicU64,
-    /// Records lost: the buffer was full, the destination refused them, or they were
-    /// still buffered when the linger at shutdown ran out.
-    pub dropped: AtomicU64,
-    /// Connections made again after one was lost or could not be made.
-    pub reconnects: AtomicU64,
+pub struct SinkCounts {
+    pub(crate) delivered: AtomicU64,
+    pub(crate) dropped: AtomicU64,
+    pub(crate) reconnects: AtomicU64,
 }
 
 impl SinkCounts {
     pub(crate) fn add_dropped(&self, n: u64) {
         self.dropped.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Records the destination took (for Redis: answered).
+    pub fn delivered(&self) -> u64 {
+        self.delivered.load(Ordering::Relaxed)
+    }
+
+    /// Records lost: the buffer was full, the destination refused them, or they were
+    /// still buffered when the linger at shutdown ran out.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Connections made again after one was lost or could not be made.
+    pub fn reconnects(&self) -> u64 {
+        self.reconnects.load(Ordering::Relaxed)
     }
 }
 
@@ -44,7 +58,7 @@ pub(crate) struct Queue {
     ready: Condvar,
     limits: SinkLimits,
     /// The sink's counts.
-    pub counts: SinkCounts,
+    pub counts: Arc<SinkCounts>,
     /// The destination, for messages.
     pub name: String,
 }
@@ -61,7 +75,7 @@ impl Queue {
             }),
             ready: Condvar::new(),
             limits,
-            counts: SinkCounts::default(),
+            counts: Arc::default(),
             name,
         }
     }
