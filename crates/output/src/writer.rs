@@ -107,13 +107,6 @@ impl LineWriter {
         reopen: Option<ReopenSource>,
         opts: &SinkOptions,
     ) -> io::Result<LineWriter> {
-        if let Some(sink) = crate::sink::start(spec, opts)? {
-            return Ok(LineWriter {
-                tx: None,
-                thread: None,
-                sink: Some(sink),
-            });
-        }
         match spec {
             SinkSpec::File { path, append } => {
                 let file = if *append {
@@ -126,10 +119,11 @@ impl LineWriter {
                 };
                 LineWriter::start_file(file, path, reopen)
             }
-            other => Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                format!("eve-log filetype {} has no writer", other.filetype()),
-            )),
+            socket => Ok(LineWriter {
+                tx: None,
+                thread: None,
+                sink: Some(crate::sink::start(socket, opts)?),
+            }),
         }
     }
 

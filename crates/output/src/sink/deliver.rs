@@ -85,7 +85,6 @@ pub(crate) fn run(queue: Arc<Queue>, mut t: Box<dyn Transport>, limits: SinkLimi
             match t.connect(&limits) {
                 Ok(()) => {
                     connected = true;
-                    backoff = limits.backoff_min;
                     if ever_connected {
                         queue.counts.reconnects.fetch_add(1, Ordering::Relaxed);
                     }
@@ -127,8 +126,13 @@ pub(crate) fn run(queue: Arc<Queue>, mut t: Box<dyn Transport>, limits: SinkLimi
         queue.settle(batch, sent.done);
         // At shutdown the linger counts from the last progress: a destination that
         // takes records keeps getting them until none are left.
-        if sent.done > 0 && linger_end.is_some() {
-            linger_end = Some(Instant::now() + limits.linger);
+        if sent.done > 0 {
+            // The backoff starts again only once records go through, so a destination
+            // that accepts connections and then fails them is not hammered.
+            backoff = limits.backoff_min;
+            if linger_end.is_some() {
+                linger_end = Some(Instant::now() + limits.linger);
+            }
         }
         if let Some(e) = sent.broken {
             tracing::warn!(
@@ -138,7 +142,8 @@ pub(crate) fn run(queue: Arc<Queue>, mut t: Box<dyn Transport>, limits: SinkLimi
             t.disconnect();
             connected = false;
             lost_at.get_or_insert_with(Instant::now);
-            next_try = Instant::now() + limits.backoff_min;
+            next_try = Instant::now() + backoff;
+            backoff = (backoff * 2).min(limits.backoff_max);
         }
     }
     let left = queue.abandon(None);
@@ -241,6 +246,48 @@ mod tests {
         assert_eq!(delivered, 50);
         // 30 past the bound, and "bad" too.
         assert_eq!(q.counts.dropped.load(Ordering::Relaxed), 31);
+    }
+
+    /// Accepts every connection and fails every send.
+    struct Flapping {
+        connects: Arc<Mutex<u32>>,
+    }
+
+    impl Transport for Flapping {
+        fn batch(&self) -> usize {
+            1
+        }
+        fn connect(&mut self, _: &SinkLimits) -> io::Result<()> {
+            *self.connects.lock().unwrap() += 1;
+            Ok(())
+        }
+        fn send(&mut self, _: &[Vec<u8>]) -> Sent {
+            Sent {
+                done: 0,
+                refused: 0,
+                broken: Some(io::ErrorKind::ConnectionReset.into()),
+            }
+        }
+        fn disconnect(&mut self) {}
+    }
+
+    #[test]
+    fn a_destination_that_fails_every_send_gets_backoff_not_a_storm() {
+        let connects = Arc::new(Mutex::new(0));
+        let q = Arc::new(Queue::new(quick_limits(), "flap".into()));
+        let t = Flapping {
+            connects: connects.clone(),
+        };
+        let q2 = q.clone();
+        let th = std::thread::spawn(move || run(q2, Box::new(t), quick_limits()));
+        q.push(b"x".to_vec());
+        std::thread::sleep(Duration::from_millis(400));
+        // 10, 20, 40, 80, then every 100 ms: about 6, not one per 10 ms.
+        let n = *connects.lock().unwrap();
+        assert!((3..=10).contains(&n), "{n} connections in 400 ms");
+        q.close();
+        assert_eq!(th.join().unwrap(), 0);
+        assert_eq!(q.counts.dropped(), 1);
     }
 
     #[test]

@@ -195,10 +195,16 @@ pub(crate) struct Running {
     pub thread: Option<JoinHandle<u64>>,
 }
 
-/// Starts the delivery thread of a socket destination (`None` for a file).
-pub(crate) fn start(spec: &SinkSpec, opts: &SinkOptions) -> std::io::Result<Option<Running>> {
+/// Starts the delivery thread of a socket destination (a file is written by the
+/// writer's own thread: `InvalidInput`).
+pub(crate) fn start(spec: &SinkSpec, opts: &SinkOptions) -> std::io::Result<Running> {
     let (transport, name): (Box<dyn deliver::Transport>, String) = match spec {
-        SinkSpec::File { .. } => return Ok(None),
+        SinkSpec::File { .. } => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a file is not a socket destination",
+            ))
+        }
         SinkSpec::UnixStream { path } => (
             Box::new(unix::StreamSink::new(path.clone())),
             format!("unix_stream {}", path.display()),
@@ -230,10 +236,10 @@ pub(crate) fn start(spec: &SinkSpec, opts: &SinkOptions) -> std::io::Result<Opti
     let thread = std::thread::Builder::new()
         .name("osprey-sink".into())
         .spawn(move || deliver::run(q, transport, limits))?;
-    Ok(Some(Running {
+    Ok(Running {
         queue,
         thread: Some(thread),
-    }))
+    })
 }
 
 #[cfg(test)]
