@@ -247,6 +247,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_syslog_socket_comes_from_the_environment() {
+        // The only test of this crate that reads or sets the variable.
+        std::env::set_var(syslog::SYSLOG_SOCKET_ENV, "/tmp/osprey-test-log");
+        assert_eq!(
+            SinkOptions::default().syslog_socket,
+            PathBuf::from("/tmp/osprey-test-log")
+        );
+        std::env::set_var(syslog::SYSLOG_SOCKET_ENV, "");
+        assert_eq!(
+            SinkOptions::default().syslog_socket,
+            PathBuf::from("/dev/log")
+        );
+        std::env::remove_var(syslog::SYSLOG_SOCKET_ENV);
+        assert_eq!(
+            SinkOptions::default().syslog_socket,
+            PathBuf::from("/dev/log")
+        );
+    }
+
+    #[test]
     fn redis_modes_have_suricatas_aliases() {
         assert_eq!(RedisMode::parse("list"), Some(RedisMode::Lpush));
         assert_eq!(RedisMode::parse("LPUSH"), Some(RedisMode::Lpush));
