@@ -14,13 +14,27 @@ use std::time::Duration;
 use common::{quick, record, records, temp_dir, wait_for};
 use output::{LineWriter, SinkOptions, SinkSpec};
 
+/// Stops a listener thread.
+struct Stopper {
+    tx: std::sync::mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Stopper {
+    /// Stops the listener and waits until its sockets are closed.
+    fn stop(self) {
+        let _ = self.tx.send(());
+        self.thread.join().unwrap();
+    }
+}
+
 /// Accepts one connection on `path` and sends every line it reads; the listener and
 /// the connection close when `stop` gets a message or is dropped (or the writer goes).
-fn stream_listener(path: &Path) -> (Receiver<String>, std::sync::mpsc::Sender<()>) {
+fn stream_listener(path: &Path) -> (Receiver<String>, Stopper) {
     let listener = UnixListener::bind(path).unwrap();
     let (tx, rx) = channel();
     let (stop_tx, stop) = channel::<()>();
-    std::thread::spawn(move || {
+    let thread = std::thread::spawn(move || {
         let (conn, _) = listener.accept().unwrap();
         conn.set_read_timeout(Some(Duration::from_millis(20)))
             .unwrap();
@@ -46,17 +60,23 @@ fn stream_listener(path: &Path) -> (Receiver<String>, std::sync::mpsc::Sender<()
             }
         }
     });
-    (rx, stop_tx)
+    (
+        rx,
+        Stopper {
+            tx: stop_tx,
+            thread,
+        },
+    )
 }
 
 /// Receives datagrams on `path` until `stop` gets a message or is dropped.
-fn dgram_listener(path: &Path) -> (Receiver<String>, std::sync::mpsc::Sender<()>) {
+fn dgram_listener(path: &Path) -> (Receiver<String>, Stopper) {
     let sock = UnixDatagram::bind(path).unwrap();
     sock.set_read_timeout(Some(Duration::from_millis(20)))
         .unwrap();
     let (tx, rx) = channel();
     let (stop_tx, stop) = channel::<()>();
-    std::thread::spawn(move || {
+    let thread = std::thread::spawn(move || {
         let mut buf = vec![0u8; 1 << 16];
         loop {
             if !matches!(stop.try_recv(), Err(TryRecvError::Empty)) {
@@ -75,7 +95,13 @@ fn dgram_listener(path: &Path) -> (Receiver<String>, std::sync::mpsc::Sender<()>
             }
         }
     });
-    (rx, stop_tx)
+    (
+        rx,
+        Stopper {
+            tx: stop_tx,
+            thread,
+        },
+    )
 }
 
 /// Takes `n` messages from `rx`.
@@ -96,7 +122,7 @@ fn outage(
     spec: &SinkSpec,
     sock: &Path,
     opts: SinkOptions,
-    listen: fn(&Path) -> (Receiver<String>, std::sync::mpsc::Sender<()>),
+    listen: fn(&Path) -> (Receiver<String>, Stopper),
     unframe: &dyn Fn(&str) -> String,
 ) {
     let (rx, stop) = listen(sock);
@@ -109,9 +135,8 @@ fn outage(
     wait_for("first records delivered", || w.delivered() == 20);
 
     // The listener goes away.
-    stop.send(()).unwrap();
+    stop.stop();
     drop(rx);
-    std::thread::sleep(Duration::from_millis(60));
     std::fs::remove_file(sock).unwrap();
     for i in 20..120 {
         w.write_line(record(i)).unwrap();
