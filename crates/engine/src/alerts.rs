@@ -203,6 +203,7 @@ impl SharedAlerts {
         stats.add("detect.alerts_suppressed", g.quiet);
         stats.add("osprey.detect.threshold_table_full", g.full);
         stats.add("osprey.output.write_errors", g.write_errors);
+        g.outputs.add_counters(stats);
     }
 }
 

@@ -19,6 +19,6 @@ mod writer;
 
 pub use alert::{ip_string, proto_name, AlertRecord};
 pub use eve::{AppLogger, EveOptions, EveTypes, EventMeta, LogCursor};
-pub use sink::SinkSpec;
+pub use sink::{SinkLimits, SinkOptions, SinkSpec};
 pub use time::{eve_timestamp, fast_timestamp};
 pub use writer::{LineWriter, ReopenSource};

@@ -116,6 +116,20 @@ pub fn fast_timestamp(secs: i64, micros: u32) -> String {
     format_fast(&local_second(secs), micros)
 }
 
+/// syslog(3)'s timestamp, local time: `Nov  6 07:08:09` (the day padded with a space).
+pub(crate) fn syslog_timestamp(secs: i64) -> String {
+    format_syslog(&local_second(secs))
+}
+
+fn format_syslog(s: &LocalSecond) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let (_, mo, d, h, mi, sec) = s.civil;
+    let m = MONTHS[(mo.clamp(1, 12) - 1) as usize];
+    format!("{m} {d:>2} {h:02}:{mi:02}:{sec:02}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +140,20 @@ mod tests {
 
     fn fast_in(tz: &TimeZone, secs: i64, micros: u32) -> String {
         format_fast(&LocalSecond::new(tz, secs), micros)
+    }
+
+    #[test]
+    fn syslog_form() {
+        let utc = TimeZone::UTC;
+        // 2026-11-06 07:08:09 and 2026-01-16 23:59:59 UTC.
+        assert_eq!(
+            format_syslog(&LocalSecond::new(&utc, 1_793_948_889)),
+            "Nov  6 07:08:09"
+        );
+        assert_eq!(
+            format_syslog(&LocalSecond::new(&utc, 1_768_607_999)),
+            "Jan 16 23:59:59"
+        );
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! A line writer that runs on its own thread, so slow disks never stall a worker.
+//! A line writer that runs on its own thread, so slow disks never stall a worker; or,
+//! for a socket destination, hands lines to its bounded buffer and delivery thread
+//! ([`crate::sink`]).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -8,7 +10,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::sink::SinkSpec;
+use crate::sink::{Running, SinkOptions, SinkSpec};
 
 /// Lines queued before a producer waits for the writer (bounded memory).
 const QUEUE_LINES: usize = 4096;
@@ -73,10 +75,13 @@ fn write_reopening(
     Ok(lines)
 }
 
-/// Appends lines to a file from a background thread.
+/// Appends lines to a file from a background thread, or sends them to a socket
+/// destination (see [`crate::sink`]).
 pub struct LineWriter {
     tx: Option<SyncSender<Vec<u8>>>,
     thread: Option<JoinHandle<io::Result<u64>>>,
+    /// A socket destination (then `tx` and `thread` are `None`).
+    sink: Option<Running>,
 }
 
 impl LineWriter {
@@ -94,8 +99,18 @@ impl LineWriter {
     }
 
     /// Starts a writer on `spec`, reopening (files only) when `reopen` returns a new
-    /// value. A file is appended to or truncated as `spec` says.
+    /// value. A file is appended to or truncated as `spec` says; a socket destination
+    /// gets the default [`SinkOptions`].
     pub fn open(spec: &SinkSpec, reopen: Option<ReopenSource>) -> io::Result<LineWriter> {
+        LineWriter::open_with(spec, reopen, &SinkOptions::default())
+    }
+
+    /// As [`open`](Self::open), with the bounds, timings and syslog socket of `opts`.
+    pub fn open_with(
+        spec: &SinkSpec,
+        reopen: Option<ReopenSource>,
+        opts: &SinkOptions,
+    ) -> io::Result<LineWriter> {
         match spec {
             SinkSpec::File { path, append } => {
                 let file = if *append {
@@ -108,10 +123,11 @@ impl LineWriter {
                 };
                 LineWriter::start_file(file, path, reopen)
             }
-            other => Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                format!("eve-log filetype {} is not supported", other.filetype()),
-            )),
+            socket => Ok(LineWriter {
+                tx: None,
+                thread: None,
+                sink: Some(crate::sink::start(socket, opts)?),
+            }),
         }
     }
 
@@ -141,11 +157,24 @@ impl LineWriter {
         Ok(LineWriter {
             tx: Some(tx),
             thread: Some(thread),
+            sink: None,
         })
     }
 
-    /// Queues one line (without its newline).
+    /// Queues one line (without its newline). A socket destination never makes the
+    /// caller wait: a line that does not fit its buffer is counted as
+    /// [`dropped`](Self::dropped).
     pub fn write_line(&self, line: Vec<u8>) -> io::Result<()> {
+        if let Some(s) = &self.sink {
+            return if s.queue.push(line) {
+                Ok(())
+            } else {
+                Err(io::Error::new(
+                    io::ErrorKind::BrokenPipe,
+                    "output writer closed",
+                ))
+            };
+        }
         match &self.tx {
             Some(tx) => tx
                 .send(line)
@@ -157,12 +186,49 @@ impl LineWriter {
         }
     }
 
-    /// Flushes and closes the file; returns the number of lines written.
+    /// Records lost so far: a socket destination's buffer was full, the destination
+    /// refused them, or they were left when it closed. Always 0 for a file.
+    pub fn dropped(&self) -> u64 {
+        self.sink.as_ref().map_or(0, |s| s.queue.counts.dropped())
+    }
+
+    /// Times a socket destination was connected again after losing it or failing to
+    /// reach it. Always 0 for a file.
+    pub fn reconnects(&self) -> u64 {
+        self.sink
+            .as_ref()
+            .map_or(0, |s| s.queue.counts.reconnects())
+    }
+
+    /// Records a socket destination has delivered so far (a file's count comes from
+    /// [`finish`](Self::finish)).
+    pub fn delivered(&self) -> u64 {
+        self.sink.as_ref().map_or(0, |s| s.queue.counts.delivered())
+    }
+
+    /// A socket destination's counts, which stay readable after
+    /// [`finish`](Self::finish); `None` for a file.
+    pub fn counts(&self) -> Option<Arc<crate::sink::SinkCounts>> {
+        self.sink.as_ref().map(|s| s.queue.counts.clone())
+    }
+
+    /// Flushes and closes the file, or delivers what a socket destination still holds
+    /// (trying for at most [`SinkLimits::linger`](crate::sink::SinkLimits::linger));
+    /// returns the number of lines written (delivered).
     pub fn finish(mut self) -> io::Result<u64> {
         self.close()
     }
 
     fn close(&mut self) -> io::Result<u64> {
+        if let Some(s) = &mut self.sink {
+            s.queue.close();
+            return match s.thread.take() {
+                Some(t) => t
+                    .join()
+                    .map_err(|_| io::Error::other("output delivery thread panicked")),
+                None => Ok(0),
+            };
+        }
         drop(self.tx.take());
         match self.thread.take() {
             Some(t) => t

@@ -316,7 +316,7 @@ fn eve_output(
         },
         "syslog" => SinkSpec::Syslog {
             identity: text("identity", "suricata"),
-            facility: text("facility", "local5"),
+            facility: text("facility", "local0"),
             level: text("level", "Info"),
         },
         "redis" => SinkSpec::Redis(redis(&format!("{path}.redis"), body.get("redis"), unused)?),
@@ -713,7 +713,7 @@ mod tests {
             out.eve[1].sink,
             SinkSpec::Syslog {
                 identity: "ids".into(),
-                facility: "local5".into(),
+                facility: "local0".into(),
                 level: "Info".into()
             }
         );

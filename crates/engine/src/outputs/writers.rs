@@ -161,6 +161,21 @@ impl Outputs {
         self.fast.is_some()
     }
 
+    /// Adds what the eve-log outputs' socket destinations lost (`osprey.output.eve.dropped`)
+    /// and how often they reconnected (`osprey.output.eve.reconnects`); see
+    /// [`LineWriter::dropped`].
+    pub fn add_counters(&self, stats: &mut StatsTree) {
+        let w = || self.eve.iter().map(|e| &e.writer);
+        stats.add(
+            "osprey.output.eve.dropped",
+            w().map(LineWriter::dropped).sum(),
+        );
+        stats.add(
+            "osprey.output.eve.reconnects",
+            w().map(LineWriter::reconnects).sum(),
+        );
+    }
+
     /// Records that could not be handed to a writer (queue closed), all outputs
     /// together.
     pub fn dropped(&self) -> u64 {
