@@ -164,6 +164,9 @@ pub(crate) struct AlertSink {
     /// Where in the capture the alerts being raised come from: see
     /// [`PendingAlert::order`].
     pub(crate) position: (u64, u64),
+    /// The outermost packet of the frame's packet being inspected, when that packet
+    /// came out of a tunnel (set by the pipeline per packet).
+    pub(crate) tunnel: Option<output::eve::AlertTunnel>,
     seq: u64,
 }
 
@@ -274,6 +277,7 @@ impl AlertSink {
             ips: false,
             deferred: None,
             position: (0, 0),
+            tunnel: None,
             seq: 0,
         }
     }
@@ -391,6 +395,9 @@ impl AlertSink {
             target,
             extra: &extra,
             flow: origin.flow.as_ref().map(|f| f.eve(pkt)),
+            tunnel: self
+                .tunnel
+                .filter(|_| !matches!(pkt.tunnel, wire::Tunnel::None | wire::Tunnel::Reassembled)),
         };
         if check.is_some() {
             let eve = out

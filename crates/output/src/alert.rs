@@ -65,6 +65,8 @@ pub struct AlertRecord<'a> {
     pub extra: &'a [(&'a str, Value)],
     /// The packet's flow (`direction` and `flow{}`), `None` without one.
     pub flow: Option<crate::eve::AlertFlow>,
+    /// The outermost packet, for a packet found inside a tunnel (`tunnel{}`).
+    pub tunnel: Option<crate::eve::AlertTunnel>,
 }
 
 /// Suricata's `proto` string for an IP protocol number (IANA keywords, with Suricata's
@@ -177,6 +179,9 @@ impl AlertRecord<'_> {
             alert.insert("metadata".into(), Value::Object(md));
         }
         o.insert("alert".into(), Value::Object(alert));
+        if let Some(t) = &self.tunnel {
+            o.insert("tunnel".into(), t.to_eve());
+        }
         for (name, value) in self.extra {
             o.insert((*name).to_string(), value.clone());
         }
@@ -225,6 +230,7 @@ pub(crate) mod tests {
             target: None,
             extra: &[],
             flow: None,
+            tunnel: None,
         }
     }
 

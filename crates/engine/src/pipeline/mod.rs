@@ -211,8 +211,11 @@ impl Pipeline {
             if let (Some(o), Some(k)) = (self.detection.offload(), self.batch_frame) {
                 o.enter(k, i);
             }
+            self.detection.sink.tunnel =
+                crate::alert_tunnel::outer(decoded.packets(), i, frame.index);
             self.packet(p, frame.data);
         }
+        self.detection.sink.tunnel = None;
         if let Some(o) = self.detection.offload() {
             o.leave();
         }

@@ -8,7 +8,7 @@ mod options;
 mod records;
 mod types;
 
-pub use alert_ctx::{AlertFlow, AlertTarget};
+pub use alert_ctx::{AlertFlow, AlertTarget, AlertTunnel};
 pub use applog::{alert_app_object, AppLogger, LogCursor};
 pub use options::{AlertOptions, AnomalyOptions, EveOptions};
 pub use records::{bytes_str, event_record, EventMeta};

@@ -26,12 +26,10 @@ fn engine_bit(name: &str) -> Option<u8> {
     ENGINE_TYPES.iter().position(|&t| t == name).map(|i| 1 << i)
 }
 
-/// The bit of app-layer event type `name` and whether it has extended fields, if a
-/// registered protocol logs it.
+/// The bits of app-layer event type `name` (one per protocol logging it) and whether
+/// it has extended fields, if a registered protocol logs it.
 fn bit(name: &str) -> Option<(u64, bool)> {
-    app::registry::event_type_index(name)
-        .filter(|&(i, _)| i < 64)
-        .map(|(i, ext)| (1 << i, ext))
+    app::registry::event_type_mask(name)
 }
 
 impl EveTypes {
