@@ -245,6 +245,8 @@ impl DetectStage {
                     app_proto,
                     guessed_tx: guessed,
                     flow_detect: fd,
+                    frame: input.frame,
+                    stream: input.stream,
                 },
             );
         }

@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod alert_extras;
 mod alert_tunnel;
 mod alerts;
 mod applog;

@@ -67,6 +67,8 @@ pub struct AlertRecord<'a> {
     pub flow: Option<crate::eve::AlertFlow>,
     /// The outermost packet, for a packet found inside a tunnel (`tunnel{}`).
     pub tunnel: Option<crate::eve::AlertTunnel>,
+    /// The payload and frame, written as the output's alert options ask.
+    pub payload: Option<(crate::eve::AlertPayload<'a>, crate::eve::AlertOptions)>,
 }
 
 /// Suricata's `proto` string for an IP protocol number (IANA keywords, with Suricata's
@@ -192,6 +194,9 @@ impl AlertRecord<'_> {
             o.insert("direction".into(), f.direction().into());
             o.insert("flow".into(), f.to_eve());
         }
+        if let Some((p, opts)) = &self.payload {
+            p.write(opts, &mut o);
+        }
         Value::Object(o)
     }
 }
@@ -231,6 +236,7 @@ pub(crate) mod tests {
             extra: &[],
             flow: None,
             tunnel: None,
+            payload: None,
         }
     }
 

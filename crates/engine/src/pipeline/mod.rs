@@ -100,6 +100,7 @@ impl Pipeline {
         }
         let mut sink = AlertSink::new(outputs, config.classifications.clone());
         sink.ips = config.ips;
+        sink.alert_options = config.eve_options.alert;
         Pipeline {
             decode: DecodeStage::new(config, decoder_config),
             flows: FlowStage::new(config),

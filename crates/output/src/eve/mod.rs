@@ -3,12 +3,14 @@
 //! protocol in `app` (its `log.rs`), through [`app::Transaction`].
 
 mod alert_ctx;
+mod alert_payload;
 mod applog;
 mod options;
 mod records;
 mod types;
 
 pub use alert_ctx::{AlertFlow, AlertTarget, AlertTunnel};
+pub use alert_payload::{printable, write_http_bodies, AlertPayload};
 pub use applog::{alert_app_object, AppLogger, LogCursor};
 pub use options::{AlertOptions, AnomalyOptions, EveOptions};
 pub use records::{bytes_str, event_record, EventMeta};
