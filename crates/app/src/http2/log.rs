@@ -22,6 +22,51 @@ pub struct H2Info {
     /// Per side, the HPACK dynamic table size updates: (number of header fields
     /// before it, new size), logged in the header list as `{"table_size_update": N}`.
     pub size_updates: [Vec<(usize, usize)>; 2],
+    /// A connection-level transaction (stream 0): the SETTINGS each side sent
+    /// (identifier, value).
+    pub settings: [Vec<(u16, u32)>; 2],
+    /// A connection-level transaction: the error code of a GOAWAY each side sent.
+    pub goaway: [Option<u32>; 2],
+}
+
+/// Suricata's name of a SETTINGS identifier (RFC 9113 section 6.5.2).
+pub fn settings_name(id: u16) -> String {
+    const NAMES: [&str; 6] = [
+        "SETTINGSHEADERTABLESIZE",
+        "SETTINGSENABLEPUSH",
+        "SETTINGSMAXCONCURRENTSTREAMS",
+        "SETTINGSINITIALWINDOWSIZE",
+        "SETTINGSMAXFRAMESIZE",
+        "SETTINGSMAXHEADERLISTSIZE",
+    ];
+    usize::from(id)
+        .checked_sub(1)
+        .and_then(|i| NAMES.get(i))
+        .map_or_else(|| id.to_string(), |n| (*n).to_string())
+}
+
+/// Suricata's name of the error code of a GOAWAY (RFC 9113 section 7, in the spelling
+/// Suricata 7.0.10 logs: `NOERROR`).
+pub fn goaway_error_name(code: u32) -> String {
+    const NAMES: [&str; 14] = [
+        "NOERROR",
+        "PROTOCOLERROR",
+        "INTERNALERROR",
+        "FLOWCONTROLERROR",
+        "SETTINGSTIMEOUT",
+        "STREAMCLOSED",
+        "FRAMESIZEERROR",
+        "REFUSEDSTREAM",
+        "CANCEL",
+        "COMPRESSIONERROR",
+        "CONNECTERROR",
+        "ENHANCEYOURCALM",
+        "INADEQUATESECURITY",
+        "HTTP11REQUIRED",
+    ];
+    NAMES
+        .get(code as usize)
+        .map_or_else(|| code.to_string(), |n| (*n).to_string())
 }
 
 /// Suricata's name of the error code of a RST_STREAM (RFC 9113 section 7, in the
@@ -84,6 +129,21 @@ fn side(info: &H2Info, k: usize) -> Value {
     }
     if let Some(e) = info.error_code[k] {
         o.insert("error_code".into(), rst_error_name(e).into());
+    }
+    if !info.settings[k].is_empty() {
+        let list = info.settings[k]
+            .iter()
+            .map(|&(id, v)| {
+                let mut s = Map::new();
+                s.insert("settings_id".into(), settings_name(id).into());
+                s.insert("settings_value".into(), v.into());
+                Value::Object(s)
+            })
+            .collect();
+        o.insert("settings".into(), Value::Array(list));
+    }
+    if let Some(e) = info.goaway[k] {
+        o.insert("error_code".into(), goaway_error_name(e).into());
     }
     Value::Object(o)
 }
@@ -176,5 +236,9 @@ mod tests {
         assert_eq!(rst_error_name(0), "NoError");
         assert_eq!(rst_error_name(8), "Cancel");
         assert_eq!(rst_error_name(99), "99");
+        assert_eq!(goaway_error_name(0), "NOERROR");
+        assert_eq!(settings_name(1), "SETTINGSHEADERTABLESIZE");
+        assert_eq!(settings_name(6), "SETTINGSMAXHEADERLISTSIZE");
+        assert_eq!(settings_name(0x99), "153");
     }
 }

@@ -364,6 +364,20 @@ impl Http2State {
                     self.block_done(ctx, dir);
                 }
             }
+            FrameType::SETTINGS if h.stream == 0 && !h.has(FLAG_ACK) && !p.is_empty() => {
+                let settings = p
+                    .chunks_exact(6)
+                    .map(|c| {
+                        let id = u16::from_be_bytes([c[0], c[1]]);
+                        (id, u32::from_be_bytes([c[2], c[3], c[4], c[5]]))
+                    })
+                    .collect();
+                self.global_tx(ctx, |info| info.settings[d] = settings);
+            }
+            FrameType::GOAWAY if h.stream == 0 && p.len() >= 8 => {
+                let code = u32::from_be_bytes([p[4], p[5], p[6], p[7]]);
+                self.global_tx(ctx, |info| info.goaway[d] = Some(code));
+            }
             FrameType::PRIORITY if h.stream != 0 && p.len() == 5 => {
                 if self.stream_mut(h.stream).is_none() {
                     self.new_stream(ctx, h.stream);
@@ -372,7 +386,7 @@ impl Http2State {
                     info.priority[d] = Some(p[4]);
                 }
             }
-            FrameType::RST_STREAM => {
+            FrameType::RST_STREAM if h.stream != 0 => {
                 if let (Some(info), Some(code)) = (
                     self.stream_mut(h.stream).and_then(|s| s.tx.h2.as_mut()),
                     p.get(..4),
@@ -416,6 +430,30 @@ impl Http2State {
         }
         if pb.end_stream {
             self.end_side(ctx, dir, pb.stream);
+        }
+    }
+
+    /// Keeps the connection-level transaction of the frame just read (its id was
+    /// taken with the frame header) for logging: complete, on stream 0, with what
+    /// `fill` records.
+    fn global_tx(&mut self, ctx: &mut AppCtx, fill: impl FnOnce(&mut super::log::H2Info)) {
+        let mut info = super::log::H2Info::default();
+        fill(&mut info);
+        let mut tx = HttpTx {
+            id: self.next_id.saturating_sub(1),
+            h2: Some(Box::new(info)),
+            ..HttpTx::default()
+        };
+        tx.request.progress = Progress::Complete;
+        tx.response.progress = Progress::Complete;
+        self.streams.push_back(Stream {
+            id: 0,
+            tx,
+            decoder: None,
+        });
+        while self.streams.len() > ctx.config.max_tx.max(1) {
+            self.streams.pop_front();
+            ctx.counters.incr(Counter::TxLimit);
         }
     }
 
@@ -637,7 +675,13 @@ mod tests {
             // Suricata's ids: the client's SETTINGS is transaction 0, stream 3 is 1,
             // the server's SETTINGS 2.
             assert_eq!(st.tx_count(), 3);
-            assert_eq!(st.txs().count(), 1);
+            // The client's SETTINGS is kept to be logged; the server's is empty.
+            assert_eq!(st.txs().count(), 2);
+            let settings = st.tx(0).unwrap().h2().unwrap();
+            assert_eq!(
+                (settings.stream_id, &settings.settings[0][..]),
+                (0, &[(3, 100)][..])
+            );
             let tx = st.tx(1).unwrap();
             assert_eq!(st.stream_id(1), Some(3));
             assert_eq!(tx.h2().map(|h| h.stream_id), Some(3));
@@ -760,9 +804,9 @@ mod tests {
         c.extend(std::iter::repeat_n(0, 100_000));
         st.parse(&mut ctx, Direction::ToServer, &c);
         st.parse(&mut ctx, Direction::ToServer, &headers(3, 4, POST));
-        // Only the SETTINGS frame's transaction id was taken: no stream.
+        // Only the SETTINGS frame's transaction was made: no stream.
         assert_eq!(st.tx_count(), 1);
-        assert_eq!(st.txs().count(), 0);
+        assert!(st.txs().all(|t| t.h2().unwrap().stream_id == 0));
         assert_eq!(ctx.counters.get(Counter::Http2FrameLimit), 1);
     }
 }

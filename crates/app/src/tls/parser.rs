@@ -178,14 +178,21 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
     Some(ch)
 }
 
-/// Parses a ServerHello body.
+/// Parses a ServerHello body. A TLS 1.3 draft before 22 (`0x7f00 | n`, or `0x0304`
+/// in the version field, which the final TLS 1.3 keeps at `0x0303`) has neither
+/// session id nor compression method.
 pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
     let mut r = Reader { b: body };
     let version = r.u16()?;
+    let early_draft = version == 0x0304 || (version >> 8 == 0x7f && version & 0xff < 22);
     r.take(32)?;
-    r.vec8()?;
+    if !early_draft {
+        r.vec8()?;
+    }
     let cipher = r.u16()?;
-    r.u8()?;
+    if !early_draft {
+        r.u8()?;
+    }
     let mut sh = ServerHello {
         version,
         selected_version: None,
@@ -318,6 +325,14 @@ pub(crate) mod tests {
         assert_eq!(sh.selected_version, Some(0x0304));
         let sh = server_hello(&server_hello_msg(0x0301, false)[4..]).unwrap();
         assert_eq!((sh.version, sh.selected_version), (0x0301, None));
+        // A TLS 1.3 draft-19 ServerHello (no session id, no compression method).
+        let mut d19 = vec![0x7f, 0x13];
+        d19.extend_from_slice(&[5; 32]);
+        d19.extend_from_slice(&[0x13, 0x02, 0, 8, 0, 40, 0, 0, 0, 41, 0, 0]);
+        let sh = server_hello(&d19).unwrap();
+        assert_eq!((sh.version, sh.cipher), (0x7f13, 0x1302));
+        assert_eq!(sh.extensions, [40, 41]);
+        assert_eq!(super::super::ja3::ja3s(&sh).string, "32531,4866,40-41");
         assert_eq!(version_name(0x0303), "TLS 1.2");
     }
 
