@@ -51,7 +51,7 @@ fn ours() -> Option<&'static [Value]> {
             "-k",
             "none",
             "--eve-types",
-            "http,tls-extended",
+            "http,http2,tls-extended",
             "-l",
             dir.to_str().unwrap(),
             "--no-progress",

@@ -18,9 +18,6 @@ fn keys(text: &str, kind: &str) -> Vec<Key> {
     text.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|r| r["event_type"] == kind.split('/').next().unwrap_or(""))
-        // The reference holds HTTP/1 records only: HTTP/2 streams (also `http`
-        // records, with an `http2` object) are checked in eve_http2.rs.
-        .filter(|r| r["http"]["http2"].is_null())
         .filter_map(|r| {
             let flow = format!(
                 "{} {} {} {}",
