@@ -92,7 +92,7 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 8] = {
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
         ProtocolDef { proto: Tls, rule_names: &[RuleName::new("tls", Tls)], tcp_only: true, eve: Some("tls"), eve_extended: true, events: &[], buffers: tls::BUFFERS, ports: ANY, probe_tcp: Some(tls::probe), probe_udp: None, new: tls::new_state },
-        ProtocolDef { proto: Http2, rule_names: &[RuleName::only("http2", Http, Http2)], tcp_only: false, eve: None, eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(http2::probe_tcp), probe_udp: None, new: http2::new_state },
+        ProtocolDef { proto: Http2, rule_names: &[RuleName::only("http2", Http, Http2)], tcp_only: false, eve: Some("http"), eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(http2::probe_tcp), probe_udp: None, new: http2::new_state },
         ProtocolDef { proto: Smb, rule_names: &[RuleName::new("smb", Smb)], tcp_only: true, eve: None, eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_smb_tcp), probe_udp: None, new: framed::new_smb },
         ProtocolDef { proto: Dcerpc, rule_names: &[RuleName::new("dcerpc", Dcerpc)], tcp_only: true, eve: None, eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(framed::probe_dcerpc), probe_udp: None, new: framed::new_dcerpc },
         ProtocolDef { proto: Smtp, rule_names: &[RuleName::new("smtp", Smtp)], tcp_only: true, eve: None, eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: Some(smtp::probe_tcp), probe_udp: None, new: smtp::new_state },
@@ -133,9 +133,20 @@ pub fn event_type(p: AppProto) -> Option<&'static str> {
     protocol(p).and_then(|d| d.eve)
 }
 
-/// Every EVE event type a registered protocol logs, in registry order.
+/// The name suricata.yaml's `eve-log: types:` turns the records of protocol `d` on
+/// with: its EVE event type, except for HTTP/2 (`http2`), whose records are `http`
+/// events, as in Suricata.
+pub fn config_type(d: &ProtocolDef) -> Option<&'static str> {
+    match d.proto {
+        AppProto::Http2 => d.eve.map(|_| "http2"),
+        _ => d.eve,
+    }
+}
+
+/// Every name `eve-log: types:` accepts for a registered protocol's records
+/// ([`config_type`]), in registry order.
 pub fn event_types() -> impl Iterator<Item = &'static str> {
-    PROTOCOLS.iter().filter_map(|d| d.eve)
+    PROTOCOLS.iter().filter_map(config_type)
 }
 
 /// The position of protocol `p` in the registry (a small dense index, e.g. a bit in a
@@ -144,13 +155,28 @@ pub fn index(p: AppProto) -> Option<usize> {
     PROTOCOLS.iter().position(|d| d.proto == p)
 }
 
-/// The registry position of the protocol logged under EVE event type `name`, and
-/// whether its records have extended fields.
+/// The registry position of the first protocol logged under EVE event type `name`,
+/// and whether its records have extended fields ([`event_type_mask`] for all of them).
 pub fn event_type_index(name: &str) -> Option<(usize, bool)> {
     PROTOCOLS
         .iter()
         .position(|d| d.eve == Some(name))
         .map(|i| (i, PROTOCOLS[i].eve_extended))
+}
+
+/// The registry positions (as bits) of the protocols whose records `eve-log: types:`
+/// turns on with `name` ([`config_type`]), and whether their records have extended
+/// fields; `None` if no protocol's records go by that name.
+pub fn event_type_mask(name: &str) -> Option<(u64, bool)> {
+    let mut mask = 0u64;
+    let mut extended = false;
+    for (i, d) in PROTOCOLS.iter().enumerate().take(64) {
+        if config_type(d) == Some(name) {
+            mask |= 1 << i;
+            extended |= d.eve_extended;
+        }
+    }
+    (mask != 0).then_some((mask, extended))
 }
 
 /// Whether protocol `p` extracts files (declares a `file.data` buffer).

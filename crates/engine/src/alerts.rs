@@ -89,6 +89,10 @@ pub(crate) struct AlertCtx<'a> {
     pub(crate) guessed_tx: Option<u64>,
     /// The flow's detection state after the packet (its flowbits).
     pub(crate) flow_detect: Option<&'a detect::FlowDetect>,
+    /// The captured frame (empty for a pseudo-packet).
+    pub(crate) frame: &'a [u8],
+    /// The stream data inspected with the packet, if any.
+    pub(crate) stream: Option<&'a [u8]>,
 }
 
 /// Where one worker's alerts go.
@@ -107,6 +111,11 @@ pub(crate) struct AlertSink {
     /// Where in the capture the alerts being raised come from: see
     /// [`PendingAlert::order`].
     pub(crate) position: (u64, u64),
+    /// The outermost packet of the frame's packet being inspected, when that packet
+    /// came out of a tunnel (set by the pipeline per packet).
+    pub(crate) tunnel: Option<output::eve::AlertTunnel>,
+    /// The eve-log output's alert options (payload, packet, metadata, HTTP bodies).
+    pub(crate) alert_options: output::eve::AlertOptions,
     seq: u64,
 }
 
@@ -218,6 +227,8 @@ impl AlertSink {
             ips: false,
             deferred: None,
             position: (0, 0),
+            tunnel: None,
+            alert_options: output::eve::AlertOptions::default(),
             seq: 0,
         }
     }
@@ -236,7 +247,10 @@ impl AlertSink {
             app_proto,
             guessed_tx,
             flow_detect,
+            frame,
+            stream,
         } = ctx;
+        let opts = self.alert_options;
         let check = alert.deferred.filter(|_| self.deferred.is_some());
         if check.is_none() {
             self.count += 1;
@@ -275,11 +289,16 @@ impl AlertSink {
             detect::MatchedOn::Stream => (guessed_tx, true),
             detect::MatchedOn::Packet => (None, false),
         };
-        let extra: Vec<(&str, serde_json::Value)> = match (tx_id, app) {
+        let mut extra: Vec<(&str, serde_json::Value)> = match (tx_id, app) {
             (Some(id), Some(a)) => output::eve::alert_app_object(a, id).into_iter().collect(),
             _ => Vec::new(),
         };
         let tx_id = tx_id.filter(|_| !guessed || !extra.is_empty());
+        crate::alert_extras::http_bodies(&opts, app, tx_id, &mut extra);
+        if !opts.metadata {
+            // `metadata: no`: no app-layer object.
+            extra.clear();
+        }
         // The flow's flowbits, in the order they were set (`metadata.flowbits`).
         let flowbits: Vec<&str> = flow_detect
             .map(|fd| {
@@ -339,6 +358,10 @@ impl AlertSink {
             target,
             extra: &extra,
             flow: origin.flow.as_ref().map(|f| f.eve(pkt)),
+            tunnel: self
+                .tunnel
+                .filter(|_| !matches!(pkt.tunnel, wire::Tunnel::None | wire::Tunnel::Reassembled)),
+            payload: crate::alert_extras::payload(&opts, alert, pkt, frame, stream),
         };
         let eve = out.wants_alerts().then(|| record.to_eve());
         let fast = out.has_fast().then(|| record.to_fast().into_bytes());

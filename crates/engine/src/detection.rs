@@ -197,6 +197,15 @@ impl DetectStage {
         sink: &mut AlertSink,
     ) {
         self.alerts.clear();
+        // Suricata attributes a TCP stream match on a flow with an app layer to the
+        // direction's inspect transaction (`tx_guessed`) as it was before the packet's
+        // transactions were inspected.
+        let guessed = match (fd.as_deref(), input.flow, input.app) {
+            (Some(fd), Some(fi), Some(_)) if input.packet.proto == wire::ip_proto::TCP => {
+                Some(fd.inspect_tx(fi.to_server))
+            }
+            _ => None,
+        };
         let t = self.timer.start();
         let pre = self
             .offload
@@ -224,15 +233,7 @@ impl DetectStage {
             return;
         }
         let t = self.timer.start();
-        // Suricata attributes a TCP stream match on a flow with an app layer to the
-        // direction's inspect transaction (`tx_guessed`).
         let fd = fd.as_deref();
-        let guessed = match (fd, input.flow, input.app) {
-            (Some(fd), Some(fi), Some(_)) if input.packet.proto == wire::ip_proto::TCP => {
-                Some(fd.inspect_tx(fi.to_server))
-            }
-            _ => None,
-        };
         for alert in &self.alerts {
             sink.alert(
                 &self.detector,
@@ -244,6 +245,8 @@ impl DetectStage {
                     app_proto,
                     guessed_tx: guessed,
                     flow_detect: fd,
+                    frame: input.frame,
+                    stream: input.stream,
                 },
             );
         }

@@ -12,6 +12,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod alert_extras;
+mod alert_tunnel;
 mod alerts;
 mod anomaly;
 mod applog;

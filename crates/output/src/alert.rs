@@ -65,6 +65,10 @@ pub struct AlertRecord<'a> {
     pub extra: &'a [(&'a str, Value)],
     /// The packet's flow (`direction` and `flow{}`), `None` without one.
     pub flow: Option<crate::eve::AlertFlow>,
+    /// The outermost packet, for a packet found inside a tunnel (`tunnel{}`).
+    pub tunnel: Option<crate::eve::AlertTunnel>,
+    /// The payload and frame, written as the output's alert options ask.
+    pub payload: Option<(crate::eve::AlertPayload<'a>, crate::eve::AlertOptions)>,
 }
 
 /// Suricata's `proto` string for an IP protocol number (IANA keywords, with Suricata's
@@ -177,6 +181,9 @@ impl AlertRecord<'_> {
             alert.insert("metadata".into(), Value::Object(md));
         }
         o.insert("alert".into(), Value::Object(alert));
+        if let Some(t) = &self.tunnel {
+            o.insert("tunnel".into(), t.to_eve());
+        }
         for (name, value) in self.extra {
             o.insert((*name).to_string(), value.clone());
         }
@@ -186,6 +193,9 @@ impl AlertRecord<'_> {
         if let Some(f) = &self.flow {
             o.insert("direction".into(), f.direction().into());
             o.insert("flow".into(), f.to_eve());
+        }
+        if let Some((p, opts)) = &self.payload {
+            p.write(opts, &mut o);
         }
         Value::Object(o)
     }
@@ -225,6 +235,8 @@ pub(crate) mod tests {
             target: None,
             extra: &[],
             flow: None,
+            tunnel: None,
+            payload: None,
         }
     }
 

@@ -115,13 +115,29 @@ impl Transaction for DnsTx {
     }
 
     /// `query` (the question records) for a request, `answer` for a response.
+    /// As Suricata 7.0.10 writes it in an alert: the format `version` once at the top,
+    /// then the `query` list and the `answer` object without their own `version`.
     fn alert_object(&self) -> Value {
         let mut o = Map::new();
-        let queries = super::log::dns_query_objects(self);
+        let mut version = None;
+        let mut strip = |v: &mut Value| {
+            if let Some(x) = v.as_object_mut().and_then(|m| m.shift_remove("version")) {
+                version.get_or_insert(x);
+            }
+        };
+        let mut queries = super::log::dns_query_objects(self);
+        queries.iter_mut().for_each(&mut strip);
+        let mut answer = super::log::dns_answer_object(self);
+        if let Some(a) = answer.as_mut() {
+            strip(a);
+        }
+        if let Some(v) = version {
+            o.insert("version".into(), v);
+        }
         if !queries.is_empty() {
             o.insert("query".into(), Value::Array(queries));
         }
-        if let Some(a) = super::log::dns_answer_object(self) {
+        if let Some(a) = answer {
             o.insert("answer".into(), a);
         }
         Value::Object(o)
@@ -149,6 +165,22 @@ mod tests {
         let mut n = 0;
         Protocol::each_tx(&d, &mut |_| n += 1);
         assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn alert_object_has_the_version_at_the_top() {
+        let mut ctx = AppCtx::default();
+        let mut d = DnsState::new(Transport::Udp);
+        let query = [
+            0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
+        ];
+        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &query);
+        let o = Protocol::find_tx(&d, 0).unwrap().alert_object();
+        // As Suricata 7.0.10 writes it (sv-ether.pcap frame 1642).
+        assert_eq!(
+            o.to_string(),
+            r#"{"version":2,"query":[{"type":"query","id":4660,"rrname":"a","rrtype":"A","tx_id":0,"opcode":0}]}"#
+        );
     }
 
     #[test]

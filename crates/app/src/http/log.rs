@@ -46,8 +46,12 @@ fn content_range(raw: &[u8]) -> Map<String, Value> {
 
 /// The `http` object of a transaction: hostname, http_port, url, http_user_agent, xff,
 /// http_content_type, content_range; with `extended` also http_refer, http_method,
-/// protocol, status, redirect and length.
+/// protocol, status, redirect and length. An HTTP/2 stream's transaction is written as
+/// Suricata writes it ([`crate::http2::log::http2_object`]).
 pub fn http_object(tx: &HttpTx, extended: bool) -> Value {
+    if let Some(h2) = tx.h2() {
+        return crate::http2::log::http2_object(tx, h2);
+    }
     let req = tx.request();
     let res = tx.response();
     let mut o = Map::new();

@@ -208,12 +208,20 @@ pub struct HttpTx {
     pub(crate) host_raw: Option<Vec<u8>>,
     pub(crate) port: Option<u16>,
     pub(crate) status: Option<u16>,
+    /// An HTTP/2 stream's own facts (`None` for HTTP/1).
+    pub(crate) h2: Option<Box<crate::http2::log::H2Info>>,
 }
 
 impl HttpTx {
     /// The transaction id within its flow (0, 1, 2, ... in request order).
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// An HTTP/2 stream's own facts (stream id, priority, error codes); `None` for an
+    /// HTTP/1 transaction.
+    pub fn h2(&self) -> Option<&crate::http2::log::H2Info> {
+        self.h2.as_deref()
     }
 
     /// The request side.

@@ -38,6 +38,8 @@ impl FrameType {
 
 /// END_STREAM (DATA, HEADERS).
 pub const FLAG_END_STREAM: u8 = 0x1;
+/// ACK (SETTINGS, PING): the same bit as END_STREAM.
+pub const FLAG_ACK: u8 = 0x1;
 /// END_HEADERS (HEADERS, PUSH_PROMISE, CONTINUATION).
 pub const FLAG_END_HEADERS: u8 = 0x4;
 /// PADDED (DATA, HEADERS, PUSH_PROMISE).

@@ -117,6 +117,8 @@ pub struct Block {
     pub truncated: bool,
     /// The block failed to decode at some point; `fields` holds what came before.
     pub error: Option<HpackError>,
+    /// The dynamic table size updates the block began with (new sizes, in order).
+    pub size_updates: Vec<usize>,
 }
 
 /// The decoding context of one direction of a connection.
@@ -252,7 +254,7 @@ impl Decoder {
                         out.fields.push(f);
                     }
                 }
-                Ok(None) => {}
+                Ok(None) => out.size_updates.push(self.max_size),
                 Err(e) => {
                     out.error = Some(e);
                     break;

@@ -6,11 +6,13 @@
 //! - `huffman`: the HPACK Huffman code;
 //! - [`hpack`]: HPACK header decompression with bounded tables;
 //! - [`state`]: the per-flow streaming state machine ([`Http2State`]);
+//! - [`log`]: a stream's EVE `http` object (`version: "2"`, header lists, `http2{}`);
 //! - `tx`: how a stream's header fields fill an [`HttpTx`](crate::http::HttpTx).
 
 pub mod frame;
 pub mod hpack;
 mod huffman;
+pub mod log;
 pub mod state;
 mod tx;
 
@@ -50,7 +52,7 @@ pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
 }
 
 /// HTTP/2 on the protocol contract: each stream is an HTTP transaction (HTTP's
-/// buffers); streams are not logged (no EVE `http` record for HTTP/2).
+/// buffers), logged as an EVE `http` record with its `http2` object, as Suricata does.
 impl Protocol for Http2State {
     fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
         Http2State::parse(self, ctx, dir, data);

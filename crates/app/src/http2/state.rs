@@ -21,8 +21,8 @@
 use std::collections::VecDeque;
 
 use super::frame::{
-    headers_fragment, push_promise_fragment, FrameHeader, FrameType, FLAG_END_HEADERS,
-    FLAG_END_STREAM, FLAG_PADDED, HEADER_LEN, PREFACE,
+    headers_fragment, push_promise_fragment, FrameHeader, FrameType, FLAG_ACK, FLAG_END_HEADERS,
+    FLAG_END_STREAM, FLAG_PADDED, FLAG_PRIORITY, HEADER_LEN, PREFACE,
 };
 use super::hpack::{Block, Decoder};
 use super::tx::{fill_request, fill_response};
@@ -66,6 +66,8 @@ struct Pending {
     end_stream: bool,
     /// A PUSH_PROMISE block: decoded to keep HPACK in step, then dropped.
     promise: bool,
+    /// The HEADERS frame's priority weight (PRIORITY flag).
+    priority: Option<u8>,
     data: Vec<u8>,
 }
 
@@ -149,7 +151,8 @@ impl Http2State {
         self.streams.iter().find(|s| s.tx.id == id).map(|s| s.id)
     }
 
-    /// Number of stream transactions created so far (the next one's id).
+    /// Number of transaction ids given so far (the next one's id): one per stream and,
+    /// as Suricata, one per connection-level (stream 0) frame other than DATA.
     pub fn tx_count(&self) -> u64 {
         self.next_id
     }
@@ -274,8 +277,13 @@ impl Http2State {
         let side = &mut self.sides[dir.index()];
         let len = h.len as usize;
         if h.stream == 0 && h.ty != FrameType::DATA {
-            // Suricata makes every connection-level frame a transaction of its own.
+            // Suricata makes every connection-level frame a transaction of its own:
+            // it takes a transaction id (a SETTINGS acknowledgement does not: on
+            // sv-ether.pcap the ids Suricata 7.0.10 logs skip none for them).
             ctx.counters.incr(Counter::TxHttp2);
+            if !(h.ty == FrameType::SETTINGS && h.has(FLAG_ACK)) {
+                self.next_id += 1;
+            }
         }
         side.cur = if h.ty == FrameType::DATA && h.stream != 0 && len > 0 {
             Cur::Data {
@@ -312,10 +320,13 @@ impl Http2State {
                 let Some(frag) = headers_fragment(&h, p) else {
                     return;
                 };
+                let pad = usize::from(h.has(FLAG_PADDED));
+                let priority = h.has(FLAG_PRIORITY).then(|| p.get(pad + 4).copied());
                 self.sides[d].pending = Some(Pending {
                     stream: h.stream,
                     end_stream: h.has(FLAG_END_STREAM),
                     promise: false,
+                    priority: priority.flatten(),
                     data: frag.to_vec(),
                 });
                 if h.has(FLAG_END_HEADERS) {
@@ -330,6 +341,7 @@ impl Http2State {
                     stream: h.stream,
                     end_stream: false,
                     promise: true,
+                    priority: None,
                     data: frag.to_vec(),
                 });
                 if h.has(FLAG_END_HEADERS) {
@@ -352,7 +364,36 @@ impl Http2State {
                     self.block_done(ctx, dir);
                 }
             }
-            FrameType::RST_STREAM => {
+            FrameType::SETTINGS if h.stream == 0 && !h.has(FLAG_ACK) && !p.is_empty() => {
+                let settings = p
+                    .chunks_exact(6)
+                    .map(|c| {
+                        let id = u16::from_be_bytes([c[0], c[1]]);
+                        (id, u32::from_be_bytes([c[2], c[3], c[4], c[5]]))
+                    })
+                    .collect();
+                self.global_tx(ctx, |info| info.settings[d] = settings);
+            }
+            FrameType::GOAWAY if h.stream == 0 && p.len() >= 8 => {
+                let code = u32::from_be_bytes([p[4], p[5], p[6], p[7]]);
+                self.global_tx(ctx, |info| info.goaway[d] = Some(code));
+            }
+            FrameType::PRIORITY if h.stream != 0 && p.len() == 5 => {
+                if self.stream_mut(h.stream).is_none() {
+                    self.new_stream(ctx, h.stream);
+                }
+                if let Some(info) = self.stream_mut(h.stream).and_then(|s| s.tx.h2.as_mut()) {
+                    info.priority[d] = Some(p[4]);
+                }
+            }
+            FrameType::RST_STREAM if h.stream != 0 => {
+                if let (Some(info), Some(code)) = (
+                    self.stream_mut(h.stream).and_then(|s| s.tx.h2.as_mut()),
+                    p.get(..4),
+                ) {
+                    info.error_code[d] =
+                        Some(u32::from_be_bytes([code[0], code[1], code[2], code[3]]));
+                }
                 for dir in [Direction::ToServer, Direction::ToClient] {
                     self.end_side(ctx, dir, h.stream);
                 }
@@ -382,8 +423,37 @@ impl Http2State {
             return;
         }
         self.headers(ctx, dir, pb.stream, block);
+        if let Some(w) = pb.priority {
+            if let Some(info) = self.stream_mut(pb.stream).and_then(|s| s.tx.h2.as_mut()) {
+                info.priority[d] = Some(w);
+            }
+        }
         if pb.end_stream {
             self.end_side(ctx, dir, pb.stream);
+        }
+    }
+
+    /// Keeps the connection-level transaction of the frame just read (its id was
+    /// taken with the frame header) for logging: complete, on stream 0, with what
+    /// `fill` records.
+    fn global_tx(&mut self, ctx: &mut AppCtx, fill: impl FnOnce(&mut super::log::H2Info)) {
+        let mut info = super::log::H2Info::default();
+        fill(&mut info);
+        let mut tx = HttpTx {
+            id: self.next_id.saturating_sub(1),
+            h2: Some(Box::new(info)),
+            ..HttpTx::default()
+        };
+        tx.request.progress = Progress::Complete;
+        tx.response.progress = Progress::Complete;
+        self.streams.push_back(Stream {
+            id: 0,
+            tx,
+            decoder: None,
+        });
+        while self.streams.len() > ctx.config.max_tx.max(1) {
+            self.streams.pop_front();
+            ctx.counters.incr(Counter::TxLimit);
         }
     }
 
@@ -397,6 +467,10 @@ impl Http2State {
         ctx.counters.incr(Counter::TxHttp2);
         let mut tx = HttpTx {
             id: tx_id,
+            h2: Some(Box::new(super::log::H2Info {
+                stream_id: id,
+                ..Default::default()
+            })),
             ..HttpTx::default()
         };
         tx.request.min_inspect = ctx.config.request_body_minimal_inspect_size;
@@ -422,6 +496,13 @@ impl Http2State {
         let Some(s) = self.stream_mut(id) else {
             return;
         };
+        if !block.size_updates.is_empty() {
+            let at = s.tx.msg_mut(dir).headers.len();
+            if let Some(info) = s.tx.h2.as_mut() {
+                let u = &mut info.size_updates[dir.index()];
+                u.extend(block.size_updates.iter().map(|&n| (at, n)));
+            }
+        }
         let m = s.tx.msg_mut(dir);
         let mut bytes: usize = m.headers.iter().map(|h| h.name.len() + h.value.len()).sum();
         for f in block.fields {
@@ -536,7 +617,7 @@ impl Stream {
 
 #[cfg(test)]
 mod tests {
-    use super::super::frame::{frame, FLAG_PRIORITY};
+    use super::super::frame::frame;
     use super::super::hpack::tests::literal_block;
     use super::*;
     use crate::http::HttpBuffer;
@@ -591,9 +672,19 @@ mod tests {
             for ch in s_bytes.chunks(split) {
                 st.parse(&mut ctx, Direction::ToClient, ch);
             }
-            assert_eq!(st.tx_count(), 1);
-            let tx = st.tx(0).unwrap();
-            assert_eq!(st.stream_id(0), Some(3));
+            // Suricata's ids: the client's SETTINGS is transaction 0, stream 3 is 1,
+            // the server's SETTINGS 2.
+            assert_eq!(st.tx_count(), 3);
+            // The client's SETTINGS is kept to be logged; the server's is empty.
+            assert_eq!(st.txs().count(), 2);
+            let settings = st.tx(0).unwrap().h2().unwrap();
+            assert_eq!(
+                (settings.stream_id, &settings.settings[0][..]),
+                (0, &[(3, 100)][..])
+            );
+            let tx = st.tx(1).unwrap();
+            assert_eq!(st.stream_id(1), Some(3));
+            assert_eq!(tx.h2().map(|h| h.stream_id), Some(3));
             let b = |b, d| {
                 tx.buffer(b, d)
                     .map(|x| String::from_utf8_lossy(x).into_owned())
@@ -655,11 +746,13 @@ mod tests {
         let mut ctx = AppCtx::default();
         let mut st = Http2State::new();
         st.parse(&mut ctx, Direction::ToServer, &c);
-        assert_eq!(st.tx_count(), 2);
-        let t0 = st.tx(0).unwrap();
+        // The SETTINGS frame is transaction 0, the streams 1 and 2.
+        assert_eq!(st.tx_count(), 3);
+        let t0 = st.tx(1).unwrap();
         assert_eq!(t0.method(), Some(&b"POST"[..]));
         assert_eq!(t0.request().progress(), Progress::Complete);
-        let t1 = st.tx(1).unwrap();
+        assert_eq!(t0.h2().unwrap().priority, [Some(16), None]);
+        let t1 = st.tx(2).unwrap();
         assert_eq!(t1.uri(), Some(&b"/b"[..]));
         assert_eq!(t1.request().progress(), Progress::Headers);
         st.parse(
@@ -667,7 +760,15 @@ mod tests {
             Direction::ToServer,
             &frame(FrameType::RST_STREAM, 0, 5, &[0, 0, 0, 8]),
         );
-        assert!(st.tx(1).unwrap().is_complete());
+        assert!(st.tx(2).unwrap().is_complete());
+        assert_eq!(st.tx(2).unwrap().h2().unwrap().error_code, [Some(8), None]);
+        // A PRIORITY frame on a new stream opens its transaction.
+        st.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &frame(FrameType::PRIORITY, 0, 7, &[0, 0, 0, 0, 200]),
+        );
+        assert_eq!(st.tx(3).unwrap().h2().unwrap().priority, [Some(200), None]);
     }
 
     #[test]
@@ -679,15 +780,15 @@ mod tests {
             Direction::ToServer,
             &client(&[headers(1, FLAG_END_HEADERS, POST)]),
         );
-        let tx = st.tx(0).unwrap();
+        let tx = st.tx(1).unwrap();
         assert_eq!(tx.request().progress(), Progress::Headers);
         st.gap(&mut ctx, Direction::ToClient);
-        let tx = st.tx(0).unwrap();
+        let tx = st.tx(1).unwrap();
         assert!(tx.is_complete());
         assert!(tx.request().truncated());
         // Nothing is parsed after the gap.
         st.parse(&mut ctx, Direction::ToServer, &headers(3, 5, POST));
-        assert_eq!(st.tx_count(), 1);
+        assert_eq!(st.tx_count(), 2);
     }
 
     #[test]
@@ -703,7 +804,9 @@ mod tests {
         c.extend(std::iter::repeat_n(0, 100_000));
         st.parse(&mut ctx, Direction::ToServer, &c);
         st.parse(&mut ctx, Direction::ToServer, &headers(3, 4, POST));
-        assert_eq!(st.tx_count(), 0);
+        // Only the SETTINGS frame's transaction was made: no stream.
+        assert_eq!(st.tx_count(), 1);
+        assert!(st.txs().all(|t| t.h2().unwrap().stream_id == 0));
         assert_eq!(ctx.counters.get(Counter::Http2FrameLimit), 1);
     }
 }

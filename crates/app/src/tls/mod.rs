@@ -4,12 +4,16 @@
 //! in the clear.
 //!
 //! - [`parser`]: zero-copy record and handshake message parsers;
+//! - [`cert`]: the logged facts of a certificate (serial, fingerprint, validity);
+//! - [`ja3`]: the JA3/JA3S fingerprints of the hellos;
 //! - [`state`]: per-flow record/handshake reassembly ([`TlsState`]);
 //! - `probe`: protocol detection (record headers);
 //! - `proto`: the buffer table and the protocol contract (the session is one
 //!   pseudo-transaction);
 //! - [`log`]: the EVE `tls` object.
 
+pub mod cert;
+pub mod ja3;
 pub mod log;
 pub mod parser;
 mod probe;

@@ -101,6 +101,14 @@ pub struct ClientHello<'a> {
     pub sni: Option<&'a [u8]>,
     /// The supported_versions extension, if present.
     pub supported_versions: Vec<u16>,
+    /// The cipher suites offered, in order.
+    pub ciphers: Vec<u16>,
+    /// The extension types, in order.
+    pub extensions: Vec<u16>,
+    /// The supported_groups (elliptic curves) extension's list.
+    pub curves: Vec<u16>,
+    /// The ec_point_formats extension's list.
+    pub point_formats: Vec<u8>,
 }
 
 /// What a ServerHello says.
@@ -110,6 +118,10 @@ pub struct ServerHello {
     pub version: u16,
     /// The supported_versions extension (TLS 1.3's real version).
     pub selected_version: Option<u16>,
+    /// The cipher suite chosen.
+    pub cipher: u16,
+    /// The extension types, in order.
+    pub extensions: Vec<u16>,
 }
 
 /// Parses a ClientHello body (after the 4-byte handshake header).
@@ -118,12 +130,15 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
     let version = r.u16()?;
     r.take(32)?;
     r.vec8()?;
-    r.vec16()?;
+    let mut suites = Reader { b: r.vec16()? };
     r.vec8()?;
     let mut ch = ClientHello {
         version,
         ..Default::default()
     };
+    while let Some(c) = suites.u16() {
+        ch.ciphers.push(c);
+    }
     if r.b.is_empty() {
         return Some(ch);
     }
@@ -131,6 +146,7 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
     while !ext.b.is_empty() {
         let t = ext.u16()?;
         let data = ext.vec16()?;
+        ch.extensions.push(t);
         let mut d = Reader { b: data };
         match t {
             0 => {
@@ -143,6 +159,13 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
                     }
                 }
             }
+            10 => {
+                let mut list = Reader { b: d.vec16()? };
+                while let Some(v) = list.u16() {
+                    ch.curves.push(v);
+                }
+            }
+            11 => ch.point_formats = d.vec8()?.to_vec(),
             43 => {
                 let mut list = Reader { b: d.vec8()? };
                 while let Some(v) = list.u16() {
@@ -155,17 +178,26 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
     Some(ch)
 }
 
-/// Parses a ServerHello body.
+/// Parses a ServerHello body. A TLS 1.3 draft before 22 (`0x7f00 | n`, or `0x0304`
+/// in the version field, which the final TLS 1.3 keeps at `0x0303`) has neither
+/// session id nor compression method.
 pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
     let mut r = Reader { b: body };
     let version = r.u16()?;
+    let early_draft = version == 0x0304 || (version >> 8 == 0x7f && version & 0xff < 22);
     r.take(32)?;
-    r.vec8()?;
-    r.u16()?;
-    r.u8()?;
+    if !early_draft {
+        r.vec8()?;
+    }
+    let cipher = r.u16()?;
+    if !early_draft {
+        r.u8()?;
+    }
     let mut sh = ServerHello {
         version,
         selected_version: None,
+        cipher,
+        extensions: Vec::new(),
     };
     if r.b.is_empty() {
         return Some(sh);
@@ -174,6 +206,7 @@ pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
     while !ext.b.is_empty() {
         let t = ext.u16()?;
         let data = ext.vec16()?;
+        sh.extensions.push(t);
         if t == 43 && data.len() == 2 {
             sh.selected_version = Some(u16::from_be_bytes([data[0], data[1]]));
         }
@@ -292,6 +325,14 @@ pub(crate) mod tests {
         assert_eq!(sh.selected_version, Some(0x0304));
         let sh = server_hello(&server_hello_msg(0x0301, false)[4..]).unwrap();
         assert_eq!((sh.version, sh.selected_version), (0x0301, None));
+        // A TLS 1.3 draft-19 ServerHello (no session id, no compression method).
+        let mut d19 = vec![0x7f, 0x13];
+        d19.extend_from_slice(&[5; 32]);
+        d19.extend_from_slice(&[0x13, 0x02, 0, 8, 0, 40, 0, 0, 0, 41, 0, 0]);
+        let sh = server_hello(&d19).unwrap();
+        assert_eq!((sh.version, sh.cipher), (0x7f13, 0x1302));
+        assert_eq!(sh.extensions, [40, 41]);
+        assert_eq!(super::super::ja3::ja3s(&sh).string, "32531,4866,40-41");
         assert_eq!(version_name(0x0303), "TLS 1.2");
     }
 

@@ -14,6 +14,10 @@ const SNI: usize = 0;
 const SUBJECT: usize = 1;
 const ISSUER: usize = 2;
 const CERTS: usize = 3;
+const JA3_HASH: usize = 4;
+const JA3_STRING: usize = 5;
+const JA3S_HASH: usize = 6;
+const JA3S_STRING: usize = 7;
 
 /// TLS's inspection buffers (indexed by the constants above).
 pub(crate) static BUFFERS: &[BufferDef] = &[
@@ -22,6 +26,10 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("tls.cert_issuer", Some(Direction::ToClient)),
     // Each DER certificate of the server's chain.
     BufferDef::new("tls.certs", Some(Direction::ToClient)).multi(),
+    BufferDef::new("ja3.hash", Some(Direction::ToServer)),
+    BufferDef::new("ja3.string", Some(Direction::ToServer)),
+    BufferDef::new("ja3s.hash", Some(Direction::ToClient)),
+    BufferDef::new("ja3s.string", Some(Direction::ToClient)),
 ];
 
 /// The state of a new TLS flow.
@@ -89,6 +97,10 @@ impl Transaction for TlsState {
         let h = mix(len(self.sni()), len(self.cert_subject().map(str::as_bytes)));
         let h = mix(h, len(self.cert_issuer().map(str::as_bytes)));
         let h = mix(h, self.certs().count() as u64);
+        let h = mix(
+            h,
+            u64::from(self.ja3().is_some()) | u64::from(self.ja3s().is_some()) << 1,
+        );
         (mix(h, u64::from(self.certs_inspectable())), 0)
     }
 
@@ -112,6 +124,24 @@ impl Transaction for TlsState {
                 }
             }
             CERTS if self.certs_inspectable() => self.certs().for_each(f),
+            JA3_HASH | JA3_STRING => {
+                if let Some(j) = self.ja3() {
+                    f(if b.local() == JA3_HASH {
+                        j.hash.as_bytes()
+                    } else {
+                        j.string.as_bytes()
+                    })
+                }
+            }
+            JA3S_HASH | JA3S_STRING => {
+                if let Some(j) = self.ja3s() {
+                    f(if b.local() == JA3S_HASH {
+                        j.hash.as_bytes()
+                    } else {
+                        j.string.as_bytes()
+                    })
+                }
+            }
             _ => {}
         }
     }

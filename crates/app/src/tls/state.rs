@@ -4,10 +4,11 @@
 //! Suricata counts no TLS transactions in `app_layer.tx.tls` (the whole session is
 //! one never-counted transaction), so neither does this parser.
 
+use super::cert::CertInfo;
+use super::ja3::{ja3, ja3s, Ja3};
 use super::parser::{
-    cert_names, certificates, client_hello, record_header, server_hello, sslv2_record_len,
-    CT_APPLICATION_DATA, CT_CHANGE_CIPHER_SPEC, CT_HANDSHAKE, HS_CERTIFICATE, HS_CLIENT_HELLO,
-    HS_SERVER_HELLO,
+    certificates, client_hello, record_header, server_hello, sslv2_record_len, CT_APPLICATION_DATA,
+    CT_CHANGE_CIPHER_SPEC, CT_HANDSHAKE, HS_CERTIFICATE, HS_CLIENT_HELLO, HS_SERVER_HELLO,
 };
 use crate::util::push_capped;
 use crate::{AppCtx, Counter, Direction};
@@ -37,6 +38,12 @@ pub struct TlsState {
     server_version: Option<u16>,
     cert_subject: Option<String>,
     cert_issuer: Option<String>,
+    /// Serial, fingerprint and validity of the server's first certificate.
+    cert: Option<Box<CertInfo>>,
+    /// The ClientHello's JA3.
+    ja3: Option<Ja3>,
+    /// The ServerHello's JA3S.
+    ja3s: Option<Ja3>,
     /// The DER certificates of the server's Certificate message, in message order.
     certs: Vec<Vec<u8>>,
     cert_seen: bool,
@@ -83,6 +90,21 @@ impl TlsState {
     /// `tls.cert_issuer` of the server's first certificate.
     pub fn cert_issuer(&self) -> Option<&str> {
         self.cert_issuer.as_deref()
+    }
+
+    /// Serial, fingerprint and validity of the server's first certificate.
+    pub fn cert_info(&self) -> Option<&CertInfo> {
+        self.cert.as_deref()
+    }
+
+    /// The ClientHello's JA3 (`ja3.hash`, `ja3.string`).
+    pub fn ja3(&self) -> Option<&Ja3> {
+        self.ja3.as_ref()
+    }
+
+    /// The ServerHello's JA3S (`ja3s.hash`, `ja3s.string`).
+    pub fn ja3s(&self) -> Option<&Ja3> {
+        self.ja3s.as_ref()
     }
 
     /// `tls.certs`: the DER certificates of the server's Certificate message, the
@@ -307,6 +329,7 @@ impl TlsState {
         match (dir, t) {
             (Direction::ToServer, HS_CLIENT_HELLO) => match client_hello(body) {
                 Some(ch) => {
+                    self.ja3 = Some(ja3(&ch));
                     self.client_version = Some(ch.version);
                     self.client_versions = ch.supported_versions;
                     self.sni = ch.sni.map(<[u8]>::to_vec);
@@ -314,16 +337,20 @@ impl TlsState {
                 None => ctx.counters.incr(Counter::TlsMalformed),
             },
             (Direction::ToClient, HS_SERVER_HELLO) => match server_hello(body) {
-                Some(sh) => self.server_version = Some(sh.selected_version.unwrap_or(sh.version)),
+                Some(sh) => {
+                    self.ja3s = Some(ja3s(&sh));
+                    self.server_version = Some(sh.selected_version.unwrap_or(sh.version));
+                }
                 None => ctx.counters.incr(Counter::TlsMalformed),
             },
             (Direction::ToClient, HS_CERTIFICATE) if !self.cert_seen => {
                 self.cert_seen = true;
                 match certificates(body) {
                     Some(certs) => {
-                        if let Some((s, i)) = certs.first().and_then(|c| cert_names(c)) {
-                            self.cert_subject = Some(s);
-                            self.cert_issuer = Some(i);
+                        if let Some(c) = certs.first().and_then(|c| CertInfo::parse(c)) {
+                            self.cert_subject = Some(c.subject.clone());
+                            self.cert_issuer = Some(c.issuer.clone());
+                            self.cert = Some(Box::new(c));
                         }
                         self.certs = certs.into_iter().map(<[u8]>::to_vec).collect();
                     }

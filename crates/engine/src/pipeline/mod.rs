@@ -100,6 +100,7 @@ impl Pipeline {
         }
         let mut sink = AlertSink::new(outputs, config.classifications.clone());
         sink.ips = config.ips;
+        sink.alert_options = config.eve_options.alert;
         Pipeline {
             decode: DecodeStage::new(config, decoder_config),
             flows: FlowStage::new(config),
@@ -211,8 +212,11 @@ impl Pipeline {
             if let (Some(o), Some(k)) = (self.detection.offload(), self.batch_frame) {
                 o.enter(k, i);
             }
+            self.detection.sink.tunnel =
+                crate::alert_tunnel::outer(decoded.packets(), i, frame.index);
             self.packet(p, frame.data);
         }
+        self.detection.sink.tunnel = None;
         if let Some(o) = self.detection.offload() {
             o.leave();
         }

@@ -1,6 +1,7 @@
 //! The parts of an EVE alert record that come from the packet's context rather than the
 //! rule: the flow it belongs to (`direction` and the `flow{}` object, counted when the
-//! alert fires) and the rule's `target:` (`alert.source`/`alert.target`).
+//! alert fires), the rule's `target:` (`alert.source`/`alert.target`) and, for a packet
+//! found inside a tunnel, the outermost packet (`tunnel{}`).
 
 use crate::alert::ip_string;
 use crate::time::eve_timestamp;
@@ -110,6 +111,47 @@ impl AlertTarget {
     }
 }
 
+/// The `tunnel{}` object of an alert on a packet found inside a tunnel: the captured
+/// (outermost) packet's addresses, ports (0 without ports), protocol, `pcap_cnt` and
+/// `pkt_src`, and how many tunnel layers down the alerted packet is (`depth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlertTunnel {
+    /// The outer packet's source address.
+    pub src_ip: IpAddr,
+    /// The outer packet's destination address.
+    pub dest_ip: IpAddr,
+    /// The outer packet's source port, 0 for protocols without ports.
+    pub src_port: u16,
+    /// The outer packet's destination port, 0 for protocols without ports.
+    pub dest_port: u16,
+    /// The outer packet's IP protocol number.
+    pub proto: u8,
+    /// Tunnel layers between the outer packet and the alerted one (1: directly inside).
+    pub depth: u8,
+    /// The outer packet's number in the capture.
+    pub pcap_cnt: Option<u64>,
+    /// The outer packet's `pkt_src`.
+    pub pkt_src: &'static str,
+}
+
+impl AlertTunnel {
+    /// The `tunnel{}` object, in Suricata's key order.
+    pub fn to_eve(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("src_ip".into(), ip_string(self.src_ip).into());
+        o.insert("src_port".into(), self.src_port.into());
+        o.insert("dest_ip".into(), ip_string(self.dest_ip).into());
+        o.insert("dest_port".into(), self.dest_port.into());
+        o.insert("proto".into(), crate::alert::proto_name(self.proto).into());
+        o.insert("depth".into(), self.depth.into());
+        if let Some(n) = self.pcap_cnt {
+            o.insert("pcap_cnt".into(), n.into());
+        }
+        o.insert("pkt_src".into(), self.pkt_src.into());
+        Value::Object(o)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +185,25 @@ mod tests {
         };
         assert_eq!(icmp.direction(), "to_server");
         assert!(icmp.to_eve().get("src_port").is_none());
+    }
+
+    #[test]
+    fn tunnel_object_as_suricata_writes_it() {
+        // sv-ether.pcap frame 7559: ICMP inside GRE.
+        let t = AlertTunnel {
+            src_ip: ip("172.27.1.66"),
+            dest_ip: ip("66.59.109.137"),
+            src_port: 0,
+            dest_port: 0,
+            proto: 47,
+            depth: 1,
+            pcap_cnt: Some(7559),
+            pkt_src: "wire/pcap",
+        };
+        assert_eq!(
+            t.to_eve().to_string(),
+            r#"{"src_ip":"172.27.1.66","src_port":0,"dest_ip":"66.59.109.137","dest_port":0,"proto":"GRE","depth":1,"pcap_cnt":7559,"pkt_src":"wire/pcap"}"#
+        );
     }
 
     #[test]

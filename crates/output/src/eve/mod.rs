@@ -3,6 +3,7 @@
 //! protocol in `app` (its `log.rs`), through [`app::Transaction`].
 
 mod alert_ctx;
+mod alert_payload;
 mod anomaly;
 mod applog;
 pub mod community_id;
@@ -12,7 +13,8 @@ mod options;
 mod records;
 mod types;
 
-pub use alert_ctx::{AlertFlow, AlertTarget};
+pub use alert_ctx::{AlertFlow, AlertTarget, AlertTunnel};
+pub use alert_payload::{printable, write_http_bodies, AlertPayload};
 pub use anomaly::{app_anomaly, decode_anomaly};
 pub use applog::{alert_app_object, AppLogger, LogCursor};
 pub use drop::{DropIp, DropL4, DropRecord};

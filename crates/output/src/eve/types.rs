@@ -26,12 +26,10 @@ fn engine_bit(name: &str) -> Option<u8> {
     ENGINE_TYPES.iter().position(|&t| t == name).map(|i| 1 << i)
 }
 
-/// The bit of app-layer event type `name` and whether it has extended fields, if a
-/// registered protocol logs it.
+/// The bits of the protocols whose records `name` turns on (`http2`: HTTP/2's, written
+/// as `http` events) and whether they have extended fields, if any.
 fn bit(name: &str) -> Option<(u64, bool)> {
-    app::registry::event_type_index(name)
-        .filter(|&(i, _)| i < 64)
-        .map(|(i, ext)| (1 << i, ext))
+    app::registry::event_type_mask(name)
 }
 
 impl EveTypes {
@@ -156,6 +154,19 @@ mod tests {
     }
 
     #[test]
+    fn http2_records_have_their_own_switch() {
+        // As in Suricata: `- http2` logs HTTP/2 transactions (as `http` events),
+        // `- http` only HTTP/1.
+        let h1 = app::registry::index(app::AppProto::Http).unwrap();
+        let h2 = app::registry::index(app::AppProto::Http2).unwrap();
+        let t = EveTypes::parse_list("http").unwrap();
+        assert_eq!((t.get_index(h1), t.get_index(h2)), (Some(false), None));
+        let t = EveTypes::parse_list("http2").unwrap();
+        assert_eq!((t.get_index(h1), t.get_index(h2)), (None, Some(false)));
+        assert!(EveTypes::parse_list("http2-extended").is_err());
+    }
+
+    #[test]
     fn knows_every_registered_type() {
         for name in app::registry::event_types() {
             let t = EveTypes::parse_list(name).unwrap();
@@ -163,7 +174,8 @@ mod tests {
         }
         for d in app::registry::protocols() {
             let i = app::registry::index(d.proto).unwrap();
-            let t = EveTypes::parse_list(d.eve.unwrap_or("alert")).unwrap();
+            let name = app::registry::config_type(d);
+            let t = EveTypes::parse_list(name.unwrap_or("alert")).unwrap();
             assert_eq!(t.get_index(i), d.eve.map(|_| false), "{:?}", d.proto);
         }
     }

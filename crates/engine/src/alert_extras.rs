@@ -1,0 +1,58 @@
+//! What an alert record adds when the eve-log output's alert options ask for it
+//! (`payload`, `payload-printable`, `packet`, `http-body`, `http-body-printable`):
+//! the bytes are picked here, written by [`output::eve::AlertPayload`].
+
+use output::eve::{AlertOptions, AlertPayload};
+use serde_json::Value;
+use wire::Packet;
+
+/// The payload and frame of an alert on `pkt` (captured as `frame`; `stream`: the
+/// stream data inspected with it), when `opts` logs any of them. A rule that matched
+/// the stream or a transaction of a TCP flow logs the stream data (`stream: 1`), as
+/// Suricata does; any other the packet's payload.
+pub(crate) fn payload<'a>(
+    opts: &AlertOptions,
+    alert: &detect::Alert,
+    pkt: &Packet,
+    frame: &'a [u8],
+    stream: Option<&'a [u8]>,
+) -> Option<(AlertPayload<'a>, AlertOptions)> {
+    if !(opts.payload || opts.payload_printable || opts.packet) {
+        return None;
+    }
+    let on_stream = !matches!(alert.matched_on, detect::MatchedOn::Packet);
+    let (bytes, is_stream) = match stream {
+        Some(s) if on_stream && !s.is_empty() => (s, true),
+        _ => (pkt.payload(frame), false),
+    };
+    Some((
+        AlertPayload {
+            payload: bytes,
+            stream: is_stream,
+            packet: frame,
+            linktype: pkt.link_type.0,
+        },
+        *opts,
+    ))
+}
+
+/// Adds the HTTP bodies of transaction `tx_id` to the alert's `http` object (in
+/// `extra`) when `opts` asks for them (HTTP/1 transactions).
+pub(crate) fn http_bodies(
+    opts: &AlertOptions,
+    app: Option<&app::AppFlow>,
+    tx_id: Option<u64>,
+    extra: &mut [(&str, Value)],
+) {
+    if !(opts.http_body || opts.http_body_printable) {
+        return;
+    }
+    let Some(tx) = tx_id.and_then(|id| app?.http()?.tx(id)) else {
+        return;
+    };
+    for (name, obj) in extra.iter_mut() {
+        if let (&mut "http", Value::Object(m)) = (name, obj) {
+            output::eve::write_http_bodies(opts, tx.request().body(), tx.response().body(), m);
+        }
+    }
+}
