@@ -216,10 +216,13 @@ impl FlowTracker {
                 f.proto_class = class;
                 f.timeouts = Some(timeouts);
                 // The sender of the first packet is the client, except that a first
-                // SYN/ACK comes from the server.
-                let synack = p
-                    .tcp
-                    .is_some_and(|h| h.has(tcp::flags::SYN | tcp::flags::ACK));
+                // SYN/ACK comes from the server when the session is picked up from it
+                // (`stream.midstream` or `async-oneside`). Without either, Suricata
+                // keeps the first packet's sender as the client, and so does Osprey.
+                let tcp_cfg = &self.cfg.tcp;
+                let synack = (tcp_cfg.midstream || tcp_cfg.async_oneside)
+                    && p.tcp
+                        .is_some_and(|h| h.has(tcp::flags::SYN | tcp::flags::ACK));
                 f.client_is_dst = swapped ^ synack;
                 s
             }

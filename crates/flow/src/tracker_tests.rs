@@ -192,6 +192,33 @@ fn unacked_data_is_flushed_at_end_like_alert_testmyids_async() {
 }
 
 #[test]
+fn a_first_syn_ack_names_its_sender_the_server_only_when_picked_up() {
+    // Suricata 7 reverses a flow whose first packet is a SYN/ACK only when it picks the
+    // session up from it (`stream.midstream` or `async-oneside`); otherwise the first
+    // packet's sender stays the client, and its SYN/ACK goes to the server.
+    let first_dir = |tcp: crate::tcp::TcpConfig| {
+        let mut t = FlowTracker::new(Config { tcp, ..cfg() });
+        let first = t.packet(&pkt(false, 0, 1, SYN | ACK, b"", 1)).unwrap().dir;
+        let second = t.packet(&pkt(true, 1, 1, ACK, b"", 2)).unwrap().dir;
+        (first, second)
+    };
+    let (off, on, oneside) = (
+        first_dir(crate::tcp::TcpConfig::default()),
+        first_dir(crate::tcp::TcpConfig {
+            midstream: true,
+            ..Default::default()
+        }),
+        first_dir(crate::tcp::TcpConfig {
+            async_oneside: true,
+            ..Default::default()
+        }),
+    );
+    assert_eq!(off, (Direction::ToServer, Direction::ToClient));
+    assert_eq!(on, (Direction::ToClient, Direction::ToServer));
+    assert_eq!(oneside, on);
+}
+
+#[test]
 fn no_session_without_syn_when_midstream_is_off() {
     let mut t = FlowTracker::new(cfg());
     let (e, app, raw) = run(&mut t, &pkt(true, 1, 1, ACK | PSH, b"MATCH?", 1));
