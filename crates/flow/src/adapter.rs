@@ -40,12 +40,13 @@ pub fn flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
     if p.has(pf::FRAGMENT) || !wants_flow(p.proto) || (p.l4_off == 0 && p.proto != ip_proto::ESP) {
         return None;
     }
-    // ICMP flows have no ports (both directions of an echo are one flow), except that
-    // an ICMPv4 destination-unreachable is keyed by the packet it quotes (Suricata
-    // hashes it by the quoted tuple): one flow per quoted connection.
+    // An ICMPv4 destination-unreachable is keyed by the packet it quotes (Suricata
+    // hashes it by the quoted tuple): one flow per quoted connection. Other ICMP
+    // messages are keyed by their type (see [`icmp_ports`]).
     let (sport, dport) = match p.proto {
         1 if p.icmp_type == 3 => quoted_ports(p, buf).unwrap_or((0, 0)),
-        1 | 58 => (0, 0),
+        ip_proto::ICMP => icmp_ports(p.icmp_type, ICMP4_PAIRS),
+        ip_proto::ICMPV6 => icmp_ports(p.icmp_type, ICMP6_PAIRS),
         _ => (p.sport, p.dport),
     };
     Some(FlowKey {
@@ -57,6 +58,47 @@ pub fn flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
         proto: p.proto,
         family: fam,
     })
+}
+
+/// ICMPv4 request and reply types that share a flow (echo, timestamp, information,
+/// address mask, router solicitation and advertisement), as Suricata 7 pairs them.
+const ICMP4_PAIRS: &[(u8, u8)] = &[(8, 0), (13, 14), (15, 16), (17, 18), (10, 9)];
+
+/// ICMPv6 request and reply types that share a flow (echo, MLD query and report,
+/// router, neighbour, home-agent address discovery, mobile prefix, node information,
+/// multicast router solicitation and advertisement).
+const ICMP6_PAIRS: &[(u8, u8)] = &[
+    (128, 129),
+    (130, 131),
+    (133, 134),
+    (135, 136),
+    (144, 145),
+    (146, 147),
+    (139, 140),
+    (151, 152),
+];
+
+/// A value no ICMP type takes: the "counterpart" of a type that has none.
+const NO_COUNTERPART: u16 = 0x100;
+
+/// The key "ports" of an ICMP message of type `t`: the type and its counterpart. As in
+/// Suricata 7 (checked by running it), an ICMP flow is one type between two hosts in
+/// one direction, whatever the code, and a reply joins the flow of its request (in the
+/// other direction, either one first): the request `A → B` keys `(t, r)` and the reply
+/// `B → A` keys `(r, t)`, the same flow once the key is made symmetric. A type
+/// without a counterpart keys `(t, NO_COUNTERPART)`, so the same type sent back is
+/// another flow.
+fn icmp_ports(t: u8, pairs: &[(u8, u8)]) -> (u16, u16) {
+    let other = pairs.iter().find_map(|&(q, r)| {
+        if q == t {
+            Some(r)
+        } else if r == t {
+            Some(q)
+        } else {
+            None
+        }
+    });
+    (u16::from(t), other.map_or(NO_COUNTERPART, u16::from))
 }
 
 /// The connection a packet quoted by an ICMPv4 error belongs to, from the error's
@@ -251,4 +293,40 @@ pub fn track_frame(
 pub struct FrameScratch {
     datagram: Vec<u8>,
     decoded: Decoded,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flow of an ICMP message `a → b` of type `t`, as the table matches it.
+    fn icmp_flow(a: u8, b: u8, t: u8, v6: bool) -> FlowKey {
+        let (sport, dport) = if v6 {
+            icmp_ports(t, ICMP6_PAIRS)
+        } else {
+            icmp_ports(t, ICMP4_PAIRS)
+        };
+        FlowKey::v4([10, 0, 0, a], sport, [10, 0, 0, b], dport, 1)
+            .canonical()
+            .0
+    }
+
+    #[test]
+    fn icmp_flows_follow_suricatas_types_and_counterparts() {
+        // Echo request and reply, either first, are one flow; so are the other pairs.
+        assert_eq!(icmp_flow(1, 2, 8, false), icmp_flow(2, 1, 0, false));
+        assert_eq!(icmp_flow(1, 2, 13, false), icmp_flow(2, 1, 14, false));
+        assert_eq!(icmp_flow(1, 2, 10, false), icmp_flow(2, 1, 9, false));
+        assert_eq!(icmp_flow(1, 2, 128, true), icmp_flow(2, 1, 129, true));
+        assert_eq!(icmp_flow(1, 2, 135, true), icmp_flow(2, 1, 136, true));
+        // Two requests in opposite directions, or a reply sent the request's way, are
+        // not.
+        assert_ne!(icmp_flow(1, 2, 8, false), icmp_flow(2, 1, 8, false));
+        assert_ne!(icmp_flow(1, 2, 8, false), icmp_flow(1, 2, 0, false));
+        // A type without a counterpart: one flow per direction, one per type.
+        assert_eq!(icmp_flow(1, 2, 74, false), icmp_flow(1, 2, 74, false));
+        assert_ne!(icmp_flow(1, 2, 74, false), icmp_flow(2, 1, 74, false));
+        assert_ne!(icmp_flow(1, 2, 74, false), icmp_flow(1, 2, 174, false));
+        assert_ne!(icmp_flow(1, 2, 141, true), icmp_flow(2, 1, 142, true));
+    }
 }
