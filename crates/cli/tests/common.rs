@@ -94,6 +94,21 @@ pub fn runs(cmd: &str, arg: &str) -> bool {
         .is_ok()
 }
 
+/// The reference `suricata` can be run, or `None` after printing why the test is
+/// skipped (a failure under `OSPREY_REQUIRE_SURICATA=1`, which CI sets where it
+/// installs Suricata).
+#[allow(dead_code)]
+pub fn suricata() -> Option<()> {
+    if runs("suricata", "-V") {
+        return Some(());
+    }
+    if std::env::var("OSPREY_REQUIRE_SURICATA").as_deref() == Ok("1") {
+        panic!("OSPREY_REQUIRE_SURICATA=1 but suricata cannot be run");
+    }
+    eprintln!("skipped: suricata not installed (set OSPREY_REQUIRE_SURICATA=1 to require it)");
+    None
+}
+
 /// Runs `args[0] args[1..]`; its stderr is the error when it fails.
 pub fn sh(args: &[&str]) -> Result<(), String> {
     let out = Command::new(args[0])

@@ -117,22 +117,9 @@ fn payload_packet_and_bodies_as_suricata_writes_them() {
     assert!(bare[&(1000001, Some(19))].get("http").is_none());
 }
 
-/// `suricata` can be run, or `None` after printing why (a failure under
-/// `OSPREY_REQUIRE_SURICATA=1`).
-fn suricata() -> Option<()> {
-    if Command::new("suricata").arg("-V").output().is_ok() {
-        return Some(());
-    }
-    if std::env::var("OSPREY_REQUIRE_SURICATA").as_deref() == Ok("1") {
-        panic!("OSPREY_REQUIRE_SURICATA=1 but suricata cannot be run");
-    }
-    eprintln!("skipped: suricata not installed (set OSPREY_REQUIRE_SURICATA=1 to require it)");
-    None
-}
-
 #[test]
 fn same_values_as_suricata() {
-    if suricata().is_none() {
+    if common::suricata().is_none() {
         return;
     }
     let ours = run_osprey("eve-alert-options-cmp", ALL);

@@ -253,19 +253,6 @@ fn http2_streams_are_http_records() {
     assert!(same >= 82, "{same} identical HTTP/2 records");
 }
 
-/// `suricata` can be run, or `None` after printing why (a failure under
-/// `OSPREY_REQUIRE_SURICATA=1`).
-fn suricata() -> Option<()> {
-    if Command::new("suricata").arg("-V").output().is_ok() {
-        return Some(());
-    }
-    if std::env::var("OSPREY_REQUIRE_SURICATA").as_deref() == Ok("1") {
-        panic!("OSPREY_REQUIRE_SURICATA=1 but suricata cannot be run");
-    }
-    eprintln!("skipped: suricata not installed (set OSPREY_REQUIRE_SURICATA=1 to require it)");
-    None
-}
-
 /// The ja3 and ja3s objects of the first TLS record of each flow (by 5-tuple).
 fn fingerprints(recs: &[Value]) -> HashMap<String, String> {
     let mut m = HashMap::new();
@@ -333,7 +320,7 @@ fn ja3_as_suricata_computes_it() {
     let Some(ours) = ours() else {
         return;
     };
-    if suricata().is_none() {
+    if common::suricata().is_none() {
         return;
     }
     let pcap = common::shared("pcaps/sv-ether.pcap").unwrap();

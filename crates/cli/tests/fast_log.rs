@@ -196,19 +196,6 @@ fn icmp_and_local_time_plain_values() {
     }
 }
 
-/// Suricata can be run, or `None` after printing why (a failure under
-/// `OSPREY_REQUIRE_SURICATA=1`).
-fn suricata() -> Option<()> {
-    if Command::new("suricata").arg("-V").output().is_ok() {
-        return Some(());
-    }
-    if std::env::var("OSPREY_REQUIRE_SURICATA").as_deref() == Ok("1") {
-        panic!("OSPREY_REQUIRE_SURICATA=1 but suricata cannot be run");
-    }
-    eprintln!("skipped: suricata not installed (set OSPREY_REQUIRE_SURICATA=1 to require it)");
-    None
-}
-
 fn run_suricata(tz: &str, pcap: &Path, rules: &Path, out: &Path) {
     let st = Command::new("suricata")
         .env("TZ", tz)
@@ -237,7 +224,7 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 /// on the sample, in UTC, in Paris by name and by POSIX rule.
 #[test]
 fn same_lines_and_times_as_suricata() {
-    if suricata().is_none() {
+    if common::suricata().is_none() {
         return;
     }
     let dir = tempdir("fast-log-suricata");

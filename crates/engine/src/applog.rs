@@ -62,27 +62,6 @@ pub(crate) fn log_ended(
     let Some(app) = ext.app.as_ref() else {
         return;
     };
-    let mut meta = || {
-        let k = &ended.key;
-        let v4 = k.family == flow::Family::V4;
-        let (c, s, cp, sp) = if ended.client_is_src {
-            (&k.src, &k.dst, k.sport, k.dport)
-        } else {
-            (&k.dst, &k.src, k.dport, k.sport)
-        };
-        EventMeta {
-            ts_secs: ts.secs() as i64,
-            ts_micros: ts.subsec_nanos() / 1000,
-            flow_id: crate::detection::flow_id(k),
-            pcap_cnt: None,
-            vlan: [k.vlan[0], k.vlan[1]],
-            src_ip: ip_addr(v4, c),
-            src_port: cp,
-            dest_ip: ip_addr(v4, s),
-            dest_port: sp,
-            proto: k.proto,
-            pkt_src: "stream (flow timeout)",
-        }
-    };
+    let mut meta = || crate::anomaly::ended_meta(ended, ts);
     logger.log(app, &mut ext.log, true, &mut meta, &mut |v| sink.event(&v));
 }
