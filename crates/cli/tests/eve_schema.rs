@@ -23,20 +23,7 @@ type Deviation = (String, String);
 
 /// Osprey's own deviations on the corpus, each with its cause; any other fails the test.
 /// (When one no longer occurs the test says so: remove it then.)
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "alert",
-        "/properties/dns/properties/query/items/additionalProperties",
-        "an alert's dns object puts `version` in each query item; Suricata 7 writes it at \
-         the top of `dns{}` (issue 21 point 1, the alert records' part)",
-    ),
-    (
-        "alert",
-        "/properties/dns/required",
-        "the same object lacks the top-level `version` the schema requires (issue 21 \
-         point 1)",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 /// The schema's failures on each line of `text`: per deviation, how many records.
 fn failures(v: &jsonschema::Validator, text: &str) -> (usize, BTreeMap<Deviation, usize>) {
