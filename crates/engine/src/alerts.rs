@@ -116,6 +116,12 @@ pub(crate) struct AlertSink {
     pub(crate) tunnel: Option<output::eve::AlertTunnel>,
     /// The eve-log output's alert options (payload, packet, metadata, HTTP bodies).
     pub(crate) alert_options: output::eve::AlertOptions,
+    /// Keep the first blocking alert of each packet for its drop record (`- drop:
+    /// alerts: yes`, IPS mode).
+    pub(crate) keep_blocked: bool,
+    /// That alert of the packet being inspected: its `tx_id`, `tx_guessed` and
+    /// `alert{}` (cleared by the pipeline per packet).
+    pub(crate) blocked: Option<serde_json::Map<String, serde_json::Value>>,
     seq: u64,
 }
 
@@ -216,6 +222,15 @@ impl SharedAlerts {
     }
 }
 
+/// What a drop record takes from the alert that caused the drop (`- drop: alerts:
+/// yes`): its `tx_id`, `tx_guessed` and `alert{}`, in Suricata's order.
+fn blocked_part(record: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    ["tx_id", "tx_guessed", "alert"]
+        .into_iter()
+        .filter_map(|k| Some((k.to_string(), record.get(k)?.clone())))
+        .collect()
+}
+
 impl AlertSink {
     /// A sink writing into `outputs` (alerts are counted in any case).
     pub(crate) fn new(outputs: Arc<Outputs>, classifications: Option<Classifications>) -> Self {
@@ -229,6 +244,8 @@ impl AlertSink {
             position: (0, 0),
             tunnel: None,
             alert_options: output::eve::AlertOptions::default(),
+            keep_blocked: false,
+            blocked: None,
             seq: 0,
         }
     }
@@ -258,7 +275,7 @@ impl AlertSink {
         let Some(out) = self
             .outputs
             .as_deref()
-            .filter(|o| o.wants_alerts() || o.has_fast())
+            .filter(|o| o.wants_alerts() || o.has_fast() || self.keep_blocked)
         else {
             self.hold(check, None, None);
             return;
@@ -363,6 +380,9 @@ impl AlertSink {
                 .filter(|_| !matches!(pkt.tunnel, wire::Tunnel::None | wire::Tunnel::Reassembled)),
             payload: crate::alert_extras::payload(&opts, alert, pkt, frame, stream),
         };
+        if self.keep_blocked && record.action == "blocked" && self.blocked.is_none() {
+            self.blocked = Some(blocked_part(&record.to_eve()));
+        }
         let eve = out.wants_alerts().then(|| record.to_eve());
         let fast = out.has_fast().then(|| record.to_fast().into_bytes());
         if check.is_some() {

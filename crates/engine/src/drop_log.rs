@@ -55,6 +55,7 @@ impl DropLogger {
         reason: &'static str,
         sink: &mut AlertSink,
     ) {
+        let blocked = sink.blocked.take();
         if !self.on {
             return;
         }
@@ -64,7 +65,11 @@ impl DropLogger {
             }
         }
         if let Some(record) = record(p, buf, pcap_cnt, seen, reason) {
-            sink.event(&record.to_eve());
+            let mut eve = record.to_eve();
+            if let (serde_json::Value::Object(o), Some(alert)) = (&mut eve, blocked) {
+                o.extend(alert);
+            }
+            sink.event(&eve);
         }
     }
 }

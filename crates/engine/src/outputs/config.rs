@@ -380,7 +380,7 @@ fn type_keys(name: &str) -> &'static [&'static str] {
         // and `tagged-packets` (the `tag` keyword tags no packets yet) are not
         // implemented: named in the warning when turned on.
         "anomaly" => &["enabled", "types"],
-        "drop" => &["enabled", "flows"],
+        "drop" => &["enabled", "flows", "alerts"],
         "stats" => &["enabled", "totals", "threads", "deltas"],
         _ => &["enabled", "extended"],
     }
@@ -446,6 +446,7 @@ fn eve_type(
         "drop" => {
             let all = opts.and_then(|o| o.get("flows")).and_then(scalar_string);
             eve.options.drop.all_flows = all.is_some_and(|f| f.eq_ignore_ascii_case("all"));
+            eve.options.drop.alerts = flag("alerts", false);
         }
         "stats" => {
             eve.stats = StatsRecordOptions {

@@ -75,6 +75,7 @@ impl FlowStage {
     ) {
         self.seen = Seen::default();
         self.seen_slot = None;
+        detection.sink.blocked = None;
         self.stages(p, buf, pcap_cnt, detection, policy, timer);
         if let Some(reason) = policy.ips.take_drop().filter(|_| self.droplog.enabled()) {
             let seen = self.seen;

@@ -101,6 +101,8 @@ impl Pipeline {
         let mut sink = AlertSink::new(outputs, config.classifications.clone());
         sink.ips = config.ips;
         sink.alert_options = config.eve_options.alert;
+        sink.keep_blocked =
+            config.ips && config.eve_types.engine("drop") && config.eve_options.drop.alerts;
         Pipeline {
             decode: DecodeStage::new(config, decoder_config),
             flows: FlowStage::new(config),

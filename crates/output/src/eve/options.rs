@@ -70,6 +70,9 @@ pub struct DropOptions {
     /// `flows: all`: every dropped packet is logged; `flows: start` (the default): only
     /// the first dropped packet of each direction of a flow.
     pub all_flows: bool,
+    /// `alerts: yes`: a packet dropped by a rule carries that rule's `alert{}` (with
+    /// `tx_id`/`tx_guessed`) in its drop record (default no).
+    pub alerts: bool,
 }
 
 /// What an `eve-log` output writes beyond the list of its types.
