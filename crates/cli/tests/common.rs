@@ -109,6 +109,30 @@ pub fn suricata() -> Option<()> {
     None
 }
 
+/// Runs the reference Suricata on `pcap` with `rules` and the configuration `yaml`
+/// (`-k none --runmode single -l out`, output silenced); whether it exited with 0.
+#[allow(dead_code)]
+pub fn run_suricata(
+    yaml: &std::path::Path,
+    pcap: &std::path::Path,
+    rules: &std::path::Path,
+    out: &std::path::Path,
+) -> bool {
+    Command::new("suricata")
+        .arg("-c")
+        .arg(yaml)
+        .arg("-r")
+        .arg(pcap)
+        .arg("-S")
+        .arg(rules)
+        .args(["-k", "none", "--runmode", "single", "-l"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// Runs `args[0] args[1..]`; its stderr is the error when it fails.
 pub fn sh(args: &[&str]) -> Result<(), String> {
     let out = Command::new(args[0])

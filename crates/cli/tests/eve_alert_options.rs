@@ -11,7 +11,6 @@ use common::{repo, tempdir};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// A configuration with the alert options of `alert` (YAML lines under `- alert:`).
 fn config(dir: &Path, alert: &str) -> std::path::PathBuf {
@@ -125,23 +124,12 @@ fn same_values_as_suricata() {
     let ours = run_osprey("eve-alert-options-cmp", ALL);
     let dir = tempdir("eve-alert-options-suricata");
     let yaml = config(&dir, ALL);
-    let st = Command::new("suricata")
-        .args(["-c", yaml.to_str().unwrap()])
-        .args(["-S", repo("samples/sample.rules").to_str().unwrap()])
-        .args(["-r", repo("samples/sample.pcap").to_str().unwrap()])
-        .args([
-            "-k",
-            "none",
-            "--runmode",
-            "single",
-            "-l",
-            dir.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("suricata runs");
-    assert!(st.success());
+    assert!(common::run_suricata(
+        &yaml,
+        &repo("samples/sample.pcap"),
+        &repo("samples/sample.rules"),
+        &dir
+    ));
     let theirs = alerts(&dir.join("eve.json"));
     assert!(theirs.len() >= 4, "{} Suricata alerts", theirs.len());
     let mut compared = 0;

@@ -239,22 +239,12 @@ fn stats_log_as_suricata_writes_it() {
     std::fs::create_dir_all(&sdir).unwrap();
     let yaml = dir.join("suricata.yaml");
     std::fs::write(&yaml, format!("%YAML 1.1\n---\n{STATS_YAML}")).unwrap();
-    let st = Command::new("suricata")
-        .args(["-c", yaml.to_str().unwrap(), "-r", &sample()])
-        .args(["-S", dir.join("test.rules").to_str().unwrap()])
-        .args([
-            "-k",
-            "none",
-            "--runmode",
-            "single",
-            "-l",
-            sdir.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("suricata runs");
-    assert!(st.success());
+    assert!(common::run_suricata(
+        &yaml,
+        Path::new(&sample()),
+        &dir.join("test.rules"),
+        &sdir
+    ));
     let theirs = std::fs::read_to_string(sdir.join("stats.log")).unwrap();
     // The same header and the same columns.
     let (a, b) = (layout(&ours), layout(&theirs));
@@ -361,22 +351,12 @@ fn community_id_as_suricata() {
     std::fs::create_dir_all(&sdir).unwrap();
     let syaml = dir.join("suricata.yaml");
     std::fs::write(&syaml, format!("%YAML 1.1\n---\n{yaml}")).unwrap();
-    let st = Command::new("suricata")
-        .args(["-c", syaml.to_str().unwrap(), "-r", &sample()])
-        .args(["-S", dir.join("test.rules").to_str().unwrap()])
-        .args([
-            "-k",
-            "none",
-            "--runmode",
-            "single",
-            "-l",
-            sdir.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("suricata runs");
-    assert!(st.success());
+    assert!(common::run_suricata(
+        &syaml,
+        Path::new(&sample()),
+        &dir.join("test.rules"),
+        &sdir
+    ));
     let by_packet = |recs: &[Value]| -> std::collections::BTreeMap<u64, String> {
         recs.iter()
             .filter(|r| r["event_type"] == "alert")
