@@ -8,12 +8,6 @@ use crate::util::trim;
 /// to its LF, is dropped and the line is reported as truncated.
 pub const MAX_LINE: usize = 4096;
 
-/// The longest command line RFC 5321 allows (512 octets with its CRLF).
-pub const MAX_COMMAND_LINE: usize = 510;
-
-/// The longest reply line RFC 5321 allows (512 octets with its CRLF).
-pub const MAX_REPLY_LINE: usize = 510;
-
 /// One direction's partial line.
 #[derive(Clone, Debug, Default)]
 pub struct LineBuf {

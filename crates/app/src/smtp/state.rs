@@ -97,13 +97,9 @@ impl SmtpState {
                 let line = self.lines[d].line();
                 let (text, truncated) = (line.text.to_vec(), line.truncated);
                 self.lines[d].clear();
-                if truncated {
-                    let tx = self.current_id();
-                    raise(&mut self.events, ctx, ev::TRUNCATED_LINE, tx);
-                }
                 match dir {
-                    Direction::ToServer => self.client_line(ctx, &text),
-                    Direction::ToClient => self.server_line(ctx, &text),
+                    Direction::ToServer => self.client_line(ctx, &text, truncated),
+                    Direction::ToClient => self.server_line(ctx, &text, truncated),
                 }
             }
         }
@@ -162,13 +158,11 @@ impl SmtpState {
         self.txs.back_mut().expect("a transaction was just made")
     }
 
-    fn client_line(&mut self, ctx: &mut AppCtx, text: &[u8]) {
+    /// A client line (`truncated`: cut at the line limit; a long message line is
+    /// not reported, as Suricata leaves those to its MIME parser).
+    fn client_line(&mut self, ctx: &mut AppCtx, text: &[u8], truncated: bool) {
         if self.mode == Mode::Data {
             return self.data_line(text);
-        }
-        if text.len() > parser::MAX_COMMAND_LINE {
-            let tx = self.current_id();
-            raise(&mut self.events, ctx, ev::MAX_COMMAND_LINE_LEN_EXCEEDED, tx);
         }
         let cmd = parser::command(text);
         // `RSET` after a finished mail stays with it (as Suricata counts them).
@@ -206,6 +200,9 @@ impl SmtpState {
                 None => verb = Verb::Other,
             },
             Verb::Rset | Verb::Quit | Verb::StartTls | Verb::Other | Verb::DataEnd => {}
+        }
+        if truncated {
+            raise(&mut self.events, ctx, ev::TRUNCATED_LINE, Some(id));
         }
         if duplicate {
             raise(&mut self.events, ctx, ev::DUPLICATE_FIELDS, Some(id));
@@ -267,10 +264,10 @@ impl SmtpState {
         }
     }
 
-    fn server_line(&mut self, ctx: &mut AppCtx, text: &[u8]) {
+    fn server_line(&mut self, ctx: &mut AppCtx, text: &[u8], truncated: bool) {
         let tx = self.current_id();
-        if text.len() > parser::MAX_REPLY_LINE {
-            raise(&mut self.events, ctx, ev::MAX_REPLY_LINE_LEN_EXCEEDED, tx);
+        if truncated {
+            raise(&mut self.events, ctx, ev::TRUNCATED_LINE, tx);
         }
         let Some(reply) = parser::reply(text) else {
             raise(&mut self.events, ctx, ev::INVALID_REPLY, tx);
@@ -465,10 +462,7 @@ mod tests {
         long.extend_from_slice(b"\r\n");
         let (s, mut ctx) = run(&[(S, b"220 x\r\n"), (C, &long)]);
         let got: Vec<_> = ctx.anomalies.drain().map(|a| a.event).collect();
-        assert_eq!(
-            got,
-            ["smtp.truncated_line", "smtp.max_command_line_len_exceeded"]
-        );
+        assert_eq!(got, ["smtp.truncated_line"]);
         let helo = s.txs().next().unwrap().helo.clone().unwrap();
         assert_eq!(helo.len(), parser::MAX_LINE - 5);
     }
