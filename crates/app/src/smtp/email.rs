@@ -120,9 +120,12 @@ impl Email {
         }
     }
 
-    /// The message ended normally.
+    /// The message ended (one that could not be parsed stays so, as Suricata
+    /// reports a message whose MIME parsing failed).
     pub fn done(&mut self) {
-        self.status = Status::ParseDone;
+        if self.status != Status::ParseError {
+            self.status = Status::ParseDone;
+        }
     }
 }
 

@@ -164,6 +164,46 @@ pub fn bdat_arg(arg: &[u8]) -> Option<(u64, bool)> {
     Some((size, last))
 }
 
+/// Whether `code` is a reply code of RFC 5321 (4.2.3) or of the AUTH extension
+/// (RFC 4954): Suricata 7 takes any other as an invalid reply (sv-ether.pcap: `472`
+/// and `521` are).
+pub fn known_code(code: u16) -> bool {
+    matches!(
+        code,
+        211 | 214
+            | 220
+            | 221
+            | 235
+            | 250
+            | 251
+            | 252
+            | 334
+            | 354
+            | 421
+            | 432
+            | 450
+            | 451
+            | 452
+            | 454
+            | 455
+            | 500
+            | 501
+            | 502
+            | 503
+            | 504
+            | 530
+            | 534
+            | 535
+            | 538
+            | 550
+            | 551
+            | 552
+            | 553
+            | 554
+            | 555
+    )
+}
+
 /// A parsed reply line: its 3-digit code and whether more lines follow (`250-`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reply {

@@ -16,7 +16,15 @@ pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
 impl Protocol for SmtpState {
     fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
         SmtpState::parse(self, ctx, dir, data);
-        ParseResult::Ok
+        if self.errored() {
+            ParseResult::Error
+        } else {
+            ParseResult::Ok
+        }
+    }
+
+    fn errored(&self) -> bool {
+        SmtpState::errored(self)
     }
 
     fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, _len: u64) {

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use super::email::Email;
 use super::events::{self as ev, raise};
 use super::parser::{self, LineBuf, Verb};
+
 use crate::{AppCtx, Counter, Direction, Events};
 
 /// Commands kept waiting for their reply at most; older ones are forgotten (their
@@ -49,8 +50,8 @@ enum Mode {
     Command,
     /// Client lines are message content up to `.`.
     Data,
-    /// `left` bytes of a `BDAT` chunk follow.
-    Bdat { left: u64 },
+    /// The content of a `BDAT` chunk of `len` bytes follows.
+    Bdat { len: u64 },
     /// `STARTTLS` was accepted: nothing more is parsed.
     Tls,
 }
@@ -59,8 +60,11 @@ enum Mode {
 #[derive(Clone, Debug, Default)]
 pub struct SmtpState {
     lines: [LineBuf; 2],
-    /// Content lines of `BDAT` chunks.
-    bdat_line: LineBuf,
+    /// `BDAT` content bytes read in the flow (as Suricata 7 counts them: not reset
+    /// between chunks).
+    bdat_seen: u64,
+    /// The parser failed: nothing more is parsed.
+    failed: bool,
     mode: Mode,
     /// Commands waiting for their reply, with the transaction each belongs to.
     pending: VecDeque<(Verb, u64)>,
@@ -76,23 +80,20 @@ impl SmtpState {
     /// Parses in-order bytes of one direction.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, mut data: &[u8]) {
         while !data.is_empty() {
-            if self.mode == Mode::Tls {
+            if self.mode == Mode::Tls || self.failed {
                 return;
-            }
-            if let (Direction::ToServer, Mode::Bdat { left }) = (dir, self.mode) {
-                let n = data.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-                self.bdat_bytes(&data[..n]);
-                data = &data[n..];
-                let left = left - n as u64;
-                self.mode = Mode::Bdat { left };
-                if left == 0 {
-                    self.bdat_end(ctx);
-                }
-                continue;
             }
             let d = dir.index();
             let (n, done) = self.lines[d].feed(data);
             data = &data[n..];
+            if let (Direction::ToServer, Mode::Bdat { len }) = (dir, self.mode) {
+                self.bdat_seen = self.bdat_seen.saturating_add(n as u64);
+                if done {
+                    self.lines[d].clear();
+                    self.bdat_line(ctx, len);
+                }
+                continue;
+            }
             if done {
                 let line = self.lines[d].line();
                 let (text, truncated) = (line.text.to_vec(), line.truncated);
@@ -110,12 +111,9 @@ impl SmtpState {
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction) {
         ctx.counters.incr(Counter::Gap);
         self.lines[dir.index()].clear();
-        if dir == Direction::ToServer {
-            self.bdat_line.clear();
-            if matches!(self.mode, Mode::Data | Mode::Bdat { .. }) {
-                if let Some(e) = self.txs.back_mut().and_then(|t| t.email.as_mut()) {
-                    e.status = super::email::Status::ParseError;
-                }
+        if dir == Direction::ToServer && matches!(self.mode, Mode::Data | Mode::Bdat { .. }) {
+            if let Some(e) = self.txs.back_mut().and_then(|t| t.email.as_mut()) {
+                e.status = super::email::Status::ParseError;
             }
         }
     }
@@ -191,12 +189,8 @@ impl SmtpState {
                 self.mode = Mode::Data;
             }
             Verb::Bdat => match parser::bdat_arg(cmd.arg) {
-                Some((left, _last)) => {
-                    self.mode = Mode::Bdat { left };
-                    if left == 0 {
-                        self.bdat_end(ctx);
-                    }
-                }
+                Some((len, _last)) if len > 0 => self.mode = Mode::Bdat { len },
+                Some(_) => {}
                 None => verb = Verb::Other,
             },
             Verb::Rset | Verb::Quit | Verb::StartTls | Verb::Other | Verb::DataEnd => {}
@@ -243,25 +237,32 @@ impl SmtpState {
         self.completed[0] = true;
     }
 
-    /// `BDAT` content: skipped, its lines only followed to see where the chunk ends.
-    fn bdat_bytes(&mut self, mut data: &[u8]) {
-        while !data.is_empty() {
-            let (n, done) = self.bdat_line.feed(data);
-            data = &data[n..];
-            if done {
-                self.bdat_line.clear();
-            }
+    /// A line of `BDAT` content (skipped). Suricata 7 reads chunks line by line and
+    /// counts their bytes over the flow: the chunk is over when the count reaches its
+    /// length; a count past it (a line across the chunk's end, or any later chunk
+    /// after a first one) is `bdat_chunk_len_exceeded`, and its parser fails.
+    fn bdat_line(&mut self, ctx: &mut AppCtx, len: u64) {
+        if self.bdat_seen == len {
+            self.mode = Mode::Command;
+        } else if self.bdat_seen > len {
+            let tx = self.current_id();
+            raise(&mut self.events, ctx, ev::BDAT_CHUNK_LEN_EXCEEDED, tx);
+            self.fail();
         }
     }
 
-    /// The end of a `BDAT` chunk: one that ends inside a line is reported.
-    fn bdat_end(&mut self, ctx: &mut AppCtx) {
-        self.mode = Mode::Command;
-        if !self.bdat_line.is_empty() {
-            let tx = self.current_id();
-            raise(&mut self.events, ctx, ev::BDAT_CHUNK_LEN_EXCEEDED, tx);
-            self.bdat_line.clear();
+    /// The parser fails: nothing more is parsed, and the transactions are over.
+    fn fail(&mut self) {
+        self.failed = true;
+        for t in &mut self.txs {
+            t.done = true;
         }
+        self.completed = [true, true];
+    }
+
+    /// Whether the parser failed.
+    pub fn errored(&self) -> bool {
+        self.failed
     }
 
     fn server_line(&mut self, ctx: &mut AppCtx, text: &[u8], truncated: bool) {
@@ -269,8 +270,11 @@ impl SmtpState {
         if truncated {
             raise(&mut self.events, ctx, ev::TRUNCATED_LINE, tx);
         }
-        let Some(reply) = parser::reply(text) else {
+        // A line that is not a reply, or a code no SMTP extension Suricata knows
+        // defines, fails the parser.
+        let Some(reply) = parser::reply(text).filter(|r| parser::known_code(r.code)) else {
             raise(&mut self.events, ctx, ev::INVALID_REPLY, tx);
+            self.fail();
             return;
         };
         if reply.more {
@@ -385,11 +389,9 @@ mod tests {
             (C, b"EHLO x\r\n"),
             (S, b"250 hi\r\n"),
             (C, b"MAIL FROM:<a@b>\r\nMAIL FROM:<c@d>\r\nDATA\r\n"),
-            (
-                S,
-                b"250 ok\r\n250 ok\r\n554 no valid recipients\r\nwhat?\r\n251 extra\r\n",
-            ),
+            (S, b"250 ok\r\n250 ok\r\n554 no valid recipients\r\n"),
             (C, b"RSET\r\n"),
+            (S, b"250 ok\r\n251 extra\r\n"),
         ]);
         let got: Vec<_> = ctx.anomalies.drain().map(|a| a.event).collect();
         assert_eq!(
@@ -401,7 +403,7 @@ mod tests {
                 "smtp.no_server_welcome_message",
                 "smtp.no_server_welcome_message",
                 "smtp.data_command_rejected",
-                "smtp.invalid_reply",
+                "smtp.no_server_welcome_message",
                 "smtp.no_server_welcome_message",
                 "smtp.unable_to_match_reply_with_request",
             ]
@@ -411,29 +413,51 @@ mod tests {
         assert_eq!(txs.len(), 1);
         assert!(txs[0].done);
         assert_eq!(txs[0].mail_from.as_deref(), Some(&b"<a@b>"[..]));
-        assert_eq!(s.pending.len(), 1);
+        assert!(s.pending.is_empty() && !s.errored());
+    }
+
+    #[test]
+    fn a_reply_code_smtp_does_not_define_fails_the_parser() {
+        // sv-ether.pcap, flow 10.7.29.101:49740: `472` to MAIL FROM.
+        let (s, mut ctx) = run(&[
+            (S, b"220 mx01 ESMTP\r\n"),
+            (
+                C,
+                b"EHLO a\r\nMAIL FROM: <u@d.com> \r\nRCPT TO:<s@f>\r\nDATA\r\n",
+            ),
+            (
+                S,
+                b"250 hi\r\n472 u@d.com DNS A-record is empty\r\n501 Unknown command\r\n",
+            ),
+            (C, b"QUIT\r\n"),
+        ]);
+        let got: Vec<_> = ctx.anomalies.drain().map(|a| a.event).collect();
+        assert_eq!(got, ["smtp.invalid_reply"]);
+        assert!(s.errored());
+        let txs: Vec<_> = s.txs().collect();
+        assert_eq!(txs.len(), 1);
+        assert!(txs[0].done, "logged when the parser fails");
+        assert_eq!(s.mode, Mode::Data, "nothing parsed after the failure");
     }
 
     #[test]
     fn bdat_chunks_are_skipped_and_starttls_ends_parsing() {
-        // As sv-ether.pcap's flow 23.128.96.18:56074 (Exim with CHUNKING): a `BDAT`
-        // message neither ends the transaction nor has an `email`; a chunk that ends
-        // inside a line is reported.
+        // As sv-ether.pcap's flow 172.18.0.1:37298: a `BDAT` message neither ends the
+        // transaction nor has an `email`.
         let (s, mut ctx) = run(&[
             (S, b"220 hi\r\n"),
             (
                 C,
-                b"EHLO x\r\nMAIL FROM:<a@b>\r\nBDAT 19\r\nSubject: one\r\nTo: ",
+                b"EHLO x\r\nMAIL FROM:<a@b>\r\nBDAT 21 LAST\r\nSubject: one\r\nTo: ",
             ),
-            (C, b"aBDAT 5 LAST\r\n"),
-            (C, b"b\r\n\r\n"),
+            (C, b"a\r\n"),
             (
                 C,
                 b"MAIL FROM:<c@d>\r\nRCPT TO:<e@f> NOTIFY=NEVER\r\nSTARTTLS\r\n",
             ),
             (
                 S,
-                b"250 a\r\n250 b\r\n250 c\r\n250 d\r\n250 e\r\n250 f\r\n220 go ahead\r\n",
+                b"250 a\r\n250 b\r\n250 c\r\n250 d\r\n250 e\r\n220 go ahead\r\n",
             ),
             (
                 C,
@@ -442,17 +466,55 @@ mod tests {
             (S, b"garbage\r\n"),
         ]);
         let got: Vec<_> = ctx.anomalies.drain().map(|a| a.event).collect();
-        assert_eq!(
-            got,
-            ["smtp.bdat_chunk_len_exceeded", "smtp.duplicate_fields"]
-        );
+        assert_eq!(got, ["smtp.duplicate_fields"]);
         assert_eq!(s.mode, Mode::Tls);
+        assert!(!s.errored());
         let txs: Vec<_> = s.txs().collect();
         assert_eq!(txs.len(), 1);
         assert!(txs[0].email.is_none() && !txs[0].done);
         assert_eq!(txs[0].mail_from.as_deref(), Some(&b"<a@b>"[..]));
         assert_eq!(txs[0].rcpt_to, [b"<e@f>".to_vec()]);
         assert!(s.pending.is_empty());
+    }
+
+    #[test]
+    fn a_second_bdat_chunk_exceeds_its_length_and_fails_the_parser() {
+        // sv-ether.pcap, flow 10.0.0.1:40000: two exact chunks; Suricata 7 counts the
+        // bytes over both, so the second exceeds its 44.
+        let (s, mut ctx) = run(&[
+            (S, b"220 hi\r\n"),
+            (C, b"EHLO x\r\nMAIL FROM:<a@b>\r\n"),
+            (C, b"BDAT 79\r\nSubject: first mail chunk one\r\nFrom: a@example.com\r\n\r\nbody-part-one-padding-1\r\n"),
+            (C, b"BDAT 44 LAST\r\nbody-part-two GOODCHUNK padding-x\r\ntail-42\r\n"),
+            (C, b"MAIL FROM:<evil@example.com>\r\n"),
+        ]);
+        let got: Vec<_> = ctx.anomalies.drain().map(|a| a.event).collect();
+        assert_eq!(got, ["smtp.bdat_chunk_len_exceeded"]);
+        assert!(s.errored());
+        let txs: Vec<_> = s.txs().collect();
+        assert_eq!(txs.len(), 1);
+        assert!(txs[0].done);
+        assert_eq!(txs[0].mail_from.as_deref(), Some(&b"<a@b>"[..]));
+    }
+
+    #[test]
+    fn a_gap_in_a_message_is_a_parse_error() {
+        let (mut s, mut ctx) = run(&[
+            (S, b"220 hi\r\n"),
+            (C, b"EHLO x\r\nMAIL FROM:<a@b>\r\nDATA\r\n"),
+            (S, b"250 a\r\n250 b\r\n354 go\r\n"),
+            (C, b"From: a@b\r\nSubj"),
+        ]);
+        s.gap(&mut ctx, C);
+        s.parse(&mut ctx, C, b"more body\r\n.\r\n");
+        let e = s.txs().next().unwrap().email.clone().unwrap();
+        assert_eq!(e.status.name(), "PARSE_ERROR", "the end does not undo it");
+        assert!(s.txs().next().unwrap().done);
+        let (mut s, mut ctx) = run(&[(C, b"EHLO x\r\nDATA\r\nFrom: a@b\r\n")]);
+        s.gap(&mut ctx, C);
+        let e = s.txs().next().unwrap().email.clone().unwrap();
+        assert_eq!(e.status.name(), "PARSE_ERROR");
+        assert_eq!(ctx.counters.get(Counter::Gap), 1);
     }
 
     #[test]
