@@ -71,6 +71,8 @@ pub enum Counter {
     Http2FrameLimit,
     /// HTTP/2 header blocks that failed HPACK decoding.
     Http2HeaderError,
+    /// SMTP transactions (mails).
+    TxSmtp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -107,11 +109,12 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.tx.http2",
     "osprey.app.http2.frame_limit",
     "osprey.app.http2.header_error",
+    "app_layer.tx.smtp",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 33;
+    pub const COUNT: usize = 34;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -68,8 +68,8 @@ pub enum AppState {
     Smb(Framed),
     /// DCERPC over TCP: PDU framing.
     Dcerpc(Framed),
-    /// SMTP (detected, not parsed).
-    Smtp(SmtpState),
+    /// SMTP.
+    Smtp(Box<SmtpState>),
 }
 
 impl AppState {
@@ -83,7 +83,7 @@ impl AppState {
             AppState::Tls(t) => &**t,
             AppState::Sip(s) => s,
             AppState::Smb(f) | AppState::Dcerpc(f) => f,
-            AppState::Smtp(s) => s,
+            AppState::Smtp(s) => &**s,
         })
     }
 }
@@ -135,7 +135,10 @@ macro_rules! with_state {
             }
             AppState::Sip($p) => $body,
             AppState::Smb($p) | AppState::Dcerpc($p) => $body,
-            AppState::Smtp($p) => $body,
+            AppState::Smtp($p) => {
+                let $p: &SmtpState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -159,7 +162,10 @@ macro_rules! with_state {
             }
             AppState::Sip($p) => $body,
             AppState::Smb($p) | AppState::Dcerpc($p) => $body,
-            AppState::Smtp($p) => $body,
+            AppState::Smtp($p) => {
+                let $p: &mut SmtpState = $p;
+                $body
+            }
         }
     };
 }
@@ -635,7 +641,8 @@ mod tests {
         ctx.anomalies.set_enabled(true);
         let mut f = AppFlow::new(Transport::Tcp, 40000, 25);
         f.parse(&mut ctx, Direction::ToClient, b"220 mail ESMTP\r\n");
-        f.parse(&mut ctx, Direction::ToServer, b"EHLO me\r\n");
+        // (Two commands: each of the two replies below answers one.)
+        f.parse(&mut ctx, Direction::ToServer, b"EHLO me\r\nNOOP\r\n");
         assert_eq!(f.app_proto(), AppProto::Smtp);
         assert!(ctx.anomalies.is_empty());
         f.parse(&mut ctx, Direction::ToClient, b"250 ok\r\n");

@@ -104,6 +104,12 @@ pub trait Transaction {
     /// fields.
     fn log(&self, extended: bool, out: &mut dyn FnMut(Option<u64>, Value));
 
+    /// Objects its EVE records carry at the top level beside the protocol's own
+    /// (SMTP's `email`), as `(key, object)`; `extended` as in [`Transaction::log`].
+    fn log_siblings(&self, _extended: bool) -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
+
     /// The object an alert raised on the transaction carries.
     fn alert_object(&self) -> Value;
 }

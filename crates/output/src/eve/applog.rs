@@ -72,8 +72,13 @@ impl AppLogger {
                 stopped = true;
                 return;
             }
+            let siblings = tx.log_siblings(extended);
             tx.log(extended, &mut |tx_id, obj| {
-                out(event_record(&meta(), event_type, tx_id, obj))
+                let mut r = event_record(&meta(), event_type, tx_id, obj);
+                if let Some(o) = r.as_object_mut() {
+                    o.extend(siblings.iter().map(|(k, v)| ((*k).into(), v.clone())));
+                }
+                out(r)
             });
             cursor.next = id + 1;
         });

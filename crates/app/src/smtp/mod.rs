@@ -1,13 +1,26 @@
-//! SMTP, as far as protocol detection goes: Suricata 7 takes a TCP flow for SMTP when
-//! the client's first bytes are an `EHLO`, `HELO` or `QUIT` command (any case). Rules
-//! for `alert smtp` then apply to the flow's packets and raw stream; the SMTP commands,
-//! replies and mail bodies are not parsed (rules with SMTP keywords such as
-//! `smtp.helo` are refused as unsupported).
+//! SMTP (RFC 5321): detection, then the command/reply state machine, one transaction
+//! per mail, the `smtp` and `email` EVE objects and Suricata's SMTP app-layer events.
+//! Suricata 7 takes a TCP flow for SMTP when the client's first bytes are an `EHLO`,
+//! `HELO` or `QUIT` command (any case).
+//!
+//! - [`parser`]: bounded lines, commands and replies;
+//! - [`state`]: the per-flow state machine ([`SmtpState`]) and transactions ([`SmtpTx`]);
+//! - [`email`]: the message headers and status;
+//! - `events`: the event table; `proto`: the protocol contract; [`log`]: EVE objects.
+
+pub mod email;
+mod events;
+pub mod log;
+pub mod parser;
+mod proto;
+pub mod state;
+
+pub(crate) use events::EVENTS;
+pub(crate) use proto::new_state;
+pub use state::{SmtpState, SmtpTx};
 
 use crate::detect::{AppProto, Probe};
-use crate::flow::AppState;
-use crate::proto::{ParseResult, Protocol};
-use crate::{AppCtx, Counter, Direction, Transport};
+use crate::Direction;
 
 /// Commands that open an SMTP session in Suricata's protocol detection.
 const OPENERS: [&[u8]; 3] = [b"EHLO", b"HELO", b"QUIT"];
@@ -24,22 +37,6 @@ pub(crate) fn probe(data: &[u8]) -> Probe {
         Probe::NeedMore
     } else {
         Probe::Match(AppProto::Smtp)
-    }
-}
-
-/// SMTP's per-flow state: nothing is parsed after detection.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SmtpState;
-
-/// The state of a new SMTP flow (TCP only).
-pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
-    (t == Transport::Tcp).then_some((AppState::Smtp(SmtpState), Counter::FlowSmtp))
-}
-
-/// SMTP on the protocol contract: detected, not parsed.
-impl Protocol for SmtpState {
-    fn parse(&mut self, _ctx: &mut AppCtx, _dir: Direction, _data: &[u8]) -> ParseResult {
-        ParseResult::Ok
     }
 }
 

@@ -1,0 +1,48 @@
+//! SMTP's application-layer events with Suricata's names (`app-layer-event:smtp.<name>`;
+//! `anomaly.event` in upper case). [`raise`] records one in the flow's set and queues
+//! the occurrence for the EVE anomaly log.
+
+use crate::{AppCtx, AppProto, Events};
+
+/// SMTP's events, in table order (the indices below).
+pub(crate) static EVENTS: &[&str] = &[
+    "smtp.invalid_reply",
+    "smtp.unable_to_match_reply_with_request",
+    "smtp.max_command_line_len_exceeded",
+    "smtp.max_reply_line_len_exceeded",
+    "smtp.invalid_pipelined_sequence",
+    "smtp.bdat_chunk_len_exceeded",
+    "smtp.no_server_welcome_message",
+    "smtp.tls_rejected",
+    "smtp.data_command_rejected",
+    "smtp.truncated_line",
+    "smtp.duplicate_fields",
+];
+
+/// A server line that is not a reply (no 3-digit code).
+pub(crate) const INVALID_REPLY: usize = 0;
+/// A reply with no command left to answer.
+pub(crate) const UNABLE_TO_MATCH_REPLY_WITH_REQUEST: usize = 1;
+// 2, 3 and 4 (`smtp.max_command_line_len_exceeded`, `max_reply_line_len_exceeded`,
+// `invalid_pipelined_sequence`) are known to rules but not raised: Suricata 7.0.10
+// raises no line-length event but `truncated_line` on sv-ether.pcap (a 4,096-byte
+// `EHLO` gives only that), so lines are only cut at the line limit.
+/// A `BDAT` chunk that ends inside a line (its length cuts the line).
+pub(crate) const BDAT_CHUNK_LEN_EXCEEDED: usize = 5;
+/// The server's first reply is not its 220 greeting.
+pub(crate) const NO_SERVER_WELCOME_MESSAGE: usize = 6;
+/// `STARTTLS` answered with something other than 220.
+pub(crate) const TLS_REJECTED: usize = 7;
+/// `DATA` answered with something other than 354.
+pub(crate) const DATA_COMMAND_REJECTED: usize = 8;
+/// A line longer than the line limit (its end is dropped).
+pub(crate) const TRUNCATED_LINE: usize = 9;
+/// A second `MAIL FROM` in one transaction.
+pub(crate) const DUPLICATE_FIELDS: usize = 10;
+
+/// Raises event `i` on transaction `tx`: in the flow's set (for rules) and as one
+/// occurrence (for the EVE anomaly log).
+pub(crate) fn raise(events: &mut Events, ctx: &mut AppCtx, i: usize, tx: Option<u64>) {
+    events.raise(i);
+    ctx.anomalies.parser(AppProto::Smtp, EVENTS[i], tx);
+}

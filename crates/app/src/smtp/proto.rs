@@ -1,0 +1,103 @@
+//! SMTP on the protocol contract: each mail is a transaction, logged once it is
+//! finished (or at the end of the flow); SMTP has no inspection buffers yet.
+
+use serde_json::Value;
+
+use super::{SmtpState, SmtpTx};
+use crate::flow::AppState;
+use crate::proto::{mix_fingerprint as mix, ParseResult, Protocol, Transaction};
+use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
+
+/// The state of a new SMTP flow (TCP only).
+pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
+    (t == Transport::Tcp).then(|| (AppState::Smtp(Box::default()), Counter::FlowSmtp))
+}
+
+impl Protocol for SmtpState {
+    fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
+        SmtpState::parse(self, ctx, dir, data);
+        if self.errored() {
+            ParseResult::Error
+        } else {
+            ParseResult::Ok
+        }
+    }
+
+    fn errored(&self) -> bool {
+        SmtpState::errored(self)
+    }
+
+    fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, _len: u64) {
+        SmtpState::gap(self, ctx, dir)
+    }
+
+    fn take_completed(&mut self, dir: Direction) -> bool {
+        SmtpState::take_completed(self, dir)
+    }
+
+    fn events(&self, f: &mut dyn FnMut(&'static str)) {
+        SmtpState::events(self).each(super::EVENTS, f)
+    }
+
+    fn each_tx(&self, f: &mut dyn FnMut(&dyn Transaction)) {
+        self.txs().for_each(|t| f(t))
+    }
+
+    fn find_tx(&self, id: u64) -> Option<&dyn Transaction> {
+        self.txs()
+            .find(|t| t.id == id)
+            .map(|t| t as &dyn Transaction)
+    }
+}
+
+impl Transaction for SmtpTx {
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn proto(&self) -> AppProto {
+        AppProto::Smtp
+    }
+
+    /// The client's side is complete once its message ended, the server's once it
+    /// answered it (the transaction is then logged).
+    fn complete(&self, dir: Direction) -> bool {
+        match dir {
+            Direction::ToServer => self.done,
+            Direction::ToClient => self.answered,
+        }
+    }
+
+    /// Logged once its message ended (when the server acknowledged it, as Suricata
+    /// logs it), not waiting for the reply.
+    fn log_ready(&self, at_end: bool) -> bool {
+        at_end || self.done
+    }
+
+    fn fingerprint(&self) -> (u64, u64) {
+        let len = |x: Option<&[u8]>| x.map_or(u64::MAX, |b| b.len() as u64);
+        let h = mix(len(self.helo.as_deref()), len(self.mail_from.as_deref()));
+        let h = mix(h, self.rcpt_to.len() as u64);
+        let h = mix(h, self.email.as_ref().map_or(u64::MAX, |e| e.status as u64));
+        (
+            mix(h, u64::from(self.done) | u64::from(self.answered) << 1),
+            0,
+        )
+    }
+
+    fn buffers(&self, _b: BufferId, _dir: Direction, _f: &mut dyn FnMut(&[u8])) {}
+
+    fn log(&self, _extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
+        out(Some(self.id), super::log::smtp_object(self));
+    }
+
+    fn log_siblings(&self, extended: bool) -> Vec<(&'static str, Value)> {
+        super::log::email_object(self, extended)
+            .map(|e| vec![("email", e)])
+            .unwrap_or_default()
+    }
+
+    fn alert_object(&self) -> Value {
+        super::log::smtp_object(self)
+    }
+}
