@@ -28,7 +28,7 @@ PRESENT_ONLY = {"flow_id"}
 
 # Top-level app-layer objects of protocols Osprey does not parse (or log) yet.
 DEFAULT_EXCLUDE = (
-    "smb,files,ftp_data,email,ftp,nfs,smtp,dcerpc,krb5,sip,mqtt,quic,snmp,dhcp,ssh,"
+    "smb,files,ftp_data,ftp,nfs,dcerpc,krb5,sip,mqtt,quic,snmp,dhcp,ssh,"
     "ike,rfb,rdp,tftp,bittorrent_dht,modbus,dnp3,enip,pgsql,http2_files"
 )
 
