@@ -73,6 +73,8 @@ pub enum Counter {
     Http2HeaderError,
     /// SMTP transactions (mails).
     TxSmtp,
+    /// SMTP flows whose parser failed.
+    ErrorSmtp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -110,11 +112,12 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.http2.frame_limit",
     "osprey.app.http2.header_error",
     "app_layer.tx.smtp",
+    "app_layer.error.smtp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 34;
+    pub const COUNT: usize = 35;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -69,8 +69,8 @@ fn applayer_error_pass_packet_skips_detection_of_the_packet() {
 
 #[test]
 fn real_parser_errors_apply_the_applayer_error_policy() {
-    // sv-ether's HTTP, TLS and SIP flows whose parser fails (1 + 2 + 23 without a
-    // policy, see eve_app_sv_ether.md): in IPS mode, drop-flow drops each such flow
+    // sv-ether's HTTP, TLS, SIP and SMTP flows whose parser fails (1 + 2 + 23 without a
+    // policy, see eve_app_sv_ether.md, and SMTP's invalid replies): in IPS mode, drop-flow drops each such flow
     // from the packet that fed the failing bytes on (a dropped SIP flow's later
     // datagrams are no longer parsed), and the rest of the run goes on.
     let Some(pcap) = shared("pcaps/sv-ether.pcap") else {
@@ -94,7 +94,7 @@ fn real_parser_errors_apply_the_applayer_error_policy() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let s = stats(&out);
     let e = &s["app_layer"]["error"];
-    let parser_errors: u64 = ["http", "tls", "dns_tcp", "sip"]
+    let parser_errors: u64 = ["http", "tls", "dns_tcp", "sip", "smtp"]
         .iter()
         .map(|p| e[p]["parser"].as_u64().unwrap())
         .sum();

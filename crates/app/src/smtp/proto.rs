@@ -15,8 +15,12 @@ pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
 
 impl Protocol for SmtpState {
     fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
+        let was = self.errored();
         SmtpState::parse(self, ctx, dir, data);
         if self.errored() {
+            if !was {
+                ctx.counters.incr(Counter::ErrorSmtp);
+            }
             ParseResult::Error
         } else {
             ParseResult::Ok
