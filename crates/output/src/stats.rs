@@ -137,18 +137,43 @@ impl StatsTree {
         w.write_all(b"\n")
     }
 
-    /// Writes the tree to `path`, replacing it.
+    /// Writes the tree to `path`, replacing it whole: the tree goes to a temporary file
+    /// beside it, renamed over `path` once complete, so a reader never sees a partly
+    /// written file (a run rewrites it at every stats interval).
     pub fn write_file(&self, path: &Path) -> io::Result<()> {
-        let f = std::fs::File::create(path)?;
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = std::path::PathBuf::from(tmp);
+        let f = std::fs::File::create(&tmp)?;
         let mut w = io::BufWriter::new(f);
         self.write_to(&mut w)?;
-        w.flush()
+        w.flush()?;
+        drop(w);
+        std::fs::rename(&tmp, path)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_file_replaces_the_file_whole() {
+        let dir = std::env::temp_dir().join(format!("osprey-stats-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("stats.json");
+        std::fs::write(&path, "old").unwrap();
+        let mut t = StatsTree::new();
+        t.add("decoder.pkts", 7);
+        t.write_file(&path).unwrap();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v["decoder"]["pkts"], 7);
+        assert!(
+            !dir.join("stats.json.tmp").exists(),
+            "the temporary file is renamed"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn nests_and_sums() {
