@@ -1,6 +1,5 @@
 //! Alert records: EVE JSON `alert` events and `fast.log` lines, as Suricata writes them.
 
-use crate::time::eve_timestamp;
 use serde_json::{Map, Value};
 use std::net::IpAddr;
 
@@ -111,35 +110,17 @@ impl AlertRecord<'_> {
     /// The EVE JSON object of this alert.
     pub fn to_eve(&self) -> Value {
         let mut o = Map::new();
-        o.insert(
-            "timestamp".into(),
-            eve_timestamp(self.ts_secs, self.ts_micros).into(),
-        );
-        if self.flow_id != 0 {
-            o.insert("flow_id".into(), self.flow_id.into());
+        crate::eve::Header {
+            ts_secs: self.ts_secs,
+            ts_micros: self.ts_micros,
+            flow_id: self.flow_id,
+            pcap_cnt: self.pcap_cnt,
+            vlan: self.vlan,
+            src: (self.src_ip, self.src_port),
+            dest: (self.dest_ip, self.dest_port),
+            proto: self.proto,
         }
-        if let Some(cnt) = self.pcap_cnt {
-            o.insert("pcap_cnt".into(), cnt.into());
-        }
-        o.insert("event_type".into(), "alert".into());
-        let vlan: Vec<Value> = self
-            .vlan
-            .iter()
-            .filter(|&&v| v != 0)
-            .map(|&v| v.into())
-            .collect();
-        if !vlan.is_empty() {
-            o.insert("vlan".into(), Value::Array(vlan));
-        }
-        o.insert("src_ip".into(), ip_string(self.src_ip).into());
-        if let Some(p) = self.src_port {
-            o.insert("src_port".into(), p.into());
-        }
-        o.insert("dest_ip".into(), ip_string(self.dest_ip).into());
-        if let Some(p) = self.dest_port {
-            o.insert("dest_port".into(), p.into());
-        }
-        o.insert("proto".into(), proto_name(self.proto).into());
+        .write(&mut o, "alert");
         if let Some((t, c)) = self.icmp {
             o.insert("icmp_type".into(), t.into());
             o.insert("icmp_code".into(), c.into());

@@ -2,8 +2,6 @@
 //! packet's header (its own direction, not the flow's) and the `drop{}` object of its
 //! IP and transport header fields and the reason.
 
-use crate::alert::{ip_string, proto_name};
-use crate::time::eve_timestamp;
 use serde_json::{Map, Value};
 use std::net::IpAddr;
 
@@ -105,35 +103,17 @@ impl DropRecord {
     /// The EVE record.
     pub fn to_eve(&self) -> Value {
         let mut o = Map::new();
-        o.insert(
-            "timestamp".into(),
-            eve_timestamp(self.ts_secs, self.ts_micros).into(),
-        );
-        if self.flow_id != 0 {
-            o.insert("flow_id".into(), self.flow_id.into());
+        super::records::Header {
+            ts_secs: self.ts_secs,
+            ts_micros: self.ts_micros,
+            flow_id: self.flow_id,
+            pcap_cnt: self.pcap_cnt,
+            vlan: self.vlan,
+            src: (self.src_ip, self.ports.map(|p| p.0)),
+            dest: (self.dest_ip, self.ports.map(|p| p.1)),
+            proto: self.proto,
         }
-        if let Some(c) = self.pcap_cnt {
-            o.insert("pcap_cnt".into(), c.into());
-        }
-        o.insert("event_type".into(), "drop".into());
-        let vlan: Vec<Value> = self
-            .vlan
-            .iter()
-            .filter(|&&v| v != 0)
-            .map(|&v| v.into())
-            .collect();
-        if !vlan.is_empty() {
-            o.insert("vlan".into(), Value::Array(vlan));
-        }
-        o.insert("src_ip".into(), ip_string(self.src_ip).into());
-        if let Some((sp, _)) = self.ports {
-            o.insert("src_port".into(), sp.into());
-        }
-        o.insert("dest_ip".into(), ip_string(self.dest_ip).into());
-        if let Some((_, dp)) = self.ports {
-            o.insert("dest_port".into(), dp.into());
-        }
-        o.insert("proto".into(), proto_name(self.proto).into());
+        .write(&mut o, "drop");
         o.insert("pkt_src".into(), self.pkt_src.into());
         if let Some(ts) = self.to_server {
             let d = if ts { "to_server" } else { "to_client" };

@@ -20,5 +20,6 @@ pub use applog::{alert_app_object, AppLogger, LogCursor};
 pub use drop::{DropIp, DropL4, DropRecord};
 pub use flow::{FlowRecord, FlowTcp};
 pub use options::{AlertOptions, AnomalyOptions, DropOptions, EveOptions};
+pub(crate) use records::Header;
 pub use records::{bytes_str, event_record, EventMeta};
 pub use types::{EveTypes, ENGINE_TYPES};

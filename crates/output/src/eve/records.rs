@@ -36,35 +36,79 @@ pub struct EventMeta {
     pub pkt_src: &'static str,
 }
 
+/// The fields every EVE record starts with, in Suricata's order: `timestamp`,
+/// `flow_id` (when not 0), `pcap_cnt`, `event_type`, `vlan`, the addresses and ports
+/// (ports only where given), `proto`. Each record kind writes its own fields after.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Header {
+    /// Packet time: Unix seconds.
+    pub ts_secs: i64,
+    /// Packet time: microseconds within the second.
+    pub ts_micros: u32,
+    /// Flow id, 0 for none.
+    pub flow_id: u64,
+    /// 1-based packet number, if the record has one.
+    pub pcap_cnt: Option<u64>,
+    /// VLAN ids, outermost first, 0 where absent.
+    pub vlan: [u16; 2],
+    /// Source address and port.
+    pub src: (IpAddr, Option<u16>),
+    /// Destination address and port.
+    pub dest: (IpAddr, Option<u16>),
+    /// IP protocol number.
+    pub proto: u8,
+}
+
+impl Header {
+    /// Writes the header of an `event_type` record into `o`.
+    pub(crate) fn write(&self, o: &mut Map<String, Value>, event_type: &str) {
+        o.insert(
+            "timestamp".into(),
+            eve_timestamp(self.ts_secs, self.ts_micros).into(),
+        );
+        if self.flow_id != 0 {
+            o.insert("flow_id".into(), self.flow_id.into());
+        }
+        if let Some(c) = self.pcap_cnt {
+            o.insert("pcap_cnt".into(), c.into());
+        }
+        o.insert("event_type".into(), event_type.into());
+        let vlan: Vec<Value> = self
+            .vlan
+            .iter()
+            .filter(|&&v| v != 0)
+            .map(|&v| v.into())
+            .collect();
+        if !vlan.is_empty() {
+            o.insert("vlan".into(), Value::Array(vlan));
+        }
+        o.insert("src_ip".into(), ip_string(self.src.0).into());
+        if let Some(p) = self.src.1 {
+            o.insert("src_port".into(), p.into());
+        }
+        o.insert("dest_ip".into(), ip_string(self.dest.0).into());
+        if let Some(p) = self.dest.1 {
+            o.insert("dest_port".into(), p.into());
+        }
+        o.insert("proto".into(), proto_name(self.proto).into());
+    }
+}
+
 /// A whole event record: the header of `meta`, `event_type`, `tx_id` (top level, as
 /// Suricata writes it for HTTP) and the protocol object under `event_type`.
 pub fn event_record(meta: &EventMeta, event_type: &str, tx_id: Option<u64>, obj: Value) -> Value {
     let mut o = Map::new();
-    o.insert(
-        "timestamp".into(),
-        eve_timestamp(meta.ts_secs, meta.ts_micros).into(),
-    );
-    if meta.flow_id != 0 {
-        o.insert("flow_id".into(), meta.flow_id.into());
+    Header {
+        ts_secs: meta.ts_secs,
+        ts_micros: meta.ts_micros,
+        flow_id: meta.flow_id,
+        pcap_cnt: meta.pcap_cnt,
+        vlan: meta.vlan,
+        src: (meta.src_ip, Some(meta.src_port)),
+        dest: (meta.dest_ip, Some(meta.dest_port)),
+        proto: meta.proto,
     }
-    if let Some(c) = meta.pcap_cnt {
-        o.insert("pcap_cnt".into(), c.into());
-    }
-    o.insert("event_type".into(), event_type.into());
-    let vlan: Vec<Value> = meta
-        .vlan
-        .iter()
-        .filter(|&&v| v != 0)
-        .map(|&v| v.into())
-        .collect();
-    if !vlan.is_empty() {
-        o.insert("vlan".into(), Value::Array(vlan));
-    }
-    o.insert("src_ip".into(), ip_string(meta.src_ip).into());
-    o.insert("src_port".into(), meta.src_port.into());
-    o.insert("dest_ip".into(), ip_string(meta.dest_ip).into());
-    o.insert("dest_port".into(), meta.dest_port.into());
-    o.insert("proto".into(), proto_name(meta.proto).into());
+    .write(&mut o, event_type);
     o.insert("pkt_src".into(), meta.pkt_src.into());
     if let Some(id) = tx_id {
         o.insert("tx_id".into(), id.into());
