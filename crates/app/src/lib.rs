@@ -34,6 +34,7 @@ mod counters;
 pub mod detect;
 pub mod dns;
 pub mod events;
+pub mod files;
 mod flow;
 pub mod framed;
 pub mod http;
@@ -51,6 +52,7 @@ pub use buffers::{buffers, BufferDef, BufferId};
 pub use counters::{Counter, Counters};
 pub use detect::AppProto;
 pub use events::Events;
+pub use files::{File, FileConfig, FileId, FileState, Files};
 pub use flow::{AppCtx, AppFlow, AppState};
 pub use proto::{mix_fingerprint, ParseResult, Protocol, Transaction};
 
@@ -101,6 +103,8 @@ pub struct Config {
     pub tls_handshake_limit: usize,
     /// Bytes buffered for one DNS-over-TCP message (the 2-byte length caps it at 65,535).
     pub dns_tcp_limit: usize,
+    /// How the files transactions carry are tracked (hashes, bytes kept).
+    pub files: FileConfig,
 }
 
 impl Default for Config {
@@ -119,6 +123,7 @@ impl Default for Config {
             max_tx: 512,
             tls_handshake_limit: 256 * 1024,
             dns_tcp_limit: 65_535,
+            files: FileConfig::default(),
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::{AppCtx, AppProto, BufferId, Direction};
+use crate::{AppCtx, AppProto, BufferId, Direction, Files};
 
 /// What one parse call concluded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,6 +112,12 @@ pub trait Transaction {
 
     /// The object an alert raised on the transaction carries.
     fn alert_object(&self) -> Value;
+
+    /// The files the transaction carries (HTTP bodies, attachments, SMB/NFS/TFTP
+    /// transfers, FTP data), in opening order; `None` when it carries none.
+    fn files(&self) -> Option<&Files> {
+        None
+    }
 }
 
 /// Mixes `v` into the fingerprint `h` (a multiply-rotate hash over a few lengths and

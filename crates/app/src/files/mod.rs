@@ -1,0 +1,374 @@
+//! Files carried by transactions: HTTP bodies, SMTP attachments, SMB/NFS/TFTP reads and
+//! writes, FTP-data transfers. A protocol that carries files keeps one [`Files`]
+//! container per transaction and reports it through
+//! [`crate::Transaction::files`]; the `fileinfo` logger, the file keywords and the file
+//! store only read [`File`]s, so they never name a protocol.
+//!
+//! A file is opened with its name ([`Files::open`]), fed in order ([`Files::append`]),
+//! may have holes ([`Files::gap`]), and ends in one [`FileState`] ([`Files::close`]).
+//! What is kept per file is bounded: the first [`FileConfig::head_limit`] bytes (for
+//! `filemagic` and `file.data`) and running hashes when [`FileConfig`] asks for them.
+
+use md5::{Digest, Md5};
+use sha1::Sha1;
+use sha2::Sha256;
+
+use crate::Direction;
+
+/// How files are tracked (from `outputs` `force-hash`/`force-magic`, the file keywords
+/// the rules use, and `file-store`).
+#[derive(Clone, Debug)]
+pub struct FileConfig {
+    /// Compute the MD5 of each file.
+    pub md5: bool,
+    /// Compute the SHA-1 of each file.
+    pub sha1: bool,
+    /// Compute the SHA-256 of each file.
+    pub sha256: bool,
+    /// Bytes kept from the start of each file (magic detection and `file.data`).
+    pub head_limit: usize,
+}
+
+impl Default for FileConfig {
+    fn default() -> Self {
+        FileConfig {
+            md5: false,
+            sha1: false,
+            sha256: false,
+            head_limit: 64 * 1024,
+        }
+    }
+}
+
+/// How a file ended (Suricata's `fileinfo.state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileState {
+    /// Still receiving data.
+    Open,
+    /// Complete.
+    Closed,
+    /// Cut short: the transaction or flow ended first, or a limit was reached.
+    Truncated,
+    /// The protocol reported an error.
+    Error,
+}
+
+impl FileState {
+    /// The name EVE uses (`OPEN`, `CLOSED`, `TRUNCATED`, `ERROR`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileState::Open => "OPEN",
+            FileState::Closed => "CLOSED",
+            FileState::Truncated => "TRUNCATED",
+            FileState::Error => "ERROR",
+        }
+    }
+}
+
+/// Running hashes of one file.
+#[derive(Clone, Default)]
+struct Hashers {
+    md5: Option<Md5>,
+    sha1: Option<Sha1>,
+    sha256: Option<Sha256>,
+}
+
+impl core::fmt::Debug for Hashers {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Hashers")
+            .field("md5", &self.md5.is_some())
+            .field("sha1", &self.sha1.is_some())
+            .field("sha256", &self.sha256.is_some())
+            .finish()
+    }
+}
+
+/// Final digests of a closed file (those the configuration asked for).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Digests {
+    /// MD5.
+    pub md5: Option<[u8; 16]>,
+    /// SHA-1.
+    pub sha1: Option<[u8; 20]>,
+    /// SHA-256.
+    pub sha256: Option<[u8; 32]>,
+}
+
+/// One file of a transaction.
+#[derive(Clone, Debug)]
+pub struct File {
+    name: Vec<u8>,
+    dir: Direction,
+    state: FileState,
+    size: u64,
+    gaps: bool,
+    head: Vec<u8>,
+    head_limit: usize,
+    hashers: Hashers,
+    digests: Digests,
+    store: bool,
+}
+
+impl File {
+    /// The file's name as the protocol gave it (URI path, attachment name, SMB path...).
+    pub fn name(&self) -> &[u8] {
+        &self.name
+    }
+
+    /// The direction its data travels.
+    pub fn direction(&self) -> Direction {
+        self.dir
+    }
+
+    /// Its state.
+    pub fn state(&self) -> FileState {
+        self.state
+    }
+
+    /// Bytes seen so far (holes included).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Whether it has a hole.
+    pub fn has_gaps(&self) -> bool {
+        self.gaps
+    }
+
+    /// The first bytes of the file (at most [`FileConfig::head_limit`]).
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    /// Whether its first bytes are all kept (the file is not longer than the limit).
+    pub fn head_complete(&self) -> bool {
+        self.size <= self.head_limit as u64 && !self.gaps
+    }
+
+    /// Its digests; set once the file is no longer [`FileState::Open`].
+    pub fn digests(&self) -> &Digests {
+        &self.digests
+    }
+
+    /// Whether a rule asked for it to be stored (`filestore`).
+    pub fn store_requested(&self) -> bool {
+        self.store
+    }
+
+    /// Asks for the file to be stored.
+    pub fn request_store(&mut self) {
+        self.store = true;
+    }
+
+    fn append(&mut self, data: &[u8]) {
+        if self.state != FileState::Open {
+            return;
+        }
+        self.size = self.size.saturating_add(data.len() as u64);
+        let room = self.head_limit.saturating_sub(self.head.len());
+        if room > 0 && !self.gaps {
+            self.head.extend_from_slice(&data[..room.min(data.len())]);
+        }
+        if let Some(h) = &mut self.hashers.md5 {
+            h.update(data);
+        }
+        if let Some(h) = &mut self.hashers.sha1 {
+            h.update(data);
+        }
+        if let Some(h) = &mut self.hashers.sha256 {
+            h.update(data);
+        }
+    }
+
+    fn gap(&mut self, len: u64) {
+        if self.state != FileState::Open {
+            return;
+        }
+        self.size = self.size.saturating_add(len);
+        self.gaps = true;
+        // A file with a hole has no meaningful hash.
+        self.hashers = Hashers::default();
+    }
+
+    fn close(&mut self, state: FileState) {
+        if self.state != FileState::Open {
+            return;
+        }
+        self.state = state;
+        let h = core::mem::take(&mut self.hashers);
+        self.digests = Digests {
+            md5: h.md5.map(|h| h.finalize().into()),
+            sha1: h.sha1.map(|h| h.finalize().into()),
+            sha256: h.sha256.map(|h| h.finalize().into()),
+        };
+    }
+}
+
+/// Index of a file in its [`Files`] container.
+pub type FileId = usize;
+
+/// The files of one transaction, in the order they were opened.
+#[derive(Clone, Debug, Default)]
+pub struct Files {
+    files: Vec<File>,
+}
+
+impl Files {
+    /// Most files kept per transaction; further ones are refused (counted by the caller).
+    pub const MAX: usize = 256;
+
+    /// Opens a file named `name` whose data travels `dir`; `None` when the transaction
+    /// already holds [`Files::MAX`] files.
+    pub fn open(&mut self, cfg: &FileConfig, name: &[u8], dir: Direction) -> Option<FileId> {
+        if self.files.len() >= Self::MAX {
+            return None;
+        }
+        self.files.push(File {
+            name: name.to_vec(),
+            dir,
+            state: FileState::Open,
+            size: 0,
+            gaps: false,
+            head: Vec::new(),
+            head_limit: cfg.head_limit,
+            hashers: Hashers {
+                md5: cfg.md5.then(Md5::new),
+                sha1: cfg.sha1.then(Sha1::new),
+                sha256: cfg.sha256.then(Sha256::new),
+            },
+            digests: Digests::default(),
+            store: false,
+        });
+        Some(self.files.len() - 1)
+    }
+
+    /// Appends `data` to file `id` (ignored once it is no longer open).
+    pub fn append(&mut self, id: FileId, data: &[u8]) {
+        if let Some(f) = self.files.get_mut(id) {
+            f.append(data);
+        }
+    }
+
+    /// Records a hole of `len` bytes in file `id`.
+    pub fn gap(&mut self, id: FileId, len: u64) {
+        if let Some(f) = self.files.get_mut(id) {
+            f.gap(len);
+        }
+    }
+
+    /// Ends file `id` in `state` (computing its digests).
+    pub fn close(&mut self, id: FileId, state: FileState) {
+        if let Some(f) = self.files.get_mut(id) {
+            f.close(state);
+        }
+    }
+
+    /// Ends every file still open in `state` (the transaction or flow ended).
+    pub fn close_all(&mut self, state: FileState) {
+        for f in &mut self.files {
+            f.close(state);
+        }
+    }
+
+    /// File `id`.
+    pub fn get(&self, id: FileId) -> Option<&File> {
+        self.files.get(id)
+    }
+
+    /// File `id`, mutably (to request storing it).
+    pub fn get_mut(&mut self, id: FileId) -> Option<&mut File> {
+        self.files.get_mut(id)
+    }
+
+    /// The files, in opening order.
+    pub fn iter(&self) -> core::slice::Iter<'_, File> {
+        self.files.iter()
+    }
+
+    /// How many files were opened.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file was opened.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    #[test]
+    fn a_file_is_sized_hashed_and_closed() {
+        let cfg = FileConfig {
+            md5: true,
+            sha1: true,
+            sha256: true,
+            head_limit: 4,
+        };
+        let mut files = Files::default();
+        let id = files.open(&cfg, b"a.txt", Direction::ToClient).unwrap();
+        files.append(id, b"ab");
+        files.append(id, b"c");
+        assert_eq!(files.get(id).unwrap().state(), FileState::Open);
+        files.close(id, FileState::Closed);
+        let f = files.get(id).unwrap();
+        assert_eq!(
+            (f.size(), f.head(), f.state()),
+            (3, &b"abc"[..], FileState::Closed)
+        );
+        let d = f.digests();
+        assert_eq!(hex(&d.md5.unwrap()), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(
+            hex(&d.sha1.unwrap()),
+            "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
+        assert_eq!(
+            hex(&d.sha256.unwrap()),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        // Closed is final: later data and a second close change nothing.
+        files.append(id, b"zzz");
+        files.close(id, FileState::Truncated);
+        assert_eq!(files.get(id).unwrap().size(), 3);
+        assert_eq!(files.get(id).unwrap().state(), FileState::Closed);
+    }
+
+    #[test]
+    fn the_head_is_bounded_and_a_gap_drops_the_hashes() {
+        let cfg = FileConfig {
+            md5: true,
+            head_limit: 4,
+            ..FileConfig::default()
+        };
+        let mut files = Files::default();
+        let id = files.open(&cfg, b"x", Direction::ToServer).unwrap();
+        files.append(id, b"abcdef");
+        assert_eq!(files.get(id).unwrap().head(), b"abcd");
+        assert!(!files.get(id).unwrap().head_complete());
+        files.gap(id, 10);
+        files.close_all(FileState::Truncated);
+        let f = files.get(id).unwrap();
+        assert!(f.has_gaps());
+        assert_eq!(f.size(), 16);
+        assert_eq!(f.state().as_str(), "TRUNCATED");
+        assert_eq!(f.digests(), &Digests::default());
+    }
+
+    #[test]
+    fn a_transaction_holds_a_bounded_number_of_files() {
+        let cfg = FileConfig::default();
+        let mut files = Files::default();
+        for _ in 0..Files::MAX {
+            assert!(files.open(&cfg, b"f", Direction::ToServer).is_some());
+        }
+        assert!(files.open(&cfg, b"f", Direction::ToServer).is_none());
+        assert_eq!(files.len(), Files::MAX);
+    }
+}
