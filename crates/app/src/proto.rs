@@ -113,6 +113,14 @@ pub trait Transaction {
     /// The object an alert raised on the transaction carries.
     fn alert_object(&self) -> Value;
 
+    /// Evaluates a protocol keyword ([`rules::AppOpt`]: `dcerpc.opnum`, `nfs_procedure`,
+    /// ...; its `negated` flag included) against the transaction as seen in `dir`. A
+    /// protocol answers for the keywords whose `protos` name it; the rule parser turns a
+    /// keyword into an `AppOpt` only once its protocols evaluate it here.
+    fn check(&self, _opt: &rules::AppOpt, _dir: Direction) -> bool {
+        false
+    }
+
     /// The files the transaction carries (HTTP bodies, attachments, SMB/NFS/TFTP
     /// transfers, FTP data), in opening order; `None` when it carries none.
     fn files(&self) -> Option<&Files> {

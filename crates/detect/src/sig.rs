@@ -180,6 +180,8 @@ pub(crate) struct Sig {
     pub payload: Option<Program>,
     pub payload_mode: PayloadMode,
     pub app: Vec<AppProg>,
+    /// Protocol keywords the transaction evaluates (`app::Transaction::check`).
+    pub tx_opts: Vec<rules::AppOpt>,
     /// Direction of transaction inspection for app rules.
     pub app_dir: app::Direction,
     /// Only direction-neutral buffers (`http.header`, `file.data`...) and no flow
@@ -201,7 +203,7 @@ pub(crate) struct Sig {
 impl Sig {
     /// Transaction rule (inspected per app-layer transaction).
     pub fn is_tx(&self) -> bool {
-        !self.app.is_empty()
+        !self.app.is_empty() || !self.tx_opts.is_empty()
     }
 }
 
@@ -253,6 +255,34 @@ impl Vars {
     }
 }
 
+/// Settles the protocol of a rule's transaction keywords: the one its header or
+/// buffers name if the keyword applies to it, else the keyword's first protocol the app
+/// layer parses.
+fn tx_opts_proto(sig: &mut Sig, header: Option<app::AppProto>) -> Result<(), Refusal> {
+    let parsed = |p: &rules::AppProto| app::registry::rule_name(p.name()).map(|(n, _)| n.proto);
+    for o in &sig.tx_opts {
+        let known: Vec<app::AppProto> = o.protos.iter().filter_map(parsed).collect();
+        let want = sig.app_proto.or(header);
+        let p = match want {
+            Some(p) if known.contains(&p) => p,
+            Some(_) if sig.app_proto.is_some() => {
+                return Err(unsupported(o.name, "buffers of two application protocols"))
+            }
+            _ => match known.first() {
+                Some(&p) => p,
+                None => {
+                    return Err(unsupported(
+                        o.name,
+                        format!("{}: its protocol is not parsed", o.name),
+                    ))
+                }
+            },
+        };
+        sig.app_proto = Some(p);
+    }
+    Ok(())
+}
+
 /// Compiles one rule. `index` is its position in the rule set.
 pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Result<Sig, Refusal> {
     let r: &Rule = &lr.rule;
@@ -285,6 +315,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
         payload: None,
         payload_mode: PayloadMode::Both,
         app: Vec::new(),
+        tx_opts: Vec::new(),
         app_dir: app::Direction::ToServer,
         app_both: false,
         threshold: None,
@@ -424,6 +455,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
             Opt::TlsVersion(_) => {
                 return Err(unsupported("tls.version", "tls.version / ssl_version"))
             }
+            Opt::App(a) => sig.tx_opts.push(a.clone()),
             Opt::Keyword { name, .. } => return Err(unsupported(*name, format!("keyword {name}"))),
         }
     }
@@ -486,6 +518,7 @@ pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Res
             prog,
         });
     }
+    tx_opts_proto(&mut sig, app_proto)?;
     if let Some(hp) = app_proto.take() {
         match sig.app_proto {
             // `file.data` also names the files of SMTP, SMB, FTP, ...: only the protocols

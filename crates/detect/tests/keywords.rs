@@ -585,3 +585,30 @@ fn http_rules_cover_http2_and_http1_rules_do_not() {
     got.sort_unstable();
     assert_eq!(got, [1, 2, 4, 5]);
 }
+
+/// A DNS query for `a` with header flags `flags` (opcode in bits 11-14).
+fn dns_query(flags: u16) -> Vec<u8> {
+    let mut m = vec![0x12, 0x34];
+    m.extend_from_slice(&flags.to_be_bytes());
+    m.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1]);
+    m
+}
+
+#[test]
+fn dns_opcode_is_a_transaction_option() {
+    let det = detector(
+        "alert dns any any -> any any (dns.opcode:0; sid:1;)\n\
+         alert dns any any -> any any (dns.opcode:!0; sid:2;)\n\
+         alert ip any any -> any any (dns.opcode:2; sid:3;)",
+    );
+    for (flags, want) in [(0x0100, vec![1]), (0x1100, vec![2, 3])] {
+        let mut ctx = app::AppCtx::new(app::Config::default());
+        let mut af = app::AppFlow::new(app::Transport::Udp, 5353, 53);
+        af.datagram(&mut ctx, app::Direction::ToServer, &dns_query(flags));
+        assert_eq!(af.app_proto(), app::AppProto::Dns);
+        let mut fd = detect::FlowDetect::new();
+        let mut got = tx_sids(&det, &mut fd, &af, true, None);
+        got.sort_unstable();
+        assert_eq!(got, want, "flags {flags:#06x}");
+    }
+}

@@ -393,10 +393,51 @@ fn write_opt(f: &mut impl Write, o: &Opt) -> fmt::Result {
         Opt::NoAlert => f.write_str(" noalert;"),
         Opt::SslState(s) => write!(f, " ssl_state:{s};"),
         Opt::TlsVersion(s) => write!(f, " ssl_version:{s};"),
+        Opt::App(a) => write_app_opt(f, a),
         Opt::Keyword { name, value } => match value {
             Some(v) => write!(f, " {name}:{v};"),
             None => write!(f, " {name};"),
         },
+    }
+}
+
+/// A transaction keyword in a form its parser reads back (integer lists as
+/// comparisons, an interface as its UUID in text).
+fn write_app_opt(f: &mut impl Write, a: &crate::ast::AppOpt) -> fmt::Result {
+    use crate::ast::AppValue;
+    let neg = if a.negated { "!" } else { "" };
+    match &a.value {
+        AppValue::Flag => write!(f, " {};", a.name),
+        AppValue::Ints(v) => {
+            write!(f, " {}:{neg}", a.name)?;
+            for (i, c) in v.iter().enumerate() {
+                write!(f, "{}{c}", if i > 0 { "," } else { "" })?;
+            }
+            f.write_str(";")
+        }
+        AppValue::Text(t) => write!(f, " {}:{neg}{t};", a.name),
+        AppValue::Iface {
+            uuid,
+            version,
+            any_frag,
+        } => {
+            let u = uuid;
+            write!(
+                f,
+                " {}:{neg}{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-",
+                a.name, u[3], u[2], u[1], u[0], u[5], u[4], u[7], u[6], u[8], u[9]
+            )?;
+            for b in &u[10..] {
+                write!(f, "{b:02x}")?;
+            }
+            if let Some(v) = version {
+                write!(f, ",{v}")?;
+            }
+            if *any_frag {
+                f.write_str(",any_frag")?;
+            }
+            f.write_str(";")
+        }
     }
 }
 

@@ -103,6 +103,17 @@ impl Transaction for DnsTx {
         }
     }
 
+    /// `dns.opcode`: the message's header opcode (a request or a response).
+    fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+        match (&opt.value, opt.name) {
+            (rules::AppValue::Ints(v), "dns.opcode") => {
+                let op = u64::from(self.message().header.opcode());
+                v.iter().any(|c| c.matches(op)) != opt.negated
+            }
+            _ => false,
+        }
+    }
+
     /// Each message as it arrives: one `query` record per question of a request, an
     /// `answer` record for a response (EVE DNS v2).
     fn log(&self, _extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {

@@ -169,7 +169,7 @@ impl Detector {
                 return false;
             }
         }
-        true
+        s.tx_opts.iter().all(|o| tx.check(o, dir))
     }
 }
 

@@ -236,6 +236,17 @@ fn keep_verbatim(st: &mut State, c: &Ctx<'_>) {
     });
 }
 
+/// Adds the transaction option ([`Opt::App`]) of the keyword being parsed, for the
+/// protocols its definition names.
+pub(crate) fn push_app(st: &mut State, c: &Ctx<'_>, negated: bool, value: crate::ast::AppValue) {
+    st.options.push(Opt::App(crate::ast::AppOpt {
+        name: c.def.name,
+        protos: c.def.protos,
+        negated,
+        value,
+    }));
+}
+
 /// The sticky buffers of one family with the protocols they need.
 pub(crate) type Stickies = &'static [(&'static [Buffer], &'static [AppProto])];
 

@@ -155,6 +155,8 @@ fn verbatim_keywords_kept() {
         match k.kind {
             Kind::Verbatim => assert_eq!(k.value, Value::Optional, "{n}"),
             Kind::StickyBuffer(_) => assert!(STICKY_OR_VERBATIM.contains(&n), "{n}"),
+            // Typed since: a transaction option (`Opt::App`).
+            Kind::Option => {}
             _ => assert!(matches!(n, "id" | "bsize"), "{n}"),
         }
     }
