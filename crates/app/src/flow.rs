@@ -206,6 +206,15 @@ impl AppFlow {
         }
     }
 
+    /// A flow whose protocol is `proto` from its first byte, without detection (fuzzing
+    /// and tests of one parser); a protocol that does not run over `transport` leaves
+    /// the flow without a parser.
+    pub fn forced(ctx: &mut AppCtx, transport: Transport, proto: AppProto) -> Self {
+        let mut f = AppFlow::new(transport, 0, 0);
+        f.set_proto(ctx, proto);
+        f
+    }
+
     /// The detected protocol (Suricata's `app_proto`).
     pub fn app_proto(&self) -> AppProto {
         self.proto

@@ -37,6 +37,8 @@ pub mod events;
 pub mod files;
 mod flow;
 pub mod framed;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod http;
 pub mod http2;
 pub mod log;
