@@ -134,7 +134,7 @@ impl Detector {
                 stats.rules_disabled += 1;
                 continue;
             }
-            let res = sig::compile(i, lr, &mut bits).and_then(|s| {
+            let res = sig::compile(i, lr, &mut bits, opts.pcre_limits).and_then(|s| {
                 let g = threshold::global_for(&opts.thresholds, vars, r.meta.gid, r.meta.sid)
                     .map_err(|e| sig::Refusal {
                         unsupported: false,

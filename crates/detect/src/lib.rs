@@ -118,6 +118,7 @@ pub use fastpat::{FpReason, NoFastPattern};
 pub use input::{Alert, FlowInfo, Input, MatchedOn};
 pub use offload::{OffloadPlan, PcreDfas};
 pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
+pub use pcre::PcreLimits;
 pub use pcre_dfa::{pcre_dfa, NoDfa, PCRE_DFA_MAX_STATES};
 pub use program::{MAX_VARS, RECURSION_LIMIT};
 pub use state::{FlowDetect, Scratch, ScratchStats, MAX_TX_DONE};

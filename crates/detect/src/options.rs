@@ -53,6 +53,8 @@ pub struct DetectOptions {
     pub action_order: Vec<ActionClass>,
     /// `threshold.config` entries (global thresholds, suppressions, event filters).
     pub thresholds: ThresholdConfig,
+    /// `pcre.match-limit` / `pcre.match-limit-recursion`.
+    pub pcre_limits: crate::pcre::PcreLimits,
 }
 
 impl Default for DetectOptions {
@@ -67,6 +69,7 @@ impl Default for DetectOptions {
                 ActionClass::Alert,
             ],
             thresholds: ThresholdConfig::default(),
+            pcre_limits: crate::pcre::PcreLimits::default(),
         }
     }
 }

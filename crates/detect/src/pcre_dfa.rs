@@ -336,7 +336,7 @@ mod tests {
 
     fn both(pattern: &str, flags: &str, hay: &[u8]) -> (bool, bool) {
         let dfa = pcre_dfa(pattern, flags, PCRE_DFA_MAX_STATES).unwrap();
-        let re = crate::pcre::compile(pattern, PcreFlags::parse(flags).unwrap()).unwrap();
+        let re = crate::pcre::compile(pattern, PcreFlags::parse(flags).unwrap(), None).unwrap();
         (dfa.find_end(hay).is_some(), re.is_match(hay).unwrap())
     }
 
@@ -494,7 +494,7 @@ mod corpus_tests {
             let Ok(dfa) = pcre_dfa(p, *f, PCRE_DFA_MAX_STATES) else {
                 continue;
             };
-            let re = crate::pcre::compile(p, *f).unwrap();
+            let re = crate::pcre::compile(p, *f, None).unwrap();
             checked += 1;
             for h in hays {
                 let Ok(want) = re.is_match(h) else {

@@ -22,6 +22,28 @@ pub const RECURSION_LIMIT: u32 = 3000;
 /// Most `byte_extract`/`byte_math` variables one rule may define.
 pub const MAX_VARS: usize = 8;
 
+/// The variable slots of one rule's evaluation (`byte_extract`/`byte_math` values
+/// carried across its buffers) and the worker's count of `pcre` runs stopped by the
+/// match or depth limit (a [`crate::ScratchStats`] counter).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ProgVars {
+    vals: [u64; MAX_VARS],
+    pub(crate) pcre_limit_hits: u64,
+}
+
+impl core::ops::Deref for ProgVars {
+    type Target = [u64; MAX_VARS];
+    fn deref(&self) -> &Self::Target {
+        &self.vals
+    }
+}
+
+impl core::ops::DerefMut for ProgVars {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.vals
+    }
+}
+
 /// A number known at compile time or read from a variable slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NumC {
@@ -66,6 +88,20 @@ pub(crate) struct PcreC {
     pub source: std::sync::Arc<(String, rules::PcreFlags)>,
     pub negated: bool,
     pub relative: bool,
+    /// Set once the regex hit a limit (the warning is logged once).
+    pub warned: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl PcreC {
+    fn limit_hit(&self, e: &pcre2::Error) {
+        if !self.warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::warn!(
+                "pcre /{}/: {e}; the rule does not match where a limit is hit \
+                 (pcre.match-limit / pcre.match-limit-recursion; logged once per regex)",
+                self.source.0
+            );
+        }
+    }
 }
 
 /// How `byte_*` read their bytes.
@@ -165,7 +201,7 @@ impl Program {
 
     /// True if the program matches `buf`. `vars` carries `byte_extract`/`byte_math`
     /// values across the rule's buffers.
-    pub fn matches(&self, buf: &[u8], vars: &mut [u64; MAX_VARS]) -> bool {
+    pub(crate) fn matches(&self, buf: &[u8], vars: &mut ProgVars) -> bool {
         self.matches_pre(buf, vars, None)
     }
 
@@ -174,7 +210,7 @@ impl Program {
     pub(crate) fn matches_pre(
         &self,
         buf: &[u8],
-        vars: &mut [u64; MAX_VARS],
+        vars: &mut ProgVars,
         pre: Option<&PcrePre>,
     ) -> bool {
         let mut st = State {
@@ -405,8 +441,16 @@ impl Program {
             if from > subject.len() {
                 return false;
             }
-            // Match or depth limits exceeded: no match, as in Suricata.
-            let m = p.re.find_at(subject, from).unwrap_or_default();
+            // Match or depth limit hit: the rule does not match, negated or not, as in
+            // Suricata; counted, and logged once per regex.
+            let m = match p.re.find_at(subject, from) {
+                Ok(m) => m,
+                Err(e) => {
+                    st.vars.pcre_limit_hits += 1;
+                    p.limit_hit(&e);
+                    return false;
+                }
+            };
             match m {
                 None => return p.negated && self.run(i + 1, buf, st),
                 Some(m) => {
@@ -435,7 +479,7 @@ impl Program {
 struct State<'v> {
     off: usize,
     calls: u32,
-    vars: &'v mut [u64; MAX_VARS],
+    vars: &'v mut ProgVars,
     pre: Option<&'v PcrePre>,
 }
 
@@ -584,7 +628,7 @@ mod tests {
             hay in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'A'), Just(b'x')], 0..14),
         ) {
             let prog = compile(&cs);
-            let mut vars = [0u64; MAX_VARS];
+            let mut vars = ProgVars::default();
             prop_assert_eq!(prog.matches(&hay, &mut vars), naive(&cs, 0, &hay, 0));
         }
     }
@@ -606,7 +650,7 @@ mod tests {
             ..c(true)
         });
         let prog = compile(&cs);
-        let mut vars = [0u64; MAX_VARS];
+        let mut vars = ProgVars::default();
         assert!(!prog.matches(&[b'a'; 200], &mut vars));
     }
 }

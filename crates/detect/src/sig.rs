@@ -222,6 +222,8 @@ impl BitNames {
 
 struct Vars {
     names: Vec<String>,
+    /// The limits `pcre`s compile under.
+    pcre: crate::pcre::PcreLimits,
 }
 
 impl Vars {
@@ -284,9 +286,17 @@ fn tx_opts_proto(sig: &mut Sig, header: Option<app::AppProto>) -> Result<(), Ref
 }
 
 /// Compiles one rule. `index` is its position in the rule set.
-pub(crate) fn compile(index: usize, lr: &LoadedRule, bits: &mut BitNames) -> Result<Sig, Refusal> {
+pub(crate) fn compile(
+    index: usize,
+    lr: &LoadedRule,
+    bits: &mut BitNames,
+    pcre: crate::pcre::PcreLimits,
+) -> Result<Sig, Refusal> {
     let r: &Rule = &lr.rule;
-    let mut vars = Vars { names: Vec::new() };
+    let mut vars = Vars {
+        names: Vec::new(),
+        pcre,
+    };
     let (proto, mut app_proto) = header_proto(r.header.protocol)?;
     let http_only = match r.header.protocol {
         Protocol::App(a) => app::registry::rule_name(a.name()).and_then(|(n, _)| n.only),
@@ -637,18 +647,20 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
         steps.push(match m {
             Match::Content(c) => Step::Content(content(c, vars)?),
             Match::Pcre(p) => {
-                let re = crate::pcre::compile(&p.pattern, p.flags).map_err(|e| {
-                    if e.starts_with("pcre does not compile") {
-                        failed("pcre", e)
-                    } else {
-                        unsupported("pcre", e)
-                    }
-                })?;
+                let re =
+                    crate::pcre::compile(&p.pattern, p.flags, Some(vars.pcre)).map_err(|e| {
+                        if e.starts_with("pcre does not compile") {
+                            failed("pcre", e)
+                        } else {
+                            unsupported("pcre", e)
+                        }
+                    })?;
                 Step::Pcre(PcreC {
                     re,
                     source: std::sync::Arc::new((p.pattern.clone(), p.flags)),
                     negated: p.negated,
                     relative: p.is_relative(),
+                    warned: Default::default(),
                 })
             }
             Match::ByteTest(t) => Step::ByteTest {

@@ -5,7 +5,6 @@
 use std::collections::HashSet;
 
 use crate::input::Alert;
-use crate::program::MAX_VARS;
 use crate::threshold::ThresholdTable;
 
 /// Most (rule, transaction) pairs remembered per flow before the oldest transactions
@@ -215,7 +214,7 @@ pub struct Scratch {
     /// Merge space of `order_cands`.
     merge_buf: Vec<u32>,
     pub(crate) hits: Vec<Hit>,
-    pub(crate) vars: [u64; MAX_VARS],
+    pub(crate) vars: crate::program::ProgVars,
     pub(crate) xbuf: Vec<u8>,
     pub(crate) xtmp: Vec<u8>,
     pub(crate) thresholds: ThresholdTable,
@@ -289,6 +288,9 @@ pub struct ScratchStats {
     pub alerts_suppressed: u64,
     /// Threshold entries not tracked because the table was full.
     pub threshold_table_full: u64,
+    /// `pcre` runs stopped by `pcre.match-limit`/`match-limit-recursion` (the rule did
+    /// not match there).
+    pub pcre_limit_hits: u64,
 }
 
 impl Scratch {
@@ -312,7 +314,7 @@ impl Scratch {
             cands_tail: None,
             merge_buf: Vec::new(),
             hits: Vec::new(),
-            vars: [0; MAX_VARS],
+            vars: crate::program::ProgVars::default(),
             xbuf: Vec::new(),
             xtmp: Vec::new(),
             thresholds: ThresholdTable::default(),
@@ -329,8 +331,11 @@ impl Scratch {
     }
 
     /// Counters so far.
-    pub fn stats(&self) -> &ScratchStats {
-        &self.stats
+    pub fn stats(&self) -> ScratchStats {
+        ScratchStats {
+            pcre_limit_hits: self.vars.pcre_limit_hits,
+            ..self.stats.clone()
+        }
     }
 
     /// What the rules decided for the packet of the last

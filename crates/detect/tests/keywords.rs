@@ -612,3 +612,29 @@ fn dns_opcode_is_a_transaction_option() {
         assert_eq!(got, want, "flags {flags:#06x}");
     }
 }
+
+#[test]
+fn pcre_runs_under_the_match_limit() {
+    // Catastrophic backtracking (issue: 28 s of CPU for one packet without limits).
+    let det = detector(
+        "alert tcp any any -> any any (content:\"a\"; pcre:\"/(a+)+$/R\"; sid:1;)\n\
+         alert tcp any any -> any any (content:\"a\"; pcre:!\"/(a+)+$/R\"; sid:2;)\n\
+         alert tcp any any -> any any (content:\"a\"; pcre:\"/a+b$/R\"; sid:3;)",
+    );
+    let mut payload = vec![b'a'; 1400];
+    payload.push(b'b');
+    let mut s = det.scratch();
+    // A limit hit is no match, negated or not; the content is tried at its next
+    // occurrences, and near the end of the payload the negated regex fails without
+    // reaching the limit: Suricata 7.0.10 alerts 2 and 3 on this packet too.
+    let mut sids = sids_with(&det, &mut s, None, &tcp(&payload), flow(true));
+    sids.sort_unstable();
+    assert_eq!(sids, [2, 3]);
+    assert!(s.stats().pcre_limit_hits >= 2, "{:?}", s.stats());
+    // Within the limit the negated regex decides as usual.
+    let mut s = det.scratch();
+    let mut sids = sids_with(&det, &mut s, None, &tcp(b"aaab"), flow(true));
+    sids.sort_unstable();
+    assert_eq!(sids, [2, 3]);
+    assert_eq!(s.stats().pcre_limit_hits, 0);
+}

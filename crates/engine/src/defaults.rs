@@ -42,6 +42,14 @@ pub fn default_config() -> Config {
         ),
         ("exception-policy".into(), "auto".into()),
         ("packet-alert-max".into(), d.packet_alert_max.to_string()),
+        (
+            "pcre.match-limit".into(),
+            d.pcre_limits.match_limit.to_string(),
+        ),
+        (
+            "pcre.match-limit-recursion".into(),
+            d.pcre_limits.depth_limit.to_string(),
+        ),
     ];
     let a = &e.app;
     for (k, v) in [

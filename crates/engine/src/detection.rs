@@ -262,6 +262,7 @@ impl DetectStage {
             ("detect.alert_queue_overflow", s.alerts_discarded),
             ("detect.alerts_suppressed", s.alerts_suppressed),
             ("osprey.detect.threshold_table_full", s.threshold_table_full),
+            ("osprey.detect.pcre_limit_hits", s.pcre_limit_hits),
         ]
         .into_iter()
         .chain(gpu)

@@ -116,6 +116,12 @@ fn build(
     if let Some(n) = config.get_size("packet-alert-max") {
         detect_opts.packet_alert_max = n.clamp(1, 1000) as usize;
     }
+    if let Some(n) = config.get_size("pcre.match-limit") {
+        detect_opts.pcre_limits.match_limit = n.clamp(1, u64::from(u32::MAX)) as u32;
+    }
+    if let Some(n) = config.get_size("pcre.match-limit-recursion") {
+        detect_opts.pcre_limits.depth_limit = n.clamp(1, u64::from(u32::MAX)) as u32;
+    }
     if let Some(order) = config.get_list("action-order") {
         let parsed: Option<Vec<_>> = order
             .iter()
