@@ -42,6 +42,35 @@ enum Input {
     Stream(Stream),
 }
 
+/// A mapped capture file, watched for shrinking while it is read (see
+/// [`crate::mapguard`]). The guard is declared first: it stops watching the range before
+/// the mapping goes away.
+struct MappedFile {
+    guard: crate::mapguard::Guard,
+    map: memmap2::Mmap,
+    file: File,
+}
+
+impl AsRef<[u8]> for MappedFile {
+    fn as_ref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+impl MappedFile {
+    /// How many bytes of the mapping can still be read: the file's current size (it may
+    /// have shrunk), nothing more once a fault was answered with zeros.
+    fn readable(&self) -> usize {
+        if self.guard.faulted() {
+            return 0;
+        }
+        match self.file.metadata() {
+            Ok(m) => (m.len() as usize).min(self.map.len()),
+            Err(_) => self.map.len(),
+        }
+    }
+}
+
 /// A [`Source`] over a pcap or pcapng file.
 pub struct FileSource {
     path: PathBuf,
@@ -52,6 +81,10 @@ pub struct FileSource {
     done: bool,
     /// A read error met after frames were already put in a batch: reported next call.
     pending: Option<io::Error>,
+    /// The mapping, when the input is a mapped file (watched for shrinking).
+    mapped: Option<Arc<MappedFile>>,
+    /// The mapped file was seen shrinking (counted once in `truncated`).
+    shrank: bool,
 }
 
 impl FileSource {
@@ -75,14 +108,18 @@ impl FileSource {
             });
         }
         // SAFETY: the file is opened read-only and the mapping is private and read-only.
-        // As with every mmap reader, another process truncating or rewriting the file
-        // while we read it is outside our control (it can raise SIGBUS); capture files are
-        // not modified under a reader in normal use.
+        // Another process truncating the file while we read it would make reads past
+        // the new end fault: the reader stops at the file's current size before each
+        // batch, and `mapguard` answers a fault in the range with zeros.
         let map = unsafe { memmap2::Mmap::map(&file) };
         match map {
             Ok(map) => {
                 let _ = map.advise(memmap2::Advice::Sequential);
-                FileSource::from_shared(path, Arc::new(map))
+                let guard = crate::mapguard::Guard::watch(map.as_ptr() as usize, map.len());
+                let mapped = Arc::new(MappedFile { guard, map, file });
+                let mut src = FileSource::from_shared(path, mapped.clone())?;
+                src.mapped = Some(mapped);
+                Ok(src)
             }
             // Some file systems cannot be mapped: read them as a stream.
             Err(_) => FileSource::from_reader(path, Box::new(file)),
@@ -136,6 +173,8 @@ impl FileSource {
             index: 0,
             done: false,
             pending: None,
+            mapped: None,
+            shrank: false,
         }
     }
 
@@ -159,7 +198,23 @@ impl FileSource {
         };
         batch.reset_shared(bytes);
         let bytes = Arc::clone(bytes);
-        let data = (*bytes).as_ref();
+        let mut data = (*bytes).as_ref();
+        if let Some(m) = &self.mapped {
+            let readable = m.readable();
+            if readable < data.len() {
+                // The file shrank (or a read of it faulted) while we read it: what is
+                // left is read up to its new end, and the file counts as truncated.
+                if !self.shrank {
+                    self.shrank = true;
+                    self.stats.truncated += 1;
+                    tracing::warn!(
+                        "{}: the capture file shrank while being read; reading stops at its new end",
+                        self.path.display()
+                    );
+                }
+                data = &data[..readable.max(*pos).min(data.len())];
+            }
+        }
         let mut at = *pos;
         while batch.len() < max && !self.done {
             let window = &data[at..];

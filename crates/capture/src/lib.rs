@@ -30,6 +30,7 @@ mod file;
 mod filter;
 #[cfg(target_os = "linux")]
 mod live;
+mod mapguard;
 mod pcap;
 mod pcapng;
 mod stats;
