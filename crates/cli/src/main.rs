@@ -261,8 +261,12 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         ips: setup_args.ips || live.as_ref().is_some_and(ops::Live::is_ips),
         ..setup_args
     };
+    let early_stop = signals::catch_early_stop()?;
     let setup = engine::setup(&setup_args)?;
     report_setup(&setup);
+    if signals::stopped_early(&early_stop) {
+        return Ok(ExitCode::SUCCESS);
+    }
     let simulate = simulate_options(args)?;
     tracing::debug!(target: "perf", "rules compiled in {:.3} s", setup.load_time.as_secs_f64());
     let ruleset = engine::RulesetInfo::of(&setup);

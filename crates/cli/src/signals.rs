@@ -3,16 +3,20 @@
 
 use engine::{Control, SetupArgs};
 
-/// SIGINT and SIGTERM raise the run's stop flag (a second one ends the process at once);
+/// SIGINT and SIGTERM raise the run's stop flag (a second signal ends the process at
+/// once; a stop asked on the command socket and a later signal are one stop, not two);
 /// SIGUSR2 reloads the rules and SIGHUP asks every log file to reopen, both on a
 /// background thread.
 pub fn install_signals(control: &Control, reload: SetupArgs) -> Result<(), String> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR2};
     let stop = control.stop_flag();
+    let signalled = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {
         // Registered first, so it sees the flag as the previous signal left it: the
         // second signal exits.
-        signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())
+        signal_hook::flag::register_conditional_shutdown(sig, 1, signalled.clone())
+            .map_err(|e| format!("signal handler: {e}"))?;
+        signal_hook::flag::register(sig, signalled.clone())
             .map_err(|e| format!("signal handler: {e}"))?;
         signal_hook::flag::register(sig, stop.clone())
             .map_err(|e| format!("signal handler: {e}"))?;
@@ -34,6 +38,29 @@ pub fn install_signals(control: &Control, reload: SetupArgs) -> Result<(), Strin
         })
         .map_err(|e| format!("signal thread: {e}"))?;
     Ok(())
+}
+
+/// Catches SIGINT and SIGTERM from now on (before the rules load, which takes seconds
+/// with a large rule set): the returned flag says whether one arrived, and the caller
+/// then ends the run cleanly instead of being killed by the default action. The
+/// handlers only raise the flag; [`install_signals`] adds the run's own later.
+pub fn catch_early_stop() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>, String> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register(sig, flag.clone())
+            .map_err(|e| format!("signal handler: {e}"))?;
+    }
+    Ok(flag)
+}
+
+/// Whether a stop arrived while the run was being set up (logged: the run ends there).
+pub fn stopped_early(flag: &std::sync::atomic::AtomicBool) -> bool {
+    let stopped = flag.load(std::sync::atomic::Ordering::SeqCst);
+    if stopped {
+        tracing::info!("stop signal received while loading the rules; exiting before the run");
+    }
+    stopped
 }
 
 /// Reloads the rules, saying so in the log; on error the running rules stay.

@@ -45,6 +45,10 @@ pub struct EngineConfig {
     pub exceptions: crate::exception::Policies,
     /// Conditions forced at given packets (Suricata's `--simulate-*` options).
     pub simulate: crate::exception::Simulate,
+    /// After a stop (signal, socket `shutdown`), how long workers go on inspecting what
+    /// was already queued; what is left then is counted (`osprey.shutdown.dropped`)
+    /// and not inspected (`shutdown-grace`, seconds; default 5).
+    pub shutdown_grace: std::time::Duration,
 }
 
 impl Default for EngineConfig {
@@ -65,6 +69,7 @@ impl Default for EngineConfig {
             gpu: None,
             exceptions: crate::exception::Policies::default(),
             simulate: crate::exception::Simulate::default(),
+            shutdown_grace: std::time::Duration::from_secs(5),
         }
     }
 }

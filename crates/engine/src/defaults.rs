@@ -43,6 +43,10 @@ pub fn default_config() -> Config {
         ("exception-policy".into(), "auto".into()),
         ("packet-alert-max".into(), d.packet_alert_max.to_string()),
         (
+            "shutdown-grace".into(),
+            e.shutdown_grace.as_secs().to_string(),
+        ),
+        (
             "pcre.match-limit".into(),
             d.pcre_limits.match_limit.to_string(),
         ),

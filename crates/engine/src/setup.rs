@@ -276,6 +276,14 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     // `unix-command:` by the binary's command socket.
     let _ = config.get("af-packet");
     let _ = config.get("unix-command");
+    if let Some(secs) = config.get_str("shutdown-grace") {
+        match secs.trim().parse::<f64>() {
+            Ok(s) if s.is_finite() && s >= 0.0 => {
+                engine.shutdown_grace = std::time::Duration::from_secs_f64(s.min(86_400.0));
+            }
+            _ => tracing::warn!("shutdown-grace {secs:?}: not a number of seconds; using 5"),
+        }
+    }
     // These `pcap-file:` keys are read by the command line's file input (`-r DIR`).
     for key in [
         "continuous",

@@ -354,9 +354,22 @@ fn ring_worker(
         pipeline.share_thresholds();
     }
     let mut ctl = WorkerControl::new(k, control);
+    // When this worker first saw the stop, and frames it then left uninspected.
+    let mut stopped_at: Option<std::time::Instant> = None;
+    let mut shutdown_dropped = 0u64;
     loop {
         ctl.poll(&mut pipeline);
+        if stopped_at.is_none() && control.is_stopped() {
+            stopped_at = Some(std::time::Instant::now());
+        }
+        let past_grace = stopped_at.is_some_and(|t| t.elapsed() >= config.shutdown_grace);
         match from_reader.pop() {
+            Ok(mut b) if past_grace => {
+                shutdown_dropped += b.frames.len() as u64;
+                b.frames.clear();
+                let _ = recycle.push(b);
+                reader.unpark();
+            }
             Ok(mut b) => {
                 pipeline.process_batch(&b.frames);
                 pipeline.advance_time(b.now, b.sweep.then_some(b.upto));
@@ -382,8 +395,15 @@ fn ring_worker(
     if let Some(shared) = &shared {
         shared.submit(k, pipeline.held_alerts(), u64::MAX);
     }
+    let mut stats = pipeline.stats();
+    if shutdown_dropped > 0 {
+        tracing::warn!(
+            "worker {k}: {shutdown_dropped} queued packets left uninspected at shutdown (shutdown-grace)"
+        );
+        stats.add("osprey.shutdown.dropped", shutdown_dropped);
+    }
     WorkerResult {
-        stats: pipeline.stats(),
+        stats,
         times: pipeline.stage_times(),
         capture: CaptureStats::default(),
         error,
