@@ -310,6 +310,17 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     if let Some(fast_log) = fast_log {
         print_alerts(&fast_log, fast_from);
     }
+    // Every packet was inspected, but some records could not be written: say so.
+    let failures = report
+        .stats
+        .get("osprey.output.write_failures")
+        .unwrap_or(0);
+    if failures > 0 {
+        tracing::error!(
+            "{failures} writes to the output files failed (osprey.output.*.dropped in stats.json)"
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -426,7 +426,7 @@ impl AlertSink {
     /// Lets go of the files; closes them when this sink was their last user.
     pub(crate) fn finish(&mut self) -> io::Result<()> {
         match self.outputs.take().map(Arc::try_unwrap) {
-            Some(Ok(outputs)) => outputs.finish(),
+            Some(Ok(outputs)) => outputs.finish().map(|_| ()),
             _ => Ok(()),
         }
     }

@@ -30,6 +30,28 @@ struct StatsLogWriter {
 }
 
 /// The outputs of a run, written by background threads and shared by all workers
+/// What the outputs lost over a run, known once their writers have finished.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OutputLosses {
+    /// Failed writes to output files (a full disk, an I/O error).
+    pub write_failures: u64,
+    /// Records the eve-log outputs lost (files and socket destinations).
+    pub eve_dropped: u64,
+    /// Lines fast.log lost.
+    pub fast_dropped: u64,
+}
+
+impl OutputLosses {
+    /// Sets their counters in `stats` (`osprey.output.write_failures`,
+    /// `osprey.output.eve.dropped`, `osprey.output.fast.dropped`), replacing values
+    /// counted before the writers finished.
+    pub fn set_counters(&self, stats: &mut StatsTree) {
+        stats.set("osprey.output.write_failures", self.write_failures.into());
+        stats.set("osprey.output.eve.dropped", self.eve_dropped.into());
+        stats.set("osprey.output.fast.dropped", self.fast_dropped.into());
+    }
+}
+
 /// (lines from different workers interleave; each line is whole).
 pub struct Outputs {
     eve: Vec<EveWriter>,
@@ -134,21 +156,29 @@ impl Outputs {
     }
 
     /// Flushes and closes every output (waits for the writer threads); the first error
-    /// is returned after all are closed.
-    pub fn finish(self) -> io::Result<()> {
+    /// is returned after all are closed. On success, what the outputs lost.
+    pub fn finish(self) -> io::Result<OutputLosses> {
         let mut first = None;
-        let writers = self
-            .eve
-            .into_iter()
-            .map(|e| e.writer)
-            .chain(self.fast)
-            .chain(self.stats_log.map(|s| s.writer));
-        for w in writers {
-            if let Err(e) = w.finish() {
-                first.get_or_insert(e);
+        let mut losses = OutputLosses::default();
+        let eve = self.eve.into_iter().map(|e| (e.writer, Some(true)));
+        let fast = self.fast.into_iter().map(|w| (w, Some(false)));
+        let stats = self.stats_log.into_iter().map(|s| (s.writer, None));
+        for (w, kind) in eve.chain(fast).chain(stats) {
+            match w.finish_counted() {
+                Ok((_, dropped, failures)) => {
+                    losses.write_failures += failures;
+                    match kind {
+                        Some(true) => losses.eve_dropped += dropped,
+                        Some(false) => losses.fast_dropped += dropped,
+                        None => {}
+                    }
+                }
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
             }
         }
-        first.map_or(Ok(()), Err)
+        first.map_or(Ok(losses), Err)
     }
 
     /// Whether some eve-log output takes alerts.

@@ -183,8 +183,11 @@ pub(crate) fn finish_report(
     if let Some(o) = outputs {
         // The statistics outputs' last record: the run's final counters.
         o.write_stats(&stats, &workers_stats, uptime);
-        if let Err(e) = o.finish() {
-            error = error.or(Some(e));
+        match o.finish() {
+            // What could not be written is counted (stats.json has the final numbers);
+            // it never stops the run.
+            Ok(losses) => losses.set_counters(&mut stats),
+            Err(e) => error = error.or(Some(e)),
         }
     }
     if let Some(e) = error {
