@@ -75,6 +75,8 @@ pub enum Counter {
     TxSmtp,
     /// SMTP flows whose parser failed.
     ErrorSmtp,
+    /// SMB transactions.
+    TxSmb,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -113,11 +115,12 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.http2.header_error",
     "app_layer.tx.smtp",
     "app_layer.error.smtp.parser",
+    "app_layer.tx.smb",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 35;
+    pub const COUNT: usize = 36;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

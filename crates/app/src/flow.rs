@@ -13,6 +13,7 @@ use crate::http2::Http2State;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::registry;
 use crate::sip::SipState;
+use crate::smb::SmbState;
 use crate::smtp::SmtpState;
 use crate::tls::TlsState;
 use crate::{Anomalies, Config, Counter, Counters, Direction, Transport};
@@ -64,8 +65,8 @@ pub enum AppState {
     Tls(Box<TlsState>),
     /// SIP (UDP).
     Sip(SipState),
-    /// SMB over TCP: NBSS record framing.
-    Smb(Framed),
+    /// SMB over TCP.
+    Smb(Box<SmbState>),
     /// DCERPC over TCP: PDU framing.
     Dcerpc(Framed),
     /// SMTP.
@@ -82,7 +83,8 @@ impl AppState {
             AppState::Dns(d) => &**d,
             AppState::Tls(t) => &**t,
             AppState::Sip(s) => s,
-            AppState::Smb(f) | AppState::Dcerpc(f) => f,
+            AppState::Smb(s) => &**s,
+            AppState::Dcerpc(f) => f,
             AppState::Smtp(s) => &**s,
         })
     }
@@ -134,7 +136,11 @@ macro_rules! with_state {
                 $body
             }
             AppState::Sip($p) => $body,
-            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smb($p) => {
+                let $p: &SmbState = $p;
+                $body
+            }
+            AppState::Dcerpc($p) => $body,
             AppState::Smtp($p) => {
                 let $p: &SmtpState = $p;
                 $body
@@ -161,7 +167,11 @@ macro_rules! with_state {
                 $body
             }
             AppState::Sip($p) => $body,
-            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smb($p) => {
+                let $p: &mut SmbState = $p;
+                $body
+            }
+            AppState::Dcerpc($p) => $body,
             AppState::Smtp($p) => {
                 let $p: &mut SmtpState = $p;
                 $body

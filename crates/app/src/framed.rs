@@ -1,34 +1,24 @@
-//! Length-framed binary protocols over TCP — SMB (records behind a NetBIOS session
-//! service header) and DCERPC (PDUs with a `frag_length`) — as far as the engine needs
-//! them: the protocol is detected (so `alert smb` / `alert dcerpc` rules apply and EVE
-//! carries the `app_proto`) and each completed record or PDU asks for raw stream
+//! Length-framed binary protocols over TCP — DCERPC (PDUs with a `frag_length`) — as
+//! far as the engine needs them: the protocol is detected (so `alert dcerpc` rules
+//! apply and EVE carries the `app_proto`) and each completed PDU asks for raw stream
 //! inspection of its direction, as Suricata's parsers do, so that content rules see the
-//! message when it is complete rather than when a stream chunk fills up.
+//! message when it is complete rather than when a stream chunk fills up. (SMB has its
+//! own parser: [`crate::smb`].)
 //!
-//! The message contents are not parsed: rules with the protocols' own keywords
-//! (`smb.named_pipe`, `dce_iface`, ...) are still refused as unsupported.
+//! The message contents are not parsed: rules with the protocol's own keywords
+//! (`dce_iface`, ...) are still refused as unsupported.
 
 use crate::detect::{AppProto, Probe};
 use crate::flow::AppState;
 use crate::proto::{ParseResult, Protocol};
 use crate::{AppCtx, Counter, Direction, Transport};
 
-/// Bytes of an NBSS header: a type and a 24-bit length (direct TCP, as SMB2 uses it).
-const NBSS_HDR: usize = 4;
 /// Bytes of a DCERPC connection-oriented PDU header.
 const DCERPC_HDR: usize = 16;
-
-/// NBSS session message (carries an SMB record).
-const NBSS_MESSAGE: u8 = 0x00;
-/// NBSS types that carry no SMB record: session request, positive and negative
-/// response, retarget, keep-alive.
-const NBSS_CONTROL: [u8; 5] = [0x81, 0x82, 0x83, 0x84, 0x85];
 
 /// Which framing a [`Framed`] state follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Framing {
-    /// NBSS records (SMB1/2/3 over TCP port 139/445 or any port).
-    Nbss,
     /// DCERPC connection-oriented PDUs.
     Dcerpc,
 }
@@ -36,7 +26,6 @@ pub enum Framing {
 impl Framing {
     fn header_len(self) -> usize {
         match self {
-            Framing::Nbss => NBSS_HDR,
             Framing::Dcerpc => DCERPC_HDR,
         }
     }
@@ -45,12 +34,6 @@ impl Framing {
     /// header of this framing.
     fn record_len(self, h: &[u8]) -> Option<u64> {
         match self {
-            Framing::Nbss => {
-                if h[0] != NBSS_MESSAGE && !NBSS_CONTROL.contains(&h[0]) {
-                    return None;
-                }
-                Some(NBSS_HDR as u64 + u64::from(u32::from_be_bytes([0, h[1], h[2], h[3]])))
-            }
             Framing::Dcerpc => {
                 let len = dcerpc_header(h)?;
                 Some(u64::from(len))
@@ -72,46 +55,6 @@ fn dcerpc_header(h: &[u8]) -> Option<u16> {
         _ => return None,
     };
     (usize::from(len) >= DCERPC_HDR).then_some(len)
-}
-
-/// Probes the first bytes of a TCP direction for SMB: NBSS control records (session
-/// request, keep-alive, ...) are skipped; the first session message must hold an SMB1,
-/// SMB2 or SMB3 (transform) header (`\xffSMB`, `\xfeSMB`, `\xfdSMB`).
-pub(crate) fn probe_smb(data: &[u8]) -> Probe {
-    let mut rest = data;
-    loop {
-        if rest.len() < NBSS_HDR {
-            return if rest.is_empty() || rest[0] == NBSS_MESSAGE || NBSS_CONTROL.contains(&rest[0])
-            {
-                Probe::NeedMore
-            } else {
-                Probe::NoMatch
-            };
-        }
-        let Some(len) = Framing::Nbss.record_len(&rest[..NBSS_HDR]) else {
-            return Probe::NoMatch;
-        };
-        if rest[0] == NBSS_MESSAGE {
-            let magic = &rest[NBSS_HDR..rest.len().min(NBSS_HDR + 4)];
-            let full = [
-                [0xff, b'S', b'M', b'B'],
-                [0xfe, b'S', b'M', b'B'],
-                [0xfd, b'S', b'M', b'B'],
-            ];
-            return if full.iter().any(|m| *m == magic) {
-                Probe::Match(AppProto::Smb)
-            } else if magic.len() < 4 && full.iter().any(|m| m.starts_with(magic)) {
-                Probe::NeedMore
-            } else {
-                Probe::NoMatch
-            };
-        }
-        // A control record: look behind it.
-        match usize::try_from(len).ok().and_then(|l| rest.get(l..)) {
-            Some(r) => rest = r,
-            None => return Probe::NeedMore,
-        }
-    }
 }
 
 /// Probes the first bytes of a TCP direction for DCERPC: a connection-oriented PDU
@@ -218,11 +161,6 @@ impl Framed {
     }
 }
 
-/// The state of a new SMB flow (TCP only): NBSS record framing.
-pub(crate) fn new_smb(t: Transport) -> Option<(AppState, Counter)> {
-    (t == Transport::Tcp).then(|| (AppState::Smb(Framed::new(Framing::Nbss)), Counter::FlowSmb))
-}
-
 /// The state of a new DCERPC flow (TCP only): PDU framing.
 pub(crate) fn new_dcerpc(t: Transport) -> Option<(AppState, Counter)> {
     (t == Transport::Tcp).then(|| {
@@ -234,8 +172,7 @@ pub(crate) fn new_dcerpc(t: Transport) -> Option<(AppState, Counter)> {
 }
 
 /// Record framing on the protocol contract: no transactions; a completed DCERPC PDU
-/// asks for raw stream inspection (SMB leaves raw inspection to the stream chunks, as
-/// Suricata's SMB parser does).
+/// asks for raw stream inspection.
 impl Protocol for Framed {
     fn parse(&mut self, _ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
         Framed::parse(self, dir, data);
@@ -247,45 +184,14 @@ impl Protocol for Framed {
     }
 
     fn take_completed(&mut self, dir: Direction) -> bool {
-        self.framing == Framing::Dcerpc && Framed::take_completed(self, dir)
+        Framed::take_completed(self, dir)
     }
-}
-
-/// [`probe_smb`] for the registry: SMB is recognised from either side.
-pub(crate) fn probe_smb_tcp(_dir: Direction, data: &[u8]) -> Probe {
-    probe_smb(data)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use Direction::*;
-
-    fn nbss(body: &[u8]) -> Vec<u8> {
-        let l = body.len() as u32;
-        let mut v = vec![0, (l >> 16) as u8, (l >> 8) as u8, l as u8];
-        v.extend_from_slice(body);
-        v
-    }
-
-    #[test]
-    fn smb_probe() {
-        let smb2 = nbss(b"\xfeSMB\x40\x00\x00\x00");
-        assert_eq!(probe_smb(&smb2), Probe::Match(AppProto::Smb));
-        assert_eq!(probe_smb(&smb2[..6]), Probe::NeedMore);
-        assert_eq!(probe_smb(&smb2[..2]), Probe::NeedMore);
-        assert_eq!(
-            probe_smb(&nbss(b"\xffSMB\x72")),
-            Probe::Match(AppProto::Smb)
-        );
-        assert_eq!(probe_smb(&nbss(b"GET / HTTP/1.0")), Probe::NoMatch);
-        assert_eq!(probe_smb(b"GET / HTTP/1.0"), Probe::NoMatch);
-        // A session request on port 139, then the first SMB record.
-        let mut v = vec![0x81, 0, 0, 4, 1, 2, 3, 4];
-        assert_eq!(probe_smb(&v), Probe::NeedMore);
-        v.extend_from_slice(&smb2);
-        assert_eq!(probe_smb(&v), Probe::Match(AppProto::Smb));
-    }
 
     fn dce(ptype: u8, len: u16) -> Vec<u8> {
         let mut h = vec![5, 0, ptype, 3, 0x10, 0, 0, 0];
@@ -321,11 +227,11 @@ mod tests {
 
     #[test]
     fn records_complete_across_any_split() {
-        let mut stream = nbss(&[7u8; 100]);
-        stream.extend(nbss(&[]));
-        stream.extend(nbss(&[9u8; 3]));
+        let mut stream = dce(0, 100);
+        stream.extend(dce(2, 16));
+        stream.extend(dce(0, 19));
         for cut in 0..stream.len() {
-            let mut f = Framed::new(Framing::Nbss);
+            let mut f = Framed::new(Framing::Dcerpc);
             f.parse(ToServer, &stream[..cut]);
             let early = f.records(ToServer);
             f.parse(ToServer, &stream[cut..]);
@@ -353,18 +259,18 @@ mod tests {
         f.parse(ToServer, &[0x16; 64]);
         f.parse(ToServer, &dce(0, 40));
         assert_eq!(f.records(ToServer), 0);
-        let mut f = Framed::new(Framing::Nbss);
+        let mut f = Framed::new(Framing::Dcerpc);
         f.gap(ToClient);
-        f.parse(ToClient, &nbss(b"\xfeSMB"));
+        f.parse(ToClient, &dce(2, 16));
         assert_eq!(f.records(ToClient), 0);
-        f.parse(ToServer, &nbss(b"\xfeSMB"));
+        f.parse(ToServer, &dce(0, 16));
         assert_eq!(f.records(ToServer), 1);
     }
 
     #[test]
     fn arbitrary_bytes_never_panic() {
         let mut x: u32 = 0x1234_5678;
-        for framing in [Framing::Nbss, Framing::Dcerpc] {
+        for framing in [Framing::Dcerpc] {
             let mut f = Framed::new(framing);
             for _ in 0..2000 {
                 x ^= x << 13;
@@ -372,7 +278,6 @@ mod tests {
                 x ^= x << 5;
                 let chunk: Vec<u8> = (0..(x % 40)).map(|i| (x >> (i % 24)) as u8).collect();
                 f.parse(if x & 1 == 0 { ToServer } else { ToClient }, &chunk);
-                let _ = probe_smb(&chunk);
                 let _ = probe_dcerpc(ToServer, &chunk);
             }
         }

@@ -45,6 +45,7 @@ pub mod log;
 mod proto;
 pub mod registry;
 pub mod sip;
+pub mod smb;
 pub mod smtp;
 pub mod tls;
 mod util;
