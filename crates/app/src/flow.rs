@@ -5,6 +5,7 @@
 //! held bytes are replayed into the protocol's parser, so the parser always sees each
 //! direction from its first byte.
 
+use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dns::DnsState;
 use crate::framed::Framed;
@@ -66,8 +67,8 @@ pub enum AppState {
     Sip(SipState),
     /// SMB over TCP: NBSS record framing.
     Smb(Framed),
-    /// DCERPC over TCP: PDU framing.
-    Dcerpc(Framed),
+    /// DCERPC over TCP or UDP.
+    Dcerpc(Box<DcerpcState>),
     /// SMTP.
     Smtp(Box<SmtpState>),
 }
@@ -82,7 +83,8 @@ impl AppState {
             AppState::Dns(d) => &**d,
             AppState::Tls(t) => &**t,
             AppState::Sip(s) => s,
-            AppState::Smb(f) | AppState::Dcerpc(f) => f,
+            AppState::Smb(f) => f,
+            AppState::Dcerpc(d) => &**d,
             AppState::Smtp(s) => &**s,
         })
     }
@@ -134,7 +136,11 @@ macro_rules! with_state {
                 $body
             }
             AppState::Sip($p) => $body,
-            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smb($p) => $body,
+            AppState::Dcerpc($p) => {
+                let $p: &DcerpcState = $p;
+                $body
+            }
             AppState::Smtp($p) => {
                 let $p: &SmtpState = $p;
                 $body
@@ -161,7 +167,11 @@ macro_rules! with_state {
                 $body
             }
             AppState::Sip($p) => $body,
-            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smb($p) => $body,
+            AppState::Dcerpc($p) => {
+                let $p: &mut DcerpcState = $p;
+                $body
+            }
             AppState::Smtp($p) => {
                 let $p: &mut SmtpState = $p;
                 $body

@@ -1,12 +1,9 @@
-//! Length-framed binary protocols over TCP — SMB (records behind a NetBIOS session
-//! service header) and DCERPC (PDUs with a `frag_length`) — as far as the engine needs
-//! them: the protocol is detected (so `alert smb` / `alert dcerpc` rules apply and EVE
-//! carries the `app_proto`) and each completed record or PDU asks for raw stream
-//! inspection of its direction, as Suricata's parsers do, so that content rules see the
-//! message when it is complete rather than when a stream chunk fills up.
+//! Length-framed SMB over TCP (records behind a NetBIOS session service header) as far
+//! as the engine needs it: the protocol is detected (so `alert smb` rules apply and EVE
+//! carries the `app_proto`). DCERPC has its own parser (`crate::dcerpc`).
 //!
-//! The message contents are not parsed: rules with the protocols' own keywords
-//! (`smb.named_pipe`, `dce_iface`, ...) are still refused as unsupported.
+//! The message contents are not parsed: rules with SMB's own keywords
+//! (`smb.named_pipe`, ...) are still refused as unsupported.
 
 use crate::detect::{AppProto, Probe};
 use crate::flow::AppState;
@@ -15,8 +12,6 @@ use crate::{AppCtx, Counter, Direction, Transport};
 
 /// Bytes of an NBSS header: a type and a 24-bit length (direct TCP, as SMB2 uses it).
 const NBSS_HDR: usize = 4;
-/// Bytes of a DCERPC connection-oriented PDU header.
-const DCERPC_HDR: usize = 16;
 
 /// NBSS session message (carries an SMB record).
 const NBSS_MESSAGE: u8 = 0x00;
@@ -29,15 +24,12 @@ const NBSS_CONTROL: [u8; 5] = [0x81, 0x82, 0x83, 0x84, 0x85];
 pub enum Framing {
     /// NBSS records (SMB1/2/3 over TCP port 139/445 or any port).
     Nbss,
-    /// DCERPC connection-oriented PDUs.
-    Dcerpc,
 }
 
 impl Framing {
     fn header_len(self) -> usize {
         match self {
             Framing::Nbss => NBSS_HDR,
-            Framing::Dcerpc => DCERPC_HDR,
         }
     }
 
@@ -51,27 +43,8 @@ impl Framing {
                 }
                 Some(NBSS_HDR as u64 + u64::from(u32::from_be_bytes([0, h[1], h[2], h[3]])))
             }
-            Framing::Dcerpc => {
-                let len = dcerpc_header(h)?;
-                Some(u64::from(len))
-            }
         }
     }
-}
-
-/// `frag_length` of a DCERPC connection-oriented header, if `h` is one: version 5.0 or
-/// 5.1, a known PDU type, integer representation big- or little-endian, and a length
-/// that covers at least the header.
-fn dcerpc_header(h: &[u8]) -> Option<u16> {
-    if h.len() < DCERPC_HDR || h[0] != 5 || h[1] > 1 || h[2] > 20 {
-        return None;
-    }
-    let len = match h[4] & 0xf0 {
-        0x10 => u16::from_le_bytes([h[8], h[9]]),
-        0x00 => u16::from_be_bytes([h[8], h[9]]),
-        _ => return None,
-    };
-    (usize::from(len) >= DCERPC_HDR).then_some(len)
 }
 
 /// Probes the first bytes of a TCP direction for SMB: NBSS control records (session
@@ -111,24 +84,6 @@ pub(crate) fn probe_smb(data: &[u8]) -> Probe {
             Some(r) => rest = r,
             None => return Probe::NeedMore,
         }
-    }
-}
-
-/// Probes the first bytes of a TCP direction for DCERPC: a connection-oriented PDU
-/// header (see [`dcerpc_header`]). To the server the first PDU must be a bind or an
-/// alter-context, as a client opens an association.
-pub(crate) fn probe_dcerpc(dir: Direction, data: &[u8]) -> Probe {
-    if data.first().is_some_and(|&b| b != 5) || data.get(1).is_some_and(|&b| b > 1) {
-        return Probe::NoMatch;
-    }
-    if data.len() < DCERPC_HDR {
-        return Probe::NeedMore;
-    }
-    match dcerpc_header(data) {
-        Some(_) if dir == Direction::ToClient || matches!(data[2], 11 | 14) => {
-            Probe::Match(AppProto::Dcerpc)
-        }
-        _ => Probe::NoMatch,
     }
 }
 
@@ -223,19 +178,8 @@ pub(crate) fn new_smb(t: Transport) -> Option<(AppState, Counter)> {
     (t == Transport::Tcp).then(|| (AppState::Smb(Framed::new(Framing::Nbss)), Counter::FlowSmb))
 }
 
-/// The state of a new DCERPC flow (TCP only): PDU framing.
-pub(crate) fn new_dcerpc(t: Transport) -> Option<(AppState, Counter)> {
-    (t == Transport::Tcp).then(|| {
-        (
-            AppState::Dcerpc(Framed::new(Framing::Dcerpc)),
-            Counter::FlowDcerpcTcp,
-        )
-    })
-}
-
-/// Record framing on the protocol contract: no transactions; a completed DCERPC PDU
-/// asks for raw stream inspection (SMB leaves raw inspection to the stream chunks, as
-/// Suricata's SMB parser does).
+/// Record framing on the protocol contract: no transactions; SMB leaves raw inspection
+/// to the stream chunks, as Suricata's SMB parser does.
 impl Protocol for Framed {
     fn parse(&mut self, _ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> ParseResult {
         Framed::parse(self, dir, data);
@@ -246,8 +190,8 @@ impl Protocol for Framed {
         Framed::gap(self, dir)
     }
 
-    fn take_completed(&mut self, dir: Direction) -> bool {
-        self.framing == Framing::Dcerpc && Framed::take_completed(self, dir)
+    fn take_completed(&mut self, _dir: Direction) -> bool {
+        false
     }
 }
 
@@ -287,38 +231,6 @@ mod tests {
         assert_eq!(probe_smb(&v), Probe::Match(AppProto::Smb));
     }
 
-    fn dce(ptype: u8, len: u16) -> Vec<u8> {
-        let mut h = vec![5, 0, ptype, 3, 0x10, 0, 0, 0];
-        h.extend_from_slice(&len.to_le_bytes());
-        h.extend_from_slice(&[0, 0, 1, 0, 0, 0]);
-        h.resize(usize::from(len), 0xaa);
-        h
-    }
-
-    #[test]
-    fn dcerpc_probe() {
-        let bind = dce(11, 72);
-        assert_eq!(
-            probe_dcerpc(ToServer, &bind),
-            Probe::Match(AppProto::Dcerpc)
-        );
-        assert_eq!(probe_dcerpc(ToServer, &bind[..10]), Probe::NeedMore);
-        assert_eq!(probe_dcerpc(ToServer, &dce(0, 40)), Probe::NoMatch);
-        assert_eq!(
-            probe_dcerpc(ToClient, &dce(12, 40)),
-            Probe::Match(AppProto::Dcerpc)
-        );
-        assert_eq!(probe_dcerpc(ToServer, b"\x05\x02"), Probe::NoMatch);
-        assert_eq!(probe_dcerpc(ToServer, b"\x16\x03\x01"), Probe::NoMatch);
-        let mut big_endian = dce(11, 72);
-        big_endian[4] = 0;
-        big_endian[8..10].copy_from_slice(&72u16.to_be_bytes());
-        assert_eq!(
-            probe_dcerpc(ToServer, &big_endian),
-            Probe::Match(AppProto::Dcerpc)
-        );
-    }
-
     #[test]
     fn records_complete_across_any_split() {
         let mut stream = nbss(&[7u8; 100]);
@@ -338,20 +250,10 @@ mod tests {
     }
 
     #[test]
-    fn completion_is_reported_per_record() {
-        let mut f = Framed::new(Framing::Dcerpc);
-        let pdu = dce(0, 40);
-        f.parse(ToServer, &pdu[..39]);
-        assert!(!f.take_completed(ToServer));
-        f.parse(ToServer, &pdu[39..]);
-        assert!(f.take_completed(ToServer));
-    }
-
-    #[test]
     fn garbage_loses_the_framing_and_a_gap_too() {
-        let mut f = Framed::new(Framing::Dcerpc);
+        let mut f = Framed::new(Framing::Nbss);
         f.parse(ToServer, &[0x16; 64]);
-        f.parse(ToServer, &dce(0, 40));
+        f.parse(ToServer, &nbss(b"\xfeSMB"));
         assert_eq!(f.records(ToServer), 0);
         let mut f = Framed::new(Framing::Nbss);
         f.gap(ToClient);
@@ -364,7 +266,7 @@ mod tests {
     #[test]
     fn arbitrary_bytes_never_panic() {
         let mut x: u32 = 0x1234_5678;
-        for framing in [Framing::Nbss, Framing::Dcerpc] {
+        for framing in [Framing::Nbss] {
             let mut f = Framed::new(framing);
             for _ in 0..2000 {
                 x ^= x << 13;
@@ -373,7 +275,6 @@ mod tests {
                 let chunk: Vec<u8> = (0..(x % 40)).map(|i| (x >> (i % 24)) as u8).collect();
                 f.parse(if x & 1 == 0 { ToServer } else { ToClient }, &chunk);
                 let _ = probe_smb(&chunk);
-                let _ = probe_dcerpc(ToServer, &chunk);
             }
         }
     }

@@ -31,6 +31,7 @@
 pub mod anomaly;
 mod buffers;
 mod counters;
+pub mod dcerpc;
 pub mod detect;
 pub mod dns;
 pub mod events;
