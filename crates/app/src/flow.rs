@@ -5,9 +5,9 @@
 //! held bytes are replayed into the protocol's parser, so the parser always sees each
 //! direction from its first byte.
 
+use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dns::DnsState;
-use crate::framed::Framed;
 use crate::http::HttpState;
 use crate::http2::Http2State;
 use crate::proto::{ParseResult, Protocol, Transaction};
@@ -67,8 +67,8 @@ pub enum AppState {
     Sip(SipState),
     /// SMB over TCP.
     Smb(Box<SmbState>),
-    /// DCERPC over TCP: PDU framing.
-    Dcerpc(Framed),
+    /// DCERPC over TCP or UDP.
+    Dcerpc(Box<DcerpcState>),
     /// SMTP.
     Smtp(Box<SmtpState>),
 }
@@ -84,7 +84,7 @@ impl AppState {
             AppState::Tls(t) => &**t,
             AppState::Sip(s) => s,
             AppState::Smb(s) => &**s,
-            AppState::Dcerpc(f) => f,
+            AppState::Dcerpc(d) => &**d,
             AppState::Smtp(s) => &**s,
         })
     }
@@ -140,7 +140,10 @@ macro_rules! with_state {
                 let $p: &SmbState = $p;
                 $body
             }
-            AppState::Dcerpc($p) => $body,
+            AppState::Dcerpc($p) => {
+                let $p: &DcerpcState = $p;
+                $body
+            }
             AppState::Smtp($p) => {
                 let $p: &SmtpState = $p;
                 $body
@@ -171,7 +174,10 @@ macro_rules! with_state {
                 let $p: &mut SmbState = $p;
                 $body
             }
-            AppState::Dcerpc($p) => $body,
+            AppState::Dcerpc($p) => {
+                let $p: &mut DcerpcState = $p;
+                $body
+            }
             AppState::Smtp($p) => {
                 let $p: &mut SmtpState = $p;
                 $body

@@ -59,7 +59,11 @@ fn ntlmssp(m: &[u8]) -> Option<Option<Ntlmssp>> {
     let field = |at: usize| -> Option<Vec<u8>> {
         let len = usize::from(u16_at(m, at)?);
         let off = u32_at(m, at + 4)? as usize;
-        let b = if len == 0 { &[][..] } else { slice(m, off, len)? };
+        let b = if len == 0 {
+            &[][..]
+        } else {
+            slice(m, off, len)?
+        };
         Some(if unicode { utf16(b) } else { b.to_vec() })
     };
     // The version follows the flags when NTLMSSP_NEGOTIATE_VERSION is set and the
@@ -215,7 +219,10 @@ mod tests {
     fn ntlmssp_authenticate() {
         let mut m = b"NTLMSSP\0\x03\0\0\0".to_vec();
         m.resize(72, 0);
-        let payload: Vec<u8> = "DOMuserHOST".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let payload: Vec<u8> = "DOMuserHOST"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
         let put = |m: &mut Vec<u8>, at: usize, off: usize, len: usize| {
             m[at..at + 2].copy_from_slice(&(len as u16).to_le_bytes());
             m[at + 4..at + 8].copy_from_slice(&(off as u32).to_le_bytes());
@@ -229,7 +236,10 @@ mod tests {
         let Ok(Some(Auth::Ntlmssp(n))) = parse(&m) else {
             panic!("not parsed");
         };
-        assert_eq!((n.domain, n.user, n.host), (b"DOM".to_vec(), b"user".to_vec(), b"HOST".to_vec()));
+        assert_eq!(
+            (n.domain, n.user, n.host),
+            (b"DOM".to_vec(), b"user".to_vec(), b"HOST".to_vec())
+        );
         assert_eq!(n.version.as_deref(), Some("10.0 build 19041 rev 15"));
         assert_eq!(parse(&m[..40]), Err(()));
         // A NEGOTIATE message is no logon.

@@ -5,6 +5,7 @@
 
 use super::events::{self as ev, raise};
 use super::names;
+use super::pipe;
 use super::smb1::{self, Block, Header};
 use super::state::{Fid, SmbState, Tree, Wait};
 use super::tx::TxKind;
@@ -50,7 +51,11 @@ fn status(h: &Header) -> (String, String) {
 }
 
 fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block<'_>) {
-    let ids = (u64::from(h.uid), u32::from(h.tid));
+    let ids = if b.command == smb1::NEGOTIATE {
+        (0, 0)
+    } else {
+        (u64::from(h.uid), u32::from(h.tid))
+    };
     let name = names::smb1_command(b.command);
     let kind = match b.command {
         smb1::NEGOTIATE => {
@@ -116,14 +121,19 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block<
             let Some((fid, offset)) = smb1::read_andx_request(b) else {
                 return malformed(st, ctx);
             };
-            if !st.fid(fid).is_some_and(|f| f.pipe) {
-                let w = Wait::Read {
+            let w = if st.fid(fid).is_some_and(|f| f.pipe) {
+                Wait::Pipe {
+                    fid: fid.to_vec(),
+                    ids,
+                }
+            } else {
+                Wait::Read {
                     fid: fid.to_vec(),
                     offset,
                     ids: (0, 0),
-                };
-                st.wait(key(h, b.command), w);
-            }
+                }
+            };
+            st.wait(key(h, b.command), w);
             return;
         }
         smb1::WRITE_ANDX => {
@@ -132,10 +142,31 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block<
             };
             if !st.fid(fid).is_some_and(|f| f.pipe) {
                 st.file_data(ctx, Direction::ToServer, (fid, offset, data), name, (0, 0));
+            } else if let Some(id) =
+                pipe::data(st, ctx, Direction::ToServer, (fid, data), name, ids, None)
+            {
+                st.wait(key(h, b.command), Wait::Write(id));
             }
             return;
         }
-        smb1::TRANS | smb1::TRANS2 => return,
+        smb1::TRANS => {
+            // TransactNmPipe: a write and a read on the pipe whose FID follows.
+            if let Some((setup, data)) = smb1::trans_request(m, b) {
+                if let (Some(0x26), Some(fid)) = (setup.first(), setup.get(2..4)) {
+                    if pipe::data(st, ctx, Direction::ToServer, (fid, data), name, ids, None)
+                        .is_some()
+                    {
+                        let w = Wait::Pipe {
+                            fid: fid.to_vec(),
+                            ids,
+                        };
+                        st.wait(key(h, b.command), w);
+                    }
+                }
+            }
+            return;
+        }
+        smb1::TRANS2 => return,
         _ => TxKind::Generic,
     };
     let id = st.new_tx(ctx, name, ids, kind);
@@ -163,7 +194,28 @@ fn response(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block
             let name = names::smb1_command(smb1::READ_ANDX);
             st.file_data(ctx, Direction::ToClient, (&fid, offset, data), name, ids);
         }
-        Wait::Write(_) => {}
+        Wait::Write(id) => {
+            if let Some(t) = st.tx_mut(id) {
+                t.status = Some(status(h));
+            }
+        }
+        Wait::Pipe { fid, ids } => {
+            let data = match b.command {
+                smb1::TRANS => smb1::trans_response(m, b),
+                _ => smb1::read_andx_response(m, b),
+            };
+            let name = names::smb1_command(b.command);
+            let bytes = data.unwrap_or(&[]);
+            pipe::data(
+                st,
+                ctx,
+                Direction::ToClient,
+                (&fid, bytes),
+                name,
+                ids,
+                Some(status(h)),
+            );
+        }
         Wait::Tx(id) => tx_response(st, h, b, id),
     }
 }
@@ -176,8 +228,7 @@ fn tx_response(st: &mut SmbState, h: &Header, b: &Block<'_>, id: u64) {
             if let Some(d) = st.smb1_dialects.get(usize::from(index)) {
                 st.dialect = Some(String::from_utf8_lossy(d).into_owned());
             }
-            if let Some(TxKind::Negotiate { server_guid, .. }) =
-                st.tx_mut(id).map(|t| &mut t.kind)
+            if let Some(TxKind::Negotiate { server_guid, .. }) = st.tx_mut(id).map(|t| &mut t.kind)
             {
                 *server_guid = guid.unwrap_or_default().to_vec();
             }
@@ -190,8 +241,11 @@ fn tx_response(st: &mut SmbState, h: &Header, b: &Block<'_>, id: u64) {
         return;
     };
     t.status = Some(status(h));
-    t.session_id = u64::from(h.uid);
-    t.tree_id = u32::from(h.tid);
+    // The answer's ids, except for a negotiation (no session or tree yet).
+    if b.command != smb1::NEGOTIATE {
+        t.session_id = u64::from(h.uid);
+        t.tree_id = u32::from(h.tid);
+    }
     t.dialect = dialect;
     t.done = true;
     match &mut t.kind {

@@ -4,6 +4,7 @@
 
 use super::events::{self as ev, raise};
 use super::names;
+use super::pipe;
 use super::smb2::{self, Header};
 use super::state::{Fid, SmbState, Tree, Wait};
 use super::tx::TxKind;
@@ -11,6 +12,9 @@ use crate::{AppCtx, Direction};
 
 /// Commands that open no transaction: Suricata 7 logs no record for them.
 const NO_TX: [u16; 6] = [0x0a, 0x0c, 0x0d, 0x0f, 0x10, 0x12];
+
+/// `FSCTL_PIPE_TRANSCEIVE`: a write and a read on a named pipe.
+const FSCTL_PIPE_TRANSCEIVE: u32 = 0x0011_c017;
 
 /// Compounded messages in one record at most.
 const MAX_COMPOUND: usize = 32;
@@ -31,9 +35,7 @@ pub(crate) fn message(st: &mut SmbState, ctx: &mut AppCtx, dir: Direction, mut m
         match (h.response, dir) {
             (false, Direction::ToServer) => request(st, ctx, &h, this),
             (true, Direction::ToClient) => response(st, ctx, &h, this),
-            (true, Direction::ToServer) => {
-                raise(&mut st.events, ctx, ev::RESPONSE_TO_SERVER, None)
-            }
+            (true, Direction::ToServer) => raise(&mut st.events, ctx, ev::RESPONSE_TO_SERVER, None),
             (false, Direction::ToClient) => raise(&mut st.events, ctx, ev::REQUEST_TO_CLIENT, None),
         }
         if next < smb2::HDR_LEN || next >= m.len() {
@@ -116,7 +118,11 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
                 return malformed(st, ctx);
             };
             if st.fid(fid).is_some_and(|f| f.pipe) {
-                return;
+                let w = Wait::Pipe {
+                    fid: fid.to_vec(),
+                    ids,
+                };
+                return st.wait(key(h), w);
             }
             let w = Wait::Read {
                 fid: fid.to_vec(),
@@ -131,6 +137,11 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
                 return malformed(st, ctx);
             };
             if st.fid(w.1).is_some_and(|f| f.pipe) {
+                if let Some(id) =
+                    pipe::data(st, ctx, Direction::ToServer, (w.1, w.2), name, ids, None)
+                {
+                    st.wait(key(h), Wait::Write(id));
+                }
                 return;
             }
             let id = st.file_data(ctx, Direction::ToServer, (w.1, w.0, w.2), name, ids);
@@ -138,9 +149,18 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
             return;
         }
         smb2::IOCTL => {
-            let Some((code, _fid, _input)) = smb2::ioctl(m, false) else {
+            let Some((code, fid, input)) = smb2::ioctl(m, false) else {
                 return malformed(st, ctx);
             };
+            if code == FSCTL_PIPE_TRANSCEIVE
+                && pipe::data(st, ctx, Direction::ToServer, (fid, input), name, ids, None).is_some()
+            {
+                let w = Wait::Pipe {
+                    fid: fid.to_vec(),
+                    ids,
+                };
+                return st.wait(key(h), w);
+            }
             TxKind::Ioctl { function: code }
         }
         smb2::SET_INFO => {
@@ -208,6 +228,23 @@ fn response(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
             if let Some(t) = st.tx_mut(id) {
                 t.status = Some(status);
             }
+        }
+        Wait::Pipe { fid, ids } => {
+            let data = match h.command {
+                smb2::IOCTL => smb2::ioctl(m, true).map(|x| x.2),
+                _ => smb2::read_response(m),
+            };
+            let name = names::smb2_command(h.command);
+            let bytes = data.unwrap_or(&[]);
+            pipe::data(
+                st,
+                ctx,
+                Direction::ToClient,
+                (&fid, bytes),
+                name,
+                ids,
+                Some(status),
+            );
         }
         Wait::Tx(id) => tx_response(st, h, m, id, status),
     }

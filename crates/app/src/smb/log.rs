@@ -130,7 +130,10 @@ pub fn smb_object(tx: &SmbTx) -> Value {
                 s(name)
             };
             o.insert(k.into(), n);
-            o.insert("disposition".into(), names::disposition(*disposition).into());
+            o.insert(
+                "disposition".into(),
+                names::disposition(*disposition).into(),
+            );
             let access = if *delete_on_close {
                 "delete on close"
             } else {
@@ -155,6 +158,10 @@ pub fn smb_object(tx: &SmbTx) -> Value {
         }
         TxKind::Ioctl { function } => {
             o.insert("function".into(), names::fsctl(*function).into());
+        }
+        TxKind::Dcerpc { call, bound, .. } => {
+            let o2 = crate::dcerpc::log::smb_dcerpc_object(call, Some(bound));
+            o.insert("dcerpc".into(), o2);
         }
         TxKind::SetInfo {
             name,

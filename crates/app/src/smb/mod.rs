@@ -7,6 +7,7 @@
 //!   NTLMSSP and Kerberos logon details; [`names`]: the names records use;
 //! - [`state`]: the per-flow state ([`SmbState`]), with `handle1`/`handle2` for each
 //!   version's commands; [`tx`]: transactions ([`SmbTx`]);
+//! - `pipe`: DCERPC over named pipes (through [`crate::dcerpc`]);
 //! - `events`: the event table; `proto`: the protocol contract; [`log`]: EVE objects.
 
 pub mod auth;
@@ -16,6 +17,7 @@ mod handle1;
 mod handle2;
 pub mod log;
 pub mod names;
+mod pipe;
 mod proto;
 pub mod record;
 pub mod smb1;

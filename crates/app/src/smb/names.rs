@@ -256,10 +256,16 @@ mod tests {
         assert_eq!(smb2_dialect(0x02ff), "2.??");
         assert_eq!(
             nt_status_fields(0xc000_0016),
-            ("STATUS_MORE_PROCESSING_REQUIRED".into(), "0xc0000016".into())
+            (
+                "STATUS_MORE_PROCESSING_REQUIRED".into(),
+                "0xc0000016".into()
+            )
         );
         assert_eq!(nt_status_fields(0), ("STATUS_SUCCESS".into(), "0x0".into()));
-        assert_eq!(dos_status_fields(2, 0x5b), ("SRV_BADUID".into(), "0x005b".into()));
+        assert_eq!(
+            dos_status_fields(2, 0x5b),
+            ("SRV_BADUID".into(), "0x005b".into())
+        );
         assert_eq!(dos_status_fields(1, 5), ("5".into(), "0x0005".into()));
         assert_eq!(
             dos_status_fields(0, 0),

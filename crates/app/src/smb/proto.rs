@@ -104,6 +104,14 @@ impl Transaction for SmbTx {
         }
     }
 
+    /// The DCERPC keywords on a call over a named pipe.
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
+        match &self.kind {
+            TxKind::Dcerpc { call, .. } => crate::dcerpc::keywords::check(call, opt, dir),
+            _ => false,
+        }
+    }
+
     fn log(&self, _extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
         out(None, super::log::smb_object(self));
     }

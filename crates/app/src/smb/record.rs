@@ -69,7 +69,9 @@ impl Framer {
     fn step(&mut self, mut data: &[u8], f: &mut dyn FnMut(Item)) -> Option<Vec<u8>> {
         while !data.is_empty() {
             if self.skip > 0 {
-                let n = usize::try_from(self.skip).unwrap_or(usize::MAX).min(data.len());
+                let n = usize::try_from(self.skip)
+                    .unwrap_or(usize::MAX)
+                    .min(data.len());
                 self.skip -= n as u64;
                 data = &data[n..];
                 continue;
@@ -104,8 +106,9 @@ impl Framer {
             }
             let len = NBSS_HDR + record_len(&self.buf);
             if len > MAX_RECORD {
-                if self.buf.len() == want {
-                    self.skip = (len - want) as u64;
+                let head = NBSS_HDR + 128;
+                if self.buf.len() == head {
+                    self.skip = (len - head) as u64;
                     f(Item::TooLarge(std::mem::take(&mut self.buf)));
                 }
             } else if self.buf.len() == len {

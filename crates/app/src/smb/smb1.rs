@@ -280,7 +280,10 @@ pub fn read_andx_request<'a>(b: &Block<'a>) -> Option<(&'a [u8], u64)> {
     } else {
         0
     };
-    Some((slice(b.words, 4, 2)?, high << 32 | u64::from(u32_at(b.words, 6)?)))
+    Some((
+        slice(b.words, 4, 2)?,
+        high << 32 | u64::from(u32_at(b.words, 6)?),
+    ))
 }
 
 /// The data of a `READ_ANDX` response in message `m`.

@@ -172,7 +172,12 @@ pub struct CreateResponse {
 pub fn create_response(m: &[u8]) -> Option<CreateResponse> {
     let b = m.get(HDR_LEN..)?;
     Some(CreateResponse {
-        times: [u64_at(b, 8)?, u64_at(b, 16)?, u64_at(b, 24)?, u64_at(b, 32)?],
+        times: [
+            u64_at(b, 8)?,
+            u64_at(b, 16)?,
+            u64_at(b, 24)?,
+            u64_at(b, 32)?,
+        ],
         size: u64_at(b, 48)?,
         directory: u32_at(b, 56)? & 0x10 != 0,
         fid: slice(b, 64, 16)?.to_vec(),
@@ -267,5 +272,40 @@ mod tests {
         assert_eq!(negotiate_response(&m), None);
         assert_eq!(read_request(&m), None);
         assert_eq!(ioctl(&m, true), None);
+    }
+}
+
+#[cfg(test)]
+mod real_bytes {
+    use super::*;
+    use crate::smb::auth::{self, Auth};
+    use crate::smb::names;
+
+    /// Messages of sv-ether.pcap's flow 192.168.56.104:62618 → 192.168.56.102:445.
+    const NEGOTIATE_RESPONSE: &[u8] = include_bytes!("testdata/smb2-negotiate-response.bin");
+    const SETUP_REQUEST: &[u8] = include_bytes!("testdata/smb2-session-setup-ntlmssp.bin");
+
+    #[test]
+    fn negotiate_response_of_a_windows_server() {
+        let h = header(NEGOTIATE_RESPONSE).unwrap();
+        assert!(h.response);
+        assert_eq!(h.command, NEGOTIATE);
+        let r = negotiate_response(NEGOTIATE_RESPONSE).unwrap();
+        assert_eq!(names::smb2_dialect(r.dialect), "2.10");
+        assert_eq!(names::guid(&r.guid), "a301c59f-b77b-4a9a-fc97-26bd1be51ec2");
+        assert_eq!((r.max_read, r.max_write), (8_388_608, 8_388_608));
+    }
+
+    #[test]
+    fn ntlmssp_logon_of_a_windows_client() {
+        let h = header(SETUP_REQUEST).unwrap();
+        assert_eq!(h.command, super::SESSION_SETUP);
+        let blob = session_setup_request(SETUP_REQUEST).unwrap();
+        let Ok(Some(Auth::Ntlmssp(n))) = auth::parse(blob) else {
+            panic!("no NTLMSSP logon");
+        };
+        assert_eq!(n.user, b"Administrator");
+        assert_eq!(n.host, b"WIN10");
+        assert_eq!(n.domain, b"");
     }
 }

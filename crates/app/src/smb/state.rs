@@ -38,6 +38,8 @@ pub(crate) enum Wait {
     },
     /// The status of a write that went to file transaction `id`.
     Write(u64),
+    /// Data read from named pipe `fid` (the answer of a read, `TRANS` or IOCTL).
+    Pipe { fid: Vec<u8>, ids: (u64, u32) },
 }
 
 /// A request waiting for its answer: (SMB version, command, message id) and what.
@@ -75,6 +77,8 @@ pub struct SmbState {
     pub(crate) fids: VecDeque<Fid>,
     pub(crate) events: Events,
     completed: [bool; 2],
+    /// The DCERPC connection of each named pipe followed.
+    pub(crate) pipes: VecDeque<(Vec<u8>, crate::dcerpc::DcerpcConn)>,
 }
 
 impl SmbState {
@@ -194,7 +198,12 @@ impl SmbState {
             if let Some(old) = self.txs.pop_front() {
                 if !old.done && !old.stale {
                     ctx.counters.incr(Counter::TxLimit);
-                    raise(&mut self.events, ctx, ev::TOO_MANY_TRANSACTIONS, Some(old.id));
+                    raise(
+                        &mut self.events,
+                        ctx,
+                        ev::TOO_MANY_TRANSACTIONS,
+                        Some(old.id),
+                    );
                 }
             }
         }

@@ -68,7 +68,47 @@ fn wrong_direction_and_garbage_raise_events() {
     st.parse(&mut ctx, ToClient, &smb2(7, 1, false, 0, &[0; 24]));
     st.parse(&mut ctx, ToServer, &nbss(b"\xfeSMBshort"));
     let mut names = Vec::new();
-    st.events().each(super::super::EVENTS, &mut |n| names.push(n));
+    st.events()
+        .each(super::super::EVENTS, &mut |n| names.push(n));
     assert_eq!(names, ["smb.malformed_data", "smb.request_to_client"]);
     assert_eq!(st.txs().count(), 0);
+}
+
+mod arbitrary {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Arbitrary bytes, framed as SMB records or not, never panic the parsers.
+        #[test]
+        fn arbitrary_messages_never_panic(
+            chunks in proptest::collection::vec(
+                (any::<bool>(), any::<u8>(), proptest::collection::vec(any::<u8>(), 0..300)),
+                1..12,
+            )
+        ) {
+            let mut ctx = AppCtx::default();
+            let mut st = SmbState::default();
+            for (to_server, magic, body) in chunks {
+                let dir = if to_server { ToServer } else { ToClient };
+                let mut m = match magic % 3 {
+                    0 => b"\xfeSMB".to_vec(),
+                    1 => b"\xffSMB".to_vec(),
+                    _ => Vec::new(),
+                };
+                m.extend_from_slice(&body);
+                st.parse(&mut ctx, dir, &nbss(&m));
+                st.parse(&mut ctx, dir, &body);
+                let _ = crate::smb::auth::parse(&body);
+                let _ = crate::smb::smb2::header(&m);
+                let _ = crate::smb::smb1::header(&m);
+            }
+            st.close();
+            for t in st.txs() {
+                let _ = smb_object(t);
+            }
+        }
+    }
 }

@@ -3,6 +3,7 @@
 //! one opened file), each with what its `smb` record shows.
 
 use super::auth::Auth;
+use crate::dcerpc::{DceTx, Interface};
 use crate::Files;
 
 /// What a transaction describes beyond its command, status and ids.
@@ -77,6 +78,15 @@ pub enum TxKind {
     Ioctl {
         /// The FSCTL code.
         function: u32,
+    },
+    /// A DCERPC call over a named pipe.
+    Dcerpc {
+        /// The pipe's file id.
+        fid: Vec<u8>,
+        /// The call as last seen.
+        call: Box<DceTx>,
+        /// The interfaces bound on the pipe then.
+        bound: Vec<Interface>,
     },
     /// A set-info on a file (delete on close).
     SetInfo {
