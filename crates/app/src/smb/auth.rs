@@ -33,13 +33,17 @@ pub enum Auth {
     },
 }
 
+/// An NTLMSSP `AUTHENTICATE` message that does not parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MalformedNtlmssp;
+
 /// The result of looking at a blob: the logon found, or a malformed NTLMSSP message.
-pub fn parse(blob: &[u8]) -> Result<Option<Auth>, ()> {
+pub fn parse(blob: &[u8]) -> Result<Option<Auth>, MalformedNtlmssp> {
     if let Some(i) = memmem::find(blob, b"NTLMSSP\0") {
         return match ntlmssp(&blob[i..]) {
             Some(Some(n)) => Ok(Some(Auth::Ntlmssp(n))),
             Some(None) => Ok(None),
-            None => Err(()),
+            None => Err(MalformedNtlmssp),
         };
     }
     Ok(kerberos(blob))
@@ -48,9 +52,7 @@ pub fn parse(blob: &[u8]) -> Result<Option<Auth>, ()> {
 /// An NTLMSSP message: `Some(None)` for a message other than `AUTHENTICATE`, `None`
 /// when an `AUTHENTICATE` message is malformed.
 fn ntlmssp(m: &[u8]) -> Option<Option<Ntlmssp>> {
-    let Some(kind) = u32_at(m, 8) else {
-        return None;
-    };
+    let kind = u32_at(m, 8)?;
     if kind != 3 {
         return Some(None);
     }
@@ -241,7 +243,7 @@ mod tests {
             (b"DOM".to_vec(), b"user".to_vec(), b"HOST".to_vec())
         );
         assert_eq!(n.version.as_deref(), Some("10.0 build 19041 rev 15"));
-        assert_eq!(parse(&m[..40]), Err(()));
+        assert_eq!(parse(&m[..40]), Err(MalformedNtlmssp));
         // A NEGOTIATE message is no logon.
         assert_eq!(parse(b"NTLMSSP\0\x01\0\0\0"), Ok(None));
     }

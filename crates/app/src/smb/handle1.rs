@@ -76,7 +76,7 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block<
             let Some(ss) = smb1::session_setup_request(b, h.unicode) else {
                 return malformed(st, ctx);
             };
-            let auth = super::auth::parse(ss.blob).unwrap_or_else(|()| {
+            let auth = super::auth::parse(ss.blob).unwrap_or_else(|_| {
                 raise(&mut st.events, ctx, ev::MALFORMED_NTLMSSP_REQUEST, None);
                 None
             });

@@ -77,7 +77,7 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
         }
         smb2::SESSION_SETUP => {
             let blob = smb2::session_setup_request(m).unwrap_or(&[]);
-            let auth = super::auth::parse(blob).unwrap_or_else(|()| {
+            let auth = super::auth::parse(blob).unwrap_or_else(|_| {
                 raise(&mut st.events, ctx, ev::MALFORMED_NTLMSSP_REQUEST, None);
                 None
             });

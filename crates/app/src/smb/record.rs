@@ -40,7 +40,7 @@ pub struct Framer {
 
 /// Whether an SMB signature starts `b`.
 fn smb_magic(b: &[u8]) -> bool {
-    matches!(b, [0xff | 0xfe | 0xfd, b'S', b'M', b'B', ..])
+    matches!(b, [0xfd..=0xff, b'S', b'M', b'B', ..])
 }
 
 impl Framer {
