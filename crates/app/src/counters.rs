@@ -75,6 +75,20 @@ pub enum Counter {
     TxSmtp,
     /// SMTP flows whose parser failed.
     ErrorSmtp,
+    /// UDP flows detected as DCERPC.
+    FlowDcerpcUdp,
+    /// DCERPC-over-TCP transactions (calls).
+    TxDcerpcTcp,
+    /// DCERPC-over-UDP transactions (calls).
+    TxDcerpcUdp,
+    /// DCERPC-over-TCP flows whose parser failed.
+    ErrorDcerpcTcp,
+    /// DCERPC-over-UDP datagrams that are not DCERPC.
+    ErrorDcerpcUdp,
+    /// DCERPC fragments whose stub was cut by the reassembly limit.
+    DcerpcStubCut,
+    /// SMB transactions.
+    TxSmb,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -113,11 +127,18 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.http2.header_error",
     "app_layer.tx.smtp",
     "app_layer.error.smtp.parser",
+    "app_layer.flow.dcerpc_udp",
+    "app_layer.tx.dcerpc_tcp",
+    "app_layer.tx.dcerpc_udp",
+    "app_layer.error.dcerpc_tcp.parser",
+    "app_layer.error.dcerpc_udp.parser",
+    "osprey.app.dcerpc.stub_cut",
+    "app_layer.tx.smb",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 35;
+    pub const COUNT: usize = 42;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

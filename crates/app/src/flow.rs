@@ -5,14 +5,15 @@
 //! held bytes are replayed into the protocol's parser, so the parser always sees each
 //! direction from its first byte.
 
+use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dns::DnsState;
-use crate::framed::Framed;
 use crate::http::HttpState;
 use crate::http2::Http2State;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::registry;
 use crate::sip::SipState;
+use crate::smb::SmbState;
 use crate::smtp::SmtpState;
 use crate::tls::TlsState;
 use crate::{Anomalies, Config, Counter, Counters, Direction, Transport};
@@ -64,10 +65,10 @@ pub enum AppState {
     Tls(Box<TlsState>),
     /// SIP (UDP).
     Sip(SipState),
-    /// SMB over TCP: NBSS record framing.
-    Smb(Framed),
-    /// DCERPC over TCP: PDU framing.
-    Dcerpc(Framed),
+    /// SMB over TCP.
+    Smb(Box<SmbState>),
+    /// DCERPC over TCP or UDP.
+    Dcerpc(Box<DcerpcState>),
     /// SMTP.
     Smtp(Box<SmtpState>),
 }
@@ -82,7 +83,8 @@ impl AppState {
             AppState::Dns(d) => &**d,
             AppState::Tls(t) => &**t,
             AppState::Sip(s) => s,
-            AppState::Smb(f) | AppState::Dcerpc(f) => f,
+            AppState::Smb(s) => &**s,
+            AppState::Dcerpc(d) => &**d,
             AppState::Smtp(s) => &**s,
         })
     }
@@ -134,7 +136,14 @@ macro_rules! with_state {
                 $body
             }
             AppState::Sip($p) => $body,
-            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smb($p) => {
+                let $p: &SmbState = $p;
+                $body
+            }
+            AppState::Dcerpc($p) => {
+                let $p: &DcerpcState = $p;
+                $body
+            }
             AppState::Smtp($p) => {
                 let $p: &SmtpState = $p;
                 $body
@@ -161,7 +170,14 @@ macro_rules! with_state {
                 $body
             }
             AppState::Sip($p) => $body,
-            AppState::Smb($p) | AppState::Dcerpc($p) => $body,
+            AppState::Smb($p) => {
+                let $p: &mut SmbState = $p;
+                $body
+            }
+            AppState::Dcerpc($p) => {
+                let $p: &mut DcerpcState = $p;
+                $body
+            }
             AppState::Smtp($p) => {
                 let $p: &mut SmtpState = $p;
                 $body

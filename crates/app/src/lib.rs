@@ -31,12 +31,12 @@
 pub mod anomaly;
 mod buffers;
 mod counters;
+pub mod dcerpc;
 pub mod detect;
 pub mod dns;
 pub mod events;
 pub mod files;
 mod flow;
-pub mod framed;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod http;
@@ -45,6 +45,7 @@ pub mod log;
 mod proto;
 pub mod registry;
 pub mod sip;
+pub mod smb;
 pub mod smtp;
 pub mod tls;
 mod util;
