@@ -87,7 +87,11 @@ impl SmtpState {
                 return;
             }
             let d = dir.index();
-            let (n, done) = self.lines[d].feed(data);
+            let max = match (dir, self.mode) {
+                (Direction::ToServer, Mode::Data) => parser::MAX_DATA_LINE,
+                _ => parser::MAX_LINE,
+            };
+            let (n, done) = self.lines[d].feed_max(data, max);
             data = &data[n..];
             if let (Direction::ToServer, Mode::Bdat { len }) = (dir, self.mode) {
                 self.bdat_seen = self.bdat_seen.saturating_add(n as u64);
@@ -98,7 +102,7 @@ impl SmtpState {
                 continue;
             }
             if done {
-                let line = self.lines[d].line();
+                let line = self.lines[d].line_max(max);
                 let (text, truncated) = (line.text.to_vec(), line.truncated);
                 self.lines[d].clear();
                 match dir {

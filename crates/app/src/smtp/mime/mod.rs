@@ -199,9 +199,6 @@ impl Parser {
         if self.failed {
             return;
         }
-        if line.len() > MAX_LINE || cut {
-            self.event(sink, ev::MIME_LONG_LINE);
-        }
         if let Some(h) = &mut self.md5.0 {
             h.update(line);
             h.update(b"\r\n");
@@ -224,9 +221,18 @@ impl Parser {
                 return;
             }
         }
+        let long = line.len() > MAX_LINE || cut;
         if self.part.in_body {
+            // Suricata 7.0.10 reports a long line of a body it decodes or scans, not
+            // one of a plain attachment (sv-ether.pcap flow 1.1.205.22:4053).
+            if long && matches!(&self.part.body, Body::Leaf(l) if l.text || l.enc != Enc::Plain) {
+                self.event(sink, ev::MIME_LONG_LINE);
+            }
             self.body_line(line, sink);
         } else {
+            if long {
+                self.event(sink, ev::MIME_LONG_LINE);
+            }
             self.header_line(e, line, sink);
         }
     }
@@ -363,9 +369,13 @@ impl Parser {
                 bad_b64 = leaf.b64.line(line, &mut out);
             }
             Enc::Qp => {
+                // A hard line end is content at once (also the last one before a
+                // boundary, as Suricata counts quoted-printable files).
                 long = line.len() > MAX_ENC_LINE;
                 let (soft, invalid) = decode::qp_line(line, &mut out);
-                leaf.pending_crlf = !soft;
+                if !soft {
+                    out.extend_from_slice(b"\r\n");
+                }
                 bad_qp = invalid;
             }
         }
