@@ -28,7 +28,8 @@ use crate::{Direction, FileConfig, FileId, FileState, Files};
 use decode::Base64;
 use url::UrlFlags;
 
-/// `app-layer.protocols.smtp.mime` of `suricata.yaml`, with Suricata's defaults.
+/// `app-layer.protocols.smtp.mime` of `suricata.yaml`, with Suricata's defaults when
+/// it is absent.
 #[derive(Clone, Debug)]
 pub struct MimeConfig {
     /// `decode-mime`: parse the MIME structure at all (otherwise only the message's
@@ -57,7 +58,9 @@ impl Default for MimeConfig {
             decode_base64: true,
             decode_quoted_printable: true,
             header_value_depth: 2000,
-            extract_urls: true,
+            // Off unless configured, as Suricata 7.0.10 runs without the setting (the
+            // stock suricata.yaml turns it on).
+            extract_urls: false,
             extract_urls_schemes: vec![b"http".to_vec()],
             log_url_scheme: false,
             body_md5: false,
@@ -309,8 +312,12 @@ impl Parser {
         if media.starts_with(b"multipart/") && self.bounds.len() < MAX_DEPTH {
             if let Some(b) = header::param(ct, b"boundary") {
                 if b.len() > MAX_BOUNDARY {
-                    self.event(sink, ev::MIME_LONG_BOUNDARY);
-                    self.event(sink, ev::MIME_PARSE_FAILED);
+                    // Suricata 7.0.10 reports both twice (sv-ether.pcap flow
+                    // 192.168.111.128:49601, and crafted mails whatever follows).
+                    sink.events
+                        .extend([ev::MIME_LONG_BOUNDARY, ev::MIME_PARSE_FAILED]);
+                    sink.events
+                        .extend([ev::MIME_PARSE_FAILED, ev::MIME_LONG_BOUNDARY]);
                     self.failed = true;
                     e.status = Status::ParseError;
                     return;
