@@ -108,6 +108,8 @@ pub struct Config {
     pub dns_tcp_limit: usize,
     /// How the files transactions carry are tracked (hashes, bytes kept).
     pub files: FileConfig,
+    /// `app-layer.protocols.smtp.mime`: how SMTP messages are decoded.
+    pub smtp_mime: smtp::mime::MimeConfig,
 }
 
 impl Default for Config {
@@ -127,6 +129,7 @@ impl Default for Config {
             tls_handshake_limit: 256 * 1024,
             dns_tcp_limit: 65_535,
             files: FileConfig::default(),
+            smtp_mime: smtp::mime::MimeConfig::default(),
         }
     }
 }

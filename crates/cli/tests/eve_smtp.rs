@@ -1,9 +1,10 @@
 //! EVE `smtp` records and SMTP app-layer anomalies on a capture written here: a
 //! session as in sv-ether.pcap (greeting, `EHLO`, a pipelined envelope with `DATA`, a
 //! message, `QUIT`), and a session with no greeting whose `DATA` is rejected and whose
-//! client sends a second `MAIL FROM`. The records are checked against what Suricata
-//! 7.0.10 writes for the same capture (hard-coded here, and compared with a live run
-//! when `suricata` is installed).
+//! client sends a second `MAIL FROM`; and the `email` objects (attachments, URLs, MIME
+//! events) of six MIME mails cut from sv-ether.pcap (tests/data/smtp-mime.pcap). The
+//! records are checked against what Suricata 7.0.10 writes for the same capture
+//! (hard-coded here, and compared with a live run when `suricata` is installed).
 
 mod common;
 
@@ -283,6 +284,136 @@ fn smtp_records_and_events_are_suricatas() {
         .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let (s_smtp, s_anomalies) = summary(&sdir.join("eve.json"));
+    assert_eq!(smtp, s_smtp, "smtp records differ from Suricata's");
+    assert_eq!(
+        anomalies, s_anomalies,
+        "SMTP anomalies differ from Suricata's"
+    );
+}
+
+/// The stock suricata.yaml's `app-layer.protocols.smtp.mime` (URL extraction is off
+/// without it).
+const MIME: &str = "app-layer:\n  protocols:\n    smtp:\n      enabled: yes\n      mime:\n        \
+    decode-mime: yes\n        decode-base64: yes\n        decode-quoted-printable: yes\n        \
+    header-value-depth: 2000\n        extract-urls: yes\n        body-md5: no\n";
+
+/// Suricata on `pcap` with [`CONFIG`] and `extra`; its EVE file.
+fn run_suricata(dir: &Path, pcap: &Path, extra: &str) -> PathBuf {
+    let sdir = dir.join("suricata");
+    std::fs::create_dir_all(&sdir).unwrap();
+    let syaml = dir.join("suricata.yaml");
+    std::fs::write(
+        &syaml,
+        format!("{CONFIG}{extra}\ndefault-log-dir: {}\n", sdir.display()),
+    )
+    .unwrap();
+    let r = Command::new("suricata")
+        .args([
+            "-c",
+            syaml.to_str().unwrap(),
+            "-S",
+            "/dev/null",
+            "-k",
+            "none",
+        ])
+        .args(["--runmode", "single", "-r", pcap.to_str().unwrap()])
+        .args(["-l", sdir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    sdir.join("eve.json")
+}
+
+/// Six mails of sv-ether.pcap: quoted-printable `NEWS.txt` beside a nested
+/// multipart/alternative whose HTML URLs Suricata does not list (10.10.1.4:1470); a
+/// plain EICAR attachment after a text part (192.168.92.1:39202); an attachment as the
+/// message itself (10.0.0.1:40001, a file but not listed); a `message/rfc822` wrapper
+/// (10.0.0.1:40004); a 300-byte boundary (192.168.111.128:49601); URLs in a plain
+/// body (97.71.82.89:54009).
+#[test]
+fn mime_email_fields_are_suricatas() {
+    let dir = tempdir("eve-smtp-mime");
+    let pcap = common::repo("crates/cli/tests/data/smtp-mime.pcap");
+    let yaml = dir.join("osprey.yaml");
+    std::fs::write(&yaml, format!("{CONFIG}{MIME}")).unwrap();
+    let (smtp, anomalies) = summary(&run_osprey(&dir, &pcap, &yaml));
+    let j = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+    // As Suricata 7.0.10 writes them for this capture (and for sv-ether.pcap).
+    let want_smtp = vec![
+        (
+            1470,
+            0,
+            j(
+                r#"{"helo":"GP","mail_from":"<gurpartap@patriots.in>","rcpt_to":["<raj_deol2002in@yahoo.co.in>"]}"#,
+            ),
+            j(
+                r#"{"status":"PARSE_DONE","from":"\"Gurpartap Singh\" <gurpartap@patriots.in>","to":["<raj_deol2002in@yahoo.co.in>"],"attachment":["NEWS.txt"]}"#,
+            ),
+        ),
+        (1470, 1, j(r#"{"helo":"GP"}"#), Value::Null),
+        (
+            39202,
+            0,
+            j(
+                r#"{"helo":"linuxbox","mail_from":"<gavin.shrubbery@gmail.com>","rcpt_to":["<172.16.92.2@linuxbox>"]}"#,
+            ),
+            j(
+                r#"{"status":"PARSE_DONE","from":"Gavin Shrubbery <gavin.shrubbery@gmail.com>","to":["172.16.92.2@linuxbox"],"attachment":["EICAR-Test-File"]}"#,
+            ),
+        ),
+        (39202, 1, j(r#"{"helo":"linuxbox"}"#), Value::Null),
+        (
+            40001,
+            0,
+            j(
+                r#"{"helo":"attacker.com","mail_from":"<attacker@evil.com>","rcpt_to":["<victim@target.com>"]}"#,
+            ),
+            j(r#"{"status":"PARSE_DONE","from":"attacker@evil.com","to":["victim@target.com"]}"#),
+        ),
+        (40001, 1, j(r#"{"helo":"attacker.com"}"#), Value::Null),
+        (
+            40004,
+            0,
+            j(
+                r#"{"helo":"attacker.com","mail_from":"<attacker@evil.com>","rcpt_to":["<victim@target.com>"]}"#,
+            ),
+            j(
+                r#"{"status":"PARSE_DONE","from":"attacker@evil.com","to":["victim@target.com"],"attachment":["malware.exe"]}"#,
+            ),
+        ),
+        (40004, 1, j(r#"{"helo":"attacker.com"}"#), Value::Null),
+        (
+            49601,
+            0,
+            j(r#"{"helo":"bug.client"}"#),
+            j(r#"{"status":"PARSE_ERROR"}"#),
+        ),
+        (49601, 1, j(r#"{"helo":"bug.client"}"#), Value::Null),
+        (
+            54009,
+            0,
+            j(
+                r#"{"helo":"hRkscBv0ATXN","mail_from":"<GcmRThQUtI@2CUFsLIxE.com>","rcpt_to":["<qx6sQ@AR4LsVX.com>"]}"#,
+            ),
+            j(
+                r#"{"status":"PARSE_DONE","from":"kKOEWPYxSvc@ajMvlQs1O4UA.com","to":["q7mp@Ku6FXfnLmo.com"],"has_ipv6_url":false,"has_ipv4_url":false,"has_exe_url":false,"url":["test-site.org/blah/123/","google.com"]}"#,
+            ),
+        ),
+        (54009, 1, j(r#"{"helo":"hRkscBv0ATXN"}"#), Value::Null),
+    ];
+    assert_eq!(smtp, want_smtp);
+    let ev = |e: &str| (49601, j("0"), e.to_string());
+    let want_anomalies = vec![
+        ev("MIME_LONG_BOUNDARY"),
+        ev("MIME_LONG_BOUNDARY"),
+        ev("MIME_PARSE_FAILED"),
+        ev("MIME_PARSE_FAILED"),
+    ];
+    assert_eq!(anomalies, want_anomalies);
+    if common::suricata().is_none() {
+        return;
+    }
+    let (s_smtp, s_anomalies) = summary(&run_suricata(&dir, &pcap, MIME));
     assert_eq!(smtp, s_smtp, "smtp records differ from Suricata's");
     assert_eq!(
         anomalies, s_anomalies,

@@ -145,6 +145,23 @@ mod tests {
     }
 
     #[test]
+    fn smtp_mime_settings_are_read() {
+        let mut c = Config::default();
+        let key = |k: &str| format!("app-layer.protocols.smtp.mime.{k}");
+        c.set(&key("extract-urls"), "yes").unwrap();
+        c.set(&key("decode-base64"), "no").unwrap();
+        c.set(&key("header-value-depth"), "300").unwrap();
+        c.set(&key("extract-urls-schemes"), "HTTPS").unwrap();
+        c.set(&key("log-url-scheme"), "yes").unwrap();
+        let mut e = EngineConfig::default();
+        crate::setup::apply_engine_settings(&c, &mut e);
+        let m = &e.app.smtp_mime;
+        assert!(m.extract_urls && m.log_url_scheme && m.decode_mime && !m.decode_base64);
+        assert_eq!(m.header_value_depth, 300);
+        assert_eq!(m.extract_urls_schemes, [b"https".to_vec()]);
+    }
+
+    #[test]
     fn a_run_without_config_reads_every_default_key() {
         let setup = crate::setup(&crate::SetupArgs::default()).unwrap();
         assert!(

@@ -362,4 +362,31 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     if let Some(v) = size("response-body-inspect-window") {
         engine.app.response_body_inspect_window = v;
     }
+    smtp_mime(config, &mut engine.app.smtp_mime);
+}
+
+/// `app-layer.protocols.smtp.mime`: how SMTP messages are decoded.
+fn smtp_mime(config: &Config, m: &mut app::smtp::mime::MimeConfig) {
+    let key = |k: &str| format!("app-layer.protocols.smtp.mime.{k}");
+    for (k, v) in [
+        ("decode-mime", &mut m.decode_mime),
+        ("decode-base64", &mut m.decode_base64),
+        ("decode-quoted-printable", &mut m.decode_quoted_printable),
+        ("extract-urls", &mut m.extract_urls),
+        ("log-url-scheme", &mut m.log_url_scheme),
+        ("body-md5", &mut m.body_md5),
+    ] {
+        if let Some(b) = config.get_bool(&key(k)) {
+            *v = b;
+        }
+    }
+    if let Some(v) = config.get_size(&key("header-value-depth")) {
+        m.header_value_depth = v as usize;
+    }
+    if let Some(v) = config.get_list(&key("extract-urls-schemes")) {
+        m.extract_urls_schemes = v
+            .iter()
+            .map(|s| s.to_ascii_lowercase().into_bytes())
+            .collect();
+    }
 }

@@ -1,6 +1,7 @@
 //! SMTP's EVE objects as Suricata 7 writes them: `smtp` (`helo`, `mail_from`,
 //! `rcpt_to`) and, beside it, `email` (`status`, `from`, `to`, `cc`; `subject` with
-//! the extended fields) once the transaction has a message.
+//! the extended fields; the `has_*_url` flags, `url`, `attachment` and `body_md5`)
+//! once the transaction has a message.
 
 use serde_json::{Map, Value};
 
@@ -35,6 +36,25 @@ pub fn email_object(tx: &SmtpTx, extended: bool) -> Option<Value> {
     }
     if extended {
         set_bytes(&mut o, "subject", e.subject.as_deref());
+    }
+    if e.in_multipart() {
+        return Some(Value::Object(o));
+    }
+    if let Some(f) = e.url_flags {
+        o.insert("has_ipv6_url".into(), f.ipv6.into());
+        o.insert("has_ipv4_url".into(), f.ipv4.into());
+        o.insert("has_exe_url".into(), f.exe.into());
+    }
+    let strings = |v: &[Vec<u8>]| Value::Array(v.iter().map(|s| bytes_str(s).into()).collect());
+    if !e.urls.is_empty() {
+        o.insert("url".into(), strings(&e.urls));
+    }
+    if !e.attachments.is_empty() {
+        o.insert("attachment".into(), strings(&e.attachments));
+    }
+    if let Some(md5) = e.body_md5 {
+        let hex: String = md5.iter().map(|b| format!("{b:02x}")).collect();
+        o.insert("body_md5".into(), hex.into());
     }
     Some(Value::Object(o))
 }

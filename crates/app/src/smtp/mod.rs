@@ -5,12 +5,14 @@
 //!
 //! - [`parser`]: bounded lines, commands and replies;
 //! - [`state`]: the per-flow state machine ([`SmtpState`]) and transactions ([`SmtpTx`]);
-//! - [`email`]: the message headers and status;
+//! - [`email`]: the message: status, headers, attachments, URLs;
+//! - [`mime`]: the MIME structure, decoding, attachments as files, URL extraction;
 //! - `events`: the event table; `proto`: the protocol contract; [`log`]: EVE objects.
 
 pub mod email;
 mod events;
 pub mod log;
+pub mod mime;
 pub mod parser;
 mod proto;
 pub mod state;

@@ -8,6 +8,10 @@ use crate::util::trim;
 /// to its LF, is dropped and the line is reported as truncated.
 pub const MAX_LINE: usize = 4096;
 
+/// The longest message content line kept (`DATA`): Suricata 7 hands longer lines
+/// than [`MAX_LINE`] whole to its MIME decoder.
+pub const MAX_DATA_LINE: usize = 64 * 1024;
+
 /// One direction's partial line.
 #[derive(Clone, Debug, Default)]
 pub struct LineBuf {
@@ -30,11 +34,17 @@ impl LineBuf {
     /// were taken and whether a line is complete ([`LineBuf::line`] then has it until
     /// [`LineBuf::clear`]).
     pub fn feed(&mut self, data: &[u8]) -> (usize, bool) {
+        self.feed_max(data, MAX_LINE)
+    }
+
+    /// [`LineBuf::feed`] with a line limit of `max` bytes (message content lines may
+    /// be longer than command lines).
+    pub fn feed_max(&mut self, data: &[u8], max: usize) -> (usize, bool) {
         let (take, done) = match memchr::memchr(b'\n', data) {
             Some(i) => (i + 1, true),
             None => (data.len(), false),
         };
-        let room = MAX_LINE + 2 - self.buf.len().min(MAX_LINE + 2);
+        let room = max + 2 - self.buf.len().min(max + 2);
         let keep = take.min(room);
         self.buf.extend_from_slice(&data[..keep]);
         if keep < take {
@@ -45,10 +55,15 @@ impl LineBuf {
 
     /// The complete line in the buffer.
     pub fn line(&self) -> Line<'_> {
-        if self.buf.len() > MAX_LINE {
+        self.line_max(MAX_LINE)
+    }
+
+    /// [`LineBuf::line`] of a line fed with the limit `max`.
+    pub fn line_max(&self, max: usize) -> Line<'_> {
+        if self.buf.len() > max {
             // Cut as is: a line end past the limit is not part of the text.
             return Line {
-                text: &self.buf[..MAX_LINE],
+                text: &self.buf[..max],
                 truncated: true,
             };
         }

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{SmtpState, SmtpTx};
 use crate::flow::AppState;
 use crate::proto::{mix_fingerprint as mix, ParseResult, Protocol, Transaction};
-use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
+use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Files, Transport};
 
 /// The state of a new SMTP flow (TCP only).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
@@ -33,6 +33,10 @@ impl Protocol for SmtpState {
 
     fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, _len: u64) {
         SmtpState::gap(self, ctx, dir)
+    }
+
+    fn close(&mut self, ctx: &mut AppCtx) {
+        SmtpState::close(self, ctx)
     }
 
     fn take_completed(&mut self, dir: Direction) -> bool {
@@ -83,6 +87,7 @@ impl Transaction for SmtpTx {
         let h = mix(len(self.helo.as_deref()), len(self.mail_from.as_deref()));
         let h = mix(h, self.rcpt_to.len() as u64);
         let h = mix(h, self.email.as_ref().map_or(u64::MAX, |e| e.status as u64));
+        let h = mix(h, self.files.len() as u64);
         (
             mix(h, u64::from(self.done) | u64::from(self.answered) << 1),
             0,
@@ -99,6 +104,10 @@ impl Transaction for SmtpTx {
         super::log::email_object(self, extended)
             .map(|e| vec![("email", e)])
             .unwrap_or_default()
+    }
+
+    fn files(&self) -> Option<&Files> {
+        Some(&self.files)
     }
 
     fn alert_object(&self) -> Value {

@@ -12,11 +12,12 @@
 
 use std::collections::VecDeque;
 
-use super::email::Email;
+use super::email::{Email, Status};
 use super::events::{self as ev, raise};
+use super::mime::Sink;
 use super::parser::{self, LineBuf, Verb};
 
-use crate::{AppCtx, Counter, Direction, Events};
+use crate::{AppCtx, Counter, Direction, Events, Files};
 
 /// Commands kept waiting for their reply at most; older ones are forgotten (their
 /// replies then count as unmatched).
@@ -37,6 +38,8 @@ pub struct SmtpTx {
     pub rcpt_to: Vec<Vec<u8>>,
     /// The message, once `DATA` or `BDAT` started one.
     pub email: Option<Email>,
+    /// Its attachments.
+    pub files: Files,
     /// Finished: its `DATA` message ended.
     pub done: bool,
     /// The server answered the end of its message.
@@ -84,7 +87,11 @@ impl SmtpState {
                 return;
             }
             let d = dir.index();
-            let (n, done) = self.lines[d].feed(data);
+            let max = match (dir, self.mode) {
+                (Direction::ToServer, Mode::Data) => parser::MAX_DATA_LINE,
+                _ => parser::MAX_LINE,
+            };
+            let (n, done) = self.lines[d].feed_max(data, max);
             data = &data[n..];
             if let (Direction::ToServer, Mode::Bdat { len }) = (dir, self.mode) {
                 self.bdat_seen = self.bdat_seen.saturating_add(n as u64);
@@ -95,7 +102,7 @@ impl SmtpState {
                 continue;
             }
             if done {
-                let line = self.lines[d].line();
+                let line = self.lines[d].line_max(max);
                 let (text, truncated) = (line.text.to_vec(), line.truncated);
                 self.lines[d].clear();
                 match dir {
@@ -112,9 +119,40 @@ impl SmtpState {
         ctx.counters.incr(Counter::Gap);
         self.lines[dir.index()].clear();
         if dir == Direction::ToServer && matches!(self.mode, Mode::Data | Mode::Bdat { .. }) {
-            if let Some(e) = self.txs.back_mut().and_then(|t| t.email.as_mut()) {
-                e.status = super::email::Status::ParseError;
-            }
+            self.mime(ctx, |e, sink| {
+                e.cut(sink);
+                e.status = Status::ParseError;
+            });
+        }
+    }
+
+    /// The flow ended: the attachments of a message in progress are truncated.
+    pub fn close(&mut self, ctx: &mut AppCtx) {
+        if self.mode == Mode::Data && !self.failed {
+            self.mime(ctx, |e, sink| e.cut(sink));
+        }
+    }
+
+    /// Runs `f` on the message of the newest transaction with what its MIME parser
+    /// writes to, then raises the events it reported.
+    fn mime(&mut self, ctx: &mut AppCtx, f: impl FnOnce(&mut Email, &mut Sink<'_>)) {
+        let Some(tx) = self.txs.back_mut() else {
+            return;
+        };
+        let id = tx.id;
+        let Some(email) = tx.email.as_mut() else {
+            return;
+        };
+        let mut raised = Vec::new();
+        let mut sink = Sink {
+            cfg: &ctx.config.smtp_mime,
+            files_cfg: &ctx.config.files,
+            files: &mut tx.files,
+            events: &mut raised,
+        };
+        f(email, &mut sink);
+        for i in raised {
+            raise(&mut self.events, ctx, i, Some(id));
         }
     }
 
@@ -160,7 +198,7 @@ impl SmtpState {
     /// not reported, as Suricata leaves those to its MIME parser).
     fn client_line(&mut self, ctx: &mut AppCtx, text: &[u8], truncated: bool) {
         if self.mode == Mode::Data {
-            return self.data_line(text);
+            return self.data_line(ctx, text, truncated);
         }
         let cmd = parser::command(text);
         // `RSET` after a finished mail stays with it (as Suricata counts them).
@@ -211,9 +249,10 @@ impl SmtpState {
         self.pending.push_back((verb, tx));
     }
 
-    fn data_line(&mut self, text: &[u8]) {
+    fn data_line(&mut self, ctx: &mut AppCtx, text: &[u8], truncated: bool) {
         if text == b"." {
             self.mode = Mode::Command;
+            self.mime(ctx, |e, sink| e.done(sink));
             self.end_message();
             // The server answers the end of the message.
             if let Some(id) = self.current_id() {
@@ -222,16 +261,11 @@ impl SmtpState {
             return;
         }
         let text = text.strip_prefix(b".").unwrap_or(text);
-        if let Some(e) = self.txs.back_mut().and_then(|t| t.email.as_mut()) {
-            e.line(text);
-        }
+        self.mime(ctx, |e, sink| e.line(text, truncated, sink));
     }
 
     fn end_message(&mut self) {
         if let Some(tx) = self.txs.back_mut() {
-            if let Some(e) = tx.email.as_mut() {
-                e.done();
-            }
             tx.done = true;
         }
         self.completed[0] = true;
@@ -256,6 +290,7 @@ impl SmtpState {
         self.failed = true;
         for t in &mut self.txs {
             t.done = true;
+            t.files.close_all(crate::FileState::Truncated);
         }
         self.completed = [true, true];
     }
@@ -306,6 +341,7 @@ impl SmtpState {
                 // The mail is over: the next command opens another transaction.
                 if let Some(t) = self.txs.iter_mut().find(|t| t.id == id) {
                     t.done = true;
+                    t.files.close_all(crate::FileState::Truncated);
                     self.completed[0] = true;
                 }
             }
