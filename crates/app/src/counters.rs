@@ -75,6 +75,16 @@ pub enum Counter {
     TxSmtp,
     /// SMTP flows whose parser failed.
     ErrorSmtp,
+    /// TCP flows detected as MQTT.
+    FlowMqtt,
+    /// MQTT transactions.
+    TxMqtt,
+    /// MQTT flows whose parser failed.
+    ErrorMqtt,
+    /// MQTT packets before the CONNECT, not kept (as Suricata does not log them).
+    MqttSkipped,
+    /// MQTT packets over the length limit: only their header was kept.
+    MqttTruncated,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -113,11 +123,16 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.http2.header_error",
     "app_layer.tx.smtp",
     "app_layer.error.smtp.parser",
+    "app_layer.flow.mqtt",
+    "app_layer.tx.mqtt",
+    "app_layer.error.mqtt.parser",
+    "osprey.app.mqtt.skipped",
+    "osprey.app.mqtt.truncated",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 35;
+    pub const COUNT: usize = 40;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -10,6 +10,7 @@ use crate::dns::DnsState;
 use crate::framed::Framed;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::mqtt::MqttState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::registry;
 use crate::sip::SipState;
@@ -70,6 +71,8 @@ pub enum AppState {
     Dcerpc(Framed),
     /// SMTP.
     Smtp(Box<SmtpState>),
+    /// MQTT.
+    Mqtt(Box<MqttState>),
 }
 
 impl AppState {
@@ -84,6 +87,7 @@ impl AppState {
             AppState::Sip(s) => s,
             AppState::Smb(f) | AppState::Dcerpc(f) => f,
             AppState::Smtp(s) => &**s,
+            AppState::Mqtt(s) => &**s,
         })
     }
 }
@@ -139,6 +143,10 @@ macro_rules! with_state {
                 let $p: &SmtpState = $p;
                 $body
             }
+            AppState::Mqtt($p) => {
+                let $p: &MqttState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -164,6 +172,10 @@ macro_rules! with_state {
             AppState::Smb($p) | AppState::Dcerpc($p) => $body,
             AppState::Smtp($p) => {
                 let $p: &mut SmtpState = $p;
+                $body
+            }
+            AppState::Mqtt($p) => {
+                let $p: &mut MqttState = $p;
                 $body
             }
         }
