@@ -116,4 +116,10 @@ impl Transaction for MqttTx {
     fn alert_object(&self) -> Value {
         super::log::mqtt_object(self)
     }
+
+    /// A transaction the server opened (a PUBLISH to the client, a CONNACK with no
+    /// CONNECT) is written server -> client, as Suricata writes it.
+    fn log_reversed(&self) -> bool {
+        self.dir == Direction::ToClient
+    }
 }

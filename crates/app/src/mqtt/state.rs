@@ -20,10 +20,12 @@ use crate::{AppCtx, AppProto, Counter, Direction};
 pub const MAX_MSG_LEN: usize = 1 << 20;
 
 /// One transaction: the packets that belong together, in arrival order.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct MqttTx {
     /// Transaction id, increasing within the flow.
     pub id: u64,
+    /// The direction its first packet travelled.
+    pub dir: Direction,
     /// Its packets.
     pub packets: Vec<Packet>,
     /// No further packet belongs to it.
@@ -133,7 +135,7 @@ impl MqttState {
             data = &data[n..];
             match fixed_header(buf) {
                 Header::Incomplete => {}
-                Header::Malformed => self.malformed(ctx),
+                Header::Malformed => self.malformed(ctx, dir),
                 Header::Ok(h) if h.remaining > MAX_MSG_LEN => {
                     let taken = buf.len() - h.len;
                     self.skip[s] = h.remaining - taken;
@@ -162,8 +164,8 @@ impl MqttState {
         self.lost[side(dir)] = true;
     }
 
-    fn malformed(&mut self, ctx: &mut AppCtx) {
-        let id = self.new_tx(ctx, Vec::new(), true);
+    fn malformed(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        let id = self.new_tx(ctx, dir, Vec::new(), true);
         self.raise(ctx, id, super::MALFORMED_TRAFFIC);
         ctx.counters.incr(Counter::ErrorMqtt);
         self.error = true;
@@ -173,7 +175,7 @@ impl MqttState {
         let v5 = self.version >= 5;
         match body(h, b, v5) {
             Ok(body) => self.packet(ctx, dir, Packet { header: *h, body }),
-            Err(_) => self.malformed(ctx),
+            Err(_) => self.malformed(ctx, dir),
         }
     }
 
@@ -186,12 +188,19 @@ impl MqttState {
             .parser(AppProto::Mqtt, super::EVENTS[e], Some(id));
     }
 
-    fn new_tx(&mut self, ctx: &mut AppCtx, packets: Vec<Packet>, complete: bool) -> u64 {
+    fn new_tx(
+        &mut self,
+        ctx: &mut AppCtx,
+        dir: Direction,
+        packets: Vec<Packet>,
+        complete: bool,
+    ) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         ctx.counters.incr(Counter::TxMqtt);
         self.txs.push_back(MqttTx {
             id,
+            dir,
             packets,
             complete,
             events: Events::default(),
@@ -234,7 +243,7 @@ impl MqttState {
             }
             self.connected = true;
             self.acknowledged = false;
-            let id = self.new_tx(ctx, vec![p], false);
+            let id = self.new_tx(ctx, dir, vec![p], false);
             if double {
                 self.raise(ctx, id, super::DOUBLE_CONNECT);
             }
@@ -289,7 +298,7 @@ impl MqttState {
             8 | 10 => true,
             _ => false,
         };
-        let id = self.new_tx(ctx, vec![p], !waits);
+        let id = self.new_tx(ctx, dir, vec![p], !waits);
         if let Some(e) = missing {
             self.raise(ctx, id, e);
         }
