@@ -89,6 +89,16 @@ pub enum Counter {
     DcerpcStubCut,
     /// SMB transactions.
     TxSmb,
+    /// TCP flows detected as MQTT.
+    FlowMqtt,
+    /// MQTT transactions.
+    TxMqtt,
+    /// MQTT flows whose parser failed.
+    ErrorMqtt,
+    /// MQTT packets before the CONNECT, not kept (as Suricata does not log them).
+    MqttSkipped,
+    /// MQTT packets over the length limit: only their header was kept.
+    MqttTruncated,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -134,11 +144,16 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.error.dcerpc_udp.parser",
     "osprey.app.dcerpc.stub_cut",
     "app_layer.tx.smb",
+    "app_layer.flow.mqtt",
+    "app_layer.tx.mqtt",
+    "app_layer.error.mqtt.parser",
+    "osprey.app.mqtt.skipped",
+    "osprey.app.mqtt.truncated",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 42;
+    pub const COUNT: usize = 47;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

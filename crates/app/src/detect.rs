@@ -30,6 +30,8 @@ pub enum AppProto {
     Dcerpc,
     /// SMTP.
     Smtp,
+    /// MQTT.
+    Mqtt,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -47,6 +49,7 @@ impl AppProto {
             AppProto::Smb => "smb",
             AppProto::Dcerpc => "dcerpc",
             AppProto::Smtp => "smtp",
+            AppProto::Mqtt => "mqtt",
             AppProto::Failed => "failed",
         }
     }

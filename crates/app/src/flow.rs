@@ -10,6 +10,7 @@ use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dns::DnsState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::mqtt::MqttState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::registry;
 use crate::sip::SipState;
@@ -71,6 +72,8 @@ pub enum AppState {
     Dcerpc(Box<DcerpcState>),
     /// SMTP.
     Smtp(Box<SmtpState>),
+    /// MQTT.
+    Mqtt(Box<MqttState>),
 }
 
 impl AppState {
@@ -86,6 +89,7 @@ impl AppState {
             AppState::Smb(s) => &**s,
             AppState::Dcerpc(d) => &**d,
             AppState::Smtp(s) => &**s,
+            AppState::Mqtt(s) => &**s,
         })
     }
 }
@@ -148,6 +152,10 @@ macro_rules! with_state {
                 let $p: &SmtpState = $p;
                 $body
             }
+            AppState::Mqtt($p) => {
+                let $p: &MqttState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -180,6 +188,10 @@ macro_rules! with_state {
             }
             AppState::Smtp($p) => {
                 let $p: &mut SmtpState = $p;
+                $body
+            }
+            AppState::Mqtt($p) => {
+                let $p: &mut MqttState = $p;
                 $body
             }
         }

@@ -42,6 +42,7 @@ pub mod fuzzing;
 pub mod http;
 pub mod http2;
 pub mod log;
+pub mod mqtt;
 mod proto;
 pub mod registry;
 pub mod sip;

@@ -113,6 +113,13 @@ pub trait Transaction {
     /// The object an alert raised on the transaction carries.
     fn alert_object(&self) -> Value;
 
+    /// Whether its records are written server → client: Suricata writes the records
+    /// of some protocols (SIP) in the direction of the packet that made them, and
+    /// such a transaction travelled to the client.
+    fn log_reversed(&self) -> bool {
+        false
+    }
+
     /// Evaluates a protocol keyword ([`rules::AppOpt`]: `dcerpc.opnum`, `nfs_procedure`,
     /// ...; its `negated` flag included) against the transaction as seen in `dir`. A
     /// protocol answers for the keywords whose `protos` name it; the rule parser turns a

@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 8] = {
-    use crate::{dcerpc, dns, http, http2, sip, smb, smtp, tls};
-    use AppProto::{Dcerpc, Dns, Http, Http2, Sip, Smb, Smtp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 9] = {
+    use crate::{dcerpc, dns, http, http2, mqtt, sip, smb, smtp, tls};
+    use AppProto::{Dcerpc, Dns, Http, Http2, Mqtt, Sip, Smb, Smtp, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -97,7 +97,8 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 8] = {
         ProtocolDef { proto: Dcerpc, rule_names: &[RuleName::new("dcerpc", Dcerpc)], tcp_only: true, eve: Some("dcerpc"), eve_extended: false, events: dcerpc::EVENTS, buffers: dcerpc::BUFFERS, ports: ANY, probe_tcp: Some(dcerpc::probe_tcp), probe_udp: Some(dcerpc::probe_udp), new: dcerpc::new_state },
         ProtocolDef { proto: Smtp, rule_names: &[RuleName::new("smtp", Smtp)], tcp_only: true, eve: Some("smtp"), eve_extended: false, events: smtp::EVENTS, buffers: &[], ports: ANY, probe_tcp: Some(smtp::probe_tcp), probe_udp: None, new: smtp::new_state },
         ProtocolDef { proto: Dns, rule_names: &[RuleName::new("dns", Dns)], tcp_only: false, eve: Some("dns"), eve_extended: false, events: dns::EVENTS, buffers: dns::BUFFERS, ports: &[53], probe_tcp: Some(dns::probe_tcp), probe_udp: Some(dns::probe_udp), new: dns::new_state },
-        ProtocolDef { proto: Sip, rule_names: &[], tcp_only: false, eve: None, eve_extended: false, events: &[], buffers: &[], ports: &[5060, 5061], probe_tcp: None, probe_udp: Some(sip::probe_udp), new: sip::new_state },
+        ProtocolDef { proto: Sip, rule_names: &[RuleName::new("sip", Sip)], tcp_only: false, eve: Some("sip"), eve_extended: false, events: &[], buffers: sip::BUFFERS, ports: &[5060, 5061], probe_tcp: None, probe_udp: Some(sip::probe_udp), new: sip::new_state },
+        ProtocolDef { proto: Mqtt, rule_names: &[RuleName::new("mqtt", Mqtt)], tcp_only: true, eve: Some("mqtt"), eve_extended: false, events: mqtt::EVENTS, buffers: mqtt::BUFFERS, ports: &[1883], probe_tcp: Some(mqtt::probe_tcp), probe_udp: None, new: mqtt::new_state },
     ]
 };
 

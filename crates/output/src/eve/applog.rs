@@ -73,8 +73,14 @@ impl AppLogger {
                 return;
             }
             let siblings = tx.log_siblings(extended);
+            let reversed = tx.log_reversed();
             tx.log(extended, &mut |tx_id, obj| {
-                let mut r = event_record(&meta(), event_type, tx_id, obj);
+                let mut m = meta();
+                if reversed {
+                    std::mem::swap(&mut m.src_ip, &mut m.dest_ip);
+                    std::mem::swap(&mut m.src_port, &mut m.dest_port);
+                }
+                let mut r = event_record(&m, event_type, tx_id, obj);
                 if let Some(o) = r.as_object_mut() {
                     o.extend(siblings.iter().map(|(k, v)| ((*k).into(), v.clone())));
                 }
