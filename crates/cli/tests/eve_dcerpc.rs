@@ -42,9 +42,9 @@ fn records(lines: &str) -> Vec<(u64, u64, String, String)> {
 fn counters(eve: &str) -> Vec<(String, u64)> {
     let last = eve
         .lines()
+        .rev()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|r| r["event_type"] == "stats")
-        .last()
+        .find(|r| r["event_type"] == "stats")
         .expect("a stats record");
     let a = &last["stats"]["app_layer"];
     ["flow", "tx"]
