@@ -638,3 +638,38 @@ fn pcre_runs_under_the_match_limit() {
     assert_eq!(sids, [2, 3]);
     assert_eq!(s.stats().pcre_limit_hits, 0);
 }
+
+/// sv-ether.pcap, 192.168.56.104:62614 -> 192.168.56.102:135: the client's bind and
+/// `ept_map` request (opnum 3), and the server's bind_ack and response.
+const EPM_CLIENT: &str = "05000b03100000007400000002000000d016d0160000000002000000000001000883afe11f5dc91191a408002b14a0fa03000000045d888aeb1cc9119fe808002b10486002000000010001000883afe11f5dc91191a408002b14a0fa030000002c1cb76c1298404503000000000000000100000005000003100000009c0000000200000084000000000003000100000000000000000000000000000000000000020000004b0000004b000000050013000d785634123412cdabef0001234567cffb01000200000013000d045d888aeb1cc9119fe808002b10486002000200000001000b02000000010007020000870100090400c0a8386600000000000000000000000000000000000000000004000000";
+const EPM_SERVER: &str = "05000c03100000005400000002000000d016d0168b220000040031333500dd6b0200000000000000045d888aeb1cc9119fe808002b104860020000000300030000000000000000000000000000000000000000000500020310000000f000000002000000d80000000000000000000000000000000000000000000000000000000200000004000000000000000200000003000000040000004b0000004b000000050013000d785634123412cdabef0001234567cffb01000200000013000d045d888aeb1cc9119fe808002b10486002000200000001000b020000000100070200c20a0100090400c0a83866004b0000004b000000050013000d785634123412cdabef0001234567cffb01000200000013000d045d888aeb1cc9119fe808002b10486002000200000001000b020000000100070200c2030100090400c0a838660000000000";
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn dcerpc_keywords_match_calls() {
+    let det = detector(
+        "alert dcerpc any any -> any any (dcerpc.iface:e1af8308-5d1f-11c9-91a4-08002b14a0fa; sid:1;)\n\
+         alert dcerpc any any -> any any (dce_iface:e1af8308-5d1f-11c9-91a4-08002b14a0fa,>3; sid:2;)\n\
+         alert tcp any any -> any any (dce_opnum:1-3; sid:3;)\n\
+         alert dcerpc any any -> any any (dcerpc.opnum:4,5; sid:4;)\n\
+         alert dcerpc any any -> any any (dce_iface:e1af8308-5d1f-11c9-91a4-08002b14a0fa,=3,any_frag; dce_opnum:3; dce_stub_data; content:\"|4b 00 00 00 4b 00 00 00|\"; sid:5;)\n\
+         alert dcerpc any any -> any any (dcerpc.stub_data; content:\"|ff ff ff ff|\"; sid:6;)",
+    );
+    let (cl, sv) = (unhex(EPM_CLIENT), unhex(EPM_SERVER));
+    let mut ctx = app::AppCtx::new(app::Config::default());
+    let mut af = app::AppFlow::new(app::Transport::Tcp, 62614, 135);
+    af.parse(&mut ctx, app::Direction::ToServer, &cl[..116]);
+    af.parse(&mut ctx, app::Direction::ToClient, &sv[..84]);
+    af.parse(&mut ctx, app::Direction::ToServer, &cl[116..]);
+    assert_eq!(af.app_proto(), app::AppProto::Dcerpc);
+    let mut fd = detect::FlowDetect::new();
+    let mut got = tx_sids(&det, &mut fd, &af, true, None);
+    got.sort_unstable();
+    assert_eq!(got, vec![1, 3, 5]);
+}

@@ -318,16 +318,15 @@ impl DcerpcConn {
             (Direction::ToServer, ptype::BIND | ptype::ALTER_CONTEXT) => {
                 self.bind(&h, pdu, max_tx, out)
             }
-            (Direction::ToClient, ptype::RESPONSE | ptype::FAULT) => {
-                self.response(&h, pdu, max_tx, out)
-            }
+            (Direction::ToClient, ptype::RESPONSE) => self.response(&h, pdu, max_tx, out),
             (
                 Direction::ToClient,
                 ptype::BIND_ACK | ptype::ALTER_CONTEXT_RESP | ptype::BIND_NAK,
             ) => self.bind_ack(&h, pdu, max_tx, out),
             _ => {
-                // A PDU this side does not send in a call (AUTH3, SHUTDOWN, a
-                // response to the server, ...) ends the parsing, as in Suricata.
+                // A PDU this side does not send in a call it tracks (AUTH3, FAULT,
+                // SHUTDOWN, a response to the server, ...) ends the parsing, as in
+                // Suricata (sv-ether.pcap logs no call after one).
                 self.fail(out);
             }
         }

@@ -28,22 +28,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match the program, version and procedure of an RPC call",
         "rules/payload-keywords.html#rpc",
     ),
-    verbatim("dce_iface").about(
-        "match the DCERPC interface UUID (old name of dcerpc.iface)",
-        "rules/dcerpc-keywords.html#dcerpc-iface",
-    ),
-    verbatim("dce_opnum").about(
-        "match the DCERPC operation number (old name of dcerpc.opnum)",
-        "rules/dcerpc-keywords.html#dcerpc-opnum",
-    ),
-    verbatim("dcerpc.iface").about(
-        "match the DCERPC interface UUID",
-        "rules/dcerpc-keywords.html#dcerpc-iface",
-    ),
-    verbatim("dcerpc.opnum").about(
-        "match the DCERPC operation number",
-        "rules/dcerpc-keywords.html#dcerpc-opnum",
-    ),
     verbatim("dnp3_func").about(
         "match the DNP3 function code (old name of dnp3.func)",
         "rules/dnp3-keywords.html#dnp3-func",

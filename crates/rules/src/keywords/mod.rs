@@ -37,6 +37,7 @@ macro_rules! tryv {
 
 mod apps;
 mod bytes;
+mod dcerpc;
 mod dns;
 mod file;
 mod flow;
@@ -265,6 +266,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (tls::KEYWORDS, tls::STICKY),
     (apps::KEYWORDS, apps::STICKY),
     (snort::KEYWORDS, &[]),
+    (dcerpc::KEYWORDS, &[]),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
