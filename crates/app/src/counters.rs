@@ -75,6 +75,26 @@ pub enum Counter {
     TxSmtp,
     /// SMTP flows whose parser failed.
     ErrorSmtp,
+    /// TCP flows detected as NFS.
+    FlowNfsTcp,
+    /// UDP flows detected as NFS.
+    FlowNfsUdp,
+    /// NFS transactions over TCP.
+    TxNfsTcp,
+    /// NFS transactions over UDP.
+    TxNfsUdp,
+    /// NFS-over-TCP flows whose parser failed.
+    ErrorNfsTcp,
+    /// NFS datagrams that are not RPC messages.
+    ErrorNfsUdp,
+    /// NFS xids or handle names forgotten at their per-flow limits.
+    NfsDropped,
+    /// UDP flows detected as TFTP.
+    FlowTftp,
+    /// TFTP transactions (requests).
+    TxTftp,
+    /// TFTP datagrams that are not TFTP packets.
+    ErrorTftp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -113,11 +133,21 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.http2.header_error",
     "app_layer.tx.smtp",
     "app_layer.error.smtp.parser",
+    "app_layer.flow.nfs_tcp",
+    "app_layer.flow.nfs_udp",
+    "app_layer.tx.nfs_tcp",
+    "app_layer.tx.nfs_udp",
+    "app_layer.error.nfs_tcp.parser",
+    "app_layer.error.nfs_udp.parser",
+    "osprey.app.nfs.dropped",
+    "app_layer.flow.tftp",
+    "app_layer.tx.tftp",
+    "app_layer.error.tftp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 35;
+    pub const COUNT: usize = 45;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -30,6 +30,10 @@ pub enum AppProto {
     Dcerpc,
     /// SMTP.
     Smtp,
+    /// NFS (over ONC RPC, TCP or UDP).
+    Nfs,
+    /// TFTP (UDP).
+    Tftp,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -47,6 +51,8 @@ impl AppProto {
             AppProto::Smb => "smb",
             AppProto::Dcerpc => "dcerpc",
             AppProto::Smtp => "smtp",
+            AppProto::Nfs => "nfs",
+            AppProto::Tftp => "tftp",
             AppProto::Failed => "failed",
         }
     }

@@ -10,10 +10,12 @@ use crate::dns::DnsState;
 use crate::framed::Framed;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::nfs::NfsState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::registry;
 use crate::sip::SipState;
 use crate::smtp::SmtpState;
+use crate::tftp::TftpState;
 use crate::tls::TlsState;
 use crate::{Anomalies, Config, Counter, Counters, Direction, Transport};
 
@@ -70,6 +72,10 @@ pub enum AppState {
     Dcerpc(Framed),
     /// SMTP.
     Smtp(Box<SmtpState>),
+    /// NFS (TCP or UDP).
+    Nfs(Box<NfsState>),
+    /// TFTP (UDP).
+    Tftp(TftpState),
 }
 
 impl AppState {
@@ -84,6 +90,8 @@ impl AppState {
             AppState::Sip(s) => s,
             AppState::Smb(f) | AppState::Dcerpc(f) => f,
             AppState::Smtp(s) => &**s,
+            AppState::Nfs(n) => &**n,
+            AppState::Tftp(t) => t,
         })
     }
 }
@@ -139,6 +147,11 @@ macro_rules! with_state {
                 let $p: &SmtpState = $p;
                 $body
             }
+            AppState::Nfs($p) => {
+                let $p: &NfsState = $p;
+                $body
+            }
+            AppState::Tftp($p) => $body,
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -166,6 +179,11 @@ macro_rules! with_state {
                 let $p: &mut SmtpState = $p;
                 $body
             }
+            AppState::Nfs($p) => {
+                let $p: &mut NfsState = $p;
+                $body
+            }
+            AppState::Tftp($p) => $body,
         }
     };
 }

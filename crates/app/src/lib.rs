@@ -42,10 +42,13 @@ pub mod fuzzing;
 pub mod http;
 pub mod http2;
 pub mod log;
+pub mod nfs;
 mod proto;
 pub mod registry;
+pub mod rpc;
 pub mod sip;
 pub mod smtp;
+pub mod tftp;
 pub mod tls;
 mod util;
 

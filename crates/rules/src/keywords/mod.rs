@@ -43,6 +43,7 @@ mod flow;
 mod header;
 mod http;
 mod meta;
+mod nfs;
 mod payload;
 pub(crate) mod pcre;
 mod snort;
@@ -265,6 +266,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (tls::KEYWORDS, tls::STICKY),
     (apps::KEYWORDS, apps::STICKY),
     (snort::KEYWORDS, &[]),
+    (nfs::KEYWORDS, nfs::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
