@@ -469,4 +469,23 @@ mod tests {
         assert_eq!((io.stable, io.data), (2, &b"hello"[..]));
         assert_eq!(compound_io(&b[..b.len() - 12]), None);
     }
+
+    proptest::proptest! {
+        /// Every decoder of this module and of RPC takes arbitrary bytes without
+        /// panicking, whatever the procedure.
+        #[test]
+        fn arbitrary_bytes_never_panic(
+            b in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+            p in 0u32..24,
+        ) {
+            let _ = (request_v3(p, &b), request_v2(p, &b), reply_v3(p, &b), reply_v2(p, &b));
+            let _ = (compound_io(&b), compound_reply(&b), parse_message(&b));
+            let mut r = crate::rpc::Records::default();
+            for c in b.chunks(7) {
+                let _ = r.feed(c, 256, &mut |m| {
+                    let _ = parse_message(m);
+                });
+            }
+        }
+    }
 }

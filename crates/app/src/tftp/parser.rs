@@ -119,4 +119,12 @@ pub(crate) mod tests {
         assert!(!is_packet(b"\x00\x09"));
         assert!(!is_packet(b"\x00"));
     }
+
+    proptest::proptest! {
+        /// Arbitrary bytes never panic the TFTP decoders.
+        #[test]
+        fn arbitrary_bytes_never_panic(b in proptest::collection::vec(proptest::num::u8::ANY, 0..200)) {
+            let _ = (parse_request(&b), is_packet(&b));
+        }
+    }
 }
