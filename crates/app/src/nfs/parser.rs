@@ -391,7 +391,7 @@ pub fn compound_reply(body: &[u8]) -> Option<(u32, ReadData<'_>)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rpc::message::tests::hex;
     use crate::rpc::{parse_message, Message};

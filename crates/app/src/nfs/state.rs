@@ -492,3 +492,63 @@ impl NfsState {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nfs::parser::tests::{V3_READ_CALL, V3_READ_REPLY};
+    use crate::rpc::message::tests::hex;
+
+    #[test]
+    fn a_real_v3_read_is_a_file_transaction_closed_at_eof() {
+        let mut ctx = AppCtx::default();
+        let mut s = NfsState::new(Transport::Udp);
+        assert!(s.message(&mut ctx, Direction::ToServer, &hex(V3_READ_CALL)));
+        let tx = s.txs().next().unwrap();
+        assert!(tx.file_tx && !tx.file_done() && !tx.logged());
+        assert!(s.message(&mut ctx, Direction::ToClient, &hex(V3_READ_REPLY)));
+        let tx = s.txs().next().unwrap();
+        let f = tx.files().iter().next().unwrap();
+        assert_eq!(
+            (f.state(), f.size(), f.head()),
+            (FileState::Closed, 11, &b"the b file\n"[..])
+        );
+        assert!(tx.logged());
+        // As Suricata 7.0.10 writes it (the tx id aside: `id` is one more than it).
+        assert_eq!(
+            crate::nfs::log::nfs_object(tx).to_string(),
+            r#"{"version":3,"procedure":"READ","filename":"","hhash":"a5fcf973","id":1,"file_tx":true,"type":"response","status":"OK","read":{"first":true,"last":true,"last_xid":1578961922,"chunks":1}}"#
+        );
+        assert_eq!(
+            crate::nfs::log::rpc_object(tx).to_string(),
+            r#"{"xid":1578961922,"status":"ACCEPTED","auth_type":"UNIX","creds":{"machine_name":"werrmsche","uid":0,"gid":0}}"#
+        );
+        assert_eq!(ctx.counters.get(Counter::TxNfsUdp), 1);
+        // The same reply again answers nothing; a call sent to the client is malformed.
+        assert!(s.message(&mut ctx, Direction::ToClient, &hex(V3_READ_REPLY)));
+        assert!(!s.events().has(crate::nfs::MALFORMED_DATA));
+        assert!(!s.message(&mut ctx, Direction::ToClient, &hex(V3_READ_CALL)));
+        assert!(s.events().has(crate::nfs::MALFORMED_DATA));
+        assert_eq!(s.txs().count(), 1);
+    }
+
+    #[test]
+    fn tcp_records_split_anywhere_and_files_truncated_at_the_end() {
+        let call = hex(V3_READ_CALL);
+        let mut stream = (0x8000_0000u32 | call.len() as u32).to_be_bytes().to_vec();
+        stream.extend_from_slice(&call);
+        let mut ctx = AppCtx::default();
+        let mut s = NfsState::new(Transport::Tcp);
+        for b in stream.chunks(5) {
+            s.parse(&mut ctx, Direction::ToServer, b);
+        }
+        assert_eq!(ctx.counters.get(Counter::TxNfsTcp), 1);
+        s.close();
+        let f = s.txs().next().unwrap().files().iter().next().unwrap();
+        assert_eq!(f.state(), FileState::Truncated);
+        // A record over the limit is a parser error.
+        s.parse(&mut ctx, Direction::ToClient, &[0xff, 0xff, 0xff, 0xff]);
+        assert!(s.errored());
+        assert_eq!(ctx.counters.get(Counter::ErrorNfsTcp), 1);
+    }
+}
