@@ -99,6 +99,26 @@ pub enum Counter {
     MqttSkipped,
     /// MQTT packets over the length limit: only their header was kept.
     MqttTruncated,
+    /// TCP flows detected as NFS.
+    FlowNfsTcp,
+    /// UDP flows detected as NFS.
+    FlowNfsUdp,
+    /// NFS transactions over TCP.
+    TxNfsTcp,
+    /// NFS transactions over UDP.
+    TxNfsUdp,
+    /// NFS-over-TCP flows whose parser failed.
+    ErrorNfsTcp,
+    /// NFS datagrams that are not RPC messages.
+    ErrorNfsUdp,
+    /// NFS xids or handle names forgotten at their per-flow limits.
+    NfsDropped,
+    /// UDP flows detected as TFTP.
+    FlowTftp,
+    /// TFTP transactions (requests).
+    TxTftp,
+    /// TFTP datagrams that are not TFTP packets.
+    ErrorTftp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -149,11 +169,21 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.error.mqtt.parser",
     "osprey.app.mqtt.skipped",
     "osprey.app.mqtt.truncated",
+    "app_layer.flow.nfs_tcp",
+    "app_layer.flow.nfs_udp",
+    "app_layer.tx.nfs_tcp",
+    "app_layer.tx.nfs_udp",
+    "app_layer.error.nfs_tcp.parser",
+    "app_layer.error.nfs_udp.parser",
+    "osprey.app.nfs.dropped",
+    "app_layer.flow.tftp",
+    "app_layer.tx.tftp",
+    "app_layer.error.tftp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 47;
+    pub const COUNT: usize = 57;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

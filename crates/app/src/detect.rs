@@ -32,6 +32,10 @@ pub enum AppProto {
     Smtp,
     /// MQTT.
     Mqtt,
+    /// NFS (over ONC RPC, TCP or UDP).
+    Nfs,
+    /// TFTP (UDP).
+    Tftp,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -50,6 +54,8 @@ impl AppProto {
             AppProto::Dcerpc => "dcerpc",
             AppProto::Smtp => "smtp",
             AppProto::Mqtt => "mqtt",
+            AppProto::Nfs => "nfs",
+            AppProto::Tftp => "tftp",
             AppProto::Failed => "failed",
         }
     }

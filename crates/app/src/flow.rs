@@ -11,11 +11,13 @@ use crate::dns::DnsState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
 use crate::mqtt::MqttState;
+use crate::nfs::NfsState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::registry;
 use crate::sip::SipState;
 use crate::smb::SmbState;
 use crate::smtp::SmtpState;
+use crate::tftp::TftpState;
 use crate::tls::TlsState;
 use crate::{Anomalies, Config, Counter, Counters, Direction, Transport};
 
@@ -74,6 +76,10 @@ pub enum AppState {
     Smtp(Box<SmtpState>),
     /// MQTT.
     Mqtt(Box<MqttState>),
+    /// NFS (TCP or UDP).
+    Nfs(Box<NfsState>),
+    /// TFTP (UDP).
+    Tftp(TftpState),
 }
 
 impl AppState {
@@ -90,6 +96,8 @@ impl AppState {
             AppState::Dcerpc(d) => &**d,
             AppState::Smtp(s) => &**s,
             AppState::Mqtt(s) => &**s,
+            AppState::Nfs(n) => &**n,
+            AppState::Tftp(t) => t,
         })
     }
 }
@@ -156,6 +164,11 @@ macro_rules! with_state {
                 let $p: &MqttState = $p;
                 $body
             }
+            AppState::Nfs($p) => {
+                let $p: &NfsState = $p;
+                $body
+            }
+            AppState::Tftp($p) => $body,
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -194,6 +207,11 @@ macro_rules! with_state {
                 let $p: &mut MqttState = $p;
                 $body
             }
+            AppState::Nfs($p) => {
+                let $p: &mut NfsState = $p;
+                $body
+            }
+            AppState::Tftp($p) => $body,
         }
     };
 }

@@ -43,11 +43,14 @@ pub mod http;
 pub mod http2;
 pub mod log;
 pub mod mqtt;
+pub mod nfs;
 mod proto;
 pub mod registry;
+pub mod rpc;
 pub mod sip;
 pub mod smb;
 pub mod smtp;
+pub mod tftp;
 pub mod tls;
 mod util;
 

@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 9] = {
-    use crate::{dcerpc, dns, http, http2, mqtt, sip, smb, smtp, tls};
-    use AppProto::{Dcerpc, Dns, Http, Http2, Mqtt, Sip, Smb, Smtp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 11] = {
+    use crate::{dcerpc, dns, http, http2, mqtt, nfs, sip, smb, smtp, tftp, tls};
+    use AppProto::{Dcerpc, Dns, Http, Http2, Mqtt, Nfs, Sip, Smb, Smtp, Tftp, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -99,6 +99,8 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 9] = {
         ProtocolDef { proto: Dns, rule_names: &[RuleName::new("dns", Dns)], tcp_only: false, eve: Some("dns"), eve_extended: false, events: dns::EVENTS, buffers: dns::BUFFERS, ports: &[53], probe_tcp: Some(dns::probe_tcp), probe_udp: Some(dns::probe_udp), new: dns::new_state },
         ProtocolDef { proto: Sip, rule_names: &[RuleName::new("sip", Sip)], tcp_only: false, eve: Some("sip"), eve_extended: false, events: &[], buffers: sip::BUFFERS, ports: &[5060, 5061], probe_tcp: None, probe_udp: Some(sip::probe_udp), new: sip::new_state },
         ProtocolDef { proto: Mqtt, rule_names: &[RuleName::new("mqtt", Mqtt)], tcp_only: true, eve: Some("mqtt"), eve_extended: false, events: mqtt::EVENTS, buffers: mqtt::BUFFERS, ports: &[1883], probe_tcp: Some(mqtt::probe_tcp), probe_udp: None, new: mqtt::new_state },
+        ProtocolDef { proto: Nfs, rule_names: &[RuleName::new("nfs", Nfs)], tcp_only: false, eve: Some("nfs"), eve_extended: false, events: nfs::EVENTS, buffers: &[], ports: &[2049], probe_tcp: Some(nfs::probe_tcp), probe_udp: Some(nfs::probe_udp), new: nfs::new_state },
+        ProtocolDef { proto: Tftp, rule_names: &[RuleName::new("tftp", Tftp)], tcp_only: false, eve: Some("tftp"), eve_extended: false, events: &[], buffers: &[], ports: &[69], probe_tcp: None, probe_udp: Some(tftp::probe_udp), new: tftp::new_state },
     ]
 };
 

@@ -673,3 +673,29 @@ fn dcerpc_keywords_match_calls() {
     got.sort_unstable();
     assert_eq!(got, vec![1, 3, 5]);
 }
+
+/// sv-ether.pcap's NFSv3 READ call of `bln` (its NFS flows' frame 399).
+const NFS3_READ_CALL: &str = "5e1d0c020000000000000002000186a3000000030000000600000001000000343847760b00000009776572726d73636865000000000000000000000100000005000000010000000000000002000000030000001100000000000000000000002000101085000003e7000a00000000b25d0000002a000a00000000b25a00000029000000000000000000004000";
+
+#[test]
+fn nfs_procedure_and_version_are_transaction_options() {
+    let det = detector(
+        "alert nfs any any -> any any (nfs_procedure:6; sid:1;)\n\
+         alert nfs any any -> any any (nfs_procedure:>6; sid:2;)\n\
+         alert nfs any any -> any any (nfs.version:3; sid:3;)\n\
+         alert nfs any any -> any any (nfs.version:<3; sid:4;)\n\
+         alert ip any any -> any any (nfs_procedure:!6; sid:5;)",
+    );
+    let call: Vec<u8> = (0..NFS3_READ_CALL.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&NFS3_READ_CALL[i..i + 2], 16).unwrap())
+        .collect();
+    let mut ctx = app::AppCtx::new(app::Config::default());
+    let mut af = app::AppFlow::new(app::Transport::Udp, 1022, 2049);
+    af.datagram(&mut ctx, app::Direction::ToServer, &call);
+    assert_eq!(af.app_proto(), app::AppProto::Nfs);
+    let mut fd = detect::FlowDetect::new();
+    let mut got = tx_sids(&det, &mut fd, &af, true, None);
+    got.sort_unstable();
+    assert_eq!(got, vec![1, 3]);
+}

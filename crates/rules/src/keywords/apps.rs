@@ -88,15 +88,10 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match the SNMP PDU type",
         "rules/snmp-keywords.html#snmp-pdu-type",
     ),
-    verbatim("nfs_procedure").about(
-        "match the NFS procedure (old name of nfs.procedure)",
-        "rules/nfs-keywords.html#procedure",
-    ),
     verbatim("nfs.procedure").about(
         "match the NFS procedure",
         "rules/nfs-keywords.html#procedure",
     ),
-    verbatim("nfs.version").about("compare the NFS version", "rules/nfs-keywords.html#version"),
     verbatim("ike.exchtype").about(
         "match the IKE exchange type",
         "rules/ike-keywords.html#ike-exchtype",

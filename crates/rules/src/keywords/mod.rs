@@ -44,6 +44,7 @@ mod flow;
 mod header;
 mod http;
 mod meta;
+mod nfs;
 mod payload;
 pub(crate) mod pcre;
 mod snort;
@@ -267,6 +268,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (apps::KEYWORDS, apps::STICKY),
     (snort::KEYWORDS, &[]),
     (dcerpc::KEYWORDS, &[]),
+    (nfs::KEYWORDS, nfs::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
