@@ -75,6 +75,38 @@ pub enum Counter {
     TxSmtp,
     /// SMTP flows whose parser failed.
     ErrorSmtp,
+    /// TCP flows detected as SSH.
+    FlowSsh,
+    /// SSH flows whose parser failed.
+    ErrorSsh,
+    /// SSH KEXINIT packets too large to buffer (no HASSH for that side).
+    SshKexinitTooLong,
+    /// TCP flows detected as Kerberos 5.
+    FlowKrb5Tcp,
+    /// UDP flows detected as Kerberos 5.
+    FlowKrb5Udp,
+    /// Kerberos 5 messages over TCP.
+    TxKrb5Tcp,
+    /// Kerberos 5 messages over UDP.
+    TxKrb5Udp,
+    /// Kerberos 5 TCP flows whose parser failed.
+    ErrorKrb5Tcp,
+    /// Kerberos 5 UDP datagrams that did not parse.
+    ErrorKrb5Udp,
+    /// Kerberos 5 TCP records too large to buffer (skipped).
+    Krb5RecordLimit,
+    /// UDP flows detected as SNMP.
+    FlowSnmp,
+    /// SNMP messages.
+    TxSnmp,
+    /// SNMP datagrams that did not parse.
+    ErrorSnmp,
+    /// UDP flows detected as DHCP.
+    FlowDhcp,
+    /// DHCP messages.
+    TxDhcp,
+    /// DHCP datagrams that did not parse.
+    ErrorDhcp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -113,11 +145,27 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.http2.header_error",
     "app_layer.tx.smtp",
     "app_layer.error.smtp.parser",
+    "app_layer.flow.ssh",
+    "app_layer.error.ssh.parser",
+    "osprey.app.ssh.kexinit_too_long",
+    "app_layer.flow.krb5_tcp",
+    "app_layer.flow.krb5_udp",
+    "app_layer.tx.krb5_tcp",
+    "app_layer.tx.krb5_udp",
+    "app_layer.error.krb5_tcp.parser",
+    "app_layer.error.krb5_udp.parser",
+    "osprey.app.krb5.record_limit",
+    "app_layer.flow.snmp",
+    "app_layer.tx.snmp",
+    "app_layer.error.snmp.parser",
+    "app_layer.flow.dhcp",
+    "app_layer.tx.dhcp",
+    "app_layer.error.dhcp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 35;
+    pub const COUNT: usize = 51;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

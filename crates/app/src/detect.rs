@@ -30,6 +30,14 @@ pub enum AppProto {
     Dcerpc,
     /// SMTP.
     Smtp,
+    /// SSH.
+    Ssh,
+    /// Kerberos 5 (UDP or TCP).
+    Krb5,
+    /// SNMP (UDP).
+    Snmp,
+    /// DHCP (UDP).
+    Dhcp,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -47,6 +55,10 @@ impl AppProto {
             AppProto::Smb => "smb",
             AppProto::Dcerpc => "dcerpc",
             AppProto::Smtp => "smtp",
+            AppProto::Ssh => "ssh",
+            AppProto::Krb5 => "krb5",
+            AppProto::Snmp => "snmp",
+            AppProto::Dhcp => "dhcp",
             AppProto::Failed => "failed",
         }
     }

@@ -6,14 +6,18 @@
 //! direction from its first byte.
 
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
+use crate::dhcp::DhcpState;
 use crate::dns::DnsState;
 use crate::framed::Framed;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::krb5::Krb5State;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::registry;
 use crate::sip::SipState;
 use crate::smtp::SmtpState;
+use crate::snmp::SnmpState;
+use crate::ssh::SshState;
 use crate::tls::TlsState;
 use crate::{Anomalies, Config, Counter, Counters, Direction, Transport};
 
@@ -70,6 +74,14 @@ pub enum AppState {
     Dcerpc(Framed),
     /// SMTP.
     Smtp(Box<SmtpState>),
+    /// SSH.
+    Ssh(Box<SshState>),
+    /// Kerberos 5.
+    Krb5(Box<Krb5State>),
+    /// SNMP.
+    Snmp(Box<SnmpState>),
+    /// DHCP.
+    Dhcp(Box<DhcpState>),
 }
 
 impl AppState {
@@ -84,6 +96,10 @@ impl AppState {
             AppState::Sip(s) => s,
             AppState::Smb(f) | AppState::Dcerpc(f) => f,
             AppState::Smtp(s) => &**s,
+            AppState::Ssh(s) => &**s,
+            AppState::Krb5(k) => &**k,
+            AppState::Snmp(s) => &**s,
+            AppState::Dhcp(d) => &**d,
         })
     }
 }
@@ -139,6 +155,22 @@ macro_rules! with_state {
                 let $p: &SmtpState = $p;
                 $body
             }
+            AppState::Ssh($p) => {
+                let $p: &SshState = $p;
+                $body
+            }
+            AppState::Krb5($p) => {
+                let $p: &Krb5State = $p;
+                $body
+            }
+            AppState::Snmp($p) => {
+                let $p: &SnmpState = $p;
+                $body
+            }
+            AppState::Dhcp($p) => {
+                let $p: &DhcpState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -164,6 +196,22 @@ macro_rules! with_state {
             AppState::Smb($p) | AppState::Dcerpc($p) => $body,
             AppState::Smtp($p) => {
                 let $p: &mut SmtpState = $p;
+                $body
+            }
+            AppState::Ssh($p) => {
+                let $p: &mut SshState = $p;
+                $body
+            }
+            AppState::Krb5($p) => {
+                let $p: &mut Krb5State = $p;
+                $body
+            }
+            AppState::Snmp($p) => {
+                let $p: &mut SnmpState = $p;
+                $body
+            }
+            AppState::Dhcp($p) => {
+                let $p: &mut DhcpState = $p;
                 $body
             }
         }

@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 8] = {
-    use crate::{dns, framed, http, http2, sip, smtp, tls};
-    use AppProto::{Dcerpc, Dns, Http, Http2, Sip, Smb, Smtp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 12] = {
+    use crate::{dhcp, dns, framed, http, http2, krb5, sip, smtp, snmp, ssh, tls};
+    use AppProto::{Dcerpc, Dhcp, Dns, Http, Http2, Krb5, Sip, Smb, Smtp, Snmp, Ssh, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -98,6 +98,10 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 8] = {
         ProtocolDef { proto: Smtp, rule_names: &[RuleName::new("smtp", Smtp)], tcp_only: true, eve: Some("smtp"), eve_extended: false, events: smtp::EVENTS, buffers: &[], ports: ANY, probe_tcp: Some(smtp::probe_tcp), probe_udp: None, new: smtp::new_state },
         ProtocolDef { proto: Dns, rule_names: &[RuleName::new("dns", Dns)], tcp_only: false, eve: Some("dns"), eve_extended: false, events: dns::EVENTS, buffers: dns::BUFFERS, ports: &[53], probe_tcp: Some(dns::probe_tcp), probe_udp: Some(dns::probe_udp), new: dns::new_state },
         ProtocolDef { proto: Sip, rule_names: &[], tcp_only: false, eve: None, eve_extended: false, events: &[], buffers: &[], ports: &[5060, 5061], probe_tcp: None, probe_udp: Some(sip::probe_udp), new: sip::new_state },
+        ProtocolDef { proto: Ssh, rule_names: &[RuleName::new("ssh", Ssh)], tcp_only: true, eve: Some("ssh"), eve_extended: false, events: ssh::EVENTS, buffers: ssh::BUFFERS, ports: ANY, probe_tcp: Some(ssh::probe_tcp), probe_udp: None, new: ssh::new_state },
+        ProtocolDef { proto: Krb5, rule_names: &[RuleName::new("krb5", Krb5)], tcp_only: false, eve: Some("krb5"), eve_extended: false, events: krb5::EVENTS, buffers: krb5::BUFFERS, ports: &[88], probe_tcp: Some(krb5::probe_tcp), probe_udp: Some(krb5::probe_udp), new: krb5::new_state },
+        ProtocolDef { proto: Snmp, rule_names: &[RuleName::new("snmp", Snmp)], tcp_only: false, eve: Some("snmp"), eve_extended: false, events: snmp::EVENTS, buffers: snmp::BUFFERS, ports: &[161, 162], probe_tcp: None, probe_udp: Some(snmp::probe_udp), new: snmp::new_state },
+        ProtocolDef { proto: Dhcp, rule_names: &[RuleName::new("dhcp", Dhcp)], tcp_only: false, eve: Some("dhcp"), eve_extended: false, events: dhcp::EVENTS, buffers: &[], ports: &[67, 68], probe_tcp: None, probe_udp: Some(dhcp::probe_udp), new: dhcp::new_state },
     ]
 };
 
@@ -177,6 +181,12 @@ pub fn event_type_mask(name: &str) -> Option<(u64, bool)> {
         }
     }
     (mask != 0).then_some((mask, extended))
+}
+
+/// Whether the records of protocol `p` take the direction of the packet that made them
+/// loggable (Suricata's Kerberos, SNMP and DHCP loggers), not the flow's.
+pub fn logs_packet_direction(p: AppProto) -> bool {
+    matches!(p, AppProto::Krb5 | AppProto::Snmp | AppProto::Dhcp)
 }
 
 /// Whether protocol `p` extracts files (declares a `file.data` buffer).

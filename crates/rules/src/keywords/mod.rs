@@ -37,15 +37,19 @@ macro_rules! tryv {
 
 mod apps;
 mod bytes;
+mod dhcp;
 mod dns;
 mod file;
 mod flow;
 mod header;
 mod http;
+mod krb5;
 mod meta;
 mod payload;
 pub(crate) mod pcre;
+mod snmp;
 mod snort;
+mod ssh;
 mod sticky_docs;
 mod tls;
 mod transform;
@@ -265,6 +269,10 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (tls::KEYWORDS, tls::STICKY),
     (apps::KEYWORDS, apps::STICKY),
     (snort::KEYWORDS, &[]),
+    (ssh::KEYWORDS, ssh::STICKY),
+    (krb5::KEYWORDS, krb5::STICKY),
+    (snmp::KEYWORDS, snmp::STICKY),
+    (dhcp::KEYWORDS, dhcp::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
