@@ -672,12 +672,13 @@ mod tests {
             let after: Vec<_> = ctx.anomalies.drain().collect();
             (f.app_proto(), before, after)
         };
-        // The client spoke HTTP, the server answers something else: raised on the
-        // server's bytes, on no transaction.
+        // The client spoke HTTP, the server answers something no protocol knows (not
+        // an SSH banner: SSH is detected on either side): raised on the server's
+        // bytes, on no transaction.
         let (p, before, after) = one(
             Direction::ToServer,
             b"GET / HTTP/1.0\r\n\r\n",
-            b"SSH-2.0-x\r\n",
+            b"+OK POP3 ready\r\n",
         );
         assert_eq!((p, before), (AppProto::Http, 0));
         assert_eq!(after.len(), 1);
