@@ -119,6 +119,38 @@ pub enum Counter {
     TxTftp,
     /// TFTP datagrams that are not TFTP packets.
     ErrorTftp,
+    /// TCP flows detected as SSH.
+    FlowSsh,
+    /// SSH flows whose parser failed.
+    ErrorSsh,
+    /// SSH KEXINIT packets too large to buffer (no HASSH for that side).
+    SshKexinitTooLong,
+    /// TCP flows detected as Kerberos 5.
+    FlowKrb5Tcp,
+    /// UDP flows detected as Kerberos 5.
+    FlowKrb5Udp,
+    /// Kerberos 5 messages over TCP.
+    TxKrb5Tcp,
+    /// Kerberos 5 messages over UDP.
+    TxKrb5Udp,
+    /// Kerberos 5 TCP flows whose parser failed.
+    ErrorKrb5Tcp,
+    /// Kerberos 5 UDP datagrams that did not parse.
+    ErrorKrb5Udp,
+    /// Kerberos 5 TCP records too large to buffer (skipped).
+    Krb5RecordLimit,
+    /// UDP flows detected as SNMP.
+    FlowSnmp,
+    /// SNMP messages.
+    TxSnmp,
+    /// SNMP datagrams that did not parse.
+    ErrorSnmp,
+    /// UDP flows detected as DHCP.
+    FlowDhcp,
+    /// DHCP messages.
+    TxDhcp,
+    /// DHCP datagrams that did not parse.
+    ErrorDhcp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -179,11 +211,27 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.tftp",
     "app_layer.tx.tftp",
     "app_layer.error.tftp.parser",
+    "app_layer.flow.ssh",
+    "app_layer.error.ssh.parser",
+    "osprey.app.ssh.kexinit_too_long",
+    "app_layer.flow.krb5_tcp",
+    "app_layer.flow.krb5_udp",
+    "app_layer.tx.krb5_tcp",
+    "app_layer.tx.krb5_udp",
+    "app_layer.error.krb5_tcp.parser",
+    "app_layer.error.krb5_udp.parser",
+    "osprey.app.krb5.record_limit",
+    "app_layer.flow.snmp",
+    "app_layer.tx.snmp",
+    "app_layer.error.snmp.parser",
+    "app_layer.flow.dhcp",
+    "app_layer.tx.dhcp",
+    "app_layer.error.dhcp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 57;
+    pub const COUNT: usize = 73;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

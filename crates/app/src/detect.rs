@@ -36,6 +36,14 @@ pub enum AppProto {
     Nfs,
     /// TFTP (UDP).
     Tftp,
+    /// SSH.
+    Ssh,
+    /// Kerberos 5 (UDP or TCP).
+    Krb5,
+    /// SNMP (UDP).
+    Snmp,
+    /// DHCP (UDP).
+    Dhcp,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -56,6 +64,10 @@ impl AppProto {
             AppProto::Mqtt => "mqtt",
             AppProto::Nfs => "nfs",
             AppProto::Tftp => "tftp",
+            AppProto::Ssh => "ssh",
+            AppProto::Krb5 => "krb5",
+            AppProto::Snmp => "snmp",
+            AppProto::Dhcp => "dhcp",
             AppProto::Failed => "failed",
         }
     }

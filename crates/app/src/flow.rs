@@ -7,17 +7,21 @@
 
 use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
+use crate::dhcp::DhcpState;
 use crate::dns::DnsState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
 use crate::mqtt::MqttState;
 use crate::nfs::NfsState;
+use crate::krb5::Krb5State;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::registry;
 use crate::sip::SipState;
 use crate::smb::SmbState;
 use crate::smtp::SmtpState;
 use crate::tftp::TftpState;
+use crate::snmp::SnmpState;
+use crate::ssh::SshState;
 use crate::tls::TlsState;
 use crate::{Anomalies, Config, Counter, Counters, Direction, Transport};
 
@@ -80,6 +84,14 @@ pub enum AppState {
     Nfs(Box<NfsState>),
     /// TFTP (UDP).
     Tftp(TftpState),
+    /// SSH.
+    Ssh(Box<SshState>),
+    /// Kerberos 5.
+    Krb5(Box<Krb5State>),
+    /// SNMP.
+    Snmp(Box<SnmpState>),
+    /// DHCP.
+    Dhcp(Box<DhcpState>),
 }
 
 impl AppState {
@@ -98,6 +110,10 @@ impl AppState {
             AppState::Mqtt(s) => &**s,
             AppState::Nfs(n) => &**n,
             AppState::Tftp(t) => t,
+            AppState::Ssh(s) => &**s,
+            AppState::Krb5(k) => &**k,
+            AppState::Snmp(s) => &**s,
+            AppState::Dhcp(d) => &**d,
         })
     }
 }
@@ -169,6 +185,22 @@ macro_rules! with_state {
                 $body
             }
             AppState::Tftp($p) => $body,
+            AppState::Ssh($p) => {
+                let $p: &SshState = $p;
+                $body
+            }
+            AppState::Krb5($p) => {
+                let $p: &Krb5State = $p;
+                $body
+            }
+            AppState::Snmp($p) => {
+                let $p: &SnmpState = $p;
+                $body
+            }
+            AppState::Dhcp($p) => {
+                let $p: &DhcpState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -212,6 +244,22 @@ macro_rules! with_state {
                 $body
             }
             AppState::Tftp($p) => $body,
+            AppState::Ssh($p) => {
+                let $p: &mut SshState = $p;
+                $body
+            }
+            AppState::Krb5($p) => {
+                let $p: &mut Krb5State = $p;
+                $body
+            }
+            AppState::Snmp($p) => {
+                let $p: &mut SnmpState = $p;
+                $body
+            }
+            AppState::Dhcp($p) => {
+                let $p: &mut DhcpState = $p;
+                $body
+            }
         }
     };
 }
@@ -670,12 +718,13 @@ mod tests {
             let after: Vec<_> = ctx.anomalies.drain().collect();
             (f.app_proto(), before, after)
         };
-        // The client spoke HTTP, the server answers something else: raised on the
-        // server's bytes, on no transaction.
+        // The client spoke HTTP, the server answers something no protocol knows (not
+        // an SSH banner: SSH is detected on either side): raised on the server's
+        // bytes, on no transaction.
         let (p, before, after) = one(
             Direction::ToServer,
             b"GET / HTTP/1.0\r\n\r\n",
-            b"SSH-2.0-x\r\n",
+            b"+OK POP3 ready\r\n",
         );
         assert_eq!((p, before), (AppProto::Http, 0));
         assert_eq!(after.len(), 1);

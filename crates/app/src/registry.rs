@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 11] = {
-    use crate::{dcerpc, dns, http, http2, mqtt, nfs, sip, smb, smtp, tftp, tls};
-    use AppProto::{Dcerpc, Dns, Http, Http2, Mqtt, Nfs, Sip, Smb, Smtp, Tftp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 15] = {
+    use crate::{dcerpc, dhcp, dns, http, http2, krb5, mqtt, nfs, sip, smb, smtp, snmp, ssh, tftp, tls};
+    use AppProto::{Dcerpc, Dhcp, Dns, Http, Http2, Krb5, Mqtt, Nfs, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -101,6 +101,10 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 11] = {
         ProtocolDef { proto: Mqtt, rule_names: &[RuleName::new("mqtt", Mqtt)], tcp_only: true, eve: Some("mqtt"), eve_extended: false, events: mqtt::EVENTS, buffers: mqtt::BUFFERS, ports: &[1883], probe_tcp: Some(mqtt::probe_tcp), probe_udp: None, new: mqtt::new_state },
         ProtocolDef { proto: Nfs, rule_names: &[RuleName::new("nfs", Nfs)], tcp_only: false, eve: Some("nfs"), eve_extended: false, events: nfs::EVENTS, buffers: &[], ports: &[2049], probe_tcp: Some(nfs::probe_tcp), probe_udp: Some(nfs::probe_udp), new: nfs::new_state },
         ProtocolDef { proto: Tftp, rule_names: &[RuleName::new("tftp", Tftp)], tcp_only: false, eve: Some("tftp"), eve_extended: false, events: &[], buffers: &[], ports: &[69], probe_tcp: None, probe_udp: Some(tftp::probe_udp), new: tftp::new_state },
+        ProtocolDef { proto: Ssh, rule_names: &[RuleName::new("ssh", Ssh)], tcp_only: true, eve: Some("ssh"), eve_extended: false, events: ssh::EVENTS, buffers: ssh::BUFFERS, ports: ANY, probe_tcp: Some(ssh::probe_tcp), probe_udp: None, new: ssh::new_state },
+        ProtocolDef { proto: Krb5, rule_names: &[RuleName::new("krb5", Krb5)], tcp_only: false, eve: Some("krb5"), eve_extended: false, events: krb5::EVENTS, buffers: krb5::BUFFERS, ports: &[88], probe_tcp: Some(krb5::probe_tcp), probe_udp: Some(krb5::probe_udp), new: krb5::new_state },
+        ProtocolDef { proto: Snmp, rule_names: &[RuleName::new("snmp", Snmp)], tcp_only: false, eve: Some("snmp"), eve_extended: false, events: snmp::EVENTS, buffers: snmp::BUFFERS, ports: &[161, 162], probe_tcp: None, probe_udp: Some(snmp::probe_udp), new: snmp::new_state },
+        ProtocolDef { proto: Dhcp, rule_names: &[RuleName::new("dhcp", Dhcp)], tcp_only: false, eve: Some("dhcp"), eve_extended: false, events: dhcp::EVENTS, buffers: &[], ports: &[67, 68], probe_tcp: None, probe_udp: Some(dhcp::probe_udp), new: dhcp::new_state },
     ]
 };
 
@@ -180,6 +184,12 @@ pub fn event_type_mask(name: &str) -> Option<(u64, bool)> {
         }
     }
     (mask != 0).then_some((mask, extended))
+}
+
+/// Whether the records of protocol `p` take the direction of the packet that made them
+/// loggable (Suricata's Kerberos, SNMP and DHCP loggers), not the flow's.
+pub fn logs_packet_direction(p: AppProto) -> bool {
+    matches!(p, AppProto::Krb5 | AppProto::Snmp | AppProto::Dhcp)
 }
 
 /// Whether protocol `p` extracts files (declares a `file.data` buffer).

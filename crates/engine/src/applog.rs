@@ -10,7 +10,8 @@ use output::{AppLogger, EventMeta};
 use wire::{ip_addr, Packet, Timestamp};
 
 /// Logs what packet `p` of the flow `key` made loggable (`to_server`: the packet's
-/// direction; records are written client → server).
+/// direction; records are written client → server, or in the packet's direction for
+/// the protocols whose Suricata logger does so, [`app::registry::logs_packet_direction`]).
 pub(crate) fn log_packet(
     logger: &AppLogger,
     ext: &mut FlowExt,
@@ -23,9 +24,10 @@ pub(crate) fn log_packet(
     let Some(app) = ext.app.as_ref() else {
         return;
     };
+    let packet_dir = app::registry::logs_packet_direction(app.app_proto());
     let mut meta = || {
         let v4 = p.ip_version == 4;
-        let (c, s, cp, sp) = if to_server {
+        let (c, s, cp, sp) = if to_server || packet_dir {
             (&p.src, &p.dst, p.sport, p.dport)
         } else {
             (&p.dst, &p.src, p.dport, p.sport)

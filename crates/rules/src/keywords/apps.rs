@@ -8,14 +8,6 @@ use crate::buffers::Buffer;
 
 /// Keywords kept verbatim.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    verbatim("ssh.protoversion").about(
-        "match the SSH protocol version",
-        "rules/ssh-keywords.html#ssh-protoversion",
-    ),
-    verbatim("ssh.softwareversion").about(
-        "match the SSH software version",
-        "rules/ssh-keywords.html#ssh-softwareversion",
-    ),
     verbatim("ftpbounce").about(
         "detect the FTP bounce attack (PORT to a third host)",
         "rules/ftp-keywords.html#ftpbounce",
@@ -63,30 +55,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
     verbatim("cip_service").about(
         "match the CIP service",
         "rules/enip-keyword.html#enip-cip-keywords",
-    ),
-    verbatim("krb5_err_code").about(
-        "match the Kerberos 5 error code",
-        "rules/kerberos-keywords.html#krb5-err-code",
-    ),
-    verbatim("krb5_msg_type").about(
-        "match the Kerberos 5 message type",
-        "rules/kerberos-keywords.html#krb5-msg-type",
-    ),
-    verbatim("krb5.err_code").about(
-        "match the Kerberos 5 error code",
-        "rules/kerberos-keywords.html#krb5-err-code",
-    ),
-    verbatim("krb5.msg_type").about(
-        "match the Kerberos 5 message type",
-        "rules/kerberos-keywords.html#krb5-msg-type",
-    ),
-    verbatim("snmp.version").about(
-        "compare the SNMP version",
-        "rules/snmp-keywords.html#snmp-version",
-    ),
-    verbatim("snmp.pdu_type").about(
-        "match the SNMP PDU type",
-        "rules/snmp-keywords.html#snmp-pdu-type",
     ),
     verbatim("nfs.procedure").about(
         "match the NFS procedure",

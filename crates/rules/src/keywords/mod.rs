@@ -38,16 +38,20 @@ macro_rules! tryv {
 mod apps;
 mod bytes;
 mod dcerpc;
+mod dhcp;
 mod dns;
 mod file;
 mod flow;
 mod header;
 mod http;
+mod krb5;
 mod meta;
 mod nfs;
 mod payload;
 pub(crate) mod pcre;
+mod snmp;
 mod snort;
+mod ssh;
 mod sticky_docs;
 mod tls;
 mod transform;
@@ -269,6 +273,10 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (snort::KEYWORDS, &[]),
     (dcerpc::KEYWORDS, &[]),
     (nfs::KEYWORDS, nfs::STICKY),
+    (ssh::KEYWORDS, ssh::STICKY),
+    (krb5::KEYWORDS, krb5::STICKY),
+    (snmp::KEYWORDS, snmp::STICKY),
+    (dhcp::KEYWORDS, dhcp::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
