@@ -75,6 +75,8 @@ pub enum Counter {
     TxSmtp,
     /// SMTP flows whose parser failed.
     ErrorSmtp,
+    /// Files not tracked because their transaction already held [`crate::Files::MAX`].
+    FileLimit,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -113,11 +115,12 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.http2.header_error",
     "app_layer.tx.smtp",
     "app_layer.error.smtp.parser",
+    "osprey.app.files.limit",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 35;
+    pub const COUNT: usize = 36;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {
