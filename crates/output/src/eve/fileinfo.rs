@@ -34,7 +34,7 @@ pub(crate) fn log_files(
             if (f.state() == FileState::Open && !at_end) || !f.mark_logged() {
                 continue;
             }
-            out(record(tx, f, event_type, app_proto, &meta()));
+            out(record(tx, f, at_end, event_type, app_proto, &meta()));
         }
     });
 }
@@ -43,6 +43,7 @@ pub(crate) fn log_files(
 fn record(
     tx: &dyn Transaction,
     f: &File,
+    at_end: bool,
     event_type: Option<&'static str>,
     app_proto: &str,
     meta: &EventMeta,
@@ -76,7 +77,7 @@ fn record(
         o.insert(k.into(), v);
     }
     o.insert("app_proto".into(), app_proto.into());
-    o.insert("fileinfo".into(), Value::Object(fileinfo(f, tx_id)));
+    o.insert("fileinfo".into(), Value::Object(fileinfo(f, tx_id, at_end)));
     r
 }
 
@@ -84,14 +85,26 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// The `fileinfo{}` object, keys in Suricata's order.
-pub(crate) fn fileinfo(f: &File, tx_id: u64) -> Map<String, Value> {
+/// A file name as Suricata writes it: ASCII kept, every other byte `?`.
+fn file_name(b: &[u8]) -> String {
+    b.iter()
+        .map(|&c| if c.is_ascii() { c as char } else { '?' })
+        .collect()
+}
+
+/// The `fileinfo{}` object, keys in Suricata's order; a file still open when its flow
+/// ended (`at_end`) is written `TRUNCATED`.
+pub(crate) fn fileinfo(f: &File, tx_id: u64, at_end: bool) -> Map<String, Value> {
     let mut o = Map::new();
     if !f.name().is_empty() {
-        o.insert("filename".into(), app::log::bytes_str(f.name()).into());
+        o.insert("filename".into(), file_name(f.name()).into());
     }
     o.insert("gaps".into(), f.has_gaps().into());
-    o.insert("state".into(), f.state().as_str().into());
+    let state = match f.state() {
+        FileState::Open if at_end => FileState::Truncated,
+        s => s,
+    };
+    o.insert("state".into(), state.as_str().into());
     let d = f.digests();
     // Suricata gives MD5 and SHA-1 for complete files only, SHA-256 for any.
     if f.state() == FileState::Closed {
@@ -220,5 +233,6 @@ mod tests {
         );
         assert_eq!((&fi["start"], &fi["end"]), (&10.into(), &19.into()));
         assert!(fi.get("md5").is_none());
+        assert_eq!(super::file_name(b"\xd9bl\x05\xab"), "?bl\u{5}?");
     }
 }
