@@ -726,6 +726,26 @@ mod tests {
     }
 
     #[test]
+    fn files_type_turns_on_fileinfo_and_its_forced_hashes() {
+        let (out, notices) = read_yaml(
+            "outputs:\n\
+             - eve-log:\n    enabled: yes\n    filename: e.json\n    types:\n      \
+               - files:\n          force-magic: yes\n          force-hash: [md5, sha256, crc]\n",
+        );
+        let out = out.unwrap();
+        assert!(out.eve[0].wants("fileinfo"));
+        let f = out.record_options().files;
+        assert!(f.md5 && f.sha256 && !f.sha1, "{f:?}");
+        let all = notices.join("\n");
+        assert!(all.contains("types.files.force-magic"), "{all}");
+        assert!(all.contains("types.files.force-hash.crc"), "{all}");
+        let (out, _) = read_yaml(
+            "outputs:\n - eve-log:\n    enabled: yes\n    types:\n      - files:\n          force-hash: sha1\n",
+        );
+        assert!(out.unwrap().record_options().files.sha1);
+    }
+
+    #[test]
     fn sinks_and_errors() {
         let (out, _) = read_yaml(
             "outputs:\n- eve-log:\n    enabled: yes\n    filetype: redis\n    redis:\n      server: 10.0.0.1\n      \
