@@ -151,6 +151,8 @@ pub enum Counter {
     TxDhcp,
     /// DHCP datagrams that did not parse.
     ErrorDhcp,
+    /// Files not tracked because their transaction already held [`crate::Files::MAX`].
+    FileLimit,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -227,11 +229,12 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.dhcp",
     "app_layer.tx.dhcp",
     "app_layer.error.dhcp.parser",
+    "osprey.app.files.limit",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 73;
+    pub const COUNT: usize = 74;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -95,6 +95,10 @@ fn build(
     }
     engine.eve_types = outputs.union_types();
     engine.eve_options = outputs.record_options();
+    let forced = engine.eve_options.files;
+    engine.app.files.md5 |= forced.md5;
+    engine.app.files.sha1 |= forced.sha1;
+    engine.app.files.sha256 |= forced.sha256;
     engine.outputs = outputs;
 
     let classifications = match config.classification_file() {

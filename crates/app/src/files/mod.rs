@@ -107,6 +107,8 @@ pub struct File {
     hashers: Hashers,
     digests: Digests,
     store: bool,
+    range: Option<(u64, u64)>,
+    logged: core::cell::Cell<bool>,
 }
 
 impl File {
@@ -158,6 +160,18 @@ impl File {
     /// Asks for the file to be stored.
     pub fn request_store(&mut self) {
         self.store = true;
+    }
+
+    /// The byte range of a whole file this one is a part of (HTTP `Content-Range`:
+    /// first and last byte), when the protocol said.
+    pub fn range(&self) -> Option<(u64, u64)> {
+        self.range
+    }
+
+    /// Marks the file as logged (its `fileinfo` record written); true the first time
+    /// only. Logging reads transactions through shared references, hence the cell.
+    pub fn mark_logged(&self) -> bool {
+        !self.logged.replace(true)
     }
 
     fn append(&mut self, data: &[u8]) {
@@ -238,6 +252,8 @@ impl Files {
             },
             digests: Digests::default(),
             store: false,
+            range: None,
+            logged: core::cell::Cell::new(false),
         });
         Some(self.files.len() - 1)
     }
@@ -253,6 +269,13 @@ impl Files {
     pub fn gap(&mut self, id: FileId, len: u64) {
         if let Some(f) = self.files.get_mut(id) {
             f.gap(len);
+        }
+    }
+
+    /// Records that file `id` is the bytes `start..=end` of a larger file.
+    pub fn set_range(&mut self, id: FileId, start: u64, end: u64) {
+        if let Some(f) = self.files.get_mut(id) {
+            f.range = Some((start, end));
         }
     }
 
@@ -370,5 +393,18 @@ mod tests {
         }
         assert!(files.open(&cfg, b"f", Direction::ToServer).is_none());
         assert_eq!(files.len(), Files::MAX);
+    }
+
+    #[test]
+    fn a_file_is_logged_once_and_keeps_its_range() {
+        let mut files = Files::default();
+        let id = files
+            .open(&FileConfig::default(), b"r", Direction::ToClient)
+            .unwrap();
+        files.set_range(id, 500, 1000);
+        let f = files.get(id).unwrap();
+        assert_eq!(f.range(), Some((500, 1000)));
+        assert!(f.mark_logged());
+        assert!(!f.mark_logged());
     }
 }

@@ -5,6 +5,7 @@
 //!   chunk size, Content-Length);
 //! - [`uri`]: URI splitting and normalization for `http.uri`;
 //! - `decompress`: gzip/deflate body decoding with an output cap;
+//! - `files`: bodies as files ([`crate::Files`]);
 //! - `events`: libhtp's warnings as Suricata's events, and the checks that find them;
 //! - [`state`]: the per-flow streaming state machine ([`HttpState`]);
 //! - [`tx`]: transactions and their buffers ([`HttpTx`]);
@@ -15,6 +16,7 @@
 
 pub(crate) mod decompress;
 mod events;
+pub(crate) mod files;
 pub mod log;
 pub mod parser;
 mod probe;

@@ -156,6 +156,10 @@ impl Transaction for HttpTx {
     fn alert_object(&self) -> Value {
         super::log::http_object(self, true)
     }
+
+    fn files(&self) -> Option<&crate::Files> {
+        (!self.files.is_empty()).then_some(&self.files)
+    }
 }
 
 #[cfg(test)]

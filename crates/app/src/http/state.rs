@@ -284,7 +284,9 @@ impl HttpState {
     /// A hole of `len` bytes in one direction's stream: HTTP parsing of the flow ends;
     /// messages in progress are marked truncated and complete.
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
-        let _ = (dir, len);
+        if let Some(tx) = find_tx(&mut self.txs, self.sides[dir.index()].tx) {
+            super::files::gap(tx, dir, len);
+        }
         ctx.counters.incr(Counter::Gap);
         self.stop(ctx, Direction::ToServer);
         self.stop(ctx, Direction::ToClient);
@@ -824,6 +826,7 @@ impl HttpState {
             }
         };
         m.body_len += (m.body.len() - before) as u64;
+        let fresh = before..m.body.len();
         if cut && !m.body_truncated {
             m.body_truncated = true;
             ctx.counters.incr(match dir {
@@ -831,6 +834,7 @@ impl HttpState {
                 Direction::ToClient => Counter::HttpResponseBodyLimit,
             });
         }
+        super::files::feed(ctx, tx, dir, fresh, cut);
     }
 
     /// Flushes the decoder of a message that is ending.
@@ -849,7 +853,11 @@ impl HttpState {
                 let room = limit.saturating_sub(m.body.len());
                 dec.finish(&mut m.body, room);
                 m.body_len += (m.body.len() - before) as u64;
+                let fresh = before..m.body.len();
+                super::files::feed(ctx, tx, dir, fresh, false);
             }
+            super::files::end(tx, dir);
+            let m = tx.msg_mut(dir);
             m.progress = Progress::Complete;
             self.completed[d] += 1;
             if dir == Direction::ToClient {

@@ -76,6 +76,8 @@ pub struct Message {
     pub(crate) body_done: bool,
     /// Events raised once per message so far (libhtp's per-transaction flags).
     pub(crate) raised: crate::Events,
+    /// The body's file in the transaction's [`crate::Files`] (`None`: no body yet).
+    pub(crate) file: Option<super::files::FileSlot>,
 }
 
 impl Message {
@@ -210,6 +212,8 @@ pub struct HttpTx {
     pub(crate) status: Option<u16>,
     /// An HTTP/2 stream's own facts (`None` for HTTP/1).
     pub(crate) h2: Option<Box<crate::http2::log::H2Info>>,
+    /// The bodies tracked as files.
+    pub(crate) files: crate::Files,
 }
 
 impl HttpTx {
@@ -232,6 +236,19 @@ impl HttpTx {
     /// The response side.
     pub fn response(&self) -> &Message {
         &self.response
+    }
+
+    /// The request (to server) or the response (to client).
+    pub(crate) fn msg(&self, dir: Direction) -> &Message {
+        match dir {
+            Direction::ToServer => &self.request,
+            Direction::ToClient => &self.response,
+        }
+    }
+
+    /// The bodies tracked as files.
+    pub fn files(&self) -> &crate::Files {
+        &self.files
     }
 
     /// The request (to server) or the response (to client), for the parsers to fill.

@@ -572,13 +572,16 @@ impl Http2State {
             }
         };
         m.body_len += (m.body.len() - before) as u64;
-        if cut && !data.is_empty() && !m.body_truncated {
+        let fresh = before..m.body.len();
+        let cut = cut && !data.is_empty();
+        if cut && !m.body_truncated {
             m.body_truncated = true;
             ctx.counters.incr(match dir {
                 Direction::ToServer => Counter::HttpRequestBodyLimit,
                 Direction::ToClient => Counter::HttpResponseBodyLimit,
             });
         }
+        crate::http::files::feed(ctx, &mut s.tx, dir, fresh, cut);
     }
 
     /// END_STREAM, RST_STREAM or the end of parsing: one side of a stream completes.
@@ -592,7 +595,7 @@ impl Http2State {
 
 impl Stream {
     /// One side of the stream completes (`cut`: because parsing stopped).
-    fn end(&mut self, ctx: &AppCtx, dir: Direction, cut: bool) {
+    fn end(&mut self, ctx: &mut AppCtx, dir: Direction, cut: bool) {
         let limit = match dir {
             Direction::ToServer => ctx.config.request_body_limit,
             Direction::ToClient => ctx.config.response_body_limit,
@@ -609,9 +612,13 @@ impl Stream {
             let before = m.body.len();
             dec.finish(&mut m.body, limit.saturating_sub(before));
             m.body_len += (m.body.len() - before) as u64;
+            let fresh = before..m.body.len();
+            crate::http::files::feed(ctx, &mut self.tx, dir, fresh, false);
         }
+        let m = self.tx.msg_mut(dir);
         m.truncated = cut;
         m.progress = Progress::Complete;
+        crate::http::files::end(&mut self.tx, dir);
     }
 }
 

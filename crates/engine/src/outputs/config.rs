@@ -382,6 +382,9 @@ fn type_keys(name: &str) -> &'static [&'static str] {
         "anomaly" => &["enabled", "types"],
         "drop" => &["enabled", "flows", "alerts"],
         "stats" => &["enabled", "totals", "threads", "deltas"],
+        // `force-magic` (libmagic's type in each record) is not implemented: named in
+        // the warning when turned on.
+        "files" => &["enabled", "force-hash"],
         _ => &["enabled", "extended"],
     }
 }
@@ -447,6 +450,22 @@ fn eve_type(
             let all = opts.and_then(|o| o.get("flows")).and_then(scalar_string);
             eve.options.drop.all_flows = all.is_some_and(|f| f.eq_ignore_ascii_case("all"));
             eve.options.drop.alerts = flag("alerts", false);
+        }
+        "files" => {
+            let names: Vec<String> = match opts.and_then(|o| o.get("force-hash")) {
+                Some(Value::Sequence(l)) => l.iter().filter_map(scalar_string).collect(),
+                Some(v) => scalar_string(v).into_iter().collect(),
+                None => Vec::new(),
+            };
+            let f = &mut eve.options.files;
+            for n in names.iter().map(|n| n.trim().to_ascii_lowercase()) {
+                match n.as_str() {
+                    "md5" => f.md5 = true,
+                    "sha1" => f.sha1 = true,
+                    "sha256" => f.sha256 = true,
+                    _ => unused.names.push(format!("{tpath}.force-hash.{n}")),
+                }
+            }
         }
         "stats" => {
             eve.stats = StatsRecordOptions {
@@ -577,6 +596,12 @@ impl OutputsConfig {
         if let Some(e) = self.eve.iter().find(|e| e.wants("anomaly")) {
             o.anomaly = e.options.anomaly;
         }
+        // A digest one output forces is computed for all.
+        for e in self.eve.iter().filter(|e| e.wants("fileinfo")) {
+            o.files.md5 |= e.options.files.md5;
+            o.files.sha1 |= e.options.files.sha1;
+            o.files.sha256 |= e.options.files.sha256;
+        }
         o.community_id = self.eve.iter().any(|e| e.options.community_id);
         o
     }
@@ -698,6 +723,26 @@ mod tests {
             "a disabled output is not reported: {all}"
         );
         assert!(all.contains("(ignored): smb"), "{all}");
+    }
+
+    #[test]
+    fn files_type_turns_on_fileinfo_and_its_forced_hashes() {
+        let (out, notices) = read_yaml(
+            "outputs:\n\
+             - eve-log:\n    enabled: yes\n    filename: e.json\n    types:\n      \
+               - files:\n          force-magic: yes\n          force-hash: [md5, sha256, crc]\n",
+        );
+        let out = out.unwrap();
+        assert!(out.eve[0].wants("fileinfo"));
+        let f = out.record_options().files;
+        assert!(f.md5 && f.sha256 && !f.sha1, "{f:?}");
+        let all = notices.join("\n");
+        assert!(all.contains("types.files.force-magic"), "{all}");
+        assert!(all.contains("types.files.force-hash.crc"), "{all}");
+        let (out, _) = read_yaml(
+            "outputs:\n - eve-log:\n    enabled: yes\n    types:\n      - files:\n          force-hash: sha1\n",
+        );
+        assert!(out.unwrap().record_options().files.sha1);
     }
 
     #[test]

@@ -30,16 +30,34 @@ impl AppLogger {
         AppLogger { types }
     }
 
-    /// Whether any app-layer record type is on (if not, [`AppLogger::log`] never writes).
+    /// Whether any app-layer record type (or `fileinfo`) is on (if not,
+    /// [`AppLogger::log`] never writes).
     pub fn enabled(&self) -> bool {
-        self.types.any_app()
+        self.types.any_app() || self.types.engine("fileinfo")
     }
 
     /// Writes (through `out`) the records of `app` that became loggable and advances
     /// `cursor`. Their header comes from `meta`, called only when there is something to
     /// write (at most once). With `at_end` (the flow ended) every transaction not yet
-    /// logged is written, complete or not.
+    /// logged is written, complete or not. The `fileinfo` records of files that ended
+    /// follow the transactions' records.
     pub fn log(
+        &self,
+        app: &AppFlow,
+        cursor: &mut LogCursor,
+        at_end: bool,
+        meta: &mut dyn FnMut() -> EventMeta,
+        out: &mut dyn FnMut(Value),
+    ) {
+        let mut cached: Option<EventMeta> = None;
+        let mut meta = move || -> EventMeta { cached.get_or_insert_with(&mut *meta).clone() };
+        self.log_txs(app, cursor, at_end, &mut meta, out);
+        if self.types.engine("fileinfo") {
+            super::fileinfo::log_files(app, at_end, &mut meta, out);
+        }
+    }
+
+    fn log_txs(
         &self,
         app: &AppFlow,
         cursor: &mut LogCursor,
@@ -59,8 +77,6 @@ impl AppLogger {
         let Some(event_type) = app::registry::protocols()[index].eve else {
             return;
         };
-        let mut cached: Option<EventMeta> = None;
-        let mut meta = move || -> EventMeta { cached.get_or_insert_with(&mut *meta).clone() };
         let mut stopped = false;
         proto.each_tx(&mut |tx| {
             let id = tx.id();

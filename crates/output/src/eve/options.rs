@@ -92,4 +92,18 @@ pub struct EveOptions {
     pub pcap_file: bool,
     /// `ethernet`: the `ether{}` object (MAC addresses) where known.
     pub ethernet: bool,
+    /// Options of the `files` type (the `fileinfo` records).
+    pub files: FileOptions,
+}
+
+/// Options of `types: - files:` (`force-hash: [md5, sha1, sha256]`): digests computed
+/// for every file and written in its `fileinfo` record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileOptions {
+    /// `force-hash` names `md5`.
+    pub md5: bool,
+    /// `force-hash` names `sha1`.
+    pub sha1: bool,
+    /// `force-hash` names `sha256`.
+    pub sha256: bool,
 }

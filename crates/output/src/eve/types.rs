@@ -18,8 +18,9 @@ pub struct EveTypes {
 
 /// The EVE event types the engine writes itself (not a protocol's transactions):
 /// `flow` and `netflow` when a flow ends, `anomaly` for decoder, stream and app-layer
-/// events, `stats` at the stats interval, `drop` for packets dropped inline.
-pub const ENGINE_TYPES: &[&str] = &["flow", "netflow", "anomaly", "stats", "drop"];
+/// events, `stats` at the stats interval, `drop` for packets dropped inline, `fileinfo`
+/// for the files transactions carried (turned on by the `files` type).
+pub const ENGINE_TYPES: &[&str] = &["flow", "netflow", "anomaly", "stats", "drop", "fileinfo"];
 
 /// The bit of engine type `name`.
 fn engine_bit(name: &str) -> Option<u8> {
@@ -83,6 +84,8 @@ impl EveTypes {
         if name == "alert" {
             return true;
         }
+        // The `files` output writes `fileinfo` records.
+        let name = if name == "files" { "fileinfo" } else { name };
         if let Some(b) = engine_bit(name) {
             self.engine |= b;
             return true;
@@ -138,6 +141,8 @@ mod tests {
         assert_eq!(a.get("http"), None);
         let t = EveTypes::parse_list("http-extended,tls").unwrap();
         assert_eq!((t.get("http"), t.get("tls")), (Some(true), Some(false)));
+        let t = EveTypes::parse_list("files").unwrap();
+        assert!(t.engine("fileinfo") && t.get("fileinfo") == Some(false) && !t.any_app());
     }
 
     #[test]
