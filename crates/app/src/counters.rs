@@ -75,6 +75,17 @@ pub enum Counter {
     TxSmtp,
     /// SMTP flows whose parser failed.
     ErrorSmtp,
+    /// TCP flows detected as FTP (control channel).
+    FlowFtp,
+    /// FTP transactions (commands, unsolicited replies).
+    TxFtp,
+    /// FTP flows whose parser failed (a command line over the line limit).
+    ErrorFtp,
+    /// TCP flows taken as FTP data connections (announced by a control flow).
+    FlowFtpData,
+    /// FTP data-connection expectations evicted from the full shared table, and
+    /// data-connection bytes dropped while the transfer's command was unknown.
+    FtpExpectDropped,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -113,11 +124,16 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.http2.header_error",
     "app_layer.tx.smtp",
     "app_layer.error.smtp.parser",
+    "app_layer.flow.ftp",
+    "app_layer.tx.ftp",
+    "app_layer.error.ftp.parser",
+    "app_layer.flow.ftp-data",
+    "osprey.app.ftp.expect_dropped",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 35;
+    pub const COUNT: usize = 40;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

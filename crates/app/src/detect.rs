@@ -30,6 +30,10 @@ pub enum AppProto {
     Dcerpc,
     /// SMTP.
     Smtp,
+    /// FTP (control channel).
+    Ftp,
+    /// An FTP data connection.
+    FtpData,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -47,6 +51,8 @@ impl AppProto {
             AppProto::Smb => "smb",
             AppProto::Dcerpc => "dcerpc",
             AppProto::Smtp => "smtp",
+            AppProto::Ftp => "ftp",
+            AppProto::FtpData => "ftp-data",
             AppProto::Failed => "failed",
         }
     }

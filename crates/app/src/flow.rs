@@ -8,6 +8,8 @@
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dns::DnsState;
 use crate::framed::Framed;
+use crate::ftp::data::FtpDataState;
+use crate::ftp::FtpState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
 use crate::proto::{ParseResult, Protocol, Transaction};
@@ -16,6 +18,7 @@ use crate::sip::SipState;
 use crate::smtp::SmtpState;
 use crate::tls::TlsState;
 use crate::{Anomalies, Config, Counter, Counters, Direction, Transport};
+use std::net::IpAddr;
 
 /// Bytes held per flow while the protocol is being detected; past this detection fails.
 pub const DETECT_BUFFER: usize = 4096;
@@ -70,6 +73,10 @@ pub enum AppState {
     Dcerpc(Framed),
     /// SMTP.
     Smtp(Box<SmtpState>),
+    /// FTP control channel.
+    Ftp(Box<FtpState>),
+    /// FTP data connection.
+    FtpData(Box<FtpDataState>),
 }
 
 impl AppState {
@@ -84,6 +91,8 @@ impl AppState {
             AppState::Sip(s) => s,
             AppState::Smb(f) | AppState::Dcerpc(f) => f,
             AppState::Smtp(s) => &**s,
+            AppState::Ftp(s) => &**s,
+            AppState::FtpData(s) => &**s,
         })
     }
 }
@@ -139,6 +148,14 @@ macro_rules! with_state {
                 let $p: &SmtpState = $p;
                 $body
             }
+            AppState::Ftp($p) => {
+                let $p: &FtpState = $p;
+                $body
+            }
+            AppState::FtpData($p) => {
+                let $p: &FtpDataState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -166,6 +183,14 @@ macro_rules! with_state {
                 let $p: &mut SmtpState = $p;
                 $body
             }
+            AppState::Ftp($p) => {
+                let $p: &mut FtpState = $p;
+                $body
+            }
+            AppState::FtpData($p) => {
+                let $p: &mut FtpDataState = $p;
+                $body
+            }
         }
     };
 }
@@ -187,6 +212,8 @@ pub struct AppFlow {
     datagram_error: bool,
     /// Detection of the other direction once the protocol is known.
     late: Late,
+    /// The flow's id and addresses, once the engine gave them.
+    peers: Option<crate::ftp::Peers>,
 }
 
 impl AppFlow {
@@ -203,6 +230,7 @@ impl AppFlow {
             error_reported: false,
             datagram_error: false,
             late: Late::Idle,
+            peers: None,
         }
     }
 
@@ -213,6 +241,35 @@ impl AppFlow {
         let mut f = AppFlow::new(transport, 0, 0);
         f.set_proto(ctx, proto);
         f
+    }
+
+    /// Tells the flow its EVE `flow_id` and its client's and server's addresses (the
+    /// engine calls it once, right after [`AppFlow::new`]): a TCP flow an FTP control
+    /// flow announced becomes its data connection (`ftp-data`, no probing), and an FTP
+    /// control flow announces its data connections with them.
+    pub fn set_peers(&mut self, ctx: &mut AppCtx, flow_id: u64, client: IpAddr, server: IpAddr) {
+        self.peers = Some(crate::ftp::Peers {
+            flow_id,
+            client,
+            server,
+        });
+        if self.transport != Transport::Tcp || self.proto != AppProto::Unknown {
+            return;
+        }
+        if let Some(e) = ctx.config.expectations.take(client, server, self.ports[1]) {
+            self.proto = AppProto::FtpData;
+            self.state = AppState::FtpData(Box::new(FtpDataState::new(e.parent, e.link)));
+            ctx.counters.incr(Counter::FlowFtpData);
+        }
+    }
+
+    /// The `flow_id` of the flow that announced this one (EVE `parent_id`: an FTP data
+    /// connection's control flow).
+    pub fn parent_id(&self) -> Option<u64> {
+        match &self.state {
+            AppState::FtpData(d) => Some(d.parent()).filter(|&p| p != 0),
+            _ => None,
+        }
     }
 
     /// The detected protocol (Suricata's `app_proto`).
@@ -434,6 +491,9 @@ impl AppFlow {
         };
         ctx.counters.incr(counter);
         self.state = state;
+        if let AppState::Ftp(s) = &mut self.state {
+            s.peers = self.peers;
+        }
     }
 
     fn fail(&mut self, ctx: &mut AppCtx) {
@@ -663,12 +723,19 @@ mod tests {
     #[test]
     fn unknown_protocols_fail() {
         let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 22);
+        f.parse(&mut ctx, Direction::ToClient, b"SSH-2.0-OpenSSH_8.9\r\n");
+        assert_eq!(f.app_proto(), AppProto::Unknown);
+        f.parse(&mut ctx, Direction::ToServer, b"SSH-2.0-PuTTY\r\n");
+        assert_eq!(f.app_proto(), AppProto::Failed);
+        assert_eq!(ctx.counters.get(Counter::FlowFailedTcp), 1);
+        // FTP: a greeting other than vsftpd's says nothing, the client's USER decides.
         let mut f = AppFlow::new(Transport::Tcp, 40000, 21);
         f.parse(&mut ctx, Direction::ToClient, b"220 ftp ready\r\n");
         assert_eq!(f.app_proto(), AppProto::Unknown);
         f.parse(&mut ctx, Direction::ToServer, b"USER x\r\n");
-        assert_eq!(f.app_proto(), AppProto::Failed);
-        assert_eq!(ctx.counters.get(Counter::FlowFailedTcp), 1);
+        assert_eq!(f.app_proto(), AppProto::Ftp);
+        assert_eq!(ctx.counters.get(Counter::FlowFtp), 1);
         // SMTP: the server's banner says nothing, the client's EHLO decides.
         let mut f = AppFlow::new(Transport::Tcp, 40000, 25);
         f.parse(&mut ctx, Direction::ToClient, b"220 mail ESMTP\r\n");
@@ -683,6 +750,47 @@ mod tests {
             f.parse(&mut ctx, Direction::ToClient, &[b'H'; 1000]);
         }
         assert_eq!(f.app_proto(), AppProto::Failed);
+    }
+
+    #[test]
+    fn ftp_data_connections_are_announced_not_probed() {
+        let mut ctx = AppCtx::default();
+        let (c, s): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let mut ctl = AppFlow::new(Transport::Tcp, 40000, 21);
+        ctl.set_peers(&mut ctx, 77, c, s);
+        ctl.parse(&mut ctx, Direction::ToClient, b"220 (vsFTPd 2.3.5)\r\n");
+        assert_eq!(ctl.app_proto(), AppProto::Ftp);
+        ctl.parse(&mut ctx, Direction::ToServer, b"PASV\r\n");
+        ctl.parse(
+            &mut ctx,
+            Direction::ToClient,
+            b"227 Entering Passive Mode (10,0,0,2,195,80).\r\n",
+        );
+        // Another port, or the wrong way round, is not it.
+        let mut other = AppFlow::new(Transport::Tcp, 40001, 50001);
+        other.set_peers(&mut ctx, 78, c, s);
+        assert_eq!(other.app_proto(), AppProto::Unknown);
+        let mut data = AppFlow::new(Transport::Tcp, 40002, 50000);
+        data.set_peers(&mut ctx, 79, c, s);
+        assert_eq!(data.app_proto(), AppProto::FtpData);
+        assert_eq!(data.parent_id(), Some(77));
+        assert_eq!(ctl.parent_id(), None);
+        ctl.parse(&mut ctx, Direction::ToServer, b"RETR a.txt\r\n");
+        data.parse(&mut ctx, Direction::ToClient, b"hello");
+        data.close(&mut ctx);
+        let mut n = 0;
+        data.each_tx(&mut |t| {
+            n += 1;
+            let f = t.files().unwrap().iter().next().unwrap();
+            assert_eq!((f.name(), f.size()), (&b"a.txt"[..], 5));
+            assert!(t.log_ready(false));
+            let mut logged = Vec::new();
+            t.log(false, &mut |id, v| logged.push((id, v)));
+            assert_eq!(logged.len(), 1);
+            assert_eq!(logged[0].1["command"], "RETR");
+        });
+        assert_eq!(n, 1);
+        assert_eq!(ctx.counters.get(Counter::FlowFtpData), 1);
     }
 
     #[test]

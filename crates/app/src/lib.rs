@@ -34,9 +34,11 @@ mod counters;
 pub mod detect;
 pub mod dns;
 pub mod events;
+pub mod expect;
 pub mod files;
 mod flow;
 pub mod framed;
+pub mod ftp;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod http;
@@ -107,6 +109,9 @@ pub struct Config {
     pub dns_tcp_limit: usize,
     /// How the files transactions carry are tracked (hashes, bytes kept).
     pub files: FileConfig,
+    /// Data connections announced by control flows, shared by every worker (each
+    /// clones the configuration, and with it this handle).
+    pub expectations: expect::Expectations,
 }
 
 impl Default for Config {
@@ -126,6 +131,7 @@ impl Default for Config {
             tls_handshake_limit: 256 * 1024,
             dns_tcp_limit: 65_535,
             files: FileConfig::default(),
+            expectations: expect::Expectations::default(),
         }
     }
 }

@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 8] = {
-    use crate::{dns, framed, http, http2, sip, smtp, tls};
-    use AppProto::{Dcerpc, Dns, Http, Http2, Sip, Smb, Smtp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 10] = {
+    use crate::{dns, framed, ftp, http, http2, sip, smtp, tls};
+    use AppProto::{Dcerpc, Dns, Ftp, FtpData, Http, Http2, Sip, Smb, Smtp, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -98,6 +98,8 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 8] = {
         ProtocolDef { proto: Smtp, rule_names: &[RuleName::new("smtp", Smtp)], tcp_only: true, eve: Some("smtp"), eve_extended: false, events: smtp::EVENTS, buffers: &[], ports: ANY, probe_tcp: Some(smtp::probe_tcp), probe_udp: None, new: smtp::new_state },
         ProtocolDef { proto: Dns, rule_names: &[RuleName::new("dns", Dns)], tcp_only: false, eve: Some("dns"), eve_extended: false, events: dns::EVENTS, buffers: dns::BUFFERS, ports: &[53], probe_tcp: Some(dns::probe_tcp), probe_udp: Some(dns::probe_udp), new: dns::new_state },
         ProtocolDef { proto: Sip, rule_names: &[], tcp_only: false, eve: None, eve_extended: false, events: &[], buffers: &[], ports: &[5060, 5061], probe_tcp: None, probe_udp: Some(sip::probe_udp), new: sip::new_state },
+        ProtocolDef { proto: Ftp, rule_names: &[RuleName::new("ftp", Ftp)], tcp_only: true, eve: Some("ftp"), eve_extended: false, events: ftp::EVENTS, buffers: &[], ports: ANY, probe_tcp: Some(ftp::probe_tcp), probe_udp: None, new: ftp::new_state },
+        ProtocolDef { proto: FtpData, rule_names: &[RuleName::new("ftp-data", FtpData)], tcp_only: true, eve: Some("ftp_data"), eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: None, probe_udp: None, new: ftp::new_data_state },
     ]
 };
 
@@ -135,10 +137,12 @@ pub fn event_type(p: AppProto) -> Option<&'static str> {
 
 /// The name suricata.yaml's `eve-log: types:` turns the records of protocol `d` on
 /// with: its EVE event type, except for HTTP/2 (`http2`), whose records are `http`
-/// events, as in Suricata.
+/// events, and FTP data connections (`ftp_data` records, turned on with `ftp`), as in
+/// Suricata.
 pub fn config_type(d: &ProtocolDef) -> Option<&'static str> {
     match d.proto {
         AppProto::Http2 => d.eve.map(|_| "http2"),
+        AppProto::FtpData => d.eve.map(|_| "ftp"),
         _ => d.eve,
     }
 }

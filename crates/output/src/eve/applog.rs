@@ -75,6 +75,9 @@ impl AppLogger {
             let siblings = tx.log_siblings(extended);
             tx.log(extended, &mut |tx_id, obj| {
                 let mut r = event_record(&meta(), event_type, tx_id, obj);
+                if let Some(parent) = app.parent_id() {
+                    r = super::records::with_parent_id(r, parent);
+                }
                 if let Some(o) = r.as_object_mut() {
                     o.extend(siblings.iter().map(|(k, v)| ((*k).into(), v.clone())));
                 }

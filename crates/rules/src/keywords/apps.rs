@@ -16,14 +16,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match the SSH software version",
         "rules/ssh-keywords.html#ssh-softwareversion",
     ),
-    verbatim("ftpbounce").about(
-        "detect the FTP bounce attack (PORT to a third host)",
-        "rules/ftp-keywords.html#ftpbounce",
-    ),
-    verbatim("ftpdata_command").about(
-        "match the FTP command (stor or retr) of a data connection",
-        "rules/ftp-keywords.html#ftpdata-command",
-    ),
     verbatim("rpc").about(
         "match the program, version and procedure of an RPC call",
         "rules/payload-keywords.html#rpc",

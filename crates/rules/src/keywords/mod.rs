@@ -40,6 +40,7 @@ mod bytes;
 mod dns;
 mod file;
 mod flow;
+mod ftp;
 mod header;
 mod http;
 mod meta;
@@ -265,6 +266,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (tls::KEYWORDS, tls::STICKY),
     (apps::KEYWORDS, apps::STICKY),
     (snort::KEYWORDS, &[]),
+    (ftp::KEYWORDS, &[]),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
