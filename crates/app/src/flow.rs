@@ -253,10 +253,22 @@ impl AppFlow {
             client,
             server,
         });
+        self.take_expected(ctx);
+    }
+
+    /// Makes the flow the data connection a control flow announced, if one matches
+    /// (when it is created, and again on its first bytes: the announcement may be
+    /// parsed after the connection opened).
+    fn take_expected(&mut self, ctx: &mut AppCtx) {
+        let Some(p) = self.peers else { return };
         if self.transport != Transport::Tcp || self.proto != AppProto::Unknown {
             return;
         }
-        if let Some(e) = ctx.config.expectations.take(client, server, self.ports[1]) {
+        if let Some(e) = ctx
+            .config
+            .expectations
+            .take(p.client, p.server, self.ports[1])
+        {
             self.proto = AppProto::FtpData;
             self.state = AppState::FtpData(Box::new(FtpDataState::new(e.parent, e.link)));
             ctx.counters.incr(Counter::FlowFtpData);
@@ -378,6 +390,9 @@ impl AppFlow {
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         if data.is_empty() || self.failed() {
             return;
+        }
+        if self.proto == AppProto::Unknown && self.held.is_empty() {
+            self.take_expected(ctx);
         }
         match self.proto {
             AppProto::Failed => {}
@@ -791,6 +806,21 @@ mod tests {
         });
         assert_eq!(n, 1);
         assert_eq!(ctx.counters.get(Counter::FlowFtpData), 1);
+        // A connection opened before its announcement was parsed is taken on its
+        // first bytes.
+        let mut early = AppFlow::new(Transport::Tcp, 40003, 50001);
+        early.set_peers(&mut ctx, 80, c, s);
+        assert_eq!(early.app_proto(), AppProto::Unknown);
+        ctl.parse(&mut ctx, Direction::ToClient, b"226 Transfer complete.\r\n");
+        ctl.parse(&mut ctx, Direction::ToServer, b"PASV\r\n");
+        ctl.parse(
+            &mut ctx,
+            Direction::ToClient,
+            b"227 Entering Passive Mode (10,0,0,2,195,81).\r\n",
+        );
+        early.parse(&mut ctx, Direction::ToClient, b"data");
+        assert_eq!(early.app_proto(), AppProto::FtpData);
+        assert_eq!(early.parent_id(), Some(77));
     }
 
     #[test]

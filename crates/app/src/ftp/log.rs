@@ -49,8 +49,11 @@ pub fn ftp_object(tx: &FtpTx) -> Value {
 }
 
 /// The `ftp_data` object of a data connection (`None` unless it carried a `RETR` or
-/// `STOR`).
+/// `STOR` file: as in Suricata, a connection that carried no file bytes has none).
 pub fn ftp_data_object(s: &FtpDataState) -> Option<Value> {
+    if s.files().is_empty() {
+        return None;
+    }
     let t = s.transfer();
     let command = t.command.filter(|c| matches!(*c, "RETR" | "STOR"))?;
     let mut o = Map::new();

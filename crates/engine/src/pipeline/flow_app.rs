@@ -325,9 +325,25 @@ impl FlowStage {
     }
 }
 
-/// Hands new stream pieces of one direction to the app layer.
+/// Hands new stream pieces of one direction to the app layer. FTP gets the contiguous
+/// bytes one packet makes available in one call, as Suricata parses them (its reply
+/// lines are handed out per such chunk).
 fn feed_stream(appflow: &mut AppFlow, ctx: &mut AppCtx, data: &StreamData<'_>) {
     let dir = data.dir;
+    if appflow.app_proto() == app::AppProto::Ftp {
+        let mut chunk: Vec<u8> = Vec::new();
+        for piece in data.pieces() {
+            match piece {
+                Piece::Data { bytes, .. } => chunk.extend_from_slice(bytes),
+                Piece::Gap { len, .. } => {
+                    appflow.parse(ctx, dir, &std::mem::take(&mut chunk));
+                    appflow.gap(ctx, dir, len);
+                }
+            }
+        }
+        appflow.parse(ctx, dir, &chunk);
+        return;
+    }
     for piece in data.pieces() {
         match piece {
             Piece::Data { bytes, .. } => appflow.parse(ctx, dir, bytes),
