@@ -785,12 +785,12 @@ mod tests {
         let mut other = AppFlow::new(Transport::Tcp, 40001, 50001);
         other.set_peers(&mut ctx, 78, c, s);
         assert_eq!(other.app_proto(), AppProto::Unknown);
+        ctl.parse(&mut ctx, Direction::ToServer, b"RETR a.txt\r\n");
         let mut data = AppFlow::new(Transport::Tcp, 40002, 50000);
         data.set_peers(&mut ctx, 79, c, s);
         assert_eq!(data.app_proto(), AppProto::FtpData);
         assert_eq!(data.parent_id(), Some(77));
         assert_eq!(ctl.parent_id(), None);
-        ctl.parse(&mut ctx, Direction::ToServer, b"RETR a.txt\r\n");
         data.parse(&mut ctx, Direction::ToClient, b"hello");
         data.close(&mut ctx);
         let mut n = 0;
@@ -818,6 +818,7 @@ mod tests {
             Direction::ToClient,
             b"227 Entering Passive Mode (10,0,0,2,195,81).\r\n",
         );
+        ctl.parse(&mut ctx, Direction::ToServer, b"STOR b.txt\r\n");
         early.parse(&mut ctx, Direction::ToClient, b"data");
         assert_eq!(early.app_proto(), AppProto::FtpData);
         assert_eq!(early.parent_id(), Some(77));

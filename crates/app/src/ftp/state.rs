@@ -5,9 +5,10 @@
 //! last went to, else (replies nobody asked for, the greeting) to a new transaction.
 //! Blank reply lines are not kept.
 //!
-//! `PORT`/`EPRT` commands and `227`/`229` replies announce a data connection in the
-//! shared [`Expectations`](crate::expect::Expectations) table; the next transfer
-//! command (`RETR`, `STOR`, `LIST`, ...) names what it carries. After `AUTH TLS`
+//! `PORT`/`EPRT` commands and `227`/`229` replies name the next data connection; the
+//! next transfer command uses it, and a `RETR` or `STOR` announces it (with the file
+//! name) in the shared [`Expectations`](crate::expect::Expectations) table, as
+//! Suricata 7 does (a listing's connection is not an ftp-data flow). After `AUTH TLS`
 //! (or `AUTH SSL`) is accepted with `234` the rest of the flow is encrypted and is not
 //! parsed.
 
@@ -16,7 +17,7 @@ use std::net::IpAddr;
 
 use super::events::{self as ev, raise};
 use super::parser;
-use crate::expect::{self, Expectation, Key, Link, Transfer};
+use crate::expect::{Expectation, Key, Link, Transfer};
 use crate::{AppCtx, Counter, Direction, Events};
 
 /// Bytes kept of one line; the rest of a longer line is dropped (Suricata's default
@@ -89,8 +90,9 @@ pub struct FtpState {
     lines: [Line; 2],
     events: Events,
     pub(crate) peers: Option<Peers>,
-    /// The data connection announced last, waiting for its transfer command.
-    link: Option<Link>,
+    /// The data connection named last (and whether passive), waiting for its transfer
+    /// command.
+    pending: Option<(Key, bool)>,
     /// `AUTH TLS` was accepted: the rest is encrypted.
     encrypted: bool,
     /// An `AUTH` command waits for its reply.
@@ -198,21 +200,24 @@ impl FtpState {
         match c.name {
             "PORT" => {
                 if let Some((ip, port)) = parser::port_command(data) {
-                    self.active(ctx, &mut tx, IpAddr::from(ip), port);
+                    self.active(&mut tx, IpAddr::from(ip), port);
                 }
             }
             "EPRT" => {
                 if let Some((ip, port)) = parser::eprt_command(data) {
-                    self.active(ctx, &mut tx, ip, port);
+                    self.active(&mut tx, ip, port);
                 }
             }
             "AUTH" => self.auth_pending = true,
             name if TRANSFERS.contains(&name) => {
-                if let Some(link) = self.link.take() {
-                    expect::update(&link, |t| {
-                        t.command = Some(name);
-                        t.filename = c.data.map(<[u8]>::to_vec);
-                    });
+                let pending = self.pending.take();
+                if let (Some((key, passive)), "RETR" | "STOR") = (pending, name) {
+                    let t = Transfer {
+                        command: Some(name),
+                        filename: c.data.map(<[u8]>::to_vec),
+                        passive,
+                    };
+                    self.announce(ctx, key, t);
                 }
             }
             _ => {}
@@ -221,7 +226,7 @@ impl FtpState {
     }
 
     /// A `PORT`/`EPRT` to `ip`:`port`: the server will connect to the client there.
-    fn active(&mut self, ctx: &mut AppCtx, tx: &mut FtpTx, ip: IpAddr, port: u16) {
+    fn active(&mut self, tx: &mut FtpTx, ip: IpAddr, port: u16) {
         tx.dynamic_port = Some(port);
         tx.active = true;
         if let Some(p) = self.peers {
@@ -231,25 +236,20 @@ impl FtpState {
                 server: p.client,
                 port,
             };
-            self.announce(ctx, key, false);
+            self.pending = Some((key, false));
         }
     }
 
-    fn announce(&mut self, ctx: &mut AppCtx, key: Key, passive: bool) {
+    fn announce(&mut self, ctx: &mut AppCtx, key: Key, t: Transfer) {
         let Some(p) = self.peers else { return };
-        let link = Link::new(std::sync::Mutex::new(Transfer {
-            passive,
-            ..Transfer::default()
-        }));
         ctx.config.expectations.expect(Expectation {
             key,
             parent: p.flow_id,
-            link: link.clone(),
+            link: Link::new(std::sync::Mutex::new(t)),
         });
         for _ in 0..ctx.config.expectations.take_evicted() {
             ctx.counters.incr(Counter::FtpExpectDropped);
         }
-        self.link = Some(link);
     }
 
     /// A server line; `last`: the transaction this chunk's previous line went to.
@@ -305,7 +305,7 @@ impl FtpState {
                     server: p.server,
                     port,
                 };
-                self.announce(ctx, key, true);
+                self.pending = Some((key, true));
             }
         }
         if auth && self.auth_pending {
@@ -321,6 +321,7 @@ impl FtpState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expect;
     use crate::AppCtx;
 
     fn peers() -> Peers {
@@ -445,13 +446,28 @@ mod tests {
         assert_eq!(codes(txs[1]), vec![Some(*b"150"), Some(*b"226")]);
         assert!(txs[1].done);
         assert!(txs[2].bounce);
-        // The server connects from its address to the client's port.
+        // A listing's connection is not announced; a download's is (the server
+        // connects from its address to the client's port).
+        assert!(ctx.config.expectations.is_empty());
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"PORT 192,168,0,13,234,22\r\n",
+        );
+        s.parse(&mut ctx, Direction::ToServer, b"RETR temp.txt\r\n");
         let e = ctx
             .config
             .expectations
-            .take(p.server, p.client, 59914)
+            .take(p.server, p.client, 59926)
             .unwrap();
-        assert_eq!(expect::read(&e.link).command, Some("NLST"));
+        let t = expect::read(&e.link);
+        assert_eq!((t.command, t.passive), (Some("RETR"), false));
+        assert_eq!(t.filename.as_deref(), Some(&b"temp.txt"[..]));
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"PORT 192,168,0,13,234,23\r\nRETR x\r\n",
+        );
         s.close(&mut ctx);
         assert!(
             ctx.config.expectations.is_empty(),
