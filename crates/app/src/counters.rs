@@ -153,6 +153,17 @@ pub enum Counter {
     ErrorDhcp,
     /// Files not tracked because their transaction already held [`crate::Files::MAX`].
     FileLimit,
+    /// TCP flows detected as FTP (control channel).
+    FlowFtp,
+    /// FTP transactions (commands, unsolicited replies).
+    TxFtp,
+    /// FTP flows whose parser failed (a command line over the line limit).
+    ErrorFtp,
+    /// TCP flows taken as FTP data connections (announced by a control flow).
+    FlowFtpData,
+    /// FTP data-connection expectations evicted from the full shared table, and
+    /// data-connection bytes dropped while the transfer's command was unknown.
+    FtpExpectDropped,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -230,11 +241,16 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.tx.dhcp",
     "app_layer.error.dhcp.parser",
     "osprey.app.files.limit",
+    "app_layer.flow.ftp",
+    "app_layer.tx.ftp",
+    "app_layer.error.ftp.parser",
+    "app_layer.flow.ftp-data",
+    "osprey.app.ftp.expect_dropped",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 74;
+    pub const COUNT: usize = 79;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

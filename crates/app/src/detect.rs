@@ -44,6 +44,10 @@ pub enum AppProto {
     Snmp,
     /// DHCP (UDP).
     Dhcp,
+    /// FTP (control channel).
+    Ftp,
+    /// An FTP data connection.
+    FtpData,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -68,6 +72,8 @@ impl AppProto {
             AppProto::Krb5 => "krb5",
             AppProto::Snmp => "snmp",
             AppProto::Dhcp => "dhcp",
+            AppProto::Ftp => "ftp",
+            AppProto::FtpData => "ftp-data",
             AppProto::Failed => "failed",
         }
     }

@@ -9,21 +9,24 @@ use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dhcp::DhcpState;
 use crate::dns::DnsState;
+use crate::ftp::data::FtpDataState;
+use crate::ftp::FtpState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::krb5::Krb5State;
 use crate::mqtt::MqttState;
 use crate::nfs::NfsState;
-use crate::krb5::Krb5State;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::registry;
 use crate::sip::SipState;
 use crate::smb::SmbState;
 use crate::smtp::SmtpState;
-use crate::tftp::TftpState;
 use crate::snmp::SnmpState;
 use crate::ssh::SshState;
+use crate::tftp::TftpState;
 use crate::tls::TlsState;
 use crate::{Anomalies, Config, Counter, Counters, Direction, Transport};
+use std::net::IpAddr;
 
 /// Bytes held per flow while the protocol is being detected; past this detection fails.
 pub const DETECT_BUFFER: usize = 4096;
@@ -92,6 +95,10 @@ pub enum AppState {
     Snmp(Box<SnmpState>),
     /// DHCP.
     Dhcp(Box<DhcpState>),
+    /// FTP control channel.
+    Ftp(Box<FtpState>),
+    /// FTP data connection.
+    FtpData(Box<FtpDataState>),
 }
 
 impl AppState {
@@ -114,6 +121,8 @@ impl AppState {
             AppState::Krb5(k) => &**k,
             AppState::Snmp(s) => &**s,
             AppState::Dhcp(d) => &**d,
+            AppState::Ftp(s) => &**s,
+            AppState::FtpData(s) => &**s,
         })
     }
 }
@@ -201,6 +210,14 @@ macro_rules! with_state {
                 let $p: &DhcpState = $p;
                 $body
             }
+            AppState::Ftp($p) => {
+                let $p: &FtpState = $p;
+                $body
+            }
+            AppState::FtpData($p) => {
+                let $p: &FtpDataState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -260,6 +277,14 @@ macro_rules! with_state {
                 let $p: &mut DhcpState = $p;
                 $body
             }
+            AppState::Ftp($p) => {
+                let $p: &mut FtpState = $p;
+                $body
+            }
+            AppState::FtpData($p) => {
+                let $p: &mut FtpDataState = $p;
+                $body
+            }
         }
     };
 }
@@ -281,6 +306,8 @@ pub struct AppFlow {
     datagram_error: bool,
     /// Detection of the other direction once the protocol is known.
     late: Late,
+    /// The flow's id and addresses, once the engine gave them.
+    peers: Option<crate::ftp::Peers>,
 }
 
 impl AppFlow {
@@ -297,6 +324,7 @@ impl AppFlow {
             error_reported: false,
             datagram_error: false,
             late: Late::Idle,
+            peers: None,
         }
     }
 
@@ -307,6 +335,47 @@ impl AppFlow {
         let mut f = AppFlow::new(transport, 0, 0);
         f.set_proto(ctx, proto);
         f
+    }
+
+    /// Tells the flow its EVE `flow_id` and its client's and server's addresses (the
+    /// engine calls it once, right after [`AppFlow::new`]): a TCP flow an FTP control
+    /// flow announced becomes its data connection (`ftp-data`, no probing), and an FTP
+    /// control flow announces its data connections with them.
+    pub fn set_peers(&mut self, ctx: &mut AppCtx, flow_id: u64, client: IpAddr, server: IpAddr) {
+        self.peers = Some(crate::ftp::Peers {
+            flow_id,
+            client,
+            server,
+        });
+        self.take_expected(ctx);
+    }
+
+    /// Makes the flow the data connection a control flow announced, if one matches
+    /// (when it is created, and again on its first bytes: the announcement may be
+    /// parsed after the connection opened).
+    fn take_expected(&mut self, ctx: &mut AppCtx) {
+        let Some(p) = self.peers else { return };
+        if self.transport != Transport::Tcp || self.proto != AppProto::Unknown {
+            return;
+        }
+        if let Some(e) = ctx
+            .config
+            .expectations
+            .take(p.client, p.server, self.ports[1])
+        {
+            self.proto = AppProto::FtpData;
+            self.state = AppState::FtpData(Box::new(FtpDataState::new(e.parent, e.link)));
+            ctx.counters.incr(Counter::FlowFtpData);
+        }
+    }
+
+    /// The `flow_id` of the flow that announced this one (EVE `parent_id`: an FTP data
+    /// connection's control flow).
+    pub fn parent_id(&self) -> Option<u64> {
+        match &self.state {
+            AppState::FtpData(d) => Some(d.parent()).filter(|&p| p != 0),
+            _ => None,
+        }
     }
 
     /// The detected protocol (Suricata's `app_proto`).
@@ -415,6 +484,9 @@ impl AppFlow {
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         if data.is_empty() || self.failed() {
             return;
+        }
+        if self.proto == AppProto::Unknown && self.held.is_empty() {
+            self.take_expected(ctx);
         }
         match self.proto {
             AppProto::Failed => {}
@@ -528,6 +600,9 @@ impl AppFlow {
         };
         ctx.counters.incr(counter);
         self.state = state;
+        if let AppState::Ftp(s) = &mut self.state {
+            s.peers = self.peers;
+        }
     }
 
     fn fail(&mut self, ctx: &mut AppCtx) {
@@ -758,12 +833,19 @@ mod tests {
     #[test]
     fn unknown_protocols_fail() {
         let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 22);
+        f.parse(&mut ctx, Direction::ToClient, b"SSH-2.0-OpenSSH_8.9\r\n");
+        assert_eq!(f.app_proto(), AppProto::Unknown);
+        f.parse(&mut ctx, Direction::ToServer, b"SSH-2.0-PuTTY\r\n");
+        assert_eq!(f.app_proto(), AppProto::Failed);
+        assert_eq!(ctx.counters.get(Counter::FlowFailedTcp), 1);
+        // FTP: a greeting other than vsftpd's says nothing, the client's USER decides.
         let mut f = AppFlow::new(Transport::Tcp, 40000, 21);
         f.parse(&mut ctx, Direction::ToClient, b"220 ftp ready\r\n");
         assert_eq!(f.app_proto(), AppProto::Unknown);
         f.parse(&mut ctx, Direction::ToServer, b"USER x\r\n");
-        assert_eq!(f.app_proto(), AppProto::Failed);
-        assert_eq!(ctx.counters.get(Counter::FlowFailedTcp), 1);
+        assert_eq!(f.app_proto(), AppProto::Ftp);
+        assert_eq!(ctx.counters.get(Counter::FlowFtp), 1);
         // SMTP: the server's banner says nothing, the client's EHLO decides.
         let mut f = AppFlow::new(Transport::Tcp, 40000, 25);
         f.parse(&mut ctx, Direction::ToClient, b"220 mail ESMTP\r\n");
@@ -778,6 +860,63 @@ mod tests {
             f.parse(&mut ctx, Direction::ToClient, &[b'H'; 1000]);
         }
         assert_eq!(f.app_proto(), AppProto::Failed);
+    }
+
+    #[test]
+    fn ftp_data_connections_are_announced_not_probed() {
+        let mut ctx = AppCtx::default();
+        let (c, s): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let mut ctl = AppFlow::new(Transport::Tcp, 40000, 21);
+        ctl.set_peers(&mut ctx, 77, c, s);
+        ctl.parse(&mut ctx, Direction::ToClient, b"220 (vsFTPd 2.3.5)\r\n");
+        assert_eq!(ctl.app_proto(), AppProto::Ftp);
+        ctl.parse(&mut ctx, Direction::ToServer, b"PASV\r\n");
+        ctl.parse(
+            &mut ctx,
+            Direction::ToClient,
+            b"227 Entering Passive Mode (10,0,0,2,195,80).\r\n",
+        );
+        // Another port, or the wrong way round, is not it.
+        let mut other = AppFlow::new(Transport::Tcp, 40001, 50001);
+        other.set_peers(&mut ctx, 78, c, s);
+        assert_eq!(other.app_proto(), AppProto::Unknown);
+        ctl.parse(&mut ctx, Direction::ToServer, b"RETR a.txt\r\n");
+        let mut data = AppFlow::new(Transport::Tcp, 40002, 50000);
+        data.set_peers(&mut ctx, 79, c, s);
+        assert_eq!(data.app_proto(), AppProto::FtpData);
+        assert_eq!(data.parent_id(), Some(77));
+        assert_eq!(ctl.parent_id(), None);
+        data.parse(&mut ctx, Direction::ToClient, b"hello");
+        data.close(&mut ctx);
+        let mut n = 0;
+        data.each_tx(&mut |t| {
+            n += 1;
+            let f = t.files().unwrap().iter().next().unwrap();
+            assert_eq!((f.name(), f.size()), (&b"a.txt"[..], 5));
+            assert!(t.log_ready(false));
+            let mut logged = Vec::new();
+            t.log(false, &mut |id, v| logged.push((id, v)));
+            assert_eq!(logged.len(), 1);
+            assert_eq!(logged[0].1["command"], "RETR");
+        });
+        assert_eq!(n, 1);
+        assert_eq!(ctx.counters.get(Counter::FlowFtpData), 1);
+        // A connection opened before its announcement was parsed is taken on its
+        // first bytes.
+        let mut early = AppFlow::new(Transport::Tcp, 40003, 50001);
+        early.set_peers(&mut ctx, 80, c, s);
+        assert_eq!(early.app_proto(), AppProto::Unknown);
+        ctl.parse(&mut ctx, Direction::ToClient, b"226 Transfer complete.\r\n");
+        ctl.parse(&mut ctx, Direction::ToServer, b"PASV\r\n");
+        ctl.parse(
+            &mut ctx,
+            Direction::ToClient,
+            b"227 Entering Passive Mode (10,0,0,2,195,81).\r\n",
+        );
+        ctl.parse(&mut ctx, Direction::ToServer, b"STOR b.txt\r\n");
+        early.parse(&mut ctx, Direction::ToClient, b"data");
+        assert_eq!(early.app_proto(), AppProto::FtpData);
+        assert_eq!(early.parent_id(), Some(77));
     }
 
     #[test]

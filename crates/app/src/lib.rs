@@ -36,8 +36,10 @@ pub mod detect;
 pub mod dhcp;
 pub mod dns;
 pub mod events;
+pub mod expect;
 pub mod files;
 mod flow;
+pub mod ftp;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod http;
@@ -52,9 +54,9 @@ pub mod rpc;
 pub mod sip;
 pub mod smb;
 pub mod smtp;
-pub mod tftp;
 pub mod snmp;
 pub mod ssh;
+pub mod tftp;
 pub mod tls;
 mod util;
 
@@ -118,6 +120,9 @@ pub struct Config {
     pub files: FileConfig,
     /// `app-layer.protocols.smtp.mime`: how SMTP messages are decoded.
     pub smtp_mime: smtp::mime::MimeConfig,
+    /// Data connections announced by control flows, shared by every worker (each
+    /// clones the configuration, and with it this handle).
+    pub expectations: expect::Expectations,
 }
 
 impl Default for Config {
@@ -138,6 +143,7 @@ impl Default for Config {
             dns_tcp_limit: 65_535,
             files: FileConfig::default(),
             smtp_mime: smtp::mime::MimeConfig::default(),
+            expectations: expect::Expectations::default(),
         }
     }
 }

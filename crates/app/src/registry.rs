@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 15] = {
-    use crate::{dcerpc, dhcp, dns, http, http2, krb5, mqtt, nfs, sip, smb, smtp, snmp, ssh, tftp, tls};
-    use AppProto::{Dcerpc, Dhcp, Dns, Http, Http2, Krb5, Mqtt, Nfs, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 17] = {
+    use crate::{dcerpc, dhcp, dns, ftp, http, http2, krb5, mqtt, nfs, sip, smb, smtp, snmp, ssh, tftp, tls};
+    use AppProto::{Dcerpc, Dhcp, Dns, Ftp, FtpData, Http, Http2, Krb5, Mqtt, Nfs, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -105,6 +105,8 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 15] = {
         ProtocolDef { proto: Krb5, rule_names: &[RuleName::new("krb5", Krb5)], tcp_only: false, eve: Some("krb5"), eve_extended: false, events: krb5::EVENTS, buffers: krb5::BUFFERS, ports: &[88], probe_tcp: Some(krb5::probe_tcp), probe_udp: Some(krb5::probe_udp), new: krb5::new_state },
         ProtocolDef { proto: Snmp, rule_names: &[RuleName::new("snmp", Snmp)], tcp_only: false, eve: Some("snmp"), eve_extended: false, events: snmp::EVENTS, buffers: snmp::BUFFERS, ports: &[161, 162], probe_tcp: None, probe_udp: Some(snmp::probe_udp), new: snmp::new_state },
         ProtocolDef { proto: Dhcp, rule_names: &[RuleName::new("dhcp", Dhcp)], tcp_only: false, eve: Some("dhcp"), eve_extended: false, events: dhcp::EVENTS, buffers: &[], ports: &[67, 68], probe_tcp: None, probe_udp: Some(dhcp::probe_udp), new: dhcp::new_state },
+        ProtocolDef { proto: Ftp, rule_names: &[RuleName::new("ftp", Ftp)], tcp_only: true, eve: Some("ftp"), eve_extended: false, events: ftp::EVENTS, buffers: &[], ports: ANY, probe_tcp: Some(ftp::probe_tcp), probe_udp: None, new: ftp::new_state },
+        ProtocolDef { proto: FtpData, rule_names: &[RuleName::new("ftp-data", FtpData)], tcp_only: true, eve: Some("ftp_data"), eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: None, probe_udp: None, new: ftp::new_data_state },
     ]
 };
 
@@ -142,10 +144,12 @@ pub fn event_type(p: AppProto) -> Option<&'static str> {
 
 /// The name suricata.yaml's `eve-log: types:` turns the records of protocol `d` on
 /// with: its EVE event type, except for HTTP/2 (`http2`), whose records are `http`
-/// events, as in Suricata.
+/// events, and FTP data connections (`ftp_data` records, turned on with `ftp`), as in
+/// Suricata.
 pub fn config_type(d: &ProtocolDef) -> Option<&'static str> {
     match d.proto {
         AppProto::Http2 => d.eve.map(|_| "http2"),
+        AppProto::FtpData => d.eve.map(|_| "ftp"),
         _ => d.eve,
     }
 }

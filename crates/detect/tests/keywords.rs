@@ -699,3 +699,44 @@ fn nfs_procedure_and_version_are_transaction_options() {
     got.sort_unstable();
     assert_eq!(got, vec![1, 3]);
 }
+
+#[test]
+fn ftpbounce_and_ftpdata_command_are_transaction_options() {
+    use std::net::IpAddr;
+    let det = detector(
+        "alert ftp any any -> any any (content:\"PORT\"; ftpbounce; sid:1;)\n\
+         alert ftp-data any any -> any any (ftpdata_command:retr; sid:2;)\n\
+         alert ftp-data any any -> any any (ftpdata_command:stor; sid:3;)",
+    );
+    let mut ctx = app::AppCtx::new(app::Config::default());
+    let (c, s): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+    let mut ctl = app::AppFlow::new(app::Transport::Tcp, 40000, 21);
+    ctl.set_peers(&mut ctx, 7, c, s);
+    // A PORT to a third host: the server would connect there (an FTP bounce).
+    ctl.parse(
+        &mut ctx,
+        app::Direction::ToServer,
+        b"USER a\r\nPORT 10,9,9,9,4,1\r\n",
+    );
+    assert_eq!(ctl.app_proto(), app::AppProto::Ftp);
+    let mut fd = detect::FlowDetect::new();
+    let port = b"PORT 10,9,9,9,4,1\r\n";
+    assert_eq!(tx_sids(&det, &mut fd, &ctl, true, Some(port)), vec![1]);
+    // A PORT to the client itself is no bounce; its data connection is a download.
+    let mut ctl = app::AppFlow::new(app::Transport::Tcp, 40001, 21);
+    ctl.set_peers(&mut ctx, 8, c, s);
+    ctl.parse(
+        &mut ctx,
+        app::Direction::ToServer,
+        b"USER a\r\nPORT 10,0,0,1,4,1\r\n",
+    );
+    let mut fd = detect::FlowDetect::new();
+    assert!(tx_sids(&det, &mut fd, &ctl, true, Some(port)).is_empty());
+    ctl.parse(&mut ctx, app::Direction::ToServer, b"RETR a.txt\r\n");
+    let mut data = app::AppFlow::new(app::Transport::Tcp, 20, 1025);
+    data.set_peers(&mut ctx, 9, s, c);
+    assert_eq!(data.app_proto(), app::AppProto::FtpData);
+    data.parse(&mut ctx, app::Direction::ToServer, b"file bytes");
+    let mut fd = detect::FlowDetect::new();
+    assert_eq!(tx_sids(&det, &mut fd, &data, true, None), vec![2]);
+}

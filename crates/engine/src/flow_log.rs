@@ -137,7 +137,13 @@ impl FlowLogger {
             tcp,
         };
         if self.flow {
-            sink.event(&record.flow_eve());
+            let parent = ext
+                .and_then(|e| e.app.as_ref())
+                .and_then(app::AppFlow::parent_id);
+            match parent {
+                Some(p) => sink.event(&output::eve::with_parent_id(record.flow_eve(), p)),
+                None => sink.event(&record.flow_eve()),
+            }
         }
         if self.netflow {
             for r in record.netflow_eve() {

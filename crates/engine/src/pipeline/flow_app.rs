@@ -142,6 +142,7 @@ impl FlowStage {
         let slot = update.slot;
         let dir = update.dir;
         self.seen_slot = Some(slot);
+        let app_ctx = &mut self.app;
         let ext = self.exts.get_or_create(slot, || {
             let (transport, client_port, server_port) = match (p.proto, dir) {
                 (ip_proto::TCP, Direction::ToServer) => (Some(Transport::Tcp), p.sport, p.dport),
@@ -150,7 +151,17 @@ impl FlowStage {
                 (ip_proto::UDP, Direction::ToClient) => (Some(Transport::Udp), p.dport, p.sport),
                 _ => (None, 0, 0),
             };
-            transport.map(|t| AppFlow::new(t, client_port, server_port))
+            transport.map(|t| {
+                let mut f = AppFlow::new(t, client_port, server_port);
+                let (c, s) = match dir {
+                    Direction::ToServer => (&p.src, &p.dst),
+                    Direction::ToClient => (&p.dst, &p.src),
+                };
+                let v4 = p.ip_version == 4;
+                let id = crate::detection::flow_id(&flow_key);
+                f.set_peers(app_ctx, id, wire::ip_addr(v4, c), wire::ip_addr(v4, s));
+                f
+            })
         });
         ext.marks.packet(p, dir, flow_key.proto);
         // IPS: a dropped flow's packets reach neither the app layer nor detection.
@@ -314,9 +325,25 @@ impl FlowStage {
     }
 }
 
-/// Hands new stream pieces of one direction to the app layer.
+/// Hands new stream pieces of one direction to the app layer. FTP gets the contiguous
+/// bytes one packet makes available in one call, as Suricata parses them (its reply
+/// lines are handed out per such chunk).
 fn feed_stream(appflow: &mut AppFlow, ctx: &mut AppCtx, data: &StreamData<'_>) {
     let dir = data.dir;
+    if appflow.app_proto() == app::AppProto::Ftp {
+        let mut chunk: Vec<u8> = Vec::new();
+        for piece in data.pieces() {
+            match piece {
+                Piece::Data { bytes, .. } => chunk.extend_from_slice(bytes),
+                Piece::Gap { len, .. } => {
+                    appflow.parse(ctx, dir, &std::mem::take(&mut chunk));
+                    appflow.gap(ctx, dir, len);
+                }
+            }
+        }
+        appflow.parse(ctx, dir, &chunk);
+        return;
+    }
     for piece in data.pieces() {
         match piece {
             Piece::Data { bytes, .. } => appflow.parse(ctx, dir, bytes),

@@ -97,6 +97,9 @@ impl AppLogger {
                     std::mem::swap(&mut m.src_port, &mut m.dest_port);
                 }
                 let mut r = event_record(&m, event_type, tx_id, obj);
+                if let Some(parent) = app.parent_id() {
+                    r = super::records::with_parent_id(r, parent);
+                }
                 if let Some(o) = r.as_object_mut() {
                     o.extend(siblings.iter().map(|(k, v)| ((*k).into(), v.clone())));
                 }

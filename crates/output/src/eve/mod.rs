@@ -22,5 +22,5 @@ pub use drop::{DropIp, DropL4, DropRecord};
 pub use flow::{FlowRecord, FlowTcp};
 pub use options::{AlertOptions, AnomalyOptions, DropOptions, EveOptions, FileOptions};
 pub(crate) use records::Header;
-pub use records::{bytes_str, event_record, EventMeta};
+pub use records::{bytes_str, event_record, with_parent_id, EventMeta};
 pub use types::{EveTypes, ENGINE_TYPES};

@@ -117,6 +117,23 @@ pub fn event_record(meta: &EventMeta, event_type: &str, tx_id: Option<u64>, obj:
     Value::Object(o)
 }
 
+/// `record` with `parent_id` (the flow that announced this one, e.g. an FTP data
+/// connection's control flow) right after its `flow_id`, where Suricata writes it.
+pub fn with_parent_id(record: Value, parent: u64) -> Value {
+    let Value::Object(o) = record else {
+        return record;
+    };
+    let mut out = Map::new();
+    for (k, v) in o {
+        let after = k == "flow_id";
+        out.insert(k, v);
+        if after {
+            out.insert("parent_id".into(), parent.into());
+        }
+    }
+    Value::Object(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,7 +52,12 @@ impl EveTypes {
         if let Some(b) = engine_bit(event_type) {
             return (self.engine & b != 0).then_some(false);
         }
-        let (b, _) = bit(event_type)?;
+        // A record type no configuration name turns on by itself (`ftp_data`, which
+        // `ftp` turns on): its protocol's bit.
+        let b = match bit(event_type) {
+            Some((b, _)) => b,
+            None => 1u64.checked_shl(app::registry::event_type_index(event_type)?.0 as u32)?,
+        };
         (self.on & b != 0).then_some(self.extended & b != 0)
     }
 

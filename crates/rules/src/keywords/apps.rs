@@ -8,14 +8,6 @@ use crate::buffers::Buffer;
 
 /// Keywords kept verbatim.
 pub(super) const KEYWORDS: &[Keyword] = &[
-    verbatim("ftpbounce").about(
-        "detect the FTP bounce attack (PORT to a third host)",
-        "rules/ftp-keywords.html#ftpbounce",
-    ),
-    verbatim("ftpdata_command").about(
-        "match the FTP command (stor or retr) of a data connection",
-        "rules/ftp-keywords.html#ftpdata-command",
-    ),
     verbatim("rpc").about(
         "match the program, version and procedure of an RPC call",
         "rules/payload-keywords.html#rpc",

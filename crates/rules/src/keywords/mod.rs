@@ -42,6 +42,7 @@ mod dhcp;
 mod dns;
 mod file;
 mod flow;
+mod ftp;
 mod header;
 mod http;
 mod krb5;
@@ -277,6 +278,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (krb5::KEYWORDS, krb5::STICKY),
     (snmp::KEYWORDS, snmp::STICKY),
     (dhcp::KEYWORDS, dhcp::STICKY),
+    (ftp::KEYWORDS, &[]),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
