@@ -1,6 +1,6 @@
 //! Application layer: protocol detection and streaming parsers for HTTP/1.x, HTTP/2,
-//! DNS and TLS (and SIP over UDP, as far as its parser errors go; SMB and DCERPC record
-//! framing; SMTP detection)
+//! DNS, TLS, SMTP (with MIME), SMB, DCERPC, FTP and ftp-data, NFS over ONC RPC, TFTP,
+//! SIP, MQTT, SSH, Kerberos 5, SNMP and DHCP
 //! that turn reassembled stream bytes (and UDP datagrams) into transactions carrying
 //! Suricata's named inspection buffers (`http.uri`, `dns.query`, `tls.sni`, ...).
 //!
