@@ -30,6 +30,9 @@ impl AnomalyLayer {
 /// the other (Suricata's event of that name).
 pub const ONLY_ONE_DIRECTION: &str = "APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION";
 
+/// The two directions of a flow were detected as different protocols.
+pub const MISMATCH_BOTH_DIRECTIONS: &str = "APPLAYER_MISMATCH_PROTOCOL_BOTH_DIRECTIONS";
+
 /// One occurrence of an application-layer event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AppAnomaly {

@@ -505,8 +505,13 @@ impl AppFlow {
             Late::Probing(d, buf) if *d == dir => {
                 buf.extend_from_slice(&data[..data.len().min(DETECT_BUFFER - buf.len())]);
                 match probe_tcp_ports(dir, buf, self.ports) {
-                    Probe::Match(_) => {
+                    Probe::Match(p) => {
                         self.late = Late::Idle;
+                        let http = |p: AppProto| matches!(p, AppProto::Http | AppProto::Http2);
+                        if p != self.proto && !(http(p) && http(self.proto)) {
+                            // Suricata keeps the first direction's protocol and says so.
+                            self.raise_detect(ctx, crate::anomaly::MISMATCH_BOTH_DIRECTIONS);
+                        }
                         return;
                     }
                     Probe::NeedMore if buf.len() < DETECT_BUFFER => return,
@@ -517,15 +522,16 @@ impl AppFlow {
         };
         if gave_up {
             self.late = Late::Idle;
-            self.raise_one_direction(ctx);
+            self.raise_detect(ctx, crate::anomaly::ONLY_ONE_DIRECTION);
         }
     }
 
-    fn raise_one_direction(&self, ctx: &mut AppCtx) {
+    /// A protocol-detection anomaly of the flow (no transaction).
+    fn raise_detect(&self, ctx: &mut AppCtx, event: &'static str) {
         ctx.anomalies.push(crate::AppAnomaly {
             proto: self.proto,
             layer: crate::AnomalyLayer::ProtoDetect,
-            event: crate::anomaly::ONLY_ONE_DIRECTION,
+            event,
             tx_id: None,
         });
     }
@@ -576,7 +582,7 @@ impl AppFlow {
         if matches!(&self.late, Late::Probing(_, buf) if !buf.is_empty())
             || matches!(self.late, Late::Due(_))
         {
-            self.raise_one_direction(ctx);
+            self.raise_detect(ctx, crate::anomaly::ONLY_ONE_DIRECTION);
         }
         self.late = Late::Idle;
         with_state!(mut &mut self.state, p => Protocol::close(p, ctx), None => {});
@@ -833,10 +839,10 @@ mod tests {
     #[test]
     fn unknown_protocols_fail() {
         let mut ctx = AppCtx::default();
-        let mut f = AppFlow::new(Transport::Tcp, 40000, 22);
-        f.parse(&mut ctx, Direction::ToClient, b"SSH-2.0-OpenSSH_8.9\r\n");
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 110);
+        f.parse(&mut ctx, Direction::ToClient, b"+OK POP3 server ready\r\n");
         assert_eq!(f.app_proto(), AppProto::Unknown);
-        f.parse(&mut ctx, Direction::ToServer, b"SSH-2.0-PuTTY\r\n");
+        f.parse(&mut ctx, Direction::ToServer, b"CAPA\r\n");
         assert_eq!(f.app_proto(), AppProto::Failed);
         assert_eq!(ctx.counters.get(Counter::FlowFailedTcp), 1);
         // FTP: a greeting other than vsftpd's says nothing, the client's USER decides.

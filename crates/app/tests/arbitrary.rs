@@ -35,3 +35,50 @@ fn every_protocol_over_both_transports() {
         }
     }
 }
+
+/// The checked-in corpus (`fuzz/corpus/app_flow`, real flows of the integration tests'
+/// captures, built by `fuzz/seeds.py`), each seed as is and under a bounded number of
+/// deterministic mutations (12 per seed: bytes flipped, cut short, a chunk repeated): the campaign
+/// CI runs on every change, in a few seconds.
+#[test]
+fn the_corpus_and_its_mutations() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/corpus/app_flow");
+    let mut seeds: Vec<_> = std::fs::read_dir(dir)
+        .expect("fuzz/corpus/app_flow")
+        .map(|e| e.unwrap().path())
+        .collect();
+    seeds.sort();
+    assert!(seeds.len() >= 30, "{} seeds", seeds.len());
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for path in &seeds {
+        let seed = std::fs::read(path).unwrap();
+        app::fuzzing::drive(&seed);
+        for round in 0..12 {
+            let mut m = seed.clone();
+            match round % 3 {
+                0 => {
+                    for _ in 0..1 + next() % 8 {
+                        let i = 2 + (next() as usize) % (m.len().max(3) - 2);
+                        if let Some(b) = m.get_mut(i) {
+                            *b ^= 1 << (next() % 8);
+                        }
+                    }
+                }
+                1 => m.truncate(2 + (next() as usize) % m.len().max(3)),
+                _ => {
+                    let at = 2 + (next() as usize) % (m.len().max(3) - 2);
+                    let len = ((next() as usize) % 512).min(m.len().saturating_sub(at));
+                    let chunk = m[at..at + len].to_vec();
+                    m.splice(at..at, chunk);
+                }
+            }
+            app::fuzzing::drive(&m);
+        }
+    }
+}

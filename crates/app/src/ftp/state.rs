@@ -97,7 +97,6 @@ pub struct FtpState {
     encrypted: bool,
     /// An `AUTH` command waits for its reply.
     auth_pending: bool,
-    completed: [bool; 2],
 }
 
 impl FtpState {
@@ -152,7 +151,6 @@ impl FtpState {
                 Direction::ToServer => self.command(ctx, &l.buf, l.over),
                 Direction::ToClient => last = self.reply(ctx, &l.buf, l.over, last),
             }
-            self.completed[dir.index()] = true;
         }
     }
 
@@ -169,9 +167,12 @@ impl FtpState {
         }
     }
 
-    /// Whether a line of `dir` completed since the last call.
-    pub fn take_completed(&mut self, dir: Direction) -> bool {
-        std::mem::take(&mut self.completed[dir.index()])
+    /// Whether raw stream inspection of `dir` is due: never on a line, as Suricata's
+    /// FTP parser does not ask for it (raw content rules see an FTP flow's bytes at
+    /// chunk size or at its end: sv-ether's IRC session 1049 -> 6667, detected as FTP
+    /// by its `USER` line, alerts at the end of the flow in Suricata 7.0.10).
+    pub fn take_completed(&mut self, _dir: Direction) -> bool {
+        false
     }
 
     fn push(&mut self, ctx: &mut AppCtx, tx: FtpTx) -> usize {
