@@ -133,6 +133,24 @@ pub fn run_suricata(
         .is_ok_and(|s| s.success())
 }
 
+/// Runs the reference Suricata without rules on `pcap` with the configuration `yaml`,
+/// logging into `out` (created); the text of its `eve.json`. Fails the test when
+/// Suricata does not run to the end.
+#[allow(dead_code)]
+pub fn suricata_eve(
+    yaml: &std::path::Path,
+    pcap: &std::path::Path,
+    out: &std::path::Path,
+) -> String {
+    std::fs::create_dir_all(out).expect("create Suricata's log dir");
+    assert!(
+        run_suricata(yaml, pcap, std::path::Path::new("/dev/null"), out),
+        "suricata runs on {}",
+        pcap.display()
+    );
+    std::fs::read_to_string(out.join("eve.json")).expect("Suricata wrote eve.json")
+}
+
 /// Runs `args[0] args[1..]`; its stderr is the error when it fails.
 pub fn sh(args: &[&str]) -> Result<(), String> {
     let out = Command::new(args[0])

@@ -10,8 +10,6 @@
 mod common;
 
 use common::{osprey, repo, tempdir};
-use std::path::Path;
-use std::process::Command;
 
 const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      \
     filetype: regular\n      filename: eve.json\n      types:\n        - http:\n            \
@@ -22,8 +20,7 @@ const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes
 
 /// `(src_port, dest_port, app_proto, url, fileinfo as written)` of each `fileinfo`
 /// record, sorted.
-fn summary(eve: &Path) -> Vec<(u64, u64, String, String, String)> {
-    let text = std::fs::read_to_string(eve).unwrap();
+fn summary(text: &str) -> Vec<(u64, u64, String, String, String)> {
     let mut v: Vec<_> = text
         .lines()
         .filter(|l| l.contains("\"event_type\":\"fileinfo\""))
@@ -71,7 +68,7 @@ fn http_files_are_logged_as_suricata_logs_them() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let got = summary(&odir.join("eve.json"));
+    let got = summary(&std::fs::read_to_string(odir.join("eve.json")).unwrap());
     // As Suricata 7.0.10 writes them for this capture and configuration.
     let want: Vec<(u64, u64, &str, &str, &str)> = vec![
         (
@@ -133,25 +130,10 @@ fn http_files_are_logged_as_suricata_logs_them() {
     if common::suricata().is_none() {
         return;
     }
-    let sdir = dir.join("suricata");
-    std::fs::create_dir_all(&sdir).unwrap();
-    let r = Command::new("suricata")
-        .args([
-            "-c",
-            yaml.to_str().unwrap(),
-            "-S",
-            "/dev/null",
-            "-k",
-            "none",
-        ])
-        .args(["--runmode", "single", "-r", pcap.to_str().unwrap()])
-        .args(["-l", sdir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let eve = common::suricata_eve(&yaml, &pcap, &dir.join("suricata"));
     assert_eq!(
         got,
-        summary(&sdir.join("eve.json")),
+        summary(&eve),
         "fileinfo records differ from Suricata's"
     );
 }

@@ -11,7 +11,6 @@ mod common;
 use common::{osprey, repo, tempdir};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      \
     filetype: regular\n      filename: eve.json\n      types:\n        - anomaly:\n            \
@@ -104,28 +103,9 @@ fn ssh_krb5_snmp_dhcp_records_are_suricatas() {
     if common::suricata().is_none() {
         return;
     }
-    let sdir = dir.join("suricata");
-    std::fs::create_dir_all(&sdir).unwrap();
     let syaml = dir.join("suricata.yaml");
-    std::fs::write(
-        &syaml,
-        format!("{CONFIG}\ndefault-log-dir: {}\n", sdir.display()),
-    )
-    .unwrap();
-    let r = Command::new("suricata")
-        .args([
-            "-c",
-            syaml.to_str().unwrap(),
-            "-S",
-            "/dev/null",
-            "-k",
-            "none",
-        ])
-        .args(["--runmode", "single", "-r", pcap.to_str().unwrap()])
-        .args(["-l", sdir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let live = records(&std::fs::read_to_string(sdir.join("eve.json")).unwrap());
+    std::fs::write(&syaml, CONFIG).unwrap();
+    let eve = common::suricata_eve(&syaml, &pcap, &dir.join("suricata"));
+    let live = records(&eve);
     assert_eq!(got, live, "records differ from Suricata's");
 }

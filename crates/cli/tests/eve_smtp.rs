@@ -13,7 +13,6 @@ use gen::frame::{flags, tcp_frame, Endpoint, PcapWriter, TcpSeg};
 use serde_json::Value;
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Who sends a turn of the conversation.
 #[derive(Clone, Copy)]
@@ -261,29 +260,7 @@ fn smtp_records_and_events_are_suricatas() {
     if common::suricata().is_none() {
         return;
     }
-    let sdir = dir.join("suricata");
-    std::fs::create_dir_all(&sdir).unwrap();
-    let syaml = dir.join("suricata.yaml");
-    std::fs::write(
-        &syaml,
-        format!("{CONFIG}\ndefault-log-dir: {}\n", sdir.display()),
-    )
-    .unwrap();
-    let r = Command::new("suricata")
-        .args([
-            "-c",
-            syaml.to_str().unwrap(),
-            "-S",
-            "/dev/null",
-            "-k",
-            "none",
-        ])
-        .args(["--runmode", "single", "-r", pcap.to_str().unwrap()])
-        .args(["-l", sdir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let (s_smtp, s_anomalies) = summary(&sdir.join("eve.json"));
+    let (s_smtp, s_anomalies) = summary(&run_suricata(&dir, &pcap, ""));
     assert_eq!(smtp, s_smtp, "smtp records differ from Suricata's");
     assert_eq!(
         anomalies, s_anomalies,
@@ -299,28 +276,10 @@ const MIME: &str = "app-layer:\n  protocols:\n    smtp:\n      enabled: yes\n   
 
 /// Suricata on `pcap` with [`CONFIG`] and `extra`; its EVE file.
 fn run_suricata(dir: &Path, pcap: &Path, extra: &str) -> PathBuf {
-    let sdir = dir.join("suricata");
-    std::fs::create_dir_all(&sdir).unwrap();
     let syaml = dir.join("suricata.yaml");
-    std::fs::write(
-        &syaml,
-        format!("{CONFIG}{extra}\ndefault-log-dir: {}\n", sdir.display()),
-    )
-    .unwrap();
-    let r = Command::new("suricata")
-        .args([
-            "-c",
-            syaml.to_str().unwrap(),
-            "-S",
-            "/dev/null",
-            "-k",
-            "none",
-        ])
-        .args(["--runmode", "single", "-r", pcap.to_str().unwrap()])
-        .args(["-l", sdir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    std::fs::write(&syaml, format!("{CONFIG}{extra}\n")).unwrap();
+    let sdir = dir.join("suricata");
+    common::suricata_eve(&syaml, pcap, &sdir);
     sdir.join("eve.json")
 }
 
