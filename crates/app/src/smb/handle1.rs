@@ -7,7 +7,7 @@ use super::events::{self as ev, raise};
 use super::names;
 use super::pipe;
 use super::smb1::{self, Block, Header};
-use super::state::{Fid, SmbState, Tree, Wait};
+use super::state::{SmbState, Tree, Wait};
 use super::tx::TxKind;
 use crate::{AppCtx, Direction};
 
@@ -293,15 +293,6 @@ fn tx_response(st: &mut SmbState, h: &Header, b: &Block<'_>, id: u64) {
         st.add_tree(tr);
     }
     if let Some((fid, name, tree_id)) = fid {
-        let (share, pipe) = st
-            .tree(tree_id)
-            .map(|t| (t.path.clone(), t.pipe))
-            .unwrap_or_default();
-        st.add_fid(Fid {
-            fid,
-            name,
-            share,
-            pipe,
-        });
+        st.add_fid(fid, name, tree_id);
     }
 }

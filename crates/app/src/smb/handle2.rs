@@ -6,7 +6,7 @@ use super::events::{self as ev, raise};
 use super::names;
 use super::pipe;
 use super::smb2::{self, Header};
-use super::state::{Fid, SmbState, Tree, Wait};
+use super::state::{SmbState, Tree, Wait};
 use super::tx::TxKind;
 use crate::{AppCtx, Direction};
 
@@ -320,15 +320,6 @@ fn tx_response(st: &mut SmbState, h: &Header, m: &[u8], id: u64, status: (String
         st.add_tree(tr);
     }
     if let Some((fid, name, tree_id)) = fid {
-        let (share, pipe) = st
-            .tree(tree_id)
-            .map(|t| (t.path.clone(), t.pipe))
-            .unwrap_or_default();
-        st.add_fid(Fid {
-            fid,
-            name,
-            share,
-            pipe,
-        });
+        st.add_fid(fid, name, tree_id);
     }
 }

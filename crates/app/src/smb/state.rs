@@ -245,8 +245,19 @@ impl SmbState {
         self.trees.iter().rev().find(|t| t.id == id)
     }
 
-    /// Remembers opened file `f`.
-    pub(crate) fn add_fid(&mut self, f: Fid) {
+    /// Remembers the file `fid` opened as `name` in tree `tree_id` (its share and
+    /// whether it is a named pipe come from the tree).
+    pub(crate) fn add_fid(&mut self, fid: Vec<u8>, name: Vec<u8>, tree_id: u32) {
+        let (share, pipe) = self
+            .tree(tree_id)
+            .map(|t| (t.path.clone(), t.pipe))
+            .unwrap_or_default();
+        let f = Fid {
+            fid,
+            name,
+            share,
+            pipe,
+        };
         self.fids.retain(|x| x.fid != f.fid);
         if self.fids.len() >= MAX_HANDLES {
             self.fids.pop_front();
