@@ -123,11 +123,12 @@ pub fn alert_app_object(app: &AppFlow, tx_id: u64) -> Option<(&'static str, Valu
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use app::{AppCtx, Direction, Transport};
 
-    fn meta() -> EventMeta {
+    /// A record header for logger tests: 10.0.0.1:40000 -> 10.0.0.2:80 over TCP.
+    pub(crate) fn meta() -> EventMeta {
         EventMeta {
             ts_secs: 0,
             ts_micros: 0,

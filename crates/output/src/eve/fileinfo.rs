@@ -130,25 +130,10 @@ pub(crate) fn fileinfo(f: &File, tx_id: u64, at_end: bool) -> Map<String, Value>
 
 #[cfg(test)]
 mod tests {
-    use crate::eve::{AppLogger, EveTypes, EventMeta, LogCursor};
+    use crate::eve::applog::tests::meta;
+    use crate::eve::{AppLogger, EveTypes, LogCursor};
     use app::{AppCtx, AppFlow, Direction, Transport};
     use serde_json::Value;
-
-    fn meta() -> EventMeta {
-        EventMeta {
-            ts_secs: 0,
-            ts_micros: 0,
-            flow_id: 1,
-            pcap_cnt: Some(1),
-            vlan: [0, 0],
-            src_ip: "10.0.0.1".parse().unwrap(),
-            src_port: 40000,
-            dest_ip: "10.0.0.2".parse().unwrap(),
-            dest_port: 80,
-            proto: 6,
-            pkt_src: "wire/pcap",
-        }
-    }
 
     fn fileinfos(l: &AppLogger, f: &AppFlow, c: &mut LogCursor, end: bool) -> Vec<Value> {
         let mut v = Vec::new();
