@@ -108,20 +108,6 @@ fn an_output_that_cannot_be_written_does_not_stop_inspection() {
     assert!(n("/osprey/output/eve/dropped") >= 1, "{stats}");
     let fast = std::fs::read_to_string(dir.join("fast.log")).unwrap();
     assert!(!fast.is_empty());
-    assert_eq!(
-        n("/decoder/pkts"),
-        pcap_frames(&repo("samples/sample.pcap"))
-    );
-}
-
-/// Frames in a little-endian microsecond libpcap file.
-fn pcap_frames(path: &std::path::Path) -> u64 {
-    let b = std::fs::read(path).unwrap();
-    let (mut at, mut n) = (24usize, 0u64);
-    while at + 16 <= b.len() {
-        let len = u32::from_le_bytes(b[at + 8..at + 12].try_into().unwrap()) as usize;
-        at += 16 + len;
-        n += 1;
-    }
-    n
+    // sample.pcap's 78 packets (as decode_run checks), every one decoded.
+    assert_eq!(n("/decoder/pkts"), 78);
 }
