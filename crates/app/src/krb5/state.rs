@@ -154,6 +154,15 @@ impl Krb5State {
                     s.buf.clear();
                     s.skip = len;
                     ctx.counters.incr(Counter::Krb5RecordLimit);
+                    continue;
+                }
+                if len > 0 {
+                    continue;
+                }
+                // An empty record: the header is all there is, and no message.
+                s.buf.clear();
+                if !self.message(ctx, dir, &[]) {
+                    self.failed = true;
                 }
                 continue;
             }
@@ -189,6 +198,17 @@ mod tests {
         s.txs()
             .map(|t| super::super::log::krb5_object(t).to_string())
             .collect()
+    }
+
+    /// A record of length zero (found by replaying the fuzz corpus: it looped for
+    /// ever, the 4-byte header being taken for the whole record again and again).
+    #[test]
+    fn an_empty_tcp_record_ends_parsing() {
+        let mut ctx = AppCtx::default();
+        let mut s = Krb5State::new(Transport::Tcp);
+        s.parse(&mut ctx, Direction::ToServer, &[0, 0, 0, 0, 0x6a, 0x01]);
+        assert!(s.failed);
+        assert_eq!(s.txs().count(), 0);
     }
 
     #[test]
