@@ -57,6 +57,11 @@ pub struct Pipeline {
     timer: StageTimer,
     /// `pcap_cnt` of the frame being processed.
     frame_index: u64,
+    /// The capture's clock (see `clock_us`) at full precision: the time stamped on what
+    /// flows ending now write (flow-timeout pseudo-packets, their app-layer records and
+    /// anomalies). Not the latest time seen: that depends on which frames a worker got,
+    /// and Suricata stamps them with the current packet's time too (at the end of a
+    /// capture, the last packet's).
     last_ts: Timestamp,
     frames: u64,
     /// The capture's clock for timeouts, microseconds: the time of the latest frame (of
@@ -206,7 +211,7 @@ impl Pipeline {
     fn inspect_frame(&mut self, frame: &Frame<'_>, decoded: &Decoded) {
         let ts = Timestamp::from_secs_nanos(frame.ts.secs.max(0) as u64, frame.ts.nanos);
         self.clock_us = ts.0 / 1000;
-        self.last_ts = self.last_ts.max(ts);
+        self.last_ts = ts;
         self.frame_index = frame.index;
         self.detection.sink.position = (frame.index.saturating_mul(2), 0);
         self.policy.ips.begin_frame();
@@ -259,7 +264,7 @@ impl Pipeline {
     pub fn advance_time(&mut self, now: capture::Timestamp, sweep_after: Option<u64>) {
         let ts = Timestamp::from_secs_nanos(now.secs.max(0) as u64, now.nanos);
         self.clock_us = ts.0 / 1000;
-        self.last_ts = self.last_ts.max(ts);
+        self.last_ts = ts;
         if let Some(index) = sweep_after {
             self.sweep();
             self.drain_position = Some(index.saturating_mul(2).saturating_add(1));
