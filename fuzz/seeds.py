@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
-"""Builds the app_flow fuzz corpus (fuzz/corpus/app_flow/) from the integration tests'
-captures: each TCP or UDP flow of crates/cli/tests/data/*.pcap becomes one seed in the
-layout `app::fuzzing::drive` reads ([protocol index][transport][dir, len, bytes]...),
-with the protocol its port says. Run from the repository root; the seeds are checked in
-and replayed (with mutations) by `cargo test -p app --test arbitrary`."""
+"""Builds the fuzz corpora from the repository's own test data. Run from the repository
+root; the seeds are checked in and replayed (with mutations) by the crates'
+`corpus_replay` tests.
+
+- fuzz/corpus/app_flow/: each TCP or UDP flow of crates/cli/tests/data/*.pcap as one seed
+  in the layout `app::fuzzing::drive` reads ([protocol index][transport][dir, len,
+  bytes]...), with the protocol its port says.
+- fuzz/corpus/frame/: distinct frames of those captures (one per link/IP protocol/port
+  pair) in the layout of `wire::fuzzing::decode_frame` ([link][flags] frame).
+- fuzz/corpus/rules/: the rules written in detect's, rules' and the binary's tests, each with a payload
+  it is meant to inspect, in the layout of `detect::fuzzing::drive` (rule NUL payload)."""
 import glob, os, re, struct, hashlib
 
 REG = open('crates/app/src/registry.rs').read()
@@ -78,3 +84,39 @@ for key, fl in flows.items():
     open(f'{out}/{name.lower()}-{digest}', 'wb').write(seed)
     n += 1
 print(n, 'seeds')
+
+# Frames: one per (ethertype, IP protocol, lower port) of the captures, Ethernet only.
+out = 'fuzz/corpus/frame'
+os.makedirs(out, exist_ok=True)
+seen = set()
+for path in sorted(glob.glob('crates/cli/tests/data/*.pcap')):
+    for link, f in frames(path):
+        if link != 1 or len(f) < 14:
+            continue
+        r = l4(link, f)
+        kind = (f[12:14], r[0] if r else None, min(r[2], r[4]) if r else None)
+        if kind in seen:
+            continue
+        seen.add(kind)
+        seed = bytes([0, 0]) + f[:1600]
+        open(f'{out}/{hashlib.sha1(seed).hexdigest()[:16]}', 'wb').write(seed)
+print(len(seen), 'frame seeds')
+
+# Rules: the rule texts of detect's tests, each with a payload.
+out = 'fuzz/corpus/rules'
+os.makedirs(out, exist_ok=True)
+PAYLOADS = [b'GET /index.html?a=1 HTTP/1.1\r\nHost: example.com\r\nUser-Agent: x\r\n\r\n',
+            b'\x00\x01\x02\x03abcdefghijklmnop' * 4, b'USER anonymous\r\nPASS a@b\r\n']
+rules = set()
+for path in sorted(glob.glob('crates/detect/tests/*.rs') + glob.glob('crates/cli/tests/*.rs')
+                   + ['crates/rules/src/parser_tests.rs', 'crates/rules/src/keywords/tests.rs']):
+    text = open(path).read()
+    for m in re.finditer(r'((?:alert|drop|pass|reject) (?:tcp|udp|ip|icmp|http|dns|tls)[^\n]*?sid:\s*\d+;\s*\))', text):
+        rule = m.group(1).replace('\\"', '"')
+        if '{' in rule or len(rule) > 2000:
+            continue
+        rules.add(rule)
+for i, rule in enumerate(sorted(rules)):
+    seed = rule.encode() + b'\0' + PAYLOADS[i % len(PAYLOADS)]
+    open(f'{out}/{hashlib.sha1(seed).hexdigest()[:16]}', 'wb').write(seed)
+print(len(rules), 'rule seeds')

@@ -55,6 +55,7 @@ mod batch;
 mod bytes;
 mod detector;
 mod fastpat;
+pub mod fuzzing;
 mod input;
 mod offload;
 mod options;

@@ -29,6 +29,7 @@
 pub mod checksum;
 mod decode;
 mod event;
+pub mod fuzzing;
 mod link;
 mod packet;
 pub mod proto;
