@@ -66,6 +66,7 @@ mod search;
 mod sig;
 mod state;
 mod threshold;
+mod tls;
 mod transform;
 mod verdict;
 
