@@ -268,14 +268,16 @@ fn cert_date(st: &mut State, c: &Ctx<'_>) {
             }
             return Ok(IntCmp::Range(a, b));
         }
-        let ops: [(&str, fn(u64) -> IntCmp); 5] = [
+        /// An operator prefix and the comparison it makes.
+        type Op = (&'static str, fn(u64) -> IntCmp);
+        const OPS: [Op; 5] = [
             ("<=", IntCmp::Le),
             (">=", IntCmp::Ge),
             ("<", IntCmp::Lt),
             (">", IntCmp::Gt),
             ("=", IntCmp::Eq),
         ];
-        for (p, f) in ops {
+        for (p, f) in OPS {
             if let Some(r) = v.strip_prefix(p) {
                 return Ok(f(crate::dates::epoch(r)?));
             }
