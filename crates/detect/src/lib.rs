@@ -67,6 +67,7 @@ mod search;
 mod sig;
 mod state;
 mod threshold;
+mod tls;
 mod transform;
 mod verdict;
 

@@ -12,6 +12,7 @@ pub mod ast;
 pub mod buffers;
 pub mod check;
 pub mod classification;
+pub mod dates;
 pub mod diag;
 pub mod header;
 pub mod keywords;

@@ -146,6 +146,11 @@ impl Transaction for HttpTx {
         }
     }
 
+    /// The `http2.*` keywords (HTTP/2 transactions only).
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
+        crate::http2::keywords::check(self, opt, dir)
+    }
+
     fn log(&self, extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
         out(
             Some(HttpTx::id(self)),

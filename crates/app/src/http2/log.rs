@@ -27,6 +27,21 @@ pub struct H2Info {
     pub settings: [Vec<(u16, u32)>; 2],
     /// A connection-level transaction: the error code of a GOAWAY each side sent.
     pub goaway: [Option<u32>; 2],
+    /// Per side, the types of the frames seen (bit `1 << type` for types 0 to 15;
+    /// bit 15 also stands for every higher type) (`http2.frametype`).
+    pub frames: [u16; 2],
+    /// Per side, the first WINDOW_UPDATE increments (`http2.window`).
+    pub windows: [Vec<u32>; 2],
+}
+
+impl H2Info {
+    /// How many WINDOW_UPDATE increments a side keeps.
+    pub const MAX_WINDOWS: usize = 32;
+
+    /// Notes a frame of type `ty` sent by side `d`.
+    pub fn note_frame(&mut self, d: usize, ty: u8) {
+        self.frames[d] |= 1 << ty.min(15);
+    }
 }
 
 /// Suricata's name of a SETTINGS identifier (RFC 9113 section 6.5.2).

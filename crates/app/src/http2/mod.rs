@@ -7,11 +7,13 @@
 //! - [`hpack`]: HPACK header decompression with bounded tables;
 //! - [`state`]: the per-flow streaming state machine ([`Http2State`]);
 //! - [`log`]: a stream's EVE `http` object (`version: "2"`, header lists, `http2{}`);
-//! - `tx`: how a stream's header fields fill an [`HttpTx`](crate::http::HttpTx).
+//! - `tx`: how a stream's header fields fill an [`HttpTx`](crate::http::HttpTx);
+//! - `keywords`: the `http2.*` transaction keywords.
 
 pub mod frame;
 pub mod hpack;
 mod huffman;
+pub(crate) mod keywords;
 pub mod log;
 pub mod state;
 mod tx;

@@ -274,7 +274,6 @@ impl Http2State {
 
     /// A frame header is in: decide how its payload is read.
     fn frame_header(&mut self, ctx: &mut AppCtx, dir: Direction, h: FrameHeader) {
-        let side = &mut self.sides[dir.index()];
         let len = h.len as usize;
         if h.stream == 0 && h.ty != FrameType::DATA {
             // Suricata makes every connection-level frame a transaction of its own:
@@ -285,6 +284,8 @@ impl Http2State {
                 self.next_id += 1;
             }
         }
+        self.note_frame(dir, h.stream, h.ty);
+        let side = &mut self.sides[dir.index()];
         side.cur = if h.ty == FrameType::DATA && h.stream != 0 && len > 0 {
             Cur::Data {
                 stream: h.stream,
@@ -311,8 +312,25 @@ impl Http2State {
         };
     }
 
+    /// Notes a frame on its stream's transaction, if that exists yet (`http2.*`
+    /// keywords).
+    fn note_frame(&mut self, dir: Direction, stream: u32, ty: FrameType) {
+        if stream == 0 {
+            return;
+        }
+        if let Some(info) = self.stream_mut(stream).and_then(|s| s.tx.h2.as_mut()) {
+            info.note_frame(dir.index(), ty.0);
+        }
+    }
+
     /// A whole (non-DATA, or empty DATA) frame.
     fn frame(&mut self, ctx: &mut AppCtx, dir: Direction, h: FrameHeader, p: &[u8]) {
+        self.frame_body(ctx, dir, h, p);
+        // A HEADERS or PRIORITY frame may just have opened the stream.
+        self.note_frame(dir, h.stream, h.ty);
+    }
+
+    fn frame_body(&mut self, ctx: &mut AppCtx, dir: Direction, h: FrameHeader, p: &[u8]) {
         let d = dir.index();
         match h.ty {
             FrameType::DATA if h.has(FLAG_END_STREAM) => self.end_side(ctx, dir, h.stream),
@@ -372,11 +390,17 @@ impl Http2State {
                         (id, u32::from_be_bytes([c[2], c[3], c[4], c[5]]))
                     })
                     .collect();
-                self.global_tx(ctx, |info| info.settings[d] = settings);
+                self.global_tx(ctx, |info| {
+                    info.settings[d] = settings;
+                    info.note_frame(d, h.ty.0);
+                });
             }
             FrameType::GOAWAY if h.stream == 0 && p.len() >= 8 => {
                 let code = u32::from_be_bytes([p[4], p[5], p[6], p[7]]);
-                self.global_tx(ctx, |info| info.goaway[d] = Some(code));
+                self.global_tx(ctx, |info| {
+                    info.goaway[d] = Some(code);
+                    info.note_frame(d, h.ty.0);
+                });
             }
             FrameType::PRIORITY if h.stream != 0 && p.len() == 5 => {
                 if self.stream_mut(h.stream).is_none() {
@@ -384,6 +408,14 @@ impl Http2State {
                 }
                 if let Some(info) = self.stream_mut(h.stream).and_then(|s| s.tx.h2.as_mut()) {
                     info.priority[d] = Some(p[4]);
+                }
+            }
+            FrameType::WINDOW_UPDATE if h.stream != 0 && p.len() == 4 => {
+                let inc = u32::from_be_bytes([p[0], p[1], p[2], p[3]]) & 0x7fff_ffff;
+                if let Some(info) = self.stream_mut(h.stream).and_then(|s| s.tx.h2.as_mut()) {
+                    if info.windows[d].len() < super::log::H2Info::MAX_WINDOWS {
+                        info.windows[d].push(inc);
+                    }
                 }
             }
             FrameType::RST_STREAM if h.stream != 0 => {

@@ -104,9 +104,22 @@ impl Transaction for Krb5Tx {
         }
     }
 
-    /// `krb5_msg_type` (the message type) and `krb5_err_code` (an error's code; no
-    /// match on other messages).
+    /// `krb5_msg_type` (the message type), `krb5_err_code` (an error's code; no
+    /// match on other messages) and `krb5.ticket_encryption` (a reply's ticket
+    /// encryption: weak or not, or one of a list of types).
     fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+        if opt.name == "krb5.ticket_encryption" {
+            let Some(t) = self.msg.ticket_etype else {
+                return false;
+            };
+            return match &opt.value {
+                rules::AppValue::Text(_) => super::parser::weak_etype(t) != opt.negated,
+                rules::AppValue::Ints(v) => {
+                    u64::try_from(t).is_ok_and(|t| v.iter().any(|c| c.matches(t)))
+                }
+                _ => false,
+            };
+        }
         let rules::AppValue::Ints(v) = &opt.value else {
             return false;
         };

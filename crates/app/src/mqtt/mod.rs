@@ -5,8 +5,10 @@
 //!
 //! - [`parser`]: fixed header, packet bodies, version 5 properties;
 //! - [`state`]: the per-flow state ([`MqttState`]) and transactions ([`MqttTx`]);
-//! - `proto`: the protocol contract and buffers; [`log`]: the EVE object.
+//! - `proto`: the protocol contract and buffers; [`log`]: the EVE object;
+//! - `keywords`: the `mqtt.*` transaction keywords (`mqtt.type`, `mqtt.flags` ...).
 
+mod keywords;
 pub mod log;
 pub mod parser;
 mod proto;

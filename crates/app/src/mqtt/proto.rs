@@ -109,6 +109,11 @@ impl Transaction for MqttTx {
         self.each_buffer(b.local(), f)
     }
 
+    /// `mqtt.type`, `mqtt.flags`, `mqtt.qos` ... (see `super::keywords`).
+    fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+        super::keywords::check(self, opt)
+    }
+
     fn log(&self, _extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
         out(None, super::log::mqtt_object(self));
     }

@@ -32,6 +32,9 @@ pub struct MqttTx {
     pub complete: bool,
     /// Events raised on it (indices into [`super::EVENTS`]).
     pub events: Events,
+    /// The flow's protocol level when it opened (`mqtt.protocol_version`; 0 before a
+    /// CONNECT).
+    pub version: u8,
 }
 
 impl MqttTx {
@@ -204,6 +207,7 @@ impl MqttState {
             packets,
             complete,
             events: Events::default(),
+            version: self.version,
         });
         while self.txs.len() > ctx.config.max_tx.max(1) {
             self.txs.pop_front();

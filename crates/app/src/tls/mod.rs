@@ -5,7 +5,9 @@
 //!
 //! - [`parser`]: zero-copy record and handshake message parsers;
 //! - [`cert`]: the logged facts of a certificate (serial, fingerprint, validity);
-//! - [`ja3`]: the JA3/JA3S fingerprints of the hellos;
+//! - [`ja3`]: the JA3/JA3S fingerprints of the hellos; [`ja4`]: the ClientHello's JA4;
+//! - `keywords`: `tls.version`, `ssl_version`, `ssl_state` and the certificate
+//!   keywords, matched on the session;
 //! - [`state`]: per-flow record/handshake reassembly ([`TlsState`]);
 //! - `probe`: protocol detection (record headers);
 //! - `proto`: the buffer table and the protocol contract (the session is one
@@ -14,6 +16,8 @@
 
 pub mod cert;
 pub mod ja3;
+pub mod ja4;
+mod keywords;
 pub mod log;
 pub mod parser;
 mod probe;

@@ -109,6 +109,10 @@ pub struct ClientHello<'a> {
     pub curves: Vec<u16>,
     /// The ec_point_formats extension's list.
     pub point_formats: Vec<u8>,
+    /// The first protocol of the application_layer_protocol_negotiation extension.
+    pub alpn_first: Option<&'a [u8]>,
+    /// The signature_algorithms extension's list, in order.
+    pub signature_algorithms: Vec<u16>,
 }
 
 /// What a ServerHello says.
@@ -166,6 +170,23 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
                 }
             }
             11 => ch.point_formats = d.vec8()?.to_vec(),
+            // Read for JA4 only: a malformed list is left out, not an error.
+            13 => {
+                let mut list = Reader {
+                    b: d.vec16().unwrap_or_default(),
+                };
+                while let Some(v) = list.u16() {
+                    ch.signature_algorithms.push(v);
+                }
+            }
+            16 => {
+                let mut list = Reader {
+                    b: d.vec16().unwrap_or_default(),
+                };
+                if ch.alpn_first.is_none() {
+                    ch.alpn_first = list.vec8().filter(|p| !p.is_empty());
+                }
+            }
             43 => {
                 let mut list = Reader { b: d.vec8()? };
                 while let Some(v) = list.u16() {

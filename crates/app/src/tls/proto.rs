@@ -18,6 +18,12 @@ const JA3_HASH: usize = 4;
 const JA3_STRING: usize = 5;
 const JA3S_HASH: usize = 6;
 const JA3S_STRING: usize = 7;
+const SERIAL: usize = 8;
+const FINGERPRINT: usize = 9;
+const RANDOM: usize = 10;
+const RANDOM_TIME: usize = 11;
+const RANDOM_BYTES: usize = 12;
+const JA4_HASH: usize = 13;
 
 /// TLS's inspection buffers (indexed by the constants above).
 pub(crate) static BUFFERS: &[BufferDef] = &[
@@ -30,6 +36,14 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("ja3.string", Some(Direction::ToServer)),
     BufferDef::new("ja3s.hash", Some(Direction::ToClient)),
     BufferDef::new("ja3s.string", Some(Direction::ToClient)),
+    BufferDef::new("tls.cert_serial", Some(Direction::ToClient)),
+    BufferDef::new("tls.cert_fingerprint", Some(Direction::ToClient)),
+    // The random of the hello of the packet's side (all 32 bytes, the first 4, the
+    // last 28).
+    BufferDef::new("tls.random", None),
+    BufferDef::new("tls.random_time", None),
+    BufferDef::new("tls.random_bytes", None),
+    BufferDef::new("ja4.hash", Some(Direction::ToServer)),
 ];
 
 /// The state of a new TLS flow.
@@ -101,10 +115,11 @@ impl Transaction for TlsState {
             h,
             u64::from(self.ja3().is_some()) | u64::from(self.ja3s().is_some()) << 1,
         );
+        let h = mix(h, u64::from(self.last_message().0));
         (mix(h, u64::from(self.certs_inspectable())), 0)
     }
 
-    fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
         // Suricata inspects the certificate buffers from its TLS "handshake done"
         // progress on (see `TlsState::certs_inspectable`).
         match b.local() {
@@ -142,8 +157,37 @@ impl Transaction for TlsState {
                     })
                 }
             }
+            SERIAL | FINGERPRINT if self.certs_inspectable() => {
+                if let Some(c) = self.cert_info() {
+                    f(if b.local() == SERIAL {
+                        c.serial.as_bytes()
+                    } else {
+                        c.fingerprint.as_bytes()
+                    })
+                }
+            }
+            RANDOM | RANDOM_TIME | RANDOM_BYTES => {
+                if let Some(r) = self.random(dir) {
+                    f(match b.local() {
+                        RANDOM => &r[..],
+                        RANDOM_TIME => &r[..4],
+                        _ => &r[4..],
+                    })
+                }
+            }
+            JA4_HASH => {
+                if let Some(j) = self.ja4() {
+                    f(j.as_bytes())
+                }
+            }
             _ => {}
         }
+    }
+
+    /// `tls.version`, `ssl_version`, `ssl_state` and the certificate keywords (see
+    /// `super::keywords`).
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
+        super::keywords::check(self, opt, dir)
     }
 
     /// Logged once the clear-text handshake is over, or when the flow ends.

@@ -6,12 +6,39 @@
 
 use super::cert::CertInfo;
 use super::ja3::{ja3, ja3s, Ja3};
+use super::ja4::ja4;
 use super::parser::{
     certificates, client_hello, record_header, server_hello, sslv2_record_len, CT_APPLICATION_DATA,
     CT_CHANGE_CIPHER_SPEC, CT_HANDSHAKE, HS_CERTIFICATE, HS_CLIENT_HELLO, HS_SERVER_HELLO,
 };
 use crate::util::push_capped;
 use crate::{AppCtx, Counter, Direction};
+
+/// The handshake message kinds `ssl_state` tells apart (bits of its values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HandshakeState(pub u32);
+
+impl HandshakeState {
+    /// A ClientHello.
+    pub const CLIENT_HELLO: u32 = 1;
+    /// A ServerHello.
+    pub const SERVER_HELLO: u32 = 2;
+    /// A ClientKeyExchange.
+    pub const CLIENT_KEYX: u32 = 4;
+    /// A ServerKeyExchange.
+    pub const SERVER_KEYX: u32 = 8;
+
+    /// The state a handshake message of type `t` leaves (none for the other types).
+    fn of(t: u8) -> Self {
+        HandshakeState(match t {
+            1 => Self::CLIENT_HELLO,
+            2 => Self::SERVER_HELLO,
+            16 => Self::CLIENT_KEYX,
+            12 => Self::SERVER_KEYX,
+            _ => 0,
+        })
+    }
+}
 
 #[derive(Debug, Default)]
 struct Side {
@@ -44,6 +71,13 @@ pub struct TlsState {
     ja3: Option<Ja3>,
     /// The ServerHello's JA3S.
     ja3s: Option<Ja3>,
+    /// The ClientHello's JA4.
+    ja4: Option<String>,
+    /// The 32-byte randoms of the ClientHello and of the ServerHello.
+    randoms: [Option<[u8; 32]>; 2],
+    /// What the last handshake message of the latest parse call was, as `ssl_state`
+    /// names it.
+    last_message: HandshakeState,
     /// The DER certificates of the server's Certificate message, in message order.
     certs: Vec<Vec<u8>>,
     cert_seen: bool,
@@ -107,6 +141,48 @@ impl TlsState {
         self.ja3s.as_ref()
     }
 
+    /// The ClientHello's JA4 (`ja4.hash`).
+    pub fn ja4(&self) -> Option<&str> {
+        self.ja4.as_deref()
+    }
+
+    /// The 32-byte random of the hello sent in `dir` (`tls.random`: the ClientHello's
+    /// to the server, the ServerHello's to the client).
+    pub fn random(&self, dir: Direction) -> Option<&[u8; 32]> {
+        self.randoms[dir.index()].as_ref()
+    }
+
+    /// What the last handshake message parsed was (`ssl_state`).
+    pub fn last_message(&self) -> HandshakeState {
+        self.last_message
+    }
+
+    /// The version a side announced (`tls.version`, `ssl_version`): the client's
+    /// highest supported_versions entry (GREASE left out) or its ClientHello version,
+    /// the server's negotiated version.
+    pub fn side_version(&self, dir: Direction) -> Option<u16> {
+        match dir {
+            Direction::ToServer => {
+                let v = self.client_version?;
+                Some(
+                    self.client_versions
+                        .iter()
+                        .copied()
+                        .filter(|&v| v & 0x0f0f != 0x0a0a)
+                        .max()
+                        .unwrap_or(v),
+                )
+            }
+            Direction::ToClient => self.server_version,
+        }
+    }
+
+    /// The number of certificates in the server's Certificate message (0 before or
+    /// without one).
+    pub fn cert_chain_len(&self) -> usize {
+        self.certs.len()
+    }
+
     /// `tls.certs`: the DER certificates of the server's Certificate message, the
     /// server's own first (empty until the message has been parsed).
     pub fn certs(&self) -> impl Iterator<Item = &[u8]> + '_ {
@@ -162,6 +238,9 @@ impl TlsState {
 
     /// Feeds in-order stream bytes of one direction.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        // `ssl_state` sees what the latest parse call parsed (as Suricata's "current"
+        // handshake flags).
+        self.last_message = HandshakeState::default();
         let d = dir.index();
         if self.sides[d].lost {
             return;
@@ -326,10 +405,17 @@ impl TlsState {
     }
 
     fn handshake(&mut self, ctx: &mut AppCtx, dir: Direction, t: u8, body: &[u8]) {
+        self.last_message = HandshakeState::of(t);
+        if matches!(t, HS_CLIENT_HELLO | HS_SERVER_HELLO) {
+            if let Some(r) = body.get(2..34).and_then(|r| <[u8; 32]>::try_from(r).ok()) {
+                self.randoms[dir.index()] = Some(r);
+            }
+        }
         match (dir, t) {
             (Direction::ToServer, HS_CLIENT_HELLO) => match client_hello(body) {
                 Some(ch) => {
                     self.ja3 = Some(ja3(&ch));
+                    self.ja4 = Some(ja4(&ch, 't'));
                     self.client_version = Some(ch.version);
                     self.client_versions = ch.supported_versions;
                     self.sni = ch.sni.map(<[u8]>::to_vec);

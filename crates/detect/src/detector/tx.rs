@@ -169,7 +169,9 @@ impl Detector {
                 return false;
             }
         }
-        s.tx_opts.iter().all(|o| tx.check(o, dir))
+        s.tx_opts
+            .iter()
+            .all(|o| crate::tls::check(tx, o, dir, input))
     }
 }
 

@@ -34,4 +34,14 @@ pub enum AppValue {
         /// Match on any fragment, not only the first.
         any_frag: bool,
     },
+    /// Bits that must be set and bits that must be clear (`mqtt.flags:retain,!dup`),
+    /// with the value as written, to print the rule back.
+    Bits {
+        /// Bits that must be set.
+        set: u32,
+        /// Bits that must be clear.
+        clear: u32,
+        /// The value as written.
+        text: String,
+    },
 }

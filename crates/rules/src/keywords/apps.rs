@@ -76,34 +76,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match the RFB (VNC) security type",
         "rules/rfb-keywords.html#rfb-sectype",
     ),
-    verbatim("mqtt.type").about(
-        "match the MQTT message type",
-        "rules/mqtt-keywords.html#mqtt-type",
-    ),
-    verbatim("mqtt.flags").about(
-        "match the MQTT header flags",
-        "rules/mqtt-keywords.html#mqtt-flags",
-    ),
-    verbatim("mqtt.qos").about(
-        "match the MQTT quality of service",
-        "rules/mqtt-keywords.html#mqtt-qos",
-    ),
-    verbatim("mqtt.reason_code").about(
-        "match the MQTT reason code",
-        "rules/mqtt-keywords.html#mqtt-reason-code",
-    ),
-    verbatim("mqtt.protocol_version").about(
-        "compare the MQTT protocol version",
-        "rules/mqtt-keywords.html#mqtt-protocol-version",
-    ),
-    verbatim("mqtt.connack.session_present").about(
-        "match the session present flag of an MQTT CONNACK",
-        "rules/mqtt-keywords.html#mqtt-connack-session-present",
-    ),
-    verbatim("mqtt.connect.flags").about(
-        "match the flags of an MQTT CONNECT",
-        "rules/mqtt-keywords.html#mqtt-connect-flags",
-    ),
     verbatim("smb.version").about("match the SMB protocol version", "rules/smb-keywords.html"),
     verbatim("template2").about(
         "example keyword of Suricata's template protocol",

@@ -1,8 +1,8 @@
-//! HTTP/1 and HTTP/2: sticky buffers, Snort-style buffer modifiers (`http_uri` ...) and
-//! the HTTP/2 options kept verbatim.
+//! HTTP/1 and HTTP/2: sticky buffers and Snort-style buffer modifiers (`http_uri` ...);
+//! the HTTP/2 options are in `http2.rs`.
 
 use super::payload::HTTP;
-use super::{verbatim, Ctx, Keyword, Kind, Stickies, Value};
+use super::{Ctx, Keyword, Kind, Stickies, Value};
 use crate::ast::{AppProto, Match};
 use crate::buffers::Buffer;
 use crate::diag::Reason;
@@ -156,30 +156,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
     .about(
         "content modifier: match in the HTTP response status text",
         "rules/http-keywords.html#http-stat-msg",
-    ),
-    verbatim("http2.frametype").protos(HTTP2_FIRST).about(
-        "match the type of an HTTP/2 frame",
-        "rules/http2-keywords.html#frametype",
-    ),
-    verbatim("http2.errorcode").protos(HTTP2_FIRST).about(
-        "match the error code of an HTTP/2 GOAWAY or RST_STREAM frame",
-        "rules/http2-keywords.html#errorcode",
-    ),
-    verbatim("http2.priority").protos(HTTP2_FIRST).about(
-        "compare the priority of an HTTP/2 stream",
-        "rules/http2-keywords.html#priority",
-    ),
-    verbatim("http2.window").protos(HTTP2_FIRST).about(
-        "compare an HTTP/2 window update",
-        "rules/http2-keywords.html#window",
-    ),
-    verbatim("http2.size_update").protos(HTTP2_FIRST).about(
-        "compare an HTTP/2 dynamic table size update",
-        "rules/http2-keywords.html#sizeupdate",
-    ),
-    verbatim("http2.settings").protos(HTTP2_FIRST).about(
-        "match an HTTP/2 setting and its value",
-        "rules/http2-keywords.html#settings",
     ),
 ];
 

@@ -1,8 +1,8 @@
-//! Kerberos 5: `krb5_msg_type` and `krb5_err_code`, matched on each message (the
-//! `krb5.cname`/`krb5.sname` buffers are in `apps.rs`).
+//! Kerberos 5: `krb5_msg_type`, `krb5_err_code` and `krb5.ticket_encryption`, matched
+//! on each message (the `krb5.cname`/`krb5.sname` buffers are in `apps.rs`).
 
 use super::{push_app, Ctx, Keyword, Kind, Stickies, Value};
-use crate::ast::{AppProto, AppValue};
+use crate::ast::{AppProto, AppValue, IntCmp};
 use crate::diag::Reason;
 use crate::parser::state::State;
 
@@ -25,7 +25,65 @@ pub(super) const KEYWORDS: &[Keyword] = &[
             "match the Kerberos 5 error code",
             "rules/kerberos-keywords.html#krb5-err-code",
         ),
+    Keyword::new(
+        "krb5.ticket_encryption",
+        Value::Required,
+        Kind::Option,
+        ticket_encryption,
+    )
+    .protos(KRB5)
+    .about(
+        "match the encryption type of a Kerberos 5 reply's ticket",
+        "rules/kerberos-keywords.html#krb5-ticket-encryption",
+    ),
 ];
+
+/// Encryption type names as Suricata writes them (lower case, dashes).
+const ETYPES: &[(&str, u64)] = &[
+    ("des-cbc-crc", 1),
+    ("des-cbc-md4", 2),
+    ("des-cbc-md5", 3),
+    ("des3-cbc-md5", 5),
+    ("des3-cbc-sha1", 7),
+    ("des3-cbc-sha1-kd", 16),
+    ("aes128-cts-hmac-sha1-96", 17),
+    ("aes256-cts-hmac-sha1-96", 18),
+    ("aes128-cts-hmac-sha256-128", 19),
+    ("aes256-cts-hmac-sha384-192", 20),
+    ("rc4-hmac", 23),
+    ("rc4-hmac-exp", 24),
+    ("camellia128-cts-cmac", 25),
+    ("camellia256-cts-cmac", 26),
+];
+
+/// `krb5.ticket_encryption:[!]weak` (the ticket's encryption is weak, or not) or a
+/// comma-separated list of encryption types by name or number (no negation): the
+/// ticket's encryption is one of them.
+fn ticket_encryption(st: &mut State, c: &Ctx<'_>) {
+    let v = c.o.value.unwrap_or("").trim();
+    match v {
+        "weak" | "!weak" => {
+            return push_app(st, c, v.starts_with('!'), AppValue::Text("weak".into()))
+        }
+        _ => {}
+    }
+    let parsed = crate::values::csv(v)
+        .into_iter()
+        .map(|t| {
+            ETYPES
+                .iter()
+                .find(|(n, _)| *n == t)
+                .map(|&(_, e)| Ok(IntCmp::Eq(e)))
+                .unwrap_or_else(|| {
+                    crate::values::uint(t, i32::MAX as u64)
+                        .map(IntCmp::Eq)
+                        .map_err(|_| format!("krb5.ticket_encryption: invalid value {t}"))
+                })
+        })
+        .collect::<Result<Vec<_>, _>>();
+    let list = tryv!(st, c.o, c.kw, parsed);
+    push_app(st, c, false, AppValue::Ints(list));
+}
 
 /// Kerberos 5 buffers are declared with the other protocols' (`apps.rs`).
 pub(super) const STICKY: Stickies = &[];

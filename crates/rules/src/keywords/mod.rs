@@ -45,8 +45,11 @@ mod flow;
 mod ftp;
 mod header;
 mod http;
+mod http2;
+pub use http2::settings_value as http2_settings;
 mod krb5;
 mod meta;
+mod mqtt;
 mod nfs;
 mod payload;
 pub(crate) mod pcre;
@@ -279,6 +282,8 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (snmp::KEYWORDS, snmp::STICKY),
     (dhcp::KEYWORDS, dhcp::STICKY),
     (ftp::KEYWORDS, &[]),
+    (mqtt::KEYWORDS, mqtt::STICKY),
+    (http2::KEYWORDS, http2::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
@@ -311,6 +316,7 @@ fn select_sticky(st: &mut State, c: &Ctx<'_>) {
     match c.o.value {
         None => {}
         Some("mime") if b == Buffer::FileData => {}
+        Some(_) if b == Buffer::TlsCertChainLen => return tls::cert_chain_len(st, c),
         Some(v) => {
             if let Some(name) = STICKY_OR_VERBATIM.iter().find(|k| **k == c.kw) {
                 st.options.push(Opt::Keyword {

@@ -1,9 +1,12 @@
-//! TLS: sticky buffers, JA3/JA4, `ssl_state`, `ssl_version`/`tls.version` and the
-//! certificate options kept verbatim.
+//! TLS: sticky buffers, JA3/JA4, `ssl_state`, `ssl_version`, `tls.version`, the
+//! certificate options (`tls_cert_*`, `tls.subject`, `tls.issuerdn`,
+//! `tls.fingerprint`, `tls.cert_chain_len`), all matched on the session
+//! ([`crate::ast::AppOpt`]), and `tls.store`, kept verbatim.
 
-use super::{verbatim, Ctx, Keyword, Kind, Stickies, Value};
-use crate::ast::{AppProto, Opt};
+use super::{push_app, verbatim, Ctx, Keyword, Kind, Stickies, Value};
+use crate::ast::{AppProto, AppValue, IntCmp};
 use crate::buffers::Buffer;
+use crate::diag::Reason;
 use crate::parser::state::State;
 
 /// TLS.
@@ -18,41 +21,52 @@ pub(super) const KEYWORDS: &[Keyword] = &[
             "rules/tls-keywords.html#ssl-state",
         ),
     Keyword::new("ssl_version", Value::Required, Kind::Option, ssl_version)
-        .aliases(&["tls.version"])
         .protos(TLS)
         .about(
             "match the SSL/TLS version",
             "rules/tls-keywords.html#ssl-version",
         ),
-    verbatim("tls.cert_expired").protos(TLS).about(
-        "the TLS certificate has expired",
-        "rules/tls-keywords.html#tls-cert-expired",
-    ),
-    verbatim("tls.cert_valid").protos(TLS).about(
-        "the TLS certificate is within its validity period",
-        "rules/tls-keywords.html#tls-cert-valid",
-    ),
-    verbatim("tls_cert_expired").protos(TLS).about(
-        "the TLS certificate has expired",
-        "rules/tls-keywords.html#tls-cert-expired",
-    ),
-    verbatim("tls_cert_valid").protos(TLS).about(
-        "the TLS certificate is within its validity period",
-        "rules/tls-keywords.html#tls-cert-valid",
-    ),
-    verbatim("tls.cert_notbefore").protos(TLS).about(
+    Keyword::new("tls.version", Value::Required, Kind::Option, tls_version)
+        .protos(TLS)
+        .about(
+            "match the TLS version",
+            "rules/tls-keywords.html#tls-version",
+        ),
+    Keyword::new("tls_cert_expired", Value::None, Kind::Option, flag)
+        .aliases(&["tls.cert_expired"])
+        .protos(TLS)
+        .about(
+            "the TLS certificate has expired",
+            "rules/tls-keywords.html#tls-cert-expired",
+        ),
+    Keyword::new("tls_cert_valid", Value::None, Kind::Option, flag)
+        .aliases(&["tls.cert_valid"])
+        .protos(TLS)
+        .about(
+            "the TLS certificate is within its validity period",
+            "rules/tls-keywords.html#tls-cert-valid",
+        ),
+    Keyword::new(
+        "tls_cert_notbefore",
+        Value::Required,
+        Kind::Option,
+        cert_date,
+    )
+    .aliases(&["tls.cert_notbefore"])
+    .protos(TLS)
+    .about(
         "compare the start of the TLS certificate's validity",
         "rules/tls-keywords.html#tls-cert-notbefore",
     ),
-    verbatim("tls.cert_notafter").protos(TLS).about(
-        "compare the end of the TLS certificate's validity",
-        "rules/tls-keywords.html#tls-cert-notafter",
-    ),
-    verbatim("tls_cert_notbefore").protos(TLS).about(
-        "compare the start of the TLS certificate's validity",
-        "rules/tls-keywords.html#tls-cert-notbefore",
-    ),
-    verbatim("tls_cert_notafter").protos(TLS).about(
+    Keyword::new(
+        "tls_cert_notafter",
+        Value::Required,
+        Kind::Option,
+        cert_date,
+    )
+    .aliases(&["tls.cert_notafter"])
+    .protos(TLS)
+    .about(
         "compare the end of the TLS certificate's validity",
         "rules/tls-keywords.html#tls-cert-notafter",
     ),
@@ -60,18 +74,24 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "store the TLS certificate on disk",
         "rules/tls-keywords.html#tls-store",
     ),
-    verbatim("tls.subject").protos(TLS).about(
-        "match the TLS certificate subject (old form)",
-        "rules/tls-keywords.html#tls-subject",
-    ),
-    verbatim("tls.issuerdn").protos(TLS).about(
-        "match the TLS certificate issuer (old form)",
-        "rules/tls-keywords.html#tls-issuerdn",
-    ),
-    verbatim("tls.fingerprint").protos(TLS).about(
-        "match the TLS certificate fingerprint (old form)",
-        "rules/tls-keywords.html#tls-fingerprint",
-    ),
+    Keyword::new("tls.subject", Value::Required, Kind::Option, cert_text)
+        .protos(TLS)
+        .about(
+            "match the TLS certificate subject (old form)",
+            "rules/tls-keywords.html#tls-subject",
+        ),
+    Keyword::new("tls.issuerdn", Value::Required, Kind::Option, cert_text)
+        .protos(TLS)
+        .about(
+            "match the TLS certificate issuer (old form)",
+            "rules/tls-keywords.html#tls-issuerdn",
+        ),
+    Keyword::new("tls.fingerprint", Value::Required, Kind::Option, cert_text)
+        .protos(TLS)
+        .about(
+            "match the TLS certificate fingerprint (old form)",
+            "rules/tls-keywords.html#tls-fingerprint",
+        ),
 ];
 
 /// TLS buffers; JA3/JA4 also come from QUIC.
@@ -104,12 +124,184 @@ pub(super) const STICKY: Stickies = &[
     ),
 ];
 
-fn ssl_state(st: &mut State, c: &Ctx<'_>) {
-    let val = c.val;
-    st.options.push(Opt::SslState(val.to_owned()));
+/// `ssl_version` names and their bits (in the app layer's order: SSLv2 .. TLS 1.3).
+pub const SSL_VERSIONS: &[(&str, u32)] = &[
+    ("sslv2", 1),
+    ("sslv3", 2),
+    ("tls1.0", 4),
+    ("tls1.1", 8),
+    ("tls1.2", 16),
+    ("tls1.3", 32),
+];
+
+/// `ssl_state` names and their bits.
+pub const SSL_STATES: &[(&str, u32)] = &[
+    ("client_hello", 1),
+    ("server_hello", 2),
+    ("client_keyx", 4),
+    ("server_keyx", 8),
+    ("unknown", 16),
+];
+
+/// The value without surrounding blanks.
+fn value<'a>(c: &Ctx<'a>) -> &'a str {
+    c.o.value.unwrap_or("").trim()
 }
 
+/// `ssl_state:STATE[|STATE...]`, each state optionally negated (`!client_hello`): the
+/// message the handshake last parsed is one of the states named, and none of the
+/// negated ones.
+fn ssl_state(st: &mut State, c: &Ctx<'_>) {
+    let v = value(c);
+    let parsed = (|| {
+        let (mut set, mut clear) = (0u32, 0u32);
+        for item in v.split(['|', ',']).map(str::trim) {
+            let (neg, name) = crate::values::negation(item);
+            let Some(&(_, bit)) = SSL_STATES.iter().find(|(n, _)| *n == name.trim()) else {
+                return Err(format!("invalid ssl_state value: {item}"));
+            };
+            if neg {
+                clear |= bit
+            } else {
+                set |= bit
+            }
+        }
+        Ok((set, clear))
+    })();
+    let (set, clear) = tryv!(st, c.o, c.kw, parsed);
+    let text = v.to_owned();
+    push_app(st, c, false, AppValue::Bits { set, clear, text });
+}
+
+/// `ssl_version:V[,V...]` (`sslv2`, `sslv3`, `tls1.0` .. `tls1.3`), all negated or
+/// none (Suricata refuses a mix): the direction's version is one of them. A negated
+/// list never matches in Suricata 7.0.10 (a negated version only vetoes), and so
+/// neither here.
 fn ssl_version(st: &mut State, c: &Ctx<'_>) {
-    let val = c.val;
-    st.options.push(Opt::TlsVersion(val.to_owned()));
+    let v = value(c);
+    let parsed = (|| {
+        let (mut set, mut negs) = (0u32, Vec::new());
+        for item in crate::values::csv(v) {
+            let (neg, name) = crate::values::negation(item);
+            let name = name.trim().to_ascii_lowercase();
+            let Some(&(_, bit)) = SSL_VERSIONS.iter().find(|(n, _)| *n == name) else {
+                return Err(format!("invalid ssl_version value: {item}"));
+            };
+            set |= bit;
+            negs.push(neg);
+        }
+        if negs.iter().any(|&n| n) && negs.iter().any(|&n| !n) {
+            return Err("invalid value mixing negative and positive forms".to_owned());
+        }
+        Ok((set, negs.first().copied().unwrap_or(false)))
+    })();
+    let (set, negated) = tryv!(st, c.o, c.kw, parsed);
+    let text = v.to_owned();
+    let value = AppValue::Bits {
+        set,
+        clear: 0,
+        text,
+    };
+    push_app(st, c, negated, value);
+}
+
+/// `tls.version:1.0|1.1|1.2|1.3` (`1.3` also matches the TLS 1.3 drafts) or a raw
+/// version number in hex (`0x7f1c`), matched on the version of the packet's side.
+fn tls_version(st: &mut State, c: &Ctx<'_>) {
+    let v = value(c).trim_matches('"').trim().to_ascii_lowercase();
+    let ok = match v.strip_prefix("0x") {
+        Some(h) => !h.is_empty() && h.len() <= 4 && u16::from_str_radix(h, 16).is_ok(),
+        None => matches!(v.as_str(), "1.0" | "1.1" | "1.2" | "1.3"),
+    };
+    if !ok {
+        return st.err(
+            c.o.value_off,
+            Reason::InvalidValue,
+            c.kw,
+            format!("invalid tls.version option {v}"),
+        );
+    }
+    push_app(st, c, false, AppValue::Text(v));
+}
+
+/// `tls_cert_expired`, `tls_cert_valid`: no value.
+fn flag(st: &mut State, c: &Ctx<'_>) {
+    push_app(st, c, false, AppValue::Flag);
+}
+
+/// `tls.subject`, `tls.issuerdn` (the text is contained in the server certificate's
+/// subject or issuer, case-sensitive) and `tls.fingerprint` (equal to its SHA-1
+/// fingerprint, any case): `[!]"text"`.
+fn cert_text(st: &mut State, c: &Ctx<'_>) {
+    let (neg, rest) = crate::values::negation(value(c));
+    let rest = rest.trim();
+    let text = rest
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(rest);
+    if text.is_empty() {
+        return st.err(
+            c.o.value_off,
+            Reason::InvalidValue,
+            c.kw,
+            format!("{}: empty value", c.def.name),
+        );
+    }
+    let text = if c.def.name == "tls.fingerprint" {
+        text.to_ascii_lowercase()
+    } else {
+        text.to_owned()
+    };
+    push_app(st, c, neg, AppValue::Text(text));
+}
+
+/// `tls_cert_notbefore`/`tls_cert_notafter`: `[<|>|<=|>=|=]DATE` or `DATE<>DATE`,
+/// DATE as `YYYY-MM[-DD[THH[:MM[:SS]]]]` (UTC) or a number of seconds since the epoch
+/// (which is also what a bare year reads as in Suricata), as seconds since the epoch.
+fn cert_date(st: &mut State, c: &Ctx<'_>) {
+    let v = value(c);
+    let parsed = (|| {
+        if let Some((a, b)) = v.split_once("<>") {
+            let (a, b) = (crate::dates::epoch(a)?, crate::dates::epoch(b)?);
+            if a >= b {
+                return Err(format!("range '{v}' is empty or backwards"));
+            }
+            return Ok(IntCmp::Range(a, b));
+        }
+        /// An operator prefix and the comparison it makes.
+        type Op = (&'static str, fn(u64) -> IntCmp);
+        const OPS: [Op; 5] = [
+            ("<=", IntCmp::Le),
+            (">=", IntCmp::Ge),
+            ("<", IntCmp::Lt),
+            (">", IntCmp::Gt),
+            ("=", IntCmp::Eq),
+        ];
+        for (p, f) in OPS {
+            if let Some(r) = v.strip_prefix(p) {
+                return Ok(f(crate::dates::epoch(r)?));
+            }
+        }
+        Ok(IntCmp::Eq(crate::dates::epoch(v)?))
+    })();
+    let cmp = tryv!(
+        st,
+        c.o,
+        c.kw,
+        parsed.map_err(|e| format!("{}: {e}", c.def.name))
+    );
+    push_app(st, c, false, AppValue::Ints(vec![cmp]));
+}
+
+/// `tls.cert_chain_len:N` (or a comparison): the number of certificates in the
+/// server's Certificate message. Called for the sticky buffer name with a value.
+pub(super) fn cert_chain_len(st: &mut State, c: &Ctx<'_>) {
+    let cmp = tryv!(
+        st,
+        c.o,
+        c.kw,
+        crate::values::int_cmp(value(c), u64::from(u32::MAX))
+            .map_err(|e| format!("tls.cert_chain_len: {e}"))
+    );
+    push_app(st, c, false, AppValue::Ints(vec![cmp]));
 }
