@@ -83,7 +83,8 @@ fn et_open_check_matches_what_a_run_skips() {
     assert!(run.status.success());
     let stats = common::stats(&log);
     assert_eq!(stats["osprey"]["rules"]["unsupported"], unsupported);
-    assert!(unsupported > 100, "{unsupported}");
+    // A real list (86 since base64_decode, asn1 and http.start are supported).
+    assert!(unsupported > 50, "{unsupported}");
 }
 
 /// `osprey -T -S FILE` (Suricata's configuration test): 0 when every rule loads, rules
