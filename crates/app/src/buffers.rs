@@ -142,6 +142,8 @@ mod tests {
             (c.proto(), c.direction()),
             (AppProto::Tls, Some(Direction::ToClient))
         );
-        assert_eq!(BufferId::by_name("http.start"), None);
+        let st = BufferId::by_name("http.start").unwrap();
+        assert_eq!((st.proto(), st.direction()), (AppProto::Http, None));
+        assert_eq!(BufferId::by_name("http.nope"), None);
     }
 }

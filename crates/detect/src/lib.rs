@@ -51,6 +51,8 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+mod asn1;
+mod base64;
 mod batch;
 mod bytes;
 mod detector;

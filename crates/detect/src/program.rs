@@ -155,6 +155,10 @@ pub(crate) enum Step {
     },
     /// `bsize` and `urilen`: the buffer's length.
     Len(IntCmp),
+    /// `base64_decode` with the rule's `base64_data` program (terminal).
+    Base64(Box<crate::base64::Base64C>),
+    /// `asn1` (does not move the cursor).
+    Asn1(crate::asn1::Asn1C),
 }
 
 impl Step {
@@ -168,6 +172,8 @@ impl Step {
             | Step::ByteMath { rd, .. } => rd.relative,
             Step::IsDataAt { relative, .. } => *relative,
             Step::Len(_) => false,
+            Step::Base64(b) => b.relative,
+            Step::Asn1(a) => a.relative,
         }
     }
 }
@@ -339,6 +345,9 @@ impl Program {
                 hit != *negated && self.run(i + 1, buf, st)
             }
             Step::Len(cmp) => cmp.matches(buf.len() as u64) && self.run(i + 1, buf, st),
+            // Terminal: the steps after it are not inspected (as in Suricata).
+            Step::Base64(b) => crate::base64::matches(b, buf, st.off, st.vars),
+            Step::Asn1(a) => a.matches(buf, st.off) && self.run(i + 1, buf, st),
         }
     }
 

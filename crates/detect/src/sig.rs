@@ -23,7 +23,7 @@ pub(crate) struct Refusal {
     pub message: String,
 }
 
-fn unsupported(keyword: impl Into<String>, message: impl Into<String>) -> Refusal {
+pub(crate) fn unsupported(keyword: impl Into<String>, message: impl Into<String>) -> Refusal {
     Refusal {
         unsupported: true,
         keyword: keyword.into(),
@@ -31,7 +31,7 @@ fn unsupported(keyword: impl Into<String>, message: impl Into<String>) -> Refusa
     }
 }
 
-fn failed(keyword: impl Into<String>, message: impl Into<String>) -> Refusal {
+pub(crate) fn failed(keyword: impl Into<String>, message: impl Into<String>) -> Refusal {
     Refusal {
         unsupported: false,
         keyword: keyword.into(),
@@ -224,6 +224,8 @@ struct Vars {
     names: Vec<String>,
     /// The limits `pcre`s compile under.
     pcre: crate::pcre::PcreLimits,
+    /// The rule's `base64_data` matches, compiled at its `base64_decode`.
+    b64: Option<Vec<Match>>,
 }
 
 impl Vars {
@@ -296,6 +298,7 @@ pub(crate) fn compile(
     let mut vars = Vars {
         names: Vec::new(),
         pcre,
+        b64: crate::base64::data_matches(r)?,
     };
     let (proto, mut app_proto) = header_proto(r.header.protocol)?;
     let http_only = match r.header.protocol {
@@ -477,7 +480,7 @@ pub(crate) fn compile(
     };
     // Buffers.
     let mut app_dirs: Option<app::Direction> = None;
-    for bm in &r.buffers {
+    for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
         if bm.buffer == Buffer::Payload {
             if !bm.transforms.is_empty() {
                 return Err(unsupported("pkt_data", "transforms on the packet payload"));
@@ -568,7 +571,7 @@ pub(crate) fn compile(
         return Err(failed("flow", "only_stream and no_stream / dsize together"));
     } else if only_stream {
         PayloadMode::Stream
-    } else if no_stream || !tcp_capable {
+    } else if no_stream || !tcp_capable || crate::asn1::in_payload(r) {
         PayloadMode::Packet
     } else if sig
         .payload
@@ -732,10 +735,21 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                 }
                 Step::Len(*cmp)
             }
-            Match::Base64Decode { .. } => {
-                return Err(unsupported("base64_decode", "base64_decode"))
-            }
-            Match::Asn1(_) => return Err(unsupported("asn1", "asn1")),
+            Match::Base64Decode {
+                bytes,
+                offset,
+                relative,
+            } => Step::Base64(Box::new(crate::base64::Base64C {
+                bytes: bytes.filter(|&b| b > 0).unwrap_or(crate::base64::MAX_BYTES),
+                offset: offset.unwrap_or(0),
+                relative: *relative,
+                data: vars
+                    .b64
+                    .clone()
+                    .map(|ms| program(&ms, vars, false))
+                    .transpose()?,
+            })),
+            Match::Asn1(a) => Step::Asn1(crate::asn1::compile(a)?),
         });
     }
     // Length checks do not depend on the cursor: run them first so they never split a

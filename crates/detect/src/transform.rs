@@ -2,7 +2,9 @@
 
 use rules::Transform;
 
-use crate::sig::{transform_refusal, Refusal};
+use md5::Digest;
+
+use crate::sig::{failed, transform_refusal, Refusal};
 
 /// A supported transform.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +16,47 @@ pub(crate) enum Xform {
     DotPrefix,
     UrlDecode,
     Xor(Vec<u8>),
+    Md5,
+    Sha1,
+    Sha256,
+    HeaderLowercase,
+    StripPseudoHeaders,
+    Pcre(PcreX),
+}
+
+/// A compiled `pcrexform`: its one capture group replaces the buffer when the regex
+/// matches; the buffer is left as it is otherwise (as in Suricata 7.0.10).
+#[derive(Debug, Clone)]
+pub(crate) struct PcreX {
+    source: String,
+    re: std::sync::Arc<pcre2::bytes::Regex>,
+}
+
+impl PartialEq for PcreX {
+    fn eq(&self, o: &Self) -> bool {
+        self.source == o.source
+    }
+}
+
+impl Eq for PcreX {}
+
+/// Compiles `pcrexform`'s regex: it must compile and hold exactly one capture group
+/// (Suricata refuses the rule otherwise).
+fn pcrexform(src: &str) -> Result<PcreX, Refusal> {
+    let re = pcre2::bytes::RegexBuilder::new()
+        .jit_if_available(true)
+        .build(src)
+        .map_err(|e| failed("pcrexform", format!("pcrexform does not compile: {e}")))?;
+    if re.captures_len() != 2 {
+        return Err(failed(
+            "pcrexform",
+            "pcrexform needs exactly one capture group",
+        ));
+    }
+    Ok(PcreX {
+        source: src.to_owned(),
+        re: std::sync::Arc::new(re),
+    })
 }
 
 /// Compiles a rule transform, refusing the ones not implemented.
@@ -26,6 +69,12 @@ pub(crate) fn compile(t: &Transform) -> Result<Xform, Refusal> {
         Transform::DotPrefix => Xform::DotPrefix,
         Transform::UrlDecode => Xform::UrlDecode,
         Transform::Xor(k) if !k.is_empty() => Xform::Xor(k.clone()),
+        Transform::ToMd5 => Xform::Md5,
+        Transform::ToSha1 => Xform::Sha1,
+        Transform::ToSha256 => Xform::Sha256,
+        Transform::HeaderLowercase => Xform::HeaderLowercase,
+        Transform::StripPseudoHeaders => Xform::StripPseudoHeaders,
+        Transform::PcreXform(src) => Xform::Pcre(pcrexform(src)?),
         other => return Err(transform_refusal(other)),
     })
 }
@@ -86,6 +135,34 @@ fn one(x: &Xform, b: &[u8], o: &mut Vec<u8>) {
             }
         }
         Xform::Xor(k) => o.extend(b.iter().enumerate().map(|(i, c)| c ^ k[i % k.len()])),
+        Xform::Md5 => o.extend_from_slice(&md5::Md5::digest(b)),
+        Xform::Sha1 => o.extend_from_slice(&sha1::Sha1::digest(b)),
+        Xform::Sha256 => o.extend_from_slice(&sha2::Sha256::digest(b)),
+        Xform::HeaderLowercase => {
+            // Names (up to the first ':' of each line) lowercased, values kept; a line
+            // without ':' (the request line of http.start) is lowercased whole.
+            let mut name = true;
+            for &c in b {
+                o.push(if name { c.to_ascii_lowercase() } else { c });
+                if c == b':' {
+                    name = false;
+                } else if c == b'\n' {
+                    name = true;
+                }
+            }
+        }
+        Xform::StripPseudoHeaders => {
+            // Lines starting with ':' (HTTP/2 pseudo-headers) removed with their end.
+            for line in b.split_inclusive(|&c| c == b'\n') {
+                if line.first() != Some(&b':') {
+                    o.extend_from_slice(line);
+                }
+            }
+        }
+        Xform::Pcre(p) => match p.re.captures(b) {
+            Ok(Some(c)) => o.extend_from_slice(c.get(1).map_or(&[][..], |m| m.as_bytes())),
+            _ => o.extend_from_slice(b),
+        },
     }
 }
 
@@ -108,5 +185,60 @@ mod tests {
         assert_eq!(run(&[Xform::UrlDecode], b"a%41+b%4"), b"aA b%4");
         assert_eq!(run(&[Xform::Xor(vec![1])], b"\x00\x01"), b"\x01\x00");
         assert_eq!(run(&[Xform::Upper, Xform::DotPrefix], b"a"), b".A");
+    }
+
+    fn x(t: Transform) -> Xform {
+        compile(&t).unwrap()
+    }
+
+    #[test]
+    fn digests() {
+        // md5("abc"), sha1("abc"), sha256("abc").
+        assert_eq!(
+            run(&[Xform::Md5], b"abc"),
+            b"\x90\x01\x50\x98\x3c\xd2\x4f\xb0\xd6\x96\x3f\x7d\x28\xe1\x7f\x72"
+        );
+        assert_eq!(run(&[Xform::Sha1], b"abc").len(), 20);
+        assert_eq!(&run(&[Xform::Sha1], b"abc")[..4], b"\xa9\x99\x3e\x36");
+        assert_eq!(&run(&[Xform::Sha256], b"abc")[..4], b"\xba\x78\x16\xbf");
+        assert_eq!(
+            run(&[Xform::Upper, Xform::Md5], b"abc"),
+            run(&[Xform::Md5], b"ABC")
+        );
+    }
+
+    #[test]
+    fn header_transforms() {
+        // As Suricata 7.0.10 matched them on http.header and http.start.
+        assert_eq!(
+            run(&[Xform::HeaderLowercase], b"Host: h\r\nX-Ab: VaL\r\n"),
+            b"host: h\r\nx-ab: VaL\r\n"
+        );
+        assert_eq!(
+            run(
+                &[Xform::HeaderLowercase],
+                b"GET /P HTTP/1.1\r\nX-Ab: VaL\r\n\r\n"
+            ),
+            b"get /p http/1.1\r\nx-ab: VaL\r\n\r\n"
+        );
+        assert_eq!(
+            run(
+                &[Xform::StripPseudoHeaders],
+                b":method: GET\r\nHost: h\r\n:path: /\r\n"
+            ),
+            b"Host: h\r\n"
+        );
+    }
+
+    #[test]
+    fn pcrexform() {
+        let p = x(Transform::PcreXform("a=([^&]+)".into()));
+        assert_eq!(run(std::slice::from_ref(&p), b"/p?a=foo&b=2"), b"foo");
+        // No match: the buffer is kept.
+        assert_eq!(run(std::slice::from_ref(&p), b"/p?b=2"), b"/p?b=2");
+        assert_eq!(run(&[p, Xform::Upper], b"a=x"), b"X");
+        assert!(compile(&Transform::PcreXform("(a)(b)".into())).is_err());
+        assert!(compile(&Transform::PcreXform("ab".into())).is_err());
+        assert!(compile(&Transform::PcreXform("(".into())).is_err());
     }
 }

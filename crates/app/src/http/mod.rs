@@ -91,10 +91,13 @@ pub enum HttpBuffer {
     Server,
     /// `http.location`.
     Location,
+    /// `http.start`: the request or response line and the headers (`Name: value\r\n`
+    /// each, then `\r\n`).
+    Start,
 }
 
 /// Every buffer, in declaration order.
-pub const ALL_BUFFERS: [HttpBuffer; 26] = [
+pub const ALL_BUFFERS: [HttpBuffer; 27] = [
     HttpBuffer::Method,
     HttpBuffer::Uri,
     HttpBuffer::UriRaw,
@@ -121,6 +124,7 @@ pub const ALL_BUFFERS: [HttpBuffer; 26] = [
     HttpBuffer::ResponseBody,
     HttpBuffer::Server,
     HttpBuffer::Location,
+    HttpBuffer::Start,
 ];
 
 impl HttpBuffer {
@@ -153,6 +157,7 @@ impl HttpBuffer {
             HttpBuffer::ResponseBody => "http.response_body",
             HttpBuffer::Server => "http.server",
             HttpBuffer::Location => "http.location",
+            HttpBuffer::Start => "http.start",
         }
     }
 
@@ -189,6 +194,7 @@ impl HttpBuffer {
             "http_server_body" | "file_data" | "file.data" => HttpBuffer::ResponseBody,
             "http_server" => HttpBuffer::Server,
             "http_location" => HttpBuffer::Location,
+            "http_start" => HttpBuffer::Start,
             _ => return None,
         })
     }
@@ -205,7 +211,7 @@ impl HttpBuffer {
                 Some(Direction::ToClient)
             }
             Protocol | Header | HeaderRaw | HeaderNames | Cookie | Connection | ContentType
-            | ContentLen => None,
+            | ContentLen | Start => None,
         }
     }
 }

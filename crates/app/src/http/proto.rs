@@ -42,6 +42,7 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("http.response_body", C).body(),
     BufferDef::new("http.server", C),
     BufferDef::new("http.location", C),
+    BufferDef::new("http.start", None),
     BufferDef::new("file.data", None).file(),
 ];
 

@@ -127,6 +127,16 @@ fn request_and_response_buffers() {
         .windows(10)
         .any(|w| w == b"Set-Cookie"));
     assert_eq!(b(HttpBuffer::RequestBody, ToServer), None);
+    // http.start as Suricata 7.0.10 matches it on these very bytes (checked with
+    // `startswith; endswith;` rules): every header, merged, cookies included.
+    assert_eq!(
+        b(HttpBuffer::Start, ToServer).unwrap(),
+        &b"GET /a/../b/%41?x=%41 HTTP/1.1\r\nHost: WWW.Example.com:8080\r\nUser-Agent: curl/8\r\nCookie: k=v\r\nAccept: */*\r\nX-A: 1, 2\r\n\r\n"[..]
+    );
+    assert_eq!(
+        b(HttpBuffer::Start, ToClient).unwrap(),
+        &b"HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Type: text/html\r\nSet-Cookie: s=1\r\nContent-Length: 5\r\n\r\n"[..]
+    );
     let tx = s.tx(0).unwrap();
     assert!(tx.is_complete());
     assert_eq!(tx.status(), Some(200));

@@ -57,6 +57,8 @@ pub struct Message {
     pub(crate) headers_raw: Vec<u8>,
     pub(crate) header_norm: Vec<u8>,
     pub(crate) header_names: Vec<u8>,
+    /// `http.start`: the line, `\r\n`, `Name: value\r\n` per header, `\r\n`.
+    pub(crate) start: Vec<u8>,
     pub(crate) body: Vec<u8>,
     /// Body bytes after dechunking (before decompression), as libhtp's `message_len`.
     pub(crate) body_wire_len: u64,
@@ -175,7 +177,7 @@ impl Message {
 
     /// Builds `http.header` (`Name: value\r\n` per header, the cookie header of this
     /// direction left out) and `http.header_names` (`\r\n` + `Name\r\n` per header +
-    /// `\r\n`).
+    /// `\r\n`) and `http.start` (the line and every header, as Suricata 7 builds it).
     pub(crate) fn build_header_buffers(&mut self, dir: Direction) {
         let skip: &[u8] = match dir {
             Direction::ToServer => b"cookie",
@@ -184,7 +186,13 @@ impl Message {
         self.header_norm.clear();
         self.header_names.clear();
         self.header_names.extend_from_slice(b"\r\n");
+        self.start.clear();
+        self.start.extend_from_slice(&self.line);
+        self.start.extend_from_slice(b"\r\n");
         for h in &self.headers {
+            for part in [&h.name[..], b": ", &h.value, b"\r\n"] {
+                self.start.extend_from_slice(part);
+            }
             self.header_names.extend_from_slice(&h.name);
             self.header_names.extend_from_slice(b"\r\n");
             if h.name.eq_ignore_ascii_case(skip) {
@@ -196,6 +204,7 @@ impl Message {
             self.header_norm.extend_from_slice(b"\r\n");
         }
         self.header_names.extend_from_slice(b"\r\n");
+        self.start.extend_from_slice(b"\r\n");
     }
 }
 
@@ -375,6 +384,7 @@ impl HttpTx {
             HttpBuffer::ResponseBody => self.response.inspectable_body(),
             HttpBuffer::Server => self.response.header("server"),
             HttpBuffer::Location => self.response.header("location"),
+            HttpBuffer::Start => headers_done(msg).then_some(msg.start.as_slice()),
         }
     }
 }
