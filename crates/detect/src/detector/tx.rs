@@ -94,7 +94,7 @@ impl Detector {
                 if s.looks_at_packet() {
                     pkt_cands.push(si);
                 }
-                if s.app.iter().any(|a| a.buf.is_body()) {
+                if s.app.iter().any(|a| a.buf.is_body()) || !s.files.is_empty() {
                     body_cands.push(si);
                 }
             }
@@ -169,7 +169,10 @@ impl Detector {
                 return false;
             }
         }
-        s.tx_opts.iter().all(|o| tx.check(o, dir))
+        s.tx_opts
+            .iter()
+            .all(|o| crate::files::is_file(o) || tx.check(o, dir))
+            && s.files.matches(tx, dir)
     }
 }
 

@@ -282,7 +282,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
-/// are kept verbatim ([`Opt::Keyword`]).
+/// are kept verbatim ([`Opt::Keyword`]), except `filename` (typed by `file`).
 const STICKY_OR_VERBATIM: &[&str] = &[
     "filename",
     "ja4.hash",
@@ -312,6 +312,9 @@ fn select_sticky(st: &mut State, c: &Ctx<'_>) {
         None => {}
         Some("mime") if b == Buffer::FileData => {}
         Some(v) => {
+            if file::legacy_filename(st, c, b, v) {
+                return;
+            }
             if let Some(name) = STICKY_OR_VERBATIM.iter().find(|k| **k == c.kw) {
                 st.options.push(Opt::Keyword {
                     name,
