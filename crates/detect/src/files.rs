@@ -163,7 +163,7 @@ fn load_hashes(kw: &str, path: &Path, h: Hash) -> Result<HashSet<Vec<u8>>, Refus
 }
 
 fn hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())

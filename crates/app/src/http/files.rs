@@ -9,12 +9,12 @@
 //! when the message was cut short (a gap marks it) or its body reached the body limit
 //! (`request-body-limit`/`response-body-limit`: the file is the body Suricata keeps).
 
+use super::multipart::Multipart;
 use super::tx::HttpTx;
 use super::uri::{normalize_path, split_uri};
 use crate::counters::Counter;
 use crate::files::FileState;
 use crate::{AppCtx, Direction};
-use super::multipart::Multipart;
 use core::ops::Range;
 
 /// The name libhtp gives the URI of a response that had no request.
@@ -161,7 +161,12 @@ pub(crate) fn feed(
 
 /// The boundary of a `multipart/form-data` `POST` (HTTP/1) whose parts are files.
 fn upload_boundary(tx: &HttpTx) -> Option<Vec<u8>> {
-    if tx.h2.is_some() || !tx.method().unwrap_or_default().eq_ignore_ascii_case(b"POST") {
+    if tx.h2.is_some()
+        || !tx
+            .method()
+            .unwrap_or_default()
+            .eq_ignore_ascii_case(b"POST")
+    {
         return None;
     }
     tx.request()

@@ -57,8 +57,14 @@ pub(crate) fn boundary(ct: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn trim(v: &[u8]) -> &[u8] {
-    let s = v.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(v.len());
-    let e = v.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(s, |p| p + 1);
+    let s = v
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(v.len());
+    let e = v
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(s, |p| p + 1);
     &v[s..e.max(s)]
 }
 
@@ -230,7 +236,11 @@ Content-Disposition: form-data; name=\"f2\"; filename=\"b.txt\"\r\n\r\ntwo\r\n--
                         b"\xff\xd8 one".to_vec(),
                         FileState::Closed
                     ),
-                    (b"b.txt".to_vec(), b"two\r\n--Xy".to_vec(), FileState::Closed),
+                    (
+                        b"b.txt".to_vec(),
+                        b"two\r\n--Xy".to_vec(),
+                        FileState::Closed
+                    ),
                 ],
                 "step {step}"
             );

@@ -82,12 +82,18 @@ impl Detector {
             let cands = std::mem::take(&mut scratch.cands);
             let (mut pkt_cands, mut body_cands) = (Vec::new(), Vec::new());
             for &si in &cands {
-                if fd.tx_done(id, si) {
+                let s = &self.sigs[si as usize];
+                // A file rule alerts once per direction (each file travels one way).
+                let done = if s.files.is_empty() {
+                    si
+                } else {
+                    si | u32::from(di) << 31
+                };
+                if fd.tx_done(id, done) {
                     continue;
                 }
-                let s = &self.sigs[si as usize];
                 if self.eval_tx(s, scratch, fd, input, tx, dir, payload) {
-                    fd.mark_tx_done(id, si);
+                    fd.mark_tx_done(id, done);
                     self.matched(si, s, MatchedOn::Tx(id), scratch, fd);
                     continue;
                 }
