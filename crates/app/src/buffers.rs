@@ -76,6 +76,13 @@ impl BufferId {
         buffers().find(|b| b.name() == name)
     }
 
+    /// The `file.data` buffer of protocol `p`, when its transactions carry files
+    /// (several protocols have one, all named `file.data`; [`BufferId::by_name`] gives
+    /// HTTP's).
+    pub fn file_of(p: AppProto) -> Option<BufferId> {
+        buffers().find(|b| b.proto() == p && b.def().file)
+    }
+
     /// Its definition.
     pub fn def(self) -> &'static BufferDef {
         &PROTOCOLS[usize::from(self.proto)].buffers[usize::from(self.local)]
@@ -126,8 +133,14 @@ mod tests {
         let all: Vec<_> = buffers().collect();
         assert!(all.len() > 30);
         for b in &all {
+            if b.def().file {
+                assert_eq!(BufferId::file_of(b.proto()), Some(*b));
+                continue;
+            }
             assert_eq!(BufferId::by_name(b.name()), Some(*b));
         }
+        let smtp = BufferId::file_of(AppProto::Smtp).unwrap();
+        assert_eq!((smtp.name(), smtp.proto()), ("file.data", AppProto::Smtp));
         let uri = BufferId::by_name("http.uri").unwrap();
         assert_eq!(uri.proto(), AppProto::Http);
         assert_eq!(uri.direction(), Some(Direction::ToServer));

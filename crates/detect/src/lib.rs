@@ -57,6 +57,7 @@ mod batch;
 mod bytes;
 mod detector;
 mod fastpat;
+mod files;
 pub mod fuzzing;
 mod input;
 mod offload;
@@ -119,6 +120,7 @@ pub(crate) mod testutil {
 pub use batch::{BatchMatches, BatchPrefilter, CpuBatchPrefilter, ItemMatches};
 pub use detector::{Detector, RuleInfo};
 pub use fastpat::{FpReason, NoFastPattern};
+pub use files::FileNeeds;
 pub use input::{Alert, FlowInfo, Input, MatchedOn};
 pub use offload::{OffloadPlan, PcreDfas};
 pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};

@@ -182,6 +182,8 @@ pub(crate) struct Sig {
     pub app: Vec<AppProg>,
     /// Protocol keywords the transaction evaluates (`app::Transaction::check`).
     pub tx_opts: Vec<rules::AppOpt>,
+    /// The file options among them, compiled (evaluated on the transaction's files).
+    pub files: crate::files::FileOpts,
     /// Direction of transaction inspection for app rules.
     pub app_dir: app::Direction,
     /// Only direction-neutral buffers (`http.header`, `file.data`...) and no flow
@@ -329,6 +331,7 @@ pub(crate) fn compile(
         payload_mode: PayloadMode::Both,
         app: Vec::new(),
         tx_opts: Vec::new(),
+        files: Default::default(),
         app_dir: app::Direction::ToServer,
         app_both: false,
         threshold: None,
@@ -500,6 +503,7 @@ pub(crate) fn compile(
                 format!("buffer {}", bm.buffer.name()),
             ));
         };
+        let ab = crate::files::file_buffer(ab, app_proto);
         let transforms = bm
             .transforms
             .iter()
@@ -532,6 +536,7 @@ pub(crate) fn compile(
         });
     }
     tx_opts_proto(&mut sig, app_proto)?;
+    sig.files = crate::files::compile(&sig.tx_opts, lr.file.as_deref())?;
     if let Some(hp) = app_proto.take() {
         match sig.app_proto {
             // `file.data` also names the files of SMTP, SMB, FTP, ...: only the protocols
@@ -583,6 +588,9 @@ pub(crate) fn compile(
         PayloadMode::Both
     };
     sig.fp = crate::fastpat::select(r, sig.is_tx());
+    if let Some((Slot::App(b), _, _)) = &mut sig.fp {
+        *b = crate::files::file_buffer(*b, sig.app_proto);
+    }
     // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no `flow`
     // keyword (not even `flow:stateless`), only `flowbits:set`, and for tcp/udp rules
     // any ports. Matched on the first packet of each flow direction only.

@@ -99,6 +99,7 @@ fn build(
     engine.app.files.md5 |= forced.md5;
     engine.app.files.sha1 |= forced.sha1;
     engine.app.files.sha256 |= forced.sha256;
+    engine.app.files.magic |= forced.magic;
     engine.outputs = outputs;
 
     let classifications = match config.classification_file() {
@@ -217,6 +218,11 @@ fn build(
             unused.join(", ")
         ));
     }
+    let needs = detector.file_needs();
+    engine.app.files.md5 |= needs.md5;
+    engine.app.files.sha1 |= needs.sha1;
+    engine.app.files.sha256 |= needs.sha256;
+    engine.app.files.magic |= needs.magic;
     engine.detector = Some(Arc::new(detector));
     engine.classifications = Some(classifications);
     let setup = Setup {

@@ -9,6 +9,8 @@
 //! What is kept per file is bounded: the first [`FileConfig::head_limit`] bytes (for
 //! `filemagic` and `file.data`) and running hashes when [`FileConfig`] asks for them.
 
+pub mod magic;
+
 use md5::{Digest, Md5};
 use sha1::Sha1;
 use sha2::Sha256;
@@ -27,6 +29,9 @@ pub struct FileConfig {
     pub sha256: bool,
     /// Bytes kept from the start of each file (magic detection and `file.data`).
     pub head_limit: usize,
+    /// Describe each file with libmagic in its `fileinfo` record (`force-magic`, or a
+    /// `filemagic` rule loaded, as Suricata).
+    pub magic: bool,
 }
 
 impl Default for FileConfig {
@@ -36,6 +41,7 @@ impl Default for FileConfig {
             sha1: false,
             sha256: false,
             head_limit: 64 * 1024,
+            magic: false,
         }
     }
 }
@@ -106,9 +112,11 @@ pub struct File {
     head_limit: usize,
     hashers: Hashers,
     digests: Digests,
-    store: bool,
+    store: core::cell::Cell<bool>,
     range: Option<(u64, u64)>,
     logged: core::cell::Cell<bool>,
+    magic: core::cell::OnceCell<Option<String>>,
+    log_magic: bool,
 }
 
 impl File {
@@ -154,12 +162,35 @@ impl File {
 
     /// Whether a rule asked for it to be stored (`filestore`).
     pub fn store_requested(&self) -> bool {
-        self.store
+        self.store.get()
     }
 
-    /// Asks for the file to be stored.
-    pub fn request_store(&mut self) {
-        self.store = true;
+    /// Asks for the file to be stored (a `filestore` rule matched; detection reads
+    /// transactions through shared references, hence the cell).
+    pub fn request_store(&self) {
+        self.store.set(true);
+    }
+
+    /// Whether its `fileinfo` record carries its libmagic description.
+    pub fn log_magic(&self) -> bool {
+        self.log_magic
+    }
+
+    /// libmagic's description of the file ([`magic::describe`] of its first bytes),
+    /// once it has [`magic::MIN_BYTES`] bytes, its kept head is full, or it ended;
+    /// `None` before that or when libmagic is unavailable. Computed once.
+    pub fn magic(&self) -> Option<&str> {
+        if let Some(m) = self.magic.get() {
+            return m.as_deref();
+        }
+        let ready = self.head.len() >= magic::MIN_BYTES.min(self.head_limit)
+            || self.state != FileState::Open;
+        if !ready || (self.head.is_empty() && self.size > 0) {
+            return None;
+        }
+        self.magic
+            .get_or_init(|| magic::describe(&self.head))
+            .as_deref()
     }
 
     /// The byte range of a whole file this one is a part of (HTTP `Content-Range`:
@@ -251,9 +282,11 @@ impl Files {
                 sha256: cfg.sha256.then(Sha256::new),
             },
             digests: Digests::default(),
-            store: false,
+            store: core::cell::Cell::new(false),
             range: None,
             logged: core::cell::Cell::new(false),
+            magic: core::cell::OnceCell::new(),
+            log_magic: cfg.magic,
         });
         Some(self.files.len() - 1)
     }
@@ -317,6 +350,26 @@ impl Files {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
+    /// Calls `f` with the kept content ([`File::head`]) of each file travelling `dir`
+    /// that has some: the `file.data` buffers of a protocol's transaction.
+    pub fn each_data(&self, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        for file in self
+            .files
+            .iter()
+            .filter(|x| x.dir == dir && !x.head.is_empty())
+        {
+            f(&file.head);
+        }
+    }
+
+    /// A fingerprint of the files' progress (count, sizes and states), for a
+    /// transaction's body fingerprint: it changes whenever `file.data` or a file
+    /// option could answer differently.
+    pub fn progress(&self) -> u64 {
+        self.files.iter().fold(self.files.len() as u64, |h, f| {
+            crate::proto::mix_fingerprint(crate::proto::mix_fingerprint(h, f.size), f.state as u64)
+        })
+    }
 }
 
 #[cfg(test)]
@@ -334,6 +387,7 @@ mod tests {
             sha1: true,
             sha256: true,
             head_limit: 4,
+            magic: false,
         };
         let mut files = Files::default();
         let id = files.open(&cfg, b"a.txt", Direction::ToClient).unwrap();
@@ -393,6 +447,54 @@ mod tests {
         }
         assert!(files.open(&cfg, b"f", Direction::ToServer).is_none());
         assert_eq!(files.len(), Files::MAX);
+    }
+
+    #[test]
+    fn magic_waits_for_enough_bytes_or_the_end() {
+        if !magic::available() {
+            eprintln!("skipped: libmagic or its database is not installed");
+            return;
+        }
+        let mut files = Files::default();
+        let cfg = FileConfig::default();
+        let id = files.open(&cfg, b"a.pdf", Direction::ToClient).unwrap();
+        files.append(id, b"%PDF-1.5\n");
+        assert_eq!(files.get(id).unwrap().magic(), None);
+        files.append(id, &[b' '; 600]);
+        let m = files.get(id).unwrap().magic().unwrap().to_owned();
+        assert!(m.starts_with("PDF document, version 1.5"), "{m}");
+        let id = files.open(&cfg, b"short", Direction::ToClient).unwrap();
+        files.append(id, b"%PDF-1.4\n");
+        files.close(id, FileState::Closed);
+        assert!(files
+            .get(id)
+            .unwrap()
+            .magic()
+            .unwrap()
+            .starts_with("PDF document"));
+        let f = files.get(id).unwrap();
+        assert!(!f.store_requested());
+        f.request_store();
+        assert!(f.store_requested());
+    }
+
+    #[test]
+    fn data_is_given_per_file_of_a_direction() {
+        let cfg = FileConfig::default();
+        let mut files = Files::default();
+        let a = files.open(&cfg, b"a", Direction::ToServer).unwrap();
+        let b = files.open(&cfg, b"b", Direction::ToClient).unwrap();
+        files.open(&cfg, b"empty", Direction::ToServer).unwrap();
+        let p0 = files.progress();
+        files.append(a, b"one");
+        files.append(b, b"two");
+        let p1 = files.progress();
+        assert_ne!(p0, p1);
+        files.close(a, FileState::Closed);
+        assert_ne!(p1, files.progress());
+        let mut got = Vec::new();
+        files.each_data(Direction::ToServer, &mut |d| got.push(d.to_vec()));
+        assert_eq!(got, [b"one".to_vec()]);
     }
 
     #[test]

@@ -17,7 +17,7 @@ mod proto;
 pub mod state;
 
 pub(crate) use events::EVENTS;
-pub(crate) use proto::{new_data_state, new_state};
+pub(crate) use proto::{new_data_state, new_state, DATA_BUFFERS};
 pub use state::{FtpState, FtpTx, Peers};
 
 use crate::detect::{AppProto, Probe};

@@ -7,9 +7,13 @@ use serde_json::Value;
 
 use super::data::FtpDataState;
 use super::{FtpState, FtpTx};
+use crate::buffers::BufferDef;
 use crate::flow::AppState;
 use crate::proto::{mix_fingerprint as mix, ParseResult, Protocol, Transaction};
 use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Files, Transport};
+
+/// ftp-data's inspection buffers: the content of the file transferred.
+pub(crate) const DATA_BUFFERS: &[BufferDef] = &[BufferDef::new("file.data", None).file()];
 
 /// The state of a new FTP control flow (TCP only).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
@@ -138,17 +142,20 @@ impl Transaction for FtpDataState {
     }
 
     fn fingerprint(&self) -> (u64, u64) {
-        let size = self.files().iter().map(|f| f.size()).sum::<u64>();
         (
             mix(
                 u64::from(self.done()),
                 self.transfer().command.map_or(0, |c| c.len() as u64),
             ),
-            size,
+            FtpDataState::files(self).progress(),
         )
     }
 
-    fn buffers(&self, _b: BufferId, _dir: Direction, _f: &mut dyn FnMut(&[u8])) {}
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if b.def().file {
+            FtpDataState::files(self).each_data(dir, f);
+        }
+    }
 
     fn log(&self, _extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
         if let Some(o) = super::log::ftp_data_object(self) {

@@ -1,6 +1,7 @@
 //! HTTP bodies as files, as Suricata tracks them: every response body, and the body of
 //! a `POST` or `PUT` request that is not `multipart/form-data` (HTTP/2: every body,
-//! unnamed), becomes one file of the transaction ([`crate::Files`]), fed the body after dechunking and decompression. A
+//! unnamed), becomes one file (a `multipart/form-data` `POST`: one file per part with a
+//! filename, see [`super::multipart`]) of the transaction ([`crate::Files`]), fed the body after dechunking and decompression. A
 //! file is named by the `Content-Disposition` `filename` when the message has one, else
 //! by the request's URI path (percent-decoded, without the query); a `206` response's
 //! `Content-Range` is kept as the file's range. The file is opened on the first body
@@ -8,6 +9,7 @@
 //! when the message was cut short (a gap marks it) or its body reached the body limit
 //! (`request-body-limit`/`response-body-limit`: the file is the body Suricata keeps).
 
+use super::multipart::Multipart;
 use super::tx::HttpTx;
 use super::uri::{normalize_path, split_uri};
 use crate::counters::Counter;
@@ -114,9 +116,13 @@ pub(crate) fn feed(
     }
     let id = match tx.msg(dir).file {
         Some(FileSlot::Open(id)) => id,
+        Some(FileSlot::Multipart(mp)) => return feed_multipart(ctx, tx, mp, cut),
         Some(FileSlot::Refused) => return,
         None if fresh.is_empty() => return,
         None => {
+            if dir == Direction::ToServer && upload_boundary(tx).is_some() {
+                return feed_multipart(ctx, tx, Multipart::new(), cut);
+            }
             if !wants_file(tx, dir) {
                 tx.msg_mut(dir).file = Some(FileSlot::Refused);
                 return;
@@ -153,16 +159,62 @@ pub(crate) fn feed(
     }
 }
 
+/// The boundary of a `multipart/form-data` `POST` (HTTP/1) whose parts are files.
+fn upload_boundary(tx: &HttpTx) -> Option<Vec<u8>> {
+    if tx.h2.is_some()
+        || !tx
+            .method()
+            .unwrap_or_default()
+            .eq_ignore_ascii_case(b"POST")
+    {
+        return None;
+    }
+    tx.request()
+        .header("content-type")
+        .and_then(super::multipart::boundary)
+}
+
+/// Parses the kept request body of a form upload further (its parts' files); `cut`:
+/// the body limit was reached.
+fn feed_multipart(ctx: &mut AppCtx, tx: &mut HttpTx, mut mp: Multipart, cut: bool) {
+    let Some(b) = upload_boundary(tx) else {
+        return;
+    };
+    let refused = mp.advance(&tx.request.body, &b, &mut tx.files, &ctx.config.files);
+    for _ in 0..refused {
+        ctx.counters.incr(Counter::FileLimit);
+    }
+    if cut {
+        mp.finish(&tx.request.body, &mut tx.files, FileState::Truncated);
+    }
+    tx.msg_mut(Direction::ToServer).file = Some(FileSlot::Multipart(mp));
+}
+
 /// A hole of `len` bytes in the body travelling `dir`.
 pub(crate) fn gap(tx: &mut HttpTx, dir: Direction, len: u64) {
-    if let Some(FileSlot::Open(id)) = tx.msg(dir).file {
-        tx.files.gap(id, len);
+    match tx.msg(dir).file {
+        Some(FileSlot::Open(id)) => tx.files.gap(id, len),
+        Some(FileSlot::Multipart(mp)) => {
+            if let Some(id) = mp.open_file() {
+                tx.files.gap(id, len);
+            }
+        }
+        _ => {}
     }
 }
 
 /// The message travelling `dir` ended: its file is closed, `TRUNCATED` if the message
 /// was cut short.
 pub(crate) fn end(tx: &mut HttpTx, dir: Direction) {
+    if let Some(FileSlot::Multipart(mut mp)) = tx.msg(dir).file {
+        let state = if tx.msg(dir).truncated() {
+            FileState::Truncated
+        } else {
+            FileState::Closed
+        };
+        mp.finish(&tx.request.body, &mut tx.files, state);
+        tx.msg_mut(dir).file = Some(FileSlot::Multipart(mp));
+    }
     if let Some(FileSlot::Open(id)) = tx.msg(dir).file {
         let state = if tx.msg(dir).truncated() {
             FileState::Truncated
@@ -181,6 +233,8 @@ pub(crate) enum FileSlot {
     Open(crate::FileId),
     /// The body is not tracked as a file.
     Refused,
+    /// A form upload: its parts with a filename are files.
+    Multipart(Multipart),
 }
 
 fn trim(v: &[u8]) -> &[u8] {

@@ -18,6 +18,7 @@ pub(crate) mod decompress;
 mod events;
 pub(crate) mod files;
 pub mod log;
+pub(crate) mod multipart;
 pub mod parser;
 mod probe;
 mod proto;

@@ -13,7 +13,7 @@ pub mod parser;
 mod proto;
 pub mod state;
 
-pub(crate) use proto::new_state;
+pub(crate) use proto::{new_state, BUFFERS};
 pub use state::{NfsState, NfsTx};
 
 use crate::detect::{AppProto, Probe};

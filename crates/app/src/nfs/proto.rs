@@ -5,9 +5,13 @@
 use serde_json::Value;
 
 use super::{NfsState, NfsTx};
+use crate::buffers::BufferDef;
 use crate::flow::AppState;
 use crate::proto::{mix_fingerprint as mix, ParseResult, Protocol, Transaction};
 use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Files, Transport};
+
+/// NFS's inspection buffers: the content of the files read and written.
+pub(crate) const BUFFERS: &[BufferDef] = &[BufferDef::new("file.data", None).file()];
 
 /// The state of a new NFS flow (TCP or UDP).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
@@ -100,10 +104,19 @@ impl Transaction for NfsTx {
             .response
             .map_or(u64::MAX, |(_, s)| s.map_or(1 << 40, u64::from));
         let size = self.io.as_ref().map_or(0, |io| io.size);
-        (mix(status, size), 0)
+        let files = if self.file_tx {
+            self.files().progress()
+        } else {
+            0
+        };
+        (mix(status, size), files)
     }
 
-    fn buffers(&self, _b: BufferId, _dir: Direction, _f: &mut dyn FnMut(&[u8])) {}
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if b.def().file && self.file_tx {
+            self.files().each_data(dir, f);
+        }
+    }
 
     /// `nfs_procedure` and `nfs.version`.
     fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {

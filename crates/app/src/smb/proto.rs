@@ -18,6 +18,7 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("smb.share", Some(Direction::ToServer)),
     BufferDef::new("smb.ntlmssp_user", Some(Direction::ToServer)),
     BufferDef::new("smb.ntlmssp_domain", Some(Direction::ToServer)),
+    BufferDef::new("file.data", None).file(),
 ];
 
 /// The state of a new SMB flow (TCP only).
@@ -89,7 +90,13 @@ impl Transaction for SmbTx {
         (h, body)
     }
 
-    fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if b.def().file {
+            if let Some(files) = SmbTx::files(self) {
+                files.each_data(dir, f);
+            }
+            return;
+        }
         match (&self.kind, b.local()) {
             (TxKind::TreeConnect { path, pipe, .. }, 0) if *pipe => f(path),
             (TxKind::TreeConnect { path, pipe, .. }, 1) if !*pipe => f(path),

@@ -18,7 +18,7 @@ mod proto;
 pub mod state;
 
 pub(crate) use events::EVENTS;
-pub(crate) use proto::new_state;
+pub(crate) use proto::{new_state, BUFFERS};
 pub use state::{SmtpState, SmtpTx};
 
 use crate::detect::{AppProto, Probe};

@@ -1,12 +1,17 @@
 //! SMTP on the protocol contract: each mail is a transaction, logged once it is
-//! finished (or at the end of the flow); SMTP has no inspection buffers yet.
+//! finished (or at the end of the flow); its one inspection buffer is `file.data`, the
+//! decoded attachments (Suricata 7.0 has no `smtp.*` sticky buffers).
 
 use serde_json::Value;
 
 use super::{SmtpState, SmtpTx};
+use crate::buffers::BufferDef;
 use crate::flow::AppState;
 use crate::proto::{mix_fingerprint as mix, ParseResult, Protocol, Transaction};
 use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Files, Transport};
+
+/// SMTP's inspection buffers: the attachments' content.
+pub(crate) const BUFFERS: &[BufferDef] = &[BufferDef::new("file.data", None).file()];
 
 /// The state of a new SMTP flow (TCP only).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
@@ -90,11 +95,15 @@ impl Transaction for SmtpTx {
         let h = mix(h, self.files.len() as u64);
         (
             mix(h, u64::from(self.done) | u64::from(self.answered) << 1),
-            0,
+            self.files.progress(),
         )
     }
 
-    fn buffers(&self, _b: BufferId, _dir: Direction, _f: &mut dyn FnMut(&[u8])) {}
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if b.def().file {
+            self.files.each_data(dir, f);
+        }
+    }
 
     fn log(&self, _extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
         out(Some(self.id), super::log::smtp_object(self));

@@ -82,19 +82,25 @@ impl Detector {
             let cands = std::mem::take(&mut scratch.cands);
             let (mut pkt_cands, mut body_cands) = (Vec::new(), Vec::new());
             for &si in &cands {
-                if fd.tx_done(id, si) {
+                let s = &self.sigs[si as usize];
+                // A file rule alerts once per direction (each file travels one way).
+                let done = if s.files.is_empty() {
+                    si
+                } else {
+                    si | u32::from(di) << 31
+                };
+                if fd.tx_done(id, done) {
                     continue;
                 }
-                let s = &self.sigs[si as usize];
                 if self.eval_tx(s, scratch, fd, input, tx, dir, payload) {
-                    fd.mark_tx_done(id, si);
+                    fd.mark_tx_done(id, done);
                     self.matched(si, s, MatchedOn::Tx(id), scratch, fd);
                     continue;
                 }
                 if s.looks_at_packet() {
                     pkt_cands.push(si);
                 }
-                if s.app.iter().any(|a| a.buf.is_body()) {
+                if s.app.iter().any(|a| a.buf.is_body()) || !s.files.is_empty() {
                     body_cands.push(si);
                 }
             }
@@ -171,7 +177,8 @@ impl Detector {
         }
         s.tx_opts
             .iter()
-            .all(|o| crate::tls::check(tx, o, dir, input))
+            .all(|o| crate::files::is_file(o) || crate::tls::check(tx, o, dir, input))
+            && s.files.matches(tx, dir)
     }
 }
 

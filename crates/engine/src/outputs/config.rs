@@ -382,9 +382,7 @@ fn type_keys(name: &str) -> &'static [&'static str] {
         "anomaly" => &["enabled", "types"],
         "drop" => &["enabled", "flows", "alerts"],
         "stats" => &["enabled", "totals", "threads", "deltas"],
-        // `force-magic` (libmagic's type in each record) is not implemented: named in
-        // the warning when turned on.
-        "files" => &["enabled", "force-hash"],
+        "files" => &["enabled", "force-hash", "force-magic"],
         _ => &["enabled", "extended"],
     }
 }
@@ -458,6 +456,7 @@ fn eve_type(
                 None => Vec::new(),
             };
             let f = &mut eve.options.files;
+            f.magic = flag("force-magic", false);
             for n in names.iter().map(|n| n.trim().to_ascii_lowercase()) {
                 match n.as_str() {
                     "md5" => f.md5 = true,
@@ -601,6 +600,7 @@ impl OutputsConfig {
             o.files.md5 |= e.options.files.md5;
             o.files.sha1 |= e.options.files.sha1;
             o.files.sha256 |= e.options.files.sha256;
+            o.files.magic |= e.options.files.magic;
         }
         o.community_id = self.eve.iter().any(|e| e.options.community_id);
         o
@@ -735,9 +735,9 @@ mod tests {
         let out = out.unwrap();
         assert!(out.eve[0].wants("fileinfo"));
         let f = out.record_options().files;
-        assert!(f.md5 && f.sha256 && !f.sha1, "{f:?}");
+        assert!(f.md5 && f.sha256 && !f.sha1 && f.magic, "{f:?}");
         let all = notices.join("\n");
-        assert!(all.contains("types.files.force-magic"), "{all}");
+        assert!(!all.contains("force-magic"), "{all}");
         assert!(all.contains("types.files.force-hash.crc"), "{all}");
         let (out, _) = read_yaml(
             "outputs:\n - eve-log:\n    enabled: yes\n    types:\n      - files:\n          force-hash: sha1\n",

@@ -99,6 +99,9 @@ pub(crate) fn fileinfo(f: &File, tx_id: u64, at_end: bool) -> Map<String, Value>
     if !f.name().is_empty() {
         o.insert("filename".into(), file_name(f.name()).into());
     }
+    if let Some(m) = f.magic().filter(|_| f.log_magic()) {
+        o.insert("magic".into(), m.into());
+    }
     o.insert("gaps".into(), f.has_gaps().into());
     let state = match f.state() {
         FileState::Open if at_end => FileState::Truncated,

@@ -106,4 +106,6 @@ pub struct FileOptions {
     pub sha1: bool,
     /// `force-hash` names `sha256`.
     pub sha256: bool,
+    /// `force-magic: yes`: libmagic's description of each file.
+    pub magic: bool,
 }

@@ -287,7 +287,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
-/// are kept verbatim ([`Opt::Keyword`]).
+/// are kept verbatim ([`Opt::Keyword`]), except `filename` (typed by `file`).
 const STICKY_OR_VERBATIM: &[&str] = &[
     "filename",
     "ja4.hash",
@@ -318,6 +318,9 @@ fn select_sticky(st: &mut State, c: &Ctx<'_>) {
         Some("mime") if b == Buffer::FileData => {}
         Some(_) if b == Buffer::TlsCertChainLen => return tls::cert_chain_len(st, c),
         Some(v) => {
+            if file::legacy_filename(st, c, b, v) {
+                return;
+            }
             if let Some(name) = STICKY_OR_VERBATIM.iter().find(|k| **k == c.kw) {
                 st.options.push(Opt::Keyword {
                     name,
