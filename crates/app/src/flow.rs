@@ -17,6 +17,7 @@ use crate::krb5::Krb5State;
 use crate::mqtt::MqttState;
 use crate::nfs::NfsState;
 use crate::proto::{ParseResult, Protocol, Transaction};
+use crate::quic::QuicState;
 use crate::registry;
 use crate::sip::SipState;
 use crate::smb::SmbState;
@@ -99,6 +100,8 @@ pub enum AppState {
     Ftp(Box<FtpState>),
     /// FTP data connection.
     FtpData(Box<FtpDataState>),
+    /// QUIC (UDP).
+    Quic(Box<QuicState>),
 }
 
 impl AppState {
@@ -123,6 +126,7 @@ impl AppState {
             AppState::Dhcp(d) => &**d,
             AppState::Ftp(s) => &**s,
             AppState::FtpData(s) => &**s,
+            AppState::Quic(q) => &**q,
         })
     }
 }
@@ -218,6 +222,10 @@ macro_rules! with_state {
                 let $p: &FtpDataState = $p;
                 $body
             }
+            AppState::Quic($p) => {
+                let $p: &QuicState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -283,6 +291,10 @@ macro_rules! with_state {
             }
             AppState::FtpData($p) => {
                 let $p: &mut FtpDataState = $p;
+                $body
+            }
+            AppState::Quic($p) => {
+                let $p: &mut QuicState = $p;
                 $body
             }
         }

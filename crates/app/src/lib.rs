@@ -49,6 +49,7 @@ pub mod log;
 pub mod mqtt;
 pub mod nfs;
 mod proto;
+pub mod quic;
 pub mod registry;
 pub mod rpc;
 pub mod sip;
