@@ -164,6 +164,12 @@ pub enum Counter {
     /// FTP data-connection expectations evicted from the full shared table, and
     /// data-connection bytes dropped while the transfer's command was unknown.
     FtpExpectDropped,
+    /// UDP flows detected as IKE.
+    FlowIke,
+    /// IKE messages.
+    TxIke,
+    /// IKE datagrams that did not parse.
+    ErrorIke,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -246,11 +252,14 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.error.ftp.parser",
     "app_layer.flow.ftp-data",
     "osprey.app.ftp.expect_dropped",
+    "app_layer.flow.ike",
+    "app_layer.tx.ike",
+    "app_layer.error.ike.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 79;
+    pub const COUNT: usize = 82;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -48,6 +48,8 @@ pub enum AppProto {
     Ftp,
     /// An FTP data connection.
     FtpData,
+    /// IKE (UDP).
+    Ike,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -74,6 +76,7 @@ impl AppProto {
             AppProto::Dhcp => "dhcp",
             AppProto::Ftp => "ftp",
             AppProto::FtpData => "ftp-data",
+            AppProto::Ike => "ike",
             AppProto::Failed => "failed",
         }
     }

@@ -13,6 +13,7 @@ use crate::ftp::data::FtpDataState;
 use crate::ftp::FtpState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::ike::IkeState;
 use crate::krb5::Krb5State;
 use crate::mqtt::MqttState;
 use crate::nfs::NfsState;
@@ -99,6 +100,8 @@ pub enum AppState {
     Ftp(Box<FtpState>),
     /// FTP data connection.
     FtpData(Box<FtpDataState>),
+    /// IKE.
+    Ike(Box<IkeState>),
 }
 
 impl AppState {
@@ -123,6 +126,7 @@ impl AppState {
             AppState::Dhcp(d) => &**d,
             AppState::Ftp(s) => &**s,
             AppState::FtpData(s) => &**s,
+            AppState::Ike(s) => &**s,
         })
     }
 }
@@ -218,6 +222,10 @@ macro_rules! with_state {
                 let $p: &FtpDataState = $p;
                 $body
             }
+            AppState::Ike($p) => {
+                let $p: &IkeState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -283,6 +291,10 @@ macro_rules! with_state {
             }
             AppState::FtpData($p) => {
                 let $p: &mut FtpDataState = $p;
+                $body
+            }
+            AppState::Ike($p) => {
+                let $p: &mut IkeState = $p;
                 $body
             }
         }

@@ -34,4 +34,11 @@ pub enum AppValue {
         /// Match on any fragment, not only the first.
         any_frag: bool,
     },
+    /// A named value and a comparison (`ike.chosen_sa_attribute:alg_hash=2`).
+    Named {
+        /// The name (`alg_hash`, `sa_key_length`, ...).
+        name: String,
+        /// The comparison its value must pass.
+        cmp: IntCmp,
+    },
 }

@@ -45,6 +45,7 @@ mod flow;
 mod ftp;
 mod header;
 mod http;
+mod ike;
 mod krb5;
 mod meta;
 mod nfs;
@@ -279,6 +280,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (snmp::KEYWORDS, snmp::STICKY),
     (dhcp::KEYWORDS, dhcp::STICKY),
     (ftp::KEYWORDS, &[]),
+    (ike::KEYWORDS, ike::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
