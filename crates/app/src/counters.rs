@@ -170,6 +170,12 @@ pub enum Counter {
     TxQuic,
     /// QUIC datagrams whose parsing failed (a bad header, an Initial that does not open).
     ErrorQuic,
+    /// UDP flows detected as IKE.
+    FlowIke,
+    /// IKE messages.
+    TxIke,
+    /// IKE datagrams that did not parse.
+    ErrorIke,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -255,11 +261,14 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.quic",
     "app_layer.tx.quic",
     "app_layer.error.quic.parser",
+    "app_layer.flow.ike",
+    "app_layer.tx.ike",
+    "app_layer.error.ike.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 82;
+    pub const COUNT: usize = 85;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

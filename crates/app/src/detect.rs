@@ -50,6 +50,8 @@ pub enum AppProto {
     FtpData,
     /// QUIC (UDP).
     Quic,
+    /// IKE (UDP).
+    Ike,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -77,6 +79,7 @@ impl AppProto {
             AppProto::Ftp => "ftp",
             AppProto::FtpData => "ftp-data",
             AppProto::Quic => "quic",
+            AppProto::Ike => "ike",
             AppProto::Failed => "failed",
         }
     }

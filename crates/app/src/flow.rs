@@ -13,6 +13,7 @@ use crate::ftp::data::FtpDataState;
 use crate::ftp::FtpState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::ike::IkeState;
 use crate::krb5::Krb5State;
 use crate::mqtt::MqttState;
 use crate::nfs::NfsState;
@@ -102,6 +103,8 @@ pub enum AppState {
     FtpData(Box<FtpDataState>),
     /// QUIC (UDP).
     Quic(Box<QuicState>),
+    /// IKE.
+    Ike(Box<IkeState>),
 }
 
 impl AppState {
@@ -127,6 +130,7 @@ impl AppState {
             AppState::Ftp(s) => &**s,
             AppState::FtpData(s) => &**s,
             AppState::Quic(q) => &**q,
+            AppState::Ike(s) => &**s,
         })
     }
 }
@@ -226,6 +230,10 @@ macro_rules! with_state {
                 let $p: &QuicState = $p;
                 $body
             }
+            AppState::Ike($p) => {
+                let $p: &IkeState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -295,6 +303,10 @@ macro_rules! with_state {
             }
             AppState::Quic($p) => {
                 let $p: &mut QuicState = $p;
+                $body
+            }
+            AppState::Ike($p) => {
+                let $p: &mut IkeState = $p;
                 $body
             }
         }

@@ -44,6 +44,7 @@ pub mod ftp;
 pub mod fuzzing;
 pub mod http;
 pub mod http2;
+pub mod ike;
 pub mod krb5;
 pub mod log;
 pub mod mqtt;

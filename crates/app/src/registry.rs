@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 18] = {
-    use crate::{dcerpc, dhcp, dns, ftp, http, http2, krb5, mqtt, nfs, sip, smb, smtp, snmp, ssh, tftp, tls, quic};
-    use AppProto::{Dcerpc, Dhcp, Dns, Ftp, FtpData, Http, Http2, Krb5, Mqtt, Nfs, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls, Quic};
+pub(crate) static PROTOCOLS: [ProtocolDef; 19] = {
+    use crate::{dcerpc, dhcp, dns, ftp, http, http2, ike, krb5, mqtt, nfs, quic, sip, smb, smtp, snmp, ssh, tftp, tls};
+    use AppProto::{Dcerpc, Dhcp, Dns, Ftp, FtpData, Http, Http2, Ike, Krb5, Mqtt, Nfs, Quic, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -108,6 +108,7 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 18] = {
         ProtocolDef { proto: Ftp, rule_names: &[RuleName::new("ftp", Ftp)], tcp_only: true, eve: Some("ftp"), eve_extended: false, events: ftp::EVENTS, buffers: &[], ports: ANY, probe_tcp: Some(ftp::probe_tcp), probe_udp: None, new: ftp::new_state },
         ProtocolDef { proto: FtpData, rule_names: &[RuleName::new("ftp-data", FtpData)], tcp_only: true, eve: Some("ftp_data"), eve_extended: false, events: &[], buffers: ftp::DATA_BUFFERS, ports: ANY, probe_tcp: None, probe_udp: None, new: ftp::new_data_state },
         ProtocolDef { proto: Quic, rule_names: &[RuleName::new("quic", Quic)], tcp_only: false, eve: Some("quic"), eve_extended: false, events: quic::EVENTS, buffers: quic::BUFFERS, ports: &[443], probe_tcp: None, probe_udp: Some(quic::probe_udp), new: quic::new_state },
+        ProtocolDef { proto: Ike, rule_names: &[RuleName::new("ike", Ike)], tcp_only: false, eve: Some("ike"), eve_extended: false, events: ike::EVENTS, buffers: ike::BUFFERS, ports: &[500, 4500], probe_tcp: None, probe_udp: Some(ike::probe_udp), new: ike::new_state },
     ]
 };
 
@@ -194,7 +195,10 @@ pub fn event_type_mask(name: &str) -> Option<(u64, bool)> {
 /// Whether the records of protocol `p` take the direction of the packet that made them
 /// loggable (Suricata's Kerberos, SNMP and DHCP loggers), not the flow's.
 pub fn logs_packet_direction(p: AppProto) -> bool {
-    matches!(p, AppProto::Krb5 | AppProto::Snmp | AppProto::Dhcp)
+    matches!(
+        p,
+        AppProto::Krb5 | AppProto::Snmp | AppProto::Dhcp | AppProto::Ike
+    )
 }
 
 /// Whether protocol `p` extracts files (declares a `file.data` buffer).

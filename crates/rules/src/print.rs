@@ -417,6 +417,7 @@ fn write_app_opt(f: &mut impl Write, a: &crate::ast::AppOpt) -> fmt::Result {
         }
         AppValue::Text(t) => write!(f, " {}:{neg}{t};", a.name),
         AppValue::Bits { text, .. } => write!(f, " {}:{text};", a.name),
+        AppValue::Named { name, cmp } => write!(f, " {}:{neg}{name}={cmp};", a.name),
         AppValue::Iface {
             uuid,
             version,

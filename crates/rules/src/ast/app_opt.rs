@@ -44,4 +44,11 @@ pub enum AppValue {
         /// The value as written.
         text: String,
     },
+    /// A named value and a comparison (`ike.chosen_sa_attribute:alg_hash=2`).
+    Named {
+        /// The name (`alg_hash`, `sa_key_length`, ...).
+        name: String,
+        /// The comparison its value must pass.
+        cmp: IntCmp,
+    },
 }

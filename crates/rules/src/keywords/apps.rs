@@ -52,22 +52,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match the NFS procedure",
         "rules/nfs-keywords.html#procedure",
     ),
-    verbatim("ike.exchtype").about(
-        "match the IKE exchange type",
-        "rules/ike-keywords.html#ike-exchtype",
-    ),
-    verbatim("ike.chosen_sa_attribute").about(
-        "match an attribute of the IKE security association chosen",
-        "rules/ike-keywords.html#ike-chosen_sa_attribute",
-    ),
-    verbatim("ike.nonce_payload_length").about(
-        "compare the length of the IKE nonce payload",
-        "rules/ike-keywords.html#ike-nonce-payload-length",
-    ),
-    verbatim("ike.key_exchange_payload_length").about(
-        "compare the length of the IKE key exchange payload",
-        "rules/ike-keywords.html#ike-key-exchange-payload-length",
-    ),
     verbatim("rfb.secresult").about(
         "match the result of RFB (VNC) authentication",
         "rules/rfb-keywords.html#rfb-secresult",

@@ -47,6 +47,7 @@ mod header;
 mod http;
 mod http2;
 pub use http2::settings_value as http2_settings;
+mod ike;
 mod krb5;
 mod meta;
 mod mqtt;
@@ -284,6 +285,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (ftp::KEYWORDS, &[]),
     (mqtt::KEYWORDS, mqtt::STICKY),
     (http2::KEYWORDS, http2::STICKY),
+    (ike::KEYWORDS, ike::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
