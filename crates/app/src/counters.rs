@@ -164,6 +164,14 @@ pub enum Counter {
     /// FTP data-connection expectations evicted from the full shared table, and
     /// data-connection bytes dropped while the transfer's command was unknown.
     FtpExpectDropped,
+    /// TCP flows detected as Modbus.
+    FlowModbus,
+    /// Modbus transactions.
+    TxModbus,
+    /// Modbus flows whose parser failed.
+    ErrorModbus,
+    /// Modbus flows that stopped on a frame too long to buffer.
+    ModbusBufferLimit,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -246,11 +254,15 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.error.ftp.parser",
     "app_layer.flow.ftp-data",
     "osprey.app.ftp.expect_dropped",
+    "app_layer.flow.modbus",
+    "app_layer.tx.modbus",
+    "app_layer.error.modbus.parser",
+    "osprey.app.modbus.buffer_limit",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 79;
+    pub const COUNT: usize = 83;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -14,6 +14,7 @@ use crate::ftp::FtpState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
 use crate::krb5::Krb5State;
+use crate::modbus::ModbusState;
 use crate::mqtt::MqttState;
 use crate::nfs::NfsState;
 use crate::proto::{ParseResult, Protocol, Transaction};
@@ -99,6 +100,8 @@ pub enum AppState {
     Ftp(Box<FtpState>),
     /// FTP data connection.
     FtpData(Box<FtpDataState>),
+    /// Modbus/TCP.
+    Modbus(Box<ModbusState>),
 }
 
 impl AppState {
@@ -123,6 +126,7 @@ impl AppState {
             AppState::Dhcp(d) => &**d,
             AppState::Ftp(s) => &**s,
             AppState::FtpData(s) => &**s,
+            AppState::Modbus(s) => &**s,
         })
     }
 }
@@ -218,6 +222,10 @@ macro_rules! with_state {
                 let $p: &FtpDataState = $p;
                 $body
             }
+            AppState::Modbus($p) => {
+                let $p: &ModbusState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -283,6 +291,10 @@ macro_rules! with_state {
             }
             AppState::FtpData($p) => {
                 let $p: &mut FtpDataState = $p;
+                $body
+            }
+            AppState::Modbus($p) => {
+                let $p: &mut ModbusState = $p;
                 $body
             }
         }
@@ -504,7 +516,7 @@ impl AppFlow {
             Late::Due(d) if *d == dir => true,
             Late::Probing(d, buf) if *d == dir => {
                 buf.extend_from_slice(&data[..data.len().min(DETECT_BUFFER - buf.len())]);
-                match probe_tcp_ports(dir, buf, self.ports) {
+                match probe_tcp_ports(dir, buf, self.ports, ctx.config.opt_in) {
                     Probe::Match(p) => {
                         self.late = Late::Idle;
                         let http = |p: AppProto| matches!(p, AppProto::Http | AppProto::Http2);
@@ -539,7 +551,7 @@ impl AppFlow {
     /// One UDP payload.
     pub fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) {
         if self.proto == AppProto::Unknown {
-            match probe_udp_ports(dir, payload, self.ports) {
+            match probe_udp_ports(dir, payload, self.ports, ctx.config.opt_in) {
                 Probe::Match(p) => self.set_proto(ctx, p),
                 _ => {
                     // Each datagram stands alone: a DNS flow may start with a response
@@ -636,7 +648,7 @@ impl AppFlow {
             }
         }
         first.extend_from_slice(data);
-        match probe_tcp_ports(dir, &first, self.ports) {
+        match probe_tcp_ports(dir, &first, self.ports, ctx.config.opt_in) {
             Probe::Match(p) => {
                 self.set_proto(ctx, p);
                 self.start_late(dir);

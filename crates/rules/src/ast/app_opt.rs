@@ -1,6 +1,6 @@
 //! Protocol keywords matched on a transaction ([`super::Opt::App`]).
 
-use super::{AppProto, IntCmp};
+use super::{AppProto, IntCmp, ModbusMatch};
 
 /// A protocol keyword matched against a transaction, its value typed once here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,4 +34,6 @@ pub enum AppValue {
         /// Match on any fragment, not only the first.
         any_frag: bool,
     },
+    /// The `modbus` keyword's function, access or unit condition.
+    Modbus(ModbusMatch),
 }

@@ -47,6 +47,7 @@ mod header;
 mod http;
 mod krb5;
 mod meta;
+mod modbus;
 mod nfs;
 mod payload;
 pub(crate) mod pcre;
@@ -279,6 +280,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (snmp::KEYWORDS, snmp::STICKY),
     (dhcp::KEYWORDS, dhcp::STICKY),
     (ftp::KEYWORDS, &[]),
+    (modbus::KEYWORDS, modbus::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
