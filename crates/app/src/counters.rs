@@ -172,6 +172,16 @@ pub enum Counter {
     ErrorModbus,
     /// Modbus flows that stopped on a frame too long to buffer.
     ModbusBufferLimit,
+    /// TCP flows detected as ENIP.
+    FlowEnipTcp,
+    /// UDP flows detected as ENIP.
+    FlowEnipUdp,
+    /// ENIP messages over TCP.
+    TxEnipTcp,
+    /// ENIP messages over UDP.
+    TxEnipUdp,
+    /// ENIP datagrams that did not hold whole messages.
+    ErrorEnipUdp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -258,11 +268,16 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.tx.modbus",
     "app_layer.error.modbus.parser",
     "osprey.app.modbus.buffer_limit",
+    "app_layer.flow.enip_tcp",
+    "app_layer.flow.enip_udp",
+    "app_layer.tx.enip_tcp",
+    "app_layer.tx.enip_udp",
+    "app_layer.error.enip_udp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 83;
+    pub const COUNT: usize = 88;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

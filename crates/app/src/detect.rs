@@ -50,6 +50,8 @@ pub enum AppProto {
     FtpData,
     /// Modbus/TCP.
     Modbus,
+    /// EtherNet/IP (TCP or UDP).
+    Enip,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -77,6 +79,7 @@ impl AppProto {
             AppProto::Ftp => "ftp",
             AppProto::FtpData => "ftp-data",
             AppProto::Modbus => "modbus",
+            AppProto::Enip => "enip",
             AppProto::Failed => "failed",
         }
     }

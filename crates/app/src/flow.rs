@@ -9,6 +9,7 @@ use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dhcp::DhcpState;
 use crate::dns::DnsState;
+use crate::enip::EnipState;
 use crate::ftp::data::FtpDataState;
 use crate::ftp::FtpState;
 use crate::http::HttpState;
@@ -102,6 +103,8 @@ pub enum AppState {
     FtpData(Box<FtpDataState>),
     /// Modbus/TCP.
     Modbus(Box<ModbusState>),
+    /// EtherNet/IP.
+    Enip(Box<EnipState>),
 }
 
 impl AppState {
@@ -127,6 +130,7 @@ impl AppState {
             AppState::Ftp(s) => &**s,
             AppState::FtpData(s) => &**s,
             AppState::Modbus(s) => &**s,
+            AppState::Enip(s) => &**s,
         })
     }
 }
@@ -226,6 +230,10 @@ macro_rules! with_state {
                 let $p: &ModbusState = $p;
                 $body
             }
+            AppState::Enip($p) => {
+                let $p: &EnipState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -295,6 +303,10 @@ macro_rules! with_state {
             }
             AppState::Modbus($p) => {
                 let $p: &mut ModbusState = $p;
+                $body
+            }
+            AppState::Enip($p) => {
+                let $p: &mut EnipState = $p;
                 $body
             }
         }

@@ -35,6 +35,7 @@ pub mod dcerpc;
 pub mod detect;
 pub mod dhcp;
 pub mod dns;
+pub mod enip;
 pub mod events;
 pub mod expect;
 pub mod files;

@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 18] = {
-    use crate::{dcerpc, dhcp, dns, ftp, http, http2, krb5, modbus, mqtt, nfs, sip, smb, smtp, snmp, ssh, tftp, tls};
-    use AppProto::{Dcerpc, Dhcp, Dns, Ftp, FtpData, Http, Http2, Krb5, Mqtt, Nfs, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls, Modbus};
+pub(crate) static PROTOCOLS: [ProtocolDef; 19] = {
+    use crate::{dcerpc, dhcp, dns, enip, ftp, http, http2, krb5, modbus, mqtt, nfs, sip, smb, smtp, snmp, ssh, tftp, tls};
+    use AppProto::{Dcerpc, Dhcp, Dns, Ftp, FtpData, Http, Http2, Krb5, Mqtt, Nfs, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls, Modbus, Enip};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -108,6 +108,7 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 18] = {
         ProtocolDef { proto: Ftp, rule_names: &[RuleName::new("ftp", Ftp)], tcp_only: true, eve: Some("ftp"), eve_extended: false, events: ftp::EVENTS, buffers: &[], ports: ANY, probe_tcp: Some(ftp::probe_tcp), probe_udp: None, new: ftp::new_state },
         ProtocolDef { proto: FtpData, rule_names: &[RuleName::new("ftp-data", FtpData)], tcp_only: true, eve: Some("ftp_data"), eve_extended: false, events: &[], buffers: &[], ports: ANY, probe_tcp: None, probe_udp: None, new: ftp::new_data_state },
         ProtocolDef { proto: Modbus, rule_names: &[RuleName::new("modbus", Modbus)], tcp_only: true, eve: Some("modbus"), eve_extended: false, events: modbus::EVENTS, buffers: &[], ports: &[502], probe_tcp: Some(modbus::probe_tcp), probe_udp: None, new: modbus::new_state },
+        ProtocolDef { proto: Enip, rule_names: &[RuleName::new("enip", Enip)], tcp_only: false, eve: None, eve_extended: false, events: enip::EVENTS, buffers: &[], ports: &[44818], probe_tcp: Some(enip::probe_tcp), probe_udp: Some(enip::probe_udp), new: enip::new_state },
     ]
 };
 
@@ -208,8 +209,9 @@ pub(crate) fn protocol(p: AppProto) -> Option<&'static ProtocolDef> {
 }
 
 /// Whether protocol `p` is off unless the configuration turns it on
-/// (`app-layer.protocols.<name>.enabled: yes`), as Suricata's industrial protocols;
+/// (`app-layer.protocols.<name>.enabled: yes`), as Suricata's industrial protocols
+/// (Modbus, ENIP);
 /// see [`crate::Config::opt_in`].
 pub fn opt_in(p: AppProto) -> bool {
-    matches!(p, AppProto::Modbus)
+    matches!(p, AppProto::Modbus | AppProto::Enip)
 }

@@ -5,7 +5,9 @@
 //! (`suricata.yaml`) and what Suricata 7.0.10 wrote with them (`expected.jsonl`).
 //! Osprey runs the same way and must write the same alerts (signature and packet),
 //! the same protocol records and the same app-layer anomalies; the expected file is
-//! checked against a live Suricata run when `suricata` is installed.
+//! checked against a live Suricata run when `suricata` is installed. Cases: `modbus`
+//! (function codes, an exception, a malformed request, an unsolicited response, the
+//! `modbus` keyword) and `enip` (encapsulation commands, `enip_command`).
 
 mod common;
 
@@ -133,4 +135,10 @@ fn case(name: &str, event_type: &str, counts: (usize, usize, usize)) {
 #[test]
 fn modbus_case_is_suricatas() {
     case("modbus", "modbus", (30, 9, 3));
+}
+
+#[test]
+fn enip_case_is_suricatas() {
+    // No `enip` records: Suricata 7 has no ENIP logger.
+    case("enip", "enip", (14, 0, 0));
 }

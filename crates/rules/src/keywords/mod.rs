@@ -40,6 +40,7 @@ mod bytes;
 mod dcerpc;
 mod dhcp;
 mod dns;
+mod enip;
 mod file;
 mod flow;
 mod ftp;
@@ -281,6 +282,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (dhcp::KEYWORDS, dhcp::STICKY),
     (ftp::KEYWORDS, &[]),
     (modbus::KEYWORDS, modbus::STICKY),
+    (enip::KEYWORDS, enip::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they

@@ -2,7 +2,7 @@
 """Writes the ICS test captures (standard library only): one TCP session per
 protocol, with a handshake, requests and responses in separate segments, and FIN.
 
-    python3 make_pcaps.py   # writes modbus/input.pcap next to it
+    python3 make_pcaps.py   # writes modbus/input.pcap and enip/input.pcap next to it
 """
 import os
 import struct
@@ -111,6 +111,52 @@ def modbus(path):
     s.write(path)
 
 
+def encap(command, data=b"", session=0, status=0):
+    """An EtherNet/IP encapsulation header (little-endian) and its data."""
+    return struct.pack("<HHII8sI", command, len(data), session, status, b"osprey00", 0) + data
+
+
+def rr_data(cip, connected=False):
+    """SendRRData/SendUnitData data: interface handle, timeout and two common packet
+    format items (a null or connected address, the unconnected or connected data)."""
+    if connected:
+        items = struct.pack("<HHI", 0xA1, 4, 0x11223344) + struct.pack("<HHH", 0xB1, len(cip) + 2, 1)
+    else:
+        items = struct.pack("<HHHH", 0, 0, 0xB2, len(cip))
+    return struct.pack("<IHH", 0, 10, 2) + items + cip
+
+
+def enip(path):
+    s = Session("10.0.0.3", "10.0.0.4", 40818, 44818)
+    s.handshake()
+    sess = 0x12345678
+    # RegisterSession.
+    s.send(0, encap(0x65, struct.pack("<HH", 1, 0)))
+    s.send(1, encap(0x65, struct.pack("<HH", 1, 0), session=sess))
+    # ListIdentity, answered with one identity item.
+    s.send(0, encap(0x63))
+    ident = struct.pack("<HHHH", 1, 0x0C, 0x2B, 1) + bytes(16) + struct.pack(
+        "<HHHBBHI", 1, 14, 0x36, 2, 3, 0x30, 0x0BADCAFE) + bytes([8]) + b"PLC-5000" + bytes([3])
+    s.send(1, encap(0x63, ident))
+    # SendRRData: CIP Get_Attribute_Single, class 1, instance 1, attribute 7.
+    get = bytes([0x0E, 3, 0x20, 0x01, 0x24, 0x01, 0x30, 0x07])
+    s.send(0, encap(0x6F, rr_data(get), session=sess))
+    s.send(1, encap(0x6F, rr_data(bytes([0x8E, 0, 0, 0, 8]) + b"PLC-5000"), session=sess))
+    # SendUnitData over a connection: CIP Read Tag "Tag1", and its reply.
+    read = bytes([0x4C, 3, 0x91, 4]) + b"Tag1" + b"\x01\x00"
+    s.send(0, encap(0x70, rr_data(read, connected=True), session=sess))
+    s.send(1, encap(0x70, rr_data(bytes([0xCC, 0, 0, 0, 0xC4, 0, 42, 0, 0, 0]), connected=True), session=sess))
+    # An unknown command, answered with status 1 (invalid or unsupported command).
+    s.send(0, encap(0x99, b"\x00\x00", session=sess))
+    s.send(1, encap(0x99, session=sess, status=1))
+    # UnRegisterSession.
+    s.send(0, encap(0x66, session=sess))
+    s.close()
+    s.write(path)
+
+
 if __name__ == "__main__":
     os.makedirs(os.path.join(HERE, "modbus"), exist_ok=True)
     modbus(os.path.join(HERE, "modbus", "input.pcap"))
+    os.makedirs(os.path.join(HERE, "enip"), exist_ok=True)
+    enip(os.path.join(HERE, "enip", "input.pcap"))
