@@ -176,6 +176,24 @@ pub enum Counter {
     TxIke,
     /// IKE datagrams that did not parse.
     ErrorIke,
+    /// TCP flows detected as Modbus.
+    FlowModbus,
+    /// Modbus transactions.
+    TxModbus,
+    /// Modbus flows whose parser failed.
+    ErrorModbus,
+    /// Modbus flows that stopped on a frame too long to buffer.
+    ModbusBufferLimit,
+    /// TCP flows detected as ENIP.
+    FlowEnipTcp,
+    /// UDP flows detected as ENIP.
+    FlowEnipUdp,
+    /// ENIP messages over TCP.
+    TxEnipTcp,
+    /// ENIP messages over UDP.
+    TxEnipUdp,
+    /// ENIP datagrams that did not hold whole messages.
+    ErrorEnipUdp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -264,11 +282,20 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.ike",
     "app_layer.tx.ike",
     "app_layer.error.ike.parser",
+    "app_layer.flow.modbus",
+    "app_layer.tx.modbus",
+    "app_layer.error.modbus.parser",
+    "osprey.app.modbus.buffer_limit",
+    "app_layer.flow.enip_tcp",
+    "app_layer.flow.enip_udp",
+    "app_layer.tx.enip_tcp",
+    "app_layer.tx.enip_udp",
+    "app_layer.error.enip_udp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 85;
+    pub const COUNT: usize = 94;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -52,6 +52,10 @@ pub enum AppProto {
     Quic,
     /// IKE (UDP).
     Ike,
+    /// Modbus/TCP.
+    Modbus,
+    /// EtherNet/IP (TCP or UDP).
+    Enip,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -80,6 +84,8 @@ impl AppProto {
             AppProto::FtpData => "ftp-data",
             AppProto::Quic => "quic",
             AppProto::Ike => "ike",
+            AppProto::Modbus => "modbus",
+            AppProto::Enip => "enip",
             AppProto::Failed => "failed",
         }
     }
@@ -105,14 +111,15 @@ pub enum Probe {
 
 /// Probes the first bytes of a TCP direction. `dns_port` says whether either port is 53.
 pub fn probe_tcp(dir: Direction, data: &[u8], dns_port: bool) -> Probe {
-    probe_tcp_ports(dir, data, if dns_port { [53, 0] } else { [0, 0] })
+    probe_tcp_ports(dir, data, if dns_port { [53, 0] } else { [0, 0] }, 0)
 }
 
 /// Probes the first bytes of a TCP direction with every registered protocol that
 /// probes TCP on one of `ports` (the flow's client and server ports), in registry
 /// order: the first match wins; "need more" if any protocol still needs more bytes.
-pub(crate) fn probe_tcp_ports(dir: Direction, data: &[u8], ports: [u16; 2]) -> Probe {
-    probe_with(ports, |d| d.probe_tcp.map(|p| p(dir, data)))
+/// `on`: the opt-in protocols turned on (`Config::opt_in`).
+pub(crate) fn probe_tcp_ports(dir: Direction, data: &[u8], ports: [u16; 2], on: u64) -> Probe {
+    probe_with(ports, on, |d| d.probe_tcp.map(|p| p(dir, data)))
 }
 
 /// Probes a UDP payload: DNS on port 53; SIP on ports 5060/5061 (`sip_port`, Suricata's
@@ -122,19 +129,24 @@ pub fn probe_udp(dir: Direction, payload: &[u8], dns_port: bool, sip_port: bool)
         if dns_port { 53 } else { 0 },
         if sip_port { 5060 } else { 0 },
     ];
-    probe_udp_ports(dir, payload, ports)
+    probe_udp_ports(dir, payload, ports, 0)
 }
 
 /// Probes a UDP payload with every registered protocol that probes UDP on one of
-/// `ports`, in registry order.
-pub(crate) fn probe_udp_ports(dir: Direction, payload: &[u8], ports: [u16; 2]) -> Probe {
-    probe_with(ports, |d| d.probe_udp.map(|p| p(dir, payload)))
+/// `ports`, in registry order (`on` as for [`probe_tcp_ports`]).
+pub(crate) fn probe_udp_ports(dir: Direction, payload: &[u8], ports: [u16; 2], on: u64) -> Probe {
+    probe_with(ports, on, |d| d.probe_udp.map(|p| p(dir, payload)))
 }
 
-fn probe_with(ports: [u16; 2], mut probe: impl FnMut(&ProtocolDef) -> Option<Probe>) -> Probe {
+fn probe_with(
+    ports: [u16; 2],
+    on: u64,
+    mut probe: impl FnMut(&ProtocolDef) -> Option<Probe>,
+) -> Probe {
     let mut need = false;
-    for d in protocols() {
-        if !d.ports.is_empty() && !ports.iter().any(|p| d.ports.contains(p)) {
+    for (i, d) in protocols().iter().enumerate() {
+        let off = crate::registry::opt_in(d.proto) && (i >= 64 || on & (1 << i) == 0);
+        if off || !d.ports.is_empty() && !ports.iter().any(|p| d.ports.contains(p)) {
             continue;
         }
         match probe(d) {

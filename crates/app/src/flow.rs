@@ -9,12 +9,14 @@ use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dhcp::DhcpState;
 use crate::dns::DnsState;
+use crate::enip::EnipState;
 use crate::ftp::data::FtpDataState;
 use crate::ftp::FtpState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
 use crate::ike::IkeState;
 use crate::krb5::Krb5State;
+use crate::modbus::ModbusState;
 use crate::mqtt::MqttState;
 use crate::nfs::NfsState;
 use crate::proto::{ParseResult, Protocol, Transaction};
@@ -105,6 +107,10 @@ pub enum AppState {
     Quic(Box<QuicState>),
     /// IKE.
     Ike(Box<IkeState>),
+    /// Modbus/TCP.
+    Modbus(Box<ModbusState>),
+    /// EtherNet/IP.
+    Enip(Box<EnipState>),
 }
 
 impl AppState {
@@ -131,6 +137,8 @@ impl AppState {
             AppState::FtpData(s) => &**s,
             AppState::Quic(q) => &**q,
             AppState::Ike(s) => &**s,
+            AppState::Modbus(s) => &**s,
+            AppState::Enip(s) => &**s,
         })
     }
 }
@@ -234,6 +242,14 @@ macro_rules! with_state {
                 let $p: &IkeState = $p;
                 $body
             }
+            AppState::Modbus($p) => {
+                let $p: &ModbusState = $p;
+                $body
+            }
+            AppState::Enip($p) => {
+                let $p: &EnipState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -307,6 +323,14 @@ macro_rules! with_state {
             }
             AppState::Ike($p) => {
                 let $p: &mut IkeState = $p;
+                $body
+            }
+            AppState::Modbus($p) => {
+                let $p: &mut ModbusState = $p;
+                $body
+            }
+            AppState::Enip($p) => {
+                let $p: &mut EnipState = $p;
                 $body
             }
         }
@@ -528,7 +552,7 @@ impl AppFlow {
             Late::Due(d) if *d == dir => true,
             Late::Probing(d, buf) if *d == dir => {
                 buf.extend_from_slice(&data[..data.len().min(DETECT_BUFFER - buf.len())]);
-                match probe_tcp_ports(dir, buf, self.ports) {
+                match probe_tcp_ports(dir, buf, self.ports, ctx.config.opt_in) {
                     Probe::Match(p) => {
                         self.late = Late::Idle;
                         let http = |p: AppProto| matches!(p, AppProto::Http | AppProto::Http2);
@@ -563,7 +587,7 @@ impl AppFlow {
     /// One UDP payload.
     pub fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) {
         if self.proto == AppProto::Unknown {
-            match probe_udp_ports(dir, payload, self.ports) {
+            match probe_udp_ports(dir, payload, self.ports, ctx.config.opt_in) {
                 Probe::Match(p) => self.set_proto(ctx, p),
                 _ => {
                     // Each datagram stands alone: a DNS flow may start with a response
@@ -660,7 +684,7 @@ impl AppFlow {
             }
         }
         first.extend_from_slice(data);
-        match probe_tcp_ports(dir, &first, self.ports) {
+        match probe_tcp_ports(dir, &first, self.ports, ctx.config.opt_in) {
             Probe::Match(p) => {
                 self.set_proto(ctx, p);
                 self.start_late(dir);

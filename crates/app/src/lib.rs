@@ -35,6 +35,7 @@ pub mod dcerpc;
 pub mod detect;
 pub mod dhcp;
 pub mod dns;
+pub mod enip;
 pub mod events;
 pub mod expect;
 pub mod files;
@@ -47,6 +48,7 @@ pub mod http2;
 pub mod ike;
 pub mod krb5;
 pub mod log;
+pub mod modbus;
 pub mod mqtt;
 pub mod nfs;
 mod proto;
@@ -122,6 +124,9 @@ pub struct Config {
     pub files: FileConfig,
     /// `app-layer.protocols.smtp.mime`: how SMTP messages are decoded.
     pub smtp_mime: smtp::mime::MimeConfig,
+    /// Registry positions (bits) of the [`registry::opt_in`] protocols the
+    /// configuration turned on; the others of them are never detected.
+    pub opt_in: u64,
     /// Data connections announced by control flows, shared by every worker (each
     /// clones the configuration, and with it this handle).
     pub expectations: expect::Expectations,
@@ -146,6 +151,7 @@ impl Default for Config {
             files: FileConfig::default(),
             smtp_mime: smtp::mime::MimeConfig::default(),
             expectations: expect::Expectations::default(),
+            opt_in: 0,
         }
     }
 }

@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 19] = {
-    use crate::{dcerpc, dhcp, dns, ftp, http, http2, ike, krb5, mqtt, nfs, quic, sip, smb, smtp, snmp, ssh, tftp, tls};
-    use AppProto::{Dcerpc, Dhcp, Dns, Ftp, FtpData, Http, Http2, Ike, Krb5, Mqtt, Nfs, Quic, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 21] = {
+    use crate::{dcerpc, dhcp, dns, enip, ftp, http, http2, ike, krb5, modbus, mqtt, nfs, quic, sip, smb, smtp, snmp, ssh, tftp, tls};
+    use AppProto::{Dcerpc, Dhcp, Dns, Enip, Ftp, FtpData, Http, Http2, Ike, Krb5, Modbus, Mqtt, Nfs, Quic, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -109,6 +109,8 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 19] = {
         ProtocolDef { proto: FtpData, rule_names: &[RuleName::new("ftp-data", FtpData)], tcp_only: true, eve: Some("ftp_data"), eve_extended: false, events: &[], buffers: ftp::DATA_BUFFERS, ports: ANY, probe_tcp: None, probe_udp: None, new: ftp::new_data_state },
         ProtocolDef { proto: Quic, rule_names: &[RuleName::new("quic", Quic)], tcp_only: false, eve: Some("quic"), eve_extended: false, events: quic::EVENTS, buffers: quic::BUFFERS, ports: &[443], probe_tcp: None, probe_udp: Some(quic::probe_udp), new: quic::new_state },
         ProtocolDef { proto: Ike, rule_names: &[RuleName::new("ike", Ike)], tcp_only: false, eve: Some("ike"), eve_extended: false, events: ike::EVENTS, buffers: ike::BUFFERS, ports: &[500, 4500], probe_tcp: None, probe_udp: Some(ike::probe_udp), new: ike::new_state },
+        ProtocolDef { proto: Modbus, rule_names: &[RuleName::new("modbus", Modbus)], tcp_only: true, eve: Some("modbus"), eve_extended: false, events: modbus::EVENTS, buffers: &[], ports: &[502], probe_tcp: Some(modbus::probe_tcp), probe_udp: None, new: modbus::new_state },
+        ProtocolDef { proto: Enip, rule_names: &[RuleName::new("enip", Enip)], tcp_only: false, eve: None, eve_extended: false, events: enip::EVENTS, buffers: &[], ports: &[44818], probe_tcp: Some(enip::probe_tcp), probe_udp: Some(enip::probe_udp), new: enip::new_state },
     ]
 };
 
@@ -209,4 +211,12 @@ pub fn has_files(p: AppProto) -> bool {
 /// The registered protocol `p`, if any.
 pub(crate) fn protocol(p: AppProto) -> Option<&'static ProtocolDef> {
     PROTOCOLS.iter().find(|d| d.proto == p)
+}
+
+/// Whether protocol `p` is off unless the configuration turns it on
+/// (`app-layer.protocols.<name>.enabled: yes`), as Suricata's industrial protocols
+/// (Modbus, ENIP);
+/// see [`crate::Config::opt_in`].
+pub fn opt_in(p: AppProto) -> bool {
+    matches!(p, AppProto::Modbus | AppProto::Enip)
 }

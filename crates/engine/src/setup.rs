@@ -373,6 +373,20 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
         engine.app.response_body_inspect_window = v;
     }
     smtp_mime(config, &mut engine.app.smtp_mime);
+    engine.app.opt_in = opt_in(config);
+}
+
+/// The opt-in protocols (`app::registry::opt_in`) `app-layer.protocols.<name>.enabled:
+/// yes` turns on, as registry bits.
+fn opt_in(config: &Config) -> u64 {
+    let mut on = 0;
+    for (i, d) in app::registry::protocols().iter().enumerate().take(64) {
+        let key = format!("app-layer.protocols.{}.enabled", d.proto.name());
+        if app::registry::opt_in(d.proto) && config.get_bool(&key) == Some(true) {
+            on |= 1 << i;
+        }
+    }
+    on
 }
 
 /// `app-layer.protocols.smtp.mime`: how SMTP messages are decoded.

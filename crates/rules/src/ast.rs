@@ -6,11 +6,13 @@ use crate::header::{AddrExpr, PortExpr};
 
 mod app_opt;
 mod bytes;
+mod modbus;
 mod pcre_flags;
 mod tcp_flags;
 
 pub use app_opt::{AppOpt, AppValue};
 pub use bytes::*;
+pub use modbus::{ModbusMatch, ModbusWhat};
 pub use pcre_flags::PcreFlags;
 pub use tcp_flags::*;
 

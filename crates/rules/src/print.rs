@@ -440,6 +440,7 @@ fn write_app_opt(f: &mut impl Write, a: &crate::ast::AppOpt) -> fmt::Result {
             }
             f.write_str(";")
         }
+        AppValue::Modbus(m) => write!(f, " {}:{m};", a.name),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Protocol keywords matched on a transaction ([`super::Opt::App`]).
 
-use super::{AppProto, IntCmp};
+use super::{AppProto, IntCmp, ModbusMatch};
 
 /// A protocol keyword matched against a transaction, its value typed once here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,4 +51,6 @@ pub enum AppValue {
         /// The comparison its value must pass.
         cmp: IntCmp,
     },
+    /// The `modbus` keyword's function, access or unit condition.
+    Modbus(ModbusMatch),
 }

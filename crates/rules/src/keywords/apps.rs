@@ -36,14 +36,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match a DNP3 object group and variation",
         "rules/dnp3-keywords.html#dnp3-obj",
     ),
-    verbatim("modbus").about(
-        "match the Modbus function, unit or access",
-        "rules/modbus-keyword.html#modbus-keyword",
-    ),
-    verbatim("enip_command").about(
-        "match the ENIP/CIP command",
-        "rules/enip-keyword.html#enip-cip-keywords",
-    ),
     verbatim("cip_service").about(
         "match the CIP service",
         "rules/enip-keyword.html#enip-cip-keywords",

@@ -40,6 +40,7 @@ mod bytes;
 mod dcerpc;
 mod dhcp;
 mod dns;
+mod enip;
 mod file;
 mod flow;
 mod ftp;
@@ -50,6 +51,7 @@ pub use http2::settings_value as http2_settings;
 mod ike;
 mod krb5;
 mod meta;
+mod modbus;
 mod mqtt;
 mod nfs;
 mod payload;
@@ -286,6 +288,8 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (mqtt::KEYWORDS, mqtt::STICKY),
     (http2::KEYWORDS, http2::STICKY),
     (ike::KEYWORDS, ike::STICKY),
+    (modbus::KEYWORDS, modbus::STICKY),
+    (enip::KEYWORDS, enip::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they

@@ -1,0 +1,125 @@
+//! The `modbus` keyword against a request: unit, function code and sub-function,
+//! function category, access type and table, the addresses accessed (numbered from 1)
+//! and the value written at an address.
+
+use rules::{IntCmp, ModbusMatch, ModbusWhat};
+use sawp_modbus::{Data, Message};
+
+/// Whether request `m` satisfies the keyword's value `k`.
+pub fn matches(k: &ModbusMatch, m: &Message) -> bool {
+    if k.unit.is_some_and(|u| !u.matches(u64::from(m.unit_id))) {
+        return false;
+    }
+    match &k.what {
+        ModbusWhat::Any => true,
+        ModbusWhat::Function { code, subfunction } => {
+            m.function.raw == *code
+                && subfunction.is_none_or(
+                    |s| matches!(&m.data, Data::Diagnostic { func, .. } if func.raw == s),
+                )
+        }
+        ModbusWhat::Category { negated, bits } => (m.category.bits() & bits != 0) != *negated,
+        ModbusWhat::Access {
+            bits,
+            address,
+            value,
+        } => {
+            if m.access_type.bits() & bits != *bits {
+                return false;
+            }
+            let Some(address) = address else {
+                return true;
+            };
+            let Some(range) = m.get_address_range() else {
+                return false;
+            };
+            let (lo, hi) = (u64::from(*range.start()), u64::from(*range.end()));
+            if !overlaps(*address, lo, hi) {
+                return false;
+            }
+            let Some(value) = value else {
+                return true;
+            };
+            // A value goes with one address (the rule parser makes sure).
+            let IntCmp::Eq(at) = address else {
+                return false;
+            };
+            u16::try_from(*at)
+                .ok()
+                .and_then(|a| m.get_write_value_at_address(a))
+                .is_some_and(|w| value.matches(u64::from(w)))
+        }
+    }
+}
+
+/// Whether some address from `lo` to `hi` satisfies `c`.
+fn overlaps(c: IntCmp, lo: u64, hi: u64) -> bool {
+    match c {
+        IntCmp::Eq(a) => (lo..=hi).contains(&a),
+        IntCmp::Lt(a) => lo < a,
+        IntCmp::Gt(a) => hi > a,
+        IntCmp::Range(a, b) => lo < b && hi > a,
+        c => (lo..=hi).any(|x| c.matches(x)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sawp::parser::{Direction, Parse};
+
+    fn request(bytes: &[u8]) -> Message {
+        let p = sawp_modbus::Modbus::default();
+        p.parse(bytes, Direction::ToServer).unwrap().1.unwrap()
+    }
+
+    fn kw(v: &str) -> ModbusMatch {
+        let r = format!("alert modbus any any -> any any (modbus: {v}; sid:1;)");
+        let rule = rules::parse_rule(&r).expect("rule parses");
+        rule.options
+            .iter()
+            .find_map(|o| match o {
+                rules::Opt::App(a) => match &a.value {
+                    rules::AppValue::Modbus(m) => Some(m.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .expect("a modbus option")
+    }
+
+    #[test]
+    fn keyword_against_requests() {
+        // Read Holding Registers 0..9 (addresses 1 to 10), unit 1.
+        let rd = request(&[0, 1, 0, 0, 0, 6, 1, 3, 0, 0, 0, 10]);
+        // Write Multiple Registers 10..11 (addresses 11, 12) = 0xabcd, 1.
+        let wr = request(&[0, 3, 0, 0, 0, 11, 1, 16, 0, 10, 0, 2, 4, 0xab, 0xcd, 0, 1]);
+        // Diagnostics, Return Query Data, unit 2.
+        let diag = request(&[0, 5, 0, 0, 0, 6, 2, 8, 0, 0, 0xa5, 0x37]);
+        let yes = |v: &str, m: &Message| assert!(matches(&kw(v), m), "{v}");
+        let no = |v: &str, m: &Message| assert!(!matches(&kw(v), m), "{v}");
+        yes("function 3", &rd);
+        no("function 4", &rd);
+        yes("function 8, subfunction 0", &diag);
+        no("function 8, subfunction 1", &diag);
+        yes("function assigned", &rd);
+        yes("function !reserved", &rd);
+        no("function user", &rd);
+        yes("unit 2", &diag);
+        no("unit 2, function 3", &rd);
+        yes("unit <2, function public", &rd);
+        yes("access read holding", &rd);
+        no("access read coils", &rd);
+        no("access write", &rd);
+        yes("access read holding, address <5", &rd);
+        yes("access read holding, address 10", &rd);
+        no("access read holding, address 11", &rd);
+        no("access read holding, address 10<>20", &rd);
+        yes("access read holding, address 9<>20", &rd);
+        yes("access write holding, address 12, value 1", &wr);
+        yes("access write holding, address 11, value >40000", &wr);
+        no("access write holding, address 12, value 2", &wr);
+        no("access write holding, address 13, value 1", &wr);
+        no("access read", &diag);
+    }
+}
