@@ -56,6 +56,7 @@ mod bytes;
 mod detector;
 mod fastpat;
 mod input;
+pub mod lists;
 mod offload;
 mod options;
 mod pcre;

@@ -155,6 +155,8 @@ pub(crate) enum Step {
     },
     /// `bsize` and `urilen`: the buffer's length.
     Len(IntCmp),
+    /// `dataset` / `datarep`: the whole buffer looked up in a shared set.
+    List(crate::lists::ListC),
 }
 
 impl Step {
@@ -167,7 +169,7 @@ impl Step {
             | Step::ByteExtract { rd, .. }
             | Step::ByteMath { rd, .. } => rd.relative,
             Step::IsDataAt { relative, .. } => *relative,
-            Step::Len(_) => false,
+            Step::Len(_) | Step::List(_) => false,
         }
     }
 }
@@ -339,6 +341,7 @@ impl Program {
                 hit != *negated && self.run(i + 1, buf, st)
             }
             Step::Len(cmp) => cmp.matches(buf.len() as u64) && self.run(i + 1, buf, st),
+            Step::List(l) => l.matches(buf) && self.run(i + 1, buf, st),
         }
     }
 

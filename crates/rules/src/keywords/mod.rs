@@ -46,6 +46,7 @@ mod ftp;
 mod header;
 mod http;
 mod krb5;
+mod lists;
 mod meta;
 mod nfs;
 mod payload;
@@ -279,6 +280,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (snmp::KEYWORDS, snmp::STICKY),
     (dhcp::KEYWORDS, dhcp::STICKY),
     (ftp::KEYWORDS, &[]),
+    (lists::KEYWORDS, &[]),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
