@@ -290,7 +290,7 @@ fn socket_dataset_commands_act_on_the_running_sets() {
         (false, "set not found or wrong type".into())
     );
     // Added through the socket, matched by the workers on the next file.
-    assert_eq!(c("dataset-add", v("test9.example.com")).0, true);
+    assert!(c("dataset-add", v("test9.example.com")).0);
     let seen =
         serde_json::json!({"setname": "seen", "settype": "string", "datavalue": b64("q.test")});
     assert_eq!(c("dataset-add", seen), (true, "data added".into()));
@@ -303,7 +303,7 @@ fn socket_dataset_commands_act_on_the_running_sets() {
     std::fs::create_dir_all(&out).unwrap();
     let pcap = repo("crates/cli/tests/data/lists-dns.pcap");
     let add = serde_json::json!({"filename": pcap, "output-dir": out});
-    assert_eq!(c("pcap-file", add).0, true);
+    assert!(c("pcap-file", add).0);
     let t = Instant::now();
     loop {
         let n = c("pcap-file-number", Value::Null).1;
@@ -326,8 +326,8 @@ fn socket_dataset_commands_act_on_the_running_sets() {
         ),
         (true, "dataset cleared".into())
     );
-    assert_eq!(c("dataset-lookup", v("softupdates.info")).0, false);
-    assert_eq!(c("shutdown", Value::Null).0, true);
+    assert!(!c("dataset-lookup", v("softupdates.info")).0);
+    assert!(c("shutdown", Value::Null).0);
     let st = common::wait_exit(child, Duration::from_secs(30));
     assert!(st.success());
 }

@@ -11,6 +11,9 @@ use std::path::Path;
 /// Most categories Suricata allows.
 pub const MAX_CATEGORIES: u8 = 60;
 
+/// Networks of one family and prefix length: network -> (category, score) list.
+type Networks = HashMap<u128, Vec<(u8, u8)>>;
+
 /// The loaded reputation data.
 #[derive(Debug, Default)]
 pub struct IpRep {
@@ -18,7 +21,7 @@ pub struct IpRep {
     categories: HashMap<String, u8>,
     /// Per (is IPv6, prefix length), network -> (category, score) list; prefix lengths
     /// kept longest first in `lens`.
-    nets: HashMap<(bool, u8), HashMap<u128, Vec<(u8, u8)>>>,
+    nets: HashMap<(bool, u8), Networks>,
     lens: Vec<(bool, u8)>,
 }
 
@@ -109,7 +112,7 @@ impl IpRep {
             }
             if !self.lens.contains(&(v6, len)) {
                 self.lens.push((v6, len));
-                self.lens.sort_by(|a, b| b.1.cmp(&a.1));
+                self.lens.sort_by_key(|l| std::cmp::Reverse(l.1));
             }
             n += 1;
         }
