@@ -141,6 +141,7 @@ pub fn execute(
         bar.finish();
         crate::inputs::add_capture_counters(&mut report.stats, &report.capture);
         print_stage_times(&report);
+        save_datasets(&opts.control, config);
         return Ok(report);
     }
     let Some(live) = live else {
@@ -189,7 +190,22 @@ pub fn execute(
     }
     .map_err(|e| e.to_string())?;
     print_stage_times(&report);
+    save_datasets(&opts.control, config);
     Ok(report)
+}
+
+/// Writes the datasets that have a `save`/`state` file (at shutdown, as Suricata).
+pub fn save_datasets(control: &Control, config: &EngineConfig) {
+    let Some(det) = control.detector().or_else(|| config.detector.clone()) else {
+        return;
+    };
+    let (saved, errors) = det.lists().save_all();
+    for p in saved {
+        tracing::debug!("dataset saved to {}", p.display());
+    }
+    for e in errors {
+        tracing::warn!("{e}");
+    }
 }
 
 /// With `--stage-timing`: CPU time per stage, summed over the workers.

@@ -78,6 +78,7 @@ pub struct Detector {
     tx_groups: [TxGroup; 2],
     alert_max: usize,
     stats: BuildStats,
+    lists: crate::lists::Lists,
 }
 
 pub(crate) fn class_of_proto(p: u8) -> usize {
@@ -134,7 +135,7 @@ impl Detector {
                 stats.rules_disabled += 1;
                 continue;
             }
-            let res = sig::compile(i, lr, &mut bits, opts.pcre_limits).and_then(|s| {
+            let res = sig::compile(i, lr, &mut bits, opts).and_then(|s| {
                 let g = threshold::global_for(&opts.thresholds, vars, r.meta.gid, r.meta.sid)
                     .map_err(|e| sig::Refusal {
                         unsupported: false,
@@ -336,8 +337,14 @@ impl Detector {
             tx_groups,
             alert_max: opts.packet_alert_max,
             stats,
+            lists: opts.lists.clone(),
         };
         (det, diags)
+    }
+
+    /// The datasets and reputation data its rules consult (shared with the run).
+    pub fn lists(&self) -> &crate::lists::Lists {
+        &self.lists
     }
 
     /// Counters of the build.
@@ -645,7 +652,7 @@ impl Detector {
             && flow_ok(s, input.flow)
             && s.pkt
                 .iter()
-                .all(|o| pkt_opt_ok(o, input.packet, input.frame))
+                .all(|o| pkt_opt_ok(o, input.packet, input.frame, input.packet_rules))
             && s.bits_cond.iter().all(|c| {
                 let f = |b: &u32| fd.bit(*b) == c.set;
                 if c.all {

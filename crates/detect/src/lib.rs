@@ -60,6 +60,7 @@ mod fastpat;
 mod files;
 pub mod fuzzing;
 mod input;
+pub mod lists;
 mod offload;
 mod options;
 mod pcre;

@@ -55,6 +55,8 @@ pub struct DetectOptions {
     pub thresholds: ThresholdConfig,
     /// `pcre.match-limit` / `pcre.match-limit-recursion`.
     pub pcre_limits: crate::pcre::PcreLimits,
+    /// Datasets and reputation data the rules consult (shared with the run).
+    pub lists: crate::lists::Lists,
 }
 
 impl Default for DetectOptions {
@@ -70,6 +72,7 @@ impl Default for DetectOptions {
             ],
             thresholds: ThresholdConfig::default(),
             pcre_limits: crate::pcre::PcreLimits::default(),
+            lists: crate::lists::Lists::default(),
         }
     }
 }

@@ -159,6 +159,8 @@ pub(crate) enum Step {
     Base64(Box<crate::base64::Base64C>),
     /// `asn1` (does not move the cursor).
     Asn1(crate::asn1::Asn1C),
+    /// `dataset` / `datarep`: the whole buffer looked up in a shared set.
+    List(crate::lists::ListC),
 }
 
 impl Step {
@@ -171,7 +173,7 @@ impl Step {
             | Step::ByteExtract { rd, .. }
             | Step::ByteMath { rd, .. } => rd.relative,
             Step::IsDataAt { relative, .. } => *relative,
-            Step::Len(_) => false,
+            Step::Len(_) | Step::List(_) => false,
             Step::Base64(b) => b.relative,
             Step::Asn1(a) => a.relative,
         }
@@ -348,6 +350,7 @@ impl Program {
             // Terminal: the steps after it are not inspected (as in Suricata).
             Step::Base64(b) => crate::base64::matches(b, buf, st.off, st.vars),
             Step::Asn1(a) => a.matches(buf, st.off) && self.run(i + 1, buf, st),
+            Step::List(l) => l.matches(buf) && self.run(i + 1, buf, st),
         }
     }
 

@@ -100,11 +100,22 @@ pub(crate) enum PktOpt {
     IcmpSeq(u16),
     Seq(u32),
     Ack(u32),
-    Window { negated: bool, size: u16 },
+    Window {
+        negated: bool,
+        size: u16,
+    },
     IpId(u16),
-    Tos { negated: bool, value: u8 },
-    IpProto { op: rules::IpProtoOp, proto: u8 },
+    Tos {
+        negated: bool,
+        value: u8,
+    },
+    IpProto {
+        op: rules::IpProtoOp,
+        proto: u8,
+    },
     SameIp,
+    /// `iprep` (IP-only compatible).
+    Intel(crate::lists::IntelC),
 }
 
 /// A flowbits condition (`isset`/`isnotset`).
@@ -228,6 +239,8 @@ struct Vars {
     pcre: crate::pcre::PcreLimits,
     /// The rule's `base64_data` matches, compiled at its `base64_decode`.
     b64: Option<Vec<Match>>,
+    /// The sets `dataset`/`datarep` name, and the rule's file (their `load` base).
+    lists: (crate::lists::Lists, Option<std::sync::Arc<std::path::Path>>),
 }
 
 impl Vars {
@@ -294,13 +307,14 @@ pub(crate) fn compile(
     index: usize,
     lr: &LoadedRule,
     bits: &mut BitNames,
-    pcre: crate::pcre::PcreLimits,
+    opts: &crate::DetectOptions,
 ) -> Result<Sig, Refusal> {
     let r: &Rule = &lr.rule;
     let mut vars = Vars {
         names: Vec::new(),
-        pcre,
+        pcre: opts.pcre_limits,
         b64: crate::base64::data_matches(r)?,
+        lists: (opts.lists.clone(), lr.file.clone()),
     };
     let (proto, mut app_proto) = header_proto(r.header.protocol)?;
     let http_only = match r.header.protocol {
@@ -472,6 +486,13 @@ pub(crate) fn compile(
                 return Err(unsupported("tls.version", "tls.version / ssl_version"))
             }
             Opt::App(a) => sig.tx_opts.push(a.clone()),
+            Opt::Intel(o) => sig.pkt.push(PktOpt::Intel(
+                crate::lists::IntelC::compile(o, &opts.lists).map_err(|(u, m)| Refusal {
+                    unsupported: u,
+                    keyword: o.keyword().into(),
+                    message: m,
+                })?,
+            )),
             Opt::Keyword { name, .. } => return Err(unsupported(*name, format!("keyword {name}"))),
         }
     }
@@ -603,7 +624,7 @@ pub(crate) fn compile(
     sig.iponly = sig.payload.is_none()
         && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)))
         && !sig.is_tx()
-        && sig.pkt.is_empty()
+        && sig.pkt.iter().all(|o| matches!(o, PktOpt::Intel(_)))
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
         && sig.alp.is_empty()
@@ -758,6 +779,10 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                     .transpose()?,
             })),
             Match::Asn1(a) => Step::Asn1(crate::asn1::compile(a)?),
+            Match::List(l) => Step::List(
+                crate::lists::ListC::compile(l, &vars.lists.0, vars.lists.1.as_deref())
+                    .map_err(|e| failed(l.keyword(), e))?,
+            ),
         });
     }
     // Length checks do not depend on the cursor: run them first so they never split a

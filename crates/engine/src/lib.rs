@@ -27,6 +27,7 @@ mod flow_log;
 mod flows;
 #[cfg(target_os = "linux")]
 mod inline;
+pub mod lists;
 mod merge;
 mod offload;
 pub mod outputs;

@@ -155,6 +155,7 @@ fn build(
         }
     }
 
+    detect_opts.lists = crate::lists::read(&config, &mut notices);
     let rule_files = rule_files(args, &config, &mut notices);
     tracing::debug!(
         target: "config",

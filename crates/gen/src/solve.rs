@@ -133,6 +133,7 @@ pub fn items(matches: &[Match], avoid: &[u8]) -> Result<Vec<Item>, String> {
             Match::ByteMath(_) => return Err("byte_math".into()),
             Match::Base64Decode { .. } => return Err("base64_decode".into()),
             Match::Asn1(_) => return Err("asn1".into()),
+            Match::List(l) => return Err(l.keyword().into()),
         });
     }
     Ok(out)

@@ -6,12 +6,14 @@ use crate::header::{AddrExpr, PortExpr};
 
 mod app_opt;
 mod bytes;
+mod lists;
 mod modbus;
 mod pcre_flags;
 mod tcp_flags;
 
 pub use app_opt::{AppOpt, AppValue};
 pub use bytes::*;
+pub use lists::*;
 pub use modbus::{ModbusMatch, ModbusWhat};
 pub use pcre_flags::PcreFlags;
 pub use tcp_flags::*;
@@ -515,6 +517,8 @@ pub enum Match {
         /// `,raw`
         raw: bool,
     },
+    /// `dataset` / `datarep`: the buffer looked up in a named set.
+    List(Box<ListMatch>),
 }
 
 /// One inspection buffer with its transforms and ordered matches.
@@ -820,6 +824,8 @@ pub enum Opt {
         /// Value as written.
         value: Option<String>,
     },
+    /// `iprep` / `geoip`: the packet's addresses looked up.
+    Intel(IntelOpt),
 }
 
 /// Rule metadata (who, what, which revision).

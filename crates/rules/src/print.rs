@@ -248,6 +248,7 @@ fn write_match(f: &mut impl Write, m: &Match) -> fmt::Result {
         Match::Urilen { cmp, raw } => {
             write!(f, " urilen:{cmp}{};", if *raw { ",raw" } else { "" })?
         }
+        Match::List(l) => write!(f, " {l}")?,
     }
     Ok(())
 }
@@ -394,6 +395,7 @@ fn write_opt(f: &mut impl Write, o: &Opt) -> fmt::Result {
         Opt::SslState(s) => write!(f, " ssl_state:{s};"),
         Opt::TlsVersion(s) => write!(f, " ssl_version:{s};"),
         Opt::App(a) => write_app_opt(f, a),
+        Opt::Intel(o) => write!(f, " {o}"),
         Opt::Keyword { name, value } => match value {
             Some(v) => write!(f, " {name}:{v};"),
             None => write!(f, " {name};"),

@@ -69,6 +69,8 @@ pub struct Context {
     pub ifaces: Vec<String>,
     /// The file queue of the unix-socket runmode.
     pub pcap: Option<Arc<PcapQueue>>,
+    /// The datasets of the rules the run started with (a reload's replace them).
+    lists: Option<detect::lists::Lists>,
 }
 
 /// The commands every mode has, in Suricata's order.
@@ -91,6 +93,11 @@ const BASE: &[&str] = &[
     "reopen-log-files",
     "memcap-show",
     "memcap-list",
+    "dataset-add",
+    "dataset-remove",
+    "dataset-dump",
+    "dataset-clear",
+    "dataset-lookup",
 ];
 
 /// Live runs add these.
@@ -116,6 +123,7 @@ impl Context {
             memcaps: memcaps(engine),
             ifaces: Vec::new(),
             pcap: None,
+            lists: engine.detector.as_ref().map(|d| d.lists().clone()),
         }
     }
 
@@ -226,6 +234,13 @@ impl Context {
             ),
             "iface-list" => Reply::ok(json!({"count": self.ifaces.len(), "ifaces": self.ifaces})),
             "iface-stat" => self.iface_stat(args),
+            d if d.starts_with("dataset-") => {
+                let lists = self.control.detector().map(|det| det.lists().clone());
+                match lists.or_else(|| self.lists.clone()) {
+                    Some(l) => super::datasets::command(&l, d, args),
+                    None => Reply::nok("set not found or wrong type"),
+                }
+            }
             other => match &self.pcap {
                 Some(q) => q.command(other, args),
                 None => Reply::nok("Unknown command"),

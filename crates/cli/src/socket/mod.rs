@@ -18,6 +18,7 @@
 //! stale file is replaced, one another process listens on is an error.
 
 pub mod commands;
+pub mod datasets;
 pub mod framing;
 
 use crate::args::RunArgs;

@@ -99,7 +99,10 @@ fn dsize_ok(c: &rules::IntCmp, len: u64) -> bool {
     c.matches(len)
 }
 
-pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
+/// Whether option `o` holds on packet `p`; `real` is false on an end-of-flow
+/// pseudo-packet, where Suricata 7.0.10 does not match `iprep` (checked on sv-ether's
+/// DNS flows).
+pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8], real: bool) -> bool {
     let tcp = p.is_tcp();
     let icmp = wire::is_icmp(p.proto) && p.l4_off != 0;
     match o {
@@ -121,6 +124,7 @@ pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
         PktOpt::Tos { negated, value } => p.ip_version == 4 && (p.tos == *value) != *negated,
         PktOpt::IpProto { op, proto } => op.matches(p.proto, *proto),
         PktOpt::SameIp => p.src == p.dst,
+        PktOpt::Intel(i) => real && i.matches(p),
     }
 }
 

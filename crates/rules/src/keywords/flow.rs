@@ -93,18 +93,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "compare the number of bytes of the flow",
         "rules/flow-keywords.html",
     ),
-    verbatim("iprep").about(
-        "compare the IP reputation score of a host",
-        "rules/ip-reputation-rules.html#iprep",
-    ),
-    verbatim("datarep").about(
-        "compare the reputation of buffer data in a dataset",
-        "rules/dataset-keywords.html#datarep",
-    ),
-    verbatim("dataset").about(
-        "test or add buffer data to a named set",
-        "rules/dataset-keywords.html#dataset",
-    ),
     verbatim("bypass").about(
         "stop inspecting the flow after this match",
         "rules/bypass-keyword.html",
@@ -129,10 +117,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
     verbatim("absent").about(
         "match when the buffer is absent",
         "rules/payload-keywords.html",
-    ),
-    verbatim("geoip").about(
-        "match the country of an address (GeoIP database)",
-        "rules/header-keywords.html#geoip",
     ),
 ];
 

@@ -50,6 +50,7 @@ mod http2;
 pub use http2::settings_value as http2_settings;
 mod ike;
 mod krb5;
+mod lists;
 mod meta;
 mod modbus;
 mod mqtt;
@@ -290,6 +291,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (ike::KEYWORDS, ike::STICKY),
     (modbus::KEYWORDS, modbus::STICKY),
     (enip::KEYWORDS, enip::STICKY),
+    (lists::KEYWORDS, &[]),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they

@@ -157,7 +157,7 @@ fn verbatim_keywords_kept() {
             Kind::StickyBuffer(_) => assert!(STICKY_OR_VERBATIM.contains(&n), "{n}"),
             // Typed since: a transaction option (`Opt::App`).
             Kind::Option => {}
-            _ => assert!(matches!(n, "id" | "bsize"), "{n}"),
+            _ => assert!(matches!(n, "id" | "bsize" | "dataset" | "datarep"), "{n}"),
         }
     }
     let verbatim = all().filter(|k| k.kind == Kind::Verbatim);

@@ -1,0 +1,286 @@
+//! Lists and intelligence the rules consult at match time: datasets (`dataset`,
+//! `datarep`), IP reputation (`iprep`) and, when configured, a GeoIP database
+//! (`geoip`). One [`Lists`] is built per run from the configuration and shared (an
+//! `Arc`) by the detector and every worker, so a value a rule adds on one worker is seen
+//! by all; the unix socket's `dataset-*` commands act on the same sets, and
+//! [`Lists::save_all`] writes the `save`/`state` files at shutdown.
+
+pub mod dataset;
+mod eval;
+pub mod iprep;
+
+pub use dataset::{Added, Dataset};
+pub(crate) use eval::{IntelC, ListC};
+pub use iprep::IpRep;
+
+use rules::{DatasetType, SetSpec};
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Settings of the `datasets:` section.
+#[derive(Debug, Clone, Default)]
+pub struct ListsConfig {
+    /// `datasets.defaults.memcap` (0: [`dataset::DEFAULT_MEMCAP`]).
+    pub default_memcap: u64,
+    /// `datasets.rules.allow-absolute-filenames` (default false).
+    pub allow_absolute: bool,
+    /// `datasets.rules.allow-write` (default true).
+    pub deny_write: bool,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    cfg: ListsConfig,
+    sets: Mutex<HashMap<String, Arc<Dataset>>>,
+    iprep: Option<IpRep>,
+}
+
+/// The run's datasets and reputation data (cheap to clone: shared).
+#[derive(Debug, Clone, Default)]
+pub struct Lists {
+    inner: Arc<Inner>,
+}
+
+/// A relative file name of a rule that climbs out of its directory or is absolute.
+fn escapes(p: &Path) -> bool {
+    p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir))
+}
+
+impl Lists {
+    /// Lists with these settings and reputation data.
+    pub fn new(cfg: ListsConfig, iprep: Option<IpRep>) -> Lists {
+        Lists {
+            inner: Arc::new(Inner {
+                cfg,
+                sets: Mutex::new(HashMap::new()),
+                iprep,
+            }),
+        }
+    }
+
+    /// The reputation data, when configured.
+    pub fn iprep(&self) -> Option<&IpRep> {
+        self.inner.iprep.as_ref()
+    }
+
+    /// A set by name.
+    pub fn get(&self, name: &str) -> Option<Arc<Dataset>> {
+        self.inner.sets.lock().ok()?.get(name).cloned()
+    }
+
+    /// The names of the sets, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .inner
+            .sets
+            .lock()
+            .map(|s| s.keys().cloned().collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    /// Values refused by the memcaps, over all sets.
+    pub fn memcap_hits(&self) -> u64 {
+        self.inner
+            .sets
+            .lock()
+            .map(|s| s.values().map(|d| d.memcap_hits()).sum())
+            .unwrap_or(0)
+    }
+
+    /// Defines a set of the `datasets:` section (`load` and `state` files as given:
+    /// relative ones from the working directory, as Suricata 7.0.10 opens them).
+    pub fn define(
+        &self,
+        name: &str,
+        kind: DatasetType,
+        load: Option<&str>,
+        state: Option<&str>,
+        memcap: u64,
+    ) -> Result<Arc<Dataset>, String> {
+        let memcap = if memcap == 0 {
+            self.inner.cfg.default_memcap
+        } else {
+            memcap
+        };
+        let d = Arc::new(Dataset::new(name, kind, memcap));
+        if let Some(s) = state {
+            let p = PathBuf::from(s);
+            if p.exists() {
+                d.load(&p, false)?;
+            }
+            d.set_save_path(p);
+        }
+        if let Some(l) = load {
+            d.load(Path::new(l), false)?;
+        }
+        self.insert(name, d.clone())?;
+        Ok(d)
+    }
+
+    fn insert(&self, name: &str, d: Arc<Dataset>) -> Result<(), String> {
+        let mut sets = self
+            .inner
+            .sets
+            .lock()
+            .map_err(|_| "dataset table poisoned".to_string())?;
+        if sets.contains_key(name) {
+            return Err(format!("dataset {name} defined twice"));
+        }
+        sets.insert(name.to_owned(), d);
+        Ok(())
+    }
+
+    /// The set a rule's `dataset`/`datarep` names (`rep`: a `datarep`), created and
+    /// loaded the first time: `load` relative to the rule file's directory, `save` and
+    /// `state` as given (relative ones from the working directory), as Suricata 7.0.10
+    /// does (checked: it neither reads nor writes them in `default-data-dir`).
+    pub fn for_rule(
+        &self,
+        spec: &SetSpec,
+        rule_file: Option<&Path>,
+        rep: bool,
+    ) -> Result<Arc<Dataset>, String> {
+        let mut sets = self
+            .inner
+            .sets
+            .lock()
+            .map_err(|_| "dataset table poisoned".to_string())?;
+        if let Some(d) = sets.get(&spec.name) {
+            if spec.kind.is_some_and(|k| k != d.kind()) {
+                return Err(format!(
+                    "dataset {} is of type {}, not {}",
+                    spec.name,
+                    d.kind().name(),
+                    spec.kind.map_or("", DatasetType::name)
+                ));
+            }
+            return Ok(d.clone());
+        }
+        let kind = spec.kind.ok_or_else(|| {
+            format!(
+                "dataset {}: no type and not defined in the configuration",
+                spec.name
+            )
+        })?;
+        let cfg = &self.inner.cfg;
+        for f in [&spec.load, &spec.save, &spec.state].into_iter().flatten() {
+            if !cfg.allow_absolute && escapes(Path::new(f)) {
+                return Err(format!(
+                    "dataset {}: '{f}': absolute names and '..' need datasets.rules.allow-absolute-filenames",
+                    spec.name
+                ));
+            }
+        }
+        if cfg.deny_write && (spec.save.is_some() || spec.state.is_some()) {
+            return Err(format!(
+                "dataset {}: save/state refused by datasets.rules.allow-write",
+                spec.name
+            ));
+        }
+        let memcap = spec.memcap.unwrap_or(cfg.default_memcap);
+        let d = Arc::new(Dataset::new(&spec.name, kind, memcap));
+        if let Some(l) = &spec.load {
+            let p = match rule_file.and_then(Path::parent) {
+                Some(dir) if Path::new(l).is_relative() => dir.join(l),
+                _ => PathBuf::from(l),
+            };
+            d.load(&p, rep)?;
+        }
+        if let Some(s) = spec.state.as_ref().or(spec.save.as_ref()) {
+            let p = PathBuf::from(s);
+            if spec.state.is_some() && p.exists() {
+                d.load(&p, rep)?;
+            }
+            d.set_save_path(p);
+        }
+        sets.insert(spec.name.clone(), d.clone());
+        Ok(d)
+    }
+
+    /// Writes every set that has a `save`/`state` file; the files written and the
+    /// errors.
+    pub fn save_all(&self) -> (Vec<PathBuf>, Vec<String>) {
+        let sets: Vec<Arc<Dataset>> = self
+            .inner
+            .sets
+            .lock()
+            .map(|s| s.values().cloned().collect())
+            .unwrap_or_default();
+        let (mut ok, mut errs) = (Vec::new(), Vec::new());
+        for d in sets {
+            match d.save() {
+                Ok(Some(p)) => ok.push(p),
+                Ok(None) => {}
+                Err(e) => errs.push(e),
+            }
+        }
+        (ok, errs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str, kind: Option<DatasetType>) -> SetSpec {
+        SetSpec {
+            name: name.into(),
+            kind,
+            ..SetSpec::default()
+        }
+    }
+
+    #[test]
+    fn rules_share_sets_by_name() {
+        let l = Lists::default();
+        let a = l
+            .for_rule(&spec("s", Some(DatasetType::String)), None, false)
+            .unwrap();
+        let b = l.for_rule(&spec("s", None), None, false).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(l
+            .for_rule(&spec("s", Some(DatasetType::Md5)), None, false)
+            .is_err());
+        assert!(l.for_rule(&spec("t", None), None, false).is_err());
+        let mut abs = spec("u", Some(DatasetType::String));
+        abs.load = Some("../x.lst".into());
+        assert!(l
+            .for_rule(&abs, None, false)
+            .unwrap_err()
+            .contains("allow-absolute"));
+        assert_eq!(l.names(), vec!["s".to_string()]);
+    }
+
+    #[test]
+    fn load_is_relative_to_the_rule_file_and_state_is_saved() {
+        let dir = std::env::temp_dir().join(format!("osprey-lists-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("bl.lst"), "ZXhhbXBsZS5jb20=\n").unwrap();
+        let l = Lists::new(
+            ListsConfig {
+                allow_absolute: true,
+                ..ListsConfig::default()
+            },
+            None,
+        );
+        let mut s = spec("bl", Some(DatasetType::String));
+        s.load = Some("bl.lst".into());
+        let d = l.for_rule(&s, Some(&dir.join("x.rules")), false).unwrap();
+        assert!(d.contains(b"example.com"));
+        let mut st = spec("seen", Some(DatasetType::String));
+        st.state = Some(dir.join("seen.lst").display().to_string());
+        let seen = l.for_rule(&st, None, false).unwrap();
+        seen.add(b"a", 0);
+        let (ok, errs) = l.save_all();
+        assert!(errs.is_empty());
+        assert_eq!(ok, vec![dir.join("seen.lst")]);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("seen.lst")).unwrap(),
+            "YQ==\n"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
