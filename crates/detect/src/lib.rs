@@ -55,9 +55,12 @@ mod batch;
 mod bytes;
 mod detector;
 mod fastpat;
+mod flowstate;
 mod input;
+mod keyword_opts;
 mod offload;
 mod options;
+mod packet_opts;
 mod pcre;
 mod pcre_dfa;
 mod prefilter;
@@ -68,6 +71,7 @@ mod state;
 mod threshold;
 mod transform;
 mod verdict;
+mod xbits;
 
 /// Helpers shared by the unit tests of several modules.
 #[cfg(test)]
@@ -115,7 +119,7 @@ pub(crate) mod testutil {
 pub use batch::{BatchMatches, BatchPrefilter, CpuBatchPrefilter, ItemMatches};
 pub use detector::{Detector, RuleInfo};
 pub use fastpat::{FpReason, NoFastPattern};
-pub use input::{Alert, FlowInfo, Input, MatchedOn};
+pub use input::{Alert, FlowCounts, FlowInfo, Input, MatchedOn};
 pub use offload::{OffloadPlan, PcreDfas};
 pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
 pub use pcre::PcreLimits;

@@ -105,6 +105,8 @@ pub(crate) enum PktOpt {
     Tos { negated: bool, value: u8 },
     IpProto { op: rules::IpProtoOp, proto: u8 },
     SameIp,
+    Hdr(crate::packet_opts::HdrOpt),
+    State(crate::flowstate::StateOpt),
 }
 
 /// A flowbits condition (`isset`/`isnotset`).
@@ -176,6 +178,8 @@ pub(crate) struct Sig {
     pub pkt: Vec<PktOpt>,
     pub bits_cond: Vec<BitsCond>,
     pub bits_act: Vec<BitsAct>,
+    /// `xbits`/`hostbits` conditions and actions.
+    pub xbits: Vec<crate::xbits::XbitOp>,
     pub alp: Vec<AlpC>,
     pub payload: Option<Program>,
     pub payload_mode: PayloadMode,
@@ -321,6 +325,7 @@ pub(crate) fn compile(
         pkt: Vec::new(),
         bits_cond: Vec::new(),
         bits_act: Vec::new(),
+        xbits: Vec::new(),
         alp: Vec::new(),
         payload: None,
         payload_mode: PayloadMode::Both,
@@ -454,18 +459,27 @@ pub(crate) fn compile(
             }
             Opt::Tag(_) => {}
             Opt::NoAlert => sig.noalert = true,
-            Opt::Xbits { .. } => return Err(unsupported("xbits", "xbits")),
+            Opt::Xbits { cmd, name, rest } => {
+                crate::xbits::compile(&mut sig, *cmd, name, rest, (&mut set_bits, &mut read_bits))?
+            }
             Opt::Flowint { .. } => return Err(unsupported("flowint", "flowint")),
-            Opt::IpOpts(_) => return Err(unsupported("ipopts", "ipopts")),
-            Opt::Fragbits(_) => return Err(unsupported("fragbits", "fragbits")),
-            Opt::Fragoffset(_) => return Err(unsupported("fragoffset", "fragoffset")),
-            Opt::StreamSize { .. } => return Err(unsupported("stream_size", "stream_size")),
+            Opt::IpOpts(v) => sig.pkt.push(PktOpt::Hdr(crate::packet_opts::ipopts(v)?)),
+            Opt::Fragbits(v) => sig.pkt.push(PktOpt::Hdr(crate::packet_opts::fragbits(v)?)),
+            Opt::Fragoffset(v) => sig
+                .pkt
+                .push(PktOpt::Hdr(crate::packet_opts::fragoffset(v)?)),
+            Opt::StreamSize { side, op, size } => sig.pkt.push(PktOpt::State(
+                crate::flowstate::stream_size(side, op, *size)?,
+            )),
             Opt::AppLayerEvent(_) => return Err(unsupported("app-layer-event", "app-layer-event")),
             Opt::SslState(_) => return Err(unsupported("ssl_state", "ssl_state")),
             Opt::TlsVersion(_) => {
                 return Err(unsupported("tls.version", "tls.version / ssl_version"))
             }
             Opt::App(a) => sig.tx_opts.push(a.clone()),
+            Opt::Keyword { name, value } if crate::keyword_opts::handles(name) => {
+                crate::keyword_opts::compile(name, value.as_deref(), &mut sig)?
+            }
             Opt::Keyword { name, .. } => return Err(unsupported(*name, format!("keyword {name}"))),
         }
     }
@@ -587,6 +601,7 @@ pub(crate) fn compile(
         && !sig.is_tx()
         && sig.pkt.is_empty()
         && sig.bits_cond.is_empty()
+        && sig.xbits.is_empty()
         && sig.alp.is_empty()
         && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)));
     sig.iponly = sig.payload.is_none()
@@ -595,6 +610,7 @@ pub(crate) fn compile(
         && sig.pkt.is_empty()
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
+        && sig.xbits.is_empty()
         && sig.alp.is_empty()
         && sig.app_proto.is_none()
         && !sig.flow.needs_flow

@@ -99,7 +99,12 @@ fn dsize_ok(c: &rules::IntCmp, len: u64) -> bool {
     c.matches(len)
 }
 
-pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
+pub(super) fn pkt_opt_ok(
+    o: &PktOpt,
+    p: &wire::Packet,
+    frame: &[u8],
+    flow: Option<FlowInfo>,
+) -> bool {
     let tcp = p.is_tcp();
     let icmp = wire::is_icmp(p.proto) && p.l4_off != 0;
     match o {
@@ -121,6 +126,8 @@ pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8]) -> bool {
         PktOpt::Tos { negated, value } => p.ip_version == 4 && (p.tos == *value) != *negated,
         PktOpt::IpProto { op, proto } => op.matches(p.proto, *proto),
         PktOpt::SameIp => p.src == p.dst,
+        PktOpt::Hdr(h) => h.matches(p, frame),
+        PktOpt::State(c) => c.matches(flow, p.ts.secs()),
     }
 }
 

@@ -88,7 +88,7 @@ impl Detector {
                 let s = &self.sigs[si as usize];
                 if self.eval_tx(s, scratch, fd, input, tx, dir, payload) {
                     fd.mark_tx_done(id, si);
-                    self.matched(si, s, MatchedOn::Tx(id), scratch, fd);
+                    self.matched(si, s, MatchedOn::Tx(id), scratch, fd, input.packet);
                     continue;
                 }
                 if s.looks_at_packet() {
