@@ -1,5 +1,5 @@
 //! Flow, host and packet-state keywords end to end: `stream_size`, `flow.age`,
-//! `xbits`, `hostbits`, `fragbits`, `ipopts`, `tcp.mss` and `l3_proto` rules over the
+//! `xbits`, `hostbits`, `flowint`, `fragbits`, `ipopts`, `tcp.mss` and `l3_proto` rules over the
 //! HTTP capture tests/data/http-files.pcap raise the alerts (sid, pcap_cnt) Suricata
 //! 7.0.10 raises (counts hard-coded from its run, and compared with a live run when
 //! `suricata` is installed), with one worker and with four.
@@ -27,6 +27,9 @@ alert tcp any any -> any any (msg:"hb set"; flow:to_server; content:"GET"; hostb
 alert tcp any any -> any any (msg:"hb isset"; flow:to_client; hostbits:isset,h1,src; sid:16;)
 alert tcp any any -> any any (msg:"pair set"; flow:to_client; content:"HTTP/1."; depth:7; xbits:set,resp,track ip_pair,expire 1; noalert; sid:17;)
 alert tcp any any -> any any (msg:"pair isset"; flow:to_server; xbits:isset,resp,track ip_pair; sid:18;)
+alert http any any -> any any (msg:"fi add"; flow:to_server; http.method; content:"GET"; flowint:reqs,+,1; noalert; sid:19;)
+alert tcp any any -> any any (msg:"fi cmp"; flow:to_client; flowint:reqs,>=,2; sid:20;)
+alert tcp any any -> any any (msg:"fi notset"; flow:to_client; flowint:reqs,notset; sid:21;)
 "#;
 
 /// Alerts per sid as Suricata 7.0.10 raises them on the capture.
@@ -45,6 +48,8 @@ const WANT: &[(u64, usize)] = &[
     (13, 31),
     (16, 13),
     (18, 17),
+    (20, 2),
+    (21, 18),
 ];
 
 const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      \

@@ -328,6 +328,7 @@ impl Detector {
         sigs.iter_mut()
             .flat_map(|s| s.xbits.iter_mut())
             .for_each(|o| hosts.intern(o));
+        crate::flowint::intern(sigs.iter_mut().flat_map(|s| s.flowint.iter_mut()));
         let mut bit_names = vec![String::new(); bits.ids.len()];
         for (name, &id) in &bits.ids {
             bit_names[id as usize] = name.clone();
@@ -524,6 +525,7 @@ impl Detector {
             .iter()
             .filter(|o| !o.is_cond())
             .for_each(|o| self.hosts.act(o, pkt));
+        s.flowint.iter().for_each(|o| o.act(fd));
         for a in &s.bits_act {
             match *a {
                 BitsAct::Set(b) => fd.set_bit(b, true),
@@ -674,6 +676,7 @@ impl Detector {
                 .iter()
                 .filter(|o| o.is_cond())
                 .all(|o| self.hosts.check(o, input.packet))
+            && s.flowint.iter().all(|o| o.pre(fd))
             && s.bits_cond.iter().all(|c| {
                 let f = |b: &u32| fd.bit(*b) == c.set;
                 if c.all {

@@ -55,6 +55,7 @@ mod batch;
 mod bytes;
 mod detector;
 mod fastpat;
+mod flowint;
 mod flowstate;
 mod input;
 mod keyword_opts;

@@ -180,6 +180,8 @@ pub(crate) struct Sig {
     pub bits_act: Vec<BitsAct>,
     /// `xbits`/`hostbits` conditions and actions.
     pub xbits: Vec<crate::xbits::XbitOp>,
+    /// `flowint` conditions and changes.
+    pub flowint: Vec<crate::flowint::FlowintOp>,
     pub alp: Vec<AlpC>,
     pub payload: Option<Program>,
     pub payload_mode: PayloadMode,
@@ -326,6 +328,7 @@ pub(crate) fn compile(
         bits_cond: Vec::new(),
         bits_act: Vec::new(),
         xbits: Vec::new(),
+        flowint: Vec::new(),
         alp: Vec::new(),
         payload: None,
         payload_mode: PayloadMode::Both,
@@ -462,7 +465,10 @@ pub(crate) fn compile(
             Opt::Xbits { cmd, name, rest } => {
                 crate::xbits::compile(&mut sig, *cmd, name, rest, (&mut set_bits, &mut read_bits))?
             }
-            Opt::Flowint { .. } => return Err(unsupported("flowint", "flowint")),
+            Opt::Flowint { name, op, value } => {
+                sig.flowint
+                    .push(crate::flowint::compile(name, op, value.as_deref())?)
+            }
             Opt::IpOpts(v) => sig.pkt.push(PktOpt::Hdr(crate::packet_opts::ipopts(v)?)),
             Opt::Fragbits(v) => sig.pkt.push(PktOpt::Hdr(crate::packet_opts::fragbits(v)?)),
             Opt::Fragoffset(v) => sig
@@ -602,6 +608,7 @@ pub(crate) fn compile(
         && sig.pkt.is_empty()
         && sig.bits_cond.is_empty()
         && sig.xbits.is_empty()
+        && sig.flowint.is_empty()
         && sig.alp.is_empty()
         && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)));
     sig.iponly = sig.payload.is_none()
@@ -611,6 +618,7 @@ pub(crate) fn compile(
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
         && sig.xbits.is_empty()
+        && sig.flowint.is_empty()
         && sig.alp.is_empty()
         && sig.app_proto.is_none()
         && !sig.flow.needs_flow

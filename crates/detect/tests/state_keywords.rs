@@ -1,5 +1,5 @@
 //! Flow- and host-state keywords through the whole detector: `stream_size`,
-//! `flow.age`, `xbits`/`hostbits` across flows, and the IP/TCP header options
+//! `flow.age`, `xbits`/`hostbits` across flows, `flowint`, and the IP/TCP header options
 //! (`ipopts`, `fragbits`, `fragoffset`, `tcp.mss`, `l3_proto`).
 
 mod common;
@@ -134,4 +134,32 @@ fn ip_header_options_read_the_ipv4_header() {
     let mut got = sids_with(&det, &mut s, None, &p, flow(true));
     got.sort_unstable();
     assert_eq!(got, [2, 3, 4, 5]);
+}
+
+#[test]
+fn flowint_counts_per_flow() {
+    let det = detector(
+        "alert tcp any any -> any any (content:\"req\"; flowint:n,+,1; noalert; sid:1;)\n\
+         alert tcp any any -> any any (content:\"chk\"; flowint:n,>=,2; sid:2;)\n\
+         alert tcp any any -> any any (content:\"chk\"; flowint:n,notset; sid:3;)",
+    );
+    let mut s = det.scratch();
+    let (mut f1, mut f2) = (FlowDetect::default(), FlowDetect::default());
+    let (req, chk) = (tcp(b"req"), tcp(b"chk"));
+    assert_eq!(
+        sids_with(&det, &mut s, Some(&mut f1), &chk, flow(true)),
+        [3]
+    );
+    assert!(sids_with(&det, &mut s, Some(&mut f1), &req, flow(true)).is_empty());
+    assert!(sids_with(&det, &mut s, Some(&mut f1), &chk, flow(true)).is_empty());
+    sids_with(&det, &mut s, Some(&mut f1), &req, flow(true));
+    assert_eq!(
+        sids_with(&det, &mut s, Some(&mut f1), &chk, flow(true)),
+        [2]
+    );
+    // Another flow has its own variables.
+    assert_eq!(
+        sids_with(&det, &mut s, Some(&mut f2), &chk, flow(true)),
+        [3]
+    );
 }
