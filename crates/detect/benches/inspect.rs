@@ -80,6 +80,7 @@ fn bench(c: &mut Criterion) {
         established: true,
         payload_in_stream: false,
         app_proto: app::AppProto::Unknown,
+        counts: Default::default(),
     };
     g.throughput(Throughput::Bytes(
         pkts.iter().map(|p| p.0.payload_len as u64).sum(),

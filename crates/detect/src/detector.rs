@@ -79,6 +79,8 @@ pub struct Detector {
     alert_max: usize,
     stats: BuildStats,
     lists: crate::lists::Lists,
+    /// Host and IP-pair bits (`xbits`, `hostbits`), shared by the workers.
+    hosts: crate::xbits::HostTable,
 }
 
 pub(crate) fn class_of_proto(p: u8) -> usize {
@@ -222,7 +224,7 @@ impl Detector {
             sigs_sorted.push(s);
             globals_sorted.push(g);
         }
-        let sigs = sigs_sorted;
+        let mut sigs = sigs_sorted;
         stats.rules_loaded = sigs.len();
 
         // Groups.
@@ -323,6 +325,11 @@ impl Detector {
                 .iter()
                 .filter(|g| !g.bufs.is_empty() || !g.always.is_empty())
                 .count();
+        let mut hosts = crate::xbits::HostTable::default();
+        sigs.iter_mut()
+            .flat_map(|s| s.xbits.iter_mut())
+            .for_each(|o| hosts.intern(o));
+        crate::flowint::intern(sigs.iter_mut().flat_map(|s| s.flowint.iter_mut()));
         let mut bit_names = vec![String::new(); bits.ids.len()];
         for (name, &id) in &bits.ids {
             bit_names[id as usize] = name.clone();
@@ -338,6 +345,7 @@ impl Detector {
             alert_max: opts.packet_alert_max,
             stats,
             lists: opts.lists.clone(),
+            hosts,
         };
         (det, diags)
     }
@@ -367,6 +375,11 @@ impl Detector {
         self.rule_to_info
             .get(&rule)
             .map(|&i| &self.infos[i as usize])
+    }
+
+    /// `xbits`/`hostbits` sets refused because the host table was full.
+    pub fn host_bits_dropped(&self) -> u64 {
+        self.hosts.dropped()
     }
 
     /// The name of flowbit `id` (see [`FlowDetect::flowbits`](crate::FlowDetect::flowbits)).
@@ -491,7 +504,7 @@ impl Detector {
                     continue;
                 }
                 if let Some(on) = self.eval_packet(s, scratch, fd, input, payload) {
-                    self.matched(si, s, on, scratch, fd);
+                    self.matched(si, s, on, scratch, fd, input.packet);
                 }
             }
             scratch.cands = cands;
@@ -506,7 +519,20 @@ impl Detector {
     }
 
     /// Post-match work of a rule: flowbits actions and the hit record.
-    fn matched(&self, si: u32, s: &Sig, on: MatchedOn, scratch: &mut Scratch, fd: &mut FlowDetect) {
+    fn matched(
+        &self,
+        si: u32,
+        s: &Sig,
+        on: MatchedOn,
+        scratch: &mut Scratch,
+        fd: &mut FlowDetect,
+        pkt: &wire::Packet,
+    ) {
+        s.xbits
+            .iter()
+            .filter(|o| !o.is_cond())
+            .for_each(|o| self.hosts.act(o, pkt));
+        s.flowint.iter().for_each(|o| o.act(fd));
         for a in &s.bits_act {
             match *a {
                 BitsAct::Set(b) => fd.set_bit(b, true),
@@ -652,7 +678,12 @@ impl Detector {
             && flow_ok(s, input.flow)
             && s.pkt
                 .iter()
-                .all(|o| pkt_opt_ok(o, input.packet, input.frame, input.packet_rules))
+                .all(|o| pkt_opt_ok(o, input.packet, input.frame, input.packet_rules, input.flow))
+            && s.xbits
+                .iter()
+                .filter(|o| o.is_cond())
+                .all(|o| self.hosts.check(o, input.packet))
+            && s.flowint.iter().all(|o| o.pre(fd))
             && s.bits_cond.iter().all(|c| {
                 let f = |b: &u32| fd.bit(*b) == c.set;
                 if c.all {

@@ -36,6 +36,7 @@ pub fn drive(data: &[u8]) {
         established: true,
         payload_in_stream: false,
         app_proto: app::AppProto::Unknown,
+        counts: Default::default(),
     };
     let mut scratch = det.scratch();
     let mut fd = FlowDetect::default();

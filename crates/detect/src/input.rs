@@ -19,6 +19,19 @@ pub struct FlowInfo {
     pub payload_in_stream: bool,
     /// The flow's application protocol (`app_proto`), `Unknown` until detected.
     pub app_proto: app::AppProto,
+    /// The flow's counters after this packet (`stream_size`, `flow.age`).
+    pub counts: FlowCounts,
+}
+
+/// What the flow tracker counted on a flow, up to and including the current packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FlowCounts {
+    /// Capture time of the flow's first packet, seconds.
+    pub first_secs: u64,
+    /// TCP only: bytes of sequence space each side used, `[client, server]`, from its
+    /// initial sequence number to the next one expected (SYN and FIN included, as
+    /// Suricata's `stream_size` counts them); `None` without a TCP session.
+    pub stream: Option<[u32; 2]>,
 }
 
 /// One detection call: the packet the alerts will land on and the data to inspect.

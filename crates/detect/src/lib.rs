@@ -58,11 +58,15 @@ mod bytes;
 mod detector;
 mod fastpat;
 mod files;
+mod flowint;
+mod flowstate;
 pub mod fuzzing;
 mod input;
+mod keyword_opts;
 pub mod lists;
 mod offload;
 mod options;
+mod packet_opts;
 mod pcre;
 mod pcre_dfa;
 mod prefilter;
@@ -74,6 +78,7 @@ mod threshold;
 mod tls;
 mod transform;
 mod verdict;
+mod xbits;
 
 /// Helpers shared by the unit tests of several modules.
 #[cfg(test)]
@@ -122,7 +127,7 @@ pub use batch::{BatchMatches, BatchPrefilter, CpuBatchPrefilter, ItemMatches};
 pub use detector::{Detector, RuleInfo};
 pub use fastpat::{FpReason, NoFastPattern};
 pub use files::FileNeeds;
-pub use input::{Alert, FlowInfo, Input, MatchedOn};
+pub use input::{Alert, FlowCounts, FlowInfo, Input, MatchedOn};
 pub use offload::{OffloadPlan, PcreDfas};
 pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
 pub use pcre::PcreLimits;

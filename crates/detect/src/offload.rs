@@ -365,6 +365,7 @@ mod tests {
                 established: true,
                 payload_in_stream: false,
                 app_proto: app::AppProto::Unknown,
+                counts: Default::default(),
             };
             let input = Input::packet(&p, &frame, Some(info));
             let mut s = d.scratch();

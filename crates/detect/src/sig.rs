@@ -116,6 +116,8 @@ pub(crate) enum PktOpt {
     SameIp,
     /// `iprep` (IP-only compatible).
     Intel(crate::lists::IntelC),
+    Hdr(crate::packet_opts::HdrOpt),
+    State(crate::flowstate::StateOpt),
 }
 
 /// A flowbits condition (`isset`/`isnotset`).
@@ -187,6 +189,10 @@ pub(crate) struct Sig {
     pub pkt: Vec<PktOpt>,
     pub bits_cond: Vec<BitsCond>,
     pub bits_act: Vec<BitsAct>,
+    /// `xbits`/`hostbits` conditions and actions.
+    pub xbits: Vec<crate::xbits::XbitOp>,
+    /// `flowint` conditions and changes.
+    pub flowint: Vec<crate::flowint::FlowintOp>,
     pub alp: Vec<AlpC>,
     pub payload: Option<Program>,
     pub payload_mode: PayloadMode,
@@ -340,6 +346,8 @@ pub(crate) fn compile(
         pkt: Vec::new(),
         bits_cond: Vec::new(),
         bits_act: Vec::new(),
+        xbits: Vec::new(),
+        flowint: Vec::new(),
         alp: Vec::new(),
         payload: None,
         payload_mode: PayloadMode::Both,
@@ -474,12 +482,21 @@ pub(crate) fn compile(
             }
             Opt::Tag(_) => {}
             Opt::NoAlert => sig.noalert = true,
-            Opt::Xbits { .. } => return Err(unsupported("xbits", "xbits")),
-            Opt::Flowint { .. } => return Err(unsupported("flowint", "flowint")),
-            Opt::IpOpts(_) => return Err(unsupported("ipopts", "ipopts")),
-            Opt::Fragbits(_) => return Err(unsupported("fragbits", "fragbits")),
-            Opt::Fragoffset(_) => return Err(unsupported("fragoffset", "fragoffset")),
-            Opt::StreamSize { .. } => return Err(unsupported("stream_size", "stream_size")),
+            Opt::Xbits { cmd, name, rest } => {
+                crate::xbits::compile(&mut sig, *cmd, name, rest, (&mut set_bits, &mut read_bits))?
+            }
+            Opt::Flowint { name, op, value } => {
+                sig.flowint
+                    .push(crate::flowint::compile(name, op, value.as_deref())?)
+            }
+            Opt::IpOpts(v) => sig.pkt.push(PktOpt::Hdr(crate::packet_opts::ipopts(v)?)),
+            Opt::Fragbits(v) => sig.pkt.push(PktOpt::Hdr(crate::packet_opts::fragbits(v)?)),
+            Opt::Fragoffset(v) => sig
+                .pkt
+                .push(PktOpt::Hdr(crate::packet_opts::fragoffset(v)?)),
+            Opt::StreamSize { side, op, size } => sig.pkt.push(PktOpt::State(
+                crate::flowstate::stream_size(side, op, *size)?,
+            )),
             Opt::AppLayerEvent(_) => return Err(unsupported("app-layer-event", "app-layer-event")),
             Opt::SslState(_) => return Err(unsupported("ssl_state", "ssl_state")),
             Opt::TlsVersion(_) => {
@@ -493,6 +510,9 @@ pub(crate) fn compile(
                     message: m,
                 })?,
             )),
+            Opt::Keyword { name, value } if crate::keyword_opts::handles(name) => {
+                crate::keyword_opts::compile(name, value.as_deref(), &mut sig)?
+            }
             Opt::Keyword { name, .. } => return Err(unsupported(*name, format!("keyword {name}"))),
         }
     }
@@ -619,6 +639,8 @@ pub(crate) fn compile(
         && !sig.is_tx()
         && sig.pkt.is_empty()
         && sig.bits_cond.is_empty()
+        && sig.xbits.is_empty()
+        && sig.flowint.is_empty()
         && sig.alp.is_empty()
         && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)));
     sig.iponly = sig.payload.is_none()
@@ -627,6 +649,8 @@ pub(crate) fn compile(
         && sig.pkt.iter().all(|o| matches!(o, PktOpt::Intel(_)))
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
+        && sig.xbits.is_empty()
+        && sig.flowint.is_empty()
         && sig.alp.is_empty()
         && sig.app_proto.is_none()
         && !sig.flow.needs_flow

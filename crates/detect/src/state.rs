@@ -56,6 +56,8 @@ pub struct FlowDetect {
     pub(crate) dropped: bool,
     /// IP-only rules already ran for [to-server, to-client] packets.
     pub(crate) iponly_done: [bool; 2],
+    /// `flowint` variables by id (`None`: not set).
+    ints: Vec<Option<u32>>,
 }
 
 impl FlowDetect {
@@ -75,6 +77,22 @@ impl FlowDetect {
         self.passed = false;
         self.dropped = false;
         self.iponly_done = [false; 2];
+        self.ints.clear();
+    }
+
+    /// The value of `flowint` variable `id`, if set.
+    pub(crate) fn int(&self, id: u32) -> Option<u32> {
+        self.ints.get(id as usize).copied().flatten()
+    }
+
+    /// Sets `flowint` variable `id` (a change of flow state, as a flowbit's).
+    pub(crate) fn set_int(&mut self, id: u32, v: u32) {
+        let i = id as usize;
+        if self.ints.len() <= i {
+            self.ints.resize(i + 1, None);
+        }
+        self.ints[i] = Some(v);
+        self.bits_gen += 1;
     }
 
     /// Whether flowbit `id` is set.

@@ -34,6 +34,7 @@ fn to_client_sids(det: &detect::Detector, af: &app::AppFlow) -> Vec<u32> {
         established: true,
         payload_in_stream: true,
         app_proto: af.app_proto(),
+        counts: Default::default(),
     };
     let input = detect::Input {
         app: Some(af),

@@ -364,6 +364,7 @@ fn tx_sids(
         established: true,
         payload_in_stream: true,
         app_proto: af.app_proto(),
+        counts: Default::default(),
     };
     let input = detect::Input {
         stream,

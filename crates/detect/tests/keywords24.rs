@@ -22,6 +22,7 @@ fn tx_sids(det: &detect::Detector, af: &app::AppFlow, to_server: bool, secs: u64
         established: true,
         payload_in_stream: true,
         app_proto: af.app_proto(),
+        counts: Default::default(),
     };
     let input = detect::Input {
         app: Some(af),

@@ -110,6 +110,7 @@ impl DetectStage {
                 && update.flow.tcp.state >= TcpState::SynRecv
                 && !update.events.has(flow::Events::AFTER_CLOSE),
             app_proto,
+            counts: flow_counts(update.flow),
         };
         // Before the handshake's second step (a SYN's data, TCP Fast Open) the stream
         // is not inspected: the data is the packet's payload there.
@@ -173,6 +174,7 @@ impl DetectStage {
                 established,
                 payload_in_stream: false,
                 app_proto,
+                counts: flow_counts(ended.flow),
             };
             let stream = std::mem::take(&mut self.stream);
             let input = Input {
@@ -315,5 +317,16 @@ fn pseudo_packet(
         ip_version: if key.family == flow::Family::V4 { 4 } else { 6 },
         vlan: [key.vlan[0], key.vlan[1]],
         ..Packet::default()
+    }
+}
+
+/// What detection's `stream_size` and `flow.age` read from the tracker's flow: the
+/// first packet's second and, with a TCP session, each side's sequence space used.
+fn flow_counts(f: &flow::Flow) -> detect::FlowCounts {
+    let used = |h: &flow::tcp::Half| h.next_seq.wrapping_sub(h.isn);
+    detect::FlowCounts {
+        first_secs: f.first_us / 1_000_000,
+        stream: (f.tcp.state != TcpState::None)
+            .then(|| [used(&f.tcp.half[0]), used(&f.tcp.half[1])]),
     }
 }

@@ -99,10 +99,16 @@ fn dsize_ok(c: &rules::IntCmp, len: u64) -> bool {
     c.matches(len)
 }
 
-/// Whether option `o` holds on packet `p`; `real` is false on an end-of-flow
+/// Whether option `o` holds on packet `p` of flow `flow`; `real` is false on an end-of-flow
 /// pseudo-packet, where Suricata 7.0.10 does not match `iprep` (checked on sv-ether's
 /// DNS flows).
-pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8], real: bool) -> bool {
+pub(super) fn pkt_opt_ok(
+    o: &PktOpt,
+    p: &wire::Packet,
+    frame: &[u8],
+    real: bool,
+    flow: Option<FlowInfo>,
+) -> bool {
     let tcp = p.is_tcp();
     let icmp = wire::is_icmp(p.proto) && p.l4_off != 0;
     match o {
@@ -125,6 +131,8 @@ pub(super) fn pkt_opt_ok(o: &PktOpt, p: &wire::Packet, frame: &[u8], real: bool)
         PktOpt::IpProto { op, proto } => op.matches(p.proto, *proto),
         PktOpt::SameIp => p.src == p.dst,
         PktOpt::Intel(i) => real && i.matches(p),
+        PktOpt::Hdr(h) => h.matches(p, frame),
+        PktOpt::State(c) => c.matches(flow, p.ts.secs()),
     }
 }
 

@@ -94,7 +94,7 @@ impl Detector {
                 }
                 if self.eval_tx(s, scratch, fd, input, tx, dir, payload) {
                     fd.mark_tx_done(id, done);
-                    self.matched(si, s, MatchedOn::Tx(id), scratch, fd);
+                    self.matched(si, s, MatchedOn::Tx(id), scratch, fd, input.packet);
                     continue;
                 }
                 if s.looks_at_packet() {

@@ -60,6 +60,7 @@ pub fn flow(to_server: bool) -> Option<FlowInfo> {
         established: true,
         payload_in_stream: false,
         app_proto: app::AppProto::Unknown,
+        counts: Default::default(),
     })
 }
 

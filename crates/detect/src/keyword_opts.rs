@@ -1,0 +1,27 @@
+//! Keywords the rules crate keeps verbatim (`Opt::Keyword`) that the detector
+//! evaluates: which ones, and compiling each into its packet condition.
+
+use crate::sig::{PktOpt, Refusal, Sig};
+
+/// Keywords compiled here.
+const HANDLED: [&str; 5] = ["flow.age", "tcp.mss", "icmpv6.mtu", "l3_proto", "hostbits"];
+
+/// Whether `name` (canonical) is compiled by [`compile`].
+pub(crate) fn handles(name: &str) -> bool {
+    HANDLED.contains(&name)
+}
+
+/// Compiles keyword `name` with its value into `sig`.
+pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<(), Refusal> {
+    let opt = match name {
+        "hostbits" => {
+            let op = crate::xbits::hostbits(value)?;
+            sig.xbits.push(op);
+            return Ok(());
+        }
+        "flow.age" => PktOpt::State(crate::flowstate::flow_age(value)?),
+        _ => PktOpt::Hdr(crate::packet_opts::keyword(name, value)?),
+    };
+    sig.pkt.push(opt);
+    Ok(())
+}
