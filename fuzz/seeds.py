@@ -16,7 +16,9 @@ REG = open('crates/app/src/registry.rs').read()
 ORDER = re.findall(r'ProtocolDef \{ proto: (\w+),', REG)
 PORTS = {21: 'Ftp', 25: 'Smtp', 53: 'Dns', 69: 'Tftp', 80: 'Http', 88: 'Krb5', 135: 'Dcerpc',
          139: 'Smb', 161: 'Snmp', 162: 'Snmp', 443: 'Tls', 445: 'Smb', 67: 'Dhcp', 68: 'Dhcp',
-         1883: 'Mqtt', 2049: 'Nfs', 5060: 'Sip', 22: 'Ssh'}
+         1883: 'Mqtt', 2049: 'Nfs', 5060: 'Sip', 22: 'Ssh', 502: 'Modbus', 44818: 'Enip'}
+# Ports whose protocol depends on the transport.
+UDP_PORTS = {443: 'Quic', 500: 'Ike', 4500: 'Ike'}
 MAX_SEED = 8192
 
 def frames(path):
@@ -54,7 +56,7 @@ def l4(link, f):
     return None
 
 flows = {}
-for path in sorted(glob.glob('crates/cli/tests/data/*.pcap')):
+for path in sorted(glob.glob('crates/cli/tests/data/*.pcap') + glob.glob('crates/cli/tests/data/*/*/*.pcap')):
     for link, f in frames(path):
         r = l4(link, f)
         if not r or not r[5]:
@@ -70,7 +72,8 @@ os.makedirs(out, exist_ok=True)
 n = 0
 for key, fl in flows.items():
     ports = [key[1][1], key[2][1]]
-    name = next((PORTS[p] for p in ports if p in PORTS), None)
+    table = {**PORTS, **UDP_PORTS} if fl['transport'] == 'udp' else PORTS
+    name = next((table[p] for p in ports if p in table), None)
     if name not in ORDER:
         continue
     seed = bytearray([ORDER.index(name), 1 if fl['transport'] == 'udp' else 0])
@@ -89,7 +92,7 @@ print(n, 'seeds')
 out = 'fuzz/corpus/frame'
 os.makedirs(out, exist_ok=True)
 seen = set()
-for path in sorted(glob.glob('crates/cli/tests/data/*.pcap')):
+for path in sorted(glob.glob('crates/cli/tests/data/*.pcap') + glob.glob('crates/cli/tests/data/*/*/*.pcap')):
     for link, f in frames(path):
         if link != 1 or len(f) < 14:
             continue
