@@ -4,9 +4,9 @@
 mod common;
 
 const OK: &str = r#"alert tcp any any -> any 80 (msg:"ok"; content:"GET"; sid:1;)"#;
-// xbits are not implemented: a rule with them is skipped.
-const XBITS: &str =
-    r#"alert tcp any any -> any any (msg:"xbits"; xbits:isset,ET.x,track ip_src; sid:2;)"#;
+// `decode-event` is not implemented: a rule with it is skipped.
+const UNSUPPORTED: &str =
+    r#"alert tcp any any -> any any (msg:"decode-event"; decode-event:ipv4.trunc_pkt; sid:2;)"#;
 const BAD_PCRE: &str = r#"alert tcp any any -> any any (msg:"bad"; pcre:"/(?<=a+)b/"; sid:3;)"#;
 
 fn check(name: &str, rules: &[&str], json: bool) -> (i32, String) {
@@ -27,24 +27,24 @@ fn check(name: &str, rules: &[&str], json: bool) -> (i32, String) {
 
 #[test]
 fn unsupported_rules_are_reported_with_their_line() {
-    let (code, text) = check("rules-check-text", &[OK, XBITS], false);
+    let (code, text) = check("rules-check-text", &[OK, UNSUPPORTED], false);
     assert_eq!(code, 0, "{text}");
     assert!(
-        text.contains("r.rules:2: sid 2: unsupported by the detector: xbits"),
+        text.contains("r.rules:2: sid 2: unsupported by the detector: decode-event"),
         "{text}"
     );
     assert!(
         text.contains("rules the detector skips: 1 unsupported, 0 failed"),
         "{text}"
     );
-    let (code, text) = check("rules-check-json", &[OK, XBITS, BAD_PCRE], true);
+    let (code, text) = check("rules-check-json", &[OK, UNSUPPORTED, BAD_PCRE], true);
     assert_eq!(code, 1, "a rule that does not parse fails the check");
     let v: serde_json::Value = serde_json::from_str(text.trim()).expect("json");
     assert_eq!(v["loaded"], 2);
     assert_eq!(v["failed"], 1);
     assert_eq!(v["detector"]["unsupported"], 1);
     assert_eq!(v["detector"]["failed"], 0);
-    assert_eq!(v["detector"]["by_keyword"]["xbits"], 1);
+    assert_eq!(v["detector"]["by_keyword"]["decode-event"], 1);
     assert_eq!(v["detector"]["rules"][0]["line"], 2);
     assert_eq!(v["detector"]["rules"][0]["sid"], 2);
 }
@@ -93,7 +93,7 @@ fn et_open_check_matches_what_a_run_skips() {
 fn test_mode_fails_only_on_rules_that_do_not_load() {
     let dir = common::tempdir("test-mode");
     let good = dir.join("good.rules");
-    std::fs::write(&good, format!("{OK}\n{XBITS}\n")).unwrap();
+    std::fs::write(&good, format!("{OK}\n{UNSUPPORTED}\n")).unwrap();
     let r = common::osprey(&["-T", "-S", good.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{stderr}");
