@@ -4,39 +4,6 @@
 mod common;
 use common::*;
 
-/// The alerts the transactions of `af` raise on a packet travelling `to_server`.
-fn tx_sids(det: &detect::Detector, af: &app::AppFlow, to_server: bool, udp: bool) -> Vec<u32> {
-    let mut fd = detect::FlowDetect::new();
-    let mut s = det.scratch();
-    let mut p = if udp {
-        pkt(17, [10, 0, 0, 1], 1234, [10, 0, 0, 2], 80, b"")
-    } else {
-        tcp(b"")
-    };
-    if !to_server {
-        p.meta.src[3] = 2;
-        p.meta.dst[3] = 1;
-        p.meta.sport = 80;
-        p.meta.dport = 1234;
-    }
-    let fi = detect::FlowInfo {
-        to_server,
-        established: true,
-        payload_in_stream: true,
-        app_proto: af.app_proto(),
-        counts: Default::default(),
-    };
-    let input = detect::Input {
-        app: Some(af),
-        ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
-    };
-    let mut out = Vec::new();
-    det.inspect(&mut s, Some(&mut fd), &input, &mut out);
-    let mut v: Vec<u32> = out.iter().map(|a| a.sid).collect();
-    v.sort_unstable();
-    v
-}
-
 /// sv-ether.pcap, 192.168.12.1:500 <-> 192.168.12.2:500: the initiator's main-mode
 /// SA, the responder's chosen transform, then each side's key exchange and nonce.
 fn ike_flow() -> (app::AppCtx, app::AppFlow) {

@@ -4,37 +4,6 @@
 mod common;
 use common::*;
 
-/// The alerts the transactions of `af` raise on a packet travelling `to_server` at
-/// `secs` seconds since the epoch (each rule once per transaction and call).
-fn tx_sids(det: &detect::Detector, af: &app::AppFlow, to_server: bool, secs: u64) -> Vec<u32> {
-    let mut fd = detect::FlowDetect::new();
-    let mut s = det.scratch();
-    let mut p = tcp(b"");
-    p.meta.ts = wire::Timestamp::from_secs_nanos(secs, 0);
-    if !to_server {
-        p.meta.src[3] = 2;
-        p.meta.dst[3] = 1;
-        p.meta.sport = 80;
-        p.meta.dport = 1234;
-    }
-    let fi = detect::FlowInfo {
-        to_server,
-        established: true,
-        payload_in_stream: true,
-        app_proto: af.app_proto(),
-        counts: Default::default(),
-    };
-    let input = detect::Input {
-        app: Some(af),
-        ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
-    };
-    let mut out = Vec::new();
-    det.inspect(&mut s, Some(&mut fd), &input, &mut out);
-    let mut v: Vec<u32> = out.iter().map(|a| a.sid).collect();
-    v.sort_unstable();
-    v
-}
-
 fn tls_data(name: &str) -> Vec<u8> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/tls/testdata/");
     std::fs::read(format!("{dir}{name}")).unwrap()
@@ -87,14 +56,17 @@ fn tls_keywords_on_the_sliver_handshake() {
         app::Direction::ToClient,
         &tls_data("sliver_server_flight.bin"),
     );
-    assert_eq!(tx_sids(&det, &af, true, SLIVER_TIME), [1, 3, 15, 16]);
     assert_eq!(
-        tx_sids(&det, &af, false, SLIVER_TIME),
+        tx_sids_at(&det, &af, true, false, SLIVER_TIME),
+        [1, 3, 15, 16]
+    );
+    assert_eq!(
+        tx_sids_at(&det, &af, false, false, SLIVER_TIME),
         [2, 3, 5, 6, 8, 10, 12, 13]
     );
     // After notAfter the certificate has expired.
     let later = SLIVER_TIME + 3 * 365 * 86_400;
-    let got = tx_sids(&det, &af, false, later);
+    let got = tx_sids_at(&det, &af, false, false, later);
     assert!(got.contains(&7) && !got.contains(&6), "{got:?}");
 }
 
@@ -142,7 +114,7 @@ fn mqtt_keywords_on_a_version_5_session() {
     // DISCONNECT without one read as 0, success); the session present flag of a
     // CONNACK answering a CONNECT is not looked at (as Suricata).
     assert_eq!(
-        tx_sids(&det, &af, true, 0),
+        tx_sids_at(&det, &af, true, false, 0),
         [1, 1, 1, 3, 4, 5, 6, 8, 8, 8, 10, 12]
     );
 }
@@ -172,5 +144,5 @@ fn krb5_ticket_encryption_of_a_reply() {
         include_bytes!("../../app/src/krb5/testdata/as_rep.bin"),
     );
     assert_eq!(af.app_proto(), app::AppProto::Krb5);
-    assert_eq!(tx_sids(&det, &af, false, 0), [2, 4, 5, 6]);
+    assert_eq!(tx_sids_at(&det, &af, false, false, 0), [2, 4, 5, 6]);
 }

@@ -87,3 +87,52 @@ pub fn hit(opts: &str, payload: &[u8]) -> bool {
     let det = detector(&format!("alert tcp any any -> any any ({opts} sid:1;)"));
     sids(&det, &tcp(payload)) == [1]
 }
+
+/// The alerts the transactions of `af` raise on a packet (UDP with `udp`, else TCP)
+/// travelling `to_server`, sorted.
+pub fn tx_sids(det: &Detector, af: &app::AppFlow, to_server: bool, udp: bool) -> Vec<u32> {
+    tx_sids_at(det, af, to_server, udp, 0)
+}
+
+/// [`tx_sids`] on a packet stamped `secs` seconds since the epoch (each rule once per
+/// transaction and call).
+pub fn tx_sids_at(
+    det: &Detector,
+    af: &app::AppFlow,
+    to_server: bool,
+    udp: bool,
+    secs: u64,
+) -> Vec<u32> {
+    let mut fd = FlowDetect::new();
+    let mut s = det.scratch();
+    let mut p = if udp {
+        pkt(17, [10, 0, 0, 1], 1234, [10, 0, 0, 2], 80, b"")
+    } else {
+        tcp(b"")
+    };
+    if secs > 0 {
+        p.meta.ts = wire::Timestamp::from_secs_nanos(secs, 0);
+    }
+    if !to_server {
+        p.meta.src[3] = 2;
+        p.meta.dst[3] = 1;
+        p.meta.sport = 80;
+        p.meta.dport = 1234;
+    }
+    let fi = FlowInfo {
+        to_server,
+        established: true,
+        payload_in_stream: true,
+        app_proto: af.app_proto(),
+        counts: Default::default(),
+    };
+    let input = Input {
+        app: Some(af),
+        ..Input::packet(&p.meta, &p.frame, Some(fi))
+    };
+    let mut out = Vec::new();
+    det.inspect(&mut s, Some(&mut fd), &input, &mut out);
+    let mut v: Vec<u32> = out.iter().map(|a| a.sid).collect();
+    v.sort_unstable();
+    v
+}
