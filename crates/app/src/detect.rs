@@ -56,6 +56,8 @@ pub enum AppProto {
     Modbus,
     /// EtherNet/IP (TCP or UDP).
     Enip,
+    /// BitTorrent DHT (UDP).
+    BittorrentDht,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -86,6 +88,7 @@ impl AppProto {
             AppProto::Ike => "ike",
             AppProto::Modbus => "modbus",
             AppProto::Enip => "enip",
+            AppProto::BittorrentDht => "bittorrent-dht",
             AppProto::Failed => "failed",
         }
     }

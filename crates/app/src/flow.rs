@@ -5,6 +5,7 @@
 //! held bytes are replayed into the protocol's parser, so the parser always sees each
 //! direction from its first byte.
 
+use crate::bittorrent_dht::DhtState;
 use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dhcp::DhcpState;
@@ -111,6 +112,8 @@ pub enum AppState {
     Modbus(Box<ModbusState>),
     /// EtherNet/IP.
     Enip(Box<EnipState>),
+    /// BitTorrent DHT.
+    BittorrentDht(Box<DhtState>),
 }
 
 impl AppState {
@@ -139,6 +142,7 @@ impl AppState {
             AppState::Ike(s) => &**s,
             AppState::Modbus(s) => &**s,
             AppState::Enip(s) => &**s,
+            AppState::BittorrentDht(s) => &**s,
         })
     }
 }
@@ -250,6 +254,10 @@ macro_rules! with_state {
                 let $p: &EnipState = $p;
                 $body
             }
+            AppState::BittorrentDht($p) => {
+                let $p: &DhtState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -331,6 +339,10 @@ macro_rules! with_state {
             }
             AppState::Enip($p) => {
                 let $p: &mut EnipState = $p;
+                $body
+            }
+            AppState::BittorrentDht($p) => {
+                let $p: &mut DhtState = $p;
                 $body
             }
         }

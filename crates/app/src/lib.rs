@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod anomaly;
+pub mod bittorrent_dht;
 mod buffers;
 mod counters;
 pub mod dcerpc;
