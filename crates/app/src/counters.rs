@@ -200,6 +200,12 @@ pub enum Counter {
     TxBittorrentDht,
     /// BitTorrent DHT datagrams that did not parse or missed a required field.
     ErrorBittorrentDht,
+    /// TCP flows detected as RFB.
+    FlowRfb,
+    /// RFB handshakes completed.
+    TxRfb,
+    /// RFB flows whose handshake did not parse.
+    ErrorRfb,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -300,11 +306,14 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.bittorrent-dht",
     "app_layer.tx.bittorrent-dht",
     "app_layer.error.bittorrent-dht.parser",
+    "app_layer.flow.rfb",
+    "app_layer.tx.rfb",
+    "app_layer.error.rfb.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 97;
+    pub const COUNT: usize = 100;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -58,6 +58,8 @@ pub enum AppProto {
     Enip,
     /// BitTorrent DHT (UDP).
     BittorrentDht,
+    /// RFB (VNC).
+    Rfb,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -89,6 +91,7 @@ impl AppProto {
             AppProto::Modbus => "modbus",
             AppProto::Enip => "enip",
             AppProto::BittorrentDht => "bittorrent-dht",
+            AppProto::Rfb => "rfb",
             AppProto::Failed => "failed",
         }
     }

@@ -23,6 +23,7 @@ use crate::nfs::NfsState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::quic::QuicState;
 use crate::registry;
+use crate::rfb::RfbState;
 use crate::sip::SipState;
 use crate::smb::SmbState;
 use crate::smtp::SmtpState;
@@ -114,6 +115,8 @@ pub enum AppState {
     Enip(Box<EnipState>),
     /// BitTorrent DHT.
     BittorrentDht(Box<DhtState>),
+    /// RFB.
+    Rfb(Box<RfbState>),
 }
 
 impl AppState {
@@ -143,6 +146,7 @@ impl AppState {
             AppState::Modbus(s) => &**s,
             AppState::Enip(s) => &**s,
             AppState::BittorrentDht(s) => &**s,
+            AppState::Rfb(s) => &**s,
         })
     }
 }
@@ -258,6 +262,10 @@ macro_rules! with_state {
                 let $p: &DhtState = $p;
                 $body
             }
+            AppState::Rfb($p) => {
+                let $p: &RfbState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -343,6 +351,10 @@ macro_rules! with_state {
             }
             AppState::BittorrentDht($p) => {
                 let $p: &mut DhtState = $p;
+                $body
+            }
+            AppState::Rfb($p) => {
+                let $p: &mut RfbState = $p;
                 $body
             }
         }

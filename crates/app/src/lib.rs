@@ -55,6 +55,7 @@ pub mod nfs;
 mod proto;
 pub mod quic;
 pub mod registry;
+pub mod rfb;
 pub mod rpc;
 pub mod sip;
 pub mod smb;
