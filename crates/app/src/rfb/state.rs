@@ -173,6 +173,9 @@ impl RfbState {
                 let v = parser::version(&b)?;
                 if dir == S {
                     self.tx.server_version = Some(v);
+                    // Suricata counts the transaction when it opens, with the
+                    // server's version, whether or not the handshake completes.
+                    ctx.counters.incr(Counter::TxRfb);
                     self.step = Step::ClientVersion;
                 } else {
                     self.tx.client_version = Some(v);
@@ -274,7 +277,6 @@ impl RfbState {
                 let (w, h, pf) = parser::server_init(&b)?;
                 self.tx.server_init = Some((w, h, pf, b[24..].to_vec()));
                 self.tx.complete = true;
-                ctx.counters.incr(Counter::TxRfb);
                 self.step = Step::Done;
             }
             Step::Done => return Some(false),
@@ -363,13 +365,15 @@ mod tests {
             );
             assert!(s.tx().unwrap().complete);
             // 10.0.0.1:40000 -> 10.0.0.2:5900: no security type, a reason.
-            let (s, _) = run(
+            let (s, ctx) = run(
                 include_bytes!("testdata/fail_client.bin"),
                 include_bytes!("testdata/fail_server.bin"),
                 step,
             );
             let t = s.tx().unwrap();
             assert!(!t.complete && t.security_type.is_none());
+            // A handshake that fails is still a transaction, as Suricata counts it.
+            assert_eq!(ctx.counters.get(Counter::TxRfb), 1);
             assert_eq!(t.failure_reason.as_deref(), Some(&b"AAAAAAAAAAAAAAAA"[..]));
         }
     }
@@ -390,6 +394,7 @@ mod tests {
         s.parse(&mut ctx, Direction::ToClient, b"XYZ 003.008\n");
         assert!(s.errored() && s.tx().is_none());
         assert_eq!(ctx.counters.get(Counter::ErrorRfb), 1);
+        assert_eq!(ctx.counters.get(Counter::TxRfb), 1);
         let mut s = RfbState::default();
         s.parse(&mut ctx, Direction::ToServer, &vec![0; MAX_BUFFER + 1]);
         assert!(s.errored());
