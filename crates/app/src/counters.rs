@@ -194,6 +194,18 @@ pub enum Counter {
     TxEnipUdp,
     /// ENIP datagrams that did not hold whole messages.
     ErrorEnipUdp,
+    /// UDP flows detected as BitTorrent DHT.
+    FlowBittorrentDht,
+    /// BitTorrent DHT messages.
+    TxBittorrentDht,
+    /// BitTorrent DHT datagrams that did not parse or missed a required field.
+    ErrorBittorrentDht,
+    /// TCP flows detected as RFB.
+    FlowRfb,
+    /// RFB handshakes completed.
+    TxRfb,
+    /// RFB flows whose handshake did not parse.
+    ErrorRfb,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -291,11 +303,17 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.tx.enip_tcp",
     "app_layer.tx.enip_udp",
     "app_layer.error.enip_udp.parser",
+    "app_layer.flow.bittorrent-dht",
+    "app_layer.tx.bittorrent-dht",
+    "app_layer.error.bittorrent-dht.parser",
+    "app_layer.flow.rfb",
+    "app_layer.tx.rfb",
+    "app_layer.error.rfb.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 94;
+    pub const COUNT: usize = 100;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

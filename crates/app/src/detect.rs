@@ -56,6 +56,10 @@ pub enum AppProto {
     Modbus,
     /// EtherNet/IP (TCP or UDP).
     Enip,
+    /// BitTorrent DHT (UDP).
+    BittorrentDht,
+    /// RFB (VNC).
+    Rfb,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -86,6 +90,8 @@ impl AppProto {
             AppProto::Ike => "ike",
             AppProto::Modbus => "modbus",
             AppProto::Enip => "enip",
+            AppProto::BittorrentDht => "bittorrent-dht",
+            AppProto::Rfb => "rfb",
             AppProto::Failed => "failed",
         }
     }

@@ -5,6 +5,7 @@
 //! held bytes are replayed into the protocol's parser, so the parser always sees each
 //! direction from its first byte.
 
+use crate::bittorrent_dht::DhtState;
 use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dhcp::DhcpState;
@@ -22,6 +23,7 @@ use crate::nfs::NfsState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::quic::QuicState;
 use crate::registry;
+use crate::rfb::RfbState;
 use crate::sip::SipState;
 use crate::smb::SmbState;
 use crate::smtp::SmtpState;
@@ -111,6 +113,10 @@ pub enum AppState {
     Modbus(Box<ModbusState>),
     /// EtherNet/IP.
     Enip(Box<EnipState>),
+    /// BitTorrent DHT.
+    BittorrentDht(Box<DhtState>),
+    /// RFB.
+    Rfb(Box<RfbState>),
 }
 
 impl AppState {
@@ -139,6 +145,8 @@ impl AppState {
             AppState::Ike(s) => &**s,
             AppState::Modbus(s) => &**s,
             AppState::Enip(s) => &**s,
+            AppState::BittorrentDht(s) => &**s,
+            AppState::Rfb(s) => &**s,
         })
     }
 }
@@ -250,6 +258,14 @@ macro_rules! with_state {
                 let $p: &EnipState = $p;
                 $body
             }
+            AppState::BittorrentDht($p) => {
+                let $p: &DhtState = $p;
+                $body
+            }
+            AppState::Rfb($p) => {
+                let $p: &RfbState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -331,6 +347,14 @@ macro_rules! with_state {
             }
             AppState::Enip($p) => {
                 let $p: &mut EnipState = $p;
+                $body
+            }
+            AppState::BittorrentDht($p) => {
+                let $p: &mut DhtState = $p;
+                $body
+            }
+            AppState::Rfb($p) => {
+                let $p: &mut RfbState = $p;
                 $body
             }
         }

@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod anomaly;
+pub mod bittorrent_dht;
 mod buffers;
 mod counters;
 pub mod dcerpc;
@@ -54,6 +55,7 @@ pub mod nfs;
 mod proto;
 pub mod quic;
 pub mod registry;
+pub mod rfb;
 pub mod rpc;
 pub mod sip;
 pub mod smb;

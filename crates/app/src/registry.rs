@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 21] = {
-    use crate::{dcerpc, dhcp, dns, enip, ftp, http, http2, ike, krb5, modbus, mqtt, nfs, quic, sip, smb, smtp, snmp, ssh, tftp, tls};
-    use AppProto::{Dcerpc, Dhcp, Dns, Enip, Ftp, FtpData, Http, Http2, Ike, Krb5, Modbus, Mqtt, Nfs, Quic, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 23] = {
+    use crate::{bittorrent_dht, dcerpc, dhcp, dns, enip, ftp, http, http2, ike, krb5, modbus, mqtt, nfs, quic, rfb, sip, smb, smtp, snmp, ssh, tftp, tls};
+    use AppProto::{BittorrentDht, Dcerpc, Dhcp, Dns, Enip, Ftp, FtpData, Http, Http2, Ike, Krb5, Modbus, Mqtt, Nfs, Quic, Rfb, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -111,6 +111,8 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 21] = {
         ProtocolDef { proto: Ike, rule_names: &[RuleName::new("ike", Ike)], tcp_only: false, eve: Some("ike"), eve_extended: false, events: ike::EVENTS, buffers: ike::BUFFERS, ports: &[500, 4500], probe_tcp: None, probe_udp: Some(ike::probe_udp), new: ike::new_state },
         ProtocolDef { proto: Modbus, rule_names: &[RuleName::new("modbus", Modbus)], tcp_only: true, eve: Some("modbus"), eve_extended: false, events: modbus::EVENTS, buffers: &[], ports: &[502], probe_tcp: Some(modbus::probe_tcp), probe_udp: None, new: modbus::new_state },
         ProtocolDef { proto: Enip, rule_names: &[RuleName::new("enip", Enip)], tcp_only: false, eve: None, eve_extended: false, events: enip::EVENTS, buffers: &[], ports: &[44818], probe_tcp: Some(enip::probe_tcp), probe_udp: Some(enip::probe_udp), new: enip::new_state },
+        ProtocolDef { proto: BittorrentDht, rule_names: &[RuleName::new("bittorrent-dht", BittorrentDht)], tcp_only: false, eve: Some("bittorrent_dht"), eve_extended: false, events: bittorrent_dht::EVENTS, buffers: &[], ports: ANY, probe_tcp: None, probe_udp: Some(bittorrent_dht::probe_udp), new: bittorrent_dht::new_state },
+        ProtocolDef { proto: Rfb, rule_names: &[RuleName::new("rfb", Rfb)], tcp_only: true, eve: Some("rfb"), eve_extended: false, events: rfb::EVENTS, buffers: rfb::BUFFERS, ports: rfb::PORTS, probe_tcp: Some(rfb::probe_tcp), probe_udp: None, new: rfb::new_state },
     ]
 };
 
@@ -154,6 +156,7 @@ pub fn config_type(d: &ProtocolDef) -> Option<&'static str> {
     match d.proto {
         AppProto::Http2 => d.eve.map(|_| "http2"),
         AppProto::FtpData => d.eve.map(|_| "ftp"),
+        AppProto::BittorrentDht => d.eve.map(|_| "bittorrent-dht"),
         _ => d.eve,
     }
 }
@@ -199,7 +202,7 @@ pub fn event_type_mask(name: &str) -> Option<(u64, bool)> {
 pub fn logs_packet_direction(p: AppProto) -> bool {
     matches!(
         p,
-        AppProto::Krb5 | AppProto::Snmp | AppProto::Dhcp | AppProto::Ike
+        AppProto::Krb5 | AppProto::Snmp | AppProto::Dhcp | AppProto::Ike | AppProto::BittorrentDht
     )
 }
 

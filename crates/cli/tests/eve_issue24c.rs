@@ -13,11 +13,15 @@ use serde_json::Value;
 use std::path::Path;
 
 /// The EVE types compared (and the `app_proto` of their anomalies).
-const TYPES: &[(&str, &str)] = &[("ike", "ike")];
+const TYPES: &[(&str, &str)] = &[
+    ("ike", "ike"),
+    ("bittorrent_dht", "bittorrent-dht"),
+    ("rfb", "rfb"),
+];
 
 const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      \
     filetype: regular\n      filename: eve.json\n      types:\n        - anomaly:\n            \
-    enabled: yes\n            types:\n              applayer: yes\n        - ike\n";
+    enabled: yes\n            types:\n              applayer: yes\n        - ike\n        - bittorrent-dht\n        - rfb\n";
 
 /// The compared part of each record of [`TYPES`] and of their app-layer anomalies, as
 /// sorted JSON strings (the order across flows depends on when flows end). Suricata
@@ -106,7 +110,15 @@ fn issue24c_records_are_suricatas() {
             .filter(|r| r.contains(&format!("\"event_type\":\"{t}\"")))
             .count()
     };
-    assert_eq!((count(&want, "ike"), count(&want, "anomaly")), (10, 0));
+    assert_eq!(
+        (
+            count(&want, "ike"),
+            count(&want, "bittorrent_dht"),
+            count(&want, "rfb"),
+            count(&want, "anomaly")
+        ),
+        (10, 16, 5, 2)
+    );
     assert_same(&got, &want);
 
     if common::suricata().is_none() {
