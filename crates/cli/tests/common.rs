@@ -185,3 +185,49 @@ pub fn wait_exit(
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Runs `osprey` with the yaml text `config` (written to `dir/osprey.yaml`) and the rules
+/// file `rules` over `pcap` in the single runmode, without checksum validation, logging
+/// into `dir/osprey`; returns its `eve.json`.
+pub fn osprey_eve(
+    dir: &std::path::Path,
+    config: &str,
+    pcap: &std::path::Path,
+    rules: &std::path::Path,
+) -> String {
+    let yaml = dir.join("osprey.yaml");
+    std::fs::write(&yaml, config).unwrap();
+    let out = dir.join("osprey");
+    std::fs::create_dir_all(&out).unwrap();
+    let r = osprey(&[
+        "-c",
+        yaml.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        "none",
+        "--runmode",
+        "single",
+        "-l",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    std::fs::read_to_string(out.join("eve.json")).unwrap()
+}
+
+/// Prints the records (one string each) only one side has, then fails if there are any
+/// or if the two lists differ in order or count.
+pub fn assert_same_records(got: &[String], want: &[String]) {
+    let missing: Vec<_> = want.iter().filter(|w| !got.contains(w)).collect();
+    let extra: Vec<_> = got.iter().filter(|g| !want.contains(g)).collect();
+    for m in &missing {
+        eprintln!("missing: {}", &m[..m.len().min(600)]);
+    }
+    for e in &extra {
+        eprintln!("extra:   {}", &e[..e.len().min(600)]);
+    }
+    assert!(missing.is_empty() && extra.is_empty());
+    assert_eq!(got, want);
+}

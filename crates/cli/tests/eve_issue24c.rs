@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{osprey, repo, tempdir};
+use common::{assert_same_records, osprey, osprey_eve, repo, tempdir};
 use serde_json::Value;
 use std::path::Path;
 
@@ -61,40 +61,7 @@ fn reduce(lines: &str) -> Vec<String> {
 }
 
 fn run_osprey(dir: &Path, pcap: &Path) -> String {
-    let yaml = dir.join("osprey.yaml");
-    std::fs::write(&yaml, CONFIG).unwrap();
-    let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        "/dev/null",
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    std::fs::read_to_string(out.join("eve.json")).unwrap()
-}
-
-/// Prints the records only one side has, then fails if there are any.
-fn assert_same(got: &[String], want: &[String]) {
-    let missing: Vec<_> = want.iter().filter(|w| !got.contains(w)).collect();
-    let extra: Vec<_> = got.iter().filter(|g| !want.contains(g)).collect();
-    for m in &missing {
-        eprintln!("missing: {}", &m[..m.len().min(600)]);
-    }
-    for e in &extra {
-        eprintln!("extra:   {}", &e[..e.len().min(600)]);
-    }
-    assert!(missing.is_empty() && extra.is_empty());
-    assert_eq!(got, want);
+    osprey_eve(dir, CONFIG, pcap, Path::new("/dev/null"))
 }
 
 #[test]
@@ -119,7 +86,7 @@ fn issue24c_records_are_suricatas() {
         ),
         (10, 16, 5, 2)
     );
-    assert_same(&got, &want);
+    assert_same_records(&got, &want);
 
     if common::suricata().is_none() {
         return;
@@ -134,7 +101,7 @@ fn issue24c_records_are_suricatas() {
     );
     assert!(ok, "suricata runs on the capture");
     let live = reduce(&std::fs::read_to_string(out.join("eve.json")).unwrap());
-    assert_same(&live, &want);
+    assert_same_records(&live, &want);
 }
 
 /// The IKE keywords and buffers on the capture's IKE flow, through the real binary:

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{osprey, repo, tempdir};
+use common::{osprey_eve, repo, tempdir};
 use serde_json::Value;
 use std::path::Path;
 
@@ -58,26 +58,7 @@ fn alerts(lines: &str) -> Vec<(u64, u64, u64, u64, bool)> {
 }
 
 fn run_osprey(dir: &Path, pcap: &Path, rules: &Path) -> String {
-    let yaml = dir.join("osprey.yaml");
-    std::fs::write(&yaml, CONFIG).unwrap();
-    let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    std::fs::read_to_string(out.join("eve.json")).unwrap()
+    osprey_eve(dir, CONFIG, pcap, rules)
 }
 
 /// QUIC's app-layer counters in osprey's `stats.json`.
