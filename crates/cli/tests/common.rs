@@ -231,3 +231,34 @@ pub fn assert_same_records(got: &[String], want: &[String]) {
     assert!(missing.is_empty() && extra.is_empty());
     assert_eq!(got, want);
 }
+
+/// Runs `osprey -r pcap -S rules -k none --threads N` into `dir/log<N>` (created) and
+/// returns that log directory; fails on an unsuccessful exit.
+pub fn run_with_threads(
+    dir: &std::path::Path,
+    pcap: &std::path::Path,
+    rules: &std::path::Path,
+    threads: &str,
+) -> PathBuf {
+    let log = dir.join(format!("log{threads}"));
+    std::fs::create_dir_all(&log).unwrap();
+    let out = osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-k",
+        "none",
+        "--threads",
+        threads,
+        "-l",
+        log.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    log
+}

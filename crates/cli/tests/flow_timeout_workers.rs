@@ -54,26 +54,7 @@ fn flow_end_alerts_do_not_depend_on_the_worker_count() {
     let rules_path = dir.join("flow-end.rules");
     std::fs::write(&rules_path, rules).unwrap();
     let run = |threads: &str| {
-        let log = dir.join(format!("log{threads}"));
-        std::fs::create_dir_all(&log).unwrap();
-        let out = common::osprey(&[
-            "-r",
-            pcap.to_str().unwrap(),
-            "-S",
-            rules_path.to_str().unwrap(),
-            "-k",
-            "none",
-            "--threads",
-            threads,
-            "-l",
-            log.to_str().unwrap(),
-            "--no-progress",
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let log = common::run_with_threads(&dir, &pcap, &rules_path, threads);
         flow_end_alerts(&log)
     };
     let one = run("1");

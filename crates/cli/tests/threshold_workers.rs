@@ -48,26 +48,7 @@ fn thresholds_count_across_workers() {
     let rules = dir.join("th.rules");
     std::fs::write(&rules, RULES).unwrap();
     let run = |threads: &str| {
-        let log = dir.join(format!("log{threads}"));
-        std::fs::create_dir_all(&log).unwrap();
-        let out = common::osprey(&[
-            "-r",
-            pcap.to_str().unwrap(),
-            "-S",
-            rules.to_str().unwrap(),
-            "-k",
-            "none",
-            "--threads",
-            threads,
-            "-l",
-            log.to_str().unwrap(),
-            "--no-progress",
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let log = common::run_with_threads(&dir, &pcap, &rules, threads);
         (alerts(&log), common::stats(&log))
     };
     let (one, one_stats) = run("1");
