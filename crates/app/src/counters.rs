@@ -206,6 +206,9 @@ pub enum Counter {
     TxRfb,
     /// RFB flows whose handshake did not parse.
     ErrorRfb,
+    /// Files of any protocol that ended truncated (a body or depth limit, the
+    /// transaction or the flow ended first), counted once each when their flow ends.
+    FilesTruncated,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -309,11 +312,12 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.rfb",
     "app_layer.tx.rfb",
     "app_layer.error.rfb.parser",
+    "osprey.app.files.truncated",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 100;
+    pub const COUNT: usize = 101;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -659,6 +659,7 @@ impl AppFlow {
         self.late = Late::Idle;
         with_state!(mut &mut self.state, p => Protocol::close(p, ctx), None => {});
         self.held = Vec::new();
+        crate::files::count_flow_end(self, ctx);
     }
 
     fn feed(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {

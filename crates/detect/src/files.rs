@@ -116,6 +116,8 @@ pub struct FileNeeds {
     pub sha256: bool,
     /// libmagic (`filemagic`).
     pub magic: bool,
+    /// A rule may ask for files to be stored (`filestore`).
+    pub store: bool,
 }
 
 fn lower(s: &str) -> Vec<u8> {
@@ -297,11 +299,13 @@ impl FileOpts {
                 _ => {}
             }
         }
+        n.store |= self.store.is_some();
     }
 
     /// Whether a file of `tx` travelling `dir` satisfies every condition (true when
-    /// there is none); on a match, asks for the files `filestore` names to be stored.
-    pub(crate) fn matches(&self, tx: &dyn Transaction, dir: Direction) -> bool {
+    /// there is none); on a match, asks for the files `filestore` names to be stored
+    /// (by rule `sid`).
+    pub(crate) fn matches(&self, tx: &dyn Transaction, dir: Direction, sid: u32) -> bool {
         if self.is_empty() {
             return true;
         }
@@ -323,11 +327,11 @@ impl FileOpts {
                 None => f.direction() == dir,
             };
             match (st.scope, matched) {
-                (StoreScope::File, Some(f)) if st.dir.is_none() => f.request_store(),
+                (StoreScope::File, Some(f)) if st.dir.is_none() => f.request_store_by(sid),
                 _ => files
                     .iter()
                     .filter(|f| want(f))
-                    .for_each(File::request_store),
+                    .for_each(|f| f.request_store_by(sid)),
             }
         }
         true

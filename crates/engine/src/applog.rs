@@ -50,7 +50,14 @@ pub(crate) fn log_packet(
             },
         }
     };
-    logger.log(app, &mut ext.log, false, &mut meta, &mut |v| sink.event(&v));
+    let dir = if to_server {
+        app::Direction::ToServer
+    } else {
+        app::Direction::ToClient
+    };
+    logger.log_packet(app, &mut ext.log, false, Some(dir), &mut meta, &mut |v| {
+        sink.event(&v)
+    });
 }
 
 /// Logs everything left of a flow that ended.

@@ -49,6 +49,8 @@ pub struct EngineConfig {
     /// was already queued; what is left then is counted (`osprey.shutdown.dropped`)
     /// and not inspected (`shutdown-grace`, seconds; default 5).
     pub shutdown_grace: std::time::Duration,
+    /// The `file-store` output's store, shared by the workers (made by the setup).
+    pub file_store: Option<std::sync::Arc<output::FileStore>>,
 }
 
 impl Default for EngineConfig {
@@ -70,6 +72,7 @@ impl Default for EngineConfig {
             exceptions: crate::exception::Policies::default(),
             simulate: crate::exception::Simulate::default(),
             shutdown_grace: std::time::Duration::from_secs(5),
+            file_store: None,
         }
     }
 }

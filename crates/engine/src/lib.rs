@@ -23,6 +23,7 @@ mod defaults;
 mod detection;
 mod drop_log;
 pub mod exception;
+mod file_store;
 mod flow_log;
 mod flows;
 #[cfg(target_os = "linux")]

@@ -11,6 +11,7 @@
 pub mod alert;
 pub mod eve;
 mod fast;
+mod filestore;
 pub mod sink;
 pub mod stats;
 pub mod stats_log;
@@ -19,6 +20,7 @@ mod writer;
 
 pub use alert::{ip_string, proto_name, AlertRecord};
 pub use eve::{AppLogger, EveOptions, EveTypes, EventMeta, LogCursor};
+pub use filestore::FileStore;
 pub use sink::{SinkLimits, SinkOptions, SinkSpec};
 pub use time::{eve_timestamp, fast_timestamp};
 pub use writer::{LineWriter, ReopenSource};

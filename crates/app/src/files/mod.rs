@@ -10,6 +10,7 @@
 //! `filemagic` and `file.data`) and running hashes when [`FileConfig`] asks for them.
 
 pub mod magic;
+pub mod store;
 
 use md5::{Digest, Md5};
 use sha1::Sha1;
@@ -32,6 +33,11 @@ pub struct FileConfig {
     /// Describe each file with libmagic in its `fileinfo` record (`force-magic`, or a
     /// `filemagic` rule loaded, as Suricata).
     pub magic: bool,
+    /// Keep each file's content until it is known whether it is stored (the
+    /// `file-store` output is on and a rule may ask for it, or it is forced).
+    pub store: bool,
+    /// Store every file (`file-store` `force-filestore`).
+    pub force_store: bool,
 }
 
 impl Default for FileConfig {
@@ -42,6 +48,8 @@ impl Default for FileConfig {
             sha256: false,
             head_limit: 64 * 1024,
             magic: false,
+            store: false,
+            force_store: false,
         }
     }
 }
@@ -117,6 +125,8 @@ pub struct File {
     logged: core::cell::Cell<bool>,
     magic: core::cell::OnceCell<Option<String>>,
     log_magic: bool,
+    store_state: store::StoreState,
+    end_counted: core::cell::Cell<bool>,
 }
 
 impl File {
@@ -160,7 +170,7 @@ impl File {
         &self.digests
     }
 
-    /// Whether a rule asked for it to be stored (`filestore`).
+    /// Whether a rule asked for it to be stored (`filestore`), or storing is forced.
     pub fn store_requested(&self) -> bool {
         self.store.get()
     }
@@ -169,6 +179,17 @@ impl File {
     /// transactions through shared references, hence the cell).
     pub fn request_store(&self) {
         self.store.set(true);
+    }
+
+    /// [`File::request_store`] by rule `sid` (listed in the `fileinfo` record's `sid`).
+    pub fn request_store_by(&self, sid: u32) {
+        self.request_store();
+        self.store_state.add_sid(sid);
+    }
+
+    /// What the file store knows of this file (its kept content, its `file_id`).
+    pub fn store_state(&self) -> &store::StoreState {
+        &self.store_state
     }
 
     /// Whether its `fileinfo` record carries its libmagic description.
@@ -223,6 +244,7 @@ impl File {
         if let Some(h) = &mut self.hashers.sha256 {
             h.update(data);
         }
+        self.store_state.keep(data);
     }
 
     fn gap(&mut self, len: u64) {
@@ -233,6 +255,7 @@ impl File {
         self.gaps = true;
         // A file with a hole has no meaningful hash.
         self.hashers = Hashers::default();
+        self.store_state.lose();
     }
 
     fn close(&mut self, state: FileState) {
@@ -251,6 +274,16 @@ impl File {
 
 /// Index of a file in its [`Files`] container.
 pub type FileId = usize;
+
+/// Counts the files of `flow` that ended truncated ([`crate::Counter::FilesTruncated`]),
+/// when the flow ends (its transactions, and so their files, are all still there).
+pub(crate) fn count_flow_end(flow: &crate::AppFlow, ctx: &mut crate::AppCtx) {
+    let mut n = 0;
+    flow.each_tx(&mut |tx| n += tx.files().map_or(0, Files::count_truncated));
+    for _ in 0..n {
+        ctx.counters.incr(crate::Counter::FilesTruncated);
+    }
+}
 
 /// The files of one transaction, in the order they were opened.
 #[derive(Clone, Debug, Default)]
@@ -282,11 +315,13 @@ impl Files {
                 sha256: cfg.sha256.then(Sha256::new),
             },
             digests: Digests::default(),
-            store: core::cell::Cell::new(false),
+            store: core::cell::Cell::new(cfg.store && cfg.force_store),
             range: None,
             logged: core::cell::Cell::new(false),
             magic: core::cell::OnceCell::new(),
             log_magic: cfg.magic,
+            store_state: store::StoreState::new(cfg.store),
+            end_counted: core::cell::Cell::new(false),
         });
         Some(self.files.len() - 1)
     }
@@ -362,6 +397,20 @@ impl Files {
         }
     }
 
+    /// How many of the files ended truncated (or are still open, so will be logged
+    /// truncated) and were not counted by an earlier call: each file counts once.
+    pub fn count_truncated(&self) -> u64 {
+        let mut n = 0;
+        for f in &self.files {
+            if matches!(f.state, FileState::Truncated | FileState::Open)
+                && !f.end_counted.replace(true)
+            {
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// A fingerprint of the files' progress (count, sizes and states), for a
     /// transaction's body fingerprint: it changes whenever `file.data` or a file
     /// option could answer differently.
@@ -388,6 +437,7 @@ mod tests {
             sha256: true,
             head_limit: 4,
             magic: false,
+            ..FileConfig::default()
         };
         let mut files = Files::default();
         let id = files.open(&cfg, b"a.txt", Direction::ToClient).unwrap();
@@ -436,6 +486,11 @@ mod tests {
         assert_eq!(f.size(), 16);
         assert_eq!(f.state().as_str(), "TRUNCATED");
         assert_eq!(f.digests(), &Digests::default());
+        // Counted once, however often the flow's end asks.
+        let done = files.open(&cfg, b"y", Direction::ToServer).unwrap();
+        files.close(done, FileState::Closed);
+        assert_eq!(files.count_truncated(), 1);
+        assert_eq!(files.count_truncated(), 0);
     }
 
     #[test]

@@ -178,7 +178,7 @@ impl Detector {
         s.tx_opts
             .iter()
             .all(|o| crate::files::is_file(o) || crate::tls::check(tx, o, dir, input))
-            && s.files.matches(tx, dir)
+            && s.files.matches(tx, dir, s.sid)
     }
 }
 

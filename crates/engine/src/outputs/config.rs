@@ -31,6 +31,8 @@ pub struct OutputsConfig {
     /// The capture file being read, as given (`pcap_filename` of the outputs with
     /// `pcap-file: yes`); `None` (written `unknown`, as Suricata) for other inputs.
     pub pcap_filename: Option<String>,
+    /// The `file-store` output (version 2).
+    pub file_store: Option<super::file_store::FileStoreOutput>,
 }
 
 /// Without an `outputs:` section Osprey writes `eve.json` (alerts and the default
@@ -55,6 +57,7 @@ impl Default for OutputsConfig {
             stats_log: None,
             stats_interval: None,
             pcap_filename: None,
+            file_store: None,
         }
     }
 }
@@ -156,6 +159,7 @@ pub(crate) fn read(config: &Config, notices: &mut Vec<String>) -> Result<Outputs
         stats_log: None,
         stats_interval,
         pcap_filename: None,
+        file_store: None,
     };
     let mut unused = Vec::new();
     let mut ignored_types = Vec::new();
@@ -209,6 +213,10 @@ pub(crate) fn read(config: &Config, notices: &mut Vec<String>) -> Result<Outputs
                     null_values: boolean(body.get("null-values")).unwrap_or(false),
                 });
             }
+            "file-store" => match super::file_store::read(&path, body, &mut unused) {
+                Ok(fs) => out.file_store = Some(fs),
+                Err(e) => notices.push(e),
+            },
             _ => unused.push(path),
         }
     }

@@ -4,9 +4,11 @@
 //! top-level `stats:` section. [`config`] reads the section, [`Outputs`] writes.
 
 pub mod config;
+pub mod file_store;
 mod log_dir;
 mod writers;
 
 pub use config::{EveOutput, FileOutput, OutputsConfig, StatsLogOutput};
+pub use file_store::FileStoreOutput;
 pub use log_dir::log_dir;
 pub use writers::Outputs;

@@ -360,6 +360,7 @@ mod tests {
             }),
             stats_interval: Some(Duration::from_secs(8)),
             pcap_filename: Some("x.pcap".into()),
+            file_store: None,
         };
         let out = Outputs::open(&config, Some(&dir), None).unwrap();
         assert!(out.wants_alerts() && out.has_fast());

@@ -23,7 +23,7 @@ pub(super) struct FlowStage {
     pub(super) app: AppCtx,
     exts: FlowExts,
     /// EVE application-layer records (the types the registry's protocols log).
-    applog: output::AppLogger,
+    pub(super) applog: output::AppLogger,
     /// EVE anomaly records.
     pub(super) anomaly: AnomalyLog,
     /// EVE `flow` and `netflow` records of the flows that end.
@@ -47,7 +47,7 @@ impl FlowStage {
             tracker: FlowTracker::new(config.flow.clone()),
             app,
             exts: FlowExts::default(),
-            applog: output::AppLogger::new(config.eve_types),
+            applog: output::AppLogger::new(config.eve_types).with_store(config.file_store.clone()),
             anomaly,
             flowlog: FlowLogger::new(&config.eve_types, config.ips),
             droplog: DropLogger::new(config),

@@ -399,6 +399,7 @@ impl Pipeline {
         if let Some(det) = &self.detection.stage {
             tree.extend(det.counters());
         }
+        tree.extend(self.flows.applog.store_counters());
         tree
     }
 }

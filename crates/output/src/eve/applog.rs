@@ -19,28 +19,45 @@ pub struct LogCursor {
 }
 
 /// Turns a flow's finished transactions into EVE records, for the enabled types.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct AppLogger {
     types: EveTypes,
+    store: Option<crate::filestore::StoreWriter>,
 }
 
 impl AppLogger {
     /// A logger writing the app-layer types of `types`.
     pub fn new(types: EveTypes) -> Self {
-        AppLogger { types }
+        AppLogger { types, store: None }
+    }
+
+    /// The same, also writing the files to store into `store` (the `file-store`
+    /// output) before their `fileinfo` records.
+    pub fn with_store(mut self, store: Option<std::sync::Arc<crate::FileStore>>) -> Self {
+        self.store = store.map(|store| crate::filestore::StoreWriter {
+            store,
+            counts: Default::default(),
+        });
+        self
+    }
+
+    /// The file store's counters (`osprey.file_store.*`), when it is on.
+    pub fn store_counters(&self) -> Vec<(&'static str, u64)> {
+        self.store.iter().flat_map(|s| s.counts.list()).collect()
     }
 
     /// Whether any app-layer record type (or `fileinfo`) is on (if not,
     /// [`AppLogger::log`] never writes).
     pub fn enabled(&self) -> bool {
-        self.types.any_app() || self.types.engine("fileinfo")
+        self.types.any_app() || self.types.engine("fileinfo") || self.store.is_some()
     }
 
     /// Writes (through `out`) the records of `app` that became loggable and advances
     /// `cursor`. Their header comes from `meta`, called only when there is something to
     /// write (at most once). With `at_end` (the flow ended) every transaction not yet
     /// logged is written, complete or not. The `fileinfo` records of files that ended
-    /// follow the transactions' records.
+    /// follow the transactions' records. Files of either direction are logged: see
+    /// [`AppLogger::log_packet`] for a packet's view.
     pub fn log(
         &self,
         app: &AppFlow,
@@ -49,11 +66,30 @@ impl AppLogger {
         meta: &mut dyn FnMut() -> EventMeta,
         out: &mut dyn FnMut(Value),
     ) {
+        self.log_packet(app, cursor, at_end, None, meta, out);
+    }
+
+    /// [`AppLogger::log`] for a packet travelling `dir`: as Suricata, the files it
+    /// stores and logs are those whose data travel that way (a response's file on the
+    /// next packet to the client), and every file when the flow ends.
+    pub fn log_packet(
+        &self,
+        app: &AppFlow,
+        cursor: &mut LogCursor,
+        at_end: bool,
+        dir: Option<app::Direction>,
+        meta: &mut dyn FnMut() -> EventMeta,
+        out: &mut dyn FnMut(Value),
+    ) {
+        let dir = dir.filter(|_| !at_end);
         let mut cached: Option<EventMeta> = None;
         let mut meta = move || -> EventMeta { cached.get_or_insert_with(&mut *meta).clone() };
         self.log_txs(app, cursor, at_end, &mut meta, out);
+        if let Some(s) = &self.store {
+            s.step(app, at_end, dir, &mut meta);
+        }
         if self.types.engine("fileinfo") {
-            super::fileinfo::log_files(app, at_end, &mut meta, out);
+            super::fileinfo::log_files(app, at_end, dir, &mut meta, out);
         }
     }
 

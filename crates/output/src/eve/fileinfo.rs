@@ -1,6 +1,8 @@
 //! `fileinfo` records: one per file a transaction carried ([`app::Transaction::files`]),
 //! written once the file is no longer open (closed, truncated, in error) and its
-//! transaction is ready to log, each exactly once ([`app::File::mark_logged`]). The record is the common header in the file's
+//! transaction is ready to log, on the next packet travelling the file's way (as
+//! Suricata: a response's file on a packet to the client) or at the flow's end, each
+//! exactly once ([`app::File::mark_logged`]). The record is the common header in the file's
 //! direction (a response's file goes server → client), the transaction's own EVE object
 //! and its siblings as the protocol logs them with their extended fields (`http{}`,
 //! `smb{}`, `smtp{}` + `email{}`), `app_proto`, and `fileinfo{}` with Suricata 7's keys
@@ -12,10 +14,12 @@ use serde_json::{Map, Value};
 
 /// Writes (through `out`) a `fileinfo` record for each file of `app` that ended and was
 /// not logged yet; `meta` gives the header, client → server. With `at_end` (the flow
-/// ended) files still open are written as they are.
+/// ended) files still open are written as they are. With `dir`, only the files whose
+/// data travel that way (the packet's direction) are written.
 pub(crate) fn log_files(
     app: &AppFlow,
     at_end: bool,
+    dir: Option<app::Direction>,
     meta: &mut dyn FnMut() -> EventMeta,
     out: &mut dyn FnMut(Value),
 ) {
@@ -31,7 +35,10 @@ pub(crate) fn log_files(
             return;
         };
         for f in files.iter() {
-            if (f.state() == FileState::Open && !at_end) || !f.mark_logged() {
+            if dir.is_some_and(|d| d != f.direction())
+                || (f.state() == FileState::Open && !at_end)
+                || !f.mark_logged()
+            {
                 continue;
             }
             out(record(tx, f, at_end, event_type, app_proto, &meta()));
@@ -40,7 +47,7 @@ pub(crate) fn log_files(
 }
 
 /// The `fileinfo` record of file `f` of `tx`.
-fn record(
+pub(crate) fn record(
     tx: &dyn Transaction,
     f: &File,
     at_end: bool,
@@ -99,6 +106,10 @@ pub(crate) fn fileinfo(f: &File, tx_id: u64, at_end: bool) -> Map<String, Value>
     if !f.name().is_empty() {
         o.insert("filename".into(), file_name(f.name()).into());
     }
+    let sids = f.store_state().sids();
+    if !sids.is_empty() {
+        o.insert("sid".into(), sids.into());
+    }
     if let Some(m) = f.magic().filter(|_| f.log_magic()) {
         o.insert("magic".into(), m.into());
     }
@@ -121,7 +132,11 @@ pub(crate) fn fileinfo(f: &File, tx_id: u64, at_end: bool) -> Map<String, Value>
     if let Some(h) = d.sha256 {
         o.insert("sha256".into(), hex(&h).into());
     }
-    o.insert("stored".into(), false.into());
+    let st = f.store_state();
+    o.insert("stored".into(), st.stored().into());
+    if let Some(id) = st.id().filter(|_| st.stored()) {
+        o.insert("file_id".into(), id.into());
+    }
     o.insert("size".into(), f.size().into());
     if let Some((s, e)) = f.range() {
         o.insert("start".into(), s.into());

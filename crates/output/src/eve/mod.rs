@@ -8,7 +8,7 @@ mod anomaly;
 mod applog;
 pub mod community_id;
 mod drop;
-mod fileinfo;
+pub(crate) mod fileinfo;
 mod flow;
 mod options;
 mod records;
