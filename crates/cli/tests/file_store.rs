@@ -36,9 +36,15 @@ alert smb any any -> any any (msg:\"smb\"; filestore; sid:3; rev:1;)\n";
 /// Runs `prog` (`osprey` or `suricata`) into `dir` (created) with the configuration and
 /// rules given; the log directory.
 fn run(prog: &str, dir: &Path, force: bool, pcap: &str, rules: Option<&Path>) -> PathBuf {
+    run_with(prog, dir, &config(force), pcap, rules)
+}
+
+/// [`run`] with the configuration `yaml`.
+fn run_with(prog: &str, dir: &Path, yaml: &str, pcap: &str, rules: Option<&Path>) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
+    let text = yaml;
     let yaml = dir.join("config.yaml");
-    std::fs::write(&yaml, config(force)).unwrap();
+    std::fs::write(&yaml, text).unwrap();
     let log = dir.join("log");
     std::fs::create_dir_all(&log).unwrap();
     let pcap = repo(&format!("crates/cli/tests/data/{pcap}.pcap"));
@@ -242,6 +248,15 @@ fn filestore_rules_store_the_files_they_match() {
     // Without a rule that stores and without `force-filestore`, nothing is.
     let none = run("osprey", &dir.join("none"), false, "http-files", None);
     assert_eq!(stored(&none), Vec::<String>::new());
+    // With the file store off, the rules store nothing and `fileinfo` names no sid.
+    let off = config(false).replace("enabled: yes\n      dir", "enabled: no\n      dir");
+    let log = run_with("osprey", &dir.join("off"), &off, "http-files", Some(&rules));
+    assert!(!log.join("filestore").exists());
+    let infos = fileinfos(&log);
+    assert_eq!(infos.len(), 7);
+    assert!(infos
+        .iter()
+        .all(|i| !i.contains("\"sid\"") && i.contains("\"stored\":false")));
     if common::suricata().is_some() {
         let s = run(
             "suricata",
