@@ -1,5 +1,6 @@
 //! Live capture on Linux: an AF_PACKET socket with a TPACKET_V3 memory-mapped ring,
-//! optionally in a `PACKET_FANOUT` hash group so several workers each get whole flows.
+//! optionally in a `PACKET_FANOUT` group (see [`Fanout`](crate::Fanout)) so several
+//! workers, of one process or of several, each get whole flows.
 
 use std::cell::Cell;
 use std::ffi::CString;
@@ -17,10 +18,14 @@ use crate::{Batch, BpfInstruction, CaptureError, CaptureStats, Source, Timestamp
 /// Settings of a live capture socket.
 #[derive(Clone, Debug)]
 pub struct LiveOptions {
-    /// Join this `PACKET_FANOUT` group in hash mode (with IP defragmentation so the
-    /// fragments of a datagram meet): every socket opened with the same group id on the
-    /// same interface receives a share of the traffic, each flow going to one socket.
+    /// Join this `PACKET_FANOUT` group (Suricata's `cluster-id`), in the mode `fanout`
+    /// says: every socket opened with the same group id on the same interface receives
+    /// a share of the traffic (in `cluster_flow` mode each flow, both directions, going
+    /// to one socket).
     pub fanout_group: Option<u16>,
+    /// The group's mode and flags (`cluster-type`, `defrag`); every socket of a group,
+    /// in any process, must give the same.
+    pub fanout: crate::Fanout,
     /// Ring block size in bytes (a power of two, multiple of the page size).
     pub block_size: u32,
     /// Number of ring blocks (the ring holds `block_size * block_count` bytes).
@@ -43,6 +48,7 @@ impl Default for LiveOptions {
     fn default() -> LiveOptions {
         LiveOptions {
             fanout_group: None,
+            fanout: crate::Fanout::default(),
             block_size: 1 << 20,
             block_count: 32,
             block_timeout_ms: 10,
@@ -366,12 +372,7 @@ impl LiveSource {
         }
         if let Some(group) = opts.fanout_group {
             // Inline, fragments must be forwarded as they came: no defragmentation.
-            let fanout = if mode.inline {
-                libc::PACKET_FANOUT_HASH
-            } else {
-                libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_DEFRAG
-            };
-            let arg = (u32::from(group) | (fanout << 16)) as libc::c_int;
+            let arg = opts.fanout.sockopt(group, mode.inline);
             setsockopt(sock, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg)
                 .map_err(|source| live(iface, "PACKET_FANOUT", source))?;
         }

@@ -31,6 +31,9 @@ pub struct OutputsConfig {
     /// The capture file being read, as given (`pcap_filename` of the outputs with
     /// `pcap-file: yes`); `None` (written `unknown`, as Suricata) for other inputs.
     pub pcap_filename: Option<String>,
+    /// The top-level `sensor-name`: written as `host`, last, in every EVE record (for
+    /// a Redis output, instead of the machine's host name).
+    pub sensor_name: Option<String>,
 }
 
 /// Without an `outputs:` section Osprey writes `eve.json` (alerts and the default
@@ -55,6 +58,7 @@ impl Default for OutputsConfig {
             stats_log: None,
             stats_interval: None,
             pcap_filename: None,
+            sensor_name: None,
         }
     }
 }
@@ -147,8 +151,12 @@ pub(crate) fn read(config: &Config, notices: &mut Vec<String>) -> Result<Outputs
     let stats_interval = stats_interval(config);
     // Read by the binary before setting up (`super::log_dir`): counts as used here.
     let _ = config.get("default-log-dir");
+    let sensor_name = crate::cluster::sensor_name(config);
     if !config.get_present("outputs") {
-        return Ok(OutputsConfig::default());
+        return Ok(OutputsConfig {
+            sensor_name,
+            ..OutputsConfig::default()
+        });
     }
     let mut out = OutputsConfig {
         eve: Vec::new(),
@@ -156,6 +164,7 @@ pub(crate) fn read(config: &Config, notices: &mut Vec<String>) -> Result<Outputs
         stats_log: None,
         stats_interval,
         pcap_filename: None,
+        sensor_name,
     };
     let mut unused = Vec::new();
     let mut ignored_types = Vec::new();
@@ -762,6 +771,7 @@ mod tests {
                 mode: RedisMode::Rpush,
                 key: "k".into(),
                 pipelining: Some(5),
+                host: None,
             })
         );
         assert_eq!(

@@ -26,6 +26,13 @@ pub fn run_live(
     for _ in 0..workers {
         sources.push(capture::open_live(iface, live.clone())?);
     }
+    // Said once every socket has joined the group: from here on, the traffic of the
+    // link is shared with the group's other sockets (of this process or others).
+    tracing::info!(
+        "{iface}: {workers} capture socket(s) bound in fanout group {} ({})",
+        live.fanout_group.unwrap_or_default(),
+        live.fanout
+    );
     run_per_source(
         sources,
         "osprey-w",
