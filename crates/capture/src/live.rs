@@ -373,8 +373,15 @@ impl LiveSource {
         if let Some(group) = opts.fanout_group {
             // Inline, fragments must be forwarded as they came: no defragmentation.
             let arg = opts.fanout.sockopt(group, mode.inline);
-            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg)
-                .map_err(|source| live(iface, "PACKET_FANOUT", source))?;
+            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg).map_err(|source| {
+                let what = if source.raw_os_error() == Some(libc::EINVAL) {
+                    "PACKET_FANOUT (is the group already used with another cluster-type or \
+                     defrag setting?)"
+                } else {
+                    "PACKET_FANOUT"
+                };
+                live(iface, what, source)
+            })?;
         }
         Ok(LiveSource {
             ring,

@@ -73,11 +73,12 @@ struct Netns {
 }
 
 impl Netns {
-    fn new() -> Result<Netns, String> {
+    /// Namespaces named after `tag` (one per test: they run in parallel).
+    fn new(tag: &str) -> Result<Netns, String> {
         let id = std::process::id();
         let ns = Netns {
-            sensors: format!("osprey-cs-{id}"),
-            source: format!("osprey-ct-{id}"),
+            sensors: format!("osprey-{tag}s-{id}"),
+            source: format!("osprey-{tag}t-{id}"),
         };
         sh(&["ip", "netns", "add", &ns.sensors])?;
         sh(&["ip", "netns", "add", &ns.source])?;
@@ -156,31 +157,36 @@ impl Drop for Proc {
     }
 }
 
-/// Starts `cmd` with stderr piped; returns once a stderr line contains `ready`
-/// (failing after 30 s or when the process ends first, with what it said).
+/// Starts `cmd` with stdout and stderr piped; returns once a line of either contains
+/// `ready` (failing after 30 s or when the process ends first, with what it said).
 fn start_until(mut cmd: Command, ready: &str, what: &str) -> Proc {
     let mut child = Proc(
-        cmd.stdout(Stdio::null())
+        cmd.stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("{what}: {e}")),
     );
-    let stderr = child.0.stderr.take().expect("stderr piped");
     let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
+    let out: Box<dyn std::io::Read + Send> = Box::new(child.0.stdout.take().expect("piped"));
+    let err: Box<dyn std::io::Read + Send> = Box::new(child.0.stderr.take().expect("piped"));
+    for stream in [out, err] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
             }
-        }
-    });
+        });
+    }
+    drop(tx);
     let t = Instant::now();
     let mut log = Vec::new();
     while t.elapsed() < Duration::from_secs(30) {
         match rx.recv_timeout(Duration::from_millis(200)) {
             Ok(line) if line.contains(ready) => {
                 // Keep draining so the child never blocks on a full pipe.
-                std::thread::spawn(move || while rx.recv().is_ok() {});
+                std::thread::spawn(move || for _ in rx {});
                 return child;
             }
             Ok(line) => log.push(line),
@@ -432,7 +438,7 @@ fn sensors_of_one_fanout_group_share_a_link_and_one_redis_list() {
         "the two captures share a flow"
     );
 
-    let ns = match Netns::new() {
+    let ns = match Netns::new("c") {
         Ok(ns) => ns,
         Err(e) => return skip(&format!("cannot create network namespaces: {e}")),
     };
@@ -602,4 +608,86 @@ fn sensors_of_one_fanout_group_share_a_link_and_one_redis_list() {
         victim_pkts > 0 && victim_pkts < p1_pkts,
         "{victim} counted {victim_pkts} of {p1_pkts} packets"
     );
+}
+
+/// Osprey joins the fanout group of a Suricata 7 sensor reading the same link with the
+/// stock configuration (`cluster-id: 99`, `cluster_flow`, `defrag: yes`; Suricata joins
+/// a group only with more than one thread): the kernel accepts a socket into a group
+/// only with the group's mode and flags, so this shows they are Suricata's. With another
+/// `defrag` or `cluster-type` the kernel refuses it, and Osprey says why.
+#[test]
+fn osprey_joins_the_fanout_group_of_a_suricata_sensor() {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root {
+        return skip("not root");
+    }
+    if !runs("ip", "-V") {
+        return skip("`ip` (iproute2) not installed");
+    }
+    if common::suricata().is_none() {
+        return;
+    }
+    let ns = match Netns::new("j") {
+        Ok(ns) => ns,
+        Err(e) => return skip(&format!("cannot create network namespaces: {e}")),
+    };
+    let dir = common::tempdir("cluster-suricata");
+    let (suri_log, osprey_log) = (dir.join("suricata"), dir.join("osprey"));
+    std::fs::create_dir_all(&suri_log).unwrap();
+    std::fs::create_dir_all(&osprey_log).unwrap();
+    let stock = "/etc/suricata/suricata.yaml";
+    if !Path::new(stock).exists() {
+        return skip("no /etc/suricata/suricata.yaml");
+    }
+    let common_args = [
+        "-c",
+        stock,
+        "--af-packet=va",
+        "--set",
+        "af-packet.0.interface=va",
+        "--set",
+        "unix-command.enabled=no",
+        "-S",
+        "/dev/null",
+        "-k",
+        "none",
+    ];
+    let mut suri = Netns::exec(&ns.sensors, &["suricata"]);
+    suri.args(common_args)
+        .args(["--set", "af-packet.0.threads=2", "-l"])
+        .arg(&suri_log);
+    let _suricata = start_until(suri, "Engine started", "suricata");
+    let osprey = |extra: &[&str]| {
+        let mut c = Netns::exec(
+            &ns.sensors,
+            &["timeout", "20", env!("CARGO_BIN_EXE_osprey")],
+        );
+        c.args(common_args)
+            .args(["--set", "af-packet.0.threads=1", "--no-progress", "-l"])
+            .arg(&osprey_log)
+            .args(extra);
+        c
+    };
+    let mut joined = start_until(
+        osprey(&[]),
+        "bound in fanout group 99 (cluster_flow, defrag)",
+        "osprey",
+    );
+    sigint(&joined);
+    assert!(joined.wait(Duration::from_secs(30)).success());
+    for other in [
+        "af-packet.0.defrag=no",
+        "af-packet.0.cluster-type=cluster_cpu",
+    ] {
+        let out = osprey(&["--set", other]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("PACKET_FANOUT") && err.contains("cluster-type"),
+            "{other}: {:?} {err}",
+            out.status
+        );
+    }
 }
