@@ -87,6 +87,13 @@ pub trait Source: Send {
         let _ = flag;
     }
 
+    /// After `next_batch` returned 0: whether the input is exhausted (always, except for
+    /// a live source with a [`LiveOptions::wake`] counter, which returns 0 early while
+    /// idle so that its caller can answer requests).
+    fn ended(&self) -> bool {
+        true
+    }
+
     /// Whether `next_batch` may wait for input that is not there yet (a directory
     /// watched for new files) after handing out a short batch: the caller should then
     /// pass on the frames it holds before asking for more.

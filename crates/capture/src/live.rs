@@ -7,7 +7,7 @@ use std::ffi::CString;
 use std::io;
 use std::mem::size_of;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use wire::LinkType;
@@ -42,6 +42,10 @@ pub struct LiveOptions {
     /// Raise to end the capture: `next_batch` delivers what the ring already holds, then
     /// returns 0.
     pub stop: Arc<AtomicBool>,
+    /// A counter (the engine's statistics requests): when it has changed while the ring
+    /// is empty, `next_batch` returns 0 early (within a poll timeout), with
+    /// [`Source::ended`](crate::Source::ended) false, so the caller can answer.
+    pub wake: Option<Arc<AtomicU64>>,
 }
 
 impl Default for LiveOptions {
@@ -56,6 +60,7 @@ impl Default for LiveOptions {
             promiscuous: true,
             poll_timeout_ms: 100,
             stop: Arc::new(AtomicBool::new(false)),
+            wake: None,
         }
     }
 }
@@ -100,6 +105,8 @@ pub struct LiveSource {
     stop: Arc<AtomicBool>,
     /// Blocks still to drain once `stop` was seen.
     drain_left: Option<usize>,
+    /// [`LiveOptions::wake`] and its value when last looked at.
+    wake: Option<(Arc<AtomicU64>, u64)>,
     poll_timeout_ms: i32,
     stats: CaptureStats,
     /// Kernel counters, accumulated (the kernel resets them on every read).
@@ -392,6 +399,10 @@ impl LiveSource {
             in_block: None,
             stop: Arc::clone(&opts.stop),
             drain_left: None,
+            wake: opts
+                .wake
+                .as_ref()
+                .map(|w| (Arc::clone(w), w.load(Ordering::Relaxed))),
             poll_timeout_ms: i32::from(opts.poll_timeout_ms),
             stats: CaptureStats::default(),
             kernel: Cell::new((0, 0)),
@@ -630,6 +641,15 @@ impl LiveSource {
         }
     }
 
+    /// Whether the [`LiveOptions::wake`] counter changed since the last look.
+    fn woken(&mut self) -> bool {
+        let Some((counter, seen)) = &mut self.wake else {
+            return false;
+        };
+        let now = counter.load(Ordering::Relaxed);
+        std::mem::replace(seen, now) != now
+    }
+
     /// The socket's descriptor, for polling.
     pub(crate) fn raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
@@ -698,9 +718,14 @@ impl Source for LiveSource {
             match self.idle() {
                 Idle::Ended => return Ok(0),
                 Idle::Retry => continue,
+                Idle::Wait if self.woken() => return Ok(0),
                 Idle::Wait => self.wait()?,
             }
         }
+    }
+
+    fn ended(&self) -> bool {
+        self.drain_left.is_some()
     }
 
     fn stats(&self) -> CaptureStats {
