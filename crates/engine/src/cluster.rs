@@ -1,6 +1,11 @@
 //! Several sensors on one link: the `af-packet:` entry's `cluster-type` and `defrag`
 //! (the fanout group's mode and flags, which every process of the group must share),
 //! and the top-level `sensor-name` that names a sensor in its EVE records.
+//!
+//! Every live socket joins its fanout group, even in a process with one worker, so
+//! several one-worker processes share a link (Suricata 7 joins only with more than one
+//! thread per interface; a Suricata sensor with two threads and the same `cluster-id`,
+//! `cluster-type` and `defrag` shares the group with Osprey sensors).
 
 #[cfg(target_os = "linux")]
 use capture::{Fanout, FanoutKind};
