@@ -26,6 +26,8 @@ mod bpf;
 mod bridge;
 mod dir;
 mod error;
+#[cfg(target_os = "linux")]
+mod fanout;
 mod file;
 mod filter;
 #[cfg(target_os = "linux")]
@@ -54,6 +56,8 @@ pub use bpf::{parse_bpf_program, BpfInstruction, MAX_BPF_INSTRUCTIONS};
 pub use bridge::{Bridge, BRIDGE_BLOCK_TIMEOUT_MS};
 pub use dir::{DirEvent, DirOptions, DirSource, MAX_DEPTH};
 pub use error::CaptureError;
+#[cfg(target_os = "linux")]
+pub use fanout::{Fanout, FanoutKind};
 pub use file::{FileFormat, FileSource};
 pub use filter::{compile_filter, CaptureFilter, FilteredSource};
 #[cfg(target_os = "linux")]
@@ -81,6 +85,13 @@ pub trait Source: Send {
     /// Sources that never wait ignore it (the caller checks the flag between batches).
     fn stop_on(&mut self, flag: Arc<AtomicBool>) {
         let _ = flag;
+    }
+
+    /// After `next_batch` returned 0: whether the input is exhausted (always, except for
+    /// a live source with a [`LiveOptions::wake`] counter, which returns 0 early while
+    /// idle so that its caller can answer requests).
+    fn ended(&self) -> bool {
+        true
     }
 
     /// Whether `next_batch` may wait for input that is not there yet (a directory

@@ -1,12 +1,13 @@
 //! Live capture on Linux: an AF_PACKET socket with a TPACKET_V3 memory-mapped ring,
-//! optionally in a `PACKET_FANOUT` hash group so several workers each get whole flows.
+//! optionally in a `PACKET_FANOUT` group (see [`Fanout`](crate::Fanout)) so several
+//! workers, of one process or of several, each get whole flows.
 
 use std::cell::Cell;
 use std::ffi::CString;
 use std::io;
 use std::mem::size_of;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use wire::LinkType;
@@ -17,10 +18,14 @@ use crate::{Batch, BpfInstruction, CaptureError, CaptureStats, Source, Timestamp
 /// Settings of a live capture socket.
 #[derive(Clone, Debug)]
 pub struct LiveOptions {
-    /// Join this `PACKET_FANOUT` group in hash mode (with IP defragmentation so the
-    /// fragments of a datagram meet): every socket opened with the same group id on the
-    /// same interface receives a share of the traffic, each flow going to one socket.
+    /// Join this `PACKET_FANOUT` group (Suricata's `cluster-id`), in the mode `fanout`
+    /// says: every socket opened with the same group id on the same interface receives
+    /// a share of the traffic (in `cluster_flow` mode each flow, both directions, going
+    /// to one socket).
     pub fanout_group: Option<u16>,
+    /// The group's mode and flags (`cluster-type`, `defrag`); every socket of a group,
+    /// in any process, must give the same.
+    pub fanout: crate::Fanout,
     /// Ring block size in bytes (a power of two, multiple of the page size).
     pub block_size: u32,
     /// Number of ring blocks (the ring holds `block_size * block_count` bytes).
@@ -37,12 +42,17 @@ pub struct LiveOptions {
     /// Raise to end the capture: `next_batch` delivers what the ring already holds, then
     /// returns 0.
     pub stop: Arc<AtomicBool>,
+    /// A counter (the engine's statistics requests): when it has changed while the ring
+    /// is empty, `next_batch` returns 0 early (within a poll timeout), with
+    /// [`Source::ended`](crate::Source::ended) false, so the caller can answer.
+    pub wake: Option<Arc<AtomicU64>>,
 }
 
 impl Default for LiveOptions {
     fn default() -> LiveOptions {
         LiveOptions {
             fanout_group: None,
+            fanout: crate::Fanout::default(),
             block_size: 1 << 20,
             block_count: 32,
             block_timeout_ms: 10,
@@ -50,6 +60,7 @@ impl Default for LiveOptions {
             promiscuous: true,
             poll_timeout_ms: 100,
             stop: Arc::new(AtomicBool::new(false)),
+            wake: None,
         }
     }
 }
@@ -94,6 +105,8 @@ pub struct LiveSource {
     stop: Arc<AtomicBool>,
     /// Blocks still to drain once `stop` was seen.
     drain_left: Option<usize>,
+    /// [`LiveOptions::wake`] and its value when last looked at.
+    wake: Option<(Arc<AtomicU64>, u64)>,
     poll_timeout_ms: i32,
     stats: CaptureStats,
     /// Kernel counters, accumulated (the kernel resets them on every read).
@@ -366,14 +379,16 @@ impl LiveSource {
         }
         if let Some(group) = opts.fanout_group {
             // Inline, fragments must be forwarded as they came: no defragmentation.
-            let fanout = if mode.inline {
-                libc::PACKET_FANOUT_HASH
-            } else {
-                libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_DEFRAG
-            };
-            let arg = (u32::from(group) | (fanout << 16)) as libc::c_int;
-            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg)
-                .map_err(|source| live(iface, "PACKET_FANOUT", source))?;
+            let arg = opts.fanout.sockopt(group, mode.inline);
+            setsockopt(sock, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg).map_err(|source| {
+                let what = if source.raw_os_error() == Some(libc::EINVAL) {
+                    "PACKET_FANOUT (is the group already used with another cluster-type or \
+                     defrag setting?)"
+                } else {
+                    "PACKET_FANOUT"
+                };
+                live(iface, what, source)
+            })?;
         }
         Ok(LiveSource {
             ring,
@@ -384,6 +399,10 @@ impl LiveSource {
             in_block: None,
             stop: Arc::clone(&opts.stop),
             drain_left: None,
+            wake: opts
+                .wake
+                .as_ref()
+                .map(|w| (Arc::clone(w), w.load(Ordering::Relaxed))),
             poll_timeout_ms: i32::from(opts.poll_timeout_ms),
             stats: CaptureStats::default(),
             kernel: Cell::new((0, 0)),
@@ -622,6 +641,15 @@ impl LiveSource {
         }
     }
 
+    /// Whether the [`LiveOptions::wake`] counter changed since the last look.
+    fn woken(&mut self) -> bool {
+        let Some((counter, seen)) = &mut self.wake else {
+            return false;
+        };
+        let now = counter.load(Ordering::Relaxed);
+        std::mem::replace(seen, now) != now
+    }
+
     /// The socket's descriptor, for polling.
     pub(crate) fn raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
@@ -690,9 +718,14 @@ impl Source for LiveSource {
             match self.idle() {
                 Idle::Ended => return Ok(0),
                 Idle::Retry => continue,
+                Idle::Wait if self.woken() => return Ok(0),
                 Idle::Wait => self.wait()?,
             }
         }
+    }
+
+    fn ended(&self) -> bool {
+        self.drain_left.is_some()
     }
 
     fn stats(&self) -> CaptureStats {

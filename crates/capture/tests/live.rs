@@ -307,6 +307,34 @@ fn stop_ends_an_idle_capture_promptly() {
 }
 
 #[test]
+fn a_wake_counter_returns_an_idle_capture_early_without_ending_it() {
+    in_netns(|| {
+        let wake = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let opts = LiveOptions {
+            wake: Some(Arc::clone(&wake)),
+            ..LiveOptions::default()
+        };
+        let stop = Arc::clone(&opts.stop);
+        let mut src = capture::open_live("va", opts).unwrap();
+        let bump = Arc::clone(&wake);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(150));
+            bump.fetch_add(1, Ordering::Relaxed);
+        });
+        let t = Instant::now();
+        let mut batch = Batch::new();
+        // (Frames the link carries meanwhile, IPv6 neighbour discovery, come first.)
+        while src.next_batch(&mut batch, 128).unwrap() > 0 {}
+        assert!(!src.ended(), "woken, not ended");
+        assert!(t.elapsed() >= Duration::from_millis(150) && t.elapsed() < Duration::from_secs(5));
+        // Not woken again: it waits until stopped, then ends.
+        stop_after(&stop, Duration::from_millis(200));
+        while src.next_batch(&mut batch, 128).unwrap() > 0 {}
+        assert!(src.ended());
+    });
+}
+
+#[test]
 fn kernel_bpf_filter_keeps_only_matching_frames() {
     in_netns(|| {
         // tcpdump -ddd 'ether proto 0x88b5'

@@ -55,8 +55,9 @@ struct Inner {
     detector: ArcSwapOption<Detector>,
     /// Bumped on each rule swap; workers compare it with the one they run.
     rules_generation: AtomicU64,
-    /// Bumped to ask the workers for a statistics snapshot.
-    stats_epoch: AtomicU64,
+    /// Bumped to ask the workers for a statistics snapshot (shared with live sources,
+    /// which wake their idle workers when it changes).
+    stats_epoch: Arc<AtomicU64>,
     /// Bumped to ask every output to reopen its files (log rotation).
     reopen_generation: AtomicU64,
     /// Per worker: the statistics epoch it answered and its counters then.
@@ -225,6 +226,12 @@ impl Control {
 
     pub(crate) fn stats_epoch(&self) -> u64 {
         self.inner.stats_epoch.load(Ordering::Relaxed)
+    }
+
+    /// The statistics request counter, for a live source to wake its worker when a
+    /// request comes while no frames do (see `capture::LiveOptions::wake`).
+    pub(crate) fn stats_requests(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.inner.stats_epoch)
     }
 
     pub(crate) fn request_stats(&self) {

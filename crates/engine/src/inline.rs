@@ -206,6 +206,8 @@ pub struct AfPacketPlan {
     pub threads: Option<usize>,
     /// `cluster-id`: the fanout group id.
     pub cluster_id: Option<u16>,
+    /// `cluster-type` and `defrag`: the fanout group's mode and flags.
+    pub fanout: capture::Fanout,
     /// `block-size`.
     pub block_size: Option<u32>,
     /// `disable-promisc: yes` turns promiscuous mode off.
@@ -222,6 +224,7 @@ impl AfPacketPlan {
         if let Some(g) = self.cluster_id {
             o.fanout_group = Some(g);
         }
+        o.fanout = self.fanout;
         if let Some(b) = self
             .block_size
             .filter(|b| b.is_power_of_two() && *b >= 4096)
@@ -241,6 +244,8 @@ struct Entry {
     copy_iface: Option<String>,
     threads: Option<String>,
     cluster_id: Option<u16>,
+    cluster_type: Option<String>,
+    defrag: Option<bool>,
     block_size: Option<u64>,
     disable_promisc: bool,
     ignored_keys: Vec<String>,
@@ -254,6 +259,8 @@ const KNOWN_KEYS: &[&str] = &[
     "threads",
     "cluster-id",
     "block-size",
+    "cluster-type",
+    "defrag",
     "disable-promisc",
 ];
 
@@ -276,6 +283,8 @@ fn entries(config: &Config) -> Vec<Entry> {
             cluster_id: config
                 .get_size(&key("cluster-id"))
                 .and_then(|v| u16::try_from(v).ok()),
+            cluster_type: config.get_str(&key("cluster-type")),
+            defrag: config.get_bool(&key("defrag")),
             block_size: config.get_size(&key("block-size")),
             disable_promisc: config.get_bool(&key("disable-promisc")).unwrap_or(false),
             ignored_keys: config
@@ -377,6 +386,7 @@ fn plan_from_entries(all: &[Entry], iface: Option<&str>) -> Result<AfPacketPlan,
             .and_then(|t| t.trim().parse::<usize>().ok())
             .filter(|n| *n > 0),
         cluster_id: entry.cluster_id,
+        fanout: crate::cluster::fanout(entry.cluster_type.as_deref(), entry.defrag)?,
         block_size: entry.block_size.and_then(|b| u32::try_from(b).ok()),
         promiscuous: !entry.disable_promisc,
         ignored_keys: entry.ignored_keys.clone(),
@@ -453,5 +463,23 @@ mod tests {
         for bad in ["veth0", "a:a", ":b", "a:", "a:b:c"] {
             assert!(InlinePair::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn cluster_type_and_defrag_set_the_fanout_group() {
+        let y = "af-packet:\n  - interface: va\n    cluster-id: 77\n    cluster-type: cluster_qm\n    defrag: yes\n";
+        let p = plan(y, None).unwrap();
+        assert!(p.ignored_keys.is_empty(), "{:?}", p.ignored_keys);
+        let o = p.live_options(&LiveOptions::default());
+        assert_eq!(o.fanout_group, Some(77));
+        assert_eq!(
+            o.fanout,
+            capture::Fanout {
+                kind: capture::FanoutKind::Qm,
+                defrag: true
+            }
+        );
+        let bad = "af-packet:\n  - interface: va\n    cluster-type: cluster_ebpf\n";
+        assert!(plan(bad, None).unwrap_err().contains("cluster_ebpf"));
     }
 }

@@ -17,6 +17,7 @@ mod alert_tunnel;
 mod alerts;
 mod anomaly;
 mod applog;
+mod cluster;
 mod config;
 mod control;
 mod defaults;

@@ -26,6 +26,7 @@ fn spec(port: u16, mode: RedisMode, key: &str, pipelining: Option<usize>) -> Sin
         mode,
         key: key.into(),
         pipelining,
+        host: None,
     })
 }
 

@@ -33,6 +33,9 @@ pub struct OutputsConfig {
     pub pcap_filename: Option<String>,
     /// The `file-store` output (version 2).
     pub file_store: Option<super::file_store::FileStoreOutput>,
+    /// The top-level `sensor-name`: written as `host`, last, in every EVE record (for
+    /// a Redis output, instead of the machine's host name).
+    pub sensor_name: Option<String>,
 }
 
 /// Without an `outputs:` section Osprey writes `eve.json` (alerts and the default
@@ -58,6 +61,7 @@ impl Default for OutputsConfig {
             stats_interval: None,
             pcap_filename: None,
             file_store: None,
+            sensor_name: None,
         }
     }
 }
@@ -150,8 +154,12 @@ pub(crate) fn read(config: &Config, notices: &mut Vec<String>) -> Result<Outputs
     let stats_interval = stats_interval(config);
     // Read by the binary before setting up (`super::log_dir`): counts as used here.
     let _ = config.get("default-log-dir");
+    let sensor_name = crate::cluster::sensor_name(config);
     if !config.get_present("outputs") {
-        return Ok(OutputsConfig::default());
+        return Ok(OutputsConfig {
+            sensor_name,
+            ..OutputsConfig::default()
+        });
     }
     let mut out = OutputsConfig {
         eve: Vec::new(),
@@ -160,6 +168,7 @@ pub(crate) fn read(config: &Config, notices: &mut Vec<String>) -> Result<Outputs
         stats_interval,
         pcap_filename: None,
         file_store: None,
+        sensor_name,
     };
     let mut unused = Vec::new();
     let mut ignored_types = Vec::new();
@@ -770,6 +779,7 @@ mod tests {
                 mode: RedisMode::Rpush,
                 key: "k".into(),
                 pipelining: Some(5),
+                host: None,
             })
         );
         assert_eq!(

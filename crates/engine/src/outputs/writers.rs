@@ -62,6 +62,9 @@ pub struct Outputs {
     dropped: AtomicU64,
     /// `pcap_filename` of the outputs with `pcap-file: yes`.
     pcap_filename: String,
+    /// `sensor-name`: `host` of every record (added by the Redis sink itself for a Redis
+    /// output).
+    sensor_name: Option<String>,
 }
 
 /// `spec` with a relative file or socket path taken as relative to `log_dir`.
@@ -107,12 +110,16 @@ impl Outputs {
                 .pcap_filename
                 .clone()
                 .unwrap_or_else(|| "unknown".into()),
+            sensor_name: config.sensor_name.clone(),
         };
         let Some(dir) = log_dir else {
             return Ok(out);
         };
         let open = |spec: &SinkSpec| {
-            let spec = in_log_dir(spec, dir);
+            let mut spec = in_log_dir(spec, dir);
+            if let SinkSpec::Redis(r) = &mut spec {
+                r.host.clone_from(&config.sensor_name);
+            }
             LineWriter::open(&spec, reopen.clone())
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", describe(&spec))))
         };
@@ -246,10 +253,15 @@ impl Outputs {
     }
 
     /// `record` with what output `e` adds to every record (`community_id`,
-    /// `pcap_filename`); `None` when it adds nothing.
+    /// `pcap_filename`, `host` last); `None` when it adds nothing.
     fn decorated(&self, e: &EveWriter, record: &Value) -> Option<Value> {
         let o = &e.config.options;
-        if !o.community_id && !o.pcap_file {
+        // A Redis sink adds `host` itself (the sensor name, or the machine's name).
+        let host = self
+            .sensor_name
+            .as_ref()
+            .filter(|_| !matches!(e.config.sink, SinkSpec::Redis(_)));
+        if !o.community_id && !o.pcap_file && host.is_none() {
             return None;
         }
         let mut r = record.clone();
@@ -258,6 +270,9 @@ impl Outputs {
         }
         if let (true, Some(m)) = (o.pcap_file, r.as_object_mut()) {
             m.insert("pcap_filename".into(), self.pcap_filename.clone().into());
+        }
+        if let (Some(h), Some(m)) = (host, r.as_object_mut()) {
+            m.insert("host".into(), h.clone().into());
         }
         Some(r)
     }
@@ -361,6 +376,7 @@ mod tests {
             stats_interval: Some(Duration::from_secs(8)),
             pcap_filename: Some("x.pcap".into()),
             file_store: None,
+            sensor_name: None,
         };
         let out = Outputs::open(&config, Some(&dir), None).unwrap();
         assert!(out.wants_alerts() && out.has_fast());
@@ -396,6 +412,35 @@ mod tests {
         );
         let s = std::fs::read_to_string(dir.join("s.log")).unwrap();
         assert!(s.contains("decoder.pkts") && s.contains("uptime: 0d, 00h 00m 02s"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sensor_name_is_the_last_key_of_every_record() {
+        let dir = std::env::temp_dir().join(format!("osprey-sensor-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut e = eve("e.json", true, "dns,stats");
+        e.options.pcap_file = true;
+        let config = OutputsConfig {
+            eve: vec![e],
+            stats_interval: Some(Duration::from_secs(8)),
+            sensor_name: Some("probe-1".into()),
+            ..OutputsConfig::default()
+        };
+        let out = Outputs::open(&config, Some(&dir), None).unwrap();
+        out.write_event(&serde_json::json!({"event_type": "alert", "src_ip": "10.0.0.1"}));
+        out.write_event(&serde_json::json!({"event_type": "dns", "dns": {"type": "query"}}));
+        let mut t = StatsTree::new();
+        t.add("decoder.pkts", 3);
+        out.write_stats(&t, &[t.clone()], 2);
+        out.finish().unwrap();
+        let text = std::fs::read_to_string(dir.join("e.json")).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        for l in &lines {
+            assert!(l.ends_with(",\"host\":\"probe-1\"}"), "{l}");
+        }
+        assert!(lines[2].contains("\"event_type\":\"stats\""));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -21,11 +21,21 @@ pub fn run_live(
     opts: &RunOptions,
 ) -> Result<RunReport, RunError> {
     let start = Instant::now();
-    let (workers, live) = live_setup(live, opts, 0xffff);
+    let (workers, mut live) = live_setup(live, opts, 0xffff);
+    // An idle worker still answers statistics requests (each sensor's counters stay
+    // current while its share of the link is quiet).
+    live.wake = Some(opts.control.stats_requests());
     let mut sources = Vec::with_capacity(workers);
     for _ in 0..workers {
         sources.push(capture::open_live(iface, live.clone())?);
     }
+    // Said once every socket has joined the group: from here on, the traffic of the
+    // link is shared with the group's other sockets (of this process or others).
+    tracing::info!(
+        "{iface}: {workers} capture socket(s) bound in fanout group {} ({})",
+        live.fanout_group.unwrap_or_default(),
+        live.fanout
+    );
     run_per_source(
         sources,
         "osprey-w",

@@ -99,6 +99,8 @@ pub(crate) fn serve<S: Source + ?Sized>(
     loop {
         ctl.poll(&mut pipeline);
         match source.next_batch(&mut batch, batch_size) {
+            // Woken while idle: answer the control block at the top of the loop.
+            Ok(0) if !source.ended() => continue,
             Ok(0) => break,
             Ok(_) => process(&mut pipeline, &batch, source),
             Err(e) => {

@@ -104,6 +104,9 @@ pub struct RedisSpec {
     /// `pipelining: batch-size` when `pipelining: enabled: yes`: records sent per round
     /// trip; `None` sends each record as it comes.
     pub pipelining: Option<usize>,
+    /// The `host` added to each record: the configuration's `sensor-name`; `None`
+    /// writes the machine's host name (as Suricata for this filetype).
+    pub host: Option<String>,
 }
 
 impl Default for RedisSpec {
@@ -114,6 +117,7 @@ impl Default for RedisSpec {
             mode: RedisMode::Lpush,
             key: "suricata".into(),
             pipelining: None,
+            host: None,
         }
     }
 }

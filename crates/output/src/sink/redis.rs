@@ -5,7 +5,8 @@
 //! [`SinkLimits::flush_idle`](super::SinkLimits::flush_idle), and at shutdown).
 //!
 //! As Suricata 7.0.10 does for this filetype (and no other), each record gets the
-//! machine's host name as a last top-level key, `"host":"NAME"`.
+//! machine's host name as a last top-level key, `"host":"NAME"`; with a `sensor-name`
+//! ([`RedisSpec::host`]) that name instead (once).
 //!
 //! A record counts as delivered when its reply came back. A connection lost before
 //! that sends the unanswered records again on the next one (at least once: a server
@@ -148,7 +149,7 @@ pub(crate) struct RedisSink {
     spec: RedisSpec,
     conn: Option<(TcpStream, BufReader<TcpStream>)>,
     buf: Vec<u8>,
-    /// The host name as a JSON string, added to each record.
+    /// The sensor or host name as a JSON string, added to each record.
     host: Option<Vec<u8>>,
     /// An error reply was logged (one warning per run).
     warned: bool,
@@ -156,11 +157,12 @@ pub(crate) struct RedisSink {
 
 impl RedisSink {
     pub(crate) fn new(spec: RedisSpec) -> RedisSink {
+        let host = spec.host.clone().or_else(host_name);
         RedisSink {
             spec,
             conn: None,
             buf: Vec::new(),
-            host: host_name().map(|h| serde_json::Value::from(h).to_string().into_bytes()),
+            host: host.map(|h| serde_json::Value::from(h).to_string().into_bytes()),
             warned: false,
         }
     }
@@ -301,6 +303,18 @@ mod tests {
         }
         let long = vec![b'+'; MAX_LINE + 10];
         assert!(parse(&long).is_err());
+    }
+
+    #[test]
+    fn sensor_name_replaces_the_host_name() {
+        let named = RedisSink::new(RedisSpec {
+            host: Some("probe \"1\"".into()),
+            ..RedisSpec::default()
+        });
+        assert_eq!(named.host.as_deref(), Some(&b"\"probe \\\"1\\\"\""[..]));
+        let plain = RedisSink::new(RedisSpec::default());
+        let want = host_name().map(|h| serde_json::Value::from(h).to_string().into_bytes());
+        assert_eq!(plain.host, want);
     }
 
     #[test]
