@@ -17,6 +17,7 @@ mod alert_tunnel;
 mod alerts;
 mod anomaly;
 mod applog;
+pub mod bucket;
 mod config;
 mod control;
 mod defaults;
