@@ -172,6 +172,7 @@ def run(args) -> dict:
         "bytes_read": sum(u.link.size() for u in todo),
         "wall_seconds": time.monotonic() - t0,
         "unit_seconds": sum(r["seconds"] for r in done),
+        "osprey_cpu_seconds": sum(r["osprey_cpu_seconds"] for r in done),
         "rule_load_seconds": sum((r["rules"] or {}).get("seconds", 0) for r in done),
         "output": os.path.abspath(args.output),
     }

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -127,8 +128,9 @@ def _injected(opts: Options, unit: Unit) -> Optional[str]:
 
 
 def run_unit(unit: Unit, opts: Options) -> dict:
-    """Runs ``unit`` (on a worker) and returns its account: alerts, seconds, rule
-    load seconds, bytes of the link, attempt id."""
+    """Runs ``unit`` (on a worker) and returns its account: alerts, seconds, osprey's
+    CPU seconds (the worker runs one task at a time), rule load seconds, bytes of the
+    link, attempt id."""
     start = time.monotonic()
     attempt = uuid.uuid4().hex[:12]
     attempts = os.path.join(opts.work_dir, "attempts")
@@ -148,7 +150,10 @@ def run_unit(unit: Unit, opts: Options) -> dict:
         cmd += ["-S", rules, "-l", scratch, "--runmode", "single", "--no-progress"]
         cmd += ["--eve-types", "alert", "-r", file_list, "--pcap-file-list"]
         cmd += ["--flow-hash-bucket", f"{unit.bucket}/{unit.count}"] + list(opts.osprey_args)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         r = subprocess.run(cmd, capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         log = r.stdout + r.stderr
         if r.returncode != 0:
             raise RuntimeError(f"osprey failed ({r.returncode}) on {unit.name}: {log[-2000:]}")
@@ -176,6 +181,7 @@ def run_unit(unit: Unit, opts: Options) -> dict:
             "unit": unit.name,
             "alerts": len(alerts),
             "seconds": time.monotonic() - start,
+            "osprey_cpu_seconds": cpu,
             "rules": rules_loaded(log),
             "bytes": unit.link.size(),
             "packets": stats.get("capture", {}).get("kernel_packets")

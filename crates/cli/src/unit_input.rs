@@ -71,8 +71,9 @@ pub fn list_source(list: &Path, opts: DirOptions) -> Result<DirSource, String> {
 /// Wraps `source` in the flow-hash bucket `args` ask for (unchanged without one).
 pub fn with_bucket(args: &RunArgs, source: Box<dyn Source>) -> Result<Box<dyn Source>, String> {
     Ok(match bucket(args)? {
-        Some(b) => Box::new(BucketSource::new(source, b)),
-        None => source,
+        // One bucket of one holds every frame: nothing to hash.
+        Some(b) if b.count > 1 => Box::new(BucketSource::new(source, b)),
+        _ => source,
     })
 }
 
