@@ -127,6 +127,20 @@ impl Batch {
         }
     }
 
+    /// Keeps only the frames `keep` accepts, in order, with their indexes unchanged: a
+    /// share of an input (one flow-hash bucket) whose frames keep the `pcap_cnt` they
+    /// have in the whole input. Returns the number of frames removed.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Frame<'_>) -> bool) -> usize {
+        let before = self.records.len();
+        let bytes: &[u8] = match &self.backing {
+            Backing::Empty => &[],
+            Backing::Shared(bytes) => (**bytes).as_ref(),
+            Backing::Owned(buf) => buf,
+        };
+        self.records.retain_mut(|rec| keep(&make_frame(bytes, rec)));
+        before - self.records.len()
+    }
+
     /// Keeps only the frames `keep` accepts, in order, and numbers the kept ones
     /// `*next + 1, *next + 2, ...` (advancing `*next`): how a filter takes frames out of a
     /// batch so that frame indexes (Suricata's `pcap_cnt`) count only what passed. The
@@ -362,6 +376,27 @@ mod tests {
         b.push_from(&mapped, 1);
         assert_eq!(b.owned_bytes(), 0);
         assert_eq!(frames(&b), vec![(b"67".to_vec(), 2)]);
+    }
+
+    #[test]
+    fn retain_keeps_the_indexes_of_kept_frames() {
+        let shared: SharedBytes = Arc::new(b"abcdefgh".to_vec());
+        let mut b = Batch::new();
+        b.reset_shared(&shared);
+        for i in 0..4u64 {
+            b.push_shared(i as usize * 2, 2, meta(10 + i));
+        }
+        let before: Vec<u64> = b.iter().map(|f| f.index).collect();
+        assert_eq!(b.retain(|f| f.data[0] != b'c'), 1);
+        let got: Vec<_> = b.iter().map(|f| (f.data.to_vec(), f.index)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (b"ab".to_vec(), before[0]),
+                (b"ef".to_vec(), before[2]),
+                (b"gh".to_vec(), before[3])
+            ]
+        );
     }
 
     #[test]

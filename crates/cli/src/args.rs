@@ -239,6 +239,9 @@ pub struct RunArgs {
     /// `-V`, `--build-info`, `--list-*`, `--dump-config`, `--engine-analysis`.
     #[command(flatten)]
     pub info: crate::info::InfoArgs,
+    /// `--flow-hash-bucket`, `--pcap-file-list` (a retro-hunt work unit).
+    #[command(flatten)]
+    pub unit: crate::unit_input::UnitArgs,
 }
 
 /// `-k` values.
@@ -263,6 +266,9 @@ pub enum Command {
     /// Write synthetic traffic (pcap) with attack flows built from rules, and the alerts
     /// it must raise (OUT.expected.jsonl).
     Gen(crate::gen_cmd::GenArgs),
+    /// Retro-hunt: run rules over a capture archive on a Dask cluster (runs the Python
+    /// package `osprey_hunt`; `osprey hunt --help` gives its options).
+    Hunt(crate::hunt_cmd::HuntArgs),
 }
 
 /// `osprey bench ...`

@@ -163,7 +163,9 @@ pub fn open_file_input(args: &RunArgs, path: &Path) -> Result<Box<dyn Source>, S
     }
     let settings = file_settings(args)?;
     let is_dir = path.as_os_str() != "-" && path.is_dir();
-    let source: Box<dyn Source> = if is_dir {
+    let source: Box<dyn Source> = if args.unit.pcap_file_list {
+        Box::new(crate::unit_input::list_source(path, settings.dir)?.on_event(report_event))
+    } else if is_dir {
         let dir = DirSource::open(path, settings.dir)
             .map_err(|e| e.to_string())?
             .on_event(report_event);
@@ -189,10 +191,10 @@ pub fn open_file_input(args: &RunArgs, path: &Path) -> Result<Box<dyn Source>, S
         }
     };
     let Some(expr) = filter_expression(args)? else {
-        return Ok(source);
+        return crate::unit_input::with_bucket(args, source);
     };
     let filter = CaptureFilter::new(&expr).map_err(|e| e.to_string())?;
-    Ok(Box::new(FilteredSource::new(source, filter)))
+    crate::unit_input::with_bucket(args, Box::new(FilteredSource::new(source, filter)))
 }
 
 /// Bytes `-r` is expected to read, for the progress bar: the size of the file, or of
@@ -201,6 +203,14 @@ pub fn expected_bytes(args: &RunArgs) -> u64 {
     let Some(path) = &args.read else {
         return 0;
     };
+    if args.unit.pcap_file_list {
+        let files = crate::unit_input::list_files(path).unwrap_or_default();
+        return files
+            .iter()
+            .filter_map(|f| f.metadata().ok())
+            .map(|m| m.len())
+            .sum();
+    }
     if path.as_os_str() != "-" && path.is_dir() {
         let opts = file_settings(args).map(|s| s.dir).unwrap_or_default();
         return DirSource::open(path, opts).map_or(0, |d| d.initial_bytes());

@@ -17,6 +17,7 @@ mod args;
 mod daemon;
 mod filter;
 mod gen_cmd;
+mod hunt_cmd;
 mod info;
 mod inputs;
 mod logging;
@@ -28,6 +29,7 @@ mod signals;
 mod socket;
 mod socket_mode;
 mod summary;
+mod unit_input;
 
 use args::{ChecksumArg, Cli, Command, RunArgs};
 use clap::Parser;
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Some(Command::Rules(cmd)) => rules_command(cmd),
         Some(Command::Bench(cmd)) => bench_command(cmd),
         Some(Command::Gen(a)) => gen_cmd::run(&a).map(|()| ExitCode::SUCCESS),
+        Some(Command::Hunt(a)) => hunt_cmd::run(&a),
         None => inputs::resolve_pcap_flag(&mut cli.run).and_then(|()| run(&cli.run)),
     };
     match result {
@@ -241,6 +244,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let input = args.read.as_ref();
     logging::refuse_nfqueue(args.nfqueue.as_deref())?;
     ops::check_inputs(args)?;
+    unit_input::check(args)?;
     let log_dir = engine::outputs::log_dir(&setup_args(args, None), args.log_dir.as_deref())?;
     let log_settings = engine::logging_settings(&setup_args(args, Some(log_dir.clone())))?;
     let _service = daemon::start(&args.daemon, &log_settings, args.verbose, &log_dir)?;

@@ -18,6 +18,7 @@ mod alerts;
 mod anomaly;
 mod applog;
 mod cluster;
+pub mod bucket;
 mod config;
 mod control;
 mod defaults;
