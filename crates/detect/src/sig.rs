@@ -647,7 +647,10 @@ pub(crate) fn compile(
     sig.iponly = sig.payload.is_none()
         && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)))
         && !sig.is_tx()
-        && sig.pkt.iter().all(|o| matches!(o, PktOpt::Intel(_)))
+        && sig
+            .pkt
+            .iter()
+            .all(|o| matches!(o, PktOpt::Intel(i) if i.ip_only()))
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
         && sig.xbits.is_empty()
