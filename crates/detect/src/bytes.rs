@@ -99,6 +99,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn dce_reads_in_the_calls_byte_order() {
+        let b = [1, 0, 0, 0];
+        assert_eq!(read(&b, 0, 4, Read::Dce.settle(true)), Some(1));
+        assert_eq!(read(&b, 0, 4, Read::Dce.settle(false)), Some(0x0100_0000));
+        assert_eq!(Read::Big.settle(true), Read::Big);
+        assert_eq!(Read::Text(10).settle(true), Read::Text(10));
+    }
+
+    #[test]
     fn binary() {
         let b = [0x01, 0x02, 0x03, 0x04];
         assert_eq!(read(&b, 0, 2, Read::Big), Some(0x0102));

@@ -287,6 +287,12 @@ fn connectionless_calls() {
     assert_eq!(u.datagram(&req, 16).new_txs, 1);
     assert_eq!(u.datagram(&unhex(CL_RESPONSE), 16).new_txs, 0);
     let tx = u.txs().next().unwrap();
+    // `byte_*` with `dce` read this call's stub big endian.
+    assert!(!tx.little_endian);
+    assert_eq!(
+        crate::proto::Transaction::dce_little_endian(tx),
+        Some(false)
+    );
     assert_eq!(
         log::dcerpc_object(tx),
         json!({"request":"REQUEST","req":{"opnum":0,"frag_cnt":1,"stub_data_size":0},
