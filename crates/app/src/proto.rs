@@ -133,6 +133,13 @@ pub trait Transaction {
     fn files(&self) -> Option<&Files> {
         None
     }
+
+    /// The byte order of a DCERPC call's stub data (`true`: little endian, from the
+    /// data representation of its last PDU's header), which `byte_*` with `dce` read
+    /// in; `None` for transactions that are not DCERPC calls.
+    fn dce_little_endian(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// Mixes `v` into the fingerprint `h` (a multiply-rotate hash over a few lengths and

@@ -10,6 +10,37 @@ pub(crate) enum Read {
     Little,
     /// Text in base 8, 10 or 16.
     Text(u32),
+    /// Binary in the byte order of the DCERPC call inspected (`dce`): little endian
+    /// when its header's data representation says so, else big endian (also outside
+    /// DCERPC stub data, as Suricata).
+    Dce,
+}
+
+impl Read {
+    /// This order with `dce` settled: `dce_le` is the inspected call's byte order.
+    pub(crate) fn settle(self, dce_le: bool) -> Read {
+        match self {
+            Read::Dce if dce_le => Read::Little,
+            Read::Dce => Read::Big,
+            r => r,
+        }
+    }
+}
+
+/// Whether a `byte_*` keyword of the rule reads in the DCERPC byte order (`dce`):
+/// Suricata then makes the rule a DCERPC rule.
+pub(crate) fn uses_dce(r: &rules::Rule) -> bool {
+    use rules::{Endian, Match};
+    r.buffers.iter().flat_map(|b| &b.matches).any(|m| {
+        let c = match m {
+            Match::ByteTest(t) => &t.common,
+            Match::ByteJump(j) => &j.common,
+            Match::ByteExtract(e) => &e.common,
+            Match::ByteMath(b) => &b.common,
+            _ => return false,
+        };
+        c.endian == Endian::Dce
+    })
 }
 
 /// Reads `n` bytes at `pos` of `buf`. `None` when out of bounds, when `n` is not
@@ -66,6 +97,15 @@ pub(crate) fn apply_mask(v: u64, mask: Option<u32>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dce_reads_in_the_calls_byte_order() {
+        let b = [1, 0, 0, 0];
+        assert_eq!(read(&b, 0, 4, Read::Dce.settle(true)), Some(1));
+        assert_eq!(read(&b, 0, 4, Read::Dce.settle(false)), Some(0x0100_0000));
+        assert_eq!(Read::Big.settle(true), Read::Big);
+        assert_eq!(Read::Text(10).settle(true), Read::Text(10));
+    }
 
     #[test]
     fn binary() {

@@ -29,6 +29,9 @@ pub const MAX_VARS: usize = 8;
 pub(crate) struct ProgVars {
     vals: [u64; MAX_VARS],
     pub(crate) pcre_limit_hits: u64,
+    /// The byte order `byte_*` with `dce` read in: set from the DCERPC call whose
+    /// buffers are inspected, false (big endian) elsewhere.
+    pub(crate) dce_le: bool,
 }
 
 impl core::ops::Deref for ProgVars {
@@ -526,7 +529,7 @@ fn read_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize)>
     if !(1..=23).contains(&n) {
         return None;
     }
-    let v = bytes::read(buf, pos as usize, n as usize, rd.how)?;
+    let v = bytes::read(buf, pos as usize, n as usize, rd.how.settle(st.vars.dce_le))?;
     Some((bytes::apply_mask(v, rd.bitmask), pos as usize + n as usize))
 }
 

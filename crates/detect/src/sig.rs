@@ -323,6 +323,7 @@ pub(crate) fn compile(
         lists: (opts.lists.clone(), lr.file.clone()),
     };
     let (proto, mut app_proto) = header_proto(r.header.protocol)?;
+    app_proto = app_proto.or(crate::bytes::uses_dce(r).then_some(app::AppProto::Dcerpc));
     let http_only = match r.header.protocol {
         Protocol::App(a) => app::registry::rule_name(a.name()).and_then(|(n, _)| n.only),
         _ => None,
@@ -646,7 +647,10 @@ pub(crate) fn compile(
     sig.iponly = sig.payload.is_none()
         && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)))
         && !sig.is_tx()
-        && sig.pkt.iter().all(|o| matches!(o, PktOpt::Intel(_)))
+        && sig
+            .pkt
+            .iter()
+            .all(|o| matches!(o, PktOpt::Intel(i) if i.ip_only()))
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
         && sig.xbits.is_empty()
@@ -686,9 +690,9 @@ fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal>
     })
 }
 
-fn read_how(c: &rules::ByteCommon, kw: &str) -> Result<Read, Refusal> {
+fn read_how(c: &rules::ByteCommon) -> Result<Read, Refusal> {
     Ok(match (c.string, c.endian) {
-        (_, Endian::Dce) => return Err(unsupported(kw, format!("{kw} with dce byte order"))),
+        (_, Endian::Dce) => Read::Dce,
         (Some(NumBase::Hex), _) => Read::Text(16),
         (Some(NumBase::Dec), _) => Read::Text(10),
         (Some(NumBase::Oct), _) => Read::Text(8),
@@ -724,7 +728,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                     nbytes: vars.num(&t.nbytes, "byte_test")?,
                     offset: vars.num(&t.offset, "byte_test")?,
                     relative: t.common.relative,
-                    how: read_how(&t.common, "byte_test")?,
+                    how: read_how(&t.common)?,
                     bitmask: t.common.bitmask,
                 },
                 negated: t.negated,
@@ -736,7 +740,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                     nbytes: vars.num(&j.nbytes, "byte_jump")?,
                     offset: vars.num(&j.offset, "byte_jump")?,
                     relative: j.common.relative,
-                    how: read_how(&j.common, "byte_jump")?,
+                    how: read_how(&j.common)?,
                     bitmask: j.common.bitmask,
                 },
                 multiplier: j.multiplier.unwrap_or(1) as u64,
@@ -750,7 +754,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                     nbytes: NumC::Lit(e.nbytes as i64),
                     offset: NumC::Lit(e.offset),
                     relative: e.common.relative,
-                    how: read_how(&e.common, "byte_extract")?,
+                    how: read_how(&e.common)?,
                     bitmask: e.common.bitmask,
                 };
                 Step::ByteExtract {
@@ -765,7 +769,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                     nbytes: vars.num(&bm.nbytes, "byte_math")?,
                     offset: vars.num(&bm.offset, "byte_math")?,
                     relative: bm.common.relative,
-                    how: read_how(&bm.common, "byte_math")?,
+                    how: read_how(&bm.common)?,
                     bitmask: bm.common.bitmask,
                 };
                 let rvalue = vars.num(&bm.rvalue, "byte_math")?;

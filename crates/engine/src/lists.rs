@@ -1,6 +1,7 @@
 //! The configuration of the lists the rules consult: the `datasets:` section (defaults,
 //! rule permissions, named sets) and IP reputation
-//! (`reputation-categories-file`, `default-reputation-path`, `reputation-files`).
+//! (`reputation-categories-file`, `default-reputation-path`, `reputation-files`) and
+//! the GeoIP database (`geoip-database`).
 
 use ::config::Config;
 use detect::lists::{IpRep, Lists, ListsConfig};
@@ -20,10 +21,23 @@ pub fn read(config: &Config, notices: &mut Vec<String>) -> Lists {
         deny_write: !config
             .get_bool("datasets.rules.allow-write")
             .unwrap_or(true),
+        default_hashsize: config.get_size("datasets.defaults.hashsize").unwrap_or(0),
+        single_hashsize: config
+            .get_size("datasets.limits.single-hashsize")
+            .unwrap_or(0),
+        total_hashsizes: config
+            .get_size("datasets.limits.total-hashsizes")
+            .unwrap_or(0),
     };
-    let _ = config.get("datasets.defaults.hashsize");
-    let _ = config.get("datasets.limits");
-    let lists = Lists::new(cfg, iprep(config, notices));
+    let mut lists = Lists::new(cfg, iprep(config, notices));
+    if let Some(path) = config.get_str("geoip-database") {
+        match detect::lists::GeoDb::open(Path::new(&path)) {
+            Ok(db) => lists = lists.with_geoip(db),
+            Err(e) => notices.push(format!(
+                "geoip-database not loaded ({e}): rules with geoip are skipped"
+            )),
+        }
+    }
     let names: Vec<String> = match config.get("datasets") {
         Some(::config::Value::Mapping(m)) => m
             .keys()
@@ -43,13 +57,13 @@ pub fn read(config: &Config, notices: &mut Vec<String>) -> Lists {
             ));
             continue;
         };
-        let _ = config.get(&key("hashsize"));
         let res = lists.define(
             &name,
             kind,
             config.get_str(&key("load")).as_deref(),
             config.get_str(&key("state")).as_deref(),
             config.get_size(&key("memcap")).unwrap_or(0),
+            config.get_size(&key("hashsize")).unwrap_or(0),
         );
         if let Err(e) = res {
             notices.push(format!("datasets.{name}: {e}"));

@@ -67,6 +67,11 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
 
 /// The merge rule of counter `name` (dotted path).
 pub(crate) fn rule(name: &str) -> Rule {
+    // `osprey.datasets.<set>.memcap_drops`: values a set shared by every worker
+    // refused because its memcap was reached (each worker reports the set's total).
+    if name.starts_with("osprey.datasets.") {
+        return Rule::Engine;
+    }
     RULES
         .iter()
         .find(|(n, _)| *n == name)
@@ -226,5 +231,15 @@ mod tests {
         assert_eq!(rule("decoder.pkts"), Rule::Sum);
         assert_eq!(rule("decoder.max_pkt_size"), Rule::Max);
         assert_eq!(rule("flow.active"), Rule::Gauge);
+    }
+    #[test]
+    fn dataset_counters_are_one_engine_value() {
+        assert_eq!(rule("osprey.datasets.uris.memcap_drops"), Rule::Engine);
+        let mut w = StatsTree::new();
+        w.add("osprey.datasets.uris.memcap_drops", 5);
+        let mut out = StatsTree::new();
+        merge_into(&mut out, &w);
+        merge_into(&mut out, &w);
+        assert_eq!(out.get("osprey.datasets.uris.memcap_drops"), Some(5));
     }
 }

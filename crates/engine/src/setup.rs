@@ -186,7 +186,18 @@ fn build(
         return Err(format!("{failed} rule error(s) with --strict-rules"));
     }
     let (detector, ddiags) = Detector::build(&set.rules, &detect_opts, &vars);
-    for d in &ddiags {
+    let no_geoip = detect_opts.lists.geoip().is_none();
+    let geoip_skipped = ddiags.iter().filter(|d| no_geoip && d.keyword == "geoip");
+    if geoip_skipped.clone().count() > 0 {
+        notices.push(format!(
+            "{} rule(s) with geoip skipped: no GeoIP database (geoip-database) loaded",
+            geoip_skipped.count()
+        ));
+    }
+    for d in ddiags
+        .iter()
+        .filter(|d| !(no_geoip && d.keyword == "geoip"))
+    {
         let at = set.rules.get(d.rule).map_or(String::new(), |r| {
             let file = r
                 .file

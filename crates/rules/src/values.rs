@@ -462,6 +462,11 @@ pub fn byte_math(v: &str) -> Result<ByteMath, String> {
             return Err(format!("byte_math: bytes must be 1..=10, not {n}"));
         }
     }
+    if m.common.endian == Endian::Dce {
+        // Suricata 7.0.10 refuses every byte_math with dce ("holds other invalid
+        // modifiers": its default string base counts as one).
+        return Err("byte_math: dce is refused by Suricata 7.0.10".into());
+    }
     Ok(m)
 }
 

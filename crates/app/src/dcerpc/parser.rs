@@ -207,7 +207,8 @@ pub struct Response<'a> {
     pub ctx_id: u16,
     /// The fault's status (faults only).
     pub status: Option<u32>,
-    /// The stub data (without the authentication trailer).
+    /// The stub data (without the authentication trailer); a response's starts with
+    /// the 8 bytes after the common header, as Suricata 7.0.10 inspects it.
     pub stub: &'a [u8],
 }
 
@@ -275,10 +276,17 @@ pub fn response<'a>(h: &CoHeader, pdu: &'a [u8]) -> Option<Response<'a>> {
             stub: stub(h, pdu, 32).unwrap_or(&[]),
         });
     }
+    // Suricata 7.0.10 inspects a response's stub from the end of the common header:
+    // alloc_hint, p_cont_id, cancel_count and the reserved byte come first (checked
+    // with rules on sv-ether's calls: `dce_stub_data; content:"|04 00 00 00|";
+    // startswith;` matches a response whose alloc_hint is 4).
+    if pdu.len() < 24 {
+        return None;
+    }
     Some(Response {
         ctx_id,
         status: None,
-        stub: stub(h, pdu, 24)?,
+        stub: stub(h, pdu, 16)?,
     })
 }
 

@@ -208,4 +208,8 @@ impl Transaction for DceTx {
     fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
         keywords::check(self, opt, dir)
     }
+
+    fn dce_little_endian(&self) -> Option<bool> {
+        Some(self.little_endian)
+    }
 }

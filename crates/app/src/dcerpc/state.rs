@@ -104,6 +104,9 @@ pub struct DceTx {
     pub rpc_version: (u8, u8),
     /// Activity UUID (connectionless only).
     pub activity: Option<[u8; 16]>,
+    /// The data representation of the call's last request/response PDU says integers
+    /// are little endian (what `byte_*` with `dce` read its stub in).
+    pub little_endian: bool,
 }
 
 impl DceTx {
@@ -122,6 +125,7 @@ impl DceTx {
             fault_status: None,
             rpc_version,
             activity: None,
+            little_endian: true,
         }
     }
 
@@ -381,6 +385,7 @@ impl DcerpcConn {
                 tx
             }
         };
+        tx.little_endian = h.little_endian;
         let size = pdu.len().saturating_sub(24);
         Self::cut(out, tx.req.add(h.first_frag(), h.last_frag(), size, r.stub));
         Self::touch(out, tx.id);
@@ -405,6 +410,7 @@ impl DcerpcConn {
             }
         };
         tx.response = Some(h.ptype);
+        tx.little_endian = h.little_endian;
         if h.ptype == ptype::FAULT {
             tx.fault_status = r.status;
             tx.res.done = true;

@@ -187,14 +187,15 @@ fn keywords_on_a_call() {
         &opt("dcerpc.iface", false, iface(None, true)),
         ToServer
     ));
-    // The stub buffers: request to the server, response to the client.
+    // The stub buffers: request to the server, response to the client (with the 8
+    // bytes after its common header, as Suricata 7.0.10 inspects it).
     assert_eq!(
         keywords::stub_data(call, ToServer).map(<[u8]>::len),
         Some(132)
     );
     assert_eq!(
         keywords::stub_data(call, ToClient).map(<[u8]>::len),
-        Some(216)
+        Some(224)
     );
     assert_eq!(keywords::stub_data(bind, ToServer), None);
 }
@@ -286,6 +287,12 @@ fn connectionless_calls() {
     assert_eq!(u.datagram(&req, 16).new_txs, 1);
     assert_eq!(u.datagram(&unhex(CL_RESPONSE), 16).new_txs, 0);
     let tx = u.txs().next().unwrap();
+    // `byte_*` with `dce` read this call's stub big endian.
+    assert!(!tx.little_endian);
+    assert_eq!(
+        crate::proto::Transaction::dce_little_endian(tx),
+        Some(false)
+    );
     assert_eq!(
         log::dcerpc_object(tx),
         json!({"request":"REQUEST","req":{"opnum":0,"frag_cnt":1,"stub_data_size":0},

@@ -82,6 +82,7 @@ impl DcerpcUdp {
             }
         };
         let tx = &mut self.txs[pos];
+        tx.little_endian = h.little_endian;
         let n = if is_request {
             tx.request = Some(ptype::REQUEST);
             tx.req.add(first, last, body.len(), body)

@@ -157,6 +157,7 @@ impl Detector {
                 return false;
             }
         }
+        let dce_le = tx.dce_little_endian().unwrap_or(false);
         for ap in &s.app {
             let mut any = false;
             let (xbuf, xtmp, vars) = (&mut scratch.xbuf, &mut scratch.xtmp, &mut scratch.vars);
@@ -164,12 +165,14 @@ impl Detector {
                 if any {
                     return;
                 }
+                vars.dce_le = dce_le;
                 any = if ap.transforms.is_empty() {
                     ap.prog.matches(b, vars)
                 } else {
                     transform::apply(&ap.transforms, b, xbuf, xtmp);
                     ap.prog.matches(xbuf, vars)
                 };
+                vars.dce_le = false;
             });
             if !any {
                 return false;

@@ -15,6 +15,13 @@ use std::sync::RwLock;
 /// gives one (16 MiB).
 pub const DEFAULT_MEMCAP: u64 = 16 << 20;
 
+/// Suricata's default `hashsize` (rows of a set's hash table).
+pub const DEFAULT_HASHSIZE: u64 = 4096;
+
+/// Bytes one hash row costs against the memcap (Suricata: "multiplying hash-size with
+/// 64").
+pub const ROW_COST: u64 = 64;
+
 /// Bytes one entry costs against the memcap besides its value (the table's per-entry
 /// bookkeeping, as Suricata's hash element header).
 pub const ENTRY_OVERHEAD: u64 = 64;
@@ -67,6 +74,33 @@ impl Dataset {
             warned: AtomicBool::new(false),
             save: RwLock::new(None),
         }
+    }
+
+    /// An empty set whose hash table has `hashsize` rows (0: [`DEFAULT_HASHSIZE`]),
+    /// counted against `memcap` (0: [`DEFAULT_MEMCAP`]) from the start, as Suricata
+    /// does; a memcap smaller than the table is refused, as Suricata refuses it.
+    pub fn sized(
+        name: &str,
+        kind: DatasetType,
+        memcap: u64,
+        hashsize: u64,
+    ) -> Result<Dataset, String> {
+        let d = Dataset::new(name, kind, memcap);
+        let rows = if hashsize == 0 {
+            DEFAULT_HASHSIZE
+        } else {
+            hashsize
+        }
+        .saturating_mul(ROW_COST);
+        if rows > d.memcap {
+            return Err(format!(
+                "dataset {name}: memcap {} is smaller than its hash table ({rows} bytes: \
+                 hashsize times {ROW_COST})",
+                d.memcap
+            ));
+        }
+        d.used.store(rows, Ordering::Relaxed);
+        Ok(d)
     }
 
     /// Its name.

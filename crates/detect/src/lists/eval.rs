@@ -1,5 +1,6 @@
 //! The compiled forms of the list keywords and their evaluation: `dataset`/`datarep`
-//! as a step of a buffer program ([`ListC`]), `iprep` as a packet option ([`IntelC`]).
+//! as a step of a buffer program ([`ListC`]), `iprep` and `geoip` as packet options
+//! ([`IntelC`]).
 
 use super::{Dataset, Lists};
 use rules::{DatasetCmd, IntelOpt, IpSide, ListMatch, RepOp};
@@ -55,9 +56,18 @@ impl ListC {
     }
 }
 
+/// A compiled `iprep` or `geoip`.
+#[derive(Debug, Clone)]
+pub(crate) enum IntelC {
+    /// `iprep`
+    Rep(RepC),
+    /// `geoip`
+    Geo(super::geoip::GeoC),
+}
+
 /// A compiled `iprep`.
 #[derive(Debug, Clone)]
-pub(crate) struct IntelC {
+pub(crate) struct RepC {
     side: IpSide,
     cat: u8,
     op: RepOp,
@@ -76,9 +86,9 @@ pub(crate) fn addr(version: u8, a: &[u8; 16]) -> IpAddr {
 
 impl IntelC {
     /// Compiles `iprep` against the loaded reputation data (failed when none is
-    /// configured or the category is unknown, as Suricata fails such a rule). The error
-    /// says whether the rule is unsupported (`geoip`: no GeoIP database support yet, as
-    /// a Suricata built without GeoIP) rather than failed.
+    /// configured or the category is unknown, as Suricata fails such a rule) and
+    /// `geoip` against the `geoip-database` (without one the rule is unsupported: the
+    /// error's flag says so).
     pub(crate) fn compile(o: &IntelOpt, lists: &Lists) -> Result<IntelC, (bool, String)> {
         match o {
             IntelOpt::Iprep {
@@ -94,21 +104,46 @@ impl IntelC {
                 let cat = rep
                     .category(category)
                     .ok_or_else(|| (false, format!("unknown reputation category '{category}'")))?;
-                Ok(IntelC {
+                Ok(IntelC::Rep(RepC {
                     side: *side,
                     cat,
                     op: *op,
                     value: *value,
                     lists: lists.clone(),
-                })
+                }))
             }
-            IntelOpt::Geoip { .. } => Err((
-                true,
-                "geoip: Osprey is built without GeoIP database support".into(),
-            )),
+            IntelOpt::Geoip {
+                side,
+                countries,
+                negated,
+            } => {
+                let db = lists.geoip().ok_or((
+                    true,
+                    "geoip: no GeoIP database (geoip-database) configured".to_string(),
+                ))?;
+                Ok(IntelC::Geo(super::geoip::GeoC::new(
+                    *side, countries, *negated, db,
+                )))
+            }
         }
     }
 
+    /// Whether a rule with it can still be IP-only (looked at once per flow
+    /// direction): `iprep` can, `geoip` cannot (Suricata checks it on every packet).
+    pub(crate) fn ip_only(&self) -> bool {
+        matches!(self, IntelC::Rep(_))
+    }
+
+    /// Evaluates on the packet's addresses.
+    pub(crate) fn matches(&self, p: &wire::Packet) -> bool {
+        match self {
+            IntelC::Rep(r) => r.matches(p),
+            IntelC::Geo(g) => g.matches(p),
+        }
+    }
+}
+
+impl RepC {
     fn one(&self, a: IpAddr) -> bool {
         self.lists
             .iprep()
@@ -116,8 +151,7 @@ impl IntelC {
             .is_some_and(|s| self.op.holds(u32::from(s), u32::from(self.value)))
     }
 
-    /// Evaluates on the packet's addresses.
-    pub(crate) fn matches(&self, p: &wire::Packet) -> bool {
+    fn matches(&self, p: &wire::Packet) -> bool {
         let src = || self.one(addr(p.ip_version, &p.src));
         let dst = || self.one(addr(p.ip_version, &p.dst));
         match self.side {
@@ -208,7 +242,7 @@ mod tests {
         };
         assert!(
             IntelC::compile(&geo, &l).unwrap_err().0,
-            "geoip is unsupported"
+            "geoip without a database is unsupported"
         );
     }
 }

@@ -7,10 +7,12 @@
 
 pub mod dataset;
 mod eval;
+pub mod geoip;
 pub mod iprep;
 
 pub use dataset::{Added, Dataset};
 pub(crate) use eval::{IntelC, ListC};
+pub use geoip::GeoDb;
 pub use iprep::IpRep;
 
 use rules::{DatasetType, SetSpec};
@@ -27,13 +29,30 @@ pub struct ListsConfig {
     pub allow_absolute: bool,
     /// `datasets.rules.allow-write` (default true).
     pub deny_write: bool,
+    /// `datasets.defaults.hashsize` (0: [`dataset::DEFAULT_HASHSIZE`]).
+    pub default_hashsize: u64,
+    /// `datasets.limits.single-hashsize`: the most rows one set may ask for (0:
+    /// [`DEFAULT_SINGLE_HASHSIZE`]).
+    pub single_hashsize: u64,
+    /// `datasets.limits.total-hashsizes`: the most rows of all sets together (0:
+    /// [`DEFAULT_TOTAL_HASHSIZES`]).
+    pub total_hashsizes: u64,
 }
+
+/// Suricata 7.0.10's built-in `datasets.limits.single-hashsize`.
+pub const DEFAULT_SINGLE_HASHSIZE: u64 = 262_144;
+
+/// Suricata 7.0.10's built-in `datasets.limits.total-hashsizes`.
+pub const DEFAULT_TOTAL_HASHSIZES: u64 = 67_108_864;
 
 #[derive(Debug, Default)]
 struct Inner {
     cfg: ListsConfig,
     sets: Mutex<HashMap<String, Arc<Dataset>>>,
     iprep: Option<IpRep>,
+    geoip: Option<Arc<GeoDb>>,
+    /// Hash rows of the sets made so far (against `total_hashsizes`).
+    rows: Mutex<u64>,
 }
 
 /// The run's datasets and reputation data (cheap to clone: shared).
@@ -55,13 +74,37 @@ impl Lists {
                 cfg,
                 sets: Mutex::new(HashMap::new()),
                 iprep,
+                geoip: None,
+                rows: Mutex::new(0),
             }),
+        }
+    }
+
+    /// These lists with the GeoIP database `geoip` rules look up. Call it before the
+    /// lists are shared (cloned): a shared value is returned unchanged, with a warning.
+    pub fn with_geoip(self, db: GeoDb) -> Lists {
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                inner.geoip = Some(Arc::new(db));
+                Lists {
+                    inner: Arc::new(inner),
+                }
+            }
+            Err(inner) => {
+                tracing::warn!("GeoIP database set on shared lists: left out");
+                Lists { inner }
+            }
         }
     }
 
     /// The reputation data, when configured.
     pub fn iprep(&self) -> Option<&IpRep> {
         self.inner.iprep.as_ref()
+    }
+
+    /// The GeoIP database, when configured.
+    pub fn geoip(&self) -> Option<Arc<GeoDb>> {
+        self.inner.geoip.clone()
     }
 
     /// A set by name.
@@ -76,6 +119,63 @@ impl Lists {
             .sets
             .lock()
             .map(|s| s.keys().cloned().collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    /// A new set of `hashsize` rows (0: the configured default) within the
+    /// `datasets.limits`, with Suricata's refusals.
+    fn sized(
+        &self,
+        name: &str,
+        kind: DatasetType,
+        memcap: u64,
+        hashsize: u64,
+    ) -> Result<Dataset, String> {
+        let cfg = &self.inner.cfg;
+        let or = |v: u64, d: u64| if v == 0 { d } else { v };
+        let hashsize = or(
+            hashsize,
+            or(cfg.default_hashsize, dataset::DEFAULT_HASHSIZE),
+        );
+        let single = or(cfg.single_hashsize, DEFAULT_SINGLE_HASHSIZE);
+        if hashsize > single {
+            return Err(format!(
+                "hashsize {hashsize} in dataset '{name}' exceeds configured 'single-hashsize' \
+                 limit ({single})"
+            ));
+        }
+        let total = or(cfg.total_hashsizes, DEFAULT_TOTAL_HASHSIZES);
+        let mut rows = self
+            .inner
+            .rows
+            .lock()
+            .map_err(|_| "dataset table poisoned".to_string())?;
+        if *rows + hashsize > total {
+            return Err(format!(
+                "hashsize {hashsize} in dataset '{name}' exceeds configured 'total-hashsizes' \
+                 limit ({total}, {} in use)",
+                *rows
+            ));
+        }
+        let d = Dataset::sized(name, kind, memcap, hashsize)?;
+        *rows += hashsize;
+        Ok(d)
+    }
+
+    /// Values each set refused because its memcap was reached, by set name (sorted):
+    /// the `osprey.datasets.<name>.memcap_drops` counters.
+    pub fn memcap_drops(&self) -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = self
+            .inner
+            .sets
+            .lock()
+            .map(|s| {
+                s.iter()
+                    .map(|(n, d)| (n.clone(), d.memcap_hits()))
+                    .collect()
+            })
             .unwrap_or_default();
         v.sort();
         v
@@ -99,13 +199,14 @@ impl Lists {
         load: Option<&str>,
         state: Option<&str>,
         memcap: u64,
+        hashsize: u64,
     ) -> Result<Arc<Dataset>, String> {
         let memcap = if memcap == 0 {
             self.inner.cfg.default_memcap
         } else {
             memcap
         };
-        let d = Arc::new(Dataset::new(name, kind, memcap));
+        let d = Arc::new(self.sized(name, kind, memcap, hashsize)?);
         if let Some(s) = state {
             let p = PathBuf::from(s);
             if p.exists() {
@@ -181,7 +282,8 @@ impl Lists {
             ));
         }
         let memcap = spec.memcap.unwrap_or(cfg.default_memcap);
-        let d = Arc::new(Dataset::new(&spec.name, kind, memcap));
+        let hashsize = spec.hashsize.unwrap_or(0);
+        let d = Arc::new(self.sized(&spec.name, kind, memcap, hashsize)?);
         if let Some(l) = &spec.load {
             let p = match rule_file.and_then(Path::parent) {
                 Some(dir) if Path::new(l).is_relative() => dir.join(l),
@@ -282,5 +384,52 @@ mod tests {
             "YQ==\n"
         );
         std::fs::remove_dir_all(&dir).ok();
+    }
+    #[test]
+    fn hashsize_limits_and_memcap_drops() {
+        let l = Lists::new(
+            ListsConfig {
+                single_hashsize: 1000,
+                total_hashsizes: 1500,
+                ..ListsConfig::default()
+            },
+            None,
+        );
+        let mut big = spec("big", Some(DatasetType::String));
+        big.hashsize = Some(1001);
+        let e = l.for_rule(&big, None, false).unwrap_err();
+        assert!(
+            e.contains("exceeds configured 'single-hashsize' limit (1000)"),
+            "{e}"
+        );
+        let mut a = spec("a", Some(DatasetType::String));
+        a.hashsize = Some(1000);
+        l.for_rule(&a, None, false).unwrap();
+        let mut b = spec("b", Some(DatasetType::String));
+        b.hashsize = Some(600);
+        let e = l.for_rule(&b, None, false).unwrap_err();
+        assert!(
+            e.contains("'total-hashsizes' limit (1500, 1000 in use)"),
+            "{e}"
+        );
+        // The table's rows count against the memcap: 16 rows of 64 bytes leave room
+        // for two 1-byte values (64 + 1 bytes each) in 1024 + 130 bytes.
+        let mut c = spec("c", Some(DatasetType::String));
+        c.hashsize = Some(16);
+        c.memcap = Some(1023);
+        assert!(l
+            .for_rule(&c, None, false)
+            .unwrap_err()
+            .contains("smaller than its hash"));
+        c.memcap = Some(1024 + 130);
+        let d = l.for_rule(&c, None, false).unwrap();
+        assert_eq!(d.add(b"x", 0), Added::New);
+        assert_eq!(d.add(b"y", 0), Added::New);
+        assert_eq!(d.add(b"z", 0), Added::Memcap);
+        assert_eq!(d.add(b"w", 0), Added::Memcap);
+        assert_eq!(
+            l.memcap_drops(),
+            vec![("a".to_string(), 0), ("c".to_string(), 2)]
+        );
     }
 }

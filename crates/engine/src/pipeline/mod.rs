@@ -398,6 +398,10 @@ impl Pipeline {
         );
         if let Some(det) = &self.detection.stage {
             tree.extend(det.counters());
+            // Shared by the workers: each reports the same (merged as one value).
+            for (name, drops) in det.detector.lists().memcap_drops() {
+                tree.add(&format!("osprey.datasets.{name}.memcap_drops"), drops);
+            }
         }
         tree.extend(self.flows.applog.store_counters());
         tree
