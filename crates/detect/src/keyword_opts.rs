@@ -4,7 +4,16 @@
 use crate::sig::{PktOpt, Refusal, Sig};
 
 /// Keywords compiled here.
-const HANDLED: [&str; 5] = ["flow.age", "tcp.mss", "icmpv6.mtu", "l3_proto", "hostbits"];
+const HANDLED: [&str; 8] = [
+    "flow.age",
+    "tcp.mss",
+    "icmpv6.mtu",
+    "l3_proto",
+    "hostbits",
+    "decode-event",
+    "engine-event",
+    "stream-event",
+];
 
 /// Whether `name` (canonical) is compiled by [`compile`].
 pub(crate) fn handles(name: &str) -> bool {
@@ -20,6 +29,9 @@ pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<
             return Ok(());
         }
         "flow.age" => PktOpt::State(crate::flowstate::flow_age(value)?),
+        "decode-event" | "engine-event" | "stream-event" => {
+            PktOpt::Hdr(crate::events::packet(name, value)?)
+        }
         _ => PktOpt::Hdr(crate::packet_opts::keyword(name, value)?),
     };
     sig.pkt.push(opt);

@@ -56,6 +56,7 @@ mod base64;
 mod batch;
 mod bytes;
 mod detector;
+mod events;
 mod fastpat;
 mod files;
 mod flowint;

@@ -22,6 +22,10 @@ pub(crate) enum HdrOpt {
     Icmpv6Mtu(IntCmp),
     /// `l3_proto`: the IP version (4 or 6).
     L3Proto(u8),
+    /// `decode-event`: the decoder recorded the event on the packet.
+    Event(wire::Event),
+    /// `engine-event:decoder.<event>`: the same on a packet whose IP header decoded.
+    EngineEvent(wire::Event),
 }
 
 /// How `fragbits` compares.
@@ -240,6 +244,8 @@ impl HdrOpt {
             HdrOpt::TcpMss(c) => tcp_mss(p, frame).is_some_and(|m| c.matches(m as u64)),
             HdrOpt::Icmpv6Mtu(c) => icmpv6_mtu(p, frame).is_some_and(|m| c.matches(m as u64)),
             HdrOpt::L3Proto(v) => p.ip_version == v,
+            HdrOpt::Event(e) => p.has_event(e),
+            HdrOpt::EngineEvent(e) => p.ip_version != 0 && p.has_event(e),
         }
     }
 }
