@@ -209,3 +209,56 @@ fn event_keywords_alert_as_suricata() {
         "alerts differ from Suricata's"
     );
 }
+
+/// Suricata 7.0.10's names of the TCP header keywords (`tcp.seq`, `tcp.ack`,
+/// `tcp.window`) match as `seq`, `ack` and `window` do.
+const ALIASES: &str = r#"alert tcp any any -> any any (msg:"w"; tcp.window:64240; sid:1;)
+alert tcp any any -> any any (msg:"w old"; window:64240; sid:2;)
+alert tcp any any -> any any (msg:"s"; tcp.seq:1000; sid:3;)
+alert tcp any any -> any any (msg:"s old"; seq:1000; sid:4;)
+alert tcp any any -> any any (msg:"a"; tcp.ack:1001; sid:5;)
+alert tcp any any -> any any (msg:"a old"; ack:1001; sid:6;)
+alert tcp any any -> any any (msg:"w not"; tcp.window:!64240; sid:7;)
+"#;
+
+/// Alerts per sid as Suricata 7.0.10 raises them on the capture.
+const ALIASES_WANT: &[(u64, usize)] = &[(1, 50), (2, 50), (3, 5), (4, 5), (5, 5), (6, 5)];
+
+#[test]
+fn tcp_header_aliases_alert_as_suricata() {
+    let dir = common::tempdir("keywords-tcp-aliases");
+    let pcap = capture(&dir);
+    let (yaml, rules) = (dir.join("osprey.yaml"), dir.join("aliases.rules"));
+    std::fs::write(&yaml, CONFIG).unwrap();
+    std::fs::write(&rules, ALIASES).unwrap();
+    let out = dir.join("osprey");
+    std::fs::create_dir_all(&out).unwrap();
+    let r = common::osprey(&[
+        "-c",
+        yaml.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        "none",
+        "--runmode",
+        "single",
+        "-l",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let got = alerts(&out);
+    let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+    got.iter()
+        .for_each(|(s, _)| *counts.entry(*s).or_default() += 1);
+    let want: BTreeMap<u64, usize> = ALIASES_WANT.iter().copied().collect();
+    assert_eq!(counts, want);
+    if common::suricata().is_none() {
+        return;
+    }
+    let sdir = dir.join("suricata");
+    std::fs::create_dir_all(&sdir).unwrap();
+    assert!(common::run_suricata(&yaml, &pcap, &rules, &sdir));
+    assert_eq!(got, alerts(&sdir), "alerts differ from Suricata's");
+}

@@ -142,6 +142,13 @@ pub(crate) fn undecoded_ok(s: &Sig, p: &wire::Packet) -> bool {
 /// packet whose IP header did not decode, where `decode-event` does.
 pub(crate) fn packet(keyword: &str, value: Option<&str>) -> Result<HdrOpt, Refusal> {
     let v = value.map(str::trim).unwrap_or("");
+    if keyword == "stream-event" {
+        // The flow layer tracks TCP but records none of Suricata's stream events.
+        return Err(unsupported(
+            keyword,
+            format!("{keyword}:{v}: the flow layer raises no stream events"),
+        ));
+    }
     if v.is_empty() {
         return Err(failed(keyword, format!("{keyword} needs an event name")));
     }
@@ -161,8 +168,7 @@ pub(crate) fn packet(keyword: &str, value: Option<&str>) -> Result<HdrOpt, Refus
                 )
             });
     }
-    if keyword == "stream-event" || v.starts_with("stream.") {
-        // The flow layer tracks TCP but records none of Suricata's stream events.
+    if v.starts_with("stream.") {
         return Err(unsupported(
             keyword,
             format!("{keyword}:{v}: the flow layer raises no stream events"),
@@ -227,6 +233,7 @@ mod tests {
                 .unwrap_err()
                 .unsupported
         );
+        assert!(packet("stream-event", None).unwrap_err().unsupported);
         assert!(!packet("decode-event", None).unwrap_err().unsupported);
     }
 }
