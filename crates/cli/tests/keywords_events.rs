@@ -262,3 +262,60 @@ fn tcp_header_aliases_alert_as_suricata() {
     assert!(common::run_suricata(&yaml, &pcap, &rules, &sdir));
     assert_eq!(got, alerts(&sdir), "alerts differ from Suricata's");
 }
+
+/// Keywords that add no packet condition: `prefilter`, `nfq_set_mark` (ignored outside
+/// IPS with NFQUEUE, as in Suricata) and `requires` (a rule needing a newer version, a
+/// version range without 7.0.10 or any feature is skipped, as Suricata 7.0.10 skips
+/// it: there in `rules_skipped`, here counted unsupported).
+const META: &str = r#"alert tcp any any -> any any (msg:"pf"; flags:S; prefilter; sid:1;)
+alert tcp any any -> any any (msg:"nfq"; flags:S; nfq_set_mark:0x10/0xff; sid:2;)
+alert tcp any any -> any any (msg:"req ok"; requires:version >= 7.0.0; flags:S; sid:3;)
+alert tcp any any -> any any (msg:"req high"; requires:version >= 8.0.0; flags:S; sid:4;)
+alert tcp any any -> any any (msg:"req feature"; requires:feature nosuchfeature; flags:S; sid:5;)
+alert tcp any any -> any any (msg:"req both"; requires:feature output::file-store, version >= 7.0.3 < 8; flags:S; sid:6;)
+alert tcp any any -> any any (msg:"req range"; requires:version >= 7.0.3 < 7.0.5; flags:S; sid:7;)
+"#;
+
+#[test]
+fn meta_keywords_alert_as_suricata() {
+    let dir = common::tempdir("keywords-meta");
+    let pcap = capture(&dir);
+    let (yaml, rules) = (dir.join("osprey.yaml"), dir.join("meta.rules"));
+    std::fs::write(&yaml, CONFIG).unwrap();
+    std::fs::write(&rules, META).unwrap();
+    let out = dir.join("osprey");
+    std::fs::create_dir_all(&out).unwrap();
+    let r = common::osprey(&[
+        "-c",
+        yaml.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        "none",
+        "--runmode",
+        "single",
+        "-l",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("3 rules loaded, 0 failed, 4 unsupported"),
+        "{stderr}"
+    );
+    let got = alerts(&out);
+    let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+    got.iter()
+        .for_each(|(s, _)| *counts.entry(*s).or_default() += 1);
+    // The five SYNs, for each rule Suricata 7.0.10 loads.
+    assert_eq!(counts, BTreeMap::from([(1, 5), (2, 5), (3, 5)]));
+    if common::suricata().is_none() {
+        return;
+    }
+    let sdir = dir.join("suricata");
+    std::fs::create_dir_all(&sdir).unwrap();
+    assert!(common::run_suricata(&yaml, &pcap, &rules, &sdir));
+    assert_eq!(got, alerts(&sdir), "alerts differ from Suricata's");
+}

@@ -4,7 +4,7 @@
 use crate::sig::{PktOpt, Refusal, Sig};
 
 /// Keywords compiled here.
-const HANDLED: [&str; 8] = [
+const HANDLED: [&str; 11] = [
     "flow.age",
     "tcp.mss",
     "icmpv6.mtu",
@@ -13,6 +13,9 @@ const HANDLED: [&str; 8] = [
     "decode-event",
     "engine-event",
     "stream-event",
+    "prefilter",
+    "nfq_set_mark",
+    "requires",
 ];
 
 /// Whether `name` (canonical) is compiled by [`compile`].
@@ -29,6 +32,7 @@ pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<
             return Ok(());
         }
         "flow.age" => PktOpt::State(crate::flowstate::flow_age(value)?),
+        "prefilter" | "nfq_set_mark" | "requires" => return crate::meta_opts::check(name, value),
         "decode-event" | "engine-event" | "stream-event" => {
             PktOpt::Hdr(crate::events::packet(name, value)?)
         }

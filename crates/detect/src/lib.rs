@@ -65,6 +65,7 @@ pub mod fuzzing;
 mod input;
 mod keyword_opts;
 pub mod lists;
+mod meta_opts;
 mod offload;
 mod options;
 mod packet_opts;
