@@ -8,6 +8,10 @@
 //! capture (hard-coded from its run, and compared with a live run when `suricata` is
 //! installed).
 //!
+//! The same capture (and one of ONC RPC calls) also checks the packet keywords of
+//! issue 25 without an event: Suricata's `tcp.seq`/`tcp.ack`/`tcp.window` names,
+//! `prefilter`, `nfq_set_mark`, `requires` and `rpc`.
+//!
 //! Known difference left out of the rules: libhtp stops parsing a connection whose
 //! request has a `Transfer-Encoding` without `chunked`, so Suricata inspects that
 //! flow's response side only when the flow ends; Osprey goes on parsing and inspects
@@ -311,6 +315,94 @@ fn meta_keywords_alert_as_suricata() {
         .for_each(|(s, _)| *counts.entry(*s).or_default() += 1);
     // The five SYNs, for each rule Suricata 7.0.10 loads.
     assert_eq!(counts, BTreeMap::from([(1, 5), (2, 5), (3, 5)]));
+    if common::suricata().is_none() {
+        return;
+    }
+    let sdir = dir.join("suricata");
+    std::fs::create_dir_all(&sdir).unwrap();
+    assert!(common::run_suricata(&yaml, &pcap, &rules, &sdir));
+    assert_eq!(got, alerts(&sdir), "alerts differ from Suricata's");
+}
+
+/// `rpc` on ONC RPC calls: a portmap GETPORT call (program 100000, version 2,
+/// procedure 3) over UDP and over TCP (after its record mark), each answered by a
+/// reply, which no `rpc` rule matches.
+const RPC: &str = r#"alert ip any any -> any any (msg:"portmap any"; rpc:100000,*,*; sid:1;)
+alert ip any any -> any any (msg:"getport"; rpc:100000,2,3; sid:2;)
+alert ip any any -> any any (msg:"portmap v3"; rpc:100000,3,*; sid:3;)
+alert ip any any -> any any (msg:"nfs"; rpc:100003; sid:4;)
+alert udp any any -> any any (msg:"portmap v2"; rpc:100000,2; sid:5;)
+"#;
+
+/// An ONC RPC message: `xid`, `kind` (0 call, 1 reply), then for a call RPC version 2,
+/// program 100000, version 2, procedure 3 and empty credentials.
+fn rpc_msg(kind: u32) -> Vec<u8> {
+    let words: &[u32] = if kind == 0 {
+        &[7, 0, 2, 100000, 2, 3, 0, 0, 0, 0, 100003, 2, 17, 0]
+    } else {
+        &[7, 1, 0, 0, 0, 0, 2049]
+    };
+    words.iter().flat_map(|w| w.to_be_bytes()).collect()
+}
+
+#[test]
+fn rpc_alerts_as_suricata() {
+    let dir = common::tempdir("keywords-rpc");
+    let pcap = dir.join("rpc.pcap");
+    let mut w = PcapWriter::new(std::fs::File::create(&pcap).unwrap()).unwrap();
+    let mut ts = 1_600_000_000_000_000u64;
+    let (call, reply) = (rpc_msg(0), rpc_msg(1));
+    let mark = |m: &[u8]| {
+        let mut v = (0x8000_0000u32 | m.len() as u32).to_be_bytes().to_vec();
+        v.extend_from_slice(m);
+        v
+    };
+    session(&mut w, &mut ts, 41000, &mark(&call), &mark(&reply));
+    let (a, b) = (
+        Endpoint {
+            ip: Ipv4Addr::new(10, 0, 0, 3),
+            port: 900,
+        },
+        Endpoint {
+            ip: Ipv4Addr::new(10, 0, 0, 4),
+            port: 111,
+        },
+    );
+    let mut frame = Vec::new();
+    for (src, dst, m) in [(a, b, &call), (b, a, &reply)] {
+        udp_frame(&mut frame, src, dst, m, 3);
+        ts += 1_000_000;
+        w.write(ts, &frame).unwrap();
+    }
+    w.finish().unwrap();
+    let (yaml, rules) = (dir.join("osprey.yaml"), dir.join("rpc.rules"));
+    std::fs::write(&yaml, CONFIG).unwrap();
+    std::fs::write(&rules, RPC).unwrap();
+    let out = dir.join("osprey");
+    std::fs::create_dir_all(&out).unwrap();
+    let r = common::osprey(&[
+        "-c",
+        yaml.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        "none",
+        "--runmode",
+        "single",
+        "-l",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("5 rules loaded, 0 failed, 0 unsupported"),
+        "{stderr}"
+    );
+    let got = alerts(&out);
+    // The TCP call is packet 4, the UDP call packet 11.
+    assert_eq!(got, [(1, 4), (1, 11), (2, 4), (2, 11), (5, 11)]);
     if common::suricata().is_none() {
         return;
     }

@@ -4,7 +4,7 @@
 use crate::sig::{PktOpt, Refusal, Sig};
 
 /// Keywords compiled here.
-const HANDLED: [&str; 11] = [
+const HANDLED: [&str; 12] = [
     "flow.age",
     "tcp.mss",
     "icmpv6.mtu",
@@ -16,6 +16,7 @@ const HANDLED: [&str; 11] = [
     "prefilter",
     "nfq_set_mark",
     "requires",
+    "rpc",
 ];
 
 /// Whether `name` (canonical) is compiled by [`compile`].
@@ -32,6 +33,9 @@ pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<
             return Ok(());
         }
         "flow.age" => PktOpt::State(crate::flowstate::flow_age(value)?),
+        "rpc" => PktOpt::Hdr(crate::packet_opts::HdrOpt::Rpc(crate::rpc_opt::compile(
+            value,
+        )?)),
         "prefilter" | "nfq_set_mark" | "requires" => return crate::meta_opts::check(name, value),
         "decode-event" | "engine-event" | "stream-event" => {
             PktOpt::Hdr(crate::events::packet(name, value)?)

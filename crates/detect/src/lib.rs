@@ -73,6 +73,7 @@ mod pcre;
 mod pcre_dfa;
 mod prefilter;
 mod program;
+mod rpc_opt;
 mod search;
 mod sig;
 mod state;

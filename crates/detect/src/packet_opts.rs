@@ -26,6 +26,8 @@ pub(crate) enum HdrOpt {
     Event(wire::Event),
     /// `engine-event:decoder.<event>`: the same on a packet whose IP header decoded.
     EngineEvent(wire::Event),
+    /// `rpc`: an ONC RPC call in the packet's payload.
+    Rpc(crate::rpc_opt::RpcC),
 }
 
 /// How `fragbits` compares.
@@ -246,6 +248,7 @@ impl HdrOpt {
             HdrOpt::L3Proto(v) => p.ip_version == v,
             HdrOpt::Event(e) => p.has_event(e),
             HdrOpt::EngineEvent(e) => p.ip_version != 0 && p.has_event(e),
+            HdrOpt::Rpc(c) => c.matches(p, frame),
         }
     }
 }
