@@ -457,7 +457,7 @@ impl Detector {
         }
         scratch.next_packet();
         let pkt = input.packet;
-        if pkt.ip_version == 0 {
+        if pkt.ip_version == 0 && pkt.n_events == 0 {
             return;
         }
         let payload = pkt.payload(input.frame);
@@ -674,7 +674,8 @@ impl Detector {
 
     /// Header, flow, packet options and flowbits conditions.
     fn pre_checks(&self, s: &Sig, fd: &FlowDetect, input: &Input<'_>) -> bool {
-        header_ok(s, input.packet, input.flow)
+        crate::events::undecoded_ok(s, input.packet)
+            && header_ok(s, input.packet, input.flow)
             && flow_ok(s, input.flow)
             && s.pkt
                 .iter()

@@ -4,7 +4,20 @@
 use crate::sig::{PktOpt, Refusal, Sig};
 
 /// Keywords compiled here.
-const HANDLED: [&str; 5] = ["flow.age", "tcp.mss", "icmpv6.mtu", "l3_proto", "hostbits"];
+const HANDLED: [&str; 12] = [
+    "flow.age",
+    "tcp.mss",
+    "icmpv6.mtu",
+    "l3_proto",
+    "hostbits",
+    "decode-event",
+    "engine-event",
+    "stream-event",
+    "prefilter",
+    "nfq_set_mark",
+    "requires",
+    "rpc",
+];
 
 /// Whether `name` (canonical) is compiled by [`compile`].
 pub(crate) fn handles(name: &str) -> bool {
@@ -20,6 +33,13 @@ pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<
             return Ok(());
         }
         "flow.age" => PktOpt::State(crate::flowstate::flow_age(value)?),
+        "rpc" => PktOpt::Hdr(crate::packet_opts::HdrOpt::Rpc(crate::rpc_opt::compile(
+            value,
+        )?)),
+        "prefilter" | "nfq_set_mark" | "requires" => return crate::meta_opts::check(name, value),
+        "decode-event" | "engine-event" | "stream-event" => {
+            PktOpt::Hdr(crate::events::packet(name, value)?)
+        }
         _ => PktOpt::Hdr(crate::packet_opts::keyword(name, value)?),
     };
     sig.pkt.push(opt);

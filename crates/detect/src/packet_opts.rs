@@ -22,6 +22,12 @@ pub(crate) enum HdrOpt {
     Icmpv6Mtu(IntCmp),
     /// `l3_proto`: the IP version (4 or 6).
     L3Proto(u8),
+    /// `decode-event`: the decoder recorded the event on the packet.
+    Event(wire::Event),
+    /// `engine-event:decoder.<event>`: the same on a packet whose IP header decoded.
+    EngineEvent(wire::Event),
+    /// `rpc`: an ONC RPC call in the packet's payload.
+    Rpc(crate::rpc_opt::RpcC),
 }
 
 /// How `fragbits` compares.
@@ -240,6 +246,9 @@ impl HdrOpt {
             HdrOpt::TcpMss(c) => tcp_mss(p, frame).is_some_and(|m| c.matches(m as u64)),
             HdrOpt::Icmpv6Mtu(c) => icmpv6_mtu(p, frame).is_some_and(|m| c.matches(m as u64)),
             HdrOpt::L3Proto(v) => p.ip_version == v,
+            HdrOpt::Event(e) => p.has_event(e),
+            HdrOpt::EngineEvent(e) => p.ip_version != 0 && p.has_event(e),
+            HdrOpt::Rpc(c) => c.matches(p, frame),
         }
     }
 }

@@ -498,7 +498,7 @@ pub(crate) fn compile(
             Opt::StreamSize { side, op, size } => sig.pkt.push(PktOpt::State(
                 crate::flowstate::stream_size(side, op, *size)?,
             )),
-            Opt::AppLayerEvent(_) => return Err(unsupported("app-layer-event", "app-layer-event")),
+            Opt::AppLayerEvent(v) => sig.tx_opts.push(crate::events::app_layer(v)?),
             Opt::SslState(_) => return Err(unsupported("ssl_state", "ssl_state")),
             Opt::TlsVersion(_) => {
                 return Err(unsupported("tls.version", "tls.version / ssl_version"))
@@ -676,7 +676,7 @@ fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal>
         Protocol::Icmpv4 => (ProtoM::L4(1), None),
         Protocol::Icmpv6 => (ProtoM::L4(58), None),
         Protocol::Sctp => (ProtoM::L4(132), None),
-        Protocol::Pkthdr => return Err(unsupported("pkthdr", "protocol pkthdr (decoder events)")),
+        Protocol::Pkthdr => (ProtoM::Ip(None), None),
         Protocol::App(a) => match app::registry::rule_name(a.name()) {
             Some((n, true)) => (ProtoM::L4(ip_proto::TCP), Some(n.proto)),
             Some((n, false)) => (ProtoM::Ip(None), Some(n.proto)),

@@ -32,6 +32,7 @@ pub(crate) fn check(tx: &dyn Transaction, o: &AppOpt, dir: Direction, input: &In
             real && cmp("tls_cert_notbefore", IntCmp::Le(now))
                 && cmp("tls_cert_notafter", IntCmp::Ge(now))
         }
+        crate::events::APP_LAYER_EVENT => crate::events::app_layer_holds(o, tx, dir, input),
         _ => tx.check(o, dir),
     }
 }

@@ -383,7 +383,14 @@ impl AlertSink {
         if self.keep_blocked && record.action == "blocked" && self.blocked.is_none() {
             self.blocked = Some(blocked_part(&record.to_eve()));
         }
-        let eve = out.wants_alerts().then(|| record.to_eve());
+        let mut eve = out.wants_alerts().then(|| record.to_eve());
+        // A packet whose IP header did not decode (a `decode-event` alert) has no
+        // addresses, ports or protocol in Suricata's record.
+        if let (0, Some(serde_json::Value::Object(o))) = (pkt.ip_version, eve.as_mut()) {
+            for k in ["src_ip", "src_port", "dest_ip", "dest_port", "proto"] {
+                o.remove(k);
+            }
+        }
         let fast = out.has_fast().then(|| record.to_fast().into_bytes());
         if check.is_some() {
             self.hold(check, eve, fast);

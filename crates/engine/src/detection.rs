@@ -62,7 +62,9 @@ impl DetectStage {
     /// A packet without a flow (IP fragments, protocols without flows).
     pub(crate) fn packet(&mut self, p: &Packet, buf: &[u8], origin: Origin, sink: &mut AlertSink) {
         self.verdict = detect::Verdict::default();
-        if p.ip_version == 0 {
+        // A packet whose IP header did not decode is inspected only for its decoder
+        // events (`decode-event` rules, as Suricata matches them).
+        if p.ip_version == 0 && p.n_events == 0 {
             return;
         }
         let input = Input::packet(p, buf, None);

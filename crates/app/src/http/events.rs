@@ -4,6 +4,7 @@
 //! ([`super::HttpState`]) calls [`raise`] where libhtp logs the warning: once per
 //! occurrence, or once per message where libhtp keeps a flag ([`raise_once`]).
 
+use super::parser::ProtocolVersion;
 use super::tx::Message;
 use crate::util::trim;
 use crate::{AppCtx, AppProto, Events};
@@ -27,6 +28,7 @@ pub(crate) static EVENTS: &[&str] = &[
     "http.duplicate_content_length_field_in_response",
     "http.missing_host_header",
     "http.unable_to_match_response_to_request",
+    "http.invalid_transfer_encoding_value_in_request",
 ];
 
 /// A response body failed to decompress (each failure and restart of libhtp's
@@ -62,6 +64,9 @@ pub(crate) const DUPLICATE_CONTENT_LENGTH_FIELD_IN_RESPONSE: usize = 14;
 pub(crate) const MISSING_HOST_HEADER: usize = 15;
 /// A response with no request left to answer.
 pub(crate) const UNABLE_TO_MATCH_RESPONSE_TO_REQUEST: usize = 16;
+/// A request `Transfer-Encoding` without `chunked`, or `chunked` on a request older
+/// than HTTP/1.1 (libhtp's invalid T-E flag; see [`invalid_request_te`]).
+pub(crate) const INVALID_TRANSFER_ENCODING_VALUE_IN_REQUEST: usize = 17;
 
 /// Raises event `i` on transaction `tx`: in the flow's set (for rules) and as one
 /// occurrence (for the EVE anomaly log).
@@ -177,6 +182,19 @@ pub(crate) fn exact_protocol(p: &[u8]) -> bool {
 /// Whether a response `Transfer-Encoding` naming `chunked` says more than that.
 pub(crate) fn abnormal_chunked(te: &[u8]) -> bool {
     !trim(te).eq_ignore_ascii_case(b"chunked")
+}
+
+/// Whether a request's `Transfer-Encoding` (`te`, if any) is invalid as libhtp judges
+/// it: it does not name `chunked` (any case, anywhere in the value), or it does on a
+/// request whose protocol is older than HTTP/1.1 or did not parse (checked against
+/// Suricata 7.0.10: `identity` and HTTP/1.0 `chunked` raise the event, `gzip, chunked`
+/// and `Chunked` on HTTP/1.1 do not).
+pub(crate) fn invalid_request_te(te: Option<&[u8]>, version: Option<ProtocolVersion>) -> bool {
+    let Some(te) = te else { return false };
+    if !crate::util::contains_nocase(te, b"chunked") {
+        return true;
+    }
+    !matches!(version, Some(ProtocolVersion::V1_1 | ProtocolVersion::V2))
 }
 
 /// Whether a chunk-size line carries a chunk extension (`1a;name=value`).
@@ -296,5 +314,24 @@ mod tests {
         assert!(!exact_protocol(b"http/1.1") && !exact_protocol(b"HTTP/1.2"));
         assert!(abnormal_chunked(b"chunked, gzip"));
         assert!(!abnormal_chunked(b" Chunked"));
+    }
+
+    #[test]
+    fn request_transfer_encoding_as_libhtp_judges_it() {
+        use ProtocolVersion::*;
+        assert!(!invalid_request_te(None, Some(V1_0)));
+        assert!(invalid_request_te(Some(b"identity"), Some(V1_1)));
+        assert!(invalid_request_te(Some(b"chunked"), Some(V1_0)));
+        assert!(invalid_request_te(Some(b"chunked"), Some(Invalid)));
+        assert!(!invalid_request_te(Some(b"gzip, chunked"), Some(V1_1)));
+        assert!(!invalid_request_te(Some(b"Chunked"), Some(V1_1)));
+        let got = occurrences(
+            b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: x\r\nContent-Length: 1\r\n\r\nz",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+        );
+        assert_eq!(
+            got,
+            [("http.invalid_transfer_encoding_value_in_request", Some(0))]
+        );
     }
 }

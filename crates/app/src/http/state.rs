@@ -682,6 +682,13 @@ impl HttpState {
                     let id = Some(tx.id);
                     ev::raise(&mut self.events, ctx, ev::MISSING_HOST_HEADER, id);
                 }
+                if ev::invalid_request_te(
+                    tx.request.header("transfer-encoding"),
+                    tx.request.version,
+                ) {
+                    let (e, id) = (ev::INVALID_TRANSFER_ENCODING_VALUE_IN_REQUEST, Some(tx.id));
+                    ev::raise(&mut self.events, ctx, e, id);
+                }
                 let Some(tx) = find_tx(&mut self.txs, self.sides[d].tx) else {
                     return;
                 };

@@ -83,8 +83,9 @@ impl Detector {
             let (mut pkt_cands, mut body_cands) = (Vec::new(), Vec::new());
             for &si in &cands {
                 let s = &self.sigs[si as usize];
-                // A file rule alerts once per direction (each file travels one way).
-                let done = if s.files.is_empty() {
+                // A file rule alerts once per direction (each file travels one way), an
+                // `app-layer-event` rule too (the transaction's events hold both ways).
+                let done = if s.files.is_empty() && !crate::events::per_direction(s) {
                     si
                 } else {
                     si | u32::from(di) << 31

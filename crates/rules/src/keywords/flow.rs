@@ -101,6 +101,10 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "use this keyword as the rule's prefilter",
         "rules/prefilter-keywords.html#prefilter",
     ),
+    verbatim("nfq_set_mark").about(
+        "set the netfilter mark of a matching packet (IPS with NFQUEUE only)",
+        "rules/nfq-keywords.html#nfq-set-mark",
+    ),
     verbatim("requires").about(
         "load the rule only when the engine has a feature or version",
         "rules/meta-keywords.html#requires",

@@ -37,18 +37,24 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match the IPv4 identification field",
         "rules/header-keywords.html#id",
     ),
-    Keyword::new("seq", Value::Required, Kind::Option, u32_option).about(
-        "match the TCP sequence number",
-        "rules/header-keywords.html#seq",
-    ),
-    Keyword::new("ack", Value::Required, Kind::Option, u32_option).about(
-        "match the TCP acknowledgement number",
-        "rules/header-keywords.html#ack",
-    ),
-    Keyword::new("window", Value::Required, Kind::Option, window).about(
-        "match the TCP window size",
-        "rules/header-keywords.html#window",
-    ),
+    Keyword::new("seq", Value::Required, Kind::Option, u32_option)
+        .aliases(&["tcp.seq"])
+        .about(
+            "match the TCP sequence number",
+            "rules/header-keywords.html#seq",
+        ),
+    Keyword::new("ack", Value::Required, Kind::Option, u32_option)
+        .aliases(&["tcp.ack"])
+        .about(
+            "match the TCP acknowledgement number",
+            "rules/header-keywords.html#ack",
+        ),
+    Keyword::new("window", Value::Required, Kind::Option, window)
+        .aliases(&["tcp.window"])
+        .about(
+            "match the TCP window size",
+            "rules/header-keywords.html#window",
+        ),
     Keyword::new("tos", Value::Required, Kind::Option, tos).about(
         "match the IP type-of-service byte",
         "rules/header-keywords.html#tos",
@@ -74,10 +80,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
     verbatim("tcp.mss").about(
         "compare the TCP MSS option",
         "rules/header-keywords.html#tcpmss",
-    ),
-    verbatim("tcp.window").about(
-        "match the TCP window size",
-        "rules/header-keywords.html#window",
     ),
     verbatim("icmpv6.mtu").about(
         "compare the MTU of an ICMPv6 packet-too-big message",
@@ -154,7 +156,7 @@ fn u32_option(st: &mut State, c: &Ctx<'_>) {
     let o = c.o;
     let val = c.val;
     let n = tryv!(st, o, kw, v::uint(val, u32::MAX as u64)) as u32;
-    st.options.push(if kw == "seq" {
+    st.options.push(if matches!(kw, "seq" | "tcp.seq") {
         Opt::Seq(n)
     } else {
         Opt::Ack(n)

@@ -133,6 +133,7 @@ const OLD_VERBATIM: &[&str] = &[
     "protected_content",
     "hash",
     "length",
+    "nfq_set_mark",
 ];
 
 #[test]

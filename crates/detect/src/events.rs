@@ -1,0 +1,239 @@
+//! Event keywords: `app-layer-event` (an event a protocol's parser raised on the
+//! flow, `<proto>.<event>` as Suricata names them) and `decode-event`/`engine-event`/
+//! `stream-event` (an anomaly the decoder recorded on the packet).
+//!
+//! `app-layer-event` is compiled into a transaction option ([`rules::AppOpt`] named
+//! `app-layer-event`) so that, as in Suricata, the rule is inspected per transaction
+//! and alerts once per transaction and direction; it holds when the flow's event set
+//! ([`app::Protocol::events`]) has the event. Osprey keeps one set per flow (Suricata
+//! one per transaction): once raised, the event holds for the flow's later
+//! transactions too. A name whose protocol Osprey does not parse, or whose parser does
+//! not raise that event, is refused as unsupported rather than loaded to never match.
+
+use rules::{AppOpt, AppProto as RuleApp, AppValue};
+
+use crate::input::Input;
+use crate::packet_opts::HdrOpt;
+use crate::sig::{failed, unsupported, PktOpt, Refusal, Sig};
+
+/// The keyword name the compiled option carries.
+pub(crate) const APP_LAYER_EVENT: &str = "app-layer-event";
+
+/// The rule protocols an event prefix can name (a `&'static` slice of one is the
+/// option's `protos`).
+static PROTOS: &[RuleApp] = &[
+    RuleApp::Http,
+    RuleApp::Http2,
+    RuleApp::Tls,
+    RuleApp::Smb,
+    RuleApp::Dcerpc,
+    RuleApp::Smtp,
+    RuleApp::Dns,
+    RuleApp::Sip,
+    RuleApp::Mqtt,
+    RuleApp::Nfs,
+    RuleApp::Tftp,
+    RuleApp::Ssh,
+    RuleApp::Krb5,
+    RuleApp::Snmp,
+    RuleApp::Dhcp,
+    RuleApp::Ftp,
+    RuleApp::Quic,
+    RuleApp::Ike,
+    RuleApp::Modbus,
+    RuleApp::Enip,
+    RuleApp::BittorrentDht,
+    RuleApp::Rfb,
+    RuleApp::Dnp3,
+    RuleApp::Ntp,
+];
+
+/// `app-layer-event:<proto>.<event>` as a transaction option.
+pub(crate) fn app_layer(value: &str) -> Result<AppOpt, Refusal> {
+    let name = value.trim();
+    let Some((proto, event)) = name.split_once('.') else {
+        // `applayer_mismatch_protocol_both_directions` and the other protocol
+        // detection events are raised on the packet in Suricata; Osprey logs them
+        // (EVE `anomaly`) but does not keep them for rules.
+        return Err(unsupported(
+            APP_LAYER_EVENT,
+            format!("app-layer-event:{name}: protocol detection events are not kept for rules"),
+        ));
+    };
+    if event.is_empty() {
+        return Err(failed(
+            APP_LAYER_EVENT,
+            format!("app-layer-event:{name}: no event"),
+        ));
+    }
+    let rp = PROTOS
+        .iter()
+        .position(|p| RuleApp::parse(proto) == Some(*p))
+        .ok_or_else(|| {
+            unsupported(
+                APP_LAYER_EVENT,
+                format!("app-layer-event:{name}: protocol {proto} has no parser events"),
+            )
+        })?;
+    let raised = app::registry::rule_name(proto).is_some_and(|(n, _)| {
+        app::registry::protocols()
+            .iter()
+            .any(|d| d.proto == n.proto && d.events.contains(&name))
+    });
+    if !raised {
+        return Err(unsupported(
+            APP_LAYER_EVENT,
+            format!("app-layer-event:{name}: not raised by Osprey's {proto} parser"),
+        ));
+    }
+    Ok(AppOpt {
+        name: APP_LAYER_EVENT,
+        protos: std::slice::from_ref(&PROTOS[rp]),
+        negated: false,
+        value: AppValue::Text(name.to_owned()),
+    })
+}
+
+/// Whether the flow of `input` has the event `o` names (an [`app_layer`] option), for
+/// transaction `tx` inspected in direction `dir`. Like Suricata 7.0.10 (checked on
+/// HTTP flows: the request's event alerts on the next to-server packet, then on the
+/// first to-client packet once the response was parsed), a direction is inspected
+/// once the transaction's side of that direction is complete.
+pub(crate) fn app_layer_holds(
+    o: &AppOpt,
+    tx: &dyn app::Transaction,
+    dir: app::Direction,
+    input: &Input<'_>,
+) -> bool {
+    let AppValue::Text(want) = &o.value else {
+        return false;
+    };
+    if !tx.complete(dir) {
+        return false;
+    }
+    let Some(p) = input.app.and_then(|af| af.state().protocol()) else {
+        return false;
+    };
+    let mut found = false;
+    p.events(&mut |e| found |= e == want);
+    found
+}
+
+/// Whether rule `s` alerts once per transaction and direction: it has an
+/// `app-layer-event` option.
+pub(crate) fn per_direction(s: &Sig) -> bool {
+    s.tx_opts.iter().any(|o| o.name == APP_LAYER_EVENT)
+}
+
+/// Whether rule `s` may be evaluated on packet `p`: a packet whose IP header did not
+/// decode (it reaches detection only with decoder events) is for the rules that match a
+/// decoder event.
+pub(crate) fn undecoded_ok(s: &Sig, p: &wire::Packet) -> bool {
+    p.ip_version != 0
+        || s.pkt
+            .iter()
+            .any(|o| matches!(o, PktOpt::Hdr(HdrOpt::Event(_))))
+}
+
+/// `decode-event:<layer>.<event>`, `engine-event:decoder.<layer>.<event>` and
+/// `stream-event:<event>` (`engine-event:stream.<event>`) as a packet condition: the
+/// decoder recorded the event on the packet. As in Suricata 7.0.10, `engine-event`
+/// takes the full name (a bare decoder name is an error there) and does not match a
+/// packet whose IP header did not decode, where `decode-event` does.
+pub(crate) fn packet(keyword: &str, value: Option<&str>) -> Result<HdrOpt, Refusal> {
+    let v = value.map(str::trim).unwrap_or("");
+    if keyword == "stream-event" {
+        // The flow layer tracks TCP but records none of Suricata's stream events.
+        return Err(unsupported(
+            keyword,
+            format!("{keyword}:{v}: the flow layer raises no stream events"),
+        ));
+    }
+    if v.is_empty() {
+        return Err(failed(keyword, format!("{keyword} needs an event name")));
+    }
+    if keyword == "engine-event" && !v.starts_with("stream.") {
+        let e = v.strip_prefix("decoder.").ok_or_else(|| {
+            failed(
+                keyword,
+                format!("engine-event:{v}: not decoder.<event> or stream.<event>"),
+            )
+        })?;
+        return wire::Event::from_name(e)
+            .map(HdrOpt::EngineEvent)
+            .ok_or_else(|| {
+                unsupported(
+                    keyword,
+                    format!("engine-event:{v}: not raised by Osprey's decoder"),
+                )
+            });
+    }
+    if v.starts_with("stream.") {
+        return Err(unsupported(
+            keyword,
+            format!("{keyword}:{v}: the flow layer raises no stream events"),
+        ));
+    }
+    wire::Event::from_name(v).map(HdrOpt::Event).ok_or_else(|| {
+        unsupported(
+            keyword,
+            format!("{keyword}:{v}: not raised by Osprey's decoder"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn app_layer_events_resolve_to_their_protocol() {
+        let o = app_layer("http.missing_host_header").unwrap();
+        assert_eq!(o.protos, [RuleApp::Http]);
+        assert_eq!(o.value, AppValue::Text("http.missing_host_header".into()));
+        let o = app_layer(" dns.malformed_data").unwrap();
+        assert_eq!(o.protos, [RuleApp::Dns]);
+        for bad in [
+            "http.no_such_event",
+            "applayer_mismatch_protocol_both_directions",
+            "pgsql.malformed_request",
+        ] {
+            assert!(app_layer(bad).unwrap_err().unsupported, "{bad}");
+        }
+        assert!(!app_layer("http.").unwrap_err().unsupported);
+    }
+
+    #[test]
+    fn decoder_events_by_suricata_name() {
+        assert_eq!(
+            packet("decode-event", Some("ipv4.trunc_pkt")).unwrap(),
+            HdrOpt::Event(wire::Event::Ipv4TruncPkt)
+        );
+        assert_eq!(
+            packet("engine-event", Some("decoder.tcp.hlen_too_small")).unwrap(),
+            HdrOpt::EngineEvent(wire::Event::TcpHlenTooSmall)
+        );
+        assert!(
+            !packet("engine-event", Some("tcp.hlen_too_small"))
+                .unwrap_err()
+                .unsupported
+        );
+        assert!(
+            packet("engine-event", Some("stream.pkt_invalid_ack"))
+                .unwrap_err()
+                .unsupported
+        );
+        assert!(
+            packet("decode-event", Some("ipv4.nope"))
+                .unwrap_err()
+                .unsupported
+        );
+        assert!(
+            packet("stream-event", Some("3whs_wrong_seq_wrong_ack"))
+                .unwrap_err()
+                .unsupported
+        );
+        assert!(packet("stream-event", None).unwrap_err().unsupported);
+        assert!(!packet("decode-event", None).unwrap_err().unsupported);
+    }
+}
