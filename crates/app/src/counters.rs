@@ -206,6 +206,12 @@ pub enum Counter {
     TxRfb,
     /// RFB flows whose handshake did not parse.
     ErrorRfb,
+    /// TCP flows detected as RDP.
+    FlowRdp,
+    /// RDP messages of the connection sequence (transactions).
+    TxRdp,
+    /// RDP flows whose connection sequence did not parse.
+    ErrorRdp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -309,11 +315,14 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.rfb",
     "app_layer.tx.rfb",
     "app_layer.error.rfb.parser",
+    "app_layer.flow.rdp",
+    "app_layer.tx.rdp",
+    "app_layer.error.rdp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 100;
+    pub const COUNT: usize = 103;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

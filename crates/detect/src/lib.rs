@@ -71,6 +71,7 @@ mod pcre;
 mod pcre_dfa;
 mod prefilter;
 mod program;
+mod proto_buffer;
 mod search;
 mod sig;
 mod state;
