@@ -76,6 +76,12 @@ impl BufferId {
         buffers().find(|b| b.name() == name)
     }
 
+    /// The buffer named `name` of protocol `p` (QUIC and TLS both have `ja3.hash`:
+    /// [`BufferId::by_name`] gives the first registered), if `p` has one.
+    pub fn of(p: AppProto, name: &str) -> Option<BufferId> {
+        buffers().find(|b| b.proto() == p && b.name() == name)
+    }
+
     /// The `file.data` buffer of protocol `p`, when its transactions carry files
     /// (several protocols have one, all named `file.data`; [`BufferId::by_name`] gives
     /// HTTP's).
@@ -137,8 +143,18 @@ mod tests {
                 assert_eq!(BufferId::file_of(b.proto()), Some(*b));
                 continue;
             }
-            assert_eq!(BufferId::by_name(b.name()), Some(*b));
+            assert_eq!(BufferId::of(b.proto(), b.name()), Some(*b));
+            assert_eq!(
+                BufferId::by_name(b.name()).map(|x| x.name()),
+                Some(b.name())
+            );
         }
+        let quic = BufferId::of(AppProto::Quic, "ja3.hash").unwrap();
+        assert_eq!(quic.proto(), AppProto::Quic);
+        assert_eq!(
+            BufferId::by_name("ja3.hash").unwrap().proto(),
+            AppProto::Tls
+        );
         let smtp = BufferId::file_of(AppProto::Smtp).unwrap();
         assert_eq!((smtp.name(), smtp.proto()), ("file.data", AppProto::Smtp));
         let uri = BufferId::by_name("http.uri").unwrap();

@@ -209,6 +209,12 @@ pub enum Counter {
     /// Files of any protocol that ended truncated (a body or depth limit, the
     /// transaction or the flow ended first), counted once each when their flow ends.
     FilesTruncated,
+    /// TCP flows detected as RDP.
+    FlowRdp,
+    /// RDP messages of the connection sequence (transactions).
+    TxRdp,
+    /// RDP flows whose connection sequence did not parse.
+    ErrorRdp,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -313,11 +319,14 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.tx.rfb",
     "app_layer.error.rfb.parser",
     "osprey.app.files.truncated",
+    "app_layer.flow.rdp",
+    "app_layer.tx.rdp",
+    "app_layer.error.rdp.parser",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 101;
+    pub const COUNT: usize = 104;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -60,6 +60,8 @@ pub enum AppProto {
     BittorrentDht,
     /// RFB (VNC).
     Rfb,
+    /// RDP.
+    Rdp,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -92,6 +94,7 @@ impl AppProto {
             AppProto::Enip => "enip",
             AppProto::BittorrentDht => "bittorrent-dht",
             AppProto::Rfb => "rfb",
+            AppProto::Rdp => "rdp",
             AppProto::Failed => "failed",
         }
     }

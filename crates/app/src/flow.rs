@@ -22,6 +22,7 @@ use crate::mqtt::MqttState;
 use crate::nfs::NfsState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::quic::QuicState;
+use crate::rdp::RdpState;
 use crate::registry;
 use crate::rfb::RfbState;
 use crate::sip::SipState;
@@ -117,6 +118,8 @@ pub enum AppState {
     BittorrentDht(Box<DhtState>),
     /// RFB.
     Rfb(Box<RfbState>),
+    /// RDP.
+    Rdp(Box<RdpState>),
 }
 
 impl AppState {
@@ -147,6 +150,7 @@ impl AppState {
             AppState::Enip(s) => &**s,
             AppState::BittorrentDht(s) => &**s,
             AppState::Rfb(s) => &**s,
+            AppState::Rdp(s) => &**s,
         })
     }
 }
@@ -266,6 +270,10 @@ macro_rules! with_state {
                 let $p: &RfbState = $p;
                 $body
             }
+            AppState::Rdp($p) => {
+                let $p: &RdpState = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -355,6 +363,10 @@ macro_rules! with_state {
             }
             AppState::Rfb($p) => {
                 let $p: &mut RfbState = $p;
+                $body
+            }
+            AppState::Rdp($p) => {
+                let $p: &mut RdpState = $p;
                 $body
             }
         }

@@ -54,6 +54,7 @@ pub mod mqtt;
 pub mod nfs;
 mod proto;
 pub mod quic;
+pub mod rdp;
 pub mod registry;
 pub mod rfb;
 pub mod rpc;

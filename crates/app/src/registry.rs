@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 23] = {
-    use crate::{bittorrent_dht, dcerpc, dhcp, dns, enip, ftp, http, http2, ike, krb5, modbus, mqtt, nfs, quic, rfb, sip, smb, smtp, snmp, ssh, tftp, tls};
-    use AppProto::{BittorrentDht, Dcerpc, Dhcp, Dns, Enip, Ftp, FtpData, Http, Http2, Ike, Krb5, Modbus, Mqtt, Nfs, Quic, Rfb, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 24] = {
+    use crate::{bittorrent_dht, dcerpc, dhcp, dns, enip, ftp, http, http2, ike, krb5, modbus, mqtt, nfs, quic, rdp, rfb, sip, smb, smtp, snmp, ssh, tftp, tls};
+    use AppProto::{BittorrentDht, Dcerpc, Dhcp, Dns, Enip, Ftp, FtpData, Http, Http2, Ike, Krb5, Modbus, Mqtt, Nfs, Quic, Rdp, Rfb, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -113,6 +113,7 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 23] = {
         ProtocolDef { proto: Enip, rule_names: &[RuleName::new("enip", Enip)], tcp_only: false, eve: None, eve_extended: false, events: enip::EVENTS, buffers: &[], ports: &[44818], probe_tcp: Some(enip::probe_tcp), probe_udp: Some(enip::probe_udp), new: enip::new_state },
         ProtocolDef { proto: BittorrentDht, rule_names: &[RuleName::new("bittorrent-dht", BittorrentDht)], tcp_only: false, eve: Some("bittorrent_dht"), eve_extended: false, events: bittorrent_dht::EVENTS, buffers: &[], ports: ANY, probe_tcp: None, probe_udp: Some(bittorrent_dht::probe_udp), new: bittorrent_dht::new_state },
         ProtocolDef { proto: Rfb, rule_names: &[RuleName::new("rfb", Rfb)], tcp_only: true, eve: Some("rfb"), eve_extended: false, events: rfb::EVENTS, buffers: rfb::BUFFERS, ports: rfb::PORTS, probe_tcp: Some(rfb::probe_tcp), probe_udp: None, new: rfb::new_state },
+        ProtocolDef { proto: Rdp, rule_names: &[RuleName::new("rdp", Rdp)], tcp_only: true, eve: Some("rdp"), eve_extended: false, events: &[], buffers: &[], ports: rdp::PORTS, probe_tcp: Some(rdp::probe_tcp), probe_udp: None, new: rdp::new_state },
     ]
 };
 
@@ -202,7 +203,12 @@ pub fn event_type_mask(name: &str) -> Option<(u64, bool)> {
 pub fn logs_packet_direction(p: AppProto) -> bool {
     matches!(
         p,
-        AppProto::Krb5 | AppProto::Snmp | AppProto::Dhcp | AppProto::Ike | AppProto::BittorrentDht
+        AppProto::Krb5
+            | AppProto::Snmp
+            | AppProto::Dhcp
+            | AppProto::Ike
+            | AppProto::BittorrentDht
+            | AppProto::Rdp
     )
 }
 

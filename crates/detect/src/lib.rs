@@ -74,6 +74,7 @@ mod pcre_dfa;
 mod prefilter;
 mod program;
 mod rpc_opt;
+mod proto_buffer;
 mod search;
 mod sig;
 mod state;

@@ -545,7 +545,7 @@ pub(crate) fn compile(
                 format!("buffer {}", bm.buffer.name()),
             ));
         };
-        let ab = crate::files::file_buffer(ab, app_proto);
+        let ab = crate::proto_buffer::resolve(ab, app_proto, sig.app_proto);
         let transforms = bm
             .transforms
             .iter()
@@ -631,7 +631,7 @@ pub(crate) fn compile(
     };
     sig.fp = crate::fastpat::select(r, sig.is_tx());
     if let Some((Slot::App(b), _, _)) = &mut sig.fp {
-        *b = crate::files::file_buffer(*b, sig.app_proto);
+        *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);
     }
     // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no `flow`
     // keyword (not even `flow:stateless`), only `flowbits:set`, and for tcp/udp rules

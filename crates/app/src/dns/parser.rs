@@ -83,6 +83,36 @@ pub enum RData {
     Name(Vec<u8>),
     /// Anything else, raw.
     Other(Vec<u8>),
+    /// SOA: the zone's authority.
+    Soa(Box<Soa>),
+    /// SSHFP: an SSH host key fingerprint (RFC 4255).
+    Sshfp {
+        /// Key algorithm.
+        algo: u8,
+        /// Fingerprint type.
+        fp_type: u8,
+        /// The fingerprint.
+        fingerprint: Vec<u8>,
+    },
+}
+
+/// The data of an SOA record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Soa {
+    /// The primary name server.
+    pub mname: Vec<u8>,
+    /// The responsible mailbox.
+    pub rname: Vec<u8>,
+    /// Serial, refresh, retry, expire and minimum.
+    pub serial: u32,
+    /// Refresh interval.
+    pub refresh: u32,
+    /// Retry interval.
+    pub retry: u32,
+    /// Expire limit.
+    pub expire: u32,
+    /// Minimum TTL.
+    pub minimum: u32,
 }
 
 /// One resource record of the answer section.
@@ -109,6 +139,8 @@ pub struct DnsMessage {
     pub queries: Vec<DnsQuery>,
     /// The answer records.
     pub answers: Vec<DnsAnswer>,
+    /// The authority records.
+    pub authorities: Vec<DnsAnswer>,
 }
 
 /// Why a message did not parse.
@@ -174,6 +206,27 @@ fn parse_query(m: &[u8], pos: usize) -> Result<(DnsQuery, usize), DnsError> {
     Ok((q, p + 4))
 }
 
+/// SOA data between `start` and `end`: two names and five numbers.
+fn parse_soa(m: &[u8], start: usize, end: usize) -> Result<RData, DnsError> {
+    let (mname, p) = parse_name(m, start)?;
+    let (rname, p) = parse_name(m, p)?;
+    if p + 20 > end {
+        return Err(DnsError::Truncated);
+    }
+    let n = |i: usize| -> Result<u32, DnsError> {
+        Ok(u32::from(u16_at(m, p + i)?) << 16 | u32::from(u16_at(m, p + i + 2)?))
+    };
+    Ok(RData::Soa(Box::new(Soa {
+        mname,
+        rname,
+        serial: n(0)?,
+        refresh: n(4)?,
+        retry: n(8)?,
+        expire: n(12)?,
+        minimum: n(16)?,
+    })))
+}
+
 fn parse_rr(m: &[u8], pos: usize) -> Result<(DnsAnswer, usize), DnsError> {
     let (name, p) = parse_name(m, pos)?;
     let rrtype = u16_at(m, p)?;
@@ -191,6 +244,14 @@ fn parse_rr(m: &[u8], pos: usize) -> Result<(DnsAnswer, usize), DnsError> {
         }
         (2 | 5 | 12, _) => RData::Name(parse_name(m, start)?.0),
         (15, n) if n >= 3 => RData::Name(parse_name(m, start + 2)?.0),
+        (6, _) => {
+            parse_soa(m, start, start + rdlen).unwrap_or_else(|_| RData::Other(data.to_vec()))
+        }
+        (44, n) if n >= 2 => RData::Sshfp {
+            algo: data[0],
+            fp_type: data[1],
+            fingerprint: data[2..].to_vec(),
+        },
         _ => RData::Other(data.to_vec()),
     };
     Ok((
@@ -228,10 +289,20 @@ pub fn parse_message(m: &[u8]) -> Result<DnsMessage, DnsError> {
             Err(_) => break,
         }
     }
+    // Authority records of a response; one that does not parse ends the section.
+    let mut authorities = Vec::new();
+    if header.is_response() {
+        for _ in 0..usize::from(header.nscount).min(MAX_RECORDS) {
+            let Ok((a, p)) = parse_rr(m, pos) else { break };
+            authorities.push(a);
+            pos = p;
+        }
+    }
     Ok(DnsMessage {
         header,
         queries,
         answers,
+        authorities,
     })
 }
 

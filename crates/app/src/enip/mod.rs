@@ -10,6 +10,7 @@
 //! - [`parser`]: the encapsulation header; [`state`]: the per-flow state
 //!   ([`EnipState`]) and transactions ([`EnipTx`]); `proto`: the protocol contract.
 
+pub mod cip;
 pub mod parser;
 mod proto;
 pub mod state;

@@ -78,7 +78,8 @@ impl Transaction for EnipTx {
 
     fn buffers(&self, _b: BufferId, _dir: Direction, _f: &mut dyn FnMut(&[u8])) {}
 
-    /// `enip_command`: the message's encapsulation command, inspected with the
+    /// `enip_command`: the message's encapsulation command; `cip_service`: one of
+    /// the CIP requests it carries ([`super::cip`]); inspected with the
     /// packets travelling its way.
     fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
         if dir != self.dir {
@@ -87,6 +88,9 @@ impl Transaction for EnipTx {
         match &opt.value {
             rules::AppValue::Ints(v) if opt.name == "enip_command" => {
                 v.iter().any(|c| c.matches(u64::from(self.header.command))) != opt.negated
+            }
+            rules::AppValue::Ints(v) if opt.name == "cip_service" => {
+                super::cip::rule_matches(&self.cip, v) != opt.negated
             }
             _ => false,
         }

@@ -15,6 +15,8 @@ pub struct EnipTx {
     pub dir: Direction,
     /// Its encapsulation header.
     pub header: Header,
+    /// The CIP requests it carries (SendRRData, SendUnitData).
+    pub cip: Vec<super::cip::CipService>,
 }
 
 /// The ENIP state of one flow.
@@ -58,7 +60,7 @@ impl EnipState {
         std::mem::take(&mut self.completed[dir.index()])
     }
 
-    fn push(&mut self, ctx: &mut AppCtx, dir: Direction, header: Header) {
+    fn push(&mut self, ctx: &mut AppCtx, dir: Direction, header: Header, data: &[u8]) {
         if self.txs.len() >= ctx.config.max_tx {
             self.txs.pop_front();
             ctx.counters.incr(Counter::TxLimit);
@@ -70,7 +72,13 @@ impl EnipState {
         let id = self.next_id;
         self.next_id += 1;
         self.completed[dir.index()] = true;
-        self.txs.push_back(EnipTx { id, dir, header });
+        let cip = super::cip::requests(header.command, data);
+        self.txs.push_back(EnipTx {
+            id,
+            dir,
+            header,
+            cip,
+        });
     }
 
     /// In-order TCP bytes of one direction (a message is at most 24 + 65,535 bytes,
@@ -88,7 +96,7 @@ impl EnipState {
             if rest.len() < len {
                 break;
             }
-            self.push(ctx, dir, h);
+            self.push(ctx, dir, h, &rest[HEADER_LEN..len]);
             rest = &rest[len..];
         }
         self.buf[d] = rest.to_vec();
@@ -105,7 +113,7 @@ impl EnipState {
             if payload.len() < len {
                 break;
             }
-            self.push(ctx, dir, h);
+            self.push(ctx, dir, h, &payload[HEADER_LEN..len]);
             payload = &payload[len..];
         }
         if payload.is_empty() {

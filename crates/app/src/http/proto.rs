@@ -14,7 +14,7 @@ const C: Option<Direction> = Some(Direction::ToClient);
 
 /// HTTP's inspection buffers: [`ALL_BUFFERS`] in order (the local index of a
 /// [`BufferId`] is the index there), then `file.data` (the body of the rule's
-/// direction).
+/// direction) and `http2.header_name` (HTTP/2 only).
 pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("http.method", S),
     BufferDef::new("http.uri", S).uri(),
@@ -44,6 +44,7 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("http.location", C),
     BufferDef::new("http.start", None),
     BufferDef::new("file.data", None).file(),
+    BufferDef::new("http2.header_name", S).multi(),
 ];
 
 pub(crate) use super::events::EVENTS;
@@ -134,6 +135,9 @@ impl Transaction for HttpTx {
     }
 
     fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if b.local() == ALL_BUFFERS.len() + 1 {
+            return crate::http2::keywords::header_names(self, dir, f);
+        }
         let h = match ALL_BUFFERS.get(b.local()) {
             Some(h) => *h,
             // `file.data`: the body of the direction.
@@ -174,7 +178,7 @@ mod tests {
 
     #[test]
     fn table_follows_all_buffers() {
-        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 1);
+        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 2);
         for (d, h) in BUFFERS.iter().zip(ALL_BUFFERS) {
             assert_eq!(d.name, h.name());
             assert_eq!(d.dir, h.direction());

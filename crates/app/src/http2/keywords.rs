@@ -12,6 +12,15 @@ use rules::{AppOpt, AppValue};
 use crate::http::HttpTx;
 use crate::Direction;
 
+/// The `http2.header_name` buffer: each request header name of an HTTP/2 stream,
+/// pseudo-headers included, one instance each (Suricata 7.0.10 inspects it in the
+/// request only: a `flow:to_client` rule reads nothing); nothing for HTTP/1.
+pub(crate) fn header_names(tx: &HttpTx, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+    if tx.h2().is_some() && dir == Direction::ToServer {
+        tx.request().headers().iter().for_each(|h| f(&h.name));
+    }
+}
+
 /// Evaluates one `http2.*` keyword; `false` on an HTTP/1 transaction.
 pub(crate) fn check(tx: &HttpTx, opt: &AppOpt, dir: Direction) -> bool {
     let Some(info) = tx.h2() else {

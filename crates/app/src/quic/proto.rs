@@ -16,6 +16,10 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("quic.version", None),
     BufferDef::new("quic.cyu.hash", Some(Direction::ToServer)).multi(),
     BufferDef::new("quic.cyu.string", Some(Direction::ToServer)).multi(),
+    BufferDef::new("ja3.hash", Some(Direction::ToServer)),
+    BufferDef::new("ja3.string", Some(Direction::ToServer)),
+    BufferDef::new("ja3s.hash", Some(Direction::ToClient)),
+    BufferDef::new("ja3s.string", Some(Direction::ToClient)),
 ];
 
 /// The state of a new QUIC flow (UDP only).
@@ -60,6 +64,10 @@ impl QuicTx {
             2 => f(&self.version.to_be_bytes()),
             3 => self.cyu.iter().for_each(|c| f(c.hash.as_bytes())),
             4 => self.cyu.iter().for_each(|c| f(c.string.as_bytes())),
+            5 => self.ja3.iter().for_each(|j| f(j.hash.as_bytes())),
+            6 => self.ja3.iter().for_each(|j| f(j.string.as_bytes())),
+            7 => self.ja3s.iter().for_each(|j| f(j.hash.as_bytes())),
+            8 => self.ja3s.iter().for_each(|j| f(j.string.as_bytes())),
             _ => {}
         }
     }

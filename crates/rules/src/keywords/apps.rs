@@ -36,21 +36,9 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match a DNP3 object group and variation",
         "rules/dnp3-keywords.html#dnp3-obj",
     ),
-    verbatim("cip_service").about(
-        "match the CIP service",
-        "rules/enip-keyword.html#enip-cip-keywords",
-    ),
     verbatim("nfs.procedure").about(
         "match the NFS procedure",
         "rules/nfs-keywords.html#procedure",
-    ),
-    verbatim("rfb.secresult").about(
-        "match the result of RFB (VNC) authentication",
-        "rules/rfb-keywords.html#rfb-secresult",
-    ),
-    verbatim("rfb.sectype").about(
-        "match the RFB (VNC) security type",
-        "rules/rfb-keywords.html#rfb-sectype",
     ),
     verbatim("smb.version").about("match the SMB protocol version", "rules/smb-keywords.html"),
     verbatim("template2").about(

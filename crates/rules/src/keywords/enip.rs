@@ -1,5 +1,5 @@
-//! ENIP: `enip_command`, matched on each encapsulated message (`cip_service` stays
-//! verbatim in `apps.rs` until CIP requests are parsed).
+//! ENIP: `enip_command`, matched on each encapsulated message, and `cip_service`,
+//! matched on the CIP requests a message carries.
 
 use super::{push_app, Ctx, Keyword, Kind, Stickies, Value};
 use crate::ast::{AppProto, AppValue};
@@ -10,15 +10,20 @@ use crate::parser::state::State;
 const ENIP: &[AppProto] = &[AppProto::Enip];
 
 /// ENIP keywords.
-pub(super) const KEYWORDS: &[Keyword] =
-    &[
-        Keyword::new("enip_command", Value::Required, Kind::Option, command)
-            .protos(ENIP)
-            .about(
-                "match the ENIP/CIP command",
-                "rules/enip-keyword.html#enip-cip-keywords",
-            ),
-    ];
+pub(super) const KEYWORDS: &[Keyword] = &[
+    Keyword::new("enip_command", Value::Required, Kind::Option, command)
+        .protos(ENIP)
+        .about(
+            "match the ENIP/CIP command",
+            "rules/enip-keyword.html#enip-cip-keywords",
+        ),
+    Keyword::new("cip_service", Value::Required, Kind::Option, cip_service)
+        .protos(ENIP)
+        .about(
+            "match the CIP service, class and attribute of a request",
+            "rules/enip-keyword.html#enip-cip-keywords",
+        ),
+];
 
 /// ENIP has no sticky buffers.
 pub(super) const STICKY: Stickies = &[];
@@ -33,4 +38,64 @@ fn command(st: &mut State, c: &Ctx<'_>) {
         crate::values::int_cmp(v, 65_535).map_err(|e| format!("enip_command: {e}"))
     );
     push_app(st, c, false, AppValue::Ints(vec![cmp]));
+}
+
+/// `cip_service:service[,class[,attribute]]`: up to three numbers (service 0 to 127:
+/// bit 7 marks responses), kept in order as equalities.
+fn cip_service(st: &mut State, c: &Ctx<'_>) {
+    let v = c.o.value.unwrap_or("").trim();
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        st.err(
+            c.o.value_off,
+            Reason::InvalidValue,
+            c.kw,
+            "cip_service: at most service, class and attribute",
+        );
+        return;
+    }
+    let mut cmps = Vec::with_capacity(parts.len());
+    for (i, p) in parts.iter().enumerate() {
+        let max = if i == 0 { 127 } else { u64::from(u32::MAX) };
+        let n = tryv!(
+            st,
+            c.o,
+            c.kw,
+            crate::values::uint(p, max).map_err(|e| format!("cip_service: {e}"))
+        );
+        cmps.push(crate::ast::IntCmp::Eq(n));
+    }
+    push_app(st, c, false, AppValue::Ints(cmps));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::{AppValue, IntCmp, Opt};
+
+    fn app(rule: &str) -> Result<AppValue, String> {
+        let r = crate::parse_rule(rule).map_err(|e| format!("{e:?}"))?;
+        r.options
+            .iter()
+            .find_map(|o| match o {
+                Opt::App(a) => Some(a.value.clone()),
+                _ => None,
+            })
+            .ok_or_else(|| "no app option".into())
+    }
+
+    #[test]
+    fn cip_service_values() {
+        let r = |o: &str| app(&format!("alert enip any any -> any any ({o} sid:1;)"));
+        assert_eq!(
+            r("cip_service:75;").unwrap(),
+            AppValue::Ints(vec![IntCmp::Eq(75)])
+        );
+        assert_eq!(
+            r("cip_service:16, 246, 6;").unwrap(),
+            AppValue::Ints(vec![IntCmp::Eq(16), IntCmp::Eq(246), IntCmp::Eq(6)])
+        );
+        assert!(r("cip_service:1,2,3,4;").is_err());
+        assert!(r("cip_service:200;").is_err());
+        assert!(r("cip_service:x;").is_err());
+    }
 }

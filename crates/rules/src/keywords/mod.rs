@@ -57,6 +57,7 @@ mod mqtt;
 mod nfs;
 mod payload;
 pub(crate) mod pcre;
+mod rfb;
 mod snmp;
 mod snort;
 mod ssh;
@@ -292,6 +293,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (modbus::KEYWORDS, modbus::STICKY),
     (enip::KEYWORDS, enip::STICKY),
     (lists::KEYWORDS, &[]),
+    (rfb::KEYWORDS, rfb::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
