@@ -113,7 +113,12 @@ fn every_suricata_keyword_is_supported_or_listed() {
         }
     }
     for r in v["detector"]["rules"].as_array().unwrap() {
-        if r["kind"] == "unsupported" {
+        // `rules check` loads no configuration, so `geoip` has no database there: it is
+        // supported once one is configured (keywords_geoip.rs runs it on one).
+        let no_database = r["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no GeoIP database"));
+        if r["kind"] == "unsupported" && !no_database {
             bad.insert(r["line"].as_u64().unwrap());
         }
     }
