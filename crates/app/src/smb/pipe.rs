@@ -26,7 +26,7 @@ pub(crate) fn not_dcerpc(st: &SmbState, dir: Direction, (fid, bytes): (&[u8], &[
             .pipes
             .iter()
             .find(|(f, _)| f == fid)
-            .map_or(true, |(_, c)| c.at_pdu_start(dir))
+            .is_none_or(|(_, c)| c.at_pdu_start(dir))
 }
 
 /// Bytes of pipe `fid` travelling `dir`, carried by `command` with the message's ids;
