@@ -79,8 +79,11 @@ struct Layer {
     /// Failures libhtp reports once this layer inflates bytes of the other format
     /// than the declared one (its first tries fail).
     mismatch: u32,
-    /// The bytes were not in the declared format (the mismatch was seen).
+    /// The bytes were not in the declared format (the mismatch was seen): they are
+    /// kept until the stream ends, in case it fails.
     guessed: bool,
+    /// Such a stream failed: what it produced in this call is replaced by its bytes.
+    revert: bool,
     /// Those failures, once due (reported on top of the other layers', since they
     /// concern other bytes).
     switched: u32,
@@ -172,6 +175,7 @@ impl Layer {
             mismatch: 0,
             switched: 0,
             guessed: false,
+            revert: false,
             crc: None,
             phase: Phase::Sniff(Vec::new()),
             produced: false,
@@ -188,11 +192,16 @@ impl Layer {
             self.phase,
             Phase::Sniff(_) | Phase::GzipHeader(_) | Phase::Inflate(_)
         );
-        if live && !self.produced && !self.raw_over {
+        if live && (!self.produced || self.guessed) && !self.raw_over {
             self.raw_over = push_capped(&mut self.raw, input, RAW_KEEP);
         }
+        let start = out.len();
         let r = self.step(input, out, room);
-        if self.produced {
+        if std::mem::take(&mut self.revert) {
+            out.truncate(start);
+            self.pass_through(out, start + room);
+        }
+        if self.produced && !self.guessed {
             self.raw = Vec::new();
         }
         r
@@ -325,11 +334,12 @@ impl Layer {
                     if self.guessed && self.produced {
                         // Bytes of neither format that happened to inflate a little
                         // (a JSON body declared gzip): every try failed, as for bytes
-                        // that inflate to nothing.
+                        // that inflate to nothing, and they go through unchanged.
                         self.switched = 0;
                         self.failures += 1 + RESTARTS;
+                        self.revert = true;
                         self.phase = Phase::Done;
-                        return true;
+                        return false;
                     }
                     if self.produced || self.raw_over {
                         self.failures += 1;
