@@ -63,6 +63,7 @@ pub mod smb;
 pub mod smtp;
 pub mod snmp;
 pub mod ssh;
+pub mod stream_depth;
 pub mod tftp;
 pub mod tls;
 mod util;
@@ -133,6 +134,9 @@ pub struct Config {
     /// Data connections announced by control flows, shared by every worker (each
     /// clones the configuration, and with it this handle).
     pub expectations: expect::Expectations,
+    /// The protocols whose sessions have a stream depth of their own
+    /// (`app-layer.protocols.<name>.stream-depth`).
+    pub stream_depths: stream_depth::StreamDepths,
 }
 
 impl Default for Config {
@@ -155,6 +159,7 @@ impl Default for Config {
             smtp_mime: smtp::mime::MimeConfig::default(),
             expectations: expect::Expectations::default(),
             opt_in: 0,
+            stream_depths: stream_depth::StreamDepths::default(),
         }
     }
 }

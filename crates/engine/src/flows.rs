@@ -21,6 +21,9 @@ pub(crate) struct FlowExt {
     pub(crate) app_fed: [u64; 2],
     /// The app layer failed (simulated error): it gets no more data.
     pub(crate) app_error: bool,
+    /// The flow's streams took its app-layer protocol's own stream depth (or it has
+    /// none): done once, when the protocol is known.
+    pub(crate) depth_set: bool,
     /// The TCP session was seen closed (the app layer got its end of stream then).
     pub(crate) tcp_closed: bool,
     /// What the flow's EVE `flow`/`netflow` records need (ICMP types, TTLs, alerted).
@@ -53,6 +56,7 @@ impl FlowExts {
             no_inspect: false,
             app_fed: [0; 2],
             app_error: false,
+            depth_set: false,
             tcp_closed: false,
             marks: Default::default(),
             drops_logged: [false; 2],

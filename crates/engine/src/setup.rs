@@ -387,6 +387,12 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     }
     smtp_mime(config, &mut engine.app.smtp_mime);
     engine.app.opt_in = opt_in(config);
+    for &(proto, _) in app::stream_depth::CONFIGURABLE {
+        let key = format!("app-layer.protocols.{}.stream-depth", proto.name());
+        if let Some(v) = config.get_size(&key) {
+            engine.app.stream_depths.set(proto, v);
+        }
+    }
 }
 
 /// The opt-in protocols (`app::registry::opt_in`) `app-layer.protocols.<name>.enabled:

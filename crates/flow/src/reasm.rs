@@ -157,6 +157,10 @@ pub struct Reassembly {
     /// Raw inspection is due at the next chance whatever the amount of data (an
     /// app-layer message of this direction completed: Suricata's raw trigger).
     pub trigger_raw: bool,
+    /// The depth of this stream when its protocol sets its own (Suricata's
+    /// `app-layer.protocols.<name>.stream-depth`, 0 = unlimited) instead of the
+    /// worker's [`ReasmLimits::depth`].
+    pub depth: Option<u64>,
 }
 
 /// Most segments one direction may hold (each keeps its own boundaries, which the
@@ -303,12 +307,13 @@ impl Reassembly {
             out.out_of_window = true;
             return out;
         }
-        if lim.depth > 0 && end > lim.depth {
+        let depth = self.depth.unwrap_or(lim.depth);
+        if depth > 0 && end > depth {
             if !self.depth_reached {
                 self.depth_reached = true;
                 out.depth_reached = true;
             }
-            end = lim.depth;
+            end = depth;
         }
         if first >= end {
             return out;
@@ -329,8 +334,8 @@ impl Reassembly {
                     return out;
                 }
                 let mut want = need.max(cap * 2).max(4096);
-                if lim.depth > 0 {
-                    want = want.min(need.max(lim.depth.saturating_sub(self.base) as usize));
+                if depth > 0 {
+                    want = want.min(need.max(depth.saturating_sub(self.base) as usize));
                 }
                 want = want.min(cap + allowed).max(need);
                 self.buf.reserve_exact(want - self.buf.len());
@@ -582,6 +587,21 @@ mod tests {
         ins(&mut r, isn, b"abcdef", OverlapPolicy::Bsd);
         assert_eq!(r.offset_of(2), Some(6));
         assert_eq!(collect(&mut r, Consumer::App, 10, false).0, b"abcdefghij");
+    }
+
+    #[test]
+    fn a_stream_depth_of_its_own_replaces_the_workers() {
+        let lim = ReasmLimits {
+            depth: 8,
+            ..Default::default()
+        };
+        let (mut m, mut r) = (0, Reassembly::new(0));
+        r.depth = Some(0);
+        let o = r.insert(0, &[1; 12], &lim, &mut m, usize::MAX);
+        assert!(!o.depth_reached && o.stored == 12);
+        r.depth = Some(14);
+        let o = r.insert(12, &[2; 4], &lim, &mut m, usize::MAX);
+        assert!(o.depth_reached && o.stored == 2);
     }
 
     #[test]

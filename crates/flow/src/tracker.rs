@@ -161,6 +161,17 @@ impl FlowTracker {
         }
     }
 
+    /// Gives both streams of the flow in `slot` a depth of their own (its app-layer
+    /// protocol's `stream-depth`, 0 = unlimited) instead of `stream.reassembly.depth`.
+    pub fn set_stream_depth(&mut self, slot: Slot, depth: u64) {
+        let f = &self.table.entry(slot).value;
+        if f.streams != NO_STREAM {
+            for r in &mut self.streams[f.streams as usize] {
+                r.depth = Some(depth);
+            }
+        }
+    }
+
     /// True when the flow of `key` (either direction) is tracked now.
     pub fn has_flow(&self, key: &FlowKey) -> bool {
         let mut key = *key;
@@ -330,8 +341,10 @@ impl FlowTracker {
                     if needs && f.streams == NO_STREAM {
                         let isn = [f.tcp.half[0].isn, f.tcp.half[1].isn];
                         let idx = if let Some(i) = self.free_streams.pop() {
-                            self.streams[i as usize][0].reset(isn[0].wrapping_add(1));
-                            self.streams[i as usize][1].reset(isn[1].wrapping_add(1));
+                            for (k, r) in self.streams[i as usize].iter_mut().enumerate() {
+                                r.reset(isn[k].wrapping_add(1));
+                                r.depth = None;
+                            }
                             i
                         } else {
                             self.streams.push([

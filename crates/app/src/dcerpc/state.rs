@@ -273,6 +273,12 @@ impl DcerpcConn {
         s.lost = true;
     }
 
+    /// Whether `dir` is between PDUs: no part of one gathered (the next bytes must
+    /// start a header).
+    pub fn at_pdu_start(&self, dir: Direction) -> bool {
+        self.sides[dir.index()].buf.is_empty()
+    }
+
     /// Frees the transactions with an id below `id`.
     pub fn free_txs_before(&mut self, id: u64) {
         while self.txs.front().is_some_and(|t| t.id < id) {

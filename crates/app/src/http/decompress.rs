@@ -18,8 +18,10 @@ pub(crate) enum Coding {
     Deflate,
 }
 
-/// The codings named by a `Content-Encoding` value, in the order they must be undone
-/// (last applied first), at most `limit` of them; `identity` is skipped, and an
+/// The codings named by a `Content-Encoding` value, in the order libhtp undoes them:
+/// as listed (not last applied first: each layer finds the format its bytes are in,
+/// and one whose bytes are in the other format reports the tries that failed first),
+/// at most `limit` of them; `identity` is skipped, and an
 /// unknown token ends the list (what follows is passed through).
 pub(crate) fn codings(value: &[u8], limit: usize) -> Vec<Coding> {
     let mut v = Vec::new();
@@ -41,7 +43,6 @@ pub(crate) fn codings(value: &[u8], limit: usize) -> Vec<Coding> {
         };
         v.push(c);
     }
-    v.reverse();
     v.truncate(limit);
     v
 }
@@ -75,6 +76,17 @@ struct Layer {
     failures: u32,
     /// The coding the header declared for this layer.
     declared: Coding,
+    /// Failures libhtp reports once this layer inflates bytes of the other format
+    /// than the declared one (its first tries fail).
+    mismatch: u32,
+    /// The bytes were not in the declared format (the mismatch was seen): they are
+    /// kept until the stream ends, in case it fails.
+    guessed: bool,
+    /// Such a stream failed: what it produced in this call is replaced by its bytes.
+    revert: bool,
+    /// Those failures, once due (reported on top of the other layers', since they
+    /// concern other bytes).
+    switched: u32,
     /// CRC-32 and length of a gzip stream's whole output (`None`: not gzip, or the
     /// output was cut at the cap, so the trailer cannot be checked).
     crc: Option<flate2::Crc>,
@@ -83,6 +95,12 @@ struct Layer {
 /// libhtp restarts a failing decompressor this many times (other window sizes and
 /// formats), reporting each failure, before it passes the body through.
 const RESTARTS: u32 = 3;
+
+/// Failures of a layer whose bytes are a stream of the other format (gzip declared
+/// `deflate`, raw deflate declared `gzip`): its first try and a restart (sv-ether.pcap's
+/// `gzip, deflate` and `deflate, gzip` responses, in either order of the bytes, give
+/// Suricata four over their two layers; `gzip, gzip` and `deflate, deflate` none).
+const MISMATCH: u32 = 2;
 
 /// Bytes kept for passthrough before the first output.
 const RAW_KEEP: usize = 64 * 1024;
@@ -154,6 +172,10 @@ impl Layer {
     fn new(declared: Coding) -> Self {
         Layer {
             declared,
+            mismatch: 0,
+            switched: 0,
+            guessed: false,
+            revert: false,
             crc: None,
             phase: Phase::Sniff(Vec::new()),
             produced: false,
@@ -170,11 +192,16 @@ impl Layer {
             self.phase,
             Phase::Sniff(_) | Phase::GzipHeader(_) | Phase::Inflate(_)
         );
-        if live && !self.produced && !self.raw_over {
+        if live && (!self.produced || self.guessed) && !self.raw_over {
             self.raw_over = push_capped(&mut self.raw, input, RAW_KEEP);
         }
+        let start = out.len();
         let r = self.step(input, out, room);
-        if self.produced {
+        if std::mem::take(&mut self.revert) {
+            out.truncate(start);
+            self.pass_through(out, start + room);
+        }
+        if self.produced && !self.guessed {
             self.raw = Vec::new();
         }
         r
@@ -201,6 +228,10 @@ impl Layer {
                     }
                     let head = std::mem::take(buf);
                     if head[0] == 0x1f && head[1] == 0x8b {
+                        if self.declared == Coding::Deflate {
+                            self.mismatch = MISMATCH;
+                            self.guessed = true;
+                        }
                         self.phase = Phase::GzipHeader(head);
                     } else {
                         let zlib = head[0] & 0x0f == 8
@@ -210,6 +241,10 @@ impl Layer {
                             // libhtp inflates `deflate` raw first: that try and its
                             // first restart fail before the zlib one works.
                             self.failures += 2;
+                        }
+                        if !zlib && self.declared == Coding::Gzip {
+                            self.mismatch = MISMATCH;
+                            self.guessed = true;
                         }
                         self.phase = Phase::Inflate(Box::new(Decompress::new(zlib)));
                         if self.inflate(&head, out, limit) {
@@ -279,8 +314,9 @@ impl Layer {
                 c.update(&scratch[..made]);
             }
             input = &input[used.min(input.len())..];
-            if made > 0 {
+            if made > 0 && !self.produced {
                 self.produced = true;
+                self.switched += std::mem::take(&mut self.mismatch);
             }
             match res {
                 Ok(Status::StreamEnd) => {
@@ -295,6 +331,16 @@ impl Layer {
                 Ok(_) if used == 0 && made == 0 => return false,
                 Ok(_) => {}
                 Err(_) => {
+                    if self.guessed && self.produced {
+                        // Bytes of neither format that happened to inflate a little
+                        // (a JSON body declared gzip): every try failed, as for bytes
+                        // that inflate to nothing, and they go through unchanged.
+                        self.switched = 0;
+                        self.failures += 1 + RESTARTS;
+                        self.revert = true;
+                        self.phase = Phase::Done;
+                        return false;
+                    }
                     if self.produced || self.raw_over {
                         self.failures += 1;
                         self.phase = Phase::Done;
@@ -359,6 +405,13 @@ impl Decoder {
         }
     }
 
+    /// The decoder a message with `Content-Encoding` value `ce` needs (at most `limit`
+    /// layers), if it names a coding libhtp undoes.
+    pub(crate) fn for_header(ce: Option<&[u8]>, limit: usize) -> Option<Self> {
+        let c = codings(ce?, limit);
+        (!c.is_empty()).then(|| Decoder::new(&c))
+    }
+
     /// Decodes `input`, appending at most `room` bytes to `out`. Returns `true` if a
     /// layer found corrupt data after producing output.
     pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
@@ -385,11 +438,17 @@ impl Decoder {
     /// `GZIP_DECOMPRESSION_FAILED`; when several layers fail on the same bytes, it
     /// reports those of one).
     pub(crate) fn take_failures(&mut self) -> u32 {
+        let switched: u32 = self
+            .layers
+            .iter_mut()
+            .map(|l| std::mem::take(&mut l.switched))
+            .sum();
         self.layers
             .iter_mut()
             .map(|l| std::mem::take(&mut l.failures))
             .max()
             .unwrap_or(0)
+            + switched
     }
 
     /// Flushes a stream that ended while the format was still being sniffed.
@@ -444,9 +503,10 @@ mod tests {
     #[test]
     fn codings_parse() {
         assert_eq!(codings(b"gzip", 2), vec![Coding::Gzip]);
+        // Listed order, as libhtp (see `layers_of_the_other_format_fail_first`).
         assert_eq!(
             codings(b"gzip, deflate", 2),
-            vec![Coding::Deflate, Coding::Gzip]
+            vec![Coding::Gzip, Coding::Deflate]
         );
         assert_eq!(codings(b"gzip, gzip, gzip", 2).len(), 2);
         assert_eq!(codings(b"br", 2), vec![]);
@@ -494,8 +554,30 @@ mod tests {
     fn two_layers() {
         let text = b"layered".repeat(10);
         let enc = gz(&zl(&text));
-        // Content-Encoding: deflate, gzip -> undo gzip first.
+        // Content-Encoding: deflate, gzip: the gzip layer is undone first whatever the
+        // order (each layer finds its format).
         assert_eq!(run(&codings(b"deflate, gzip", 2), &enc, 5, 1 << 20), text);
+    }
+
+    #[test]
+    fn layers_of_the_other_format_fail_first() {
+        let text = b"X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR".repeat(2);
+        let undo = |ce: &[u8], enc: &[u8]| {
+            let mut d = Decoder::new(&codings(ce, 2));
+            let mut out = Vec::new();
+            d.feed(enc, &mut out, 1 << 20);
+            (out, d.take_failures())
+        };
+        // sv-ether.pcap: `gzip,deflate` over deflate(gzip(x)) and `deflate,gzip` over
+        // gzip(deflate(x)): Suricata decodes them and reports four failures each.
+        assert_eq!(undo(b"gzip,deflate", &raw(&gz(&text))), (text.clone(), 4));
+        assert_eq!(undo(b"deflate,gzip", &gz(&raw(&text))), (text.clone(), 4));
+        // The same coding twice: none.
+        assert_eq!(undo(b"gzip,gzip", &gz(&gz(&text))), (text.clone(), 0));
+        assert_eq!(
+            undo(b"deflate,deflate", &raw(&raw(&text))),
+            (text.clone(), 0)
+        );
     }
 
     #[test]

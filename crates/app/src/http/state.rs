@@ -25,7 +25,7 @@
 
 use std::collections::VecDeque;
 
-use super::decompress::{codings, Decoder};
+use super::decompress::Decoder;
 use super::events::{self as ev, content_encoding_faults, response_header_fault};
 use super::parser::{
     looks_like_response_line, parse_chunk_len, parse_content_length, parse_header_line,
@@ -700,6 +700,10 @@ impl HttpState {
                         _ => return self.complete(ctx, dir),
                     }
                 };
+                // libhtp undoes request codings too.
+                let limit = ctx.config.response_body_decompress_layer_limit;
+                self.sides[0].decoder =
+                    Decoder::for_header(tx.request.header("content-encoding"), limit);
                 tx.request.progress = Progress::Body;
                 self.sides[0].st = Some(next);
             }
@@ -770,12 +774,9 @@ impl HttpState {
                         _ => St::UntilClose,
                     }
                 };
-                if let Some(ce) = tx.response.header("content-encoding") {
-                    let c = codings(ce, ctx.config.response_body_decompress_layer_limit);
-                    if !c.is_empty() {
-                        self.sides[1].decoder = Some(Decoder::new(&c));
-                    }
-                }
+                let limit = ctx.config.response_body_decompress_layer_limit;
+                self.sides[1].decoder =
+                    Decoder::for_header(tx.response.header("content-encoding"), limit);
                 tx.response.progress = Progress::Body;
                 self.sides[1].st = Some(next);
             }

@@ -142,6 +142,8 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block<
             };
             if !st.fid(fid).is_some_and(|f| f.pipe) {
                 st.file_data(ctx, Direction::ToServer, (fid, offset, data), name, (0, 0));
+            } else if pipe::not_dcerpc(st, Direction::ToServer, (fid, data)) {
+                malformed(st, ctx);
             } else if let Some(id) =
                 pipe::data(st, ctx, Direction::ToServer, (fid, data), name, ids, None)
             {
@@ -153,8 +155,9 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block<
             // TransactNmPipe: a write and a read on the pipe whose FID follows.
             if let Some((setup, data)) = smb1::trans_request(m, b) {
                 if let (Some(0x26), Some(fid)) = (setup.first(), setup.get(2..4)) {
-                    if pipe::data(st, ctx, Direction::ToServer, (fid, data), name, ids, None)
-                        .is_some()
+                    if !pipe::not_dcerpc(st, Direction::ToServer, (fid, data))
+                        && pipe::data(st, ctx, Direction::ToServer, (fid, data), name, ids, None)
+                            .is_some()
                     {
                         let w = Wait::Pipe {
                             fid: fid.to_vec(),
@@ -206,6 +209,12 @@ fn response(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block
             };
             let name = names::smb1_command(b.command);
             let bytes = data.unwrap_or(&[]);
+            if pipe::not_dcerpc(st, Direction::ToClient, (&fid, bytes)) {
+                if b.command == smb1::READ_ANDX {
+                    malformed(st, ctx);
+                }
+                return;
+            }
             pipe::data(
                 st,
                 ctx,

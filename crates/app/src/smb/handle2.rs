@@ -137,6 +137,9 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
                 return malformed(st, ctx);
             };
             if st.fid(w.1).is_some_and(|f| f.pipe) {
+                if pipe::not_dcerpc(st, Direction::ToServer, (w.1, w.2)) {
+                    return malformed(st, ctx);
+                }
                 if let Some(id) =
                     pipe::data(st, ctx, Direction::ToServer, (w.1, w.2), name, ids, None)
                 {
@@ -153,6 +156,7 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
                 return malformed(st, ctx);
             };
             if code == FSCTL_PIPE_TRANSCEIVE
+                && !pipe::not_dcerpc(st, Direction::ToServer, (fid, input))
                 && pipe::data(st, ctx, Direction::ToServer, (fid, input), name, ids, None).is_some()
             {
                 let w = Wait::Pipe {
@@ -236,6 +240,12 @@ fn response(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
             };
             let name = names::smb2_command(h.command);
             let bytes = data.unwrap_or(&[]);
+            if pipe::not_dcerpc(st, Direction::ToClient, (&fid, bytes)) {
+                if h.command != smb2::IOCTL {
+                    malformed(st, ctx);
+                }
+                return;
+            }
             pipe::data(
                 st,
                 ctx,

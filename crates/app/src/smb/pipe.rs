@@ -7,11 +7,27 @@
 
 use super::state::SmbState;
 use super::tx::TxKind;
+use crate::dcerpc::parser::co_header;
 use crate::dcerpc::DcerpcConn;
 use crate::{AppCtx, Direction};
 
 /// Pipes followed per flow at most (the oldest is forgotten).
 pub const MAX_PIPES: usize = 64;
+
+/// Whether the bytes of a message on pipe `fid` travelling `dir` are not DCERPC:
+/// they should start a PDU (none is in progress) but are no PDU header (a psexec
+/// service's own protocol, a console's stdin and stdout). Such bytes are not parsed;
+/// Suricata counts a read or write carrying them as malformed data (once per message,
+/// the pipe's DCERPC state kept), not a `TRANS` transaction.
+pub(crate) fn not_dcerpc(st: &SmbState, dir: Direction, (fid, bytes): (&[u8], &[u8])) -> bool {
+    !bytes.is_empty()
+        && co_header(bytes).is_none()
+        && st
+            .pipes
+            .iter()
+            .find(|(f, _)| f == fid)
+            .is_none_or(|(_, c)| c.at_pdu_start(dir))
+}
 
 /// Bytes of pipe `fid` travelling `dir`, carried by `command` with the message's ids;
 /// `status`: the SMB status of the message that carried them (a response). Returns

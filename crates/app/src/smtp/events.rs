@@ -31,10 +31,11 @@ pub(crate) static EVENTS: &[&str] = &[
     "smtp.failed_protocol_change",
 ];
 
-/// A server line that is not a reply (no 3-digit code).
+/// A server line that is not a reply (no 3-digit code), or a first reply that is
+/// no welcome (not 220).
 pub(crate) const INVALID_REPLY: usize = 0;
-/// A reply with no command left to answer.
-pub(crate) const UNABLE_TO_MATCH_REPLY_WITH_REQUEST: usize = 1;
+// 1 (`smtp.unable_to_match_reply_with_request`): Suricata 7 raises none for a reply
+// that answers no command (none on sv-ether.pcap), nor does this.
 // 2, 3 and 4 (`smtp.max_command_line_len_exceeded`, `max_reply_line_len_exceeded`,
 // `invalid_pipelined_sequence`) are known to rules but not raised: Suricata 7.0.10
 // raises no line-length event but `truncated_line` on sv-ether.pcap (a 4,096-byte

@@ -71,6 +71,8 @@ pub struct SmtpState {
     mode: Mode,
     /// Commands waiting for their reply, with the transaction each belongs to.
     pending: VecDeque<(Verb, u64)>,
+    /// The server's first reply, one that answers no command (its welcome), was
+    /// seen; until then every client line is `no_server_welcome_message`.
     greeted: bool,
     helo: Option<Vec<u8>>,
     txs: VecDeque<SmtpTx>,
@@ -198,6 +200,10 @@ impl SmtpState {
     /// not reported, as Suricata leaves those to its MIME parser).
     fn client_line(&mut self, ctx: &mut AppCtx, text: &[u8], truncated: bool) {
         if self.mode == Mode::Data {
+            if !self.greeted {
+                let tx = self.current_id();
+                raise(&mut self.events, ctx, ev::NO_SERVER_WELCOME_MESSAGE, tx);
+            }
             return self.data_line(ctx, text, truncated);
         }
         let cmd = parser::command(text);
@@ -232,6 +238,15 @@ impl SmtpState {
                 None => verb = Verb::Other,
             },
             Verb::Rset | Verb::Quit | Verb::StartTls | Verb::Other | Verb::DataEnd => {}
+        }
+        // Suricata reports each client line before the server's welcome.
+        if !self.greeted {
+            raise(
+                &mut self.events,
+                ctx,
+                ev::NO_SERVER_WELCOME_MESSAGE,
+                Some(id),
+            );
         }
         if truncated {
             raise(&mut self.events, ctx, ev::TRUNCATED_LINE, Some(id));
@@ -315,21 +330,16 @@ impl SmtpState {
         if reply.more {
             return;
         }
-        // Until a 220 greeting, every reply is reported (as Suricata does).
-        if !self.greeted {
-            if reply.code == 220 {
-                self.greeted = true;
-                return;
-            }
-            raise(&mut self.events, ctx, ev::NO_SERVER_WELCOME_MESSAGE, tx);
-        }
+        // A reply that answers no command: the first is the server's welcome (an
+        // invalid reply unless its code is 220); a later one is ignored (Suricata 7
+        // raises no event for it).
         let Some((verb, id)) = self.pending.pop_front() else {
-            raise(
-                &mut self.events,
-                ctx,
-                ev::UNABLE_TO_MATCH_REPLY_WITH_REQUEST,
-                tx,
-            );
+            if !self.greeted {
+                self.greeted = true;
+                if reply.code != 220 {
+                    raise(&mut self.events, ctx, ev::INVALID_REPLY, tx);
+                }
+            }
             return;
         };
         match verb {
@@ -430,18 +440,20 @@ mod tests {
             (S, b"250 ok\r\n251 extra\r\n"),
         ]);
         let got: Vec<_> = ctx.anomalies.drain().map(|a| a.event).collect();
+        // Suricata 7.0.10 on this conversation (a capture of it): each client line
+        // before a welcome is reported, the extra reply is the welcome it never got
+        // (an invalid one: not 220).
         assert_eq!(
             got,
             [
                 "smtp.no_server_welcome_message",
+                "smtp.no_server_welcome_message",
+                "smtp.no_server_welcome_message",
                 "smtp.duplicate_fields",
-                "smtp.no_server_welcome_message",
-                "smtp.no_server_welcome_message",
                 "smtp.no_server_welcome_message",
                 "smtp.data_command_rejected",
                 "smtp.no_server_welcome_message",
-                "smtp.no_server_welcome_message",
-                "smtp.unable_to_match_reply_with_request",
+                "smtp.invalid_reply",
             ]
         );
         // After the rejected DATA, RSET is a command again, of the finished mail.

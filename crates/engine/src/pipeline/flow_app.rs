@@ -261,6 +261,16 @@ impl FlowStage {
         if let Some(dir) = raw_trigger {
             self.tracker.trigger_raw(slot, dir);
         }
+        if !ext.depth_set && p.proto == ip_proto::TCP {
+            if let Some(proto) = ext.app.as_ref().map(AppFlow::app_proto) {
+                if proto != app::AppProto::Unknown {
+                    ext.depth_set = true;
+                    if let Some(d) = self.app.config.stream_depths.get(proto) {
+                        self.tracker.set_stream_depth(slot, d);
+                    }
+                }
+            }
+        }
     }
 
     /// Flushes flows that ended: remaining stream data to the app layer, then close;
