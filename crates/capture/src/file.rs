@@ -58,6 +58,25 @@ impl AsRef<[u8]> for MappedFile {
 }
 
 impl MappedFile {
+    /// Drops the pages of `range` from this process's memory (they stay in the page
+    /// cache): a capture read once is not kept resident, so the run's RSS does not
+    /// grow with the file. A frame of the range read again (a worker still holding a
+    /// batch of it) is simply mapped again from the file.
+    fn release(&self, range: std::ops::Range<usize>) {
+        let len = range.end.min(self.map.len()).saturating_sub(range.start);
+        if len == 0 {
+            return;
+        }
+        // SAFETY: the mapping is read-only and private and its pages are never written,
+        // so dropping them loses nothing: a later read of the range faults the file's
+        // unchanged bytes back in (MADV_DONTNEED on a clean file mapping). The range lies
+        // within the mapping (clamped above).
+        let _ = unsafe {
+            self.map
+                .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, len)
+        };
+    }
+
     /// How many bytes of the mapping can still be read: the file's current size (it may
     /// have shrunk), nothing more once a fault was answered with zeros.
     fn readable(&self) -> usize {
@@ -85,7 +104,15 @@ pub struct FileSource {
     mapped: Option<Arc<MappedFile>>,
     /// The mapped file was seen shrinking (counted once in `truncated`).
     shrank: bool,
+    /// Bytes of the mapping already released (see [`MappedFile::release`]).
+    released: usize,
 }
+
+/// How far behind the read position the mapped capture's pages are released: the
+/// frames of batches still travelling to the workers stay mapped.
+const RELEASE_LAG: usize = 16 << 20;
+/// Pages are released in steps of this many bytes (one `madvise` per step).
+const RELEASE_STEP: usize = 4 << 20;
 
 impl FileSource {
     /// Opens a file: mapped if it is a regular file, streamed otherwise; `-` is stdin.
@@ -175,6 +202,7 @@ impl FileSource {
             pending: None,
             mapped: None,
             shrank: false,
+            released: 0,
         }
     }
 
@@ -184,6 +212,20 @@ impl FileSource {
             Format::Pcap(_) => FileFormat::Pcap,
             Format::Pcapng(_) => FileFormat::Pcapng,
         }
+    }
+
+    /// Bytes of the mapped file resident in this process now (from /proc/self/smaps);
+    /// `None` when not mapped or not known.
+    #[cfg(test)]
+    pub(crate) fn mapped_resident(&self) -> Option<usize> {
+        let m = self.mapped.as_ref()?;
+        let start = format!("{:x}-", m.map.as_ptr() as usize);
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&start));
+        lines.next()?;
+        let rss = lines.find(|l| l.starts_with("Rss:"))?;
+        let kb: usize = rss.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
     }
 
     /// Whether the file is read through a memory mapping (or in-memory bytes) rather
@@ -240,6 +282,13 @@ impl FileSource {
         }
         if let Input::Shared { pos, .. } = &mut self.input {
             *pos = at;
+        }
+        if let Some(m) = &self.mapped {
+            let upto = at.saturating_sub(RELEASE_LAG) / RELEASE_STEP * RELEASE_STEP;
+            if upto > self.released {
+                m.release(self.released..upto);
+                self.released = upto;
+            }
         }
     }
 

@@ -430,3 +430,56 @@ proptest! {
         no_panic(&bytes);
     }
 }
+
+#[test]
+fn a_mapped_file_read_once_is_not_kept_resident() {
+    // 40 MB of frames: the pages behind the reader are released, the frames of a batch
+    // still held read back right, and the file's resident share stays small.
+    let frames: Vec<Vec<u8>> = (0..27_000u32).map(|i| pkt(i as u8, 1500)).collect();
+    let recs: Vec<(u32, u32, &[u8], u32)> = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (i as u32, 0, &f[..], 1500))
+        .collect();
+    let file = pcap(false, false, 65535, 1, &recs);
+    let dir = std::env::temp_dir().join(format!("osprey-capture-rss-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.pcap");
+    std::fs::write(&path, &file).unwrap();
+    let mut src = crate::FileSource::open(&path).unwrap();
+    assert!(src.is_mapped());
+    let mut first = Batch::new();
+    assert_eq!(src.next_batch(&mut first, 128).unwrap(), 128);
+    let mut b = Batch::new();
+    let mut n = 128;
+    let mut max_resident = 0;
+    loop {
+        let got = src.next_batch(&mut b, 128).unwrap();
+        if got == 0 {
+            break;
+        }
+        for (k, f) in b.iter().enumerate() {
+            assert_eq!(f.data, &frames[n + k][..]);
+        }
+        n += got;
+        if let Some(r) = src.mapped_resident() {
+            max_resident = max_resident.max(r);
+        }
+    }
+    assert_eq!(n, frames.len());
+    // The first batch's pages were released long ago: reading them maps them again.
+    for (k, f) in first.iter().enumerate() {
+        assert_eq!(f.data, &frames[k][..]);
+    }
+    if src.mapped_resident().is_some() {
+        // At most the lag behind the reader and a step or two of pages.
+        assert!(
+            max_resident <= 24 << 20 && max_resident < file.len() * 2 / 3,
+            "{max_resident} of {} resident",
+            file.len()
+        );
+    } else {
+        println!("skipped the residency check: /proc/self/smaps unreadable");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

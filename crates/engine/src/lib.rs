@@ -31,6 +31,7 @@ mod flows;
 #[cfg(target_os = "linux")]
 mod inline;
 pub mod lists;
+mod memcaps;
 mod merge;
 mod offload;
 pub mod outputs;

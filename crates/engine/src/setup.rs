@@ -348,6 +348,7 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     if let Some(memcap) = config.get_size("stream.memcap") {
         engine.flow.ssn_memcap = memcap as usize;
     }
+    crate::memcaps::flow_settings(config, &mut engine.flow);
     if let Some(depth) = config.get_size("stream.reassembly.depth") {
         engine.flow.reassembly.depth = depth;
     }

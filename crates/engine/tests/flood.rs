@@ -139,8 +139,8 @@ fn a_million_flows_stay_under_the_flow_cap_and_every_eviction_is_counted() {
     let untracked = stat("osprey.flow.table_full");
     assert_eq!(stat("tcp.syn"), opened, "the tracked SYNs");
     let evicted = stat("osprey.flow.emergency_evicted");
-    // Each worker's table holds its share of the cap (`MAX_FLOWS / WORKERS`) and both
-    // fill: the flows still held when the input ended are exactly the cap.
+    // The workers' tables draw from one engine-wide cap (`MAX_FLOWS`) and fill it: the
+    // flows still held when the input ended are exactly the cap.
     assert_eq!(
         opened + untracked,
         n,

@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod adapter;
+pub mod budget;
 pub mod defrag;
 pub mod dispatch;
 pub mod key;
@@ -19,6 +20,7 @@ pub mod table;
 pub mod tcp;
 pub mod tracker;
 
+pub use budget::{Budget, SharedCaps};
 pub use defrag::{Defrag, DefragConfig, DefragResult, FragKey, Fragment};
 pub use key::{Family, FlowKey};
 pub use reasm::OverlapPolicy;

@@ -6,6 +6,7 @@
 //! the ISN) by a signed 32-bit difference from a reference point, which makes wraparound
 //! of the 32-bit sequence space invisible to everything else.
 
+use smallvec::SmallVec;
 use std::ops::Range;
 
 /// Which end of the overlap wins when a new segment overlaps data already held.
@@ -150,8 +151,6 @@ pub struct Reassembly {
     /// Progress of each consumer (stream offset of the next byte it will get).
     progress: [u64; 2],
     depth_reached: bool,
-    /// Reused list of the ranges one insert adds.
-    scratch: Vec<Range<u64>>,
     /// A segment was offered since the last reset.
     touched: bool,
     /// Raw inspection is due at the next chance whatever the amount of data (an
@@ -161,6 +160,29 @@ pub struct Reassembly {
     /// `app-layer.protocols.<name>.stream-depth`, 0 = unlimited) instead of the
     /// worker's [`ReasmLimits::depth`].
     pub depth: Option<u64>,
+}
+
+/// Granule of a stream buffer's allocation: buffers grow and shrink by regions of this
+/// size, so a stream holds about what inspection still needs.
+pub const REGION: usize = 1024;
+
+fn round_up(n: usize, to: usize) -> usize {
+    n.div_ceil(to) * to
+}
+
+/// Bytes of one entry of a stream's segment list.
+const SEG_BYTES: usize = std::mem::size_of::<Range<u64>>();
+
+/// Capacity of a segment list of capacity `cap` that must hold `want` ranges: exact
+/// while small, then growing by half (amortized inserts).
+fn seg_capacity(cap: usize, want: usize) -> usize {
+    if want <= cap {
+        cap
+    } else if want <= 4 {
+        want
+    } else {
+        want.max(cap + cap / 2)
+    }
 }
 
 /// Most segments one direction may hold (each keeps its own boundaries, which the
@@ -222,9 +244,9 @@ impl Reassembly {
         self.base
     }
 
-    /// Bytes of memory held.
+    /// Bytes of memory held (the buffer's and the segment list's allocations).
     pub fn memuse(&self) -> usize {
-        self.buf.capacity() + self.segs.capacity() * std::mem::size_of::<Range<u64>>()
+        self.buf.capacity() + self.segs.capacity() * SEG_BYTES
     }
 
     /// End of the held data (stream offset past the last received byte), or the oldest
@@ -255,30 +277,67 @@ impl Reassembly {
         self.progress[0] < end || self.progress[1] < end
     }
 
-    /// Free held bytes both consumers are done with.
-    fn compact(&mut self) {
+    /// Free held bytes both consumers are done with: the buffer drops what lies before
+    /// the slower consumer's progress, and its allocation follows what is left (freed
+    /// whole when nothing is held, shrunk when mostly empty). Returns the bytes of
+    /// memory released. Call it only when no [`Chunk`] handed out before is still read
+    /// (their buffer indices change).
+    pub fn trim(&mut self) -> usize {
+        let before = self.memuse();
         let low = self.progress[0].min(self.progress[1]);
-        if low <= self.base {
-            return;
+        if low > self.base {
+            let n = ((low - self.base) as usize).min(self.buf.len());
+            // Amortize: move memory only when it frees a region or half the buffer.
+            if n == self.buf.len() || n >= REGION || n * 2 >= self.buf.len() {
+                if n == self.buf.len() {
+                    self.buf.clear();
+                } else {
+                    self.buf.drain(..n);
+                }
+                self.base += n as u64;
+                let keep = self.segs.partition_point(|r| r.end <= self.base);
+                self.segs.drain(..keep);
+            }
         }
-        let n = ((low - self.base) as usize).min(self.buf.len());
-        // Amortize: move memory only when it frees a good share of the buffer.
-        if n == self.buf.len() || n >= 4096 || n * 2 >= self.buf.len() {
-            self.buf.drain(..n);
-            self.base += n as u64;
-            let keep = self.segs.partition_point(|r| r.end <= self.base);
-            self.segs.drain(..keep);
+        if self.buf.is_empty() && self.segs.is_empty() {
+            // Nothing held: keep no allocation at all.
+            self.buf = Vec::new();
+            self.segs = Vec::new();
+        } else if self.buf.capacity() > 2 * self.buf.len() + REGION {
+            self.buf.shrink_to(round_up(self.buf.len(), REGION));
         }
+        if self.segs.capacity() > 4 * self.segs.len() + 8 {
+            self.segs.shrink_to(self.segs.len() * 2);
+        }
+        before.saturating_sub(self.memuse())
     }
 
-    /// Insert a segment with sequence number `seq`. `memuse` is the worker's running
-    /// total of reassembly memory and `memcap` its cap.
+    /// Insert a segment with sequence number `seq`. `memuse` is the running total of
+    /// reassembly memory (this stream's included) and `memcap` its cap: the stream's
+    /// buffer grows in small regions while the total stays within the cap, and
+    /// `memuse` follows what the stream holds afterwards.
     pub fn insert(
         &mut self,
         seq: u32,
         data: &[u8],
         lim: &ReasmLimits,
         memuse: &mut usize,
+        memcap: usize,
+    ) -> InsertOutcome {
+        let before = self.memuse();
+        let others = memuse.saturating_sub(before);
+        let out = self.place(seq, data, lim, others, memcap);
+        *memuse = others + self.memuse();
+        out
+    }
+
+    /// [`Reassembly::insert`] with the memory of everything but this stream (`others`).
+    fn place(
+        &mut self,
+        seq: u32,
+        data: &[u8],
+        lim: &ReasmLimits,
+        others: usize,
         memcap: usize,
     ) -> InsertOutcome {
         let mut out = InsertOutcome::default();
@@ -290,13 +349,13 @@ impl Reassembly {
             let skip = self.ref_seq.wrapping_sub(seq) as usize;
             if skip < data.len() && self.ref_off == 0 {
                 let s = self.ref_seq;
-                return self.insert(s, &data[skip..], lim, memuse, memcap);
+                return self.place(s, &data[skip..], lim, others, memcap);
             }
             out.retransmit = true;
             return out;
         };
         self.touched = true;
-        self.compact();
+        self.trim();
         let mut end = start + data.len() as u64;
         let consumed = self.progress[0].max(self.progress[1]);
         if start < self.base || start < consumed {
@@ -326,20 +385,26 @@ impl Reassembly {
         if need > self.buf.len() {
             let cap = self.buf.capacity();
             if need > cap {
-                // Grow geometrically (amortized appends) but never past the memory cap
-                // nor much past what the depth allows.
-                let allowed = memcap.saturating_sub(*memuse);
+                // Grow by small regions (half the held size at most, for amortized
+                // appends), never past the memory cap nor past what the depth allows.
+                // Room for the segment list's growth is kept for the segment's range.
+                let seg_room = if self.segs.len() == self.segs.capacity() {
+                    (seg_capacity(self.segs.capacity(), self.segs.len() + 1) - self.segs.capacity())
+                        * SEG_BYTES
+                } else {
+                    0
+                };
+                let allowed = memcap.saturating_sub(others + self.memuse() + seg_room);
                 if need - cap > allowed {
                     out.memcap_dropped = true;
                     return out;
                 }
-                let mut want = need.max(cap * 2).max(4096);
+                let mut want = round_up(need.max(cap + cap / 2), REGION);
                 if depth > 0 {
                     want = want.min(need.max(depth.saturating_sub(self.base) as usize));
                 }
                 want = want.min(cap + allowed).max(need);
                 self.buf.reserve_exact(want - self.buf.len());
-                *memuse += self.buf.capacity() - cap;
             }
             self.buf.resize(need, 0);
         }
@@ -348,8 +413,7 @@ impl Reassembly {
         // Walk the held segments that overlap [first, end), filling the holes between them.
         let mut pos = first;
         let mut i = self.segs.partition_point(|r| r.end <= first);
-        let mut inserts = std::mem::take(&mut self.scratch);
-        inserts.clear();
+        let mut inserts: SmallVec<[Range<u64>; 4]> = SmallVec::new();
         while pos < end {
             let next = self.segs.get(i).cloned();
             match next {
@@ -383,18 +447,21 @@ impl Reassembly {
                 }
             }
         }
-        if self.segs.len() + inserts.len() > MAX_SEGMENTS {
-            // Too many pieces in one stream (a hostile 1-byte-segment flood): the bytes
-            // were written into holes nobody references; drop the ranges.
+        let want = self.segs.len() + inserts.len();
+        let grow = seg_capacity(self.segs.capacity(), want) - self.segs.capacity();
+        if want > MAX_SEGMENTS || grow * SEG_BYTES > memcap.saturating_sub(others + self.memuse()) {
+            // Too many pieces in one stream (a hostile 1-byte-segment flood) or no
+            // memory for their list: the bytes were written into holes nobody
+            // references; drop the ranges.
             out.memcap_dropped = true;
             out.stored = 0;
         } else {
-            for r in inserts.drain(..) {
+            self.segs.reserve_exact(want - self.segs.len());
+            for r in inserts {
                 let i = self.segs.partition_point(|s| s.start < r.start);
                 self.segs.insert(i, r);
             }
         }
-        self.scratch = inserts;
         out
     }
 
@@ -404,7 +471,6 @@ impl Reassembly {
     /// With `flush`, everything held is handed out regardless of `upto`.
     /// Returns the number of gaps emitted.
     pub fn take(&mut self, c: Consumer, upto: u64, flush: bool, out: &mut Vec<Chunk>) -> u32 {
-        self.compact();
         let limit = if flush {
             self.held_end()
         } else {
@@ -454,10 +520,9 @@ impl Reassembly {
 
     /// Release all memory (flow end), returning how many bytes were freed.
     pub fn free(&mut self) -> usize {
-        let m = self.buf.capacity();
+        let m = self.memuse();
         self.buf = Vec::new();
         self.segs = Vec::new();
-        self.scratch = Vec::new();
         m
     }
 }
@@ -653,6 +718,35 @@ mod tests {
         assert_eq!(collect(&mut r, Consumer::App, 1, false).0, b"a");
         assert_eq!(collect(&mut r, Consumer::App, 0, true).0, b"b__ef");
         assert!(!r.has_pending());
+    }
+
+    #[test]
+    fn trim_releases_what_both_consumers_took() {
+        let mut r = Reassembly::new(0);
+        let lim = ReasmLimits::default();
+        let mut m = 0;
+        r.insert(0, &[7u8; 1500], &lim, &mut m, usize::MAX);
+        // One small region, not a doubled buffer.
+        assert!((1500..=1500 + REGION + 64).contains(&m), "{m}");
+        assert_eq!(m, r.memuse());
+        collect(&mut r, Consumer::App, 1500, false);
+        assert_eq!(r.trim(), 0, "raw inspection still needs the bytes");
+        collect(&mut r, Consumer::Raw, 1500, false);
+        assert_eq!(r.trim(), m);
+        assert_eq!(r.memuse(), 0);
+        // The stream goes on from there.
+        r.insert(1500, b"abc", &lim, &mut m, usize::MAX);
+        assert_eq!(collect(&mut r, Consumer::App, 1503, false).0, b"abc");
+        // Half consumed: the buffer shrinks to what is left.
+        let mut r = Reassembly::new(0);
+        for i in 0..40u32 {
+            r.insert(i * 1000, &[1u8; 1000], &lim, &mut m, usize::MAX);
+        }
+        collect(&mut r, Consumer::App, 39_000, false);
+        collect(&mut r, Consumer::Raw, 39_000, false);
+        r.trim();
+        assert!(r.memuse() <= 2 * REGION + 1000, "{}", r.memuse());
+        assert_eq!(collect(&mut r, Consumer::App, 40_000, false).0, [1u8; 1000]);
     }
 
     #[test]

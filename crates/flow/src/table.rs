@@ -15,7 +15,9 @@
 //! emergency timeouts, and failing that the least recently seen of a small sample; both
 //! are counted.
 
+use crate::budget::SharedCaps;
 use crate::key::FlowKey;
+use std::sync::Arc;
 
 /// Slot index of an entry in the table (stable for the entry's life).
 pub type Slot = u32;
@@ -68,6 +70,8 @@ pub struct TableStats {
     pub emergency_evicted: u64,
     /// Packets whose flow could not be created (table full).
     pub memcap: u64,
+    /// Times emergency mode ended (`flow.emergency-recovery` reached).
+    pub emerg_mode_over: u64,
 }
 
 /// A flow table of at most `capacity` entries.
@@ -87,6 +91,18 @@ pub struct FlowTable<V> {
     emergency: bool,
     hand: usize,
     stats: TableStats,
+    /// The run's flow budget shared with the other workers' tables (in entries; the
+    /// capacity is then the whole engine's), if any.
+    shared: Option<Arc<SharedCaps>>,
+    /// Percentage of the capacity that must be free again to end emergency mode.
+    recovery: u8,
+    /// Entries this table counts in the shared budget.
+    budget_held: usize,
+    /// Every flow was ended ([`FlowTable::end_all`]): released entries keep their
+    /// share of the budget until the table is dropped, so that the flows this worker
+    /// held at the end of the input are not handed to another worker still reading it
+    /// (the flows held do not depend on the worker count).
+    closing: bool,
 }
 
 impl<V: FlowValue> FlowTable<V> {
@@ -107,6 +123,37 @@ impl<V: FlowValue> FlowTable<V> {
             emergency: false,
             hand: 0,
             stats: TableStats::default(),
+            shared: None,
+            recovery: 10,
+            budget_held: 0,
+            closing: false,
+        }
+    }
+
+    /// The same table counting its entries in the run's shared flow budget (`caps`,
+    /// whose `flows` budget counts entries), so that the capacity is one for every
+    /// worker's table together, and ending emergency mode once `recovery` percent of
+    /// the capacity is free again (`flow.emergency-recovery`).
+    pub fn with_shared(mut self, caps: Arc<SharedCaps>, recovery: u8) -> FlowTable<V> {
+        self.shared = Some(caps);
+        self.recovery = recovery.min(100);
+        self
+    }
+
+    /// Entries in use by the whole engine (this table's when not shared).
+    fn in_use(&self) -> usize {
+        self.shared.as_ref().map_or(self.active, |c| c.flows.used())
+    }
+
+    /// Ends emergency mode once enough of the capacity is free again.
+    fn check_recovery(&mut self) {
+        if !self.emergency {
+            return;
+        }
+        let free = self.capacity.saturating_sub(self.in_use());
+        if free * 100 > self.capacity * self.recovery as usize {
+            self.emergency = false;
+            self.stats.emerg_mode_over += 1;
         }
     }
 
@@ -128,6 +175,11 @@ impl<V: FlowValue> FlowTable<V> {
     /// The table's counters.
     pub fn stats(&self) -> TableStats {
         self.stats
+    }
+
+    /// True once [`FlowTable::end_all`] ended every flow (until the next new flow).
+    pub fn closing(&self) -> bool {
+        self.closing
     }
 
     /// True while the table is in emergency mode (short timeouts).
@@ -229,18 +281,28 @@ impl<V: FlowValue> FlowTable<V> {
     }
 
     fn alloc(&mut self, now_us: u64) -> Option<u32> {
-        if let Some(s) = self.free.pop() {
-            self.active += 1;
-            if self.emergency && self.free.len() > self.entries.len() / 10 {
-                self.emergency = false;
+        self.check_recovery();
+        self.closing = false;
+        let granted = self
+            .shared
+            .as_ref()
+            .is_none_or(|c| c.flows.try_take(1, self.capacity));
+        if granted {
+            self.budget_held += self.shared.is_some() as usize;
+            if let Some(s) = self.free.pop() {
+                self.active += 1;
+                return Some(s);
             }
-            return Some(s);
-        }
-        if self.entries.len() < self.capacity {
-            self.entries.push(Entry::default());
-            self.states.push(0);
-            self.active += 1;
-            return Some(self.entries.len() as u32 - 1);
+            if self.entries.len() < self.capacity {
+                self.entries.push(Entry::default());
+                self.states.push(0);
+                self.active += 1;
+                return Some(self.entries.len() as u32 - 1);
+            }
+            if let Some(c) = &self.shared {
+                c.flows.give(1);
+                self.budget_held -= 1;
+            }
         }
         if !self.emergency {
             self.emergency = true;
@@ -351,6 +413,7 @@ impl<V: FlowValue> FlowTable<V> {
 
     /// End every linked entry (end of capture).
     pub fn end_all(&mut self) {
+        self.closing = true;
         for i in 0..self.entries.len() {
             if self.states[i] == 1 {
                 self.end_linked(i as u32);
@@ -377,6 +440,31 @@ impl<V: FlowValue> FlowTable<V> {
             self.entries[slot as usize].value = V::default();
             self.active -= 1;
             self.free.push(slot);
+            if let Some(c) = self.shared.as_ref().filter(|_| !self.closing) {
+                c.flows.give(1);
+                self.budget_held -= 1;
+            }
+            self.check_recovery();
+        }
+    }
+
+    /// Bytes the table holds: its entries (allocated so far), their states and the
+    /// buckets (Suricata's `flow.memuse`).
+    pub fn memuse(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<Entry<V>>()
+            + self.states.capacity()
+            + self.free.capacity() * 4
+            + self.buckets.len() * 4
+    }
+}
+
+impl<V> Drop for FlowTable<V> {
+    fn drop(&mut self) {
+        // Entries still in use go back to the shared budget with the table.
+        // After `end_all` the input is over for this table: its share stays taken so
+        // that the workers still reading it do not get more flows than one would.
+        if let Some(c) = self.shared.as_ref().filter(|_| !self.closing) {
+            c.flows.give(self.budget_held);
         }
     }
 }
@@ -489,6 +577,54 @@ mod tests {
             Lookup::Inserted(_)
         ));
         assert_eq!(t.len(), 4);
+    }
+
+    #[test]
+    fn shared_budget_caps_every_table_together_and_recovery_ends_emergency() {
+        let caps = SharedCaps::new();
+        let mut a: FlowTable<V> = FlowTable::new(10, 4).with_shared(caps.clone(), 30);
+        let mut b: FlowTable<V> = FlowTable::new(10, 4).with_shared(caps.clone(), 30);
+        for i in 0..6 {
+            let k = key(i);
+            assert!(matches!(
+                a.lookup_or_insert(&k, k.hash(), 0),
+                Lookup::Inserted(_)
+            ));
+        }
+        for i in 6..10 {
+            let k = key(i);
+            assert!(matches!(
+                b.lookup_or_insert(&k, k.hash(), 0),
+                Lookup::Inserted(_)
+            ));
+        }
+        assert_eq!(caps.flows.used(), 10);
+        // The engine's ten entries are taken: b goes into emergency mode although it
+        // holds only four.
+        let k = key(50);
+        assert_eq!(b.lookup_or_insert(&k, k.hash(), 1), Lookup::Full);
+        assert!(b.emergency());
+        assert_eq!(b.stats().emerg_mode_entered, 1);
+        // One freed entry is not enough to recover (30 % must be free) ...
+        let s = b.pop_ended().unwrap();
+        b.release(s);
+        assert!(b.emergency());
+        // ... four are: emergency mode is over once a's entries go too.
+        for _ in 0..3 {
+            let i = (0..6).find(|&i| a.states[i] == 1).unwrap() as Slot;
+            a.end(i);
+            let s = a.pop_ended().unwrap();
+            a.release(s);
+        }
+        assert!(matches!(
+            b.lookup_or_insert(&k, k.hash(), 2),
+            Lookup::Inserted(_)
+        ));
+        assert!(!b.emergency());
+        assert_eq!(b.stats().emerg_mode_over, 1);
+        drop(a);
+        drop(b);
+        assert_eq!(caps.flows.used(), 0);
     }
 
     #[test]

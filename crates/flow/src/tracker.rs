@@ -43,6 +43,9 @@ pub struct FlowTracker {
     last_ts: u64,
     /// Sessions alive, counted against `stream.memcap`.
     sessions_alive: usize,
+    /// The stream pair the previous packet used: trimmed at the next packet, once the
+    /// chunks handed out with the previous [`Update`] are no longer read.
+    last_pair: u32,
     /// Conditions forced on the next packet.
     simulated: Simulated,
     /// Every flow was ended by [`FlowTracker::shutdown`]: the ones drained next ended
@@ -67,7 +70,8 @@ impl FlowTracker {
     /// A tracker with this configuration; the flow entries are allocated now.
     pub fn new(cfg: Config) -> FlowTracker {
         FlowTracker {
-            table: FlowTable::new(cfg.max_flows, cfg.hash_size),
+            table: FlowTable::new(cfg.max_flows, cfg.hash_size)
+                .with_shared(cfg.shared.clone(), cfg.emergency_recovery),
             defrag: crate::defrag::Defrag::new(cfg.defrag),
             cfg,
             streams: Vec::new(),
@@ -77,6 +81,7 @@ impl FlowTracker {
             stats: Stats::default(),
             last_ts: 0,
             sessions_alive: 0,
+            last_pair: NO_STREAM,
             simulated: Simulated::default(),
             shutting_down: false,
             now_us: 0,
@@ -118,9 +123,26 @@ impl FlowTracker {
     fn free_stream_pair(&mut self, i: u32) {
         if let Some(pair) = self.streams.get_mut(i as usize) {
             for r in pair.iter_mut() {
-                self.reasm_memuse = self.reasm_memuse.saturating_sub(r.free());
+                let freed = r.free();
+                self.reasm_memuse = self.reasm_memuse.saturating_sub(freed);
+                // At shutdown the share stays taken (see `FlowTable::end_all`).
+                if !self.shutting_down {
+                    self.cfg.shared.reassembly.give(freed);
+                }
             }
             self.free_streams.push(i);
+        }
+    }
+
+    /// Releases what both consumers of the previous packet's streams are past.
+    fn trim_last_pair(&mut self) {
+        let i = std::mem::replace(&mut self.last_pair, NO_STREAM);
+        if let Some(pair) = self.streams.get_mut(i as usize) {
+            for r in pair.iter_mut() {
+                let freed = r.trim();
+                self.reasm_memuse = self.reasm_memuse.saturating_sub(freed);
+                self.cfg.shared.reassembly.give(freed);
+            }
         }
     }
 
@@ -186,6 +208,7 @@ impl FlowTracker {
     /// The engine must call [`FlowTracker::drain_ended`] when
     /// [`FlowTracker::has_ended`] says flows ended (lazily deleted, evicted, reused).
     pub fn packet(&mut self, p: &PacketInfo<'_>) -> Option<Update<'_>> {
+        self.trim_last_pair();
         self.last_ts = self.last_ts.max(p.ts_us);
         self.now_us = p.ts_us;
         let sim = std::mem::take(&mut self.simulated);
@@ -286,8 +309,11 @@ impl FlowTracker {
                 // without one, as after a refused pick-up).
                 if st.created
                     && (sim.ssn_memcap
-                        || self.sessions_alive * SESSION_BYTES + SESSION_BYTES
-                            > self.cfg.ssn_memcap)
+                        || !self
+                            .cfg
+                            .shared
+                            .sessions
+                            .try_take(SESSION_BYTES, self.cfg.ssn_memcap))
                 {
                     f.tcp = before;
                     st = Default::default();
@@ -371,13 +397,18 @@ impl FlowTracker {
                         } else if st.accept_data {
                             // A SYN's data starts after the SYN's own sequence number.
                             let seq = h.seq.wrapping_add(h.has(tcp::flags::SYN) as u32);
+                            let before = pair[di].memuse();
+                            let mut total = self.cfg.shared.reassembly.used();
                             let o: InsertOutcome = pair[di].insert(
                                 seq,
                                 p.payload,
                                 &self.cfg.reassembly,
-                                &mut self.reasm_memuse,
+                                &mut total,
                                 self.cfg.reassembly_memcap,
                             );
+                            let delta = pair[di].memuse() as isize - before as isize;
+                            self.reasm_memuse = self.reasm_memuse.saturating_add_signed(delta);
+                            self.cfg.shared.reassembly.adjust(delta);
                             if o.retransmit {
                                 events |= Events::RETRANSMISSION;
                             }
@@ -492,6 +523,7 @@ impl FlowTracker {
         }
         let entry = self.table.entry(slot);
         let f = &entry.value;
+        self.last_pair = f.streams;
         if f.streams != NO_STREAM {
             let pair = &self.streams[f.streams as usize];
             let app_dir = if own_app { dir } else { dir.reverse() };
@@ -518,6 +550,20 @@ impl FlowTracker {
 
     fn end_with(&mut self, slot: Slot, _why: EndReason) {
         self.table.end(slot);
+    }
+}
+
+impl Drop for FlowTracker {
+    fn drop(&mut self) {
+        // What this tracker still holds goes back to the run's shared budgets (after a
+        // shutdown, what it held stays taken: see `FlowTable::end_all`).
+        if !self.table.closing() {
+            self.cfg.shared.reassembly.give(self.reasm_memuse);
+            self.cfg
+                .shared
+                .sessions
+                .give(self.sessions_alive * SESSION_BYTES);
+        }
     }
 }
 

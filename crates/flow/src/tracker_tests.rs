@@ -642,3 +642,94 @@ fn ended_flow_carries_flags_per_direction_reason_and_last_packet_time() {
     t.drain_ended(|e| reasons.push((e.reason, e.last_us)));
     assert_eq!(reasons, [(EndReason::Timeout, 10)]);
 }
+
+#[test]
+fn a_closed_session_holds_no_stream_memory_and_the_budget_is_shared() {
+    // The alert-testmyids conversation: once both consumers took each direction and
+    // the session closed, its streams hold nothing though the flow lives on.
+    let caps = crate::SharedCaps::new();
+    let c = Config {
+        shared: caps.clone(),
+        ..cfg()
+    };
+    let mut t = FlowTracker::new(c.clone());
+    let other = FlowTracker::new(c);
+    let resp = b"HTTP/1.1 200 OK\r\n\r\nuid=0(root) gid=0(root)";
+    let n = resp.len() as u32;
+    run(&mut t, &pkt(true, 0, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 0, 1, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 1, 1, ACK, b"", 3));
+    run(
+        &mut t,
+        &pkt(true, 1, 1, ACK | PSH, b"GET / HTTP/1.0\r\n\r\n", 4),
+    );
+    assert!(t.reassembly_memuse() >= 18);
+    assert_eq!(caps.reassembly.used(), t.reassembly_memuse());
+    assert_eq!(caps.sessions.used(), SESSION_BYTES);
+    run(&mut t, &pkt(false, 1, 19, ACK, b"", 5));
+    run(&mut t, &pkt(false, 1, 19, ACK | PSH, resp, 6));
+    run(&mut t, &pkt(true, 19, 1 + n, ACK, b"", 7));
+    run(&mut t, &pkt(true, 19, 1 + n, ACK | FIN, b"", 8));
+    run(&mut t, &pkt(false, 1 + n, 20, ACK | FIN, b"", 9));
+    let (e, _, _) = run(&mut t, &pkt(true, 20, 2 + n, ACK, b"", 10));
+    assert!(e.has(Events::CLOSED));
+    assert_eq!(t.active_flows(), 1);
+    assert_eq!(t.reassembly_memuse(), 0, "nothing left to inspect");
+    assert_eq!(caps.reassembly.used(), 0);
+    assert!(counter(&t, "memcap_pressure_max") <= 1);
+    assert!(counter(&t, "flow.memuse") > 0);
+    assert_eq!(counter(&t, "tcp.memuse"), SESSION_BYTES as u64);
+    // Both trackers count against the same flow budget.
+    assert_eq!(caps.flows.used(), 1);
+    drop(other);
+    // A flow ended by a timeout gives its share back at once ...
+    t.sweep(1_000_000_000, 0);
+    for part in 0..crate::table::SWEEP_PARTS {
+        t.sweep(1_000_000_000, part);
+    }
+    t.drain_ended(|_| {});
+    assert_eq!(caps.sessions.used(), 0);
+    assert_eq!(caps.flows.used(), 0);
+    // ... one ended by the end of the input keeps it while the run lasts, so that the
+    // workers still reading get no more than one worker would.
+    run(&mut t, &pkt(true, 0, 0, SYN, b"", 1_000_000_001));
+    assert_eq!(caps.flows.used(), 1);
+    t.shutdown();
+    t.drain_ended(|_| {});
+    assert_eq!(caps.flows.used(), 1);
+    assert_eq!(caps.sessions.used(), SESSION_BYTES);
+    drop(t);
+    assert_eq!(caps.flows.used(), 1);
+}
+
+#[test]
+fn the_reassembly_cap_is_one_for_every_tracker() {
+    // Two trackers of one run share `stream.reassembly.memcap`: what the first holds
+    // is not available to the second.
+    let caps = crate::SharedCaps::new();
+    let c = Config {
+        shared: caps.clone(),
+        reassembly_memcap: 3000,
+        ..cfg()
+    };
+    let mut a = FlowTracker::new(c.clone());
+    let mut b = FlowTracker::new(c);
+    let data = [b'x'; 1400];
+    for t in [&mut a, &mut b] {
+        run(t, &pkt(true, 0, 0, SYN, b"", 1));
+        run(t, &pkt(false, 0, 1, SYN | ACK, b"", 2));
+        run(t, &pkt(true, 1, 1, ACK, b"", 3));
+    }
+    run(&mut a, &pkt(true, 1, 1, ACK | PSH, &data, 4));
+    run(&mut a, &pkt(true, 1401, 1, ACK | PSH, &data, 5));
+    assert_eq!(counter(&a, "tcp.segment_memcap_drop"), 0);
+    let (e, _, _) = run(&mut b, &pkt(true, 1, 1, ACK | PSH, &data, 6));
+    assert!(e.has(Events::REASSEMBLY_MEMCAP));
+    assert_eq!(counter(&b, "tcp.segment_memcap_drop"), 1);
+    assert!(caps.reassembly.used() <= 3000);
+    assert_eq!(
+        counter(&b, "memcap_pressure"),
+        counter(&a, "memcap_pressure")
+    );
+    assert!(counter(&a, "memcap_pressure") >= 90);
+}

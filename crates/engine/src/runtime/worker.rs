@@ -53,16 +53,15 @@ impl WorkerControl<'_> {
     }
 }
 
-/// Per-worker configuration: the table caps of `config` are for the whole engine and
-/// are shared out between `workers` (at least one flow's worth each).
+/// Per-worker configuration: the memory caps of `config` (`flow.memcap`,
+/// `stream.memcap`, `stream.reassembly.memcap`) are for the whole engine, one budget
+/// that every worker of this run draws from (fresh for the run); the hash table's
+/// buckets are shared out between `workers`.
 pub(crate) fn worker_config(config: &EngineConfig, workers: usize) -> EngineConfig {
     let mut c = config.clone();
+    c.flow.shared = flow::SharedCaps::new();
     if workers > 1 {
-        let n = workers;
-        c.flow.max_flows = (c.flow.max_flows / n).max(1024);
-        c.flow.hash_size = (c.flow.hash_size / n).max(1024);
-        c.flow.reassembly_memcap = (c.flow.reassembly_memcap / n).max(1 << 20);
-        c.flow.ssn_memcap = (c.flow.ssn_memcap / n).max(1 << 20);
+        c.flow.hash_size = (c.flow.hash_size / workers).max(1024);
     }
     c
 }

@@ -1,8 +1,10 @@
 //! What a tracker is configured with: per-protocol timeouts, the tracker configuration,
 //! the session memory unit and the conditions forced by `--simulate-*`.
 
+use crate::budget::SharedCaps;
 use crate::reasm::ReasmLimits;
 use crate::tcp::TcpConfig;
+use std::sync::Arc;
 
 /// Flow timeouts of one protocol, in seconds (Suricata's `flow-timeouts.<proto>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +97,13 @@ pub struct Config {
     /// `vlan.use-for-tracking`: VLAN ids are part of the flow key (Suricata's default);
     /// when off, both directions of a flow meet whatever their VLAN tags.
     pub vlan_tracking: bool,
+    /// The memory budgets shared by every worker of the run (`stream.memcap`,
+    /// `stream.reassembly.memcap`, `flow.memcap` are caps for the whole engine): give
+    /// each worker's tracker a clone of the same [`Arc`].
+    pub shared: Arc<SharedCaps>,
+    /// `flow.emergency-recovery`: emergency mode ends once this percentage of the flow
+    /// table's capacity is free again (Suricata's default: 30).
+    pub emergency_recovery: u8,
 }
 
 impl Default for Config {
@@ -118,6 +127,8 @@ impl Default for Config {
             ssn_memcap: 64 << 20,
             midstream_policy_name: "bypass",
             vlan_tracking: true,
+            shared: SharedCaps::new(),
+            emergency_recovery: 30,
         }
     }
 }

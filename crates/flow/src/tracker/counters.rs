@@ -1,6 +1,7 @@
 //! The tracker's counters, under Suricata's names.
 
 use super::{Config, FlowTracker};
+use crate::budget::pressure;
 use crate::tcp::TcpState;
 
 /// Tracker counters (see [`FlowTracker::counters`] for their names).
@@ -65,6 +66,11 @@ impl FlowTracker {
             ("tcp.segment_memcap_drop", s.segment_memcap_drop),
             ("tcp.ack_unseen_data", s.ack_unseen),
             ("tcp.reassembly_memuse", self.reasm_memuse as u64),
+            ("flow.emerg_mode_over", t.emerg_mode_over),
+            ("flow.memuse", self.table.memuse() as u64),
+            ("tcp.memuse", self.session_memuse() as u64),
+            ("memcap_pressure", self.memcap_pressure(false)),
+            ("memcap_pressure_max", self.memcap_pressure(true)),
             ("osprey.flow.emergency_evicted", t.emergency_evicted),
             ("osprey.flow.table_full", s.no_flow),
             ("osprey.tcp.out_of_window", s.out_of_window),
@@ -87,6 +93,22 @@ impl FlowTracker {
             _ => "tcp.midstream_exception_policy.bypass",
         };
         Some((name, self.stats.midstream_exception))
+    }
+
+    /// Suricata's `memcap_pressure`: the highest share (percent) of its cap that one of
+    /// the run's shared budgets (flows, sessions, reassembly) uses now or, with `peak`,
+    /// ever used (`memcap_pressure_max`).
+    pub fn memcap_pressure(&self, peak: bool) -> u64 {
+        let c = &self.cfg.shared;
+        let v = |b: &crate::Budget| if peak { b.peak() } else { b.used() };
+        [
+            pressure(v(&c.flows), self.cfg.max_flows),
+            pressure(v(&c.sessions), self.cfg.ssn_memcap),
+            pressure(v(&c.reassembly), self.cfg.reassembly_memcap),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0)
     }
 
     /// Packets the midstream policy was applied to.

@@ -46,7 +46,13 @@ impl FlowTracker {
             self.stats.end_state[flow.state as usize] += 1;
             if flow.tcp.state != TcpState::None {
                 self.stats.end_tcp_state[flow.tcp.state as usize] += 1;
-                self.sessions_alive = self.sessions_alive.saturating_sub(1);
+                if self.sessions_alive > 0 {
+                    self.sessions_alive -= 1;
+                    // At shutdown the share stays taken (see `FlowTable::end_all`).
+                    if !self.shutting_down {
+                        self.cfg.shared.sessions.give(crate::SESSION_BYTES);
+                    }
+                }
             }
             let [s0, s1, s2, s3] = &mut self.scratch;
             for s in [&mut *s0, &mut *s1, &mut *s2, &mut *s3] {
