@@ -247,4 +247,32 @@ pub(crate) mod tests {
         let none = AppLogger::new(EveTypes::parse_list("dns,tls").unwrap());
         assert!(collect(&none, &f, &mut LogCursor::default(), true).is_empty());
     }
+
+    #[test]
+    fn prior_state_logged_at_the_switch_then_the_new_protocol_from_tx_0() {
+        let l = AppLogger::new(EveTypes::parse_list("smtp,tls").unwrap());
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 25);
+        let mut c = LogCursor::default();
+        f.parse(&mut ctx, Direction::ToClient, b"220 mx\r\n");
+        f.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"EHLO me.example\r\nSTARTTLS\r\n",
+        );
+        f.parse(&mut ctx, Direction::ToClient, b"250 mx\r\n220 go\r\n");
+        assert_eq!(f.app_proto(), app::AppProto::Tls);
+        let mut v = Vec::new();
+        l.log_prior(&f, &mut c, &mut meta, &mut |r| v.push(r));
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0]["event_type"], "smtp");
+        assert_eq!(v[0]["smtp"]["helo"], "me.example");
+        assert_eq!(c, LogCursor::default(), "restarted for TLS");
+        f.drop_prior();
+        // The TLS session is logged from its transaction 0 (here at the end).
+        let r = collect(&l, &f, &mut c, true);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0]["event_type"], "tls");
+        assert_eq!(r[0]["tls"]["from_proto"], "smtp");
+    }
 }
