@@ -392,6 +392,8 @@ pub struct AppFlow {
     late: Late,
     /// The flow's id and addresses, once the engine gave them.
     peers: Option<crate::ftp::Peers>,
+    /// A change of protocol (SMTP `STARTTLS` to TLS).
+    switch: switch::Switch,
 }
 
 impl AppFlow {
@@ -409,6 +411,7 @@ impl AppFlow {
             datagram_error: false,
             late: Late::Idle,
             peers: None,
+            switch: switch::Switch::default(),
         }
     }
 
@@ -681,6 +684,7 @@ impl AppFlow {
         // A failure shows in `failed` (the state remembers it).
         let _ = with_state!(mut &mut self.state, p => Protocol::parse(p, ctx, dir, data),
             None => ParseResult::Ok);
+        self.check_switch(ctx);
     }
 
     fn set_proto(&mut self, ctx: &mut AppCtx, p: AppProto) {
@@ -775,6 +779,9 @@ impl AppFlow {
         }
     }
 }
+
+// After `with_state!`, which it uses.
+mod switch;
 
 #[cfg(test)]
 mod tests {

@@ -66,6 +66,19 @@ pub trait Protocol {
     fn find_tx(&self, _id: u64) -> Option<&dyn Transaction> {
         None
     }
+
+    /// The protocol the flow changes to from here on (SMTP after an accepted
+    /// `STARTTLS`: TLS), once the state asks for the change; `None` otherwise.
+    fn switch_to(&self) -> Option<AppProto> {
+        None
+    }
+
+    /// The bytes of `dir` that came after the switch point (see
+    /// [`Protocol::switch_to`]) in the chunks parsed since: they belong to the new
+    /// protocol. A state that cannot say where it stopped returns nothing.
+    fn take_after_switch(&mut self, _dir: Direction) -> Vec<u8> {
+        Vec::new()
+    }
 }
 
 /// One transaction of a protocol: what the detector inspects and the logger writes.

@@ -80,6 +80,15 @@ impl FlowDetect {
         self.ints.clear();
     }
 
+    /// Forgets which transactions were inspected, keeping the flow's variables: the
+    /// flow changed protocol (SMTP `STARTTLS` to TLS) and its new transactions count
+    /// from 0 again.
+    pub fn restart_txs(&mut self) {
+        self.tx_done.clear();
+        self.tx_seen.clear();
+        self.tx_floor = [0; 2];
+    }
+
     /// The value of `flowint` variable `id`, if set.
     pub(crate) fn int(&self, id: u32) -> Option<u32> {
         self.ints.get(id as usize).copied().flatten()

@@ -21,35 +21,20 @@ pub(crate) fn log_packet(
     pcap_cnt: Option<u64>,
     sink: &mut AlertSink,
 ) {
+    log_prior(logger, ext, sink, &mut || {
+        // Suricata writes them on a pseudo-packet, client → server.
+        let m = packet_meta(p, key, to_server, pcap_cnt);
+        EventMeta {
+            pcap_cnt: None,
+            pkt_src: "stream (detect/log)",
+            ..m
+        }
+    });
     let Some(app) = ext.app.as_ref() else {
         return;
     };
     let packet_dir = app::registry::logs_packet_direction(app.app_proto());
-    let mut meta = || {
-        let v4 = p.ip_version == 4;
-        let (c, s, cp, sp) = if to_server || packet_dir {
-            (&p.src, &p.dst, p.sport, p.dport)
-        } else {
-            (&p.dst, &p.src, p.dport, p.sport)
-        };
-        EventMeta {
-            ts_secs: p.ts.secs() as i64,
-            ts_micros: p.ts.subsec_nanos() / 1000,
-            flow_id: crate::detection::flow_id(key),
-            pcap_cnt,
-            vlan: p.vlan,
-            src_ip: ip_addr(v4, c),
-            src_port: cp,
-            dest_ip: ip_addr(v4, s),
-            dest_port: sp,
-            proto: p.proto,
-            pkt_src: if pcap_cnt.is_some() {
-                "wire/pcap"
-            } else {
-                "defrag"
-            },
-        }
-    };
+    let mut meta = || packet_meta(p, key, to_server || packet_dir, pcap_cnt);
     let dir = if to_server {
         app::Direction::ToServer
     } else {
@@ -60,6 +45,52 @@ pub(crate) fn log_packet(
     });
 }
 
+/// The header of an app-layer record about packet `p` of the flow `key`: in the
+/// packet's direction when `as_packet`, else the other way.
+fn packet_meta(p: &Packet, key: &FlowKey, as_packet: bool, pcap_cnt: Option<u64>) -> EventMeta {
+    let v4 = p.ip_version == 4;
+    let (c, s, cp, sp) = if as_packet {
+        (&p.src, &p.dst, p.sport, p.dport)
+    } else {
+        (&p.dst, &p.src, p.dport, p.sport)
+    };
+    EventMeta {
+        ts_secs: p.ts.secs() as i64,
+        ts_micros: p.ts.subsec_nanos() / 1000,
+        flow_id: crate::detection::flow_id(key),
+        pcap_cnt,
+        vlan: p.vlan,
+        src_ip: ip_addr(v4, c),
+        src_port: cp,
+        dest_ip: ip_addr(v4, s),
+        dest_port: sp,
+        proto: p.proto,
+        pkt_src: if pcap_cnt.is_some() {
+            "wire/pcap"
+        } else {
+            "defrag"
+        },
+    }
+}
+
+/// Writes the transactions left of the protocol the flow had before it changed
+/// protocol (SMTP before `STARTTLS`), with the header `meta` gives, then frees that
+/// state: the flow's log progress restarts with the new protocol's transactions.
+fn log_prior(
+    logger: &AppLogger,
+    ext: &mut FlowExt,
+    sink: &mut AlertSink,
+    meta: &mut dyn FnMut() -> EventMeta,
+) {
+    let Some(app) = ext.app.as_ref().filter(|a| a.prior().is_some()) else {
+        return;
+    };
+    logger.log_prior(app, &mut ext.log, meta, &mut |v| sink.event(&v));
+    if let Some(app) = ext.app.as_mut() {
+        app.drop_prior();
+    }
+}
+
 /// Logs everything left of a flow that ended.
 pub(crate) fn log_ended(
     logger: &AppLogger,
@@ -68,6 +99,9 @@ pub(crate) fn log_ended(
     ts: Timestamp,
     sink: &mut AlertSink,
 ) {
+    log_prior(logger, ext, sink, &mut || {
+        crate::anomaly::ended_meta(ended, ts)
+    });
     let Some(app) = ext.app.as_ref() else {
         return;
     };

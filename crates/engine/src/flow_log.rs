@@ -114,6 +114,10 @@ impl FlowLogger {
             proto: k.proto,
             icmp: marks.icmp,
             app_proto,
+            app_proto_orig: ext
+                .and_then(|e| e.app.as_ref())
+                .and_then(app::AppFlow::app_proto_orig)
+                .map(AppProto::name),
             pkts: f.pkts.map(u64::from),
             bytes: f.bytes,
             ttl: marks.ttl,

@@ -61,6 +61,15 @@ impl Protocol for SmtpState {
             .find(|t| t.id == id)
             .map(|t| t as &dyn Transaction)
     }
+
+    /// TLS, once `STARTTLS` was answered 220.
+    fn switch_to(&self) -> Option<AppProto> {
+        self.tls_started().then_some(AppProto::Tls)
+    }
+
+    fn take_after_switch(&mut self, dir: Direction) -> Vec<u8> {
+        self.take_after_tls(dir)
+    }
 }
 
 impl Transaction for SmtpTx {

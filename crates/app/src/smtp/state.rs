@@ -2,7 +2,8 @@
 //! read line by line ([`super::parser`]); replies are matched with the commands they
 //! answer in order (pipelining: several commands may be in flight); `DATA` content
 //! runs to the `.` line, `BDAT` content for its byte count; after `STARTTLS` is
-//! answered 220 the rest of the flow is TLS and is not parsed.
+//! answered 220 the rest of the flow is TLS: the state asks for the switch and keeps
+//! the bytes that followed the reply for the TLS parser.
 //!
 //! One transaction per mail, as Suricata 7 counts them: the first command opens one,
 //! and a command other than `RSET` after a finished one (the `.` ending a `DATA`
@@ -55,7 +56,7 @@ enum Mode {
     Data,
     /// The content of a `BDAT` chunk of `len` bytes follows.
     Bdat { len: u64 },
-    /// `STARTTLS` was accepted: nothing more is parsed.
+    /// `STARTTLS` was accepted: nothing more is parsed (the bytes are kept for TLS).
     Tls,
 }
 
@@ -79,16 +80,23 @@ pub struct SmtpState {
     next_id: u64,
     events: Events,
     completed: [bool; 2],
+    /// Bytes per direction that came after the accepted `STARTTLS` (TLS's), until
+    /// the flow takes them ([`SmtpState::take_after_tls`]).
+    after_tls: [Vec<u8>; 2],
 }
 
 impl SmtpState {
     /// Parses in-order bytes of one direction.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, mut data: &[u8]) {
         while !data.is_empty() {
-            if self.mode == Mode::Tls || self.failed {
+            if self.failed {
                 return;
             }
             let d = dir.index();
+            if self.mode == Mode::Tls {
+                self.after_tls[d].extend_from_slice(data);
+                return;
+            }
             let max = match (dir, self.mode) {
                 (Direction::ToServer, Mode::Data) => parser::MAX_DATA_LINE,
                 _ => parser::MAX_LINE,
@@ -156,6 +164,16 @@ impl SmtpState {
         for i in raised {
             raise(&mut self.events, ctx, i, Some(id));
         }
+    }
+
+    /// Whether `STARTTLS` was accepted: the rest of the flow is TLS.
+    pub fn tls_started(&self) -> bool {
+        self.mode == Mode::Tls
+    }
+
+    /// The bytes of `dir` parsed since `STARTTLS` was accepted (the start of TLS).
+    pub fn take_after_tls(&mut self, dir: Direction) -> Vec<u8> {
+        std::mem::take(&mut self.after_tls[dir.index()])
     }
 
     /// The flow's events.
@@ -516,7 +534,13 @@ mod tests {
         let got: Vec<_> = ctx.anomalies.drain().map(|a| a.event).collect();
         assert_eq!(got, ["smtp.duplicate_fields"]);
         assert_eq!(s.mode, Mode::Tls);
+        assert!(s.tls_started());
         assert!(!s.errored());
+        let mut s = s;
+        let hello = s.take_after_tls(C);
+        assert!(hello.starts_with(b"\x16\x03\x01") && hello.ends_with(b"QUIT\r\n"));
+        assert_eq!(s.take_after_tls(S), b"garbage\r\n");
+        assert!(s.take_after_tls(C).is_empty());
         let txs: Vec<_> = s.txs().collect();
         assert_eq!(txs.len(), 1);
         assert!(txs[0].email.is_none() && !txs[0].done);

@@ -8,7 +8,8 @@ use crate::log::set_bytes;
 
 /// The `tls` object of a session, in Suricata's order: subject and issuerdn of the
 /// server certificate when it was seen; with `extended` also its serial and
-/// fingerprint, sni, version, its validity, and the hellos' JA3 and JA3S.
+/// fingerprint, sni, version, its validity, and the hellos' JA3 and JA3S; last the
+/// protocol the flow started as when TLS took over from it (`from_proto`).
 pub fn tls_object(t: &TlsState, extended: bool) -> Value {
     let mut o = Map::new();
     if let Some(s) = t.cert_subject() {
@@ -41,6 +42,9 @@ pub fn tls_object(t: &TlsState, extended: bool) -> Value {
                 o.insert(key.into(), Value::Object(f));
             }
         }
+    }
+    if let Some(p) = t.from_proto() {
+        o.insert("from_proto".into(), p.name().into());
     }
     Value::Object(o)
 }

@@ -199,7 +199,12 @@ impl Transaction for TlsState {
         out(None, super::log::tls_object(self, extended))
     }
 
+    /// The extended object, without `from_proto` (Suricata's alerts leave it out).
     fn alert_object(&self) -> Value {
-        super::log::tls_object(self, true)
+        let mut v = super::log::tls_object(self, true);
+        if let Some(o) = v.as_object_mut() {
+            o.remove("from_proto");
+        }
+        v
     }
 }

@@ -88,12 +88,25 @@ pub struct TlsState {
     finished: bool,
     /// A record header did not parse: Suricata's TLS parser returns an error there.
     error: bool,
+    /// The protocol the flow started as, when TLS took over from it (SMTP's
+    /// `STARTTLS`): EVE `tls.from_proto`.
+    from_proto: Option<crate::AppProto>,
 }
 
 impl TlsState {
     /// A fresh state.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The protocol the flow started as, when TLS took over from it.
+    pub fn from_proto(&self) -> Option<crate::AppProto> {
+        self.from_proto
+    }
+
+    /// Records that TLS took over the flow from `p` (see [`TlsState::from_proto`]).
+    pub fn set_from_proto(&mut self, p: crate::AppProto) {
+        self.from_proto = Some(p);
     }
 
     /// `tls.sni`: the server name of the ClientHello.

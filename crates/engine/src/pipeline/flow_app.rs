@@ -206,6 +206,10 @@ impl FlowStage {
                     appflow.datagram(&mut self.app, dir, info.payload);
                 } else {
                     feed_stream(appflow, &mut self.app, &update.app);
+                    if appflow.take_switched() {
+                        // A new protocol: its transactions are inspected from the start.
+                        ext.detect.restart_txs();
+                    }
                     // Like Suricata, the packet that closes a session with the FIN
                     // handshake gives the app layer the end of both streams at once:
                     // messages that only the close ends complete on this packet. (A RST

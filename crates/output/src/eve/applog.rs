@@ -84,7 +84,9 @@ impl AppLogger {
         let dir = dir.filter(|_| !at_end);
         let mut cached: Option<EventMeta> = None;
         let mut meta = move || -> EventMeta { cached.get_or_insert_with(&mut *meta).clone() };
-        self.log_txs(app, cursor, at_end, &mut meta, out);
+        if let Some(proto) = app.state().protocol() {
+            self.log_txs(app, proto, app.app_proto(), cursor, at_end, &mut meta, out);
+        }
         if let Some(s) = &self.store {
             s.step(app, at_end, dir, &mut meta);
         }
@@ -93,18 +95,39 @@ impl AppLogger {
         }
     }
 
+    /// Writes the transactions not logged yet of the state `app` had before it
+    /// changed protocol ([`AppFlow::prior`]: SMTP before `STARTTLS`), all of them as
+    /// at the end of a flow, and restarts `cursor` for the new protocol's
+    /// transactions. The caller then drops the prior state. Suricata writes these
+    /// records on a pseudo-packet (`meta`: `pkt_src` "stream (detect/log)", no
+    /// `pcap_cnt`).
+    pub fn log_prior(
+        &self,
+        app: &AppFlow,
+        cursor: &mut LogCursor,
+        meta: &mut dyn FnMut() -> EventMeta,
+        out: &mut dyn FnMut(Value),
+    ) {
+        if let Some((p, proto)) = app.prior() {
+            let mut cached: Option<EventMeta> = None;
+            let mut meta = move || cached.get_or_insert_with(&mut *meta).clone();
+            self.log_txs(app, proto, p, cursor, true, &mut meta, out);
+        }
+        *cursor = LogCursor::default();
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn log_txs(
         &self,
         app: &AppFlow,
+        proto: &dyn app::Protocol,
+        app_proto: app::AppProto,
         cursor: &mut LogCursor,
         at_end: bool,
         meta: &mut dyn FnMut() -> EventMeta,
         out: &mut dyn FnMut(Value),
     ) {
-        let Some(proto) = app.state().protocol() else {
-            return;
-        };
-        let Some(index) = app::registry::index(app.app_proto()) else {
+        let Some(index) = app::registry::index(app_proto) else {
             return;
         };
         let Some(extended) = self.types.get_index(index) else {
@@ -223,5 +246,33 @@ pub(crate) mod tests {
         // Types not enabled write nothing.
         let none = AppLogger::new(EveTypes::parse_list("dns,tls").unwrap());
         assert!(collect(&none, &f, &mut LogCursor::default(), true).is_empty());
+    }
+
+    #[test]
+    fn prior_state_logged_at_the_switch_then_the_new_protocol_from_tx_0() {
+        let l = AppLogger::new(EveTypes::parse_list("smtp,tls").unwrap());
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 25);
+        let mut c = LogCursor::default();
+        f.parse(&mut ctx, Direction::ToClient, b"220 mx\r\n");
+        f.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"EHLO me.example\r\nSTARTTLS\r\n",
+        );
+        f.parse(&mut ctx, Direction::ToClient, b"250 mx\r\n220 go\r\n");
+        assert_eq!(f.app_proto(), app::AppProto::Tls);
+        let mut v = Vec::new();
+        l.log_prior(&f, &mut c, &mut meta, &mut |r| v.push(r));
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0]["event_type"], "smtp");
+        assert_eq!(v[0]["smtp"]["helo"], "me.example");
+        assert_eq!(c, LogCursor::default(), "restarted for TLS");
+        f.drop_prior();
+        // The TLS session is logged from its transaction 0 (here at the end).
+        let r = collect(&l, &f, &mut c, true);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0]["event_type"], "tls");
+        assert_eq!(r[0]["tls"]["from_proto"], "smtp");
     }
 }

@@ -41,6 +41,9 @@ pub struct FlowRecord<'a> {
     pub icmp: [Option<(u8, u8)>; 2],
     /// The flow's application protocol (`None`: not decided).
     pub app_proto: Option<&'static str>,
+    /// The protocol the flow started as, when it changed protocol since (SMTP
+    /// `STARTTLS` to TLS): `app_proto_orig`.
+    pub app_proto_orig: Option<&'static str>,
     /// Packets per direction.
     pub pkts: [u64; 2],
     /// Bytes per direction.
@@ -143,6 +146,9 @@ impl FlowRecord<'_> {
         }
         if let Some(a) = self.app_proto {
             o.insert("app_proto".into(), a.into());
+        }
+        if let Some(a) = self.app_proto_orig {
+            o.insert("app_proto_orig".into(), a.into());
         }
         let mut f = Map::new();
         f.insert("pkts_toserver".into(), self.pkts[0].into());
@@ -251,6 +257,7 @@ mod tests {
             proto: 6,
             icmp: [None, None],
             app_proto: Some("smtp"),
+            app_proto_orig: None,
             pkts: [11, 8],
             bytes: [1340, 808],
             ttl: [Some((64, 64)), Some((55, 55))],
@@ -275,6 +282,16 @@ mod tests {
         let v = smtp().flow_eve();
         let want = r#"{"timestamp":"2013-11-26T15:30:20.306047+0000","flow_id":7,"event_type":"flow","src_ip":"88.191.140.111","src_port":51906,"dest_ip":"188.125.69.79","dest_port":25,"proto":"TCP","app_proto":"smtp","flow":{"pkts_toserver":11,"pkts_toclient":8,"bytes_toserver":1340,"bytes_toclient":808,"start":"2013-11-26T15:30:19.952558+0000","end":"2013-11-26T15:30:20.306047+0000","age":1,"state":"closed","reason":"shutdown","alerted":false},"tcp":{"tcp_flags":"1f","tcp_flags_ts":"1f","tcp_flags_tc":"1b","syn":true,"fin":true,"rst":true,"psh":true,"ack":true,"state":"closed","ts_max_regions":1,"tc_max_regions":1}}"#;
         assert_eq!(v.to_string(), want);
+    }
+
+    #[test]
+    fn app_proto_orig_follows_app_proto() {
+        // sv-ether.pcap's 10.16.1.11:34634 -> 25, SMTP then TLS after STARTTLS.
+        let mut r = smtp();
+        r.app_proto = Some("tls");
+        r.app_proto_orig = Some("smtp");
+        let v = r.flow_eve().to_string();
+        assert!(v.contains(r#""proto":"TCP","app_proto":"tls","app_proto_orig":"smtp","flow":{"#));
     }
 
     #[test]
