@@ -21,7 +21,7 @@ const HANDLED: [&str; 12] = [
 
 /// Whether `name` (canonical) is compiled by [`compile`].
 pub(crate) fn handles(name: &str) -> bool {
-    HANDLED.contains(&name)
+    HANDLED.contains(&name) || crate::csum_opt::NAMES.contains(&name)
 }
 
 /// Compiles keyword `name` with its value into `sig`.
@@ -40,6 +40,9 @@ pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<
         "decode-event" | "engine-event" | "stream-event" => {
             PktOpt::Hdr(crate::events::packet(name, value)?)
         }
+        n if crate::csum_opt::NAMES.contains(&n) => PktOpt::Hdr(crate::packet_opts::HdrOpt::Csum(
+            crate::csum_opt::compile(n, value)?,
+        )),
         _ => PktOpt::Hdr(crate::packet_opts::keyword(name, value)?),
     };
     sig.pkt.push(opt);
