@@ -267,3 +267,64 @@ fn checksum_keyword_values_are_checked() {
     );
     assert!(all.contains("expected 'valid' or 'invalid'"), "{all}");
 }
+
+/// 7.0's `alert` keyword on the same capture: the last of `noalert`/`alert` wins, and
+/// a pass rule with `alert` logs its match (`allowed`) and still passes the packet
+/// (the other rules matching packet 2 stay silent). Suricata 7.0.10's alerts.
+const ALERT_RULES: &str = r#"alert ip any any -> any any (msg:"noalert then alert"; ipv4-csum:invalid; noalert; alert; sid:1;)
+alert ip any any -> any any (msg:"alert then noalert"; ipv4-csum:invalid; alert; noalert; sid:2;)
+alert ip any any -> any any (msg:"alert alert"; ipv4-csum:invalid; alert; sid:5;)
+pass udp any any -> any any (msg:"pass alert"; udpv4-csum:invalid; alert; sid:6;)
+alert udp any any -> any any (msg:"after pass"; udpv4-csum:invalid; sid:7;)
+pass udp any any -> any any (msg:"pass plain"; udpv6-csum:invalid; sid:8;)
+alert udp any any -> any any (msg:"after plain pass"; udpv6-csum:invalid; sid:9;)
+"#;
+
+/// `(pcap_cnt, sids)` of Suricata 7.0.10's alerts with [`ALERT_RULES`].
+const ALERT_WANT: &[(u64, &[u64])] = &[(2, &[1, 5]), (5, &[6])];
+
+#[test]
+fn alert_keyword_as_suricata() {
+    let dir = common::tempdir("keywords-alert");
+    let pcap = capture(&dir);
+    let (yaml, rules) = (dir.join("osprey.yaml"), dir.join("alert.rules"));
+    std::fs::write(&yaml, CONFIG).unwrap();
+    std::fs::write(&rules, ALERT_RULES).unwrap();
+    let want: Vec<(u64, Vec<u64>)> = ALERT_WANT.iter().map(|(c, s)| (*c, s.to_vec())).collect();
+    let out = dir.join("osprey");
+    std::fs::create_dir_all(&out).unwrap();
+    let r = common::osprey(&[
+        "-c",
+        yaml.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        "none",
+        "--runmode",
+        "single",
+        "-l",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("7 rules loaded, 0 failed, 0 unsupported"),
+        "{stderr}"
+    );
+    assert_eq!(alerts(&out), want, "alerts differ from Suricata 7.0.10's");
+    let eve = std::fs::read_to_string(out.join("eve.json")).unwrap();
+    let pass = eve
+        .lines()
+        .find(|l| l.contains("\"signature_id\":6"))
+        .expect("pass rule's alert");
+    assert!(pass.contains("\"action\":\"allowed\""), "{pass}");
+    if common::suricata().is_none() {
+        return;
+    }
+    let sdir = dir.join("suricata");
+    std::fs::create_dir_all(&sdir).unwrap();
+    assert!(common::run_suricata(&yaml, &pcap, &rules, &sdir));
+    assert_eq!(alerts(&sdir), want, "Suricata's alerts changed");
+}

@@ -4,7 +4,7 @@
 use crate::sig::{PktOpt, Refusal, Sig};
 
 /// Keywords compiled here.
-const HANDLED: [&str; 12] = [
+const HANDLED: [&str; 13] = [
     "flow.age",
     "tcp.mss",
     "icmpv6.mtu",
@@ -17,6 +17,7 @@ const HANDLED: [&str; 12] = [
     "nfq_set_mark",
     "requires",
     "rpc",
+    "alert",
 ];
 
 /// Whether `name` (canonical) is compiled by [`compile`].
@@ -27,6 +28,18 @@ pub(crate) fn handles(name: &str) -> bool {
 /// Compiles keyword `name` with its value into `sig`.
 pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<(), Refusal> {
     let opt = match name {
+        // 7.0's `alert`: the rule alerts (again), undoing an earlier `noalert` and
+        // making a pass rule log its matches; a later `noalert` wins.
+        "alert" => {
+            if let Some(v) = value {
+                return Err(crate::sig::failed(
+                    "alert",
+                    format!("alert:{v}: takes no value"),
+                ));
+            }
+            sig.noalert = false;
+            return Ok(());
+        }
         "hostbits" => {
             let op = crate::xbits::hostbits(value)?;
             sig.xbits.push(op);

@@ -141,6 +141,7 @@ const OLD_VERBATIM: &[&str] = &[
     "udpv6-csum",
     "icmpv4-csum",
     "icmpv6-csum",
+    "alert",
 ];
 
 #[test]
