@@ -607,6 +607,11 @@ impl Detector {
                 if flow_scope {
                     fd.passed = true;
                 }
+                // 7.0's `alert` keyword makes a pass rule log its match (`allowed`).
+                if !s.noalert && kept < self.alert_max {
+                    scratch.stats.alerts += 1;
+                    alerts.push(h.alert);
+                }
                 break;
             }
             let g = &self.globals[h.sig as usize];

@@ -4,7 +4,7 @@
 use crate::sig::{PktOpt, Refusal, Sig};
 
 /// Keywords compiled here.
-const HANDLED: [&str; 12] = [
+const HANDLED: [&str; 13] = [
     "flow.age",
     "tcp.mss",
     "icmpv6.mtu",
@@ -17,16 +17,29 @@ const HANDLED: [&str; 12] = [
     "nfq_set_mark",
     "requires",
     "rpc",
+    "alert",
 ];
 
 /// Whether `name` (canonical) is compiled by [`compile`].
 pub(crate) fn handles(name: &str) -> bool {
-    HANDLED.contains(&name)
+    HANDLED.contains(&name) || crate::csum_opt::NAMES.contains(&name)
 }
 
 /// Compiles keyword `name` with its value into `sig`.
 pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<(), Refusal> {
     let opt = match name {
+        // 7.0's `alert`: the rule alerts (again), undoing an earlier `noalert` and
+        // making a pass rule log its matches; a later `noalert` wins.
+        "alert" => {
+            if let Some(v) = value {
+                return Err(crate::sig::failed(
+                    "alert",
+                    format!("alert:{v}: takes no value"),
+                ));
+            }
+            sig.noalert = false;
+            return Ok(());
+        }
         "hostbits" => {
             let op = crate::xbits::hostbits(value)?;
             sig.xbits.push(op);
@@ -40,6 +53,9 @@ pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<
         "decode-event" | "engine-event" | "stream-event" => {
             PktOpt::Hdr(crate::events::packet(name, value)?)
         }
+        n if crate::csum_opt::NAMES.contains(&n) => PktOpt::Hdr(crate::packet_opts::HdrOpt::Csum(
+            crate::csum_opt::compile(n, value)?,
+        )),
         _ => PktOpt::Hdr(crate::packet_opts::keyword(name, value)?),
     };
     sig.pkt.push(opt);

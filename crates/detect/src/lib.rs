@@ -55,6 +55,7 @@ mod asn1;
 mod base64;
 mod batch;
 mod bytes;
+mod csum_opt;
 mod detector;
 mod events;
 mod fastpat;

@@ -28,6 +28,8 @@ pub(crate) enum HdrOpt {
     EngineEvent(wire::Event),
     /// `rpc`: an ONC RPC call in the packet's payload.
     Rpc(crate::rpc_opt::RpcC),
+    /// A checksum keyword (`ipv4-csum` ...).
+    Csum(crate::csum_opt::CsumC),
 }
 
 /// How `fragbits` compares.
@@ -249,6 +251,7 @@ impl HdrOpt {
             HdrOpt::Event(e) => p.has_event(e),
             HdrOpt::EngineEvent(e) => p.ip_version != 0 && p.has_event(e),
             HdrOpt::Rpc(c) => c.matches(p, frame),
+            HdrOpt::Csum(c) => c.matches(p, frame),
         }
     }
 }

@@ -358,7 +358,7 @@ pub(crate) fn compile(
         app_dir: app::Direction::ToServer,
         app_both: false,
         threshold: None,
-        noalert: false,
+        noalert: r.action == Action::Pass,
         fp: None,
         bits_rank: 0,
         iponly: false,

@@ -49,6 +49,10 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match without raising an alert (e.g. only set flowbits)",
         "rules/noalert.html",
     ),
+    verbatim("alert").about(
+        "raise an alert after all (undoes noalert, makes a pass rule log its match)",
+        "rules/noalert.html",
+    ),
     Keyword::new(
         "app-layer-protocol",
         Value::Required,

@@ -98,6 +98,34 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "rules/intro.html",
     ),
     verbatim("engine-event").about("match an event raised by the engine", "rules/intro.html"),
+    verbatim("ipv4-csum").about(
+        "check the IPv4 header checksum (valid or invalid)",
+        "rules/header-keywords.html",
+    ),
+    verbatim("tcpv4-csum").about(
+        "check the TCP checksum of an IPv4 packet (valid or invalid)",
+        "rules/header-keywords.html",
+    ),
+    verbatim("tcpv6-csum").about(
+        "check the TCP checksum of an IPv6 packet (valid or invalid)",
+        "rules/header-keywords.html",
+    ),
+    verbatim("udpv4-csum").about(
+        "check the UDP checksum of an IPv4 packet (valid or invalid)",
+        "rules/header-keywords.html",
+    ),
+    verbatim("udpv6-csum").about(
+        "check the UDP checksum of an IPv6 packet (valid or invalid)",
+        "rules/header-keywords.html",
+    ),
+    verbatim("icmpv4-csum").about(
+        "check the ICMPv4 checksum (valid or invalid)",
+        "rules/header-keywords.html",
+    ),
+    verbatim("icmpv6-csum").about(
+        "check the ICMPv6 checksum (valid or invalid)",
+        "rules/header-keywords.html",
+    ),
 ];
 
 /// Header buffers.

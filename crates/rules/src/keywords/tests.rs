@@ -134,6 +134,14 @@ const OLD_VERBATIM: &[&str] = &[
     "hash",
     "length",
     "nfq_set_mark",
+    "ipv4-csum",
+    "tcpv4-csum",
+    "tcpv6-csum",
+    "udpv4-csum",
+    "udpv6-csum",
+    "icmpv4-csum",
+    "icmpv6-csum",
+    "alert",
 ];
 
 #[test]
