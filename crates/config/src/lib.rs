@@ -569,12 +569,36 @@ pub fn parse_size(s: &str) -> Option<u64> {
     } else {
         (t.as_str(), 1)
     };
-    num.trim().parse::<u64>().ok()?.checked_mul(mult)
+    let num = num.trim();
+    if let Ok(n) = num.parse::<u64>() {
+        return n.checked_mul(mult);
+    }
+    // Suricata also takes a decimal number of units (`25.6mb`), rounded down to bytes.
+    let (int, frac) = num.split_once('.')?;
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || !digits(frac) {
+        return None;
+    }
+    let bytes = num.parse::<f64>().ok()? * mult as f64;
+    (bytes < u64::MAX as f64).then_some(bytes as u64)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_as_suricata() {
+        assert_eq!(parse_size("256mb"), Some(256 << 20));
+        assert_eq!(parse_size(" 4 KiB "), Some(4096));
+        assert_eq!(parse_size("1gb"), Some(1 << 30));
+        assert_eq!(parse_size("25.6mb"), Some(26_843_545));
+        assert_eq!(parse_size("0.5kb"), Some(512));
+        assert_eq!(parse_size("12345"), Some(12345));
+        for bad in ["", "mb", ".5mb", "5.mb", "1e3", "-1", "1.2.3kb", "x"] {
+            assert_eq!(parse_size(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn dump_as_suricata() {
