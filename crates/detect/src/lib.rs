@@ -64,6 +64,7 @@ pub mod fuzzing;
 mod input;
 mod keyword_opts;
 pub mod lists;
+pub mod lua;
 mod offload;
 mod options;
 mod packet_opts;

@@ -41,6 +41,8 @@ mod dcerpc;
 mod dhcp;
 mod dns;
 mod enip;
+mod lua;
+pub use lua::LuaScript;
 mod file;
 mod flow;
 mod ftp;
@@ -292,6 +294,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (modbus::KEYWORDS, modbus::STICKY),
     (enip::KEYWORDS, enip::STICKY),
     (lists::KEYWORDS, &[]),
+    (lua::KEYWORDS, &[]),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
