@@ -103,3 +103,34 @@ fn lua_scripts_alert_as_suricata() {
     ));
     assert_eq!(got, alerts(&sdir), "alerts differ from Suricata's");
 }
+
+/// A script that never ends is stopped on every packet it runs on, never alerts, and
+/// the stops are counted in stats.json (`detect.lua.*`, Suricata 8's names).
+#[test]
+fn runaway_script_is_stopped_and_counted() {
+    let dir = common::tempdir("keywords-lua-limits");
+    let pcap = common::repo("crates/cli/tests/data/http-files.pcap");
+    std::fs::write(
+        dir.join("loop.lua"),
+        "function init(args)\n  local needs = {}\n  needs[\"payload\"] = tostring(true)\n  \
+         return needs\nend\n\nfunction match(args)\n  while true do end\nend\n",
+    )
+    .unwrap();
+    let yaml = dir.join("lua.yaml");
+    std::fs::write(&yaml, config(&dir, true)).unwrap();
+    std::fs::write(
+        dir.join("lua.rules"),
+        "alert tcp any any -> any any (msg:\"loop\"; lua:loop.lua; sid:1;)\n",
+    )
+    .unwrap();
+    let r = run_osprey(&dir, &yaml, &pcap, "osprey");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(alerts(&dir.join("osprey")).is_empty());
+    let s = common::stats(&dir.join("osprey"));
+    let lua = &s["detect"]["lua"];
+    // Every packet with a payload ran the script once (the capture has more than 20).
+    let stops = lua["instruction_limit_errors"].as_u64().unwrap_or(0);
+    assert!(stops >= 20, "{lua}");
+    assert_eq!(lua["errors"].as_u64(), Some(stops), "{lua}");
+    assert_eq!(lua["memory_limit_errors"].as_u64(), Some(0), "{lua}");
+}
