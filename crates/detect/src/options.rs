@@ -57,6 +57,8 @@ pub struct DetectOptions {
     pub pcre_limits: crate::pcre::PcreLimits,
     /// Datasets and reputation data the rules consult (shared with the run).
     pub lists: crate::lists::Lists,
+    /// `security.lua` and where Lua scripts are found.
+    pub lua: crate::lua::LuaConfig,
 }
 
 impl Default for DetectOptions {
@@ -73,6 +75,7 @@ impl Default for DetectOptions {
             thresholds: ThresholdConfig::default(),
             pcre_limits: crate::pcre::PcreLimits::default(),
             lists: crate::lists::Lists::default(),
+            lua: crate::lua::LuaConfig::default(),
         }
     }
 }

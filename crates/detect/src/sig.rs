@@ -118,6 +118,7 @@ pub(crate) enum PktOpt {
     Intel(crate::lists::IntelC),
     Hdr(crate::packet_opts::HdrOpt),
     State(crate::flowstate::StateOpt),
+    Lua(crate::lua::LuaC),
 }
 
 /// A flowbits condition (`isset`/`isnotset`).
@@ -515,6 +516,11 @@ pub(crate) fn compile(
                 crate::keyword_opts::compile(name, value.as_deref(), &mut sig)?
             }
             Opt::Keyword { name, .. } => return Err(unsupported(*name, format!("keyword {name}"))),
+            Opt::Lua(l) => sig.pkt.push(PktOpt::Lua(crate::lua::compile(
+                l,
+                &opts.lua,
+                lr.file.as_deref(),
+            )?)),
         }
     }
     sig.bits_rank = match (set_bits, read_bits) {

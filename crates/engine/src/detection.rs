@@ -270,6 +270,8 @@ impl DetectStage {
         ]
         .into_iter()
         .chain(gpu)
+        // Lua scripts: process-wide counts (merged as engine values).
+        .chain(detect::lua::counters_if_used())
     }
 }
 

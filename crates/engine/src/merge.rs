@@ -63,6 +63,11 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("file_store.open_files", Rule::Gauge),
     ("uptime", Rule::Engine),
     ("osprey.threads", Rule::Engine),
+    // Lua scripts: process-wide counts every worker reports.
+    ("detect.lua.errors", Rule::Engine),
+    ("detect.lua.blocked_function_errors", Rule::Engine),
+    ("detect.lua.instruction_limit_errors", Rule::Engine),
+    ("detect.lua.memory_limit_errors", Rule::Engine),
 ];
 
 /// The merge rule of counter `name` (dotted path).

@@ -156,6 +156,15 @@ fn build(
     }
 
     detect_opts.lists = crate::lists::read(&config, &mut notices);
+    // Lua rules: `security.lua` (7.0's allow-rules; 8.0's limits when set).
+    detect_opts.lua.allow_rules = config.get_bool("security.lua.allow-rules") == Some(true);
+    detect_opts.lua.rule_path = config.default_rule_path();
+    if let Some(n) = config.get_size("security.lua.max-instructions") {
+        detect_opts.lua.max_instructions = n.max(1);
+    }
+    if let Some(n) = config.get_size("security.lua.max-bytes") {
+        detect_opts.lua.max_bytes = n.clamp(1, 1 << 40) as usize;
+    }
     let rule_files = rule_files(args, &config, &mut notices);
     tracing::debug!(
         target: "config",

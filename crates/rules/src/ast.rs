@@ -826,6 +826,8 @@ pub enum Opt {
     },
     /// `iprep` / `geoip`: the packet's addresses looked up.
     Intel(IntelOpt),
+    /// `lua` / `luajit`: a detection script.
+    Lua(crate::keywords::LuaScript),
 }
 
 /// Rule metadata (who, what, which revision).

@@ -141,7 +141,7 @@ mod tests {
         std::fs::write(
             &f,
             "alert tcp any any -> any any (msg:\"a\"; content:\"x\"; sid:1;)\n\
-             alert tcp any any -> any any (msg:\"b\"; lua:x.lua; sid:2;)\n\
+             alert tcp any any -> any any (msg:\"b\"; nosuch_kw:x; sid:2;)\n\
              alert tcp any any -> any any (msg:\"c\"; content:\"abc\"; depth:2; sid:3;)\n",
         )
         .unwrap();
@@ -155,13 +155,13 @@ mod tests {
         let j = r.to_json();
         assert_eq!(j["loaded"], 1);
         assert_eq!(j["failed"], 2);
-        assert_eq!(j["unsupported"]["lua"], 1);
+        assert_eq!(j["unsupported"]["nosuch_kw"], 1);
         assert_eq!(j["keywords"]["msg"], 3);
         assert_eq!(j["skipped"]["unsupported keyword"], 1);
         let text = r.to_string();
         assert!(text.contains("a.rules:2:"), "{text}");
         assert!(text.contains("rules loaded: 1"));
-        assert!(text.contains("lua: 1"));
+        assert!(text.contains("nosuch_kw: 1"));
         assert!(text.contains("missing.rules"));
         let ok = check_files(std::slice::from_ref(&f), &CheckOptions::default());
         assert_eq!(ok.stats.files, 1);

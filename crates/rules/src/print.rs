@@ -396,6 +396,7 @@ fn write_opt(f: &mut impl Write, o: &Opt) -> fmt::Result {
         Opt::TlsVersion(s) => write!(f, " ssl_version:{s};"),
         Opt::App(a) => write_app_opt(f, a),
         Opt::Intel(o) => write!(f, " {o}"),
+        Opt::Lua(s) => write!(f, " lua:{}{};", if s.negated { "!" } else { "" }, s.file),
         Opt::Keyword { name, value } => match value {
             Some(v) => write!(f, " {name}:{v};"),
             None => write!(f, " {name};"),

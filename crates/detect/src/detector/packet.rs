@@ -133,6 +133,7 @@ pub(super) fn pkt_opt_ok(
         PktOpt::Intel(i) => real && i.matches(p),
         PktOpt::Hdr(h) => h.matches(p, frame),
         PktOpt::State(c) => c.matches(flow, p.ts.secs()),
+        PktOpt::Lua(l) => real && l.matches(p, frame, flow),
     }
 }
 

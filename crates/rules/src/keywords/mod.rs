@@ -41,6 +41,8 @@ mod dcerpc;
 mod dhcp;
 mod dns;
 mod enip;
+mod lua;
+pub use lua::LuaScript;
 mod file;
 mod flow;
 mod ftp;
@@ -294,6 +296,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (enip::KEYWORDS, enip::STICKY),
     (lists::KEYWORDS, &[]),
     (rfb::KEYWORDS, rfb::STICKY),
+    (lua::KEYWORDS, &[]),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
