@@ -186,6 +186,42 @@ pub fn wait_exit(
     }
 }
 
+/// Runs `osprey -c YAML -S RULES -r PCAP -k K --runmode single -l OUT`, creating OUT;
+/// the process's output (its status and stderr are the caller's to check).
+pub fn osprey_single_k(
+    yaml: &std::path::Path,
+    rules: &std::path::Path,
+    pcap: &std::path::Path,
+    k: &str,
+    out: &std::path::Path,
+) -> Output {
+    std::fs::create_dir_all(out).unwrap();
+    osprey(&[
+        "-c",
+        yaml.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        k,
+        "--runmode",
+        "single",
+        "-l",
+        out.to_str().unwrap(),
+    ])
+}
+
+/// [`osprey_single_k`] without checksum validation (`-k none`).
+pub fn osprey_single(
+    yaml: &std::path::Path,
+    rules: &std::path::Path,
+    pcap: &std::path::Path,
+    out: &std::path::Path,
+) -> Output {
+    osprey_single_k(yaml, rules, pcap, "none", out)
+}
+
 /// Runs `osprey` with the yaml text `config` (written to `dir/osprey.yaml`) and the rules
 /// file `rules` over `pcap` in the single runmode, without checksum validation, logging
 /// into `dir/osprey`; returns its `eve.json`.
@@ -198,21 +234,7 @@ pub fn osprey_eve(
     let yaml = dir.join("osprey.yaml");
     std::fs::write(&yaml, config).unwrap();
     let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = osprey_single(&yaml, rules, pcap, &out);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     std::fs::read_to_string(out.join("eve.json")).unwrap()
 }

@@ -61,21 +61,7 @@ fn alerts(lines: &str) -> Vec<(u64, u64, u64, u64, Value)> {
 /// Runs Osprey with the stock configuration; its `eve.json` text.
 fn run_osprey(dir: &Path, pcap: &Path, rules: &Path) -> String {
     let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = common::osprey(&[
-        "-c",
-        YAML,
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(Path::new(YAML), &rules, &pcap, &out);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     std::fs::read_to_string(out.join("eve.json")).unwrap()
 }

@@ -213,21 +213,7 @@ fn checksum_keywords_alert_as_suricata() {
     let want: Vec<(u64, Vec<u64>)> = WANT.iter().map(|(c, s)| (*c, s.to_vec())).collect();
     let k = "none";
     let out = dir.join(format!("osprey-{k}"));
-    std::fs::create_dir_all(&out).unwrap();
-    let r = common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        k,
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single_k(&yaml, &rules, &pcap, k, &out);
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{stderr}");
     assert!(
@@ -291,21 +277,7 @@ fn alert_keyword_as_suricata() {
     std::fs::write(&rules, ALERT_RULES).unwrap();
     let want: Vec<(u64, Vec<u64>)> = ALERT_WANT.iter().map(|(c, s)| (*c, s.to_vec())).collect();
     let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{stderr}");
     assert!(

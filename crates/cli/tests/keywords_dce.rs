@@ -55,21 +55,7 @@ fn dce_byte_options_alert_as_suricata() {
     let yaml = dir.join("osprey.yaml");
     std::fs::write(&yaml, CONFIG).unwrap();
     let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let stderr = String::from_utf8_lossy(&r.stderr);
     for sid in [5, 6] {

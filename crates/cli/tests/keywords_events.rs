@@ -171,21 +171,7 @@ fn event_keywords_alert_as_suricata() {
     std::fs::write(&yaml, CONFIG).unwrap();
     std::fs::write(&rules, RULES).unwrap();
     let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{stderr}");
     assert!(
@@ -236,21 +222,7 @@ fn tcp_header_aliases_alert_as_suricata() {
     std::fs::write(&yaml, CONFIG).unwrap();
     std::fs::write(&rules, ALIASES).unwrap();
     let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let got = alerts(&out);
     let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
@@ -288,21 +260,7 @@ fn meta_keywords_alert_as_suricata() {
     std::fs::write(&yaml, CONFIG).unwrap();
     std::fs::write(&rules, META).unwrap();
     let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{stderr}");
     assert!(
@@ -379,21 +337,7 @@ fn rpc_alerts_as_suricata() {
     std::fs::write(&yaml, CONFIG).unwrap();
     std::fs::write(&rules, RPC).unwrap();
     let out = dir.join("osprey");
-    std::fs::create_dir_all(&out).unwrap();
-    let r = common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{stderr}");
     assert!(

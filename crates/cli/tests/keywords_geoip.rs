@@ -59,20 +59,7 @@ fn run(dir: &Path, yaml: &Path, name: &str) -> (BTreeMap<u64, Vec<u64>>, String)
     std::fs::create_dir_all(&out).unwrap();
     let pcap = common::repo("crates/cli/tests/data/dcerpc.pcap");
     let rules = dir.join("geoip.rules");
-    let r = common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     (
         alerts(&out),
