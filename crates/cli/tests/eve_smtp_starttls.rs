@@ -61,7 +61,7 @@ fn alerts(lines: &str) -> Vec<(u64, u64, u64, u64, Value)> {
 /// Runs Osprey with the stock configuration; its `eve.json` text.
 fn run_osprey(dir: &Path, pcap: &Path, rules: &Path) -> String {
     let out = dir.join("osprey");
-    let r = common::osprey_single(Path::new(YAML), &rules, &pcap, &out);
+    let r = common::osprey_single(Path::new(YAML), rules, pcap, &out);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     std::fs::read_to_string(out.join("eve.json")).unwrap()
 }

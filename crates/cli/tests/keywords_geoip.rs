@@ -56,10 +56,9 @@ fn alerts(dir: &Path) -> BTreeMap<u64, Vec<u64>> {
 
 fn run(dir: &Path, yaml: &Path, name: &str) -> (BTreeMap<u64, Vec<u64>>, String) {
     let out = dir.join(name);
-    std::fs::create_dir_all(&out).unwrap();
     let pcap = common::repo("crates/cli/tests/data/dcerpc.pcap");
     let rules = dir.join("geoip.rules");
-    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
+    let r = common::osprey_single(yaml, &rules, &pcap, &out);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     (
         alerts(&out),
