@@ -449,3 +449,17 @@ pub(crate) fn apply(st: &mut State, kw: &str, o: &RawOption<'_>) {
 
 #[cfg(test)]
 mod tests;
+
+/// The value of the first protocol keyword (`Opt::App`) of `rule` (tests of the
+/// protocols' keyword files).
+#[cfg(test)]
+pub(crate) fn first_app_value(rule: &str) -> Result<crate::ast::AppValue, String> {
+    let r = crate::parse_rule(rule).map_err(|e| format!("{e:?}"))?;
+    r.options
+        .iter()
+        .find_map(|o| match o {
+            crate::ast::Opt::App(a) => Some(a.value.clone()),
+            _ => None,
+        })
+        .ok_or_else(|| "no app option".into())
+}

@@ -57,18 +57,8 @@ fn secresult(st: &mut State, c: &Ctx<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::ast::{AppValue, IntCmp, Opt};
-
-    fn app(rule: &str) -> Result<AppValue, String> {
-        let r = crate::parse_rule(rule).map_err(|e| format!("{e:?}"))?;
-        r.options
-            .iter()
-            .find_map(|o| match o {
-                Opt::App(a) => Some(a.value.clone()),
-                _ => None,
-            })
-            .ok_or_else(|| "no app option".into())
-    }
+    use super::super::first_app_value as app;
+    use crate::ast::{AppValue, IntCmp};
 
     #[test]
     fn values_are_typed() {
