@@ -163,20 +163,39 @@ fn alerts(dir: &Path) -> Vec<(u64, u64)> {
     got
 }
 
+/// Writes the test's configuration and the rules `text` (as `name`) into `dir`, then
+/// runs Osprey on `pcap`: (yaml, rules file, log directory). The run must succeed and,
+/// when `loaded` is given, report that load summary.
+fn run(
+    dir: &Path,
+    pcap: &Path,
+    name: &str,
+    text: &str,
+    loaded: Option<&str>,
+) -> (PathBuf, PathBuf, PathBuf) {
+    let (yaml, rules) = (dir.join("osprey.yaml"), dir.join(name));
+    std::fs::write(&yaml, CONFIG).unwrap();
+    std::fs::write(&rules, text).unwrap();
+    let out = dir.join("osprey");
+    let r = common::osprey_single(&yaml, &rules, pcap, &out);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{stderr}");
+    if let Some(loaded) = loaded {
+        assert!(stderr.contains(loaded), "{stderr}");
+    }
+    (yaml, rules, out)
+}
+
 #[test]
 fn event_keywords_alert_as_suricata() {
     let dir = common::tempdir("keywords-events");
     let pcap = capture(&dir);
-    let (yaml, rules) = (dir.join("osprey.yaml"), dir.join("events.rules"));
-    std::fs::write(&yaml, CONFIG).unwrap();
-    std::fs::write(&rules, RULES).unwrap();
-    let out = dir.join("osprey");
-    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
-    let stderr = String::from_utf8_lossy(&r.stderr);
-    assert!(r.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("11 rules loaded, 0 failed, 0 unsupported"),
-        "{stderr}"
+    let (yaml, rules, out) = run(
+        &dir,
+        &pcap,
+        "events.rules",
+        RULES,
+        Some("11 rules loaded, 0 failed, 0 unsupported"),
     );
     let got = alerts(&out);
     assert_eq!(got, WANT, "alerts differ from Suricata 7.0.10's");
@@ -218,12 +237,7 @@ const ALIASES_WANT: &[(u64, usize)] = &[(1, 50), (2, 50), (3, 5), (4, 5), (5, 5)
 fn tcp_header_aliases_alert_as_suricata() {
     let dir = common::tempdir("keywords-tcp-aliases");
     let pcap = capture(&dir);
-    let (yaml, rules) = (dir.join("osprey.yaml"), dir.join("aliases.rules"));
-    std::fs::write(&yaml, CONFIG).unwrap();
-    std::fs::write(&rules, ALIASES).unwrap();
-    let out = dir.join("osprey");
-    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let (yaml, rules, out) = run(&dir, &pcap, "aliases.rules", ALIASES, None);
     let got = alerts(&out);
     let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
     got.iter()
@@ -256,16 +270,12 @@ alert tcp any any -> any any (msg:"req range"; requires:version >= 7.0.3 < 7.0.5
 fn meta_keywords_alert_as_suricata() {
     let dir = common::tempdir("keywords-meta");
     let pcap = capture(&dir);
-    let (yaml, rules) = (dir.join("osprey.yaml"), dir.join("meta.rules"));
-    std::fs::write(&yaml, CONFIG).unwrap();
-    std::fs::write(&rules, META).unwrap();
-    let out = dir.join("osprey");
-    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
-    let stderr = String::from_utf8_lossy(&r.stderr);
-    assert!(r.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("3 rules loaded, 0 failed, 4 unsupported"),
-        "{stderr}"
+    let (yaml, rules, out) = run(
+        &dir,
+        &pcap,
+        "meta.rules",
+        META,
+        Some("3 rules loaded, 0 failed, 4 unsupported"),
     );
     let got = alerts(&out);
     let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
@@ -333,16 +343,12 @@ fn rpc_alerts_as_suricata() {
         w.write(ts, &frame).unwrap();
     }
     w.finish().unwrap();
-    let (yaml, rules) = (dir.join("osprey.yaml"), dir.join("rpc.rules"));
-    std::fs::write(&yaml, CONFIG).unwrap();
-    std::fs::write(&rules, RPC).unwrap();
-    let out = dir.join("osprey");
-    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
-    let stderr = String::from_utf8_lossy(&r.stderr);
-    assert!(r.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("5 rules loaded, 0 failed, 0 unsupported"),
-        "{stderr}"
+    let (yaml, rules, out) = run(
+        &dir,
+        &pcap,
+        "rpc.rules",
+        RPC,
+        Some("5 rules loaded, 0 failed, 0 unsupported"),
     );
     let got = alerts(&out);
     // The TCP call is packet 4, the UDP call packet 11.
