@@ -142,9 +142,21 @@ pub fn suricata_eve(
     pcap: &std::path::Path,
     out: &std::path::Path,
 ) -> String {
+    suricata_rules_eve(yaml, pcap, std::path::Path::new("/dev/null"), out)
+}
+
+/// Runs the reference Suricata with `rules` on `pcap` and the configuration `yaml`,
+/// logging into `out` (created); the text of its `eve.json`. Fails the test when
+/// Suricata does not run to the end.
+pub fn suricata_rules_eve(
+    yaml: &std::path::Path,
+    pcap: &std::path::Path,
+    rules: &std::path::Path,
+    out: &std::path::Path,
+) -> String {
     std::fs::create_dir_all(out).expect("create Suricata's log dir");
     assert!(
-        run_suricata(yaml, pcap, std::path::Path::new("/dev/null"), out),
+        run_suricata(yaml, pcap, rules, out),
         "suricata runs on {}",
         pcap.display()
     );

@@ -113,16 +113,12 @@ fn quic_records_and_alerts_are_suricatas() {
     if common::suricata().is_none() {
         return;
     }
-    let out = dir.join("suricata");
-    std::fs::create_dir_all(&out).unwrap();
-    let ok = common::run_suricata(
+    let live = common::suricata_rules_eve(
         Path::new("/etc/suricata/suricata.yaml"),
         &pcap,
         &rules,
-        &out,
+        &dir.join("suricata"),
     );
-    assert!(ok, "suricata runs on the capture");
-    let live = std::fs::read_to_string(out.join("eve.json")).unwrap();
     assert_eq!(quic_records(&live), want);
     assert_eq!(alerts(&live), want_alerts);
 }
