@@ -192,15 +192,14 @@ fn trim_range(s: &[u8], r: Range<usize>) -> Range<usize> {
     a..b
 }
 
-/// Parses a Content-Length value: optional whitespace, decimal digits, optional
-/// whitespace. Anything else (signs, junk, overflow) is `None`.
+/// Parses a Content-Length value as libhtp does: bytes before the first digit are
+/// skipped, the digits that follow are the length, anything after them is ignored
+/// (`a68bc`, `-68` and `68 34` are all 68 to Suricata 7.0.10). `None` when there is no
+/// digit or the number overflows.
 pub(crate) fn parse_content_length(v: &[u8]) -> Option<u64> {
-    let v = trim(v);
-    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
+    let start = v.iter().position(u8::is_ascii_digit)?;
     let mut n: u64 = 0;
-    for &d in v {
+    for &d in v[start..].iter().take_while(|d| d.is_ascii_digit()) {
         n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
     }
     Some(n)
@@ -307,8 +306,12 @@ mod tests {
     #[test]
     fn lengths() {
         assert_eq!(parse_content_length(b" 12 "), Some(12));
-        assert_eq!(parse_content_length(b"-1"), None);
-        assert_eq!(parse_content_length(b"1a"), None);
+        // Junk around the digits is skipped (Suricata 7.0.10 reads each as 68).
+        assert_eq!(parse_content_length(b"-68"), Some(68));
+        assert_eq!(parse_content_length(b"a68bc"), Some(68));
+        assert_eq!(parse_content_length(b"68 34"), Some(68));
+        assert_eq!(parse_content_length(b"ab cd"), None);
+        assert_eq!(parse_content_length(b""), None);
         assert_eq!(parse_content_length(b"99999999999999999999999"), None);
         assert_eq!(parse_chunk_len(b"1a;ext=1"), Some(26));
         assert_eq!(parse_chunk_len(b"  F "), Some(15));

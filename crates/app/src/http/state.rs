@@ -36,6 +36,7 @@ use super::uri::{host_port, host_range, normalize_host, normalize_uri, split_uri
 use crate::util::{chomp, contains_nocase, push_capped, trim};
 use crate::{AppCtx, Counter, Direction, Events};
 
+mod finalize;
 mod lines;
 
 use lines::{
@@ -84,6 +85,9 @@ struct Side {
     /// The bytes after a request line without protocol look like a header line
     /// (libhtp's "missing protocol" probe): the request has headers after all.
     header_follows: bool,
+    /// The body of this side's message ended but the message is not complete yet
+    /// (libhtp's `RES_FINALIZE`): see [`HttpState::end_body`].
+    deferred: bool,
 }
 
 impl Side {
@@ -179,6 +183,11 @@ impl HttpState {
 
     /// Feeds in-order stream bytes of one direction.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        self.parse_data(ctx, dir, data);
+        self.settle_deferred(ctx, dir);
+    }
+
+    fn parse_data(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         let d = dir.index();
         let mut pos = 0;
         while pos < data.len() {
@@ -209,7 +218,7 @@ impl HttpState {
                     pos += take;
                     let left = n - take as u64;
                     if left == 0 {
-                        self.complete(ctx, dir);
+                        self.end_body(ctx, dir);
                     } else {
                         self.sides[d].st = Some(St::Identity(left));
                     }
@@ -357,6 +366,7 @@ impl HttpState {
 
     /// Ends parsing of one direction, completing a message in progress as truncated.
     fn stop(&mut self, ctx: &mut AppCtx, dir: Direction) {
+        self.finish_deferred(ctx, dir);
         let d = dir.index();
         if self.sides[d].pending.is_some() {
             self.flush_pending(ctx, dir);
@@ -408,12 +418,13 @@ impl HttpState {
                     if !starts {
                         // libhtp: more body of the message that just ended.
                         if !trim(buf).is_empty() {
-                            self.sides[d].tx = Some(prev);
+                            let current = self.sides[d].tx.replace(prev);
                             self.body(ctx, dir, buf);
-                            self.sides[d].tx = None;
+                            self.sides[d].tx = current;
                         }
                         return;
                     }
+                    self.finish_deferred(ctx, dir);
                     self.sides[d].finalized = None;
                 }
                 match dir {
@@ -455,7 +466,7 @@ impl HttpState {
                 }
             }
             St::ChunkDataEnd => self.sides[d].st = Some(St::ChunkLen),
-            St::Trailers if chomp(buf).is_empty() => self.complete(ctx, dir),
+            St::Trailers if chomp(buf).is_empty() => self.end_body(ctx, dir),
             St::Trailers if dir == Direction::ToClient && matches!(buf[0], b' ' | b'\t') => {
                 // A trailer line folding into nothing.
                 self.raise_once(ctx, dir, ev::INVALID_RESPONSE_FIELD_FOLDING);

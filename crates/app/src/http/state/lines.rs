@@ -174,7 +174,8 @@ pub(super) fn next_line(
 /// needs the next byte (`Need` if there is none yet) or the line is dropped.
 fn complete(side: &mut Side, data: &[u8], pos: &mut usize, mode: Mode) -> Option<LineRes> {
     let lws_lf = matches!(side.line.as_slice(), [b' ' | b'\t', b'\n']);
-    let not_status = mode == Mode::StatusLine && {
+    // (After a body libhtp's RES_FINALIZE takes any line at once: no peeking.)
+    let not_status = mode == Mode::StatusLine && !side.deferred && {
         let l = chomp(&side.line);
         !trim(l).is_empty() && !looks_like_response_line(l)
     };
