@@ -55,6 +55,7 @@ pub fn default_config() -> Config {
             d.pcre_limits.depth_limit.to_string(),
         ),
     ];
+    entries.extend(crate::flow_timeouts::stock_entries());
     let a = &e.app;
     for (k, v) in [
         ("request-body-limit", a.request_body_limit),
@@ -118,6 +119,10 @@ mod tests {
                 ..EngineConfig::default()
             };
             crate::setup::apply_engine_settings(&Config::default(), &mut d);
+            // (A file without `flow-timeouts` takes Suricata's built-in timeouts, not the
+            // stock file's: see `flow_timeouts`.)
+            assert_ne!(d.flow.timeouts, flow::Config::default().timeouts);
+            d.flow.timeouts = flow::Config::default().timeouts;
             assert_eq!(format!("{:?}", applied.flow), format!("{:?}", d.flow));
             assert_eq!(format!("{:?}", applied.app), format!("{:?}", d.app));
             assert_eq!(

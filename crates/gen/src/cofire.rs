@@ -280,6 +280,7 @@ fn known_buffer(b: rules::Buffer) -> bool {
             | B::HttpMethod
             | B::HttpRequestBody
             | B::FileData
+            | B::HttpResponseBody
             | B::HttpStatCode
             | B::HttpStatMsg
             | B::HttpHeader

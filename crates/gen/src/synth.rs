@@ -124,6 +124,7 @@ fn is_response_buffer(b: Buffer) -> bool {
             | Buffer::HttpServer
             | Buffer::HttpLocation
             | Buffer::FileData
+            | Buffer::HttpResponseBody
     )
 }
 
@@ -379,7 +380,7 @@ fn http_attack(
                     return Err("empty request body".into());
                 }
             }
-            Buffer::FileData => {
+            Buffer::FileData | Buffer::HttpResponseBody => {
                 resp.body = solve::build(&items, &[], rng, &lower)?;
             }
             Buffer::HttpStatCode => {
@@ -488,7 +489,7 @@ pub fn buffer_of(b: Buffer, side: Side, req: &Request, resp: &Response) -> Optio
         Buffer::HttpUri | Buffer::HttpUriRaw => req.uri.clone(),
         Buffer::HttpMethod => req.method.clone(),
         Buffer::HttpRequestBody => req.body.clone(),
-        Buffer::FileData => resp.body.clone(),
+        Buffer::FileData | Buffer::HttpResponseBody => resp.body.clone(),
         Buffer::HttpStatCode => resp.status.clone(),
         Buffer::HttpStatMsg => resp.reason.clone(),
         Buffer::HttpHeader => match side {

@@ -77,8 +77,10 @@ define_buffers! {
     HttpRequestHeader = "http.request_header";
     HttpResponseHeader = "http.response_header";
     Http2HeaderName = "http2.header_name";
-    // Suricata 7: `http.response_body`/`http_server_body` select the file_data buffer.
-    FileData = "file.data" | "file_data" | "http.response_body";
+    // Suricata 7: `http.response_body`/`http_server_body` read file_data's buffer (the
+    // body), but only to the client: a rule with them never matches a request body.
+    HttpResponseBody = "http.response_body";
+    FileData = "file.data" | "file_data";
     FileName = "file.name" | "filename";
     FileMagic = "file.magic";
     Base64Data = "base64_data";
@@ -160,7 +162,7 @@ impl Buffer {
             "http_raw_uri" => Buffer::HttpUriRaw,
             "http_method" => Buffer::HttpMethod,
             "http_client_body" => Buffer::HttpRequestBody,
-            "http_server_body" => Buffer::FileData,
+            "http_server_body" => Buffer::HttpResponseBody,
             "http_header" => Buffer::HttpHeader,
             "http_raw_header" => Buffer::HttpHeaderRaw,
             // Snort 2.9's raw cookie: Suricata has one cookie buffer.
@@ -181,6 +183,7 @@ impl Buffer {
             Buffer::HttpUriRaw => "http_raw_uri",
             Buffer::HttpMethod => "http_method",
             Buffer::HttpRequestBody => "http_client_body",
+            Buffer::HttpResponseBody => "http_server_body",
             Buffer::HttpHeader => "http_header",
             Buffer::HttpHeaderRaw => "http_raw_header",
             Buffer::HttpCookie => "http_cookie",
@@ -199,7 +202,7 @@ impl Buffer {
             'U' => Buffer::HttpUri,
             'I' => Buffer::HttpUriRaw,
             'P' => Buffer::HttpRequestBody,
-            'Q' => Buffer::FileData,
+            'Q' => Buffer::HttpResponseBody,
             'H' => Buffer::HttpHeader,
             'D' => Buffer::HttpHeaderRaw,
             'M' => Buffer::HttpMethod,
@@ -305,11 +308,11 @@ mod tests {
         }
         assert_eq!(
             Buffer::from_sticky("http.response_body"),
-            Some(Buffer::FileData)
+            Some(Buffer::HttpResponseBody)
         );
         assert_eq!(
             Buffer::from_content_modifier("http_server_body"),
-            Some(Buffer::FileData)
+            Some(Buffer::HttpResponseBody)
         );
         {}
         assert_eq!(Buffer::from_sticky("file_data"), Some(Buffer::FileData));

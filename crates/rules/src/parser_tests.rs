@@ -182,7 +182,8 @@ fn snort_modifiers_and_sticky_buffers_map_to_one_model() {
     let f = ok(&r(
         r#"file_data; content:"x"; http.response_body; content:"y";"#,
     ));
-    assert_eq!(f.matches_in(Buffer::FileData).count(), 2);
+    assert_eq!(f.matches_in(Buffer::FileData).count(), 1);
+    assert_eq!(f.matches_in(Buffer::HttpResponseBody).count(), 1);
     let legacy = ok(&r(r#"dns_query; content:"x"; tls_sni; content:"y";"#
         .replace("tls_sni; ", "")
         .as_str()));

@@ -60,7 +60,7 @@ pub(super) const KEYWORDS: &[Keyword] = &[
     Keyword::new(
         "http_server_body",
         Value::None,
-        Kind::BufferModifier(Buffer::FileData),
+        Kind::BufferModifier(Buffer::HttpResponseBody),
         move_content,
     )
     .protos(HTTP)
@@ -168,6 +168,7 @@ pub(super) const STICKY: Stickies = &[
             Buffer::HttpMethod,
             Buffer::HttpRequestLine,
             Buffer::HttpRequestBody,
+            Buffer::HttpResponseBody,
             Buffer::HttpHeader,
             Buffer::HttpHeaderRaw,
             Buffer::HttpCookie,

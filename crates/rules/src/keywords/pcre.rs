@@ -131,7 +131,10 @@ fn pcre(st: &mut State, o: &RawOption<'_>, val: &str) {
     let block = match buffer {
         Some(b) => {
             if let Some(s) = &st.sticky {
-                if s.buffer != b {
+                // `/Q` (the response body) inside `file.data` reads the same bytes.
+                let same = s.buffer == b
+                    || (s.buffer == Buffer::FileData && b == Buffer::HttpResponseBody);
+                if !same {
                     st.err(
                         o.value_off,
                         Reason::Semantic,

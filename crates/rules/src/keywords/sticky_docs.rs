@@ -33,6 +33,10 @@ pub(super) fn about(b: Buffer) -> (&'static str, &'static str) {
             "sticky buffer: the HTTP request body",
             "rules/http-keywords.html#http-client-body",
         ),
+        "http.response_body" => (
+            "sticky buffer: the HTTP response body (file_data to the client)",
+            "rules/http-keywords.html#http-server-body",
+        ),
         "http.header" => (
             "sticky buffer: the normalised HTTP headers",
             "rules/http-keywords.html#http-header-and-http-raw-header",
