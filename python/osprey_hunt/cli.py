@@ -119,6 +119,7 @@ def run(args) -> dict:
     osprey_args = shlex.split(args.osprey_args)
     t0 = time.monotonic()
     client, cluster = _client(args)
+    plugin = None
     try:
         from distributed import as_completed
 
@@ -134,9 +135,9 @@ def run(args) -> dict:
                  client.dashboard_link)
         with tempfile.TemporaryDirectory() as tmp:
             client.upload_file(_package_zip(tmp))
+        plugin = f"osprey-hunt-{token}"
         client.register_plugin(
-            RulesPlugin(token, rules_text, args.osprey, args.config, args.mode),
-            name=f"osprey-hunt-{token}",
+            RulesPlugin(token, rules_text, args.osprey, args.config, args.mode), name=plugin
         )
         opts = Options(token=token, osprey=args.osprey, work_dir=work_dir, config=args.config,
                        osprey_args=osprey_args, inject_failure=args.inject_failure,
@@ -161,12 +162,14 @@ def run(args) -> dict:
         for name in os.listdir(units_dir):
             if name.endswith(".tmp"):
                 os.remove(os.path.join(units_dir, name))
-        # The hunt's servers (socket mode) are shut down with its plugin.
-        try:
-            client.unregister_worker_plugin(f"osprey-hunt-{token}")
-        except Exception as e:  # the hunt's result stands; the servers end with workers
-            log.warning("could not unregister the rules plugin: %s", e)
     finally:
+        # The hunt's servers (socket mode) are shut down with its plugin, whatever
+        # became of the hunt.
+        if plugin is not None:
+            try:
+                client.unregister_worker_plugin(plugin)
+            except Exception as e:  # the servers end with their workers anyway
+                log.warning("could not unregister the rules plugin: %s", e)
         client.close()
         if cluster is not None:
             cluster.close()
