@@ -33,6 +33,9 @@ from typing import Callable, List, Optional
 #: How long a server may take to load its rules and open its socket (seconds).
 START_TIMEOUT = 900.0
 
+#: The prefix of a server's directory (socket, log, pid) in the temporary directory.
+DIR_PREFIX = "osprey-hunt-"
+
 
 class OspreyDied(RuntimeError):
     """The worker's osprey ended while a unit waited on it."""
@@ -90,6 +93,28 @@ def process_cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+def remove_stale(tmp: Optional[str] = None) -> int:
+    """Removes the directories that servers whose process is gone left behind (a worker
+    killed outright cannot clean up; its server ends with it); returns how many. A
+    directory without a pid file is a server starting and is left alone."""
+    tmp = tmp or tempfile.gettempdir()
+    removed = 0
+    for name in os.listdir(tmp):
+        d = os.path.join(tmp, name)
+        if not name.startswith(DIR_PREFIX) or not os.path.isdir(d):
+            continue
+        try:
+            with open(os.path.join(d, "pid")) as f:
+                pid = int(f.read().strip())
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+            removed += 1
+        except (OSError, ValueError):  # no pid file yet, someone else's, unreadable
+            continue
+    return removed
+
+
 class Client:
     """One connection speaking Suricata's command protocol: the version greeting, then
     one JSON command and one JSON reply at a time."""
@@ -141,7 +166,8 @@ class Server:
     """A persistent ``osprey --unix-socket`` with one rule set."""
 
     def __init__(self, osprey: str, rules: str, config: Optional[str], osprey_args: List[str]):
-        self.dir = tempfile.mkdtemp(prefix="osprey-hunt-")  # short: socket paths are
+        remove_stale()
+        self.dir = tempfile.mkdtemp(prefix=DIR_PREFIX)  # short: socket paths are
         self.socket = os.path.join(self.dir, "osprey.sock")  # limited to 107 bytes
         self.log_path = os.path.join(self.dir, "osprey.log")
         os.makedirs(os.path.join(self.dir, "log"))
@@ -155,6 +181,8 @@ class Server:
         with open(self.log_path, "w") as log:
             self.proc = _spawn(cmd, stdout=log, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL)
+        with open(os.path.join(self.dir, "pid"), "w") as f:
+            f.write(f"{self.proc.pid}\n")
         self._wait_ready()
 
     def log_tail(self) -> str:

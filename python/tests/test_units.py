@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import struct
+import subprocess
 import tempfile
 import unittest
 
@@ -126,7 +127,14 @@ class ServerTest(unittest.TestCase):
             outs = [os.path.join(d, f"out{k}") for k in range(3)]
             for o in outs:
                 os.makedirs(o)
+            # What a killed worker's server left: removed when a server starts.
+            gone = subprocess.Popen(["true"])
+            gone.wait()
+            stale = tempfile.mkdtemp(prefix=server.DIR_PREFIX)
+            with open(os.path.join(stale, "pid"), "w") as f:
+                f.write(f"{gone.pid}\n")
             first, started = unit._server(opts, rules)
+            self.assertFalse(os.path.exists(stale))
             try:
                 self.assertTrue(started)
                 self.assertEqual(first.run(lst, 0, 1, outs[0])["packets"], 40)
