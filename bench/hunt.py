@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Retro-hunt benchmark (issue 31): `osprey hunt` on a local Dask cluster of 1, 2 and 4
-worker processes against plain `osprey -r` on the same files.
+worker processes against plain `osprey -r` on the same files, with one osprey process
+per unit (`--mode process`, every unit loads the rules) and one persistent osprey per
+worker (`--mode socket`, rules loaded once per worker).
 
     python3 bench/hunt.py [--osprey BIN] [--links 4] [--packets 60000] [--rules FILE]
+                          [--workers 1,2,4] [--modes process,socket] [--buckets B]
 
 Generates an archive of LINKS links (`osprey gen`, split into files of 5,000 packets),
 runs `osprey -r` over each link's files in order (one process, single runmode: the
@@ -10,7 +13,8 @@ work with no engine around it), then the hunt with each worker count, and prints
 Markdown table: wall time, throughput, units, the CPU seconds of the units' osprey
 processes and of the whole hunt (client, scheduler, workers, osprey: the difference is
 the engine's cost), the sum of the units' rule-load times. The alerts of every hunt are
-checked against the plain runs'.
+checked against the plain runs'. "osprey starts" counts the osprey processes that loaded
+the rules.
 """
 
 import argparse
@@ -55,6 +59,9 @@ def main():
     p.add_argument("--packets", type=int, default=60000)
     p.add_argument("--rules", help="extra rule file hunted as well (e.g. ET Open)")
     p.add_argument("--workers", default="1,2,4")
+    p.add_argument("--modes", default="process,socket")
+    p.add_argument("--buckets", type=int, default=0, help="buckets per link (default: "
+                   "the hunt's, about two units per worker)")
     p.add_argument("--dir")
     a = p.parse_args()
     osprey = os.path.abspath(a.osprey)
@@ -91,32 +98,36 @@ def main():
         reference.append(os.path.join(log, "eve.json"))
     size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(archive) for f in fs)
     want = merge.alert_counter(merge.read_alerts(reference))
-    rows = [("plain `osprey -r`, links one after another", 1, a.links, plain, plain_cpu, None,
-             None, sum(want.values()))]
+    rows = [("plain `osprey -r`, links one after another", 1, a.links, a.links, plain,
+             plain_cpu, None, None, sum(want.values()))]
     env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "python"))
     for w in [int(x) for x in a.workers.split(",")]:
-        out = os.path.join(d, f"hunt-{w}.json")
-        summ = os.path.join(d, f"hunt-{w}.summary.json")
-        secs, total_cpu = run([sys.executable, "-m", "osprey_hunt", archive, "-S", rules, "-o", out,
-                       "--local", str(w), "--osprey", osprey, "--osprey-args", "-k none",
-                       "--summary", summ], env=env)
-        s = json.load(open(summ))
-        got = merge.alert_counter(merge.read_alerts([out]))
-        if got != want:
-            raise SystemExit(f"{w} workers: alerts differ from the plain runs")
-        rows.append((f"`osprey hunt --local {w}`", w, s["units"], secs,
-                     s["osprey_cpu_seconds"], total_cpu, s["rule_load_seconds"],
-                     sum(got.values())))
+        for mode in a.modes.split(","):
+            out = os.path.join(d, f"hunt-{mode}-{w}.json")
+            summ = os.path.join(d, f"hunt-{mode}-{w}.summary.json")
+            cmd = [sys.executable, "-m", "osprey_hunt", archive, "-S", rules, "-o", out,
+                   "--local", str(w), "--osprey", osprey, "--osprey-args", "-k none",
+                   "--summary", summ, "--mode", mode]
+            if a.buckets:
+                cmd += ["--buckets", str(a.buckets)]
+            secs, total_cpu = run(cmd, env=env)
+            s = json.load(open(summ))
+            got = merge.alert_counter(merge.read_alerts([out]))
+            if got != want:
+                raise SystemExit(f"{mode}, {w} workers: alerts differ from the plain runs")
+            rows.append((f"`osprey hunt --local {w} --mode {mode}`", w, s["units"],
+                         s["osprey_starts"], secs, s["osprey_cpu_seconds"], total_cpu,
+                         s["rule_load_seconds"], sum(got.values())))
     print(f"archive: {a.links} links, {size / 1e6:.1f} MB, files of 5,000 packets; "
           f"rules: {rules}; machine: {os.cpu_count()} CPUs")
-    print("| run | workers | units | wall s | MB/s | osprey CPU s | all CPU s | "
-          "rule load s (sum) | wall vs plain | alerts |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for name, w, units, secs, ocpu, acpu, load_s, n in rows:
+    print("| run | workers | units | osprey starts | wall s | MB/s | osprey CPU s | "
+          "all CPU s | rule load s (sum) | wall vs plain | alerts |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, w, units, starts, secs, ocpu, acpu, load_s, n in rows:
         acs = f"{acpu:.1f}" if acpu is not None else "-"
         ls = f"{load_s:.1f}" if load_s is not None else "-"
-        print(f"| {name} | {w} | {units} | {secs:.1f} | {size / 1e6 / secs:.1f} | {ocpu:.1f} "
-              f"| {acs} | {ls} | {secs / plain:.2f}x | {n} |")
+        print(f"| {name} | {w} | {units} | {starts} | {secs:.1f} | {size / 1e6 / secs:.1f} "
+              f"| {ocpu:.1f} | {acs} | {ls} | {secs / plain:.2f}x | {n} |")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import zipfile
 
 from . import archive
 from .merge import merge
-from .unit import Options, RulesPlugin, output_path, run_unit
+from .unit import MODES, Options, RulesPlugin, output_path, run_unit
 
 log = logging.getLogger("osprey_hunt")
 
@@ -62,6 +62,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--wait", type=float, default=120, help="seconds to wait for workers")
     p.add_argument("--retries", type=int, default=2, help="times a failed unit is "
                    "retried by the engine (default 2)")
+    p.add_argument("--mode", choices=MODES, default="socket", help="socket (default): "
+                   "one persistent osprey per worker process (unix-socket runmode) loads "
+                   "the rules once and runs the units sent to it; process: one osprey "
+                   "process per unit, each loading the rules")
     p.add_argument("--summary", help="write the hunt's account (JSON) to this file")
     p.add_argument("--inject-failure", metavar="UNIT:MODE", help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true")
@@ -115,6 +119,7 @@ def run(args) -> dict:
     osprey_args = shlex.split(args.osprey_args)
     t0 = time.monotonic()
     client, cluster = _client(args)
+    plugin = None
     try:
         from distributed import as_completed
 
@@ -130,11 +135,13 @@ def run(args) -> dict:
                  client.dashboard_link)
         with tempfile.TemporaryDirectory() as tmp:
             client.upload_file(_package_zip(tmp))
+        plugin = f"osprey-hunt-{token}"
         client.register_plugin(
-            RulesPlugin(token, rules_text, args.osprey, args.config), name=f"osprey-hunt-{token}"
+            RulesPlugin(token, rules_text, args.osprey, args.config, args.mode), name=plugin
         )
         opts = Options(token=token, osprey=args.osprey, work_dir=work_dir, config=args.config,
-                       osprey_args=osprey_args, inject_failure=args.inject_failure)
+                       osprey_args=osprey_args, inject_failure=args.inject_failure,
+                       mode=args.mode)
         todo = [u for u in units if not (args.resume and os.path.exists(output_path(work_dir, u)))]
         futures = [
             client.submit(run_unit, u, opts, key=f"osprey-unit-{token}-{u.name}",
@@ -156,16 +163,28 @@ def run(args) -> dict:
             if name.endswith(".tmp"):
                 os.remove(os.path.join(units_dir, name))
     finally:
+        # The hunt's servers (socket mode) are shut down with its plugin, whatever
+        # became of the hunt.
+        if plugin is not None:
+            try:
+                client.unregister_worker_plugin(plugin)
+            except Exception as e:  # the servers end with their workers anyway
+                log.warning("could not unregister the rules plugin: %s", e)
         client.close()
         if cluster is not None:
             cluster.close()
-    attempts = os.listdir(os.path.join(work_dir, "attempts")) if os.path.isdir(
-        os.path.join(work_dir, "attempts")) else []
+    def entries(name):
+        d = os.path.join(work_dir, name)
+        return os.listdir(d) if os.path.isdir(d) else []
+
+    attempts = entries("attempts")
     account = {
         "links": len(links),
         "units": len(units),
         "units_run": len(done),
         "attempts": len(attempts),
+        "mode": args.mode,
+        "osprey_starts": len(entries("servers" if args.mode == "socket" else "attempts")),
         "workers": workers,
         "alerts": alerts,
         "archive_bytes": sum(l.size() for l in links),

@@ -1,12 +1,19 @@
-"""Running one work unit on a worker: one ``osprey`` over a link's files in time order,
+"""Running one work unit on a worker: ``osprey`` over a link's files in time order,
 keeping the flows of one hash bucket, its alerts written to the unit's own file.
 
 The rule set travels with the job: :class:`RulesPlugin` is registered on the cluster
 once per hunt, and every worker process (a restarted one included) writes it to its
-local directory and checks it with ``osprey -T`` once. Each unit then runs its own
-``osprey`` process, which compiles the rules again (Osprey keeps no compiled-rules
-cache between processes); the unit reports that load time so the hunt can say what it
-cost.
+local directory. Two ways to run a unit (``Options.mode``):
+
+- ``socket`` (the default): one persistent ``osprey --unix-socket`` per worker process
+  (:mod:`.server`), started by the worker's first unit, loads the rules once; each
+  unit is a ``pcap-file`` job sent to it. A server that dies fails the unit it was
+  running (the engine retries it) and is started again by the next unit.
+- ``process``: each unit runs its own ``osprey -r`` process, which compiles the rules
+  again; the plugin checks the rules with ``osprey -T`` once per worker process.
+
+Each unit reports the rule-load time it paid (a server's load is paid by the unit that
+started it) so the hunt can say what loading cost.
 
 A unit's alerts go to ``<work>/units/<unit>.json`` through a temporary file and an
 atomic rename: an attempt that dies leaves no final file, a retried attempt replaces
@@ -20,14 +27,17 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from .archive import Unit
+from .server import Server
 
 try:  # Only the client and the workers need Dask; the helpers below do not.
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -38,6 +48,13 @@ _LOADED = re.compile(r"(\d+) rules loaded, (\d+) failed, (\d+) unsupported \(([\
 
 #: Rule sets written by :class:`RulesPlugin` in this worker process, by hunt token.
 _JOBS: Dict[str, str] = {}
+
+#: The persistent osprey of this worker process, by hunt token (``socket`` mode).
+_SERVERS: Dict[str, Server] = {}
+_SERVERS_LOCK = threading.Lock()
+
+#: How a unit runs: a job sent to the worker's persistent osprey, or a process of its own.
+MODES = ("socket", "process")
 
 
 @dataclass
@@ -50,6 +67,7 @@ class Options:
     config: Optional[str] = None
     osprey_args: List[str] = field(default_factory=list)
     inject_failure: Optional[str] = None
+    mode: str = "socket"
 
 
 def rules_loaded(output: str) -> Optional[dict]:
@@ -68,14 +86,18 @@ def rules_loaded(output: str) -> Optional[dict]:
 class RulesPlugin(WorkerPlugin):
     """Puts the hunt's rule set on each worker once and checks that it loads."""
 
-    def __init__(self, token: str, rules_text: str, osprey: str, config: Optional[str]):
+    def __init__(self, token: str, rules_text: str, osprey: str, config: Optional[str],
+                 mode: str = "socket"):
         self.token = token
         self.rules_text = rules_text
         self.osprey = osprey
         self.config = config
+        self.mode = mode
 
     def setup(self, worker=None):
-        """Writes the rules under the worker's local directory and runs ``osprey -T``."""
+        """Writes the rules under the worker's local directory; in ``process`` mode checks
+        them with ``osprey -T`` (in ``socket`` mode the server's own load checks them, at
+        the worker's first unit, outside the worker's event loop)."""
         base = getattr(worker, "local_directory", None) or tempfile.gettempdir()
         d = os.path.join(base, "osprey-hunt", self.token)
         os.makedirs(d, exist_ok=True)
@@ -84,11 +106,38 @@ class RulesPlugin(WorkerPlugin):
         with open(tmp, "w") as f:
             f.write(self.rules_text)
         os.replace(tmp, path)
+        _JOBS[self.token] = path
+        if self.mode == "socket":
+            return
         cmd = [self.osprey, "-T", "-S", path] + (["-c", self.config] if self.config else [])
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"osprey -T failed on this worker: {r.stderr[-2000:]}")
-        _JOBS[self.token] = path
+
+    def teardown(self, worker=None):
+        """Shuts down this hunt's server on the worker, if one runs."""
+        with _SERVERS_LOCK:
+            server = _SERVERS.pop(self.token, None)
+        if server is not None:
+            server.stop()
+
+
+def _server(opts: Options, rules: str) -> "tuple[Server, bool]":
+    """This worker process's server for the hunt, started if there is none or it died;
+    whether it was started now. Each start is recorded under ``<work>/servers``."""
+    with _SERVERS_LOCK:
+        server = _SERVERS.get(opts.token)
+        if server is not None and server.alive():
+            return server, False
+        if server is not None:
+            server.stop()
+        server = Server(opts.osprey, rules, opts.config, opts.osprey_args)
+        _SERVERS[opts.token] = server
+        starts = os.path.join(opts.work_dir, "servers")
+        os.makedirs(starts, exist_ok=True)
+        open(os.path.join(starts, f"{os.getpid()}.{server.proc.pid}.{uuid.uuid4().hex[:8]}"),
+             "w").close()
+        return server, True
 
 
 def _eve_files(log_dir: str) -> List[str]:
@@ -111,20 +160,59 @@ def output_path(work_dir: str, unit: Unit) -> str:
     return os.path.join(work_dir, "units", unit.name + ".json")
 
 
-def _injected(opts: Options, unit: Unit) -> Optional[str]:
-    """The failure to inject into this attempt (tests: ``--inject-failure UNIT:MODE``),
-    once per hunt: the first attempt creates a marker, later ones find it."""
-    if not opts.inject_failure:
-        return None
-    name, _, mode = opts.inject_failure.partition(":")
-    if name != unit.name:
-        return None
-    marker = os.path.join(opts.work_dir, f".injected-{unit.name}")
-    try:
-        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        return None
-    return mode or "raise"
+def _injected(opts: Options, unit: Unit, modes: "tuple[str, ...]") -> Optional[str]:
+    """The failure among ``modes`` to inject into this attempt (tests: ``--inject-failure
+    UNIT:MODE[,UNIT:MODE...]``; modes ``raise`` and ``kill`` (the worker dies while
+    writing the unit's output), ``kill-osprey`` (the worker's osprey is killed while it
+    runs the unit)), once per hunt: the first attempt creates a marker, later ones find
+    it."""
+    for spec in (opts.inject_failure or "").split(","):
+        name, _, mode = spec.partition(":")
+        mode = mode or "raise"
+        if name != unit.name or mode not in modes:
+            continue
+        marker = os.path.join(opts.work_dir, f".injected-{unit.name}-{mode}")
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue
+        return mode
+    return None
+
+
+def _run_process(unit: Unit, opts: Options, rules: str, file_list: str,
+                 scratch: str) -> "tuple[Optional[dict], float]":
+    """The unit as an ``osprey -r`` process of its own: its rule load and CPU seconds."""
+    cmd = [opts.osprey]
+    if opts.config:
+        cmd += ["-c", opts.config]
+    cmd += ["-S", rules, "-l", scratch, "--runmode", "single", "--no-progress"]
+    cmd += ["--eve-types", "alert", "-r", file_list, "--pcap-file-list"]
+    cmd += ["--flow-hash-bucket", f"{unit.bucket}/{unit.count}"] + list(opts.osprey_args)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    log = r.stdout + r.stderr
+    if r.returncode != 0:
+        raise RuntimeError(f"osprey failed ({r.returncode}) on {unit.name}: {log[-2000:]}")
+    return rules_loaded(log), cpu
+
+
+def _run_socket(unit: Unit, opts: Options, rules: str, file_list: str,
+                scratch: str) -> "tuple[Optional[dict], float]":
+    """The unit as a job of the worker's persistent osprey: the rule load it paid (when
+    it started the server) and the server's CPU seconds during the job (and its start)."""
+    server, started = _server(opts, rules)
+    before = 0.0 if started else server.cpu_seconds()
+
+    def submitted():
+        if _injected(opts, unit, ("kill-osprey",)):
+            os.kill(server.proc.pid, signal.SIGKILL)
+
+    server.run(file_list, unit.bucket, unit.count, scratch, submitted)
+    cpu = server.cpu_seconds() - before
+    return (rules_loaded(server.log()) if started else None), cpu
 
 
 def run_unit(unit: Unit, opts: Options) -> dict:
@@ -143,25 +231,16 @@ def run_unit(unit: Unit, opts: Options) -> dict:
     try:
         file_list = os.path.join(scratch, "files.txt")
         with open(file_list, "w") as f:
-            f.writelines(p + "\n" for p in unit.link.files)
-        cmd = [opts.osprey]
-        if opts.config:
-            cmd += ["-c", opts.config]
-        cmd += ["-S", rules, "-l", scratch, "--runmode", "single", "--no-progress"]
-        cmd += ["--eve-types", "alert", "-r", file_list, "--pcap-file-list"]
-        cmd += ["--flow-hash-bucket", f"{unit.bucket}/{unit.count}"] + list(opts.osprey_args)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        log = r.stdout + r.stderr
-        if r.returncode != 0:
-            raise RuntimeError(f"osprey failed ({r.returncode}) on {unit.name}: {log[-2000:]}")
+            f.writelines(os.path.abspath(p) + "\n" for p in unit.link.files)
+        if opts.mode == "process":
+            loaded, cpu = _run_process(unit, opts, rules, file_list, scratch)
+        else:
+            loaded, cpu = _run_socket(unit, opts, rules, file_list, scratch)
         alerts = _alerts(scratch)
         final = output_path(opts.work_dir, unit)
         os.makedirs(os.path.dirname(final), exist_ok=True)
         tmp = f"{final}.{attempt}.tmp"
-        failure = _injected(opts, unit)
+        failure = _injected(opts, unit, ("raise", "kill"))
         with open(tmp, "w") as f:
             if failure:
                 # A partial output, as a worker dying while writing leaves it.
@@ -182,7 +261,7 @@ def run_unit(unit: Unit, opts: Options) -> dict:
             "alerts": len(alerts),
             "seconds": time.monotonic() - start,
             "osprey_cpu_seconds": cpu,
-            "rules": rules_loaded(log),
+            "rules": loaded,
             "bytes": unit.link.size(),
             "packets": stats.get("capture", {}).get("kernel_packets")
             or stats.get("decoder", {}).get("pkts", 0),

@@ -3,11 +3,13 @@ crates/cli/tests/hunt.rs: ``python3 -m unittest discover -s python/tests``)."""
 
 import json
 import os
+import signal
 import struct
+import subprocess
 import tempfile
 import unittest
 
-from osprey_hunt import archive, merge, split, unit
+from osprey_hunt import archive, merge, server, split, unit
 
 
 def write_pcap(path, n):
@@ -94,11 +96,66 @@ class UnitTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             u = archive.Unit(archive.Link("l", ()), 1, 2)
             opts = unit.Options(token="t", osprey="x", work_dir=d,
-                                inject_failure=f"{u.name}:kill")
-            self.assertEqual(unit._injected(opts, u), "kill")
-            self.assertIsNone(unit._injected(opts, u))
+                                inject_failure=f"{u.name}:kill,{u.name}:kill-osprey")
+            write = ("raise", "kill")
+            self.assertEqual(unit._injected(opts, u, write), "kill")
+            self.assertIsNone(unit._injected(opts, u, write))
+            self.assertEqual(unit._injected(opts, u, ("kill-osprey",)), "kill-osprey")
+            self.assertIsNone(unit._injected(opts, u, ("kill-osprey",)))
             other = archive.Unit(archive.Link("l", ()), 0, 2)
-            self.assertIsNone(unit._injected(opts, other))
+            self.assertIsNone(unit._injected(opts, other, write))
+
+
+@unittest.skipUnless(os.environ.get("OSPREY_BIN"),
+                     "OSPREY_BIN not set (crates/cli/tests/hunt.rs sets it)")
+class ServerTest(unittest.TestCase):
+    """The worker's persistent osprey (the real binary): units are jobs of one process;
+    killed while it runs a unit, the unit fails and the next unit starts a new one."""
+
+    def test_a_dead_server_fails_its_unit_and_is_started_again(self):
+        with tempfile.TemporaryDirectory() as d:
+            pcap = os.path.join(d, "a.pcap")
+            write_pcap(pcap, 40)
+            lst = os.path.join(d, "files.txt")
+            with open(lst, "w") as f:
+                f.write(pcap + "\n")
+            rules = os.path.join(d, "r.rules")
+            with open(rules, "w") as f:
+                f.write('alert ip any any -> any any (msg:"x"; sid:1;)\n')
+            opts = unit.Options(token=f"t{os.getpid()}", osprey=os.environ["OSPREY_BIN"],
+                                work_dir=d, osprey_args=["-k", "none"])
+            outs = [os.path.join(d, f"out{k}") for k in range(3)]
+            for o in outs:
+                os.makedirs(o)
+            # What a killed worker's server left: removed when a server starts.
+            gone = subprocess.Popen(["true"])
+            gone.wait()
+            stale = tempfile.mkdtemp(prefix=server.DIR_PREFIX)
+            with open(os.path.join(stale, "pid"), "w") as f:
+                f.write(f"{gone.pid}\n")
+            first, started = unit._server(opts, rules)
+            self.assertFalse(os.path.exists(stale))
+            try:
+                self.assertTrue(started)
+                self.assertEqual(first.run(lst, 0, 1, outs[0])["packets"], 40)
+                self.assertTrue(os.path.exists(os.path.join(outs[0], "stats.json")))
+                same, started = unit._server(opts, rules)
+                self.assertIs(same, first)
+                self.assertFalse(started)
+                with self.assertRaises(server.OspreyDied):
+                    first.run(lst, 0, 1, outs[1],
+                              lambda: os.kill(first.proc.pid, signal.SIGKILL))
+                second, started = unit._server(opts, rules)
+                self.assertTrue(started)
+                self.assertNotEqual(second.proc.pid, first.proc.pid)
+                self.assertEqual(second.run(lst, 0, 1, outs[2])["state"], "done")
+                self.assertEqual(len(os.listdir(os.path.join(d, "servers"))), 2)
+            finally:
+                with unit._SERVERS_LOCK:
+                    s = unit._SERVERS.pop(opts.token, None)
+                if s is not None:
+                    s.stop()
+                first.stop()
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ mod rules_cmd;
 mod signals;
 mod socket;
 mod socket_mode;
+mod socket_unit;
 mod summary;
 mod unit_input;
 

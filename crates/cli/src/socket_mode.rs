@@ -7,10 +7,12 @@
 //! order (flows go on from file to file; with `continuous`, new files are picked up
 //! until `pcap-interrupt`); `delete-when-done` removes each file once read to its end.
 //! The rules are shared between jobs: `reload-rules` swaps them for the job running and
-//! those that follow.
+//! those that follow. A job may also be a retro-hunt work unit (a list of files, one
+//! flow-hash bucket) and its end can be asked for: see `socket_unit`.
 
 use crate::args::RunArgs;
 use crate::socket::commands::{Context, Reply};
+use crate::socket_unit::{Outcome, Outcomes, UnitOpts};
 use capture::{Batch, CaptureError, CaptureStats, Source};
 use engine::{Control, EngineConfig, RunOptions, SetupArgs};
 use output::stats::StatsTree;
@@ -31,6 +33,7 @@ pub const COMMANDS: &[&str] = &[
     "pcap-last-processed",
     "pcap-interrupt",
     "pcap-current",
+    crate::socket_unit::RESULT_COMMAND,
 ];
 
 /// Whether `args` ask for this runmode: `--unix-socket` and no input.
@@ -49,6 +52,7 @@ struct Job {
     output_dir: PathBuf,
     continuous: bool,
     delete: bool,
+    unit: UnitOpts,
 }
 
 #[derive(Default)]
@@ -57,6 +61,9 @@ struct State {
     current: Option<PathBuf>,
     last_processed_ms: u64,
     last_stats: Option<StatsTree>,
+    /// The output directory of the job running.
+    running: Option<PathBuf>,
+    outcomes: Outcomes,
 }
 
 /// The files waiting to be processed, the one being processed, and what the last one
@@ -111,6 +118,11 @@ impl PcapQueue {
                 None => Reply::ok("None"),
             },
             "pcap-last-processed" => Reply::ok(self.state().last_processed_ms),
+            crate::socket_unit::RESULT_COMMAND => {
+                let st = self.state();
+                let queued = st.pending.iter().map(|j| j.output_dir.as_path());
+                crate::socket_unit::result(args, queued, st.running.as_deref(), &st.outcomes)
+            }
             "pcap-interrupt" => {
                 if self.is_running() {
                     self.interrupt.store(true, Ordering::SeqCst);
@@ -131,6 +143,7 @@ impl PcapQueue {
                 match st.pending.pop_front() {
                     Some(job) => {
                         st.current = Some(job.path.clone());
+                        st.running = Some(job.output_dir.clone());
                         job
                     }
                     None => {
@@ -143,6 +156,14 @@ impl PcapQueue {
             let result = self.run_job(&job, base, opts);
             let mut st = self.state();
             st.current = None;
+            st.running = None;
+            let outcome = match &result {
+                Ok(stats) => Outcome::Done {
+                    packets: stats.get("decoder.pkts").unwrap_or(0),
+                },
+                Err(e) => Outcome::Failed(e.clone()),
+            };
+            st.outcomes.record(&job.output_dir, outcome);
             st.last_processed_ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64);
@@ -176,11 +197,18 @@ impl PcapQueue {
         }
         let mut source = JobSource::new(self, job, opts.control.stop_flag());
         // A single file that cannot be read is the job's error.
-        if !job.path.is_dir() {
+        if !source.many() {
             source.open_next()?;
         }
-        let report = engine::run(&mut source, &config, opts, |_| {}).map_err(|e| e.to_string())?;
+        let mut source: Box<dyn Source + '_> = match job.unit.bucket {
+            Some(b) if b.count > 1 => {
+                Box::new(engine::bucket::BucketSource::new(Box::new(source), b))
+            }
+            _ => Box::new(source),
+        };
+        let report = engine::run(&mut *source, &config, opts, |_| {}).map_err(|e| e.to_string())?;
         let mut stats = report.stats;
+        crate::inputs::add_capture_counters(&mut stats, &source.stats());
         if let Some(r) = opts.control.ruleset() {
             stats.set(
                 "detect.engines",
@@ -197,14 +225,19 @@ impl PcapQueue {
 }
 
 /// The frames of one job: its file, or its directory's files in name order (with
-/// `continuous`, new files as they appear); flows go on from one file of a directory to
-/// the next, as Suricata's pcap-file runmode does. Ends early on `pcap-interrupt` or
-/// when the run stops. Each file exhausted is deleted with `delete-when-done`.
+/// `continuous`, new files as they appear), or the files of its list in order (frames
+/// numbered across them); flows go on from one file of a directory to the next, as
+/// Suricata's pcap-file runmode does. Ends early on `pcap-interrupt` or when the run
+/// stops. Each file exhausted is deleted with `delete-when-done`.
 struct JobSource<'a> {
     queue: &'a PcapQueue,
     job: &'a Job,
     current: Option<(PathBuf, Box<dyn Source>)>,
     seen: BTreeSet<PathBuf>,
+    /// A list job's files not opened yet.
+    list: Option<VecDeque<PathBuf>>,
+    /// A list job: the number of the last frame given.
+    index: u64,
     finished: CaptureStats,
     stop: Arc<AtomicBool>,
 }
@@ -216,14 +249,25 @@ impl<'a> JobSource<'a> {
             job,
             current: None,
             seen: BTreeSet::new(),
+            list: job.unit.files.clone().map(VecDeque::from),
+            index: 0,
             finished: CaptureStats::default(),
             stop,
         }
     }
 
+    /// Whether the job has several files (a directory or a list): one that cannot be
+    /// read is skipped rather than ending the job.
+    fn many(&self) -> bool {
+        self.list.is_some() || self.job.path.is_dir()
+    }
+
     /// The next file not read yet: the job's file once, or the first new file of its
     /// directory by name.
     fn next_path(&mut self) -> Option<PathBuf> {
+        if let Some(list) = &mut self.list {
+            return list.pop_front();
+        }
         let path = if self.job.path.is_dir() {
             let rd = std::fs::read_dir(&self.job.path).ok()?;
             rd.filter_map(|e| e.ok().map(|e| e.path()))
@@ -275,8 +319,12 @@ impl Source for JobSource<'_> {
             if let Some((path, source)) = &mut self.current {
                 match source.next_batch(batch, max) {
                     Ok(0) => self.finish_current(),
+                    Ok(_) if self.list.is_some() => {
+                        batch.retain_renumber(|_| true, &mut self.index);
+                        return Ok(batch.len());
+                    }
                     Ok(n) => return Ok(n),
-                    Err(e) if !self.job.path.is_dir() => return Err(e),
+                    Err(e) if self.list.is_none() && !self.job.path.is_dir() => return Err(e),
                     Err(e) => {
                         eprintln!("osprey: pcap-file {}: {e}; skipped", path.display());
                         self.current = None;
@@ -338,11 +386,13 @@ fn parse_job(args: &Value, continuous: bool) -> Result<Job, String> {
     if args.get("tenant").is_some_and(|t| !t.is_null()) {
         eprintln!("osprey: pcap-file: tenant ignored (Osprey has no multi-tenancy)");
     }
+    let unit = UnitOpts::parse(args, &path)?;
     Ok(Job {
-        path,
-        output_dir,
         continuous: continuous || flag(args.get("continuous")),
         delete: flag(args.get("delete-when-done")),
+        path,
+        output_dir,
+        unit,
     })
 }
 

@@ -1,9 +1,11 @@
 //! `osprey hunt` on a real multi-process Dask cluster (a standalone scheduler and two
 //! worker processes started here): a generated archive of two links, each split into
-//! consecutive files that flows cross, hunted in flow-hash buckets, with one unit's
-//! worker killed mid-write. The merged alerts equal those of one `osprey -r` over each
-//! link's concatenated capture, none twice; reading the files one by one instead loses
-//! the alerts of flows that cross files (so the equality is not a given).
+//! consecutive files that flows cross, hunted in flow-hash buckets by one persistent
+//! osprey per worker process (rules loaded once per worker), with one unit's worker
+//! killed mid-write and another unit's osprey killed mid-run. The merged alerts equal
+//! those of one `osprey -r` over each link's concatenated capture, none twice; reading
+//! the files one by one instead loses the alerts of flows that cross files (so the
+//! equality is not a given).
 //!
 //! Needs Python 3 with `dask distributed`: skipped with a reason without it, a failure
 //! under `OSPREY_REQUIRE_DASK=1` (CI installs it and sets that).
@@ -131,10 +133,12 @@ fn hunt_on_a_local_dask_cluster_equals_one_run_per_link() {
         return;
     }
     let dir = common::tempdir("hunt");
-    // The package's own tests first (archive naming, split, merge, failure injection).
+    // The package's own tests first (archive naming, split, merge, failure injection,
+    // the persistent osprey restarted after it died).
     check(
         python(&["-m", "unittest", "discover", "-s"])
             .arg(common::repo("python/tests"))
+            .env("OSPREY_BIN", env!("CARGO_BIN_EXE_osprey"))
             .output()
             .unwrap(),
         "python unit tests",
@@ -253,7 +257,8 @@ fn hunt_on_a_local_dask_cluster_equals_one_run_per_link() {
     }
 
     // Three buckets per link; the worker running unit core.0001-of-0003 dies after
-    // writing half of its alerts (to its temporary file).
+    // writing half of its alerts (to its temporary file); the osprey running unit
+    // edge.0002-of-0003 is killed once the unit is sent to it.
     let out = dir.join("hunt.json");
     let summary = dir.join("summary.json");
     let hunt = Command::new(env!("CARGO_BIN_EXE_osprey"))
@@ -278,7 +283,10 @@ fn hunt_on_a_local_dask_cluster_equals_one_run_per_link() {
             "2",
         ])
         .args(["--wait", "60", "--buckets", "3", "--osprey-args", "-k none"])
-        .args(["--inject-failure", "core.0001-of-0003:kill"])
+        .args([
+            "--inject-failure",
+            "core.0001-of-0003:kill,edge.0002-of-0003:kill-osprey",
+        ])
         .output()
         .unwrap();
     check(hunt, "osprey hunt");
@@ -287,9 +295,14 @@ fn hunt_on_a_local_dask_cluster_equals_one_run_per_link() {
     assert_eq!(s["links"], 2);
     assert_eq!(s["units"], 6);
     assert_eq!(s["workers"], 2);
-    // The killed attempt was retried: one attempt more than units, and its partial
+    // The killed attempts were retried: two attempts more than units, and the partial
     // output never reached the merge.
-    assert_eq!(s["attempts"], 7, "{s}");
+    assert_eq!(s["attempts"], 8, "{s}");
+    // Rules loaded once per worker process: one osprey per worker, one more for the
+    // worker that was restarted and one for the osprey that was killed, at most.
+    assert_eq!(s["mode"], "socket");
+    let starts = s["osprey_starts"].as_u64().unwrap();
+    assert!((1..=4).contains(&starts), "{s}");
     let got = alerts(std::slice::from_ref(&out));
     assert_eq!(s["alerts"].as_u64().unwrap() as usize, total(&got));
     let missing: Vec<_> = reference

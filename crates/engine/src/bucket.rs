@@ -54,17 +54,17 @@ impl FlowBucket {
 
 /// A [`Source`] yielding the frames of another source that fall in one [`FlowBucket`],
 /// with their indexes unchanged.
-pub struct BucketSource {
-    inner: Box<dyn Source>,
+pub struct BucketSource<'a> {
+    inner: Box<dyn Source + 'a>,
     bucket: FlowBucket,
     decoder: Decoder,
     decoded: Decoded,
     filtered: u64,
 }
 
-impl BucketSource {
+impl<'a> BucketSource<'a> {
     /// The frames of `inner` in `bucket`.
-    pub fn new(inner: Box<dyn Source>, bucket: FlowBucket) -> BucketSource {
+    pub fn new(inner: Box<dyn Source + 'a>, bucket: FlowBucket) -> BucketSource<'a> {
         BucketSource {
             inner,
             bucket,
@@ -78,7 +78,7 @@ impl BucketSource {
     }
 }
 
-impl Source for BucketSource {
+impl Source for BucketSource<'_> {
     fn next_batch(&mut self, batch: &mut Batch, max: usize) -> Result<usize, CaptureError> {
         // Refill until something is kept or the input ends: an empty batch is the end.
         loop {
