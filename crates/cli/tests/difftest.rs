@@ -64,3 +64,56 @@ fn generated_batch_agrees_with_suricata_outside_known_differences() {
         unexplained.join("\n")
     );
 }
+
+/// The minimized cases of fixed differences (`tests/parity/difftest/fixed/`): Osprey
+/// loads or refuses the rule as Suricata did and raises the alerts of `expected.jsonl`.
+/// No Suricata needed: its answers are in the folders.
+#[test]
+fn fixed_difference_cases_stay_fixed() {
+    let root = common::repo("tests/parity/difftest/fixed");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .expect("tests/parity/difftest/fixed")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("case.toml").is_file())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 4, "{} fixed cases", dirs.len());
+    let osprey = std::path::Path::new(env!("CARGO_BIN_EXE_osprey"));
+    let out = common::tempdir("difftest-fixed");
+    for d in dirs {
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        let meta: toml::Value =
+            toml::from_str(&std::fs::read_to_string(d.join("case.toml")).unwrap()).unwrap();
+        let rules = d.join("test.rules");
+        let refused = !difftest::oracle::osprey_rejections(osprey, &rules)
+            .expect("osprey rules check")
+            .is_empty();
+        assert_eq!(
+            Some(refused),
+            meta["suricata_rejects_rule"].as_bool(),
+            "{name}: Osprey {} the rule",
+            if refused { "refuses" } else { "loads" }
+        );
+        let run = run_osprey(osprey, &d.join("input.pcap"), &rules, &out.join(&name))
+            .expect("osprey run");
+        let mut got: Vec<String> = run
+            .alerts
+            .values()
+            .flatten()
+            .map(|a| a.corpus_json().to_string())
+            .collect();
+        let mut want: Vec<String> = std::fs::read_to_string(d.join("expected.jsonl"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l)
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{name}: alerts differ from Suricata's");
+    }
+}

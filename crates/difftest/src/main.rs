@@ -101,7 +101,17 @@ fn run(a: &Args) -> Result<bool, String> {
             Err(e) => text.push_str(&format!("  case {}: not minimized: {e}\n", d.index)),
         }
     }
+    let uncovered = difftest::rulegen::uncovered();
+    let total = rules::keywords::all()
+        .map(|k| k.name)
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    text.push_str(&format!(
+        "registry keywords the generator writes: {} of {total}\n",
+        total - uncovered.len()
+    ));
     let mut json = report.json();
+    json["keywords_uncovered"] = serde_json::json!(uncovered);
     json["seconds"] = serde_json::json!(t.elapsed().as_secs_f64());
     json["packets"] = serde_json::json!(packets);
     json["suricata_attempts"] = serde_json::json!([s1.attempts, s2.attempts]);
