@@ -2,8 +2,10 @@
 //! the summary and one minimized case folder per difference class.
 //!
 //! `difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE]
-//! [--minimize K]`: `--seed` defaults to a new one each run (printed); `--minimize`
-//! bounds the folders written (the first case of each class first). Exits with 1 when a
+//! [--minimize K] [--case I]`: `--seed` defaults to a new one each run (printed);
+//! `--minimize` bounds the folders written (the first case of each class, unexplained
+//! classes first); `--case I` only writes case I's minimized folder and runs both engines
+//! on it. Exits with 1 when a
 //! difference is not listed as known, 2 on a usage or run error.
 
 use std::path::PathBuf;
@@ -22,10 +24,11 @@ struct Args {
     out: PathBuf,
     known: PathBuf,
     minimize: usize,
+    only: Option<u32>,
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE] [--minimize K]");
+    eprintln!("usage: difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE] [--minimize K] [--case I]");
     ExitCode::from(2)
 }
 
@@ -40,6 +43,7 @@ fn parse() -> Option<Args> {
         out: PathBuf::from("difftest-out"),
         known: PathBuf::from("tests/parity/KNOWN_DIFFERENCES.md"),
         minimize: 50,
+        only: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -51,6 +55,7 @@ fn parse() -> Option<Args> {
             "--out" => a.out = PathBuf::from(v),
             "--known" => a.known = PathBuf::from(v),
             "--minimize" => a.minimize = v.parse().ok()?,
+            "--case" => a.only = Some(v.parse().ok()?),
             _ => return None,
         }
     }
@@ -72,6 +77,9 @@ fn run(a: &Args) -> Result<bool, String> {
     let t = std::time::Instant::now();
     std::fs::create_dir_all(&a.out).map_err(|e| e.to_string())?;
     let batch = Batch::generate(a.seed, a.cases);
+    if let Some(i) = a.only {
+        return only(a, &batch, i);
+    }
     let (rules, pcap) = (a.out.join("batch.rules"), a.out.join("batch.pcap"));
     batch.write_rules(&rules).map_err(|e| e.to_string())?;
     let packets = batch.write_pcap(&pcap).map_err(|e| e.to_string())?;
@@ -82,10 +90,12 @@ fn run(a: &Args) -> Result<bool, String> {
     let known = Known::load(&a.known);
     let report = compare(&batch, &s1, &s2, &o, &known);
     let mut text = report.text();
-    // One folder per class (its first case), up to --minimize.
+    // One folder per class (its first case), up to --minimize, unexplained classes first.
     let mut done = std::collections::HashSet::new();
     let cases_dir = a.out.join("cases");
-    for d in &report.diffs {
+    let mut order: Vec<&difftest::compare::Diff> = report.diffs.iter().collect();
+    order.sort_by_key(|d| d.known);
+    for d in order {
         if done.len() >= a.minimize || !done.insert((d.template.clone(), d.kind)) {
             continue;
         }
@@ -120,4 +130,25 @@ fn run(a: &Args) -> Result<bool, String> {
     std::fs::write(a.out.join("summary.txt"), &text).map_err(|e| e.to_string())?;
     print!("{text}");
     Ok(report.unexplained().count() == 0)
+}
+
+/// `--case N`: the minimized folder of case N alone (whatever the batch run would say).
+fn only(a: &Args, batch: &Batch, i: u32) -> Result<bool, String> {
+    let c = batch.cases.get(i as usize).ok_or("no such case")?;
+    let d = difftest::compare::Diff {
+        index: i,
+        template: c.spec.template.clone(),
+        kind: difftest::compare::Kind::Packets,
+        suricata: Vec::new(),
+        osprey: Vec::new(),
+        known: false,
+    };
+    let m = minimize(batch, &d, &a.osprey, &a.out.join("cases"))?;
+    println!(
+        "{}: suricata {:?}, osprey {:?}",
+        m.dir.display(),
+        m.suricata.iter().map(|x| x.pcap_cnt).collect::<Vec<_>>(),
+        m.osprey.iter().map(|x| x.pcap_cnt).collect::<Vec<_>>()
+    );
+    Ok(!m.reproduces)
 }
