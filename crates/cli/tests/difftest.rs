@@ -67,9 +67,17 @@ fn generated_batch_agrees_with_suricata_outside_known_differences() {
 
 /// The minimized cases of fixed differences (`tests/parity/difftest/fixed/`): Osprey
 /// loads or refuses the rule as Suricata did and raises the alerts of `expected.jsonl`.
-/// No Suricata needed: its answers are in the folders.
+/// Suricata's answers are in the folders; its stock configuration (which Osprey reads
+/// here, as the harness ran it) comes with an installed Suricata.
 #[test]
 fn fixed_difference_cases_stay_fixed() {
+    if !std::path::Path::new(difftest::oracle::SURICATA_YAML).is_file() {
+        if std::env::var("OSPREY_REQUIRE_SURICATA").as_deref() == Ok("1") {
+            panic!("OSPREY_REQUIRE_SURICATA=1 but /etc/suricata/suricata.yaml is missing");
+        }
+        eprintln!("skipped: /etc/suricata/suricata.yaml not found (Suricata not installed)");
+        return;
+    }
     let root = common::repo("tests/parity/difftest/fixed");
     let mut dirs: Vec<_> = std::fs::read_dir(&root)
         .expect("tests/parity/difftest/fixed")
