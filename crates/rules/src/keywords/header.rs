@@ -147,6 +147,7 @@ fn int_cmp_option(st: &mut State, c: &Ctx<'_>) {
     let val = c.val;
     let max = if kw == "dsize" { 65535 } else { 255 };
     let c = tryv!(st, o, kw, v::int_cmp(val, max));
+    tryv!(st, o, kw, uint_edges(c, max));
     if kw == "dsize" && st.options.iter().any(|x| matches!(x, Opt::Dsize(_))) {
         st.err(o.name_off, Reason::Semantic, kw, "dsize given twice");
         return;
@@ -205,8 +206,38 @@ fn tos(st: &mut State, c: &Ctx<'_>) {
     let o = c.o;
     let val = c.val;
     let (negated, r) = v::negation(val);
-    let value = tryv!(st, o, kw, v::uint(r, 255)) as u8;
+    let value = tryv!(st, o, kw, tos_value(r));
     st.options.push(Opt::Tos { negated, value });
+}
+
+/// A `tos` value as Suricata 7.0.10 reads it: decimal, or hex after `x`/`X` (`0x` is
+/// refused), 0 to 255.
+fn tos_value(s: &str) -> Result<u8, String> {
+    let t = s.trim();
+    let n = match t.strip_prefix(['x', 'X']) {
+        Some(h) if !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()) => {
+            u64::from_str_radix(h, 16).map_err(|_| format!("'{t}' is not a number"))?
+        }
+        _ if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) => t
+            .parse::<u64>()
+            .map_err(|_| format!("'{t}' is not a number"))?,
+        _ => return Err(format!("'{t}' is not a decimal or x-prefixed hex number")),
+    };
+    u8::try_from(n).map_err(|_| format!("'{t}' out of range 0..=255"))
+}
+
+/// Suricata 7.0.10 refuses an integer comparison that can never or always hold: `<0`,
+/// `>MAX`, `>=0`, `<=MAX`, and a range (exclusive at both ends) with nothing inside.
+fn uint_edges(c: crate::ast::IntCmp, max: u64) -> Result<(), String> {
+    use crate::ast::IntCmp as C;
+    match c {
+        C::Lt(0) | C::Ge(0) => Err("the comparison holds for no value or every value".into()),
+        C::Gt(n) | C::Le(n) if n >= max => {
+            Err("the comparison holds for no value or every value".into())
+        }
+        C::Range(a, b) if b <= a + 1 => Err(format!("range {a}-{b} holds no value")),
+        _ => Ok(()),
+    }
 }
 
 fn ip_proto(st: &mut State, c: &Ctx<'_>) {
@@ -274,11 +305,87 @@ fn fragoffset(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let val = c.val;
-    let r = val.trim_start_matches(['!', '<', '>']);
+    // Suricata 7.0.10 refuses a negated offset (`!N`).
+    if val.trim_start().starts_with('!') {
+        st.err(
+            o.value_off,
+            Reason::InvalidValue,
+            kw,
+            "a negated fragoffset is refused",
+        );
+        return;
+    }
+    let r = val.trim_start_matches(['<', '>']);
     tryv!(st, o, kw, v::uint(r, 8191));
     st.options.push(Opt::Fragoffset(val.to_owned()));
 }
 
 fn sameip(st: &mut State, _: &Ctx<'_>) {
     st.options.push(Opt::SameIp);
+}
+
+#[cfg(test)]
+mod tests {
+    /// Whether the rule with `opt` loads.
+    fn loads(opt: &str) -> bool {
+        crate::parse_rule(&format!("alert ip any any -> any any ({opt} sid:1;)")).is_ok()
+    }
+
+    // What Suricata 7.0.10 loads and refuses (`suricata -T`), found by the differential
+    // harness (crates/difftest; tests/parity/KNOWN_DIFFERENCES.md).
+    #[test]
+    fn integer_comparisons_refused_as_suricata_does() {
+        for ok in [
+            "ttl:>=255;",
+            "ttl:<=0;",
+            "ttl:>254;",
+            "ttl:<1;",
+            "ttl:1<>3;",
+            "ttl:1-3;",
+            "ttl:0-255;",
+            "dsize:<1;",
+            "icode:0<>2;",
+        ] {
+            assert!(loads(ok), "{ok} refused");
+        }
+        for bad in [
+            "ttl:>=0;",
+            "ttl:<=255;",
+            "ttl:<0;",
+            "ttl:>255;",
+            "ttl:1<>2;",
+            "ttl:1-2;",
+            "itype:254-255;",
+            "icode:0<>1;",
+            "dsize:>=0;",
+            "dsize:<=65535;",
+            "dsize:>65535;",
+            "dsize:1<>2;",
+        ] {
+            assert!(!loads(bad), "{bad} loaded");
+        }
+    }
+
+    #[test]
+    fn tos_reads_decimal_and_x_hex_only() {
+        for ok in [
+            "tos:8;",
+            "tos:x1f;",
+            "tos:X1f;",
+            "tos:!xff;",
+            "tos:!8;",
+            "tos:255;",
+        ] {
+            assert!(loads(ok), "{ok} refused");
+        }
+        for bad in ["tos:0x1f;", "tos:!0x8;", "tos:256;", "tos:x100;", "tos:x;"] {
+            assert!(!loads(bad), "{bad} loaded");
+        }
+    }
+
+    #[test]
+    fn negated_fragoffset_is_refused() {
+        assert!(loads("fragoffset:0;") && loads("fragoffset:>0;") && loads("fragoffset:<5;"));
+        assert!(!loads("fragoffset:!0;") && !loads("fragoffset:!5;"));
+    }
 }

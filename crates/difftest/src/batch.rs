@@ -1,0 +1,143 @@
+//! A batch: `n` cases from one seed, written as one rule file (one rule a line, line `i+1`
+//! is case `i`) and one capture (the cases' flows one after another, 1 ms apart).
+
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use gen::frame::PcapWriter;
+use gen::rng::Rng;
+
+use crate::case::{Addrs, Case};
+use crate::rulegen;
+
+/// The first packet's time (2023-11-14, microseconds since the epoch).
+pub const T0_US: u64 = 1_700_000_000_000_000;
+
+/// The cases of one seed.
+pub struct Batch {
+    /// The seed.
+    pub seed: u64,
+    /// The cases, in index order.
+    pub cases: Vec<Case>,
+}
+
+impl Batch {
+    /// Generates `n` cases from `seed` (the same seed gives the same batch).
+    pub fn generate(seed: u64, n: u32) -> Batch {
+        let mut rng = Rng::new(seed);
+        let cases = (0..n)
+            .map(|index| {
+                let mut r = rng.fork();
+                let spec = rulegen::spec(&mut r, index);
+                Case {
+                    index,
+                    addrs: Addrs::of(index, spec.v6),
+                    spec,
+                }
+            })
+            .collect();
+        Batch { seed, cases }
+    }
+
+    /// The case of a signature id, if it is one of the batch's.
+    pub fn by_sid(&self, sid: u32) -> Option<&Case> {
+        let i = sid.checked_sub(crate::case::SID_BASE)?;
+        self.cases.get(i as usize)
+    }
+
+    /// Writes the rule file.
+    pub fn write_rules(&self, path: &Path) -> io::Result<()> {
+        let mut w = BufWriter::new(std::fs::File::create(path)?);
+        for c in &self.cases {
+            writeln!(w, "{}", c.rule())?;
+        }
+        w.flush()
+    }
+
+    /// Writes the capture; returns the number of packets.
+    pub fn write_pcap(&self, path: &Path) -> io::Result<u64> {
+        let mut w = PcapWriter::new(BufWriter::new(std::fs::File::create(path)?))?;
+        for c in &self.cases {
+            for (ts, f) in c.frames(T0_US + u64::from(c.index) * 1000) {
+                w.write(ts, &f)?;
+            }
+        }
+        let n = w.frames;
+        w.finish()?.flush()?;
+        Ok(n)
+    }
+}
+
+/// Writes one case alone: its rule as `rules`, its flow as `pcap`.
+pub fn write_case(case: &Case, rules: &Path, pcap: &Path) -> io::Result<()> {
+    std::fs::write(rules, format!("{}\n", case.rule()))?;
+    let mut w = PcapWriter::new(BufWriter::new(std::fs::File::create(pcap)?))?;
+    for (ts, f) in case.frames(T0_US) {
+        w.write(ts, &f)?;
+    }
+    w.finish()?.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_batch_and_files() {
+        let a = Batch::generate(42, 300);
+        let b = Batch::generate(42, 300);
+        let ra: Vec<String> = a.cases.iter().map(Case::rule).collect();
+        let rb: Vec<String> = b.cases.iter().map(Case::rule).collect();
+        assert_eq!(ra, rb);
+        let c = Batch::generate(43, 300);
+        assert_ne!(ra, c.cases.iter().map(Case::rule).collect::<Vec<_>>());
+        assert_eq!(a.by_sid(crate::case::SID_BASE + 7).unwrap().index, 7);
+        assert!(a.by_sid(5).is_none());
+        let dir = std::env::temp_dir().join(format!("difftest-batch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let n = a.write_pcap(&dir.join("b.pcap")).unwrap();
+        assert!(n >= 600, "{n} packets");
+        a.write_rules(&dir.join("b.rules")).unwrap();
+        let text = std::fs::read_to_string(dir.join("b.rules")).unwrap();
+        assert_eq!(text.lines().count(), 300);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn every_family_shows_up_and_frames_decode() {
+        let b = Batch::generate(1, 3000);
+        for f in rulegen::FAMILIES {
+            assert!(
+                b.cases.iter().any(|c| c.spec.template.starts_with(f.name)),
+                "{} never drawn",
+                f.name
+            );
+        }
+        let mut dec = wire::Decoder::new(wire::DecoderConfig {
+            verify_checksums: true,
+            ..wire::DecoderConfig::default()
+        });
+        let mut out = wire::Decoded::new();
+        for c in &b.cases {
+            for (_, f) in c.frames(0) {
+                let len = f.len() as u32;
+                dec.decode(
+                    wire::LinkType::ETHERNET,
+                    &f,
+                    wire::Timestamp(1),
+                    len,
+                    &mut out,
+                );
+                let p = &out.packets()[0];
+                let bad =
+                    wire::flags::INVALID | wire::flags::IP_CSUM_BAD | wire::flags::L4_CSUM_BAD;
+                assert!(
+                    !p.has(bad),
+                    "case {} ({}): a bad frame",
+                    c.index,
+                    c.spec.template
+                );
+            }
+        }
+    }
+}

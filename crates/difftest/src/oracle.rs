@@ -1,0 +1,260 @@
+//! Running the engines: Suricata 7.0.10 (an external program: `suricata` on the `PATH`,
+//! with the stock configuration and an include that keeps only the alert records) and
+//! Osprey (the binary given), and reading what they alerted on and which rules they
+//! refused.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The configuration both engines read.
+pub const SURICATA_YAML: &str = "/etc/suricata/suricata.yaml";
+
+/// The include that makes eve.json hold only alerts (as the reference corpus was made).
+pub const ALERT_ONLY_YAML: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: regular\n      filename: eve.json\n      types:\n        - alert\n";
+
+/// What the comparison looks at in an alert: sid, source, source port, destination,
+/// destination port, protocol, pcap_cnt (absent on pseudo packets).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AlertKey {
+    /// Signature id.
+    pub sid: u32,
+    /// Source address.
+    pub src: String,
+    /// Source port (absent for ICMP).
+    pub sport: Option<u16>,
+    /// Destination address.
+    pub dst: String,
+    /// Destination port.
+    pub dport: Option<u16>,
+    /// Protocol as logged (`TCP`, `UDP`, `ICMP`, `IPv6-ICMP`).
+    pub proto: String,
+    /// The packet's number in the capture.
+    pub pcap_cnt: Option<u64>,
+}
+
+impl AlertKey {
+    /// Reads one EVE record; `None` unless it is an alert.
+    pub fn from_eve(v: &serde_json::Value) -> Option<AlertKey> {
+        if v.get("event_type")?.as_str()? != "alert" {
+            return None;
+        }
+        let port = |k: &str| v.get(k).and_then(|p| p.as_u64()).map(|p| p as u16);
+        Some(AlertKey {
+            sid: v.get("alert")?.get("signature_id")?.as_u64()? as u32,
+            src: v.get("src_ip")?.as_str()?.to_string(),
+            sport: port("src_port"),
+            dst: v.get("dest_ip")?.as_str()?.to_string(),
+            dport: port("dest_port"),
+            proto: v.get("proto")?.as_str().unwrap_or("").to_ascii_uppercase(),
+            pcap_cnt: v.get("pcap_cnt").and_then(|c| c.as_u64()),
+        })
+    }
+
+    /// The reduced record the corpus keeps in `expected.jsonl`.
+    pub fn corpus_json(&self) -> serde_json::Value {
+        let mut o = serde_json::Map::new();
+        o.insert("signature_id".into(), self.sid.into());
+        o.insert("src_ip".into(), self.src.clone().into());
+        if let Some(p) = self.sport {
+            o.insert("src_port".into(), p.into());
+        }
+        o.insert("dest_ip".into(), self.dst.clone().into());
+        if let Some(p) = self.dport {
+            o.insert("dest_port".into(), p.into());
+        }
+        o.insert("proto".into(), self.proto.clone().into());
+        if let Some(c) = self.pcap_cnt {
+            o.insert("pcap_cnt".into(), c.into());
+        }
+        serde_json::Value::Object(o)
+    }
+}
+
+/// The alerts of an eve.json, in file order.
+pub fn read_alerts(eve: &Path) -> std::io::Result<Vec<AlertKey>> {
+    let text = std::fs::read_to_string(eve)?;
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| AlertKey::from_eve(&v))
+        .collect())
+}
+
+/// One engine run.
+#[derive(Debug, Default)]
+pub struct Run {
+    /// Alerts by sid.
+    pub alerts: HashMap<u32, Vec<AlertKey>>,
+    /// Line numbers (1-based) of the rule file the engine refused.
+    pub rejected_lines: BTreeSet<usize>,
+    /// Attempts it took (Suricata runs that crashed are retried).
+    pub attempts: u32,
+}
+
+fn group(alerts: Vec<AlertKey>) -> HashMap<u32, Vec<AlertKey>> {
+    let mut m: HashMap<u32, Vec<AlertKey>> = HashMap::new();
+    for a in alerts {
+        m.entry(a.sid).or_default().push(a);
+    }
+    for v in m.values_mut() {
+        v.sort();
+    }
+    m
+}
+
+/// Whether `suricata` can be run.
+pub fn suricata_available() -> bool {
+    Command::new("suricata")
+        .arg("-V")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The line numbers in Suricata's "error parsing signature ... at line N" messages.
+pub fn suricata_rejections(log: &str) -> BTreeSet<usize> {
+    log.lines()
+        .filter(|l| l.contains("error parsing signature"))
+        .filter_map(|l| l.rsplit("at line ").next()?.trim().parse().ok())
+        .collect()
+}
+
+/// Runs Suricata on `pcap` with `rules`, logging into `dir` (created); a run that does
+/// not exit with 0 is retried, up to `tries` times.
+pub fn run_suricata(pcap: &Path, rules: &Path, dir: &Path, tries: u32) -> Result<Run, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let include = dir.join("alert-only.yaml");
+    std::fs::write(&include, ALERT_ONLY_YAML).map_err(|e| e.to_string())?;
+    let mut last = String::new();
+    for attempt in 1..=tries.max(1) {
+        let _ = std::fs::remove_file(dir.join("eve.json"));
+        let out = Command::new("suricata")
+            .arg("-c")
+            .arg(SURICATA_YAML)
+            .arg("--include")
+            .arg(&include)
+            .args(["--set", "unix-command.enabled=no"])
+            .args(["-k", "none", "--runmode", "single", "-r"])
+            .arg(pcap)
+            .arg("-S")
+            .arg(rules)
+            .arg("-l")
+            .arg(dir)
+            .output()
+            .map_err(|e| format!("cannot run suricata: {e}"))?;
+        let log = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        if out.status.success() {
+            return Ok(Run {
+                alerts: group(read_alerts(&dir.join("eve.json")).map_err(|e| e.to_string())?),
+                rejected_lines: suricata_rejections(&log),
+                attempts: attempt,
+            });
+        }
+        last = format!("suricata exited with {}: {}", out.status, tail(&log));
+    }
+    Err(last)
+}
+
+fn tail(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(5)..].join("\n")
+}
+
+/// Runs Osprey (`bin`) as Suricata is run, logging into `dir` (created).
+pub fn run_osprey(bin: &Path, pcap: &Path, rules: &Path, dir: &Path) -> Result<Run, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let include = dir.join("alert-only.yaml");
+    std::fs::write(&include, ALERT_ONLY_YAML).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(dir.join("eve.json"));
+    let out = Command::new(bin)
+        .env("TZ", "UTC")
+        .arg("-c")
+        .arg(SURICATA_YAML)
+        .arg("--include")
+        .arg(&include)
+        .args(["-k", "none", "--runmode", "single", "-r"])
+        .arg(pcap)
+        .arg("-S")
+        .arg(rules)
+        .arg("-l")
+        .arg(dir)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "osprey exited with {}: {}",
+            out.status,
+            tail(&String::from_utf8_lossy(&out.stderr))
+        ));
+    }
+    Ok(Run {
+        alerts: group(read_alerts(&dir.join("eve.json")).map_err(|e| e.to_string())?),
+        rejected_lines: osprey_rejections(bin, rules)?,
+        attempts: 1,
+    })
+}
+
+/// The lines of `rules` Osprey refuses: parse errors and rules its detector skips
+/// (`osprey rules check --json`).
+pub fn osprey_rejections(bin: &Path, rules: &Path) -> Result<BTreeSet<usize>, String> {
+    let out = Command::new(bin)
+        .args(["rules", "check", "--json"])
+        .arg(rules)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = text
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .ok_or_else(|| format!("osprey rules check printed no JSON: {}", tail(&text)))?;
+    let mut lines = BTreeSet::new();
+    let errors = v["diagnostics"].as_array().into_iter().flatten();
+    for d in errors.filter(|d| d["severity"] == "error") {
+        if let Some(l) = d["line"].as_u64() {
+            lines.insert(l as usize);
+        }
+    }
+    for d in v["detector"]["rules"].as_array().into_iter().flatten() {
+        if let Some(l) = d["line"].as_u64() {
+            lines.insert(l as usize);
+        }
+    }
+    Ok(lines)
+}
+
+/// A fresh directory `name` under `base`.
+pub fn fresh_dir(base: &Path, name: &str) -> std::io::Result<PathBuf> {
+    let d = base.join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d)?;
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejections_are_read_from_suricata_messages() {
+        let log = "E: detect-offset: invalid value for offset: -1.\nE: detect: error parsing signature \"alert tcp any any -> any any (sid:3;)\" from file /x/t.rules at line 3\nE: detect: error parsing signature \"x\" from file t.rules at line 17\n";
+        assert_eq!(
+            suricata_rejections(log).into_iter().collect::<Vec<_>>(),
+            vec![3, 17]
+        );
+    }
+
+    #[test]
+    fn alert_keys_read_eve_and_write_corpus_records() {
+        let v: serde_json::Value = serde_json::from_str(r#"{"event_type":"alert","src_ip":"10.0.0.1","dest_ip":"10.0.0.2","proto":"IPv6-ICMP","pcap_cnt":4,"alert":{"signature_id":7}}"#).unwrap();
+        let k = AlertKey::from_eve(&v).unwrap();
+        assert_eq!((k.sid, k.sport, k.pcap_cnt), (7, None, Some(4)));
+        assert_eq!(k.proto, "IPV6-ICMP");
+        assert!(k.corpus_json().get("src_port").is_none());
+        let flow: serde_json::Value = serde_json::from_str(r#"{"event_type":"flow"}"#).unwrap();
+        assert!(AlertKey::from_eve(&flow).is_none());
+    }
+}
