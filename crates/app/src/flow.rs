@@ -538,6 +538,12 @@ impl AppFlow {
         }
     }
 
+    /// Frees the current protocol's transactions with an id below `id` (see
+    /// [`Protocol::free_txs_before`]); the prior state's are left alone.
+    pub fn free_txs_before(&mut self, id: u64) {
+        with_state!(mut &mut self.state, p => Protocol::free_txs_before(p, id), None => {})
+    }
+
     /// Whether an application message of `dir` completed since the last call (HTTP
     /// requests and responses, DCERPC PDUs): raw stream inspection of that direction is
     /// due.

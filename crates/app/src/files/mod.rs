@@ -226,6 +226,11 @@ impl File {
         !self.logged.replace(true)
     }
 
+    /// Whether its `fileinfo` record was written ([`File::mark_logged`]).
+    pub fn logged(&self) -> bool {
+        self.logged.get()
+    }
+
     fn append(&mut self, data: &[u8]) {
         if self.state != FileState::Open {
             return;
