@@ -320,4 +320,50 @@ pub(crate) mod tests {
         assert_eq!(r[0]["event_type"], "tls");
         assert_eq!(r[0]["tls"]["from_proto"], "smtp");
     }
+
+    #[test]
+    fn done_before_waits_for_records_and_fileinfo() {
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 80);
+        f.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"GET /a HTTP/1.1\r\nHost: a\r\n\r\n",
+        );
+        f.parse(
+            &mut ctx,
+            Direction::ToClient,
+            b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc",
+        );
+        let mut c = LogCursor::default();
+        // Nothing logged: nothing may go.
+        let both = AppLogger::new(EveTypes::parse_list("http,fileinfo").unwrap());
+        assert_eq!(both.done_before(&f, &c), 0);
+        // The http record written on a packet to the server; the response's file waits
+        // for a packet to the client.
+        let mut n = 0;
+        both.log_packet(
+            &f,
+            &mut c,
+            false,
+            Some(Direction::ToServer),
+            &mut meta,
+            &mut |_| n += 1,
+        );
+        assert_eq!((n, c.next()), (1, 1));
+        assert_eq!(both.done_before(&f, &c), 0);
+        both.log_packet(
+            &f,
+            &mut c,
+            false,
+            Some(Direction::ToClient),
+            &mut meta,
+            &mut |_| n += 1,
+        );
+        assert_eq!(n, 2);
+        assert_eq!(both.done_before(&f, &c), 1);
+        // A logger of neither type waits for nothing.
+        let none = AppLogger::new(EveTypes::parse_list("dns").unwrap());
+        assert_eq!(none.done_before(&f, &LogCursor::default()), u64::MAX);
+    }
 }
