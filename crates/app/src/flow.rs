@@ -539,8 +539,10 @@ impl AppFlow {
     }
 
     /// Frees the current protocol's transactions with an id below `id` (see
-    /// [`Protocol::free_txs_before`]); the prior state's are left alone.
-    pub fn free_txs_before(&mut self, id: u64) {
+    /// [`Protocol::free_txs_before`]), counting their truncated files first; the prior
+    /// state's are left alone.
+    pub fn free_txs_before(&mut self, ctx: &mut AppCtx, id: u64) {
+        crate::files::count_freed(self, ctx, id);
         with_state!(mut &mut self.state, p => Protocol::free_txs_before(p, id), None => {})
     }
 

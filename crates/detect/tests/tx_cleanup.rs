@@ -67,7 +67,7 @@ fn run(n: usize, free: bool) -> (Vec<String>, usize) {
             most = most.max(live);
             if free {
                 let bound = det.tx_done_before(&fd);
-                af.free_txs_before(bound);
+                af.free_txs_before(&mut ctx, bound);
                 fd.forget_txs_before(bound);
             }
         }

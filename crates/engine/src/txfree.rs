@@ -11,7 +11,12 @@ use output::AppLogger;
 
 /// Frees the transactions of `ext`'s flow that detection (`detector`, `None`: no
 /// detection on the flow) and `logger` are done with. Returns how many went.
-pub(crate) fn free_done(ext: &mut FlowExt, detector: Option<&Detector>, logger: &AppLogger) -> u64 {
+pub(crate) fn free_done(
+    ext: &mut FlowExt,
+    ctx: &mut app::AppCtx,
+    detector: Option<&Detector>,
+    logger: &AppLogger,
+) -> u64 {
     let Some(app) = ext.app.as_ref() else {
         return 0;
     };
@@ -34,7 +39,7 @@ pub(crate) fn free_done(ext: &mut FlowExt, detector: Option<&Detector>, logger: 
         return 0;
     };
     if let Some(app) = ext.app.as_mut() {
-        app.free_txs_before(upto);
+        app.free_txs_before(ctx, upto);
     }
     ext.detect.forget_txs_before(upto);
     upto - first

@@ -290,6 +290,20 @@ pub(crate) fn count_flow_end(flow: &crate::AppFlow, ctx: &mut crate::AppCtx) {
     }
 }
 
+/// Counts the files that ended truncated of `flow`'s transactions below `id`, which
+/// are about to be freed (see [`count_flow_end`]).
+pub(crate) fn count_freed(flow: &crate::AppFlow, ctx: &mut crate::AppCtx, id: u64) {
+    let mut n = 0;
+    flow.each_tx(&mut |tx| {
+        if tx.id() < id {
+            n += tx.files().map_or(0, Files::count_truncated);
+        }
+    });
+    for _ in 0..n {
+        ctx.counters.incr(crate::Counter::FilesTruncated);
+    }
+}
+
 /// The files of one transaction, in the order they were opened.
 #[derive(Clone, Debug, Default)]
 pub struct Files {

@@ -260,7 +260,7 @@ impl FlowStage {
             crate::applog::log_packet(&self.applog, ext, p, to_server, &flow_key, pcap_cnt, sink);
         }
         let det = detection.stage.as_ref().map(|d| &*d.detector);
-        crate::txfree::free_done(ext, det, &self.applog);
+        crate::txfree::free_done(ext, &mut self.app, det, &self.applog);
         if bypass {
             self.tracker.set_bypassed(slot);
         }
