@@ -16,7 +16,8 @@
 #   ../shared/rules/et-open/emerging-*.rules in one file), SURICATA (default suricata;
 #   empty: skip it), CONFIG (default /etc/suricata/suricata.yaml), WORKERS (default
 #   "1 2 4"), CURVE (default "1000 10000 50000 100000 200000"; empty: no curve),
-#   CURVE_SURICATA (1: Suricata on the curve's captures too), CURVE_SIZE (default 256).
+#   CURVE_SURICATA (1: Suricata on the curve's captures too), CURVE_SIZE (default 256),
+#   WORKLOADS (default "c20k c100k": the tables to make).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SHARED=${SHARED:-$ROOT/../shared}
@@ -26,6 +27,7 @@ CONFIG=${CONFIG:-/etc/suricata/suricata.yaml}
 WORKERS=${WORKERS:-1 2 4}
 CURVE=${CURVE-1000 10000 50000 100000 200000}
 CURVE_SIZE=${CURVE_SIZE:-256}
+WORKLOADS=${WORKLOADS:-c20k c100k}
 WORK=${1:-/tmp/osprey-memory}
 mkdir -p "$WORK"
 if [ -z "${RULES:-}" ]; then
@@ -100,9 +102,13 @@ header() {
     echo "|---|---|---|---|---|---|"
 }
 
-gen c20k --flows 20000 --packets 600000 --size 1514 --attack-fraction 0.02
-gen c100k --flows 100000 --packets 300000 --size 1514 --attack-fraction 0.02
-for w in c20k c100k; do
+for w in $WORKLOADS; do
+    case $w in
+    c20k) gen c20k --flows 20000 --packets 600000 --size 1514 --attack-fraction 0.02 ;;
+    c100k) gen c100k --flows 100000 --packets 300000 --size 1514 --attack-fraction 0.02 ;;
+    esac
+done
+for w in $WORKLOADS; do
     header "$w: $(python3 -c "import os;print(f'{os.path.getsize(\"$WORK/$w.pcap\")/1e6:.0f} MB')")"
     for t in $WORKERS; do osprey_run "$w" "$t"; done
     [ -z "$SURICATA" ] || suricata_run "$w"

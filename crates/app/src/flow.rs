@@ -538,6 +538,14 @@ impl AppFlow {
         }
     }
 
+    /// Frees the current protocol's transactions with an id below `id` (see
+    /// [`Protocol::free_txs_before`]), counting their truncated files first; the prior
+    /// state's are left alone.
+    pub fn free_txs_before(&mut self, ctx: &mut AppCtx, id: u64) {
+        crate::files::count_freed(self, ctx, id);
+        with_state!(mut &mut self.state, p => Protocol::free_txs_before(p, id), None => {})
+    }
+
     /// Whether an application message of `dir` completed since the last call (HTTP
     /// requests and responses, DCERPC PDUs): raw stream inspection of that direction is
     /// due.

@@ -79,6 +79,11 @@ pub trait Protocol {
     fn take_after_switch(&mut self, _dir: Direction) -> Vec<u8> {
         Vec::new()
     }
+
+    /// Frees the transactions with an id below `id`: detection and the loggers are
+    /// done with them (Suricata's transaction cleanup). A state that keeps its
+    /// transactions in a bounded table of its own may ignore it.
+    fn free_txs_before(&mut self, _id: u64) {}
 }
 
 /// One transaction of a protocol: what the detector inspects and the logger writes.

@@ -106,6 +106,9 @@ pub struct FileSource {
     shrank: bool,
     /// Bytes of the mapping already released (see [`MappedFile::release`]).
     released: usize,
+    /// Pages are released where the caller says ([`Source::release_before`]), not
+    /// [`RELEASE_LAG`] behind the read position.
+    by_caller: bool,
 }
 
 /// How far behind the read position the mapped capture's pages are released: the
@@ -203,6 +206,7 @@ impl FileSource {
             mapped: None,
             shrank: false,
             released: 0,
+            by_caller: false,
         }
     }
 
@@ -283,8 +287,16 @@ impl FileSource {
         if let Input::Shared { pos, .. } = &mut self.input {
             *pos = at;
         }
+        if !self.by_caller {
+            self.release_upto(at.saturating_sub(RELEASE_LAG));
+        }
+    }
+
+    /// Releases the mapped pages before `pos` (rounded down to [`RELEASE_STEP`]) not
+    /// released yet.
+    fn release_upto(&mut self, pos: usize) {
         if let Some(m) = &self.mapped {
-            let upto = at.saturating_sub(RELEASE_LAG) / RELEASE_STEP * RELEASE_STEP;
+            let upto = pos / RELEASE_STEP * RELEASE_STEP;
             if upto > self.released {
                 m.release(self.released..upto);
                 self.released = upto;
@@ -352,6 +364,23 @@ impl Source for FileSource {
 
     fn stats(&self) -> CaptureStats {
         self.stats
+    }
+
+    fn position(&self) -> u64 {
+        match (&self.input, &self.mapped) {
+            (Input::Shared { pos, .. }, Some(_)) => *pos as u64,
+            _ => 0,
+        }
+    }
+
+    fn release_by_caller(&mut self) {
+        self.by_caller = true;
+    }
+
+    fn release_before(&mut self, pos: u64) {
+        if self.by_caller {
+            self.release_upto(usize::try_from(pos).unwrap_or(usize::MAX));
+        }
     }
 }
 

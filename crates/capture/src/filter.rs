@@ -186,6 +186,18 @@ impl Source for FilteredSource {
     fn may_wait(&self) -> bool {
         self.inner.may_wait()
     }
+
+    fn position(&self) -> u64 {
+        self.inner.position()
+    }
+
+    fn release_by_caller(&mut self) {
+        self.inner.release_by_caller();
+    }
+
+    fn release_before(&mut self, pos: u64) {
+        self.inner.release_before(pos);
+    }
 }
 
 #[cfg(test)]

@@ -100,6 +100,24 @@ pub trait Source: Send {
     fn may_wait(&self) -> bool {
         false
     }
+
+    /// How far the input has been read, in bytes of a mapped capture (0 for sources
+    /// without a mapping): the frames of later batches lie at or after it. A
+    /// [`Source::release_before`] position.
+    fn position(&self) -> u64 {
+        0
+    }
+
+    /// The caller says when frames are no longer read ([`Source::release_before`])
+    /// instead of the source releasing a mapped capture's pages a fixed distance
+    /// behind its read position: a reader whose workers hold batches longer than that.
+    fn release_by_caller(&mut self) {}
+
+    /// Every frame before `pos` (a [`Source::position`]) has been processed: the pages
+    /// of a mapped capture before it may leave memory.
+    fn release_before(&mut self, pos: u64) {
+        let _ = pos;
+    }
 }
 
 /// Opens a pcap or pcapng file, detected by its magic number. Regular files are mapped

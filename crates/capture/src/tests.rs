@@ -483,3 +483,56 @@ fn a_mapped_file_read_once_is_not_kept_resident() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_caller_releases_a_mapped_file_where_its_consumers_are() {
+    // 12 MB of frames read by a caller whose consumers lag: nothing is released on the
+    // source's own (the lag of a batch still held could be anything), then exactly up
+    // to the position the caller names.
+    let frames: Vec<Vec<u8>> = (0..8_000u32).map(|i| pkt(i as u8, 1500)).collect();
+    let recs: Vec<(u32, u32, &[u8], u32)> = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (i as u32, 0, &f[..], 1500))
+        .collect();
+    let file = pcap(false, false, 65535, 1, &recs);
+    let dir = std::env::temp_dir().join(format!("osprey-capture-rel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("held.pcap");
+    std::fs::write(&path, &file).unwrap();
+    let mut src = crate::FileSource::open(&path).unwrap();
+    src.release_by_caller();
+    let mut b = Batch::new();
+    let mut half = 0;
+    let mut n = 0;
+    loop {
+        let got = src.next_batch(&mut b, 128).unwrap();
+        if got == 0 {
+            break;
+        }
+        n += got;
+        if n <= frames.len() / 2 {
+            half = src.position();
+        }
+    }
+    assert_eq!(n, frames.len());
+    assert_eq!(src.position(), file.len() as u64);
+    let Some(all) = src.mapped_resident() else {
+        std::fs::remove_dir_all(&dir).ok();
+        eprintln!("skipped: /proc/self/smaps not readable");
+        return;
+    };
+    assert!(
+        all >= file.len() * 9 / 10,
+        "{all} of {} resident",
+        file.len()
+    );
+    src.release_before(half);
+    let left = src.mapped_resident().unwrap();
+    let released = all - left;
+    assert!(
+        released >= half as usize - (4 << 20) && released <= half as usize + 4096,
+        "released {released}, asked for {half}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

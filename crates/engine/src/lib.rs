@@ -41,6 +41,7 @@ mod run;
 mod runtime;
 mod setup;
 mod timing;
+mod txfree;
 mod verdict;
 
 pub use ::config::logging::{FileOutput as LoggingFileOutput, LogLevel, LoggingSettings};

@@ -76,6 +76,10 @@ impl Protocol for DnsState {
             .find(|t| t.id() == id)
             .map(|t| t as &dyn Transaction)
     }
+
+    fn free_txs_before(&mut self, id: u64) {
+        DnsState::free_txs_before(self, id)
+    }
 }
 
 impl Transaction for DnsTx {

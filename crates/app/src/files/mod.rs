@@ -226,6 +226,11 @@ impl File {
         !self.logged.replace(true)
     }
 
+    /// Whether its `fileinfo` record was written ([`File::mark_logged`]).
+    pub fn logged(&self) -> bool {
+        self.logged.get()
+    }
+
     fn append(&mut self, data: &[u8]) {
         if self.state != FileState::Open {
             return;
@@ -280,6 +285,20 @@ pub type FileId = usize;
 pub(crate) fn count_flow_end(flow: &crate::AppFlow, ctx: &mut crate::AppCtx) {
     let mut n = 0;
     flow.each_tx(&mut |tx| n += tx.files().map_or(0, Files::count_truncated));
+    for _ in 0..n {
+        ctx.counters.incr(crate::Counter::FilesTruncated);
+    }
+}
+
+/// Counts the files that ended truncated of `flow`'s transactions below `id`, which
+/// are about to be freed (see [`count_flow_end`]).
+pub(crate) fn count_freed(flow: &crate::AppFlow, ctx: &mut crate::AppCtx, id: u64) {
+    let mut n = 0;
+    flow.each_tx(&mut |tx| {
+        if tx.id() < id {
+            n += tx.files().map_or(0, Files::count_truncated);
+        }
+    });
     for _ in 0..n {
         ctx.counters.incr(crate::Counter::FilesTruncated);
     }

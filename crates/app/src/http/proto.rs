@@ -96,6 +96,10 @@ impl Protocol for HttpState {
     fn find_tx(&self, id: u64) -> Option<&dyn Transaction> {
         self.tx(id).map(|t| t as &dyn Transaction)
     }
+
+    fn free_txs_before(&mut self, id: u64) {
+        HttpState::free_txs_before(self, id)
+    }
 }
 
 impl Transaction for HttpTx {

@@ -129,6 +129,25 @@ impl Detector {
         af.each_tx(&mut |tx| run(tx));
     }
 
+    /// The id below which detection is done with the transactions of a flow whose
+    /// state is `fd`: each direction that has transaction rules inspected them in
+    /// their final state (Suricata's per-direction inspect progress); `u64::MAX` when
+    /// no more detection runs on the flow (`pass`, dropped) or no rule inspects
+    /// transactions.
+    pub fn tx_done_before(&self, fd: &FlowDetect) -> u64 {
+        if fd.passed || fd.dropped {
+            return u64::MAX;
+        }
+        (0..2)
+            .filter(|&d| {
+                let tg = &self.tx_groups[d];
+                !(tg.bufs.is_empty() && tg.always.is_empty())
+            })
+            .map(|d| fd.tx_floor[d])
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn eval_tx(
         &self,

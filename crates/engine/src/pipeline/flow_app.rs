@@ -259,6 +259,8 @@ impl FlowStage {
             let sink = &mut detection.sink;
             crate::applog::log_packet(&self.applog, ext, p, to_server, &flow_key, pcap_cnt, sink);
         }
+        let det = detection.stage.as_ref().map(|d| &*d.detector);
+        crate::txfree::free_done(ext, &mut self.app, det, &self.applog);
         if bypass {
             self.tracker.set_bypassed(slot);
         }

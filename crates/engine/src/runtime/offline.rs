@@ -17,8 +17,10 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 use wire::{Decoded, Decoder, DecoderConfig};
 
-/// Batches queued per worker before the reader waits (each of up to 128 frames).
-const RING_BATCHES: usize = 256;
+/// Batches queued per worker before the reader waits (each of up to 128 frames). The
+/// frames of a mapped capture that are queued stay resident, so the queue is kept
+/// short: 8,192 frames a worker smooth out the workers' pace well enough.
+const RING_BATCHES: usize = 64;
 
 /// Every this many frames read, every worker is told the time and sweeps idle flows,
 /// as one pipeline does after as many frames of its own.
@@ -39,6 +41,9 @@ struct WorkBatch {
     upto: u64,
     /// Look for idle flows after this batch.
     sweep: bool,
+    /// The source's position ([`Source::position`]) before its first frame was read:
+    /// the mapped capture's pages from there on stay while the batch is queued.
+    from: u64,
 }
 
 /// Reads `source` to its end (or until stopped) through `opts.threads` workers; alerts
@@ -135,6 +140,12 @@ struct Lane {
     recycled: rtrb::Consumer<Box<WorkBatch>>,
     pending: Box<WorkBatch>,
     thread: Thread,
+    /// Batches the worker gave back, for reuse (boxed: they travel the rings boxed).
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<WorkBatch>>,
+    /// The [`WorkBatch::from`] of each batch sent and not given back yet, oldest first
+    /// (a worker gives its batches back in order).
+    queued: std::collections::VecDeque<u64>,
 }
 
 /// What the dispatching reader shares with its workers.
@@ -192,6 +203,8 @@ fn run_dispatch<'scope, 'env>(
             recycled,
             pending: Box::default(),
             thread: h.thread().clone(),
+            spare: Vec::new(),
+            queued: std::collections::VecDeque::with_capacity(RING_BATCHES + 1),
         });
         handles.push(h);
     }
@@ -258,10 +271,17 @@ fn read_and_dispatch(
         .filter(|c| pin_cores && lanes.len() <= c.len())
         .unwrap_or_default();
     let mut on_core = usize::MAX;
+    // Frames of a mapped capture wait in the workers' queues: its pages are released
+    // once every worker is past them, not at a fixed distance behind this reader.
+    source.release_by_caller();
+    let mut at = source.position();
     while !control.is_stopped() && source.next_batch(&mut batch, batch_size)? > 0 {
         for (i, frame) in batch.iter().enumerate() {
             let h = dispatch_hash(&mut decoder, &mut decoded, frame.link, frame.data);
             let lane = &mut lanes[(h % n) as usize];
+            if lane.pending.frames.is_empty() {
+                lane.pending.from = at;
+            }
             lane.pending.frames.push_from(&batch, i);
             now = frame.ts;
             if lane.pending.frames.len() >= batch_size {
@@ -280,6 +300,14 @@ fn read_and_dispatch(
         seen.packets += batch.len() as u64;
         seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
         progress(seen);
+        at = source.position();
+        source.release_before(
+            lanes
+                .iter_mut()
+                .map(|l| l.held_from(at))
+                .min()
+                .unwrap_or(at),
+        );
         if batch.len() < batch_size && source.may_wait() {
             // The source may now wait for new input (a watched directory): the frames
             // held here must not wait with it, nor the alerts held for capture order.
@@ -314,17 +342,49 @@ fn follow_lightest(lanes: &[Lane], cores: &[core_affinity::CoreId], on_core: &mu
     }
 }
 
+impl Lane {
+    /// Takes back the batches the worker is done with.
+    fn reclaim(&mut self) {
+        while let Ok(b) = self.recycled.pop() {
+            self.queued.pop_front();
+            self.spare.push(b);
+        }
+    }
+
+    /// The earliest source position whose frames this lane still holds (queued for
+    /// its worker or pending here); `at` (the reader's position) when none.
+    fn held_from(&mut self, at: u64) -> u64 {
+        self.reclaim();
+        let pending = if self.pending.frames.is_empty() {
+            at
+        } else {
+            self.pending.from
+        };
+        self.queued.iter().copied().fold(pending, u64::min)
+    }
+}
+
 /// Hands `lane`'s pending frames (possibly none: a clock tick) to its worker, waiting
 /// while its ring is full (offline input is never dropped).
 fn send(lane: &mut Lane, now: Timestamp, upto: u64, sweep: bool) {
-    let fresh = lane.recycled.pop().unwrap_or_default();
+    lane.reclaim();
+    let fresh = lane.spare.pop().unwrap_or_default();
     let mut b = std::mem::replace(&mut lane.pending, fresh);
     b.now = now;
     b.upto = upto;
     b.sweep = sweep;
+    // A batch without frames holds no pages.
+    let from = if b.frames.is_empty() {
+        u64::MAX
+    } else {
+        b.from
+    };
     loop {
         match lane.to_worker.push(b) {
-            Ok(()) => break,
+            Ok(()) => {
+                lane.queued.push_back(from);
+                break;
+            }
             Err(rtrb::PushError::Full(back)) => {
                 b = back;
                 lane.waits += 1;

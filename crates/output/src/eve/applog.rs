@@ -18,6 +18,13 @@ pub struct LogCursor {
     next: u64,
 }
 
+impl LogCursor {
+    /// The id of the first transaction not logged yet.
+    pub fn next(&self) -> u64 {
+        self.next
+    }
+}
+
 /// Turns a flow's finished transactions into EVE records, for the enabled types.
 #[derive(Debug, Default)]
 pub struct AppLogger {
@@ -114,6 +121,44 @@ impl AppLogger {
             self.log_txs(app, proto, p, cursor, true, &mut meta, out);
         }
         *cursor = LogCursor::default();
+    }
+
+    /// The id below which the loggers are done with `app`'s transactions (Suricata's
+    /// logger progress, which bounds when a transaction may be freed): the first
+    /// transaction whose record is not written yet (when its protocol is logged), or
+    /// whose files still wait for their `fileinfo` record or keep content for the file
+    /// store;
+    /// `u64::MAX` when nothing waits.
+    pub fn done_before(&self, app: &AppFlow, cursor: &LogCursor) -> u64 {
+        if !self.enabled() {
+            return u64::MAX;
+        }
+        let Some(proto) = app.state().protocol() else {
+            return u64::MAX;
+        };
+        let logged = app::registry::index(app.app_proto())
+            .and_then(|i| self.types.get_index(i))
+            .is_some()
+            && app::registry::event_type(app.app_proto()).is_some();
+        let mut bound = if logged { cursor.next } else { u64::MAX };
+        let fileinfo = self.types.engine("fileinfo");
+        let mut stop = false;
+        proto.each_tx(&mut |tx| {
+            if stop || tx.id() >= bound {
+                stop = true;
+                return;
+            }
+            let waits = tx.files().is_some_and(|files| {
+                files
+                    .iter()
+                    .any(|f| (fileinfo && !f.logged()) || f.store_state().keeping())
+            });
+            if waits {
+                bound = tx.id();
+                stop = true;
+            }
+        });
+        bound
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -274,5 +319,51 @@ pub(crate) mod tests {
         assert_eq!(r.len(), 1);
         assert_eq!(r[0]["event_type"], "tls");
         assert_eq!(r[0]["tls"]["from_proto"], "smtp");
+    }
+
+    #[test]
+    fn done_before_waits_for_records_and_fileinfo() {
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 80);
+        f.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"GET /a HTTP/1.1\r\nHost: a\r\n\r\n",
+        );
+        f.parse(
+            &mut ctx,
+            Direction::ToClient,
+            b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc",
+        );
+        let mut c = LogCursor::default();
+        // Nothing logged: nothing may go.
+        let both = AppLogger::new(EveTypes::parse_list("http,fileinfo").unwrap());
+        assert_eq!(both.done_before(&f, &c), 0);
+        // The http record written on a packet to the server; the response's file waits
+        // for a packet to the client.
+        let mut n = 0;
+        both.log_packet(
+            &f,
+            &mut c,
+            false,
+            Some(Direction::ToServer),
+            &mut meta,
+            &mut |_| n += 1,
+        );
+        assert_eq!((n, c.next()), (1, 1));
+        assert_eq!(both.done_before(&f, &c), 0);
+        both.log_packet(
+            &f,
+            &mut c,
+            false,
+            Some(Direction::ToClient),
+            &mut meta,
+            &mut |_| n += 1,
+        );
+        assert_eq!(n, 2);
+        assert_eq!(both.done_before(&f, &c), 1);
+        // A logger of neither type waits for nothing.
+        let none = AppLogger::new(EveTypes::parse_list("dns").unwrap());
+        assert_eq!(none.done_before(&f, &LogCursor::default()), u64::MAX);
     }
 }

@@ -1,0 +1,46 @@
+//! Transaction cleanup, as Suricata's: after a packet went through the app layer,
+//! detection and the loggers, the flow's transactions that every consumer is done with
+//! are freed, so a long keep-alive flow holds only the transactions still in progress.
+//! A transaction goes once it is complete both ways and inspected in its final state in
+//! each direction that has transaction rules ([`detect::Detector::tx_done_before`]),
+//! and its records and files were written ([`output::AppLogger::done_before`]).
+
+use crate::flows::FlowExt;
+use detect::Detector;
+use output::AppLogger;
+
+/// Frees the transactions of `ext`'s flow that detection (`detector`, `None`: no
+/// detection on the flow) and `logger` are done with. Returns how many went.
+pub(crate) fn free_done(
+    ext: &mut FlowExt,
+    ctx: &mut app::AppCtx,
+    detector: Option<&Detector>,
+    logger: &AppLogger,
+) -> u64 {
+    let Some(app) = ext.app.as_ref() else {
+        return 0;
+    };
+    let mut bound = logger.done_before(app, &ext.log);
+    if let Some(det) = detector.filter(|_| !ext.no_inspect) {
+        bound = bound.min(det.tx_done_before(&ext.detect));
+    }
+    // Complete both ways, in order: the first transaction still in progress stops it.
+    let (mut first, mut upto) = (None, None);
+    let mut stop = false;
+    app.each_tx(&mut |tx| {
+        if stop || tx.id() >= bound || !tx.is_final() {
+            stop = true;
+            return;
+        }
+        first.get_or_insert(tx.id());
+        upto = Some(tx.id() + 1);
+    });
+    let (Some(first), Some(upto)) = (first, upto) else {
+        return 0;
+    };
+    if let Some(app) = ext.app.as_mut() {
+        app.free_txs_before(ctx, upto);
+    }
+    ext.detect.forget_txs_before(upto);
+    upto - first
+}
