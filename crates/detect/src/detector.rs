@@ -39,6 +39,8 @@ pub struct RuleInfo {
     pub metadata: Vec<String>,
     /// `target`: which side of the alert is the target (EVE `alert.source`/`target`).
     pub target: Option<rules::ast::Target>,
+    /// `tag` options: what an alert of the rule tags after it (`tag.rs`).
+    pub tags: Vec<rules::tag::Tag>,
 }
 
 /// A fast pattern entry: bytes, nocase, signature.
@@ -81,6 +83,8 @@ pub struct Detector {
     lists: crate::lists::Lists,
     /// Host and IP-pair bits (`xbits`, `hostbits`), shared by the workers.
     hosts: crate::xbits::HostTable,
+    /// Host tags (`tag:host`), shared by the workers.
+    pub(crate) host_tags: crate::tag::HostTags,
 }
 
 pub(crate) fn class_of_proto(p: u8) -> usize {
@@ -169,6 +173,7 @@ impl Detector {
                         classtype: r.meta.classtype.clone(),
                         metadata: r.meta.metadata.clone(),
                         target: r.meta.target,
+                        tags: crate::tag::of_rule(&r.options),
                     });
                     sigs.push(s);
                     globals.push(g);
@@ -203,12 +208,17 @@ impl Detector {
                 .position(|x| *x == c)
                 .unwrap_or(opts.action_order.len())
         };
+        let var_ranks: Vec<(u8, u8)> = sigs
+            .iter()
+            .map(|s| crate::vars::rank(&rules[s.rule as usize].rule))
+            .collect();
         let mut order: Vec<usize> = (0..sigs.len()).collect();
         order.sort_by_key(|&i| {
             let s = &sigs[i];
             (
                 rank(s.action),
                 std::cmp::Reverse(s.bits_rank),
+                std::cmp::Reverse(var_ranks[i]),
                 s.priority,
                 s.gid,
                 s.sid,
@@ -346,6 +356,7 @@ impl Detector {
             stats,
             lists: opts.lists.clone(),
             hosts,
+            host_tags: Default::default(),
         };
         (det, diags)
     }
@@ -447,6 +458,7 @@ impl Detector {
         alerts: &mut Vec<Alert>,
     ) {
         scratch.verdict = crate::verdict::Verdict::default();
+        fd.vars.start_packet();
         if fd.passed {
             return;
         }
@@ -515,6 +527,7 @@ impl Detector {
         if let (Some(af), Some(fi)) = (input.app, input.flow) {
             self.inspect_txs(scratch, fd, input, fi, af, payload);
         }
+        fd.vars.end_packet();
         self.finalize(scratch, fd, input, alerts);
     }
 
@@ -533,6 +546,7 @@ impl Detector {
             .filter(|o| !o.is_cond())
             .for_each(|o| self.hosts.act(o, pkt));
         s.flowint.iter().for_each(|o| o.act(fd));
+        fd.vars.commit(&mut scratch.vars.captured);
         for a in &s.bits_act {
             match *a {
                 BitsAct::Set(b) => fd.set_bit(b, true),
@@ -690,6 +704,7 @@ impl Detector {
                 .filter(|o| o.is_cond())
                 .all(|o| self.hosts.check(o, input.packet))
             && s.flowint.iter().all(|o| o.pre(fd))
+            && s.vars.iter().all(|c| c.matches(&fd.vars))
             && s.bits_cond.iter().all(|c| {
                 let f = |b: &u32| fd.bit(*b) == c.set;
                 if c.all {
@@ -712,6 +727,7 @@ impl Detector {
             return None;
         }
         scratch.stats.rules_evaluated += 1;
+        scratch.vars.captured.clear();
         let Some(prog) = &s.payload else {
             // On a pseudo-packet only IP-only rules (checked by the caller) match.
             return (input.packet_rules || s.iponly).then_some(MatchedOn::Packet);

@@ -4,7 +4,7 @@
 use crate::sig::{PktOpt, Refusal, Sig};
 
 /// Keywords compiled here.
-const HANDLED: [&str; 13] = [
+const HANDLED: [&str; 15] = [
     "flow.age",
     "tcp.mss",
     "icmpv6.mtu",
@@ -18,6 +18,8 @@ const HANDLED: [&str; 13] = [
     "requires",
     "rpc",
     "alert",
+    "flowvar",
+    "pktvar",
 ];
 
 /// Whether `name` (canonical) is compiled by [`compile`].
@@ -38,6 +40,10 @@ pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<
                 ));
             }
             sig.noalert = false;
+            return Ok(());
+        }
+        "flowvar" | "pktvar" => {
+            sig.vars.push(crate::vars::cond(name, value)?);
             return Ok(());
         }
         "hostbits" => {

@@ -80,9 +80,11 @@ mod rpc_opt;
 mod search;
 mod sig;
 mod state;
+mod tag;
 mod threshold;
 mod tls;
 mod transform;
+mod vars;
 mod verdict;
 mod xbits;
 
@@ -140,10 +142,12 @@ pub use pcre::PcreLimits;
 pub use pcre_dfa::{pcre_dfa, NoDfa, PCRE_DFA_MAX_STATES};
 pub use program::{MAX_VARS, RECURSION_LIMIT};
 pub use state::{FlowDetect, Scratch, ScratchStats, MAX_TX_DONE};
+pub use tag::TagPacket;
 pub use threshold::{
     Deferred as DeferredThreshold, SharedThresholds, Verdict as ThresholdVerdict,
     MAX_THRESHOLD_ENTRIES,
 };
+pub use vars::FlowVars;
 pub use verdict::{Reject, Verdict};
 
 #[cfg(test)]

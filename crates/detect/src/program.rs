@@ -32,6 +32,8 @@ pub(crate) struct ProgVars {
     /// The byte order `byte_*` with `dce` read in: set from the DCERPC call whose
     /// buffers are inspected, false (big endian) elsewhere.
     pub(crate) dce_le: bool,
+    /// Variables the `pcre`s of the rule being evaluated captured (`vars.rs`).
+    pub(crate) captured: crate::vars::Captured,
 }
 
 impl core::ops::Deref for ProgVars {
@@ -91,6 +93,8 @@ pub(crate) struct PcreC {
     pub source: std::sync::Arc<(String, rules::PcreFlags)>,
     pub negated: bool,
     pub relative: bool,
+    /// Capture groups stored as `flowvar`/`pktvar` values.
+    pub captures: Vec<crate::vars::VarCapture>,
     /// Set once the regex hit a limit (the warning is logged once).
     pub warned: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
@@ -458,7 +462,19 @@ impl Program {
             }
             // Match or depth limit hit: the rule does not match, negated or not, as in
             // Suricata; counted, and logged once per regex.
-            let m = match p.re.find_at(subject, from) {
+            let found = if p.captures.is_empty() {
+                p.re.find_at(subject, from)
+                    .map(|m| m.map(|m| (m.start(), m.end())))
+            } else {
+                crate::vars::find_capturing(
+                    &p.re,
+                    &p.captures,
+                    subject,
+                    from,
+                    &mut st.vars.captured,
+                )
+            };
+            let m = match found {
                 Ok(m) => m,
                 Err(e) => {
                     st.vars.pcre_limit_hits += 1;
@@ -468,12 +484,12 @@ impl Program {
             };
             match m {
                 None => return p.negated && self.run(i + 1, buf, st),
-                Some(m) => {
+                Some((m_start, m_end)) => {
                     if p.negated {
                         return false;
                     }
                     let saved = st.off;
-                    st.off = base + m.end();
+                    st.off = base + m_end;
                     if !self.relative_next[i] {
                         return self.run(i + 1, buf, st);
                     }
@@ -484,7 +500,7 @@ impl Program {
                         return false;
                     }
                     st.off = saved;
-                    from = m.start() + 1;
+                    from = m_start + 1;
                 }
             }
         }

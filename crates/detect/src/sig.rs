@@ -209,6 +209,7 @@ pub(crate) struct Sig {
     pub app_both: bool,
     pub threshold: Option<Threshold>,
     pub noalert: bool,
+    pub vars: Vec<crate::vars::VarCond>,
     /// Fast pattern: slot, bytes, nocase.
     pub fp: Option<(Slot, Vec<u8>, bool)>,
     /// Flowbits use, for ordering: 3 set only, 2 set and read, 1 read, 0 none.
@@ -360,6 +361,7 @@ pub(crate) fn compile(
         app_both: false,
         threshold: None,
         noalert: r.action == Action::Pass,
+        vars: Vec::new(),
         fp: None,
         bits_rank: 0,
         iponly: false,
@@ -482,7 +484,7 @@ pub(crate) fn compile(
                     only,
                 });
             }
-            Opt::Tag(_) => {}
+            Opt::Tag(_) => {} // acted on after the alert (`tag.rs`)
             Opt::NoAlert => sig.noalert = true,
             Opt::Xbits { cmd, name, rest } => {
                 crate::xbits::compile(&mut sig, *cmd, name, rest, (&mut set_bits, &mut read_bits))?
@@ -722,6 +724,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                         }
                     })?;
                 Step::Pcre(PcreC {
+                    captures: crate::vars::captures(&re, &p.captures)?,
                     re,
                     source: std::sync::Arc::new((p.pattern.clone(), p.flags)),
                     negated: p.negated,

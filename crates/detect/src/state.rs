@@ -58,12 +58,21 @@ pub struct FlowDetect {
     pub(crate) iponly_done: [bool; 2],
     /// `flowint` variables by id (`None`: not set).
     ints: Vec<Option<u32>>,
+    /// Session tags (`tag:session`).
+    pub(crate) tags: crate::tag::FlowTags,
+    /// `flowvar`/`pktvar` values (`vars.rs`).
+    pub(crate) vars: crate::vars::FlowVars,
 }
 
 impl FlowDetect {
     /// Fresh state for a new flow.
     pub fn new() -> Self {
         FlowDetect::default()
+    }
+
+    /// The flow's and the last inspected packet's variables (`flowvar`, `pktvar`).
+    pub fn vars(&self) -> &crate::vars::FlowVars {
+        &self.vars
     }
 
     /// Clears all state, keeping allocations.
@@ -78,6 +87,8 @@ impl FlowDetect {
         self.dropped = false;
         self.iponly_done = [false; 2];
         self.ints.clear();
+        self.tags.clear();
+        self.vars.clear();
     }
 
     /// Forgets which transactions were inspected, keeping the flow's variables: the

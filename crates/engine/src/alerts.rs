@@ -61,7 +61,7 @@ impl FlowSnap {
 }
 
 /// Suricata's `pkt_src` of an alerted packet.
-fn pkt_src(pkt: &Packet, flow: Option<&FlowSnap>) -> &'static str {
+pub(crate) fn pkt_src(pkt: &Packet, flow: Option<&FlowSnap>) -> &'static str {
     use wire::Tunnel as T;
     if flow.is_some_and(|f| f.pseudo) {
         return "stream (flow timeout)";
@@ -384,6 +384,9 @@ impl AlertSink {
             self.blocked = Some(blocked_part(&record.to_eve()));
         }
         let mut eve = out.wants_alerts().then(|| record.to_eve());
+        if let (Some(fd), Some(e)) = (flow_detect, eve.as_mut()) {
+            crate::alert_vars::add(e, fd.vars());
+        }
         // A packet whose IP header did not decode (a `decode-event` alert) has no
         // addresses, ports or protocol in Suricata's record.
         if let (0, Some(serde_json::Value::Object(o))) = (pkt.ip_version, eve.as_mut()) {

@@ -232,8 +232,21 @@ impl DetectStage {
             ),
         }
         self.verdict = self.scratch.verdict();
+        // `tag`: the alerts' tags are added, then the packet counted against them.
+        let tagged = self.detector.tag_packet(
+            fd.as_deref_mut(),
+            &self.alerts,
+            detect::TagPacket {
+                packet: input.packet,
+                len: input.frame.len(),
+                pseudo: input.frame.is_empty(),
+            },
+        );
         self.timer.stop(Stage::Detect, t);
         if self.alerts.is_empty() {
+            if tagged {
+                crate::tagged::write(sink, input.packet, origin, input.frame);
+            }
             return;
         }
         let t = self.timer.start();
@@ -254,6 +267,9 @@ impl DetectStage {
                 },
             );
         }
+        if tagged {
+            crate::tagged::write(sink, input.packet, origin, input.frame);
+        }
         self.timer.stop(Stage::Output, t);
     }
 
@@ -267,6 +283,7 @@ impl DetectStage {
             ("detect.alerts_suppressed", s.alerts_suppressed),
             ("osprey.detect.threshold_table_full", s.threshold_table_full),
             ("osprey.detect.pcre_limit_hits", s.pcre_limit_hits),
+            ("osprey.detect.tags_dropped", self.detector.tags_dropped()),
         ]
         .into_iter()
         .chain(gpu)

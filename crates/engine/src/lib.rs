@@ -14,6 +14,7 @@
 
 mod alert_extras;
 mod alert_tunnel;
+mod alert_vars;
 mod alerts;
 mod anomaly;
 mod applog;
@@ -40,6 +41,7 @@ mod pipeline;
 mod run;
 mod runtime;
 mod setup;
+mod tagged;
 mod timing;
 mod txfree;
 mod verdict;

@@ -805,7 +805,7 @@ pub enum Opt {
     /// `app-layer-event`
     AppLayerEvent(String),
     /// `tag`
-    Tag(String),
+    Tag(crate::tag::Tag),
     /// `noalert`
     NoAlert,
     /// `ssl_state`

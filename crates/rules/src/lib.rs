@@ -21,6 +21,7 @@ pub mod parser;
 mod print;
 pub mod reference;
 pub mod ruleset;
+pub mod tag;
 pub mod threshold;
 pub mod values;
 pub mod vars;

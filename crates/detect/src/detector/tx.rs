@@ -163,6 +163,7 @@ impl Detector {
             return false;
         }
         scratch.stats.rules_evaluated += 1;
+        scratch.vars.captured.clear();
         if let Some(prog) = &s.payload {
             let (stream_ok, pkt_ok) = payload_targets(s.payload_mode, input);
             let on_stream = stream_ok

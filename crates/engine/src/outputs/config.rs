@@ -86,6 +86,9 @@ impl EveOutput {
     pub fn wants(&self, event_type: &str) -> bool {
         if event_type == "alert" {
             self.alerts
+        } else if event_type == "packet" {
+            // Tagged packets go with the alerts where `tagged-packets` asks for them.
+            self.alerts && self.options.alert.tagged_packets
         } else {
             self.types.get(event_type).is_some()
         }
@@ -392,10 +395,10 @@ fn type_keys(name: &str) -> &'static [&'static str] {
             "metadata",
             "http-body",
             "http-body-printable",
+            "tagged-packets",
         ],
-        // `packethdr` (the packet's header in anomaly records), the alerts' `verdict`
-        // and `tagged-packets` (the `tag` keyword tags no packets yet) are not
-        // implemented: named in the warning when turned on.
+        // `packethdr` (the packet's header in anomaly records) and the alerts'
+        // `verdict` are not implemented: named in the warning when turned on.
         "anomaly" => &["enabled", "types"],
         "drop" => &["enabled", "flows", "alerts"],
         "stats" => &["enabled", "totals", "threads", "deltas"],
@@ -728,10 +731,9 @@ mod tests {
             "switched off: nothing left out: {all}"
         );
         assert!(all.contains("outputs.0.eve-log.types.http.custom"), "{all}");
-        assert!(all.contains("types.alert.tagged-packets"), "{all}");
         assert!(all.contains("types.anomaly.packethdr"), "{all}");
         assert!(
-            !all.contains("verdict") && !all.contains("payload"),
+            !all.contains("verdict") && !all.contains("payload") && !all.contains("tagged"),
             "off or implemented: {all}"
         );
         assert!(all.contains("outputs.1.pcap-log"), "{all}");

@@ -12,6 +12,7 @@ pub(crate) mod fileinfo;
 mod flow;
 mod options;
 mod records;
+mod tagged;
 mod types;
 
 pub use alert_ctx::{AlertFlow, AlertTarget, AlertTunnel};
@@ -23,4 +24,5 @@ pub use flow::{FlowRecord, FlowTcp};
 pub use options::{AlertOptions, AnomalyOptions, DropOptions, EveOptions, FileOptions};
 pub(crate) use records::Header;
 pub use records::{bytes_str, event_record, with_parent_id, EventMeta};
+pub use tagged::TaggedPacket;
 pub use types::{EveTypes, ENGINE_TYPES};

@@ -273,20 +273,10 @@ fn threshold(st: &mut State, c: &Ctx<'_>) {
 }
 
 fn tag(st: &mut State, c: &Ctx<'_>) {
-    let kw = c.kw;
-    let val = c.val;
-    let off = c.o.value_off;
-    let first = v::csv(val)[0];
-    if !["session", "host"].contains(&first) {
-        st.err(
-            off,
-            Reason::InvalidValue,
-            kw,
-            format!("tag type must be session or host, not '{first}'"),
-        );
-        return;
+    match crate::tag::Tag::parse(c.val) {
+        Ok(t) => st.options.push(Opt::Tag(t)),
+        Err(e) => st.err(c.o.value_off, Reason::InvalidValue, c.kw, e),
     }
-    st.options.push(Opt::Tag(val.to_owned()));
 }
 
 fn noalert(st: &mut State, _: &Ctx<'_>) {
