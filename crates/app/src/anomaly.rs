@@ -58,7 +58,7 @@ impl AppAnomaly {
             AnomalyLayer::ProtoParser => self.event.split_once('.').map_or(self.event, |s| s.1),
         };
         match self.proto {
-            AppProto::Http | AppProto::Smtp => bare.to_ascii_uppercase(),
+            AppProto::Http | AppProto::Smtp | AppProto::Dnp3 => bare.to_ascii_uppercase(),
             _ => bare.to_string(),
         }
     }

@@ -215,6 +215,16 @@ pub enum Counter {
     TxRdp,
     /// RDP flows whose connection sequence did not parse.
     ErrorRdp,
+    /// TCP flows detected as DNP3.
+    FlowDnp3,
+    /// DNP3 transactions (application fragments).
+    TxDnp3,
+    /// DNP3 flows whose parser failed (bad header CRC, length below 5).
+    ErrorDnp3,
+    /// DNP3 frames or fragments over the buffering limits, dropped.
+    Dnp3BufferLimit,
+    /// DNP3 bytes skipped between link frames (no `05 64` start).
+    Dnp3Skipped,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -322,11 +332,16 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.flow.rdp",
     "app_layer.tx.rdp",
     "app_layer.error.rdp.parser",
+    "app_layer.flow.dnp3",
+    "app_layer.tx.dnp3",
+    "app_layer.error.dnp3.parser",
+    "osprey.app.dnp3.buffer_limit",
+    "osprey.app.dnp3.skipped_bytes",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 104;
+    pub const COUNT: usize = 109;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -62,6 +62,8 @@ pub enum AppProto {
     Rfb,
     /// RDP.
     Rdp,
+    /// DNP3 (TCP).
+    Dnp3,
     /// Detection ran and recognised nothing.
     Failed,
 }
@@ -95,6 +97,7 @@ impl AppProto {
             AppProto::BittorrentDht => "bittorrent-dht",
             AppProto::Rfb => "rfb",
             AppProto::Rdp => "rdp",
+            AppProto::Dnp3 => "dnp3",
             AppProto::Failed => "failed",
         }
     }

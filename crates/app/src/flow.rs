@@ -9,6 +9,7 @@ use crate::bittorrent_dht::DhtState;
 use crate::dcerpc::DcerpcState;
 use crate::detect::{probe_tcp_ports, probe_udp_ports, AppProto, Probe};
 use crate::dhcp::DhcpState;
+use crate::dnp3::Dnp3State;
 use crate::dns::DnsState;
 use crate::enip::EnipState;
 use crate::ftp::data::FtpDataState;
@@ -120,6 +121,8 @@ pub enum AppState {
     Rfb(Box<RfbState>),
     /// RDP.
     Rdp(Box<RdpState>),
+    /// DNP3.
+    Dnp3(Box<Dnp3State>),
 }
 
 impl AppState {
@@ -151,6 +154,7 @@ impl AppState {
             AppState::BittorrentDht(s) => &**s,
             AppState::Rfb(s) => &**s,
             AppState::Rdp(s) => &**s,
+            AppState::Dnp3(s) => &**s,
         })
     }
 }
@@ -274,6 +278,10 @@ macro_rules! with_state {
                 let $p: &RdpState = $p;
                 $body
             }
+            AppState::Dnp3($p) => {
+                let $p: &Dnp3State = $p;
+                $body
+            }
         }
     };
     (mut $state:expr, $p:ident => $body:expr, None => $none:expr) => {
@@ -367,6 +375,10 @@ macro_rules! with_state {
             }
             AppState::Rdp($p) => {
                 let $p: &mut RdpState = $p;
+                $body
+            }
+            AppState::Dnp3($p) => {
+                let $p: &mut Dnp3State = $p;
                 $body
             }
         }

@@ -35,6 +35,7 @@ mod counters;
 pub mod dcerpc;
 pub mod detect;
 pub mod dhcp;
+pub mod dnp3;
 pub mod dns;
 pub mod enip;
 pub mod events;

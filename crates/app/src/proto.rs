@@ -146,6 +146,14 @@ pub trait Transaction {
         false
     }
 
+    /// Calls `f` with each application-layer event raised on this transaction, for
+    /// protocols that keep events per transaction as Suricata does (`app-layer-event`
+    /// then holds on that transaction only); `false`: the flow's set applies
+    /// ([`Protocol::events`]).
+    fn tx_events(&self, _f: &mut dyn FnMut(&'static str)) -> bool {
+        false
+    }
+
     /// The files the transaction carries (HTTP bodies, attachments, SMB/NFS/TFTP
     /// transfers, FTP data), in opening order; `None` when it carries none.
     fn files(&self) -> Option<&Files> {

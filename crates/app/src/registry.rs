@@ -85,9 +85,9 @@ impl core::fmt::Debug for ProtocolDef {
 
 /// Every protocol, one line each, in probing order (the first match wins).
 #[rustfmt::skip]
-pub(crate) static PROTOCOLS: [ProtocolDef; 24] = {
-    use crate::{bittorrent_dht, dcerpc, dhcp, dns, enip, ftp, http, http2, ike, krb5, modbus, mqtt, nfs, quic, rdp, rfb, sip, smb, smtp, snmp, ssh, tftp, tls};
-    use AppProto::{BittorrentDht, Dcerpc, Dhcp, Dns, Enip, Ftp, FtpData, Http, Http2, Ike, Krb5, Modbus, Mqtt, Nfs, Quic, Rdp, Rfb, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls};
+pub(crate) static PROTOCOLS: [ProtocolDef; 25] = {
+    use crate::{bittorrent_dht, dcerpc, dhcp, dns, enip, ftp, http, http2, ike, krb5, modbus, mqtt, nfs, quic, rdp, rfb, sip, smb, smtp, snmp, ssh, tftp, tls, dnp3};
+    use AppProto::{BittorrentDht, Dcerpc, Dhcp, Dns, Enip, Ftp, FtpData, Http, Http2, Ike, Krb5, Modbus, Mqtt, Nfs, Quic, Rdp, Rfb, Sip, Smb, Smtp, Snmp, Ssh, Tftp, Tls, Dnp3};
     const ANY: &[u16] = &[];
     [
         ProtocolDef { proto: Http, rule_names: &[RuleName::new("http", Http), RuleName::only("http1", Http, Http)], tcp_only: false, eve: Some("http"), eve_extended: true, events: http::EVENTS, buffers: http::BUFFERS, ports: ANY, probe_tcp: Some(http::probe), probe_udp: None, new: http::new_state },
@@ -114,6 +114,7 @@ pub(crate) static PROTOCOLS: [ProtocolDef; 24] = {
         ProtocolDef { proto: BittorrentDht, rule_names: &[RuleName::new("bittorrent-dht", BittorrentDht)], tcp_only: false, eve: Some("bittorrent_dht"), eve_extended: false, events: bittorrent_dht::EVENTS, buffers: &[], ports: ANY, probe_tcp: None, probe_udp: Some(bittorrent_dht::probe_udp), new: bittorrent_dht::new_state },
         ProtocolDef { proto: Rfb, rule_names: &[RuleName::new("rfb", Rfb)], tcp_only: true, eve: Some("rfb"), eve_extended: false, events: rfb::EVENTS, buffers: rfb::BUFFERS, ports: rfb::PORTS, probe_tcp: Some(rfb::probe_tcp), probe_udp: None, new: rfb::new_state },
         ProtocolDef { proto: Rdp, rule_names: &[RuleName::new("rdp", Rdp)], tcp_only: true, eve: Some("rdp"), eve_extended: false, events: &[], buffers: &[], ports: rdp::PORTS, probe_tcp: Some(rdp::probe_tcp), probe_udp: None, new: rdp::new_state },
+        ProtocolDef { proto: Dnp3, rule_names: &[RuleName::new("dnp3", Dnp3)], tcp_only: true, eve: Some("dnp3"), eve_extended: false, events: dnp3::EVENTS, buffers: dnp3::BUFFERS, ports: &[20000], probe_tcp: Some(dnp3::probe_tcp), probe_udp: None, new: dnp3::new_state },
     ]
 };
 
@@ -224,8 +225,8 @@ pub(crate) fn protocol(p: AppProto) -> Option<&'static ProtocolDef> {
 
 /// Whether protocol `p` is off unless the configuration turns it on
 /// (`app-layer.protocols.<name>.enabled: yes`), as Suricata's industrial protocols
-/// (Modbus, ENIP);
+/// (Modbus, ENIP, DNP3);
 /// see [`crate::Config::opt_in`].
 pub fn opt_in(p: AppProto) -> bool {
-    matches!(p, AppProto::Modbus | AppProto::Enip)
+    matches!(p, AppProto::Modbus | AppProto::Enip | AppProto::Dnp3)
 }

@@ -7,7 +7,11 @@
 //! the same protocol records and the same app-layer anomalies; the expected file is
 //! checked against a live Suricata run when `suricata` is installed. Cases: `modbus`
 //! (function codes, an exception, a malformed request, an unsolicited response, the
-//! `modbus` keyword) and `enip` (encapsulation commands, `enip_command`).
+//! `modbus` keyword), `enip` (encapsulation commands, `enip_command`) and `dnp3`
+//! (`dnp3/make_pcap.py`: polls, controls, unsolicited responses, transport
+//! reassembly, CRC errors, unknown objects; `dnp3_func`, `dnp3_ind`, `dnp3_obj`,
+//! `dnp3.data`, the DNP3 events; no record over UDP, where Suricata 7 does not parse
+//! DNP3).
 
 mod common;
 
@@ -141,4 +145,9 @@ fn modbus_case_is_suricatas() {
 fn enip_case_is_suricatas() {
     // No `enip` records: Suricata 7 has no ENIP logger.
     case("enip", "enip", (14, 0, 0));
+}
+
+#[test]
+fn dnp3_case_is_suricatas() {
+    case("dnp3", "dnp3", (46, 25, 2));
 }

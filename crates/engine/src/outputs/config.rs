@@ -717,7 +717,7 @@ mod tests {
         let (out, notices) = read_yaml(
             "outputs:\n\
              - eve-log:\n    enabled: yes\n    filename: e.json\n    xff: {enabled: yes}\n    pcap-file: no\n    types:\n      \
-               - http:\n          extended: yes\n          custom: [a]\n      - dnp3\n      \
+               - http:\n          extended: yes\n          custom: [a]\n      - pgsql\n      \
                - alert:\n          tagged-packets: yes\n          verdict: no\n          payload: yes\n      \
                - anomaly:\n          packethdr: yes\n\
              - pcap-log:\n    enabled: yes\n\
@@ -741,7 +741,7 @@ mod tests {
             !all.contains("file-store"),
             "a disabled output is not reported: {all}"
         );
-        assert!(all.contains("(ignored): dnp3"), "{all}");
+        assert!(all.contains("(ignored): pgsql"), "{all}");
     }
 
     #[test]

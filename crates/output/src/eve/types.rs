@@ -134,7 +134,8 @@ mod tests {
         assert!(!EveTypes::parse_list("alert").unwrap().any_app());
         let t = EveTypes::parse_list("http-extended,tls-extended").unwrap();
         assert_eq!((t.get("http"), t.get("tls")), (Some(true), Some(true)));
-        assert!(EveTypes::parse_list("alert,dnp3").is_err());
+        assert!(EveTypes::parse_list("alert,pgsql").is_err());
+        assert!(EveTypes::parse_list("alert,dnp3").is_ok());
         assert!(EveTypes::parse_list("dns-extended").is_err());
         let mut d = EveTypes::default();
         assert!(d.enable("dns", true));

@@ -12,18 +12,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match the program, version and procedure of an RPC call",
         "rules/payload-keywords.html#rpc",
     ),
-    verbatim("dnp3_func").about(
-        "match the DNP3 function code (old name of dnp3.func)",
-        "rules/dnp3-keywords.html#dnp3-func",
-    ),
-    verbatim("dnp3_ind").about(
-        "match DNP3 internal indicator flags (old name of dnp3.ind)",
-        "rules/dnp3-keywords.html#dnp3-ind",
-    ),
-    verbatim("dnp3_obj").about(
-        "match a DNP3 object group and variation (old name of dnp3.obj)",
-        "rules/dnp3-keywords.html#dnp3-obj",
-    ),
     verbatim("dnp3.func").about(
         "match the DNP3 function code",
         "rules/dnp3-keywords.html#dnp3-func",

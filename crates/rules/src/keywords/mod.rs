@@ -50,6 +50,7 @@ mod header;
 mod http;
 mod http2;
 pub use http2::settings_value as http2_settings;
+mod dnp3;
 mod ike;
 mod krb5;
 mod lists;
@@ -297,6 +298,7 @@ const TABLES: &[(&[Keyword], Stickies)] = &[
     (lists::KEYWORDS, &[]),
     (rfb::KEYWORDS, rfb::STICKY),
     (lua::KEYWORDS, &[]),
+    (dnp3::KEYWORDS, dnp3::STICKY),
 ];
 
 /// Sticky buffer names Suricata also registers as value keywords: with a value they
