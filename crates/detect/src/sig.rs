@@ -749,11 +749,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                     how: read_how(&j.common)?,
                     bitmask: j.common.bitmask,
                 },
-                multiplier: j.multiplier.unwrap_or(1) as u64,
-                align: j.align,
-                from_beginning: j.from_beginning,
-                from_end: j.from_end,
-                post_offset: j.post_offset.unwrap_or(0),
+                jump: crate::byte_jump::JumpC::of(j),
             },
             Match::ByteExtract(e) => {
                 let rd = ByteRead {
