@@ -640,8 +640,8 @@ pub(crate) fn compile(
         *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);
     }
     // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no `flow`
-    // keyword (not even `flow:stateless`), only `flowbits:set`, and for tcp/udp rules
-    // any ports. Matched on the first packet of each flow direction only.
+    // keyword (not even `flow:stateless`), only `flowbits:set`; then any ports and no
+    // negated address (crate::iponly). Matched on the first packet of each direction.
     sig.flow_action = sig.payload.is_none()
         && !sig.is_tx()
         && sig.pkt.is_empty()
@@ -665,9 +665,8 @@ pub(crate) fn compile(
         && sig.app_proto.is_none()
         && !sig.flow.needs_flow
         && !only_stream
-        && !no_stream
-        && sig.sports.is_any()
-        && sig.dports.is_any();
+        && !no_stream;
+    crate::iponly::settle(&mut sig, lr)?;
     Ok(sig)
 }
 
