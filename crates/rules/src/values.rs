@@ -379,8 +379,10 @@ pub fn byte_jump(v: &str) -> Result<ByteJump, String> {
             j.offset
         ));
     }
-    if j.post_offset.is_some_and(|p| i32::try_from(p).is_err()) {
-        return Err("byte_jump: post_offset out of the 32-bit range".into());
+    if j.post_offset
+        .is_some_and(|p| !(-65535..=65535).contains(&p))
+    {
+        return Err("byte_jump: post_offset out of -65535..65535".into());
     }
     // byte_jump:0 is accepted by Suricata: jump by the offset alone.
     if j.nbytes != Num::Lit(0) {
@@ -806,8 +808,9 @@ mod tests {
         assert!(byte_jump("2,65536,relative").is_err());
         assert!(byte_jump("2,-65536").is_err());
         assert!(byte_jump("2,-65535,relative").is_ok());
-        assert!(byte_jump("2,0,post_offset 2147483648").is_err());
-        assert!(byte_jump("2,0,post_offset -2147483648").is_ok());
+        assert!(byte_jump("2,0,post_offset 65536").is_err());
+        assert!(byte_jump("2,0,post_offset -65536").is_err());
+        assert!(byte_jump("2,0,post_offset -65535").is_ok());
         let e = byte_extract("2,0,len,relative,little").unwrap();
         assert_eq!(e.name, "len");
         assert!(byte_extract("2,0,1bad").is_err());

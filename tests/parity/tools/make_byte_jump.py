@@ -44,7 +44,7 @@ JUMPS = [
     "0,5", "0,5,relative", "0,30", "0,0,relative,post_offset -1",
     "1,3,relative", "2,1,relative,post_offset -5", "2,1,relative,from_beginning",
     "2,1,dce", "0,4,relative", "0,3,relative", "0,0,from_end", "8,1,little",
-    "2,1,string,dec,post_offset -4",
+    "2,1,string,dec,post_offset -4", "2,1,post_offset -65535", "2,1,post_offset -65536",
 ]
 CHUNK = 12
 
