@@ -43,32 +43,47 @@ pub(crate) fn uses_dce(r: &rules::Rule) -> bool {
     })
 }
 
-/// Reads `n` bytes at `pos` of `buf`. `None` when out of bounds, when `n` is not
-/// readable (0, more than 8 binary bytes, more than 23 text bytes) or when the text holds
-/// no digit of the base. Text is read as C's `strtoull` would read the `n` bytes:
-/// leading whitespace and a `+` are skipped, reading stops at the first non-digit.
-pub(crate) fn read(buf: &[u8], pos: usize, n: usize, how: Read) -> Option<u64> {
+/// Reads `n` bytes at `pos` of `buf`: the value and how many bytes the number took (`n`
+/// for binary, the characters `strtoull` consumed for text: `byte_jump` jumps from
+/// there). `None` when out of bounds, when `n` is not readable (0, more than 8 binary
+/// bytes, more than 23 text bytes) or when the text holds no number of the base. Text is
+/// read as C's `strtoull` reads the `n` bytes (Suricata's reading): leading whitespace,
+/// then a sign (`-` negates modulo 2^64), then a `0x` prefix in base 16, then digits up
+/// to the first non-digit; an overflow is no value.
+pub(crate) fn read_counted(buf: &[u8], pos: usize, n: usize, how: Read) -> Option<(u64, usize)> {
     let end = pos.checked_add(n)?;
     let b = buf.get(pos..end)?;
     match how {
-        Read::Big if (1..=8).contains(&n) => Some(b.iter().fold(0u64, |a, &x| a << 8 | x as u64)),
+        Read::Big if (1..=8).contains(&n) => {
+            Some((b.iter().fold(0u64, |a, &x| a << 8 | x as u64), n))
+        }
         Read::Little if (1..=8).contains(&n) => {
-            Some(b.iter().rev().fold(0u64, |a, &x| a << 8 | x as u64))
+            Some((b.iter().rev().fold(0u64, |a, &x| a << 8 | x as u64), n))
         }
         Read::Text(base) if (1..=23).contains(&n) => text(b, base),
         _ => None,
     }
 }
 
-fn text(b: &[u8], base: u32) -> Option<u64> {
+/// C's `strtoull(b, &end, base)`: the value and the bytes consumed; `None` when no digit
+/// was read or the magnitude overflows 64 bits (`ERANGE`).
+fn text(b: &[u8], base: u32) -> Option<(u64, usize)> {
     let mut i = 0;
-    while i < b.len() && b[i].is_ascii_whitespace() {
+    // isspace(): space, \t, \n, \v, \f, \r.
+    while i < b.len() && matches!(b[i], b' ' | b'\t'..=b'\r') {
         i += 1;
     }
-    if i < b.len() && b[i] == b'+' {
+    let negative = i < b.len() && b[i] == b'-';
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
         i += 1;
     }
-    if base == 16 && b.len() >= i + 2 && b[i] == b'0' && (b[i + 1] | 0x20) == b'x' {
+    // `0x` counts only when a hex digit follows; else the `0` alone is the number.
+    if base == 16
+        && b.len() > i + 2
+        && b[i] == b'0'
+        && (b[i + 1] | 0x20) == b'x'
+        && (b[i + 2] as char).is_ascii_hexdigit()
+    {
         i += 2;
     }
     let mut v: u64 = 0;
@@ -81,7 +96,10 @@ fn text(b: &[u8], base: u32) -> Option<u64> {
         digits += 1;
         i += 1;
     }
-    (digits > 0).then_some(v)
+    if digits == 0 {
+        return None;
+    }
+    Some((if negative { v.wrapping_neg() } else { v }, i))
 }
 
 /// Applies a `bitmask`: keeps the masked bits and shifts them down past the mask's
@@ -97,6 +115,10 @@ pub(crate) fn apply_mask(v: u64, mask: Option<u32>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read(buf: &[u8], pos: usize, n: usize, how: Read) -> Option<u64> {
+        read_counted(buf, pos, n, how).map(|(v, _)| v)
+    }
 
     #[test]
     fn dce_reads_in_the_calls_byte_order() {
@@ -130,6 +152,24 @@ mod tests {
             read(b"99999999999999999999999", 0, 23, Read::Text(10)),
             None
         );
+    }
+
+    #[test]
+    fn text_reads_as_strtoull() {
+        let t = |b: &[u8], base| read_counted(b, 0, b.len(), Read::Text(base));
+        assert_eq!(t(b" 7xz", 10), Some((7, 2)));
+        assert_eq!(t(b"\x0b\t7", 10), Some((7, 3)));
+        assert_eq!(t(b"+9zz", 10), Some((9, 2)));
+        assert_eq!(t(b"-3zz", 10), Some((3u64.wrapping_neg(), 2)));
+        assert_eq!(t(b"-3zz", 16), Some((3u64.wrapping_neg(), 2)));
+        assert_eq!(t(b"0x1F", 10), Some((0, 1)));
+        assert_eq!(t(b"0x1F", 16), Some((31, 4)));
+        assert_eq!(t(b"0xZZ", 16), Some((0, 1)));
+        assert_eq!(t(b"0012", 8), Some((10, 4)));
+        assert_eq!(t(b"-", 10), None);
+        assert_eq!(t(b" ", 10), None);
+        assert_eq!(t(b"-99999999999999999999999", 10), None);
+        assert_eq!(read_counted(b"\x00\x04", 0, 2, Read::Big), Some((4, 2)));
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::threshold::{self, Deferred, Global, Spec, Verdict};
 mod packet;
 mod tx;
 
+pub(crate) use packet::ends_ok;
 use packet::{flow_ok, header_ok, payload_targets, pkt_opt_ok};
 
 /// Text and metadata of a loaded rule, for output.
@@ -583,6 +584,10 @@ impl Detector {
                 deferred: None,
             },
         });
+        if !matches!(on, MatchedOn::Tx(_)) && crate::bidir::twice(s, pkt) {
+            let h = scratch.hits[scratch.hits.len() - 1];
+            scratch.hits.push(h);
+        }
     }
 
     fn finalize(

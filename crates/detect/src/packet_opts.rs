@@ -9,8 +9,8 @@ use crate::sig::Refusal;
 /// An IP header condition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HdrOpt {
-    /// `ipopts:<name>`: the option (one of the `OPT_*` bits) is in the IPv4 header;
-    /// `any`: some option is.
+    /// `ipopts:<name>`: the option (a `crate::ipopts` bit) is in the IPv4 header
+    /// (`any`: all bits, see `crate::ipopts`).
     IpOpts(u16),
     /// `fragbits`: the packet's RF/DF/MF bits (`FB_*`) against `bits` with `modifier`.
     Fragbits { bits: u8, modifier: FragMod },
@@ -52,19 +52,6 @@ const FB_D: u8 = 2;
 /// More fragments.
 const FB_M: u8 = 1;
 
-/// IPv4 option names as `ipopts` writes them, with their type byte and flag bit.
-const OPTS: [(&str, u8, u16); 9] = [
-    ("eol", 0, 1),
-    ("nop", 1, 2),
-    ("rr", 7, 4),
-    ("ts", 68, 8),
-    ("sec", 130, 16),
-    ("esec", 133, 32),
-    ("lsrr", 131, 64),
-    ("ssrr", 137, 128),
-    ("satid", 136, 256),
-];
-
 fn bad(kw: &str, msg: String) -> Refusal {
     Refusal {
         unsupported: false,
@@ -76,14 +63,8 @@ fn bad(kw: &str, msg: String) -> Refusal {
 /// `ipopts:<name>`.
 pub(crate) fn ipopts(val: &str) -> Result<HdrOpt, Refusal> {
     let v = val.trim();
-    if v == "any" {
-        return Ok(HdrOpt::IpOpts(u16::MAX));
-    }
-    // `lsrre` is Suricata's alias of `lsrr` (both name option 131).
-    let name = if v == "lsrre" { "lsrr" } else { v };
-    OPTS.iter()
-        .find(|o| o.0 == name)
-        .map(|o| HdrOpt::IpOpts(o.2))
+    crate::ipopts::bit(v)
+        .map(HdrOpt::IpOpts)
         .ok_or_else(|| bad("ipopts", format!("unknown ip option '{v}'")))
 }
 
@@ -192,46 +173,13 @@ fn ipv4_header<'a>(p: &wire::Packet, frame: &'a [u8]) -> Option<&'a [u8]> {
     h.get(..ihl).filter(|h| h.len() >= 20)
 }
 
-/// The option flags (`OPTS` bits) of an IPv4 header, as Suricata's decoder records
-/// them: EOL ends the list; a malformed option ends it too (the ones before count).
-fn option_flags(h: &[u8]) -> u16 {
-    let mut opts = &h[20.min(h.len())..];
-    let mut set = 0u16;
-    while let Some(&t) = opts.first() {
-        let flag = OPTS.iter().find(|o| o.1 == t).map_or(0, |o| o.2);
-        match t {
-            0 => return set | flag,
-            1 => {
-                set |= flag;
-                opts = &opts[1..];
-            }
-            _ => {
-                let Some(&len) = opts.get(1) else { break };
-                let len = len as usize;
-                if len < 2 || len > opts.len() {
-                    break;
-                }
-                set |= flag;
-                opts = &opts[len..];
-            }
-        }
-    }
-    set
-}
-
 impl HdrOpt {
     /// Whether the packet (decoded from `frame`) satisfies the condition. All three
     /// are IPv4 header fields: an IPv6 packet never matches, like Suricata.
     pub(crate) fn matches(&self, p: &wire::Packet, frame: &[u8]) -> bool {
         match *self {
-            HdrOpt::IpOpts(want) => ipv4_header(p, frame).is_some_and(|h| {
-                let set = option_flags(h);
-                if want == u16::MAX {
-                    set != 0
-                } else {
-                    set & want != 0
-                }
-            }),
+            HdrOpt::IpOpts(want) => ipv4_header(p, frame)
+                .is_some_and(|h| crate::ipopts::has(crate::ipopts::flags(h), want)),
             HdrOpt::Fragbits { bits, modifier } => ipv4_header(p, frame).is_some_and(|h| {
                 let have = h[6] >> 5;
                 match modifier {
@@ -286,15 +234,18 @@ mod tests {
         assert!(ipopts("rr").unwrap().matches(&p, &f));
         assert!(ipopts("nop").unwrap().matches(&p, &f));
         assert!(ipopts("eol").unwrap().matches(&p, &f));
-        assert!(ipopts("any").unwrap().matches(&p, &f));
+        assert!(!ipopts("any").unwrap().matches(&p, &f));
         assert!(!ipopts("ts").unwrap().matches(&p, &f));
         assert!(!ipopts("lsrr").unwrap().matches(&p, &f));
-        let (p, f) = v4(&hdr(0, &[]));
-        assert!(!ipopts("any").unwrap().matches(&p, &f));
-        assert!(ipopts("bogus").is_err());
-        // A malformed length stops the list.
+        assert!(ipopts("bogus").is_err() && ipopts("lsrre").is_err());
+        // A malformed length voids the options.
         let (p, f) = v4(&hdr(0, &[68, 40, 0, 0]));
         assert!(!ipopts("ts").unwrap().matches(&p, &f));
+        let six = wire::Packet {
+            ip_version: 6,
+            ..Default::default()
+        };
+        assert!(!ipopts("nop").unwrap().matches(&six, &[0u8; 60]));
     }
 
     #[test]

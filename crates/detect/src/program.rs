@@ -137,11 +137,7 @@ pub(crate) enum Step {
     },
     ByteJump {
         rd: ByteRead,
-        multiplier: u64,
-        align: bool,
-        from_beginning: bool,
-        from_end: bool,
-        post_offset: i64,
+        jump: crate::byte_jump::JumpC,
     },
     ByteExtract {
         rd: ByteRead,
@@ -269,33 +265,14 @@ impl Program {
                 };
                 hit != *negated && self.run(i + 1, buf, st)
             }
-            Step::ByteJump {
-                rd,
-                multiplier,
-                align,
-                from_beginning,
-                from_end,
-                post_offset,
-            } => {
+            Step::ByteJump { rd, jump } => {
                 let Some((v, end)) = read_jump_value(rd, buf, st) else {
                     return false;
                 };
-                let mut v = v.saturating_mul(*multiplier) as i128;
-                if *align && v % 4 != 0 {
-                    v += 4 - v % 4;
-                }
-                let base: i128 = if *from_beginning {
-                    0
-                } else if *from_end {
-                    buf.len() as i128
-                } else {
-                    end as i128
-                };
-                let target = base + v + *post_offset as i128;
-                if target < 0 || target >= buf.len() as i128 {
+                let Some(to) = jump.land(v, end, buf.len()) else {
                     return false;
-                }
-                st.off = target as usize;
+                };
+                st.off = to;
                 self.run(i + 1, buf, st)
             }
             Step::ByteExtract {
@@ -516,11 +493,13 @@ struct State<'v> {
 
 /// Reads the value of a `byte_*` step; returns it (masked) and the position right after
 /// the bytes read.
-/// `byte_jump`'s value: like [`read_value`], but `byte_jump:0` (as Suricata 7 accepts)
-/// reads nothing, jumps by 0 and leaves the cursor where the read would start.
+/// `byte_jump`'s value and the position right after the number read (for text, after
+/// the characters `strtoull` consumed). `byte_jump:0` (as Suricata 7 accepts) reads
+/// nothing, jumps by 0 and leaves the cursor where the read would start.
 fn read_jump_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize)> {
     if rd.nbytes.get(st.vars) != 0 {
-        return read_value(rd, buf, st);
+        let (v, pos, used) = read_number(rd, buf, st)?;
+        return Some((v, pos + used));
     }
     let base = if rd.relative { st.off as i64 } else { 0 };
     let pos = base.checked_add(rd.offset.get(st.vars))?;
@@ -530,9 +509,21 @@ fn read_jump_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, us
     Some((0, pos as usize))
 }
 
-/// With `string`, 0 bytes means the rest of the buffer (as Suricata 7 reads
-/// `http.content_len; byte_test:0,<,200,0,string,dec;`), at most 23 bytes of it.
+/// Reads the value of a `byte_*` step; returns it (masked) and the position right after
+/// the bytes read.
 fn read_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize)> {
+    let (v, pos, _) = read_number(rd, buf, st)?;
+    let n = match rd.nbytes.get(st.vars) {
+        0 => buf.len() - pos,
+        n => n as usize,
+    };
+    Some((v, pos + n))
+}
+
+/// The value of a `byte_*` step (masked), where its bytes start and how many of them
+/// the number took. With `string`, 0 bytes means the rest of the buffer (as Suricata 7
+/// reads `http.content_len; byte_test:0,<,200,0,string,dec;`), at most 23 bytes of it.
+fn read_number(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize, usize)> {
     let base = if rd.relative { st.off as i64 } else { 0 };
     let pos = base.checked_add(rd.offset.get(st.vars))?;
     if pos < 0 {
@@ -545,8 +536,9 @@ fn read_value(rd: &ByteRead, buf: &[u8], st: &State<'_>) -> Option<(u64, usize)>
     if !(1..=23).contains(&n) {
         return None;
     }
-    let v = bytes::read(buf, pos as usize, n as usize, rd.how.settle(st.vars.dce_le))?;
-    Some((bytes::apply_mask(v, rd.bitmask), pos as usize + n as usize))
+    let how = rd.how.settle(st.vars.dce_le);
+    let (v, used) = bytes::read_counted(buf, pos as usize, n as usize, how)?;
+    Some((bytes::apply_mask(v, rd.bitmask), pos as usize, used))
 }
 
 #[cfg(test)]

@@ -642,8 +642,8 @@ pub(crate) fn compile(
         *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);
     }
     // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no `flow`
-    // keyword (not even `flow:stateless`), only `flowbits:set`, and for tcp/udp rules
-    // any ports. Matched on the first packet of each flow direction only.
+    // keyword (not even `flow:stateless`), only `flowbits:set`; then any ports and no
+    // negated address (crate::iponly). Matched on the first packet of each direction.
     sig.flow_action = sig.payload.is_none()
         && !sig.is_tx()
         && sig.pkt.is_empty()
@@ -667,9 +667,8 @@ pub(crate) fn compile(
         && sig.app_proto.is_none()
         && !sig.flow.needs_flow
         && !only_stream
-        && !no_stream
-        && sig.sports.is_any()
-        && sig.dports.is_any();
+        && !no_stream;
+    crate::iponly::settle(&mut sig, lr)?;
     Ok(sig)
 }
 
@@ -752,11 +751,7 @@ fn program(ms: &[Match], vars: &mut Vars, uri: bool) -> Result<Program, Refusal>
                     how: read_how(&j.common)?,
                     bitmask: j.common.bitmask,
                 },
-                multiplier: j.multiplier.unwrap_or(1) as u64,
-                align: j.align,
-                from_beginning: j.from_beginning,
-                from_end: j.from_end,
-                post_offset: j.post_offset.unwrap_or(0),
+                jump: crate::byte_jump::JumpC::of(j),
             },
             Match::ByteExtract(e) => {
                 let rd = ByteRead {

@@ -388,8 +388,11 @@ impl AlertSink {
             crate::alert_vars::add(e, fd.vars());
         }
         // A packet whose IP header did not decode (a `decode-event` alert) has no
-        // addresses, ports or protocol in Suricata's record.
-        if let (0, Some(serde_json::Value::Object(o))) = (pkt.ip_version, eve.as_mut()) {
+        // addresses, ports or protocol in Suricata's record; nor has an IPv4 packet
+        // whose options broke its decoding (Suricata matched its addresses, read
+        // before the options, but clears the header it logs from).
+        let cleared = pkt.ip_version == 0 || pkt.has_event(wire::Event::Ipv4OptInvalidLen);
+        if let (true, Some(serde_json::Value::Object(o))) = (cleared, eve.as_mut()) {
             for k in ["src_ip", "src_port", "dest_ip", "dest_port", "proto"] {
                 o.remove(k);
             }

@@ -231,7 +231,9 @@ impl AddrExpr {
                 }
                 s
             }
-            AddrExpr::Not(e) => e.eval(vars, depth + 1, budget)?.complement(),
+            // Like Suricata, `!x` covers the rest of the address families x names
+            // only: `!10.0.0.1` (and `!$HOME_NET`) holds no IPv6 address.
+            AddrExpr::Not(e) => e.eval(vars, depth + 1, budget)?.complement_present(),
             AddrExpr::List(items) => {
                 let mut pos = AddrSet::default();
                 let mut neg = AddrSet::default();
@@ -248,11 +250,70 @@ impl AddrExpr {
                     }
                 }
                 if !any_pos {
-                    pos = AddrSet::any();
+                    // Only negations: the rest of the families they name.
+                    pos = neg.families();
                 }
-                pos.subtract(&neg)
+                let left = pos.subtract(&neg);
+                if left.is_empty() {
+                    return Err(format!(
+                        "'{self}': no addresses left after merging addresses and negated addresses"
+                    ));
+                }
+                left
             }
         })
+    }
+}
+
+/// What an address expression is made of, variables expanded: Suricata treats a rule
+/// differently when its addresses hold a negation (not an IP-only rule) or an IPv6 range.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AddrUse {
+    /// A `!` somewhere.
+    pub negation: bool,
+    /// An IPv6 `a-b` range somewhere.
+    pub ipv6_range: bool,
+}
+
+impl AddrUse {
+    /// Both uses together.
+    pub fn or(self, o: AddrUse) -> AddrUse {
+        AddrUse {
+            negation: self.negation || o.negation,
+            ipv6_range: self.ipv6_range || o.ipv6_range,
+        }
+    }
+}
+
+impl AddrExpr {
+    /// What the expression is made of (an undefined or looping variable adds nothing:
+    /// [`AddrExpr::resolve`] reports it).
+    pub fn uses(&self, vars: &Vars) -> AddrUse {
+        self.uses_depth(vars, 0)
+    }
+
+    fn uses_depth(&self, vars: &Vars, depth: usize) -> AddrUse {
+        if depth > MAX_NESTING {
+            return AddrUse::default();
+        }
+        match self {
+            AddrExpr::Any | AddrExpr::Net(_) => AddrUse::default(),
+            AddrExpr::Range(a, _) => AddrUse {
+                negation: false,
+                ipv6_range: a.is_ipv6(),
+            },
+            AddrExpr::Var(n) => vars
+                .address(n)
+                .and_then(|v| AddrExpr::parse_depth(v.trim(), depth + 1).ok())
+                .map_or(AddrUse::default(), |e| e.uses_depth(vars, depth + 1)),
+            AddrExpr::List(items) => items.iter().fold(AddrUse::default(), |u, i| {
+                u.or(i.uses_depth(vars, depth + 1))
+            }),
+            AddrExpr::Not(e) => AddrUse {
+                negation: true,
+                ..e.uses_depth(vars, depth + 1)
+            },
+        }
     }
 }
 
@@ -536,6 +597,20 @@ impl AddrSet {
         }
     }
 
+    /// Every address of the families this set has addresses in.
+    fn families(&self) -> AddrSet {
+        let any = AddrSet::any();
+        AddrSet {
+            v4: if self.v4.is_empty() { vec![] } else { any.v4 },
+            v6: if self.v6.is_empty() { vec![] } else { any.v6 },
+        }
+    }
+
+    /// The complement within the families this set has addresses in.
+    fn complement_present(&self) -> AddrSet {
+        self.families().subtract(self)
+    }
+
     fn subtract(&self, o: &AddrSet) -> AddrSet {
         let c = o.complement();
         AddrSet {
@@ -712,7 +787,9 @@ mod tests {
             .resolve(&vars)
             .unwrap();
         assert!(ext.contains(ip("8.8.8.8")));
-        assert!(ext.contains(ip("::1")));
+        // `!$HOME_NET` negates IPv4 networks: no IPv6 address (Suricata 7.0.10, see
+        // tests/parity/cases/iponly-ipv6-*).
+        assert!(!ext.contains(ip("::1")));
         assert!(!ext.contains(ip("192.168.1.1")));
         let l = AddrExpr::parse("[10.0.0.0/8,!10.1.1.1]")
             .unwrap()
@@ -737,6 +814,43 @@ mod tests {
             .unwrap();
         assert!(!p.contains(80) && p.contains(81));
         assert!(PortExpr::parse("[80,!80]").unwrap().resolve(&vars).is_err());
+    }
+
+    #[test]
+    fn negation_stays_in_its_families() {
+        let vars = Vars::suricata_default();
+        let set = |e: &str| AddrExpr::parse(e).unwrap().resolve(&vars);
+        let n = set("!2001:db8::1").unwrap();
+        assert!(n.contains(ip("2001:db8::2")) && !n.contains(ip("2001:db8::1")));
+        assert!(!n.contains(ip("10.0.0.1")));
+        let n = set("[!10.0.0.1]").unwrap();
+        assert!(n.contains(ip("10.0.0.2")) && !n.contains(ip("::1")));
+        let n = set("![2001:db8::/32,10.0.0.0/8]").unwrap();
+        assert!(n.contains(ip("2001:db9::1")) && n.contains(ip("192.0.2.1")));
+        assert!(!n.contains(ip("2001:db8::1")) && !n.contains(ip("10.0.0.1")));
+        let n = set("[2001:db8::1-2001:db8::ff,!2001:db8::10-2001:db8::20]").unwrap();
+        assert!(n.contains(ip("2001:db8::21")) && !n.contains(ip("2001:db8::15")));
+        // Lists that merge to nothing are refused, nested ones too.
+        assert!(set("!::/0").is_err());
+        assert!(set("[2001:db8::/32,!2001:db8::/32]").is_err());
+        assert!(set("![2001:db8::1,!2001:db8::/32]").is_err());
+    }
+
+    #[test]
+    fn uses_reports_negations_and_ipv6_ranges() {
+        let vars = Vars::suricata_default();
+        let u = |e: &str| AddrExpr::parse(e).unwrap().uses(&vars);
+        assert_eq!(u("$HOME_NET"), AddrUse::default());
+        assert!(u("$EXTERNAL_NET").negation);
+        assert!(u("[1.2.3.4,!5.6.7.8]").negation);
+        assert!(!u("1.2.3.4-1.2.3.9").ipv6_range);
+        let r = u("[2001:db8::1-2001:db8::5]");
+        assert!(r.ipv6_range && !r.negation);
+        assert!(
+            u("![2001:db8::1-2001:db8::5]")
+                .or(AddrUse::default())
+                .negation
+        );
     }
 
     #[test]

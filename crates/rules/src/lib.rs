@@ -29,7 +29,7 @@ pub mod vars;
 pub use ast::*;
 pub use buffers::{Buffer, Transform};
 pub use diag::{Diagnostic, Reason, Severity};
-pub use header::{AddrExpr, AddrSet, IpNet, PortExpr, PortSet};
+pub use header::{AddrExpr, AddrSet, AddrUse, IpNet, PortExpr, PortSet};
 pub use parser::parse_rule;
 pub use ruleset::{LoadOptions, LoadStats, LoadedRule, RuleSet};
 pub use vars::Vars;

@@ -46,6 +46,9 @@ pub struct LoadedRule {
     pub file: Option<Arc<Path>>,
     /// Line of the rule's start.
     pub line: u32,
+    /// What the source and destination addresses are made of (negations, IPv6
+    /// ranges), variables expanded.
+    pub addr_use: crate::header::AddrUse,
 }
 
 /// Counters gathered while loading.
@@ -359,6 +362,7 @@ fn resolve(
         priority: priority.unwrap_or(3),
         file: None,
         line: 0,
+        addr_use: h.src.uses(vars).or(h.dst.uses(vars)),
     })
 }
 

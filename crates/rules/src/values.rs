@@ -366,6 +366,24 @@ pub fn byte_jump(v: &str) -> Result<ByteJump, String> {
     if j.from_beginning && j.from_end {
         return Err("byte_jump: from_beginning and from_end together".into());
     }
+    // Suricata 7.0 rejects these (its byte_jump has no bitmask).
+    if j.common.bitmask.is_some() {
+        return Err("byte_jump: bitmask is not a byte_jump option".into());
+    }
+    if j.multiplier == Some(0) {
+        return Err("byte_jump: multiplier 0".into());
+    }
+    if matches!(j.offset, Num::Lit(o) if !(-65535..=65535).contains(&o)) {
+        return Err(format!(
+            "byte_jump: offset {} out of -65535..65535",
+            j.offset
+        ));
+    }
+    if j.post_offset
+        .is_some_and(|p| !(-65535..=65535).contains(&p))
+    {
+        return Err("byte_jump: post_offset out of -65535..65535".into());
+    }
     // byte_jump:0 is accepted by Suricata: jump by the offset alone.
     if j.nbytes != Num::Lit(0) {
         check_nbytes(&j.nbytes, &j.common, "byte_jump")?;
@@ -784,6 +802,15 @@ mod tests {
             j.align && j.from_beginning && j.multiplier == Some(2) && j.post_offset == Some(-4)
         );
         assert!(byte_jump("4,0,bogus").is_err());
+        // As Suricata 7.0.10 rejects them.
+        assert!(byte_jump("2,0,bitmask 0xff").is_err());
+        assert!(byte_jump("2,0,multiplier 0").is_err());
+        assert!(byte_jump("2,65536,relative").is_err());
+        assert!(byte_jump("2,-65536").is_err());
+        assert!(byte_jump("2,-65535,relative").is_ok());
+        assert!(byte_jump("2,0,post_offset 65536").is_err());
+        assert!(byte_jump("2,0,post_offset -65536").is_err());
+        assert!(byte_jump("2,0,post_offset -65535").is_ok());
         let e = byte_extract("2,0,len,relative,little").unwrap();
         assert_eq!(e.name, "len");
         assert!(byte_extract("2,0,1bad").is_err());

@@ -44,8 +44,19 @@ pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bo
             return false;
         }
     }
+    ends_ok(s, p, false) || (s.bidir && ends_ok(s, p, true))
+}
+
+/// Whether the packet matches a rule's addresses and ports as written, or read
+/// `backwards` (the other direction of a `<>` rule).
+pub(crate) fn ends_ok(s: &Sig, p: &wire::Packet, backwards: bool) -> bool {
     let v4 = p.ip_version == 4;
-    let (src, dst) = (wire::ip_addr(v4, &p.src), wire::ip_addr(v4, &p.dst));
+    let (mut src, mut dst) = (wire::ip_addr(v4, &p.src), wire::ip_addr(v4, &p.dst));
+    let (mut sport, mut dport) = (p.sport, p.dport);
+    if backwards {
+        std::mem::swap(&mut src, &mut dst);
+        std::mem::swap(&mut sport, &mut dport);
+    }
     let ports = wire::has_ports(p.proto);
     let port_ok = |set: &rules::PortSet, port: u16| {
         if ports {
@@ -54,15 +65,10 @@ pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bo
             set.is_any()
         }
     };
-    let fwd = s.src.contains(src)
+    s.src.contains(src)
         && s.dst.contains(dst)
-        && port_ok(&s.sports, p.sport)
-        && port_ok(&s.dports, p.dport);
-    fwd || (s.bidir
-        && s.src.contains(dst)
-        && s.dst.contains(src)
-        && port_ok(&s.sports, p.dport)
-        && port_ok(&s.dports, p.sport))
+        && port_ok(&s.sports, sport)
+        && port_ok(&s.dports, dport)
 }
 
 pub(super) fn flow_ok(s: &Sig, flow: Option<FlowInfo>) -> bool {

@@ -271,7 +271,7 @@ fn ipopts(st: &mut State, c: &Ctx<'_>) {
     let val = c.val;
     let off = c.o.value_off;
     let ok = [
-        "rr", "eol", "nop", "ts", "sec", "esec", "lsrr", "lsrre", "ssrr", "satid", "any",
+        "rr", "eol", "nop", "ts", "sec", "esec", "lsrr", "ssrr", "satid", "any",
     ];
     if !ok.contains(&val) {
         st.err(

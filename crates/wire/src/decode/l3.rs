@@ -125,8 +125,10 @@ impl Decoder {
                 continue;
             }
             if end - pos < 2 {
+                // A type byte with no room for its length ends the list; the packet
+                // stays valid (Suricata 7 decodes on).
                 self.event(c, Event::Ipv4OptEolRequired);
-                return false;
+                break;
             }
             let len = usize::from(c.buf[pos + 1]);
             if len < 2 || len > end - pos {

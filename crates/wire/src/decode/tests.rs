@@ -287,7 +287,13 @@ fn ipv4_options() {
     let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
     assert_eq!(ev(&d, Event::Ipv4OptDuplicate), 1);
     assert_eq!(ev(&d, Event::Ipv4OptInvalid), 1);
+    assert!(out.outer().is_udp()); // A last type byte with no room for its length: an event, the UDP decodes (as in
+                                   // Suricata 7.0.10, see tests/parity/cases/ipopts-names).
+    let ip = ipv4_opts(17, &[1, 1, 1, 7], 0, &udp(5, 6, b"zz"));
+    let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+    assert_eq!(ev(&d, Event::Ipv4OptEolRequired), 1);
     assert!(out.outer().is_udp());
+    assert!(!out.outer().has(f::INVALID));
 }
 
 #[test]
