@@ -112,15 +112,28 @@ impl DnsState {
     /// One message (a UDP payload, or a TCP message without its length prefix).
     /// Requests must travel to the server and responses to the client, as Suricata
     /// requires; other messages are counted malformed (`false`).
-    pub fn message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8]) -> bool {
+    ///
+    /// Suricata sets `dns.malformed_data` on the flow's last transaction, which is
+    /// seen only while that transaction is still to be inspected: a message cut short
+    /// after a message parsed from the same stream chunk (`prior`, its transaction
+    /// id). A datagram's event, or one with no transaction before it in the chunk,
+    /// is never seen (Suricata 7.0.10 logs no anomaly and matches no rule on it).
+    pub fn message(
+        &mut self,
+        ctx: &mut AppCtx,
+        dir: Direction,
+        m: &[u8],
+        prior: Option<u64>,
+    ) -> bool {
         let msg = match parse_message(m) {
             Ok(msg) if msg.header.is_response() == (dir == Direction::ToClient) => msg,
             _ => {
                 ctx.counters.incr(Counter::DnsMalformed);
-                self.events.raise(super::MALFORMED_DATA);
-                let event = super::EVENTS[super::MALFORMED_DATA];
-                ctx.anomalies
-                    .parser(AppProto::Dns, event, Some(self.next_id));
+                if let Some(tx) = prior {
+                    self.events.raise(super::MALFORMED_DATA);
+                    let event = super::EVENTS[super::MALFORMED_DATA];
+                    ctx.anomalies.parser(AppProto::Dns, event, Some(tx));
+                }
                 return false;
             }
         };
@@ -153,8 +166,9 @@ impl DnsState {
 
     /// One length-delimited message of DNS over TCP: one that does not parse is a
     /// parser error, and that direction stops.
-    fn tcp_message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8]) -> bool {
-        if self.message(ctx, dir, m) {
+    fn tcp_message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8], first: u64) -> bool {
+        let prior = (self.next_id > first).then(|| self.next_id - 1);
+        if self.message(ctx, dir, m, prior) {
             return true;
         }
         if !self.error {
@@ -167,9 +181,11 @@ impl DnsState {
         false
     }
 
-    /// Stream bytes of DNS over TCP: 2-byte big-endian length, then the message.
+    /// Stream bytes of DNS over TCP: 2-byte big-endian length, then the message. A
+    /// zero length is skipped, as Suricata does (no message, no error).
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         let d = dir.index();
+        let first = self.next_id;
         if self.tcp[d].lost {
             return;
         }
@@ -181,7 +197,7 @@ impl DnsState {
                 if input.len() < 2 + len {
                     break;
                 }
-                if !self.tcp_message(ctx, dir, &input[2..2 + len]) {
+                if len > 0 && !self.tcp_message(ctx, dir, &input[2..2 + len], first) {
                     return;
                 }
                 input = &input[2 + len..];
@@ -200,7 +216,7 @@ impl DnsState {
             if buf.len() - off < 2 + len {
                 break;
             }
-            if !self.tcp_message(ctx, dir, &buf[off + 2..off + 2 + len]) {
+            if len > 0 && !self.tcp_message(ctx, dir, &buf[off + 2..off + 2 + len], first) {
                 return;
             }
             off += 2 + len;
@@ -252,18 +268,25 @@ mod tests {
     fn udp_messages_are_transactions() {
         let mut ctx = AppCtx::default();
         let mut s = DnsState::new(Transport::Udp);
-        s.message(&mut ctx, Direction::ToServer, &query(1, "a.example", 1));
+        s.message(
+            &mut ctx,
+            Direction::ToServer,
+            &query(1, "a.example", 1),
+            None,
+        );
         s.message(
             &mut ctx,
             Direction::ToClient,
             &answer_a(1, "a.example", [1, 1, 1, 1]),
+            None,
         );
-        s.message(&mut ctx, Direction::ToServer, b"junk");
+        s.message(&mut ctx, Direction::ToServer, b"junk", None);
         // A response sent to the server is not accepted.
         s.message(
             &mut ctx,
             Direction::ToServer,
             &answer_a(1, "x", [1, 1, 1, 1]),
+            None,
         );
         let txs: Vec<_> = s.txs().collect();
         assert_eq!(txs.len(), 2);
@@ -313,6 +336,55 @@ mod tests {
             );
             assert_eq!(ctx.counters.get(Counter::TxDnsTcp), 2);
         }
+    }
+
+    #[test]
+    fn tcp_zero_length_messages_are_skipped() {
+        // Suricata 7.0.10 skips a zero length prefix (tests/parity/cases/dns-tcp-cut).
+        let mut stream = vec![0, 0];
+        stream.extend_from_slice(&tcp_stream(&[query(1, "one.test", 1)]));
+        stream.extend_from_slice(&[0, 0, 0, 0]);
+        for split in [1, 2, stream.len()] {
+            let mut ctx = AppCtx::default();
+            let mut s = DnsState::new(Transport::Tcp);
+            for c in stream.chunks(split) {
+                s.parse(&mut ctx, Direction::ToServer, c);
+            }
+            assert!(!s.errored(), "split {split}");
+            assert_eq!(s.tx_count(), 1, "split {split}");
+            assert_eq!(s.need(Direction::ToServer), 0, "split {split}");
+        }
+    }
+
+    #[test]
+    fn malformed_data_is_raised_only_behind_a_message_of_the_same_chunk() {
+        let q = query(1, "one.test", 1);
+        let cut = &q[..q.len() - 3];
+        // Cut short in a chunk of its own: counted, no event (Suricata 7.0.10).
+        let mut ctx = AppCtx::default();
+        let mut s = DnsState::new(Transport::Tcp);
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &tcp_stream(std::slice::from_ref(&q)),
+        );
+        s.parse(&mut ctx, Direction::ToServer, &tcp_stream(&[cut.to_vec()]));
+        assert!(s.errored());
+        assert_eq!(ctx.counters.get(Counter::DnsMalformed), 1);
+        assert!(s.events().is_empty());
+        assert!(ctx.anomalies.is_empty());
+        // Behind a whole message of the same chunk: on that message's transaction.
+        let mut ctx = AppCtx::default();
+        ctx.anomalies.set_enabled(true);
+        let mut s = DnsState::new(Transport::Tcp);
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &tcp_stream(&[q.clone(), cut.to_vec()]),
+        );
+        assert_eq!(s.tx_count(), 1);
+        let got: Vec<_> = ctx.anomalies.drain().map(|a| (a.event, a.tx_id)).collect();
+        assert_eq!(got, [("dns.malformed_data", Some(0))]);
     }
 
     #[test]
