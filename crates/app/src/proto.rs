@@ -153,6 +153,14 @@ pub trait Transaction {
     fn dce_little_endian(&self) -> Option<bool> {
         None
     }
+
+    /// For a protocol that keeps its application-layer events per transaction (DNS):
+    /// calls `f` with each event of this transaction that rules inspecting `dir`
+    /// see, and returns `true`. `false` (the default): the flow's events
+    /// ([`Protocol::events`]) apply to every transaction.
+    fn tx_events(&self, _dir: Direction, _f: &mut dyn FnMut(&'static str)) -> bool {
+        false
+    }
 }
 
 /// Mixes `v` into the fingerprint `h` (a multiply-rotate hash over a few lengths and

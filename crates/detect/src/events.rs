@@ -111,10 +111,13 @@ pub(crate) fn app_layer_holds(
     if !tx.complete(dir) {
         return false;
     }
+    let mut found = false;
+    if tx.tx_events(dir, &mut |e| found |= e == want) {
+        return found;
+    }
     let Some(p) = input.app.and_then(|af| af.state().protocol()) else {
         return false;
     };
-    let mut found = false;
     p.events(&mut |e| found |= e == want);
     found
 }

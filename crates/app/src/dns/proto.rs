@@ -97,6 +97,17 @@ impl Transaction for DnsTx {
         (0, 0)
     }
 
+    /// A DNS transaction is one message: its events (`dns.z_flag_set`,
+    /// `dns.malformed_data` of a message behind it, ...) are seen by rules
+    /// inspecting the direction it travelled (Suricata 7.0.10: a request's event
+    /// alerts on the next packet to the server, a response's to the client).
+    fn tx_events(&self, dir: Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+        if dir == self.direction() {
+            self.events().each(EVENTS, f);
+        }
+        true
+    }
+
     fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
         if b.local() == 0 {
             self.queries().for_each(f)
@@ -232,6 +243,25 @@ mod tests {
         let tx = Protocol::find_tx(&d, 0).unwrap();
         assert!(tx.check(&opt, Direction::ToServer));
         assert!(!tx.check(&opt, Direction::ToClient));
+    }
+
+    #[test]
+    fn events_are_seen_in_the_direction_of_their_message() {
+        let mut ctx = AppCtx::default();
+        let mut d = DnsState::new(Transport::Udp);
+        // The Z flag (0x0040) on a query.
+        let query = [
+            0x12, 0x34, 0x01, 0x40, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
+        ];
+        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &query);
+        let tx = Protocol::find_tx(&d, 0).unwrap();
+        let seen = |dir| {
+            let mut v = Vec::new();
+            assert!(tx.tx_events(dir, &mut |e| v.push(e)));
+            v
+        };
+        assert_eq!(seen(Direction::ToServer), ["dns.z_flag_set"]);
+        assert!(seen(Direction::ToClient).is_empty());
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub struct DnsTx {
     id: u64,
     dir: Direction,
     message: DnsMessage,
+    /// Events raised on this message (indices into [`EVENTS`](super::EVENTS)).
+    events: Events,
 }
 
 impl DnsTx {
@@ -24,6 +26,11 @@ impl DnsTx {
     /// Direction the message travelled.
     pub fn direction(&self) -> Direction {
         self.dir
+    }
+
+    /// The events raised on this transaction (see [`super::EVENTS`]).
+    pub fn events(&self) -> Events {
+        self.events
     }
 
     /// The parsed message.
@@ -113,11 +120,13 @@ impl DnsState {
     /// Requests must travel to the server and responses to the client, as Suricata
     /// requires; other messages are counted malformed (`false`).
     ///
-    /// Suricata sets `dns.malformed_data` on the flow's last transaction, which is
-    /// seen only while that transaction is still to be inspected: a message cut short
-    /// after a message parsed from the same stream chunk (`prior`, its transaction
-    /// id). A datagram's event, or one with no transaction before it in the chunk,
-    /// is never seen (Suricata 7.0.10 logs no anomaly and matches no rule on it).
+    /// Suricata sets `dns.malformed_data` on the flow's last transaction, where it is
+    /// seen only while that transaction is still to be inspected and logged: behind a
+    /// message parsed from the same stream chunk (`prior`, its transaction id). A
+    /// datagram's event, one with no transaction before it in the chunk, or one on a
+    /// message too short for the records its header counts (see
+    /// [`super::parser::probe_header`]) is never seen: Suricata 7.0.10 logs no anomaly
+    /// and matches no rule there (tests/parity/cases/dns-udp-cut, dns-tcp-cut).
     pub fn message(
         &mut self,
         ctx: &mut AppCtx,
@@ -129,10 +138,13 @@ impl DnsState {
             Ok(msg) if msg.header.is_response() == (dir == Direction::ToClient) => msg,
             _ => {
                 ctx.counters.incr(Counter::DnsMalformed);
-                if let Some(tx) = prior {
+                let long_enough = super::parser::probe_header(m, dir, false, m.len());
+                let last = self.txs.back_mut().filter(|t| Some(t.id) == prior);
+                if let (Some(tx), true) = (last, long_enough) {
                     self.events.raise(super::MALFORMED_DATA);
+                    tx.events.raise(super::MALFORMED_DATA);
                     let event = super::EVENTS[super::MALFORMED_DATA];
-                    ctx.anomalies.parser(AppProto::Dns, event, Some(tx));
+                    ctx.anomalies.parser(AppProto::Dns, event, Some(tx.id));
                 }
                 return false;
             }
@@ -143,8 +155,10 @@ impl DnsState {
             (msg.header.flags & 0x0040 != 0, super::Z_FLAG_SET),
             (msg.header.opcode() >= 7, super::INVALID_OPCODE),
         ];
+        let mut events = Events::default();
         for (_, e) in flags.into_iter().filter(|f| f.0) {
             self.events.raise(e);
+            events.raise(e);
             ctx.anomalies
                 .parser(AppProto::Dns, super::EVENTS[e], Some(id));
         }
@@ -156,6 +170,7 @@ impl DnsState {
             id,
             dir,
             message: msg,
+            events,
         });
         while self.txs.len() > ctx.config.max_tx.max(1) {
             self.txs.pop_front();
@@ -383,8 +398,26 @@ mod tests {
             &tcp_stream(&[q.clone(), cut.to_vec()]),
         );
         assert_eq!(s.tx_count(), 1);
+        assert!(s
+            .txs()
+            .next()
+            .unwrap()
+            .events()
+            .has(super::super::MALFORMED_DATA));
         let got: Vec<_> = ctx.anomalies.drain().map(|a| (a.event, a.tx_id)).collect();
         assert_eq!(got, [("dns.malformed_data", Some(0))]);
+        // A header alone counting two questions: too short to be DNS, no event.
+        let mut ctx = AppCtx::default();
+        ctx.anomalies.set_enabled(true);
+        let mut s = DnsState::new(Transport::Tcp);
+        let mut two = q[..12].to_vec();
+        two[5] = 2;
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &tcp_stream(&[q.clone(), two]),
+        );
+        assert!(ctx.anomalies.is_empty());
     }
 
     #[test]
