@@ -53,3 +53,26 @@ def dns_query(i,names,flags=0x0100,t=1):
 def dns_answer(i,name,ip='1.2.3.4',flags=0x8180):
     m=struct.pack('!HHHHHH',i,flags,1,1,0,0)+dnsname(name)+struct.pack('!HH',1,1)
     return m+b'\xc0\x0c'+struct.pack('!HHIH',1,1,300,4)+ip4(ip)
+
+
+def send_segmented(c, data, to_server=True, mss=1400):
+    """Sends data as segments of at most mss bytes (each acknowledged)."""
+    for i in range(0, len(data), mss):
+        c.send(data[i:i + mss], to_server)
+
+
+def h2_frame(ty, flags, stream, payload):
+    """An HTTP/2 frame: 24-bit length, type, flags, stream id, payload."""
+    return struct.pack('!I', len(payload))[1:] + bytes([ty, flags]) + struct.pack('!I', stream) + payload
+
+
+def hpack_lit(name, value):
+    """A literal header field without indexing, new name, no Huffman (short strings)."""
+    def s(b):
+        b = b.encode() if isinstance(b, str) else b
+        assert len(b) < 127
+        return bytes([len(b)]) + b
+    return b'\x00' + s(name) + s(value)
+
+
+H2_PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
