@@ -10,6 +10,7 @@ RULES = """alert http2 any any -> any any (msg:"response body head"; flow:to_cli
 alert http2 any any -> any any (msg:"response body tail"; flow:to_client; file_data; content:"TAIL-MARK1"; sid:2;)
 alert http2 any any -> any any (msg:"request body head"; http.request_body; content:"HEAD-MARK1"; sid:3;)
 alert http2 any any -> any any (msg:"request body tail"; http.request_body; content:"TAIL-MARK1"; sid:4;)
+alert http2 any any -> any any (msg:"data frame"; http2.frametype:DATA; sid:8;)
 alert http2 any any -> any any (msg:"uri"; http.uri; content:"/x"; sid:10;)
 """
 

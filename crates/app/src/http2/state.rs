@@ -299,7 +299,11 @@ impl Http2State {
                 self.next_id += 1;
             }
         }
-        self.note_frame(dir, h.stream, h.ty);
+        // A frame read whole is noted once complete (in `frame`), as Suricata parses
+        // it then; one streamed or skipped is noted now.
+        if len > FRAME_LIMIT || (h.ty == FrameType::DATA && len >= LONG_FRAME) {
+            self.note_frame(dir, h.stream, h.ty);
+        }
         let side = &mut self.sides[dir.index()];
         side.cur = if h.ty == FrameType::DATA && h.stream != 0 && len >= LONG_FRAME {
             Cur::Data {
