@@ -146,14 +146,6 @@ pub trait Transaction {
         false
     }
 
-    /// Calls `f` with each application-layer event raised on this transaction, for
-    /// protocols that keep events per transaction as Suricata does (`app-layer-event`
-    /// then holds on that transaction only); `false`: the flow's set applies
-    /// ([`Protocol::events`]).
-    fn tx_events(&self, _f: &mut dyn FnMut(&'static str)) -> bool {
-        false
-    }
-
     /// The files the transaction carries (HTTP bodies, attachments, SMB/NFS/TFTP
     /// transfers, FTP data), in opening order; `None` when it carries none.
     fn files(&self) -> Option<&Files> {
@@ -165,6 +157,15 @@ pub trait Transaction {
     /// in; `None` for transactions that are not DCERPC calls.
     fn dce_little_endian(&self) -> Option<bool> {
         None
+    }
+
+    /// For a protocol that keeps its application-layer events per transaction (DNS,
+    /// DNP3), as Suricata does (`app-layer-event` then holds on that transaction only):
+    /// calls `f` with each event of this transaction that rules inspecting `dir`
+    /// see, and returns `true`. `false` (the default): the flow's events
+    /// ([`Protocol::events`]) apply to every transaction.
+    fn tx_events(&self, _dir: Direction, _f: &mut dyn FnMut(&'static str)) -> bool {
+        false
     }
 }
 

@@ -112,7 +112,7 @@ pub(crate) fn app_layer_holds(
         return false;
     }
     let mut found = false;
-    if tx.tx_events(&mut |e| found |= e == want) {
+    if tx.tx_events(dir, &mut |e| found |= e == want) {
         return found;
     }
     let Some(p) = input.app.and_then(|af| af.state().protocol()) else {

@@ -157,7 +157,7 @@ impl Transaction for Dnp3Tx {
         hit != opt.negated
     }
 
-    fn tx_events(&self, f: &mut dyn FnMut(&'static str)) -> bool {
+    fn tx_events(&self, _dir: Direction, f: &mut dyn FnMut(&'static str)) -> bool {
         self.events.each(EVENTS, f);
         true
     }

@@ -21,8 +21,8 @@ use crate::detect::{AppProto, Probe};
 use crate::Direction;
 
 /// Probes the first bytes of a TCP direction for a DNS message after its 2-byte
-/// length: a whole message must have a question that parses; a partial one is judged
-/// by its header alone.
+/// length: a whole message must have a first question that parses or is cut short; a
+/// partial one is judged by its header alone (see [`parser::probe_header`]).
 pub(crate) fn probe_tcp(dir: Direction, data: &[u8]) -> Probe {
     if data.len() < 2 + 12 {
         return Probe::NeedMore;
@@ -30,7 +30,7 @@ pub(crate) fn probe_tcp(dir: Direction, data: &[u8]) -> Probe {
     let len = usize::from(u16::from_be_bytes([data[0], data[1]]));
     let msg = &data[2..data.len().min(2 + len)];
     let complete = data.len() >= 2 + len;
-    if len >= 12 && parser::probe_header(msg, dir, complete) {
+    if len >= 12 && parser::probe_header(msg, dir, complete, len) {
         Probe::Match(AppProto::Dns)
     } else {
         Probe::NoMatch
@@ -39,7 +39,7 @@ pub(crate) fn probe_tcp(dir: Direction, data: &[u8]) -> Probe {
 
 /// Probes a UDP payload for a DNS message.
 pub(crate) fn probe_udp(dir: Direction, payload: &[u8]) -> Probe {
-    if parser::probe_header(payload, dir, true) {
+    if parser::probe_header(payload, dir, true, payload.len()) {
         Probe::Match(AppProto::Dns)
     } else {
         Probe::NoMatch

@@ -306,19 +306,30 @@ pub fn parse_message(m: &[u8]) -> Result<DnsMessage, DnsError> {
     })
 }
 
-/// Whether `b` starts with a plausible DNS header for direction `dir` followed (when
-/// `whole`, i.e. `b` is the complete message) by a first question that parses.
-pub fn probe_header(b: &[u8], dir: Direction, whole: bool) -> bool {
+/// Whether `b` starts with a plausible DNS header for direction `dir`, for a message
+/// `len` bytes long (`b` may hold only its start). As Suricata 7.0.10 probes: the
+/// message must have room for two bytes per record its header counts (checked at
+/// every cut of a query: a datagram shorter than that is not DNS, a longer one cut
+/// short is), and when `b` is the whole message (`whole`) its first question must
+/// parse or run past the end (a bad label rejects it).
+pub fn probe_header(b: &[u8], dir: Direction, whole: bool, len: usize) -> bool {
     let Some(h) = DnsHeader::parse(b) else {
         return false;
     };
     if h.opcode() > 6 || (dir == Direction::ToServer && h.is_response()) {
         return false;
     }
+    let records = [h.qdcount, h.ancount, h.nscount, h.arcount]
+        .iter()
+        .map(|&n| usize::from(n))
+        .sum::<usize>();
+    if 12 + 2 * records > len {
+        return false;
+    }
     if h.qdcount == 0 {
         return dir == Direction::ToClient && h.is_response();
     }
-    !whole || parse_query(b, 12).is_ok()
+    !whole || !matches!(parse_query(b, 12), Err(DnsError::BadName))
 }
 
 /// Suricata's name for a record type (`rrtype` in EVE), `None` when it prints the
@@ -447,6 +458,30 @@ pub(crate) mod tests {
         for n in 0..m.len() {
             assert!(parse_message(&m[..n]).is_err(), "{n}");
         }
+    }
+
+    #[test]
+    fn probe_of_a_query_cut_short() {
+        // Two questions: Suricata 7.0.10 takes the datagram as DNS from 16 bytes on
+        // (12 + 2 per counted record), wherever the cut (tests/parity/cases/dns-udp-cut).
+        let mut q = query(1, "www.example.com", 1);
+        q[5] = 2;
+        let question = q[12..].to_vec();
+        q.extend_from_slice(&question);
+        for n in 0..=q.len() {
+            let b = &q[..n];
+            assert_eq!(
+                probe_header(b, Direction::ToServer, true, n),
+                n >= 16,
+                "{n}"
+            );
+        }
+        // A bad label is not DNS; a partial TCP message is judged by its header.
+        let mut bad = q.clone();
+        bad[12] = 0x40;
+        assert!(!probe_header(&bad, Direction::ToServer, true, bad.len()));
+        assert!(probe_header(&q[..12], Direction::ToServer, false, q.len()));
+        assert!(!probe_header(&q[..12], Direction::ToServer, false, 15));
     }
 
     #[test]

@@ -51,7 +51,7 @@ impl Protocol for DnsState {
     /// A message that does not parse is counted (`dns.malformed`), not an app-layer
     /// error: the next datagram is parsed as usual.
     fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) -> ParseResult {
-        self.message(ctx, dir, payload);
+        self.message(ctx, dir, payload, None);
         ParseResult::Ok
     }
 
@@ -101,16 +101,29 @@ impl Transaction for DnsTx {
         (0, 0)
     }
 
+    /// A DNS transaction is one message: its events (`dns.z_flag_set`,
+    /// `dns.malformed_data` of a message behind it, ...) are seen by rules
+    /// inspecting the direction it travelled (Suricata 7.0.10: a request's event
+    /// alerts on the next packet to the server, a response's to the client).
+    fn tx_events(&self, dir: Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+        if dir == self.direction() {
+            self.events().each(EVENTS, f);
+        }
+        true
+    }
+
     fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
         if b.local() == 0 {
             self.queries().for_each(f)
         }
     }
 
-    /// `dns.opcode`: the message's header opcode (a request or a response).
-    fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+    /// `dns.opcode`: the message's header opcode (a request or a response), inspected
+    /// in the direction the message travelled only (as Suricata, which reads a
+    /// transaction's request to the server and its response to the client).
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
         match (&opt.value, opt.name) {
-            (rules::AppValue::Ints(v), "dns.opcode") => {
+            (rules::AppValue::Ints(v), "dns.opcode") if self.direction() == dir => {
                 let op = u64::from(self.message().header.opcode());
                 v.iter().any(|c| c.matches(op)) != opt.negated
             }
@@ -199,19 +212,60 @@ mod tests {
     }
 
     #[test]
-    fn a_message_that_does_not_parse_raises_malformed_data() {
+    fn a_datagram_that_does_not_parse_is_counted_without_an_event() {
+        // Suricata 7.0.10 on a query cut at every byte (tests/parity/cases/dns-udp-cut):
+        // no `dns.malformed_data` alert and no anomaly record, after a whole query or not.
         let mut ctx = AppCtx::default();
+        ctx.anomalies.set_enabled(true);
         let mut d = DnsState::new(Transport::Udp);
         let mut events = Vec::new();
         let query = [
             0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
         ];
         Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &query);
+        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &query[..15]);
         Protocol::events(&d, &mut |e| events.push(e));
         assert!(events.is_empty());
-        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &[0x12, 0x34, 0x01]);
-        Protocol::events(&d, &mut |e| events.push(e));
-        assert_eq!(events, ["dns.malformed_data"]);
+        assert!(ctx.anomalies.is_empty());
+        assert_eq!(ctx.counters.get(Counter::DnsMalformed), 1);
+    }
+
+    #[test]
+    fn opcode_is_inspected_in_the_direction_of_its_message() {
+        let mut ctx = AppCtx::default();
+        let mut d = DnsState::new(Transport::Udp);
+        let query = [
+            0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
+        ];
+        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &query);
+        let opt = rules::AppOpt {
+            name: "dns.opcode",
+            protos: &[],
+            negated: false,
+            value: rules::AppValue::Ints(vec![rules::IntCmp::Eq(0)]),
+        };
+        let tx = Protocol::find_tx(&d, 0).unwrap();
+        assert!(tx.check(&opt, Direction::ToServer));
+        assert!(!tx.check(&opt, Direction::ToClient));
+    }
+
+    #[test]
+    fn events_are_seen_in_the_direction_of_their_message() {
+        let mut ctx = AppCtx::default();
+        let mut d = DnsState::new(Transport::Udp);
+        // The Z flag (0x0040) on a query.
+        let query = [
+            0x12, 0x34, 0x01, 0x40, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
+        ];
+        Protocol::datagram(&mut d, &mut ctx, Direction::ToServer, &query);
+        let tx = Protocol::find_tx(&d, 0).unwrap();
+        let seen = |dir| {
+            let mut v = Vec::new();
+            assert!(tx.tx_events(dir, &mut |e| v.push(e)));
+            v
+        };
+        assert_eq!(seen(Direction::ToServer), ["dns.z_flag_set"]);
+        assert!(seen(Direction::ToClient).is_empty());
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub struct DnsTx {
     id: u64,
     dir: Direction,
     message: DnsMessage,
+    /// Events raised on this message (indices into [`EVENTS`](super::EVENTS)).
+    events: Events,
 }
 
 impl DnsTx {
@@ -24,6 +26,11 @@ impl DnsTx {
     /// Direction the message travelled.
     pub fn direction(&self) -> Direction {
         self.dir
+    }
+
+    /// The events raised on this transaction (see [`super::EVENTS`]).
+    pub fn events(&self) -> Events {
+        self.events
     }
 
     /// The parsed message.
@@ -112,15 +119,33 @@ impl DnsState {
     /// One message (a UDP payload, or a TCP message without its length prefix).
     /// Requests must travel to the server and responses to the client, as Suricata
     /// requires; other messages are counted malformed (`false`).
-    pub fn message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8]) -> bool {
+    ///
+    /// Suricata sets `dns.malformed_data` on the flow's last transaction, where it is
+    /// seen only while that transaction is still to be inspected and logged: behind a
+    /// message parsed from the same stream chunk (`prior`, its transaction id). A
+    /// datagram's event, one with no transaction before it in the chunk, or one on a
+    /// message too short for the records its header counts (see
+    /// [`super::parser::probe_header`]) is never seen: Suricata 7.0.10 logs no anomaly
+    /// and matches no rule there (tests/parity/cases/dns-udp-cut, dns-tcp-cut).
+    pub fn message(
+        &mut self,
+        ctx: &mut AppCtx,
+        dir: Direction,
+        m: &[u8],
+        prior: Option<u64>,
+    ) -> bool {
         let msg = match parse_message(m) {
             Ok(msg) if msg.header.is_response() == (dir == Direction::ToClient) => msg,
             _ => {
                 ctx.counters.incr(Counter::DnsMalformed);
-                self.events.raise(super::MALFORMED_DATA);
-                let event = super::EVENTS[super::MALFORMED_DATA];
-                ctx.anomalies
-                    .parser(AppProto::Dns, event, Some(self.next_id));
+                let long_enough = super::parser::probe_header(m, dir, false, m.len());
+                let last = self.txs.back_mut().filter(|t| Some(t.id) == prior);
+                if let (Some(tx), true) = (last, long_enough) {
+                    self.events.raise(super::MALFORMED_DATA);
+                    tx.events.raise(super::MALFORMED_DATA);
+                    let event = super::EVENTS[super::MALFORMED_DATA];
+                    ctx.anomalies.parser(AppProto::Dns, event, Some(tx.id));
+                }
                 return false;
             }
         };
@@ -130,8 +155,10 @@ impl DnsState {
             (msg.header.flags & 0x0040 != 0, super::Z_FLAG_SET),
             (msg.header.opcode() >= 7, super::INVALID_OPCODE),
         ];
+        let mut events = Events::default();
         for (_, e) in flags.into_iter().filter(|f| f.0) {
             self.events.raise(e);
+            events.raise(e);
             ctx.anomalies
                 .parser(AppProto::Dns, super::EVENTS[e], Some(id));
         }
@@ -143,6 +170,7 @@ impl DnsState {
             id,
             dir,
             message: msg,
+            events,
         });
         while self.txs.len() > ctx.config.max_tx.max(1) {
             self.txs.pop_front();
@@ -153,8 +181,9 @@ impl DnsState {
 
     /// One length-delimited message of DNS over TCP: one that does not parse is a
     /// parser error, and that direction stops.
-    fn tcp_message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8]) -> bool {
-        if self.message(ctx, dir, m) {
+    fn tcp_message(&mut self, ctx: &mut AppCtx, dir: Direction, m: &[u8], first: u64) -> bool {
+        let prior = (self.next_id > first).then(|| self.next_id - 1);
+        if self.message(ctx, dir, m, prior) {
             return true;
         }
         if !self.error {
@@ -167,9 +196,11 @@ impl DnsState {
         false
     }
 
-    /// Stream bytes of DNS over TCP: 2-byte big-endian length, then the message.
+    /// Stream bytes of DNS over TCP: 2-byte big-endian length, then the message. A
+    /// zero length is skipped, as Suricata does (no message, no error).
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         let d = dir.index();
+        let first = self.next_id;
         if self.tcp[d].lost {
             return;
         }
@@ -181,7 +212,7 @@ impl DnsState {
                 if input.len() < 2 + len {
                     break;
                 }
-                if !self.tcp_message(ctx, dir, &input[2..2 + len]) {
+                if len > 0 && !self.tcp_message(ctx, dir, &input[2..2 + len], first) {
                     return;
                 }
                 input = &input[2 + len..];
@@ -200,7 +231,7 @@ impl DnsState {
             if buf.len() - off < 2 + len {
                 break;
             }
-            if !self.tcp_message(ctx, dir, &buf[off + 2..off + 2 + len]) {
+            if len > 0 && !self.tcp_message(ctx, dir, &buf[off + 2..off + 2 + len], first) {
                 return;
             }
             off += 2 + len;
@@ -252,18 +283,25 @@ mod tests {
     fn udp_messages_are_transactions() {
         let mut ctx = AppCtx::default();
         let mut s = DnsState::new(Transport::Udp);
-        s.message(&mut ctx, Direction::ToServer, &query(1, "a.example", 1));
+        s.message(
+            &mut ctx,
+            Direction::ToServer,
+            &query(1, "a.example", 1),
+            None,
+        );
         s.message(
             &mut ctx,
             Direction::ToClient,
             &answer_a(1, "a.example", [1, 1, 1, 1]),
+            None,
         );
-        s.message(&mut ctx, Direction::ToServer, b"junk");
+        s.message(&mut ctx, Direction::ToServer, b"junk", None);
         // A response sent to the server is not accepted.
         s.message(
             &mut ctx,
             Direction::ToServer,
             &answer_a(1, "x", [1, 1, 1, 1]),
+            None,
         );
         let txs: Vec<_> = s.txs().collect();
         assert_eq!(txs.len(), 2);
@@ -313,6 +351,73 @@ mod tests {
             );
             assert_eq!(ctx.counters.get(Counter::TxDnsTcp), 2);
         }
+    }
+
+    #[test]
+    fn tcp_zero_length_messages_are_skipped() {
+        // Suricata 7.0.10 skips a zero length prefix (tests/parity/cases/dns-tcp-cut).
+        let mut stream = vec![0, 0];
+        stream.extend_from_slice(&tcp_stream(&[query(1, "one.test", 1)]));
+        stream.extend_from_slice(&[0, 0, 0, 0]);
+        for split in [1, 2, stream.len()] {
+            let mut ctx = AppCtx::default();
+            let mut s = DnsState::new(Transport::Tcp);
+            for c in stream.chunks(split) {
+                s.parse(&mut ctx, Direction::ToServer, c);
+            }
+            assert!(!s.errored(), "split {split}");
+            assert_eq!(s.tx_count(), 1, "split {split}");
+            assert_eq!(s.need(Direction::ToServer), 0, "split {split}");
+        }
+    }
+
+    #[test]
+    fn malformed_data_is_raised_only_behind_a_message_of_the_same_chunk() {
+        let q = query(1, "one.test", 1);
+        let cut = &q[..q.len() - 3];
+        // Cut short in a chunk of its own: counted, no event (Suricata 7.0.10).
+        let mut ctx = AppCtx::default();
+        let mut s = DnsState::new(Transport::Tcp);
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &tcp_stream(std::slice::from_ref(&q)),
+        );
+        s.parse(&mut ctx, Direction::ToServer, &tcp_stream(&[cut.to_vec()]));
+        assert!(s.errored());
+        assert_eq!(ctx.counters.get(Counter::DnsMalformed), 1);
+        assert!(s.events().is_empty());
+        assert!(ctx.anomalies.is_empty());
+        // Behind a whole message of the same chunk: on that message's transaction.
+        let mut ctx = AppCtx::default();
+        ctx.anomalies.set_enabled(true);
+        let mut s = DnsState::new(Transport::Tcp);
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &tcp_stream(&[q.clone(), cut.to_vec()]),
+        );
+        assert_eq!(s.tx_count(), 1);
+        assert!(s
+            .txs()
+            .next()
+            .unwrap()
+            .events()
+            .has(super::super::MALFORMED_DATA));
+        let got: Vec<_> = ctx.anomalies.drain().map(|a| (a.event, a.tx_id)).collect();
+        assert_eq!(got, [("dns.malformed_data", Some(0))]);
+        // A header alone counting two questions: too short to be DNS, no event.
+        let mut ctx = AppCtx::default();
+        ctx.anomalies.set_enabled(true);
+        let mut s = DnsState::new(Transport::Tcp);
+        let mut two = q[..12].to_vec();
+        two[5] = 2;
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &tcp_stream(&[q.clone(), two]),
+        );
+        assert!(ctx.anomalies.is_empty());
     }
 
     #[test]

@@ -155,7 +155,8 @@ pub(crate) fn content_encoding_faults(value: &[u8], limit: usize) -> (u32, bool)
         } else if has(b"deflate") {
             abnormal += u32::from(tok != b"deflate" && tok != b"x-deflate");
             true
-        } else if has(b"lzma") {
+        } else if tok == b"lzma" {
+            // libhtp takes `lzma` in a list only as written: `x-lzma` is unknown.
             true
         } else if tok.eq_ignore_ascii_case(b"inflate") || tok.eq_ignore_ascii_case(b"none") {
             false
@@ -301,6 +302,10 @@ mod tests {
         assert_eq!(content_encoding_faults(b"gzip,gzip,gzip", 2), (0, true));
         assert_eq!(content_encoding_faults(b"Gzip, deflate", 2), (1, false));
         assert_eq!(content_encoding_faults(b"br", 2), (1, false));
+        // Suricata 7.0.10 (tests/parity/cases/http-lzma-default): `x-lzma` is unknown.
+        assert_eq!(content_encoding_faults(b"x-lzma", 2), (1, false));
+        assert_eq!(content_encoding_faults(b"LZMA", 2), (0, false));
+        assert_eq!(content_encoding_faults(b"lzma, gzip", 2), (0, false));
         assert_eq!(content_encoding_faults(b"identity, x-gzip2", 2), (2, false));
     }
 

@@ -20,6 +20,8 @@ mod tx;
 
 #[cfg(test)]
 mod fuzz_tests;
+#[cfg(test)]
+mod long_frame_tests;
 
 pub use state::Http2State;
 

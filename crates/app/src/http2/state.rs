@@ -38,6 +38,14 @@ pub const FRAME_LIMIT: usize = 64 * 1024;
 /// Largest header block (HEADERS or PUSH_PROMISE with its CONTINUATIONs) reassembled.
 pub const BLOCK_LIMIT: usize = 256 * 1024;
 
+/// Frames from this length on are taken in part, as Suricata 7.0.10 does (whatever
+/// of the payload a chunk holds, once that is [`LONG_FRAME_PART`] bytes or more; the
+/// rest is skipped). Shorter DATA frames are delivered whole, when complete.
+pub const LONG_FRAME: usize = 64 * 1024;
+
+/// The least of a long frame's payload a chunk must hold for that part to be taken.
+pub const LONG_FRAME_PART: usize = 256;
+
 /// Where the reader of one direction is.
 #[derive(Clone, Copy, Debug)]
 enum Cur {
@@ -54,6 +62,8 @@ enum Cur {
         /// Padding at the end of the payload; `None` while the pad length byte of a
         /// PADDED frame is still to come.
         pad: Option<usize>,
+        /// Bytes of a long frame skipped after the part taken ([`LONG_FRAME`]).
+        then_skip: usize,
     },
     /// Skipping a payload.
     Skip(usize),
@@ -187,6 +197,7 @@ impl Http2State {
                     if let Some(h) = FrameHeader::parse(&side.buf) {
                         side.buf.clear();
                         self.frame_header(ctx, dir, h);
+                        self.long_frame(dir, data.len() - pos);
                     }
                 }
                 Cur::Payload(h) => {
@@ -219,6 +230,7 @@ impl Http2State {
                     end_stream,
                     mut left,
                     mut pad,
+                    then_skip,
                 } => {
                     if pad.is_none() {
                         pad = Some(usize::from(data[pos]));
@@ -231,7 +243,9 @@ impl Http2State {
                     let chunk = &data[pos..pos + content];
                     pos += n;
                     left -= n;
-                    side.cur = if left == 0 {
+                    side.cur = if left == 0 && then_skip > 0 {
+                        Cur::Skip(then_skip)
+                    } else if left == 0 {
                         Cur::Header
                     } else {
                         Cur::Data {
@@ -239,6 +253,7 @@ impl Http2State {
                             end_stream,
                             left,
                             pad,
+                            then_skip,
                         }
                     };
                     self.body(ctx, dir, stream, chunk);
@@ -284,14 +299,19 @@ impl Http2State {
                 self.next_id += 1;
             }
         }
-        self.note_frame(dir, h.stream, h.ty);
+        // A frame read whole is noted once complete (in `frame`), as Suricata parses
+        // it then; one streamed or skipped is noted now.
+        if len > FRAME_LIMIT || (h.ty == FrameType::DATA && len >= LONG_FRAME) {
+            self.note_frame(dir, h.stream, h.ty);
+        }
         let side = &mut self.sides[dir.index()];
-        side.cur = if h.ty == FrameType::DATA && h.stream != 0 && len > 0 {
+        side.cur = if h.ty == FrameType::DATA && h.stream != 0 && len >= LONG_FRAME {
             Cur::Data {
                 stream: h.stream,
                 end_stream: h.has(FLAG_END_STREAM),
                 left: len,
                 pad: (!h.has(FLAG_PADDED)).then_some(0),
+                then_skip: 0,
             }
         } else if len > FRAME_LIMIT {
             if matches!(
@@ -310,6 +330,24 @@ impl Http2State {
         } else {
             Cur::Payload(h)
         };
+    }
+
+    /// A long DATA frame ([`LONG_FRAME`]) whose header just came, `avail` bytes of its
+    /// payload in the chunk: with at least [`LONG_FRAME_PART`] of them, that part is
+    /// the frame's payload and the rest is skipped (Suricata 7.0.10 raises
+    /// `long_frame_data` there and inspects the part only: its END_STREAM ends the
+    /// stream).
+    fn long_frame(&mut self, dir: Direction, avail: usize) {
+        let side = &mut self.sides[dir.index()];
+        if let Cur::Data {
+            left, then_skip, ..
+        } = &mut side.cur
+        {
+            if *left > avail && avail >= LONG_FRAME_PART {
+                *then_skip = *left - avail;
+                *left = avail;
+            }
+        }
     }
 
     /// Notes a frame on its stream's transaction, if that exists yet (`http2.*`
@@ -333,7 +371,24 @@ impl Http2State {
     fn frame_body(&mut self, ctx: &mut AppCtx, dir: Direction, h: FrameHeader, p: &[u8]) {
         let d = dir.index();
         match h.ty {
-            FrameType::DATA if h.has(FLAG_END_STREAM) => self.end_side(ctx, dir, h.stream),
+            FrameType::DATA => {
+                // A whole DATA frame (shorter than LONG_FRAME): its content without
+                // the padding.
+                let content = if h.has(FLAG_PADDED) {
+                    p.split_first().and_then(|(&pad, rest)| {
+                        let end = rest.len().checked_sub(usize::from(pad))?;
+                        Some(&rest[..end])
+                    })
+                } else {
+                    Some(p)
+                };
+                if let Some(c) = content.filter(|c| h.stream != 0 && !c.is_empty()) {
+                    self.body(ctx, dir, h.stream, c);
+                }
+                if h.has(FLAG_END_STREAM) {
+                    self.end_side(ctx, dir, h.stream);
+                }
+            }
             FrameType::HEADERS => {
                 let Some(frag) = headers_fragment(&h, p) else {
                     return;
