@@ -348,6 +348,9 @@ impl FlowTracker {
                 if st.established {
                     events |= Events::ESTABLISHED;
                 }
+                if st.accept_data && h.has(tcp::flags::SYN) {
+                    events |= Events::TFO_DATA;
+                }
                 if st.closed {
                     events |= Events::CLOSED;
                 }

@@ -38,6 +38,7 @@ fn pkt(to_server: bool, seq: u32, ack: u32, f: u8, payload: &[u8], ts: u64) -> P
             ack,
             flags: f,
             window: 65535,
+            tfo: false,
         }),
         payload,
     }
@@ -493,7 +494,10 @@ fn fast_open_syn_data_starts_after_the_syn() {
         inline: true,
         ..cfg()
     });
-    let u = t.packet(&pkt(true, 100, 0, SYN, b"GET /", 1)).unwrap();
+    let mut syn = pkt(true, 100, 0, SYN, b"GET /", 1);
+    syn.tcp.as_mut().unwrap().tfo = true;
+    let u = t.packet(&syn).unwrap();
+    assert!(u.events.has(Events::TFO_DATA));
     let v: Vec<_> = u.app.pieces().collect();
     assert_eq!(
         v,
