@@ -128,6 +128,7 @@ impl DetectStage {
             packet_rules: true,
             stream: has_stream.then_some(&stream[..]),
             app,
+            eof_open: false,
         };
         self.run(
             Some(&mut ext.detect),
@@ -188,6 +189,7 @@ impl DetectStage {
                 packet_rules: false,
                 stream: has_stream.then_some(&stream[..]),
                 app,
+                eof_open: tcp_open,
             };
             self.run(Some(&mut *fd), &input, origin, app_name(app_proto), sink);
             self.stream = stream;

@@ -27,6 +27,7 @@ mod drop_log;
 pub mod exception;
 mod file_store;
 mod flow_log;
+mod flow_timeouts;
 mod flows;
 #[cfg(target_os = "linux")]
 mod inline;

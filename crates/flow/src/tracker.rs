@@ -437,11 +437,17 @@ impl FlowTracker {
                         }
                         let oi = dir.reverse().index();
                         if self.cfg.inline {
-                            // Inline: this stream's in-order bytes, at arrival.
+                            // Inline: this stream's in-order bytes, at arrival. Raw
+                            // inspection runs on packets with data, as in Suricata; the
+                            // data of the packet that created the session (a midstream
+                            // pick-up, a Fast Open SYN) waits for the direction's next
+                            // packet with data.
                             let upto = pair[di].contiguous_end(Consumer::App);
                             pair[di].take(Consumer::App, upto, false, sa);
-                            let upto = pair[di].contiguous_end(Consumer::Raw);
-                            pair[di].take(Consumer::Raw, upto, false, sr);
+                            if !p.payload.is_empty() && !st.created {
+                                let upto = pair[di].contiguous_end(Consumer::Raw);
+                                pair[di].take(Consumer::Raw, upto, false, sr);
+                            }
                         } else {
                             // An accepted RST hands the app layer its own direction's
                             // stream, which the RST counted as acknowledged (Suricata

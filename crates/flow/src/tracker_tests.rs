@@ -737,3 +737,25 @@ fn the_reassembly_cap_is_one_for_every_tracker() {
     );
     assert!(counter(&a, "memcap_pressure") >= 90);
 }
+
+#[test]
+fn inline_raw_waits_past_the_pick_up_packet_and_runs_on_data() {
+    // Suricata's inline mode (tests/parity/cases/tcp-midstream-ips-drop): the app layer
+    // gets a picked-up packet's data at once, raw inspection at the direction's next
+    // packet with data (an ACK without data takes none).
+    let mut t = FlowTracker::new(Config {
+        inline: true,
+        tcp: crate::tcp::TcpConfig {
+            midstream: true,
+            ..Default::default()
+        },
+        ..cfg()
+    });
+    let (_, app, raw) = run(&mut t, &pkt(true, 100, 500, ACK | PSH, b"GET /a", 1));
+    assert_eq!((app.as_slice(), raw.as_slice()), (&b"GET /a"[..], &b""[..]));
+    let (_, _, raw) = run(&mut t, &pkt(true, 106, 500, ACK, b"", 2));
+    assert!(raw.is_empty());
+    let (_, app, raw) = run(&mut t, &pkt(true, 106, 500, ACK | PSH, b"GET /b", 3));
+    assert_eq!(app, b"GET /b");
+    assert_eq!(raw, b"GET /aGET /b");
+}

@@ -87,6 +87,10 @@ S['tfoexp_acked'] = lambda: tfo_flow(TFOEXP)
 S['tfoexpbad_acked'] = lambda: tfo_flow(TFOEXPBAD)
 S['tfonone_acked'] = lambda: tfo_flow(b'')
 
+def _mid_two_client():
+    c = Conv(); c.pkt('c','PA',REQ); c.pkt('c','PA',REQ2); c.pkt('s','A'); c.pkt('s','PA',RESP); c.pkt('c','A'); return c.frames
+S['mid_two_client'] = _mid_two_client
+
 if __name__ == '__main__':
     out = sys.argv[1]
     for n, f in S.items():
