@@ -328,7 +328,10 @@ impl FlowTracker {
                 // midstream is bypassed under bypass/pass-flow (Suricata 7).
                 let first_not_syn =
                     !h.has(tcp::flags::RST) && (!h.has(tcp::flags::SYN) || h.has(tcp::flags::ACK));
-                let no_session = f.tcp.state == TcpState::None && !self.cfg.tcp.midstream;
+                // A session `stream.async-oneside` alone picked up from a SYN/ACK is
+                // still subject to the policy, as in Suricata (exception-policy-midstream-02).
+                let no_session = !self.cfg.tcp.midstream
+                    && (f.tcp.state == TcpState::None || (st.created && f.tcp.midstream));
                 let picked_up = st.created && f.tcp.midstream;
                 if first_not_syn
                     && !f.bypassed

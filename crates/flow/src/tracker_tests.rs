@@ -759,3 +759,23 @@ fn inline_raw_waits_past_the_pick_up_packet_and_runs_on_data() {
     assert_eq!(app, b"GET /b");
     assert_eq!(raw, b"GET /aGET /b");
 }
+
+#[test]
+fn async_oneside_synack_pick_up_still_meets_the_midstream_policy() {
+    // `stream.async-oneside` without `midstream`: a first SYN/ACK starts a session
+    // (tests/parity/cases/tcp-async-synack-pickup), but the midstream policy still
+    // applies to it: drop-flow inline stops the flow (exception-policy-midstream-02).
+    let mut base = cfg();
+    base.tcp.async_oneside = true;
+    let mut t = FlowTracker::new(Config {
+        midstream_drop: true,
+        midstream_policy_name: "drop_flow",
+        ..base.clone()
+    });
+    let u = t.packet(&pkt(false, 500, 101, SYN | ACK, b"", 1)).unwrap();
+    assert!(u.flow.dropped && u.events.has(Events::MIDSTREAM_POLICY));
+    // With the default policy the session goes on from the SYN/ACK.
+    let mut t = FlowTracker::new(base);
+    let u = t.packet(&pkt(false, 500, 101, SYN | ACK, b"", 1)).unwrap();
+    assert!(!u.flow.bypassed && u.flow.tcp.state == TcpState::SynRecv);
+}
