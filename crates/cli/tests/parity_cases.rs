@@ -1,9 +1,11 @@
-//! Osprey's own parity cases: every folder under `tests/parity/cases/` is a
-//! corpus-style case (`input.pcap`, `test.rules`, `case.toml`, `expected.jsonl`: the
-//! alerts Suricata 7.0.10 logged, made by `tests/parity/cases/make_expected.sh`), run
-//! as `../shared/tools/parity.py` runs a corpus case. Each must match exactly: the
-//! alerts as a multiset on (signature_id, src_ip, src_port, dest_ip, dest_port, proto,
-//! pcap_cnt). The cases are minimized differences found against Suricata and fixed.
+//! The repository's own corpus-style cases (`tests/parity/cases/<name>/`): each folder
+//! holds `input.pcap`, `test.rules`, `expected.jsonl` (the alerts Suricata 7.0.10 logged,
+//! one object a line) and `case.toml` (how Suricata was run: `test_args`,
+//! `simulate_ips`), as in `../shared/corpus/open`. Every case must give exactly
+//! Suricata's alerts, compared as a multiset on (signature_id, src_ip, src_port,
+//! dest_ip, dest_port, proto, pcap_cnt). The cases are minimized reproductions of
+//! differences found and fixed (their `case.toml` says what each one checks);
+//! `tests/parity/tools/` holds the scripts that built them.
 
 mod common;
 
@@ -13,39 +15,52 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-type Key = (u64, String, u64, String, u64, String, Option<u64>);
+type Key = (
+    u64,
+    String,
+    Option<u64>,
+    String,
+    Option<u64>,
+    String,
+    Option<u64>,
+);
 
-fn alerts(path: &Path, eve: bool) -> BTreeMap<Key, usize> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+fn key(o: &Value) -> Key {
+    let sid = o["alert"]["signature_id"]
+        .as_u64()
+        .or_else(|| o["signature_id"].as_u64())
+        .unwrap_or(0);
+    let s = |k: &str| o[k].as_str().unwrap_or("").to_string();
+    (
+        sid,
+        s("src_ip"),
+        o["src_port"].as_u64(),
+        s("dest_ip"),
+        o["dest_port"].as_u64(),
+        s("proto").to_uppercase(),
+        o["pcap_cnt"].as_u64(),
+    )
+}
+
+/// The alerts of a file as a multiset; `eve` keeps only `alert` records.
+fn load(path: &Path, eve: bool) -> BTreeMap<Key, usize> {
     let mut m = BTreeMap::new();
+    let text = std::fs::read_to_string(path).unwrap_or_default();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let o: Value = serde_json::from_str(line).expect("JSON line");
+        let o: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("{}: bad JSON line: {e}", path.display()));
         if eve && o["event_type"] != "alert" {
             continue;
         }
-        let sid = o["alert"]["signature_id"]
-            .as_u64()
-            .or_else(|| o["signature_id"].as_u64())
-            .unwrap_or(0);
-        let s = |k: &str| o[k].as_str().unwrap_or("").to_string();
-        let n = |k: &str| o[k].as_u64().unwrap_or(0);
-        let key = (
-            sid,
-            s("src_ip"),
-            n("src_port"),
-            s("dest_ip"),
-            n("dest_port"),
-            s("proto").to_uppercase(),
-            o["pcap_cnt"].as_u64(),
-        );
-        *m.entry(key).or_default() += 1;
+        *m.entry(key(&o)).or_default() += 1;
     }
     m
 }
 
+/// Runs one case as `../shared/corpus/README.md` says; `Err` describes the difference.
 fn run_case(dir: &Path, out: &Path) -> Result<(), String> {
     let meta: toml::Table = std::fs::read_to_string(dir.join("case.toml"))
-        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("case.toml: {e}"))?
         .parse()
         .map_err(|e| format!("case.toml: {e}"))?;
     let test_args: Vec<String> = meta
@@ -60,11 +75,11 @@ fn run_case(dir: &Path, out: &Path) -> Result<(), String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_osprey"));
     cmd.current_dir(dir)
         .args(["-r", "input.pcap", "-S", "test.rules", "-l"])
-        .arg(out);
-    if !test_args.iter().any(|a| a.starts_with("-k")) {
-        cmd.args(["-k", "none"]);
-    }
-    if meta.get("simulate_ips").and_then(|v| v.as_bool()) == Some(true) {
+        .arg(out)
+        .args(["-k", "none", "--runmode", "single"]);
+    if meta.get("simulate_ips").and_then(|v| v.as_bool()) == Some(true)
+        && !test_args.iter().any(|a| a == "--simulate-ips")
+    {
         cmd.arg("--simulate-ips");
     }
     if dir.join("suricata.yaml").exists() {
@@ -81,24 +96,28 @@ fn run_case(dir: &Path, out: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&r.stderr)
         ));
     }
-    let want = alerts(&dir.join("expected.jsonl"), false);
-    let got = alerts(&out.join("eve.json"), true);
+    let expected = load(&dir.join("expected.jsonl"), false);
+    let got = load(&out.join("eve.json"), true);
+    if expected == got {
+        return Ok(());
+    }
     let diff = |a: &BTreeMap<Key, usize>, b: &BTreeMap<Key, usize>| -> Vec<String> {
         a.iter()
-            .filter(|(k, n)| b.get(*k).unwrap_or(&0) < *n)
-            .map(|(k, _)| format!("{k:?}"))
+            .filter(|(k, n)| **n > *b.get(*k).unwrap_or(&0))
+            .map(|((sid, _, sp, _, dp, _, cnt), _)| {
+                format!("sid {sid} {sp:?}->{dp:?} pcap_cnt {cnt:?}")
+            })
             .collect()
     };
-    let (missing, extra) = (diff(&want, &got), diff(&got, &want));
-    if missing.is_empty() && extra.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("missing {missing:?}, extra {extra:?}"))
-    }
+    Err(format!(
+        "missing {:?}, extra {:?}",
+        diff(&expected, &got),
+        diff(&got, &expected)
+    ))
 }
 
 #[test]
-fn every_parity_case_matches_suricata() {
+fn own_cases_match_suricata() {
     let root = repo("tests/parity/cases");
     let mut cases: Vec<_> = std::fs::read_dir(&root)
         .expect("tests/parity/cases")
@@ -106,17 +125,25 @@ fn every_parity_case_matches_suricata() {
         .filter(|p| p.join("expected.jsonl").exists())
         .collect();
     cases.sort();
-    assert!(!cases.is_empty(), "no case under {}", root.display());
-    let out_root = common::tempdir("parity-cases");
+    assert!(!cases.is_empty(), "no cases under {}", root.display());
+    let out_root = common::tempdir("parity_cases");
     let mut failed = Vec::new();
     for (i, dir) in cases.iter().enumerate() {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let out = out_root.join(i.to_string());
         std::fs::create_dir_all(&out).unwrap();
-        let name = dir.file_name().unwrap().to_string_lossy().to_string();
         match run_case(dir, &out) {
-            Ok(()) => println!("ok {name}"),
-            Err(why) => failed.push(format!("{name}: {why}")),
+            Ok(()) => println!("ok   {name}"),
+            Err(why) => {
+                println!("FAIL {name}: {why}");
+                failed.push(name);
+            }
         }
     }
-    assert!(failed.is_empty(), "cases that differ: {failed:#?}");
+    assert!(
+        failed.is_empty(),
+        "{} of {} cases differ from Suricata: {failed:?}",
+        failed.len(),
+        cases.len()
+    );
 }

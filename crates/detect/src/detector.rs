@@ -734,8 +734,13 @@ impl Detector {
         scratch.stats.rules_evaluated += 1;
         scratch.vars.captured.clear();
         let Some(prog) = &s.payload else {
-            // On a pseudo-packet only IP-only rules (checked by the caller) match.
-            return (input.packet_rules || s.iponly).then_some(MatchedOn::Packet);
+            // On a pseudo-packet only IP-only rules (checked by the caller) and rules
+            // of an app-layer protocol without buffers or packet options (`alert http
+            // any any ...`, which Suricata matches on the end-of-flow pseudo-packets of
+            // a session still open; with `dsize:0` it does not: bug-5578) match.
+            let app_rule =
+                input.eof_open && s.app_proto.is_some() && !s.is_tx() && s.pkt.is_empty();
+            return (input.packet_rules || s.iponly || app_rule).then_some(MatchedOn::Packet);
         };
         let (stream_ok, pkt_ok) = payload_targets(s.payload_mode, input);
         if stream_ok {

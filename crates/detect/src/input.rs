@@ -54,6 +54,10 @@ pub struct Input<'a> {
     /// response-side rules on to-client packets), each rule at most once per
     /// transaction.
     pub app: Option<&'a app::AppFlow>,
+    /// An end-of-flow pseudo-packet of a TCP session still open (established, not
+    /// closed): rules of an app-layer protocol without buffers (`alert http any any
+    /// ...`) match it, as on Suricata's stream-end pseudo-packets.
+    pub eof_open: bool,
 }
 
 impl<'a> Input<'a> {
@@ -67,6 +71,7 @@ impl<'a> Input<'a> {
             packet_rules: true,
             stream: None,
             app: None,
+            eof_open: false,
         }
     }
 }

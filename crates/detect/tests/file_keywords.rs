@@ -38,6 +38,7 @@ fn to_client_sids(det: &detect::Detector, af: &app::AppFlow) -> Vec<u32> {
     };
     let input = detect::Input {
         app: Some(af),
+        eof_open: false,
         ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
     };
     let mut out = Vec::new();

@@ -369,6 +369,7 @@ fn tx_sids(
     let input = detect::Input {
         stream,
         app: Some(af),
+        eof_open: false,
         ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
     };
     let mut out = Vec::new();

@@ -55,7 +55,6 @@ pub fn default_config() -> Config {
             d.pcre_limits.depth_limit.to_string(),
         ),
     ];
-    entries.extend(crate::flow_timeouts::stock_entries());
     let a = &e.app;
     for (k, v) in [
         ("request-body-limit", a.request_body_limit),
@@ -80,6 +79,7 @@ pub fn default_config() -> Config {
     ] {
         entries.push((format!("{http}.{k}"), v.to_string()));
     }
+    entries.extend(crate::flow_timeouts::entries(&e.flow.timeouts));
     let order: Vec<&str> = d.action_order.iter().map(|c| action_name(*c)).collect();
     let mut config = Config::parse(&format!("action-order: [{}]\n", order.join(", ")), None)
         .expect("the default action order is valid YAML");
@@ -119,10 +119,12 @@ mod tests {
                 ..EngineConfig::default()
             };
             crate::setup::apply_engine_settings(&Config::default(), &mut d);
-            // (A file without `flow-timeouts` takes Suricata's built-in timeouts, not the
-            // stock file's: see `flow_timeouts`.)
-            assert_ne!(d.flow.timeouts, flow::Config::default().timeouts);
-            d.flow.timeouts = flow::Config::default().timeouts;
+            // `flow-timeouts` is the one setting whose fallback differs: a file without
+            // it gets Suricata's compiled-in timeouts, a run without `-c` the stock
+            // file's (see `flow_timeouts`).
+            assert_eq!(applied.flow.timeouts, flow::Config::default().timeouts);
+            assert_eq!(d.flow.timeouts, crate::flow_timeouts::BUILT_IN);
+            d.flow.timeouts = applied.flow.timeouts;
             assert_eq!(format!("{:?}", applied.flow), format!("{:?}", d.flow));
             assert_eq!(format!("{:?}", applied.app), format!("{:?}", d.app));
             assert_eq!(

@@ -107,10 +107,12 @@ impl DetectStage {
             // From the handshake's second step on, the stream engine takes the data
             // (a midstream SYN/ACK pick-up included): stream rules skip the packet.
             // A session already closed takes no data: the packet is inspected.
+            // A SYN's data taken by the stream (TCP Fast Open) is the stream's too.
             payload_in_stream: tcp
                 && p.payload_len > 0
-                && update.flow.tcp.state >= TcpState::SynRecv
-                && !update.events.has(flow::Events::AFTER_CLOSE),
+                && ((update.flow.tcp.state >= TcpState::SynRecv
+                    && !update.events.has(flow::Events::AFTER_CLOSE))
+                    || update.events.has(flow::Events::TFO_DATA)),
             app_proto,
             counts: flow_counts(update.flow),
         };
@@ -126,6 +128,7 @@ impl DetectStage {
             packet_rules: true,
             stream: has_stream.then_some(&stream[..]),
             app,
+            eof_open: false,
         };
         self.run(
             Some(&mut ext.detect),
@@ -186,6 +189,7 @@ impl DetectStage {
                 packet_rules: false,
                 stream: has_stream.then_some(&stream[..]),
                 app,
+                eof_open: tcp_open,
             };
             self.run(Some(&mut *fd), &input, origin, app_name(app_proto), sink);
             self.stream = stream;

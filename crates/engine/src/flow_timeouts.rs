@@ -1,56 +1,38 @@
-//! `flow-timeouts`: how long an idle flow lives, per protocol (`default`, `tcp`, `udp`,
-//! `icmp`) and flow state (`new`, `established`, `closed`, and the `emergency-*` values
-//! used while the flow table is in emergency mode).
-//!
-//! A key the configuration does not set takes Suricata's built-in value, which is not
-//! the value the stock `suricata.yaml` writes (TCP: 30/300/10 s built in, 60/600/60 s
-//! in the stock file; measured with Suricata 7.0.10 on a case whose own yaml has no
-//! `flow-timeouts`: an established TCP flow idle 302 s and a closed one idle 11 s start
-//! anew). A run without `-c` reads the stock values from [`crate::default_config`].
+//! `flow-timeouts:`, the per-protocol flow timeouts (seconds), read from the
+//! configuration. A key the configuration does not set takes Suricata 7's compiled-in
+//! value, not the stock suricata.yaml's: TCP new 30, established 300, closed 10 (checked
+//! by running Suricata 7.0.10 on captures with gaps on either side of each value, with a
+//! configuration without `flow-timeouts`; ips/firewall-06-tls-sni-enforce depends on the
+//! closed one). A run without `-c` reads the stock values, which `defaults.rs` lists.
 
 use ::config::Config;
 use flow::Timeouts;
 
-/// The protocols' sections, in the order of the tracker's `timeouts` array.
-const SECTIONS: [&str; 4] = ["tcp", "udp", "icmp", "default"];
+/// The protocol sections, in the order of `flow::Config::timeouts`.
+const PROTOS: [&str; 4] = ["tcp", "udp", "icmp", "default"];
 
-/// Suricata's built-in timeouts, for keys no configuration sets.
-const BUILT_IN: [Timeouts; 4] = [
-    Timeouts {
+/// Suricata's compiled-in timeouts, in the order of [`PROTOS`].
+pub(crate) const BUILT_IN: [Timeouts; 4] = {
+    let other = Timeouts {
+        new: 30,
+        established: 300,
+        closed: 0,
+        emergency_new: 10,
+        emergency_established: 100,
+        emergency_closed: 0,
+    };
+    let tcp = Timeouts {
         new: 30,
         established: 300,
         closed: 10,
         emergency_new: 10,
         emergency_established: 100,
         emergency_closed: 5,
-    },
-    Timeouts {
-        new: 30,
-        established: 300,
-        closed: 0,
-        emergency_new: 10,
-        emergency_established: 100,
-        emergency_closed: 0,
-    },
-    Timeouts {
-        new: 30,
-        established: 300,
-        closed: 0,
-        emergency_new: 10,
-        emergency_established: 100,
-        emergency_closed: 0,
-    },
-    Timeouts {
-        new: 30,
-        established: 300,
-        closed: 0,
-        emergency_new: 10,
-        emergency_established: 100,
-        emergency_closed: 0,
-    },
-];
+    };
+    [tcp, other, other, other]
+};
 
-/// The keys of one section with the field each sets.
+/// The keys of one protocol section and the field each one sets.
 fn fields(t: &mut Timeouts) -> [(&'static str, &mut u32); 6] {
     [
         ("new", &mut t.new),
@@ -62,29 +44,32 @@ fn fields(t: &mut Timeouts) -> [(&'static str, &mut u32); 6] {
     ]
 }
 
-/// Reads `flow-timeouts.*` into the tracker's timeouts (built-in values for the keys
-/// the configuration leaves out).
-pub(crate) fn apply(config: &Config, flow: &mut flow::Config) {
-    for (i, section) in SECTIONS.iter().enumerate() {
-        let mut t = BUILT_IN[i];
-        for (key, field) in fields(&mut t) {
-            if let Some(v) = config.get_size(&format!("flow-timeouts.{section}.{key}")) {
-                *field = v.min(u64::from(u32::MAX)) as u32;
+/// The timeouts `config` gives, each key it lacks at Suricata's compiled-in value.
+/// A value that is not a number is left at that default and named in a warning.
+pub(crate) fn read(config: &Config) -> [Timeouts; 4] {
+    let mut out = BUILT_IN;
+    for (proto, t) in PROTOS.iter().zip(out.iter_mut()) {
+        for (key, field) in fields(t) {
+            let path = format!("flow-timeouts.{proto}.{key}");
+            let Some(v) = config.get_str(&path) else {
+                continue;
+            };
+            match v.trim().parse::<u32>() {
+                Ok(n) => *field = n,
+                Err(_) => tracing::warn!("{path}: {v:?} is not a number of seconds, ignored"),
             }
         }
-        flow.timeouts[i] = t;
     }
+    out
 }
 
-/// The stock `suricata.yaml`'s `flow-timeouts`, as `(key, value)` entries for
-/// [`crate::default_config`] (the tracker's own defaults are those values).
-pub(crate) fn stock_entries() -> Vec<(String, String)> {
-    let defaults = flow::Config::default().timeouts;
+/// The `flow-timeouts.*` keys and values of `timeouts` (the default configuration's).
+pub(crate) fn entries(timeouts: &[Timeouts; 4]) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (i, section) in SECTIONS.iter().enumerate() {
-        let mut t = defaults[i];
+    for (proto, t) in PROTOS.iter().zip(timeouts.iter()) {
+        let mut t = *t;
         for (key, field) in fields(&mut t) {
-            out.push((format!("flow-timeouts.{section}.{key}"), field.to_string()));
+            out.push((format!("flow-timeouts.{proto}.{key}"), field.to_string()));
         }
     }
     out
@@ -95,22 +80,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unset_keys_take_the_built_in_values() {
-        let c = Config::parse("flow-timeouts:\n  tcp:\n    established: 120\n", None).unwrap();
-        let mut f = flow::Config::default();
-        apply(&c, &mut f);
-        assert_eq!(f.timeouts[0].established, 120);
-        assert_eq!((f.timeouts[0].new, f.timeouts[0].closed), (30, 10));
-        assert_eq!(f.timeouts[1], BUILT_IN[1]);
-        // A run without a file: the stock values, which are the tracker's defaults.
-        let mut stock = Config::default();
-        for (k, v) in stock_entries() {
-            stock.set(&k, &v).unwrap();
+    fn absent_keys_take_the_compiled_in_values() {
+        let c = Config::parse("flow-timeouts:\n  tcp:\n    new: 60\n", None).unwrap();
+        let t = read(&c);
+        assert_eq!(t[0].new, 60);
+        assert_eq!((t[0].established, t[0].closed), (300, 10));
+        assert_eq!(t[1], BUILT_IN[1]);
+        let none = Config::parse("stream:\n  midstream: false\n", None).unwrap();
+        assert_eq!(read(&none), BUILT_IN);
+    }
+
+    #[test]
+    fn the_stock_values_round_trip_through_the_default_configuration() {
+        let stock = flow::Config::default().timeouts;
+        let mut c = Config::parse("{}\n", None).unwrap();
+        for (k, v) in entries(&stock) {
+            c.set(&k, &v).unwrap();
         }
-        let mut g = flow::Config::default();
-        g.timeouts = BUILT_IN;
-        apply(&stock, &mut g);
-        assert_eq!(g.timeouts, flow::Config::default().timeouts);
-        assert_eq!((g.timeouts[0].established, g.timeouts[0].closed), (600, 60));
+        assert_eq!(read(&c), stock);
     }
 }

@@ -338,6 +338,7 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     if let Some(b) = config.get_bool("vlan.use-for-tracking") {
         engine.flow.vlan_tracking = b;
     }
+    engine.flow.timeouts = crate::flow_timeouts::read(config);
     if let Some(b) = config.get_bool("stream.async-oneside") {
         engine.flow.tcp.async_oneside = b;
     }
@@ -358,7 +359,6 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
         engine.flow.ssn_memcap = memcap as usize;
     }
     crate::memcaps::flow_settings(config, &mut engine.flow);
-    crate::flow_timeouts::apply(config, &mut engine.flow);
     if let Some(depth) = config.get_size("stream.reassembly.depth") {
         engine.flow.reassembly.depth = depth;
     }

@@ -176,6 +176,7 @@ pub fn packet_info<'a>(p: &Packet, buf: &'a [u8]) -> Option<PacketInfo<'a>> {
         ack: p.ack,
         flags: p.tcp_flags,
         window: p.window,
+        tfo: crate::tfo::syn_has_tfo(p, buf),
     });
     Some(PacketInfo {
         key,

@@ -18,6 +18,7 @@ pub mod key;
 pub mod reasm;
 pub mod table;
 pub mod tcp;
+pub mod tfo;
 pub mod tracker;
 
 pub use budget::{Budget, SharedCaps};

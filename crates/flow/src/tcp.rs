@@ -17,6 +17,9 @@ pub struct TcpHeader {
     pub flags: u8,
     /// Advertised window (unscaled).
     pub window: u16,
+    /// A SYN that carries a TCP Fast Open option (see [`crate::tfo`]): only then is
+    /// its payload stream data, as in Suricata; other SYN payloads are the packet's.
+    pub tfo: bool,
 }
 
 impl TcpHeader {
@@ -215,9 +218,11 @@ impl TcpSession {
                     self.set_isn(d, h.seq);
                     self.state = TcpState::SynSent;
                     st.created = true;
-                    // TCP Fast Open: data on the SYN.
-                    st.accept_data = payload_len > 0;
-                } else if cfg.midstream && !rst {
+                    // TCP Fast Open: data on a SYN with the TFO option.
+                    st.accept_data = payload_len > 0 && h.tfo;
+                } else if !rst && (cfg.midstream || (cfg.async_oneside && syn && ack)) {
+                    // Pick-up: any packet with `stream.midstream`; a SYN/ACK also with
+                    // `stream.async-oneside` (the client's SYN was not captured).
                     st.created = true;
                     self.midstream = true;
                     if syn && ack {
@@ -277,7 +282,7 @@ impl TcpSession {
                     if h.seq != self.half[di].isn {
                         self.set_isn(d, h.seq);
                     }
-                    st.accept_data = payload_len > 0;
+                    st.accept_data = payload_len > 0 && h.tfo;
                     return st;
                 }
             }
@@ -423,6 +428,15 @@ mod tests {
             ack,
             flags: f,
             window: 65535,
+            tfo: false,
+        }
+    }
+
+    /// A SYN with the TCP Fast Open option.
+    fn tfo_syn(seq: u32) -> TcpHeader {
+        TcpHeader {
+            tfo: true,
+            ..hdr(seq, 0, SYN)
         }
     }
 
@@ -603,10 +617,50 @@ mod tests {
     fn fast_open_syn_ack_may_ack_the_syn_data() {
         let cfg = TcpConfig::default();
         let mut s = TcpSession::default();
-        let st = s.step(&cfg, Direction::ToServer, &hdr(100, 0, SYN), 86);
+        let st = s.step(&cfg, Direction::ToServer, &tfo_syn(100), 86);
         assert!(st.accept_data);
         s.step(&cfg, Direction::ToClient, &hdr(500, 187, SYN | ACK), 0);
         assert_eq!(s.state, TcpState::SynRecv);
+    }
+
+    #[test]
+    fn syn_data_without_the_tfo_option_is_not_stream_data() {
+        // As Suricata: the payload of a SYN without the TFO option stays the packet's,
+        // and a SYN/ACK acknowledging it has the wrong ack: the session stays in
+        // SYN_SENT (tests/parity/cases/tcp-tfo-no-option).
+        let cfg = TcpConfig::default();
+        let mut s = TcpSession::default();
+        let st = s.step(&cfg, Direction::ToServer, &hdr(100, 0, SYN), 86);
+        assert!(st.created && !st.accept_data);
+        s.step(&cfg, Direction::ToClient, &hdr(500, 187, SYN | ACK), 0);
+        assert_eq!(s.state, TcpState::SynSent);
+        // A SYN/ACK acknowledging the SYN alone is accepted.
+        s.step(&cfg, Direction::ToClient, &hdr(500, 101, SYN | ACK), 0);
+        assert_eq!(s.state, TcpState::SynRecv);
+    }
+
+    #[test]
+    fn async_oneside_picks_up_a_syn_ack_without_midstream() {
+        let cfg = TcpConfig {
+            async_oneside: true,
+            ..Default::default()
+        };
+        let mut s = TcpSession::default();
+        let st = s.step(&cfg, Direction::ToClient, &hdr(500, 101, SYN | ACK), 0);
+        assert!(st.created);
+        assert_eq!(s.state, TcpState::SynRecv);
+        // Neither option: no session from a SYN/ACK, nor from an ACK with async only.
+        let mut s = TcpSession::default();
+        let st = s.step(
+            &TcpConfig::default(),
+            Direction::ToClient,
+            &hdr(500, 101, SYN | ACK),
+            0,
+        );
+        assert!(!st.created);
+        let mut s = TcpSession::default();
+        let st = s.step(&cfg, Direction::ToServer, &hdr(101, 501, ACK), 10);
+        assert!(!st.created);
     }
 
     #[test]

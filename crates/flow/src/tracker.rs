@@ -328,7 +328,10 @@ impl FlowTracker {
                 // midstream is bypassed under bypass/pass-flow (Suricata 7).
                 let first_not_syn =
                     !h.has(tcp::flags::RST) && (!h.has(tcp::flags::SYN) || h.has(tcp::flags::ACK));
-                let no_session = f.tcp.state == TcpState::None && !self.cfg.tcp.midstream;
+                // A session `stream.async-oneside` alone picked up from a SYN/ACK is
+                // still subject to the policy, as in Suricata (exception-policy-midstream-02).
+                let no_session = !self.cfg.tcp.midstream
+                    && (f.tcp.state == TcpState::None || (st.created && f.tcp.midstream));
                 let picked_up = st.created && f.tcp.midstream;
                 if first_not_syn
                     && !f.bypassed
@@ -347,6 +350,9 @@ impl FlowTracker {
                 }
                 if st.established {
                     events |= Events::ESTABLISHED;
+                }
+                if st.accept_data && h.has(tcp::flags::SYN) {
+                    events |= Events::TFO_DATA;
                 }
                 if st.closed {
                     events |= Events::CLOSED;
@@ -434,11 +440,17 @@ impl FlowTracker {
                         }
                         let oi = dir.reverse().index();
                         if self.cfg.inline {
-                            // Inline: this stream's in-order bytes, at arrival.
+                            // Inline: this stream's in-order bytes, at arrival. Raw
+                            // inspection runs on packets with data, as in Suricata; the
+                            // data of the packet that created the session (a midstream
+                            // pick-up, a Fast Open SYN) waits for the direction's next
+                            // packet with data.
                             let upto = pair[di].contiguous_end(Consumer::App);
                             pair[di].take(Consumer::App, upto, false, sa);
-                            let upto = pair[di].contiguous_end(Consumer::Raw);
-                            pair[di].take(Consumer::Raw, upto, false, sr);
+                            if !p.payload.is_empty() && !st.created {
+                                let upto = pair[di].contiguous_end(Consumer::Raw);
+                                pair[di].take(Consumer::Raw, upto, false, sr);
+                            }
                         } else {
                             // An accepted RST hands the app layer its own direction's
                             // stream, which the RST counted as acknowledged (Suricata

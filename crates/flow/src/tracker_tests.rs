@@ -38,6 +38,7 @@ fn pkt(to_server: bool, seq: u32, ack: u32, f: u8, payload: &[u8], ts: u64) -> P
             ack,
             flags: f,
             window: 65535,
+            tfo: false,
         }),
         payload,
     }
@@ -493,7 +494,10 @@ fn fast_open_syn_data_starts_after_the_syn() {
         inline: true,
         ..cfg()
     });
-    let u = t.packet(&pkt(true, 100, 0, SYN, b"GET /", 1)).unwrap();
+    let mut syn = pkt(true, 100, 0, SYN, b"GET /", 1);
+    syn.tcp.as_mut().unwrap().tfo = true;
+    let u = t.packet(&syn).unwrap();
+    assert!(u.events.has(Events::TFO_DATA));
     let v: Vec<_> = u.app.pieces().collect();
     assert_eq!(
         v,
@@ -732,4 +736,46 @@ fn the_reassembly_cap_is_one_for_every_tracker() {
         counter(&a, "memcap_pressure")
     );
     assert!(counter(&a, "memcap_pressure") >= 90);
+}
+
+#[test]
+fn inline_raw_waits_past_the_pick_up_packet_and_runs_on_data() {
+    // Suricata's inline mode (tests/parity/cases/tcp-midstream-ips-drop): the app layer
+    // gets a picked-up packet's data at once, raw inspection at the direction's next
+    // packet with data (an ACK without data takes none).
+    let mut t = FlowTracker::new(Config {
+        inline: true,
+        tcp: crate::tcp::TcpConfig {
+            midstream: true,
+            ..Default::default()
+        },
+        ..cfg()
+    });
+    let (_, app, raw) = run(&mut t, &pkt(true, 100, 500, ACK | PSH, b"GET /a", 1));
+    assert_eq!((app.as_slice(), raw.as_slice()), (&b"GET /a"[..], &b""[..]));
+    let (_, _, raw) = run(&mut t, &pkt(true, 106, 500, ACK, b"", 2));
+    assert!(raw.is_empty());
+    let (_, app, raw) = run(&mut t, &pkt(true, 106, 500, ACK | PSH, b"GET /b", 3));
+    assert_eq!(app, b"GET /b");
+    assert_eq!(raw, b"GET /aGET /b");
+}
+
+#[test]
+fn async_oneside_synack_pick_up_still_meets_the_midstream_policy() {
+    // `stream.async-oneside` without `midstream`: a first SYN/ACK starts a session
+    // (tests/parity/cases/tcp-async-synack-pickup), but the midstream policy still
+    // applies to it: drop-flow inline stops the flow (exception-policy-midstream-02).
+    let mut base = cfg();
+    base.tcp.async_oneside = true;
+    let mut t = FlowTracker::new(Config {
+        midstream_drop: true,
+        midstream_policy_name: "drop_flow",
+        ..base.clone()
+    });
+    let u = t.packet(&pkt(false, 500, 101, SYN | ACK, b"", 1)).unwrap();
+    assert!(u.flow.dropped && u.events.has(Events::MIDSTREAM_POLICY));
+    // With the default policy the session goes on from the SYN/ACK.
+    let mut t = FlowTracker::new(base);
+    let u = t.packet(&pkt(false, 500, 101, SYN | ACK, b"", 1)).unwrap();
+    assert!(!u.flow.bypassed && u.flow.tcp.state == TcpState::SynRecv);
 }

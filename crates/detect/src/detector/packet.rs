@@ -17,6 +17,24 @@ pub(super) fn payload_targets(mode: PayloadMode, input: &Input<'_>) -> (bool, bo
     }
 }
 
+/// The app-layer protocol a rule's header sees on this packet. As in Suricata, a packet
+/// rule on a TCP packet knows its flow's protocol only when the stream was established
+/// before the packet (not on the packet a session is picked up on, nor on a handshake
+/// packet or a Fast Open SYN); transaction rules always do.
+fn packet_app_proto(
+    s: &Sig,
+    p: &wire::Packet,
+    flow: Option<FlowInfo>,
+    cur: app::AppProto,
+) -> app::AppProto {
+    match flow {
+        Some(f) if p.proto == ip_proto::TCP && !f.established && !s.is_tx() => {
+            app::AppProto::Unknown
+        }
+        _ => cur,
+    }
+}
+
 pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bool {
     let proto_ok = match s.proto {
         ProtoM::Ip(None) => true,
@@ -35,7 +53,7 @@ pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bo
     }
     let cur = flow.map_or(app::AppProto::Unknown, |f| f.app_proto);
     if let Some(ap) = s.app_proto {
-        if flow.is_none() || !proto_matches(ap, s.http_only, cur) {
+        if flow.is_none() || !proto_matches(ap, s.http_only, packet_app_proto(s, p, flow, cur)) {
             return false;
         }
     }

@@ -128,6 +128,7 @@ pub fn tx_sids_at(
     };
     let input = Input {
         app: Some(af),
+        eof_open: false,
         ..Input::packet(&p.meta, &p.frame, Some(fi))
     };
     let mut out = Vec::new();

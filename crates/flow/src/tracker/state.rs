@@ -113,6 +113,9 @@ impl Events {
     /// The packet came on a TCP session already closed: as in Suricata, the stream
     /// engine takes none of its payload (payload rules inspect the packet itself).
     pub const AFTER_CLOSE: u16 = 8192;
+    /// The packet is a SYN whose payload the stream took (TCP Fast Open): as in
+    /// Suricata, stream-capable payload rules skip the packet's own payload.
+    pub const TFO_DATA: u16 = 16384;
 
     /// True when bit `b` is set.
     pub fn has(self, b: u16) -> bool {
