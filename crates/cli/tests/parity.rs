@@ -10,56 +10,11 @@
 //! causes: `tests/parity/KNOWN_DIFFERENCES.md`.
 
 mod common;
+mod corpus_case;
 
 use common::{repo, shared};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
-
-type Key = (
-    u64,
-    String,
-    Option<u64>,
-    String,
-    Option<u64>,
-    String,
-    Option<u64>,
-);
-
-fn key(o: &Value) -> Key {
-    let sid = o["alert"]["signature_id"]
-        .as_u64()
-        .or_else(|| o["signature_id"].as_u64())
-        .unwrap_or(0);
-    let s = |k: &str| o[k].as_str().unwrap_or("").to_string();
-    (
-        sid,
-        s("src_ip"),
-        o["src_port"].as_u64(),
-        s("dest_ip"),
-        o["dest_port"].as_u64(),
-        s("proto").to_uppercase(),
-        o["pcap_cnt"].as_u64(),
-    )
-}
-
-fn load(path: &Path, eve: bool) -> BTreeMap<Key, usize> {
-    let mut m = BTreeMap::new();
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return m;
-    };
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(o) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if eve && o["event_type"] != "alert" {
-            continue;
-        }
-        *m.entry(key(&o)).or_default() += 1;
-    }
-    m
-}
 
 fn group(name: &str, meta: &toml::Table, dir: &Path) -> &'static str {
     if name.starts_with("http-evader") {
@@ -97,74 +52,6 @@ fn group(name: &str, meta: &toml::Table, dir: &Path) -> &'static str {
     }
 }
 
-/// Runs one case; true when the alerts equal Suricata's.
-fn run_case(dir: &Path, out: &Path, meta: &toml::Table) -> Result<(), String> {
-    let pcap = ["input.pcap", "input.pcapng"]
-        .into_iter()
-        .find(|p| dir.join(p).exists())
-        .ok_or("no input pcap")?;
-    let test_args: Vec<String> = meta
-        .get("test_args")
-        .and_then(|v| v.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_osprey"));
-    cmd.current_dir(dir)
-        .args(["-r", pcap, "-S", "test.rules", "-l"])
-        .arg(out);
-    if !test_args.iter().any(|a| a.starts_with("-k")) {
-        cmd.args(["-k", "none"]);
-    }
-    if meta
-        .get("simulate_ips")
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false)
-        && !test_args.iter().any(|a| a == "--simulate-ips")
-    {
-        cmd.arg("--simulate-ips");
-    }
-    if dir.join("suricata.yaml").exists() {
-        cmd.args(["-c", "suricata.yaml"]);
-    }
-    for a in &test_args {
-        let a = a
-            .replace("${TEST_DIR}", ".")
-            .replace("${OUTPUT_DIR}", &out.to_string_lossy());
-        cmd.args(a.split_whitespace());
-    }
-    let r = cmd.output().map_err(|e| e.to_string())?;
-    let expected = load(&dir.join("expected.jsonl"), false);
-    let got = load(&out.join("eve.json"), true);
-    if !r.status.success() {
-        return Err(format!(
-            "exit {:?}: {}",
-            r.status.code(),
-            String::from_utf8_lossy(&r.stderr)
-                .lines()
-                .last()
-                .unwrap_or("")
-        ));
-    }
-    if expected == got {
-        return Ok(());
-    }
-    let count = |a: &BTreeMap<Key, usize>, b: &BTreeMap<Key, usize>| -> usize {
-        a.iter()
-            .map(|(k, n)| n.saturating_sub(*b.get(k).unwrap_or(&0)))
-            .sum()
-    };
-    Err(format!(
-        "missing={} extra={} expected={}",
-        count(&expected, &got),
-        count(&got, &expected),
-        expected.values().sum::<usize>()
-    ))
-}
-
 #[test]
 fn corpus_parity() {
     let Some(corpus) = shared("corpus/open") else {
@@ -187,7 +74,7 @@ fn corpus_parity() {
         let g = group(&name, &meta, dir);
         let out = out_root.join(i.to_string());
         std::fs::create_dir_all(&out).unwrap();
-        let result = run_case(dir, &out, &meta);
+        let result = corpus_case::run(dir, &out, &meta);
         let t = totals.entry(g).or_default();
         t.0 += 1;
         match result {
