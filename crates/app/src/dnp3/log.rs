@@ -10,34 +10,6 @@ use super::objects::{layout, Field, Layout};
 use super::parser::{le, prefix_len, Object};
 use super::state::Dnp3Tx;
 
-/// The internal indication names from IIN1 bit 7 down to IIN2 bit 0.
-pub const IIN_NAMES: [&str; 16] = [
-    "device_restart",
-    "device_trouble",
-    "local_control",
-    "need_time",
-    "class_3_events",
-    "class_2_events",
-    "class_1_events",
-    "all_stations",
-    "reserved_1",
-    "reserved_2",
-    "config_corrupt",
-    "already_executing",
-    "event_buffer_overflow",
-    "parameter_error",
-    "object_unknown",
-    "no_func_code_support",
-];
-
-/// The bit of indication `name` in the 16-bit value (IIN1 high).
-pub fn iin_bit(name: &str) -> Option<u16> {
-    IIN_NAMES
-        .iter()
-        .position(|n| *n == name)
-        .map(|i| 0x8000 >> i)
-}
-
 /// The `dnp3` object of a transaction.
 pub fn dnp3_object(tx: &Dnp3Tx) -> Value {
     let mut o = Map::new();
@@ -77,7 +49,7 @@ pub fn dnp3_object(tx: &Dnp3Tx) -> Value {
     o.insert("application".into(), app.into());
     if let Some(iin) = f.iin {
         let mut i = Map::new();
-        let names: Vec<Value> = IIN_NAMES
+        let names: Vec<Value> = rules::keywords::DNP3_INDICATIONS
             .iter()
             .enumerate()
             .filter(|(k, _)| iin & (0x8000 >> k) != 0)

@@ -49,6 +49,7 @@ mod ftp;
 mod header;
 mod http;
 mod http2;
+pub use dnp3::INDICATIONS as DNP3_INDICATIONS;
 pub use http2::settings_value as http2_settings;
 mod dnp3;
 mod ike;
