@@ -431,21 +431,36 @@ proptest! {
     }
 }
 
-#[test]
-fn a_mapped_file_read_once_is_not_kept_resident() {
-    // 40 MB of frames: the pages behind the reader are released, the frames of a batch
-    // still held read back right, and the file's resident share stays small.
-    let frames: Vec<Vec<u8>> = (0..27_000u32).map(|i| pkt(i as u8, 1500)).collect();
+/// A capture of `n` 1,500-byte frames written to a fresh temporary folder named after
+/// `tag`: the frames, the file's bytes, the folder and the file's path.
+fn big_capture(
+    n: u32,
+    tag: &str,
+) -> (
+    Vec<Vec<u8>>,
+    Vec<u8>,
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
+    let frames: Vec<Vec<u8>> = (0..n).map(|i| pkt(i as u8, 1500)).collect();
     let recs: Vec<(u32, u32, &[u8], u32)> = frames
         .iter()
         .enumerate()
         .map(|(i, f)| (i as u32, 0, &f[..], 1500))
         .collect();
     let file = pcap(false, false, 65535, 1, &recs);
-    let dir = std::env::temp_dir().join(format!("osprey-capture-rss-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("osprey-capture-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("big.pcap");
     std::fs::write(&path, &file).unwrap();
+    (frames, file, dir, path)
+}
+
+#[test]
+fn a_mapped_file_read_once_is_not_kept_resident() {
+    // 40 MB of frames: the pages behind the reader are released, the frames of a batch
+    // still held read back right, and the file's resident share stays small.
+    let (frames, file, dir, path) = big_capture(27_000, "rss");
     let mut src = crate::FileSource::open(&path).unwrap();
     assert!(src.is_mapped());
     let mut first = Batch::new();
@@ -489,17 +504,7 @@ fn a_caller_releases_a_mapped_file_where_its_consumers_are() {
     // 12 MB of frames read by a caller whose consumers lag: nothing is released on the
     // source's own (the lag of a batch still held could be anything), then exactly up
     // to the position the caller names.
-    let frames: Vec<Vec<u8>> = (0..8_000u32).map(|i| pkt(i as u8, 1500)).collect();
-    let recs: Vec<(u32, u32, &[u8], u32)> = frames
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (i as u32, 0, &f[..], 1500))
-        .collect();
-    let file = pcap(false, false, 65535, 1, &recs);
-    let dir = std::env::temp_dir().join(format!("osprey-capture-rel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("held.pcap");
-    std::fs::write(&path, &file).unwrap();
+    let (frames, file, dir, path) = big_capture(8_000, "rel");
     let mut src = crate::FileSource::open(&path).unwrap();
     src.release_by_caller();
     let mut b = Batch::new();
