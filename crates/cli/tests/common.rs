@@ -296,3 +296,31 @@ pub fn run_with_threads(
     );
     log
 }
+
+/// `osprey gen` of a hunt test's link into `pcap`: 3,000 packets over 30 flows, imix
+/// sizes, half of them attacks built from `rules`, with `seed`. Fails on an error.
+#[allow(dead_code)]
+pub fn gen_link(pcap: &std::path::Path, rules: &std::path::Path, seed: &str) {
+    let out = osprey(&[
+        "gen",
+        "-o",
+        pcap.to_str().unwrap(),
+        "--rules",
+        rules.to_str().unwrap(),
+        "--packets",
+        "3000",
+        "--flows",
+        "30",
+        "--size",
+        "imix",
+        "--attack-fraction",
+        "0.5",
+        "--seed",
+        seed,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -160,24 +160,7 @@ fn hunt_on_a_local_dask_cluster_equals_one_run_per_link() {
     let mut one_by_one = 0;
     for (link, seed) in [("edge", "3"), ("core", "4")] {
         let pcap = dir.join(format!("{link}.pcap"));
-        let out = common::osprey(&[
-            "gen",
-            "-o",
-            pcap.to_str().unwrap(),
-            "--rules",
-            rules.to_str().unwrap(),
-            "--packets",
-            "3000",
-            "--flows",
-            "30",
-            "--size",
-            "imix",
-            "--attack-fraction",
-            "0.5",
-            "--seed",
-            seed,
-        ]);
-        assert!(out.status.success());
+        common::gen_link(&pcap, &rules, seed);
         let files = check(
             python(&["-m", "osprey_hunt.split"])
                 .arg(&pcap)

@@ -136,24 +136,7 @@ fn hunt_units_on_one_persistent_osprey_equal_one_run_over_the_list() {
     let rules = dir.join("hunt.rules");
     std::fs::write(&rules, RULES).unwrap();
     let pcap = dir.join("link.pcap");
-    let gen = common::osprey(&[
-        "gen",
-        "-o",
-        pcap.to_str().unwrap(),
-        "--rules",
-        rules.to_str().unwrap(),
-        "--packets",
-        "3000",
-        "--flows",
-        "30",
-        "--size",
-        "imix",
-        "--attack-fraction",
-        "0.5",
-        "--seed",
-        "3",
-    ]);
-    assert!(gen.status.success());
+    common::gen_link(&pcap, &rules, "3");
     let files = split(&pcap, &dir.join("link"), 250);
     assert!(files.len() >= 10, "{}", files.len());
     let list = dir.join("files.txt");
