@@ -42,6 +42,8 @@ pub struct RuleInfo {
     pub target: Option<rules::ast::Target>,
     /// `tag` options: what an alert of the rule tags after it (`tag.rs`).
     pub tags: Vec<rules::tag::Tag>,
+    /// `tls_store`: a match asks for the flow's certificate chain (`tls_store.rs`).
+    pub tls_store: bool,
 }
 
 /// A fast pattern entry: bytes, nocase, signature.
@@ -175,6 +177,7 @@ impl Detector {
                         metadata: r.meta.metadata.clone(),
                         target: r.meta.target,
                         tags: crate::tag::of_rule(&r.options),
+                        tls_store: crate::tls_store::of_rule(&r.options),
                     });
                     sigs.push(s);
                     globals.push(g);
@@ -460,6 +463,7 @@ impl Detector {
     ) {
         scratch.verdict = crate::verdict::Verdict::default();
         fd.vars.start_packet();
+        fd.tls_store.start_packet(input.flow.map(|f| f.to_server));
         if fd.passed {
             return;
         }
@@ -547,6 +551,9 @@ impl Detector {
             .filter(|o| !o.is_cond())
             .for_each(|o| self.hosts.act(o, pkt));
         s.flowint.iter().for_each(|o| o.act(fd));
+        if self.infos[si as usize].tls_store {
+            fd.tls_store.request();
+        }
         fd.vars.commit(&mut scratch.vars.captured);
         for a in &s.bits_act {
             match *a {

@@ -24,7 +24,9 @@ const HANDLED: [&str; 15] = [
 
 /// Whether `name` (canonical) is compiled by [`compile`].
 pub(crate) fn handles(name: &str) -> bool {
-    HANDLED.contains(&name) || crate::csum_opt::NAMES.contains(&name)
+    HANDLED.contains(&name)
+        || crate::csum_opt::NAMES.contains(&name)
+        || name == crate::tls_store::NAME
 }
 
 /// Compiles keyword `name` with its value into `sig`.
@@ -42,6 +44,7 @@ pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<
             sig.noalert = false;
             return Ok(());
         }
+        crate::tls_store::NAME => return crate::tls_store::compile(value, sig),
         "flowvar" | "pktvar" => {
             sig.vars.push(crate::vars::cond(name, value)?);
             return Ok(());

@@ -87,6 +87,7 @@ mod state;
 mod tag;
 mod threshold;
 mod tls;
+mod tls_store;
 mod transform;
 mod vars;
 mod verdict;

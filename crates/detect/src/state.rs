@@ -62,12 +62,20 @@ pub struct FlowDetect {
     pub(crate) tags: crate::tag::FlowTags,
     /// `flowvar`/`pktvar` values (`vars.rs`).
     pub(crate) vars: crate::vars::FlowVars,
+    /// `tls_store` requests (`tls_store.rs`).
+    pub(crate) tls_store: crate::tls_store::Requests,
 }
 
 impl FlowDetect {
     /// Fresh state for a new flow.
     pub fn new() -> Self {
         FlowDetect::default()
+    }
+
+    /// Whether a `tls_store` rule matched a packet of the flow going `dir`: the
+    /// certificate chain of that side is to be stored.
+    pub fn tls_store_requested(&self, dir: app::Direction) -> bool {
+        self.tls_store.requested(dir)
     }
 
     /// The flow's and the last inspected packet's variables (`flowvar`, `pktvar`).
@@ -89,6 +97,7 @@ impl FlowDetect {
         self.ints.clear();
         self.tags.clear();
         self.vars.clear();
+        self.tls_store = Default::default();
     }
 
     /// Forgets which transactions were inspected, keeping the flow's variables: the

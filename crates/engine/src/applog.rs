@@ -47,7 +47,12 @@ pub(crate) fn log_packet(
 
 /// The header of an app-layer record about packet `p` of the flow `key`: in the
 /// packet's direction when `as_packet`, else the other way.
-fn packet_meta(p: &Packet, key: &FlowKey, as_packet: bool, pcap_cnt: Option<u64>) -> EventMeta {
+pub(crate) fn packet_meta(
+    p: &Packet,
+    key: &FlowKey,
+    as_packet: bool,
+    pcap_cnt: Option<u64>,
+) -> EventMeta {
     let v4 = p.ip_version == 4;
     let (c, s, cp, sp) = if as_packet {
         (&p.src, &p.dst, p.sport, p.dport)

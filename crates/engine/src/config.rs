@@ -51,6 +51,8 @@ pub struct EngineConfig {
     pub shutdown_grace: std::time::Duration,
     /// The `file-store` output's store, shared by the workers (made by the setup).
     pub file_store: Option<std::sync::Arc<output::FileStore>>,
+    /// The `tls-store` output, shared by the workers (made by the setup).
+    pub tls_store: Option<std::sync::Arc<output::TlsStore>>,
 }
 
 impl Default for EngineConfig {
@@ -73,6 +75,7 @@ impl Default for EngineConfig {
             simulate: crate::exception::Simulate::default(),
             shutdown_grace: std::time::Duration::from_secs(5),
             file_store: None,
+            tls_store: None,
         }
     }
 }

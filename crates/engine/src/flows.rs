@@ -30,6 +30,8 @@ pub(crate) struct FlowExt {
     pub(crate) marks: crate::flow_log::FlowMarks,
     /// A `drop` record was written for a packet of this direction (`flows: start`).
     pub(crate) drops_logged: [bool; 2],
+    /// The `tls-store` output wrote the flow's certificate chain (`tls_store.rs`).
+    pub(crate) tls_stored: bool,
 }
 
 /// Flow extensions by slot.
@@ -60,6 +62,7 @@ impl FlowExts {
             tcp_closed: false,
             marks: Default::default(),
             drops_logged: [false; 2],
+            tls_stored: false,
         })
     }
 

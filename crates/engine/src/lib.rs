@@ -43,6 +43,7 @@ mod runtime;
 mod setup;
 mod tagged;
 mod timing;
+mod tls_store;
 mod txfree;
 mod verdict;
 

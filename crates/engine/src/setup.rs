@@ -245,6 +245,7 @@ fn build(
     engine.app.files.sha256 |= needs.sha256;
     engine.app.files.magic |= needs.magic;
     crate::file_store::setup(&mut engine, needs.store, &mut notices)?;
+    crate::tls_store::setup(&mut engine, &mut notices)?;
     engine.detector = Some(Arc::new(detector));
     engine.classifications = Some(classifications);
     let setup = Setup {

@@ -16,6 +16,7 @@ pub mod sink;
 pub mod stats;
 pub mod stats_log;
 mod time;
+pub mod tls_store;
 mod writer;
 
 pub use alert::{ip_string, proto_name, AlertRecord};
@@ -23,4 +24,5 @@ pub use eve::{AppLogger, EveOptions, EveTypes, EventMeta, LogCursor};
 pub use filestore::FileStore;
 pub use sink::{SinkLimits, SinkOptions, SinkSpec};
 pub use time::{eve_timestamp, fast_timestamp};
+pub use tls_store::TlsStore;
 pub use writer::{LineWriter, ReopenSource};

@@ -33,6 +33,8 @@ pub struct OutputsConfig {
     pub pcap_filename: Option<String>,
     /// The `file-store` output (version 2).
     pub file_store: Option<super::file_store::FileStoreOutput>,
+    /// The `tls-store` output (certificate chains of `tls_store` rules).
+    pub tls_store: Option<super::tls_store::TlsStoreOutput>,
     /// The top-level `sensor-name`: written as `host`, last, in every EVE record (for
     /// a Redis output, instead of the machine's host name).
     pub sensor_name: Option<String>,
@@ -61,6 +63,7 @@ impl Default for OutputsConfig {
             stats_interval: None,
             pcap_filename: None,
             file_store: None,
+            tls_store: None,
             sensor_name: None,
         }
     }
@@ -171,6 +174,7 @@ pub(crate) fn read(config: &Config, notices: &mut Vec<String>) -> Result<Outputs
         stats_interval,
         pcap_filename: None,
         file_store: None,
+        tls_store: None,
         sensor_name,
     };
     let mut unused = Vec::new();
@@ -229,6 +233,10 @@ pub(crate) fn read(config: &Config, notices: &mut Vec<String>) -> Result<Outputs
                 Ok(fs) => out.file_store = Some(fs),
                 Err(e) => notices.push(e),
             },
+            "tls-store" => {
+                u.keys(&path, Some(body), &["enabled", "certs-log-dir"]);
+                out.tls_store = Some(super::tls_store::TlsStoreOutput::read(body));
+            }
             _ => unused.push(path),
         }
     }

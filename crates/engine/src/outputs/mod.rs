@@ -6,9 +6,11 @@
 pub mod config;
 pub mod file_store;
 mod log_dir;
+pub mod tls_store;
 mod writers;
 
 pub use config::{EveOutput, FileOutput, OutputsConfig, StatsLogOutput};
 pub use file_store::FileStoreOutput;
 pub use log_dir::log_dir;
+pub use tls_store::TlsStoreOutput;
 pub use writers::Outputs;

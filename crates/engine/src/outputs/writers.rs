@@ -376,6 +376,7 @@ mod tests {
             stats_interval: Some(Duration::from_secs(8)),
             pcap_filename: Some("x.pcap".into()),
             file_store: None,
+            tls_store: None,
             sensor_name: None,
         };
         let out = Outputs::open(&config, Some(&dir), None).unwrap();

@@ -26,6 +26,8 @@ pub(super) struct FlowStage {
     pub(super) applog: output::AppLogger,
     /// EVE anomaly records.
     pub(super) anomaly: AnomalyLog,
+    /// The `tls-store` output (certificate chains of `tls_store` rules).
+    pub(super) certs: Option<crate::tls_store::CertLog>,
     /// EVE `flow` and `netflow` records of the flows that end.
     flowlog: FlowLogger,
     /// EVE `drop` records (IPS).
@@ -49,6 +51,7 @@ impl FlowStage {
             exts: FlowExts::default(),
             applog: output::AppLogger::new(config.eve_types).with_store(config.file_store.clone()),
             anomaly,
+            certs: crate::tls_store::CertLog::new(config),
             flowlog: FlowLogger::new(&config.eve_types, config.ips),
             droplog: DropLogger::new(config),
             seen: Seen::default(),
@@ -259,6 +262,12 @@ impl FlowStage {
             let sink = &mut detection.sink;
             crate::applog::log_packet(&self.applog, ext, p, to_server, &flow_key, pcap_cnt, sink);
         }
+        if let Some(certs) = &self.certs {
+            let to_server = dir == Direction::ToServer;
+            certs.step(ext, false, &mut || {
+                crate::applog::packet_meta(p, &flow_key, to_server, pcap_cnt)
+            });
+        }
         let det = detection.stage.as_ref().map(|d| &*d.detector);
         crate::txfree::free_done(ext, &mut self.app, det, &self.applog);
         if bypass {
@@ -299,6 +308,7 @@ impl FlowStage {
         let applog = &self.applog;
         let anomaly = &self.anomaly;
         let flowlog = &self.flowlog;
+        let certs = &self.certs;
         // Flow records carry the time the flows were ended at (Suricata: when logged).
         let now = Timestamp(self.tracker.now_us().saturating_mul(1000));
         self.tracker.drain_ended(|ended| {
@@ -323,6 +333,11 @@ impl FlowStage {
                 }
                 if applog.enabled() {
                     crate::applog::log_ended(applog, ext, &ended, last_ts, sink);
+                }
+                if let Some(certs) = certs {
+                    certs.step(ext, true, &mut || {
+                        crate::anomaly::ended_meta(&ended, last_ts)
+                    });
                 }
             }
             if flowlog.enabled() {

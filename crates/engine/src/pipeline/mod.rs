@@ -404,6 +404,9 @@ impl Pipeline {
             }
         }
         tree.extend(self.flows.applog.store_counters());
+        if let Some(c) = &self.flows.certs {
+            tree.extend(c.counters());
+        }
         tree
     }
 }

@@ -15,6 +15,8 @@ const OLD_VERBATIM: &[&str] = &[
     "tls_cert_notbefore",
     "tls_cert_notafter",
     "tls.store",
+    // Canonical since issue 24 (Suricata's name; `tls.store` is its alias).
+    "tls_store",
     "tls.subject",
     "tls.issuerdn",
     "tls.fingerprint",

@@ -1,7 +1,7 @@
 //! TLS: sticky buffers, JA3/JA4, `ssl_state`, `ssl_version`, `tls.version`, the
 //! certificate options (`tls_cert_*`, `tls.subject`, `tls.issuerdn`,
 //! `tls.fingerprint`, `tls.cert_chain_len`), all matched on the session
-//! ([`crate::ast::AppOpt`]), and `tls.store`, kept verbatim.
+//! ([`crate::ast::AppOpt`]), and `tls_store` (alias `tls.store`), kept verbatim.
 
 use super::{push_app, verbatim, Ctx, Keyword, Kind, Stickies, Value};
 use crate::ast::{AppProto, AppValue, IntCmp};
@@ -70,10 +70,13 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "compare the end of the TLS certificate's validity",
         "rules/tls-keywords.html#tls-cert-notafter",
     ),
-    verbatim("tls.store").protos(TLS).about(
-        "store the TLS certificate on disk",
-        "rules/tls-keywords.html#tls-store",
-    ),
+    verbatim("tls_store")
+        .aliases(&["tls.store"])
+        .protos(TLS)
+        .about(
+            "store TLS/SSL certificate on disk",
+            "rules/tls-keywords.html#tls-store",
+        ),
     Keyword::new("tls.subject", Value::Required, Kind::Option, cert_text)
         .protos(TLS)
         .about(
