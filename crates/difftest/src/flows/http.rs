@@ -95,10 +95,17 @@ struct Cond {
     miss: String,
 }
 
-fn cond(g: &mut Gen<'_>, kw: &str, value: &[u8], lowercase_only: bool) -> Cond {
-    // A piece of the value: whole (startswith/endswith), its start, its end, or inside.
+fn cond(g: &mut Gen<'_>, kw: &str, value: &[u8], lowercase_only: bool, whole: bool) -> Cond {
+    // A piece of the value: whole (startswith/endswith), its start, its end, or inside;
+    // anchored only where the value is the whole buffer.
     let n = value.len();
-    let (piece, m) = match g.size(0, 3) {
+    let pick = if whole {
+        g.size(0, 3)
+    } else {
+        3 + g.size(0, 1)
+    };
+    let (piece, m) = match pick {
+        4 => (value.to_vec(), ""),
         0 => (value.to_vec(), " startswith; endswith;"),
         1 => (value[..n.min(5)].to_vec(), " startswith;"),
         2 => (value[n.saturating_sub(4)..].to_vec(), " endswith;"),
@@ -209,27 +216,29 @@ fn http(g: &mut Gen<'_>) -> Spec {
     } else {
         needle.clone()
     };
-    let mut conds = vec![cond(g, body_kw, &body_v, false)];
+    let body_whole = side == 'S' && post;
+    let mut conds = vec![cond(g, body_kw, &body_v, false, body_whole)];
     let host_v = format!("{}.test", String::from_utf8_lossy(&host)).into_bytes();
     let header_v = format!("X-Tag: {}", String::from_utf8_lossy(&tag)).into_bytes();
-    let mut others: Vec<(&str, Vec<u8>, bool, char)> = vec![
-        ("http.uri", uri.clone().into_bytes(), false, 'S'),
-        ("http.method", method.as_bytes().to_vec(), false, 'S'),
-        ("http.host", host_v, true, 'S'),
-        ("http.user_agent", ua.clone(), false, 'S'),
-        ("http.header", header_v, false, 'B'),
-        ("http.content_type", b"text/html".to_vec(), false, 'B'),
-        ("http.stat_code", b"200".to_vec(), false, 'C'),
-        ("http.server", b"dt".to_vec(), false, 'C'),
+    // (keyword, value, lowercase only, the value is the whole buffer, side)
+    let mut others: Vec<(&str, Vec<u8>, bool, bool, char)> = vec![
+        ("http.uri", uri.clone().into_bytes(), false, true, 'S'),
+        ("http.method", method.as_bytes().to_vec(), false, true, 'S'),
+        ("http.host", host_v, true, true, 'S'),
+        ("http.user_agent", ua.clone(), false, true, 'S'),
+        ("http.header", header_v, false, false, 'B'),
+        ("http.content_type", b"text/html".to_vec(), false, true, 'B'),
+        ("http.stat_code", b"200".to_vec(), false, true, 'C'),
+        ("http.server", b"dt".to_vec(), false, true, 'C'),
     ];
     if post {
-        others.push(("http.request_body", req_body.clone(), false, 'S'));
+        others.push(("http.request_body", req_body.clone(), false, true, 'S'));
     }
-    others.retain(|o| mix || o.3 == 'B' || o.3 == side);
+    others.retain(|o| mix || o.4 == 'B' || o.4 == side);
     for _ in 0..g.size(0, 3) {
         let k = g.size(0, others.len() - 1);
-        let (kw, v, lower, _) = others.swap_remove(k);
-        conds.push(cond(g, kw, &v, lower));
+        let (kw, v, lower, whole, _) = others.swap_remove(k);
+        conds.push(cond(g, kw, &v, lower, whole));
     }
     let spoiled = if intent == Intent::Hit {
         usize::MAX
@@ -258,6 +267,15 @@ fn http(g: &mut Gen<'_>) -> Spec {
         texts[k].push_str(" fast_pattern;");
     }
     s.opts = texts.join(" ");
+    if side == 'C' {
+        // A response-side rule: the header names the server as the source.
+        s.header = Some([
+            f.server.to_string(),
+            "any".into(),
+            f.client.to_string(),
+            "any".into(),
+        ]);
+    }
     s.payload = body;
     s.script = Some(f.frames);
     s
