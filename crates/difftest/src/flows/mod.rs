@@ -9,7 +9,9 @@
 //! - [`encap`]: VLAN, QinQ and tunnels around a plain flow;
 //! - [`dns`]: DNS over UDP and TCP, cut at any byte;
 //! - [`http`]: HTTP/1 with bodies chunked, cut and compressed, and rules with sticky
-//!   buffers in varied orders.
+//!   buffers in varied orders;
+//! - [`http2`]: HTTP/2 with prior knowledge (h2c), HPACK literal fields, the body in
+//!   one or more DATA frames.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -20,6 +22,7 @@ pub mod dns;
 pub mod encap;
 pub mod frag;
 pub mod http;
+pub mod http2;
 pub mod tcpseg;
 
 use build::{ether, ethertype_of, Frag6, Seg};
@@ -31,6 +34,7 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     encap::ENCAP,
     dns::DNS,
     http::HTTP,
+    http2::HTTP2,
 ];
 
 /// How a flow's IP packets travel.
