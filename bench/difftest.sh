@@ -13,7 +13,9 @@
 # Usage: bench/difftest.sh [CASES]
 # Environment: OSPREY (binary; default target/release/osprey, built when missing),
 #              SEED (default: new each run, printed), CHUNK (cases a batch),
-#              WORK (default a new folder under /tmp), MINIMIZE (case folders a batch, 20).
+#              WORK (default a new folder under /tmp), MINIMIZE (case folders a batch, 20),
+#              FAMILIES (comma-separated families to draw from, e.g. frag,tcpseg,encap,dns,http
+#              for the traffic families; default all).
 # Exit status: 0 when every difference is listed in tests/parity/KNOWN_DIFFERENCES.md,
 # 1 when one is not, 2 on a run error.
 set -euo pipefail
@@ -23,6 +25,7 @@ CHUNK=${CHUNK:-10000}
 OSPREY=${OSPREY:-$ROOT/target/release/osprey}
 WORK=${WORK:-$(mktemp -d /tmp/osprey-difftest.XXXXXX)}
 MINIMIZE=${MINIMIZE:-20}
+FAMILIES=${FAMILIES:-}
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 
 command -v suricata >/dev/null || { echo "suricata is not installed" >&2; exit 2; }
@@ -42,7 +45,7 @@ while [ "$left" -gt 0 ]; do
   set +e
   "$ROOT/target/debug/difftest" --osprey "$OSPREY" --cases "$n" --seed "$s" \
     --out "$WORK/$s" --known "$ROOT/tests/parity/KNOWN_DIFFERENCES.md" --minimize "$MINIMIZE" \
-    > "$WORK/$s.txt"
+    ${FAMILIES:+--families "$FAMILIES"} > "$WORK/$s.txt"
   r=$?
   set -e
   [ "$r" -gt "$rc" ] && rc=$r

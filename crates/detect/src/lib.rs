@@ -51,6 +51,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+mod app_dir;
 mod asn1;
 mod base64;
 mod batch;
@@ -65,6 +66,7 @@ mod files;
 mod flowint;
 mod flowstate;
 pub mod fuzzing;
+mod host_case;
 mod input;
 mod iponly;
 mod ipopts;

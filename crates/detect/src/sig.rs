@@ -553,6 +553,7 @@ pub(crate) fn compile(
                 format!("buffer {}", bm.buffer.name()),
             ));
         };
+        crate::host_case::check(bm)?;
         let ab = crate::proto_buffer::resolve(ab, app_proto, sig.app_proto);
         let transforms = bm
             .transforms
@@ -562,11 +563,7 @@ pub(crate) fn compile(
         let prog = program(&bm.matches, &mut vars, ab.def().uri)?;
         if let Some(d) = ab.direction() {
             match app_dirs {
-                Some(x) if x != d => {
-                    // Request buffers inspected from a to-client rule are available on the tx;
-                    // the to-client side decides.
-                    app_dirs = Some(app::Direction::ToClient);
-                }
+                Some(x) if x != d => return Err(crate::app_dir::conflicting(bm.buffer.name())),
                 _ => app_dirs = Some(d),
             }
         }

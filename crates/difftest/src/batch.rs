@@ -19,16 +19,23 @@ pub struct Batch {
     pub seed: u64,
     /// The cases, in index order.
     pub cases: Vec<Case>,
+    /// The families drawn from (empty: all).
+    pub families: Vec<String>,
 }
 
 impl Batch {
     /// Generates `n` cases from `seed` (the same seed gives the same batch).
     pub fn generate(seed: u64, n: u32) -> Batch {
+        Batch::generate_among(seed, n, &[])
+    }
+
+    /// As [`Batch::generate`], with only the families named in `only` (all when empty).
+    pub fn generate_among(seed: u64, n: u32, only: &[String]) -> Batch {
         let mut rng = Rng::new(seed);
         let cases = (0..n)
             .map(|index| {
                 let mut r = rng.fork();
-                let spec = rulegen::spec(&mut r, index);
+                let spec = rulegen::spec_among(&mut r, index, only);
                 Case {
                     index,
                     addrs: Addrs::of(index, spec.v6),
@@ -36,7 +43,11 @@ impl Batch {
                 }
             })
             .collect();
-        Batch { seed, cases }
+        Batch {
+            seed,
+            cases,
+            families: only.to_vec(),
+        }
     }
 
     /// The case of a signature id, if it is one of the batch's.

@@ -71,6 +71,9 @@ pub struct Spec {
     pub payload: Vec<u8>,
     /// Packet fields.
     pub tweaks: Tweaks,
+    /// Frames written by a traffic family (`crate::flows`); when set they are the case's
+    /// flow and `l4`, `payload` and `tweaks` only describe it.
+    pub script: Option<Vec<Vec<u8>>>,
 }
 
 /// A case's addresses.
@@ -205,6 +208,13 @@ impl Case {
             let ts = t0 + 100 * out.len() as u64;
             out.push((ts, f));
         };
+        if let Some(script) = &self.spec.script {
+            return script
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (t0 + 100 * i as u64, f.clone()))
+                .collect();
+        }
         let p = &self.spec.payload;
         match self.spec.l4 {
             L4::Tcp => {

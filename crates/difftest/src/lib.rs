@@ -10,6 +10,8 @@
 //!   TCP, UDP, ICMP/ICMPv6);
 //! - [`case`]: one case (rule + flow) and its addresses;
 //! - [`rulegen`]: the rule and traffic generator, by keyword family;
+//! - [`flows`]: the traffic families beyond plain conversations (fragments, TCP stream
+//!   shapes, VLAN and tunnels, DNS cut at any byte, HTTP/1 bodies and sticky buffers);
 //! - [`batch`]: a batch written as one rule file and one capture;
 //! - [`oracle`]: running Suricata and Osprey and reading their alerts and rejections;
 //! - [`compare`]: the comparison and its summary;
@@ -21,6 +23,7 @@
 pub mod batch;
 pub mod case;
 pub mod compare;
+pub mod flows;
 pub mod known;
 pub mod minimize;
 pub mod oracle;

@@ -2,7 +2,8 @@
 //! the summary and one minimized case folder per difference class.
 //!
 //! `difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE]
-//! [--minimize K] [--case I]`: `--seed` defaults to a new one each run (printed);
+//! [--minimize K] [--case I] [--families A,B]`: `--seed` defaults to a new one each run
+//! (printed); `--families` draws only from the named families (`frag,tcpseg`);
 //! `--minimize` bounds the folders written (the first case of each class, unexplained
 //! classes first); `--case I` only writes case I's minimized folder and runs both engines
 //! on it. Exits with 1 when a
@@ -25,10 +26,11 @@ struct Args {
     known: PathBuf,
     minimize: usize,
     only: Option<u32>,
+    families: Vec<String>,
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE] [--minimize K] [--case I]");
+    eprintln!("usage: difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE] [--minimize K] [--case I] [--families A,B]");
     ExitCode::from(2)
 }
 
@@ -44,6 +46,7 @@ fn parse() -> Option<Args> {
         known: PathBuf::from("tests/parity/KNOWN_DIFFERENCES.md"),
         minimize: 50,
         only: None,
+        families: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -56,6 +59,7 @@ fn parse() -> Option<Args> {
             "--known" => a.known = PathBuf::from(v),
             "--minimize" => a.minimize = v.parse().ok()?,
             "--case" => a.only = Some(v.parse().ok()?),
+            "--families" => a.families = v.split(',').map(str::to_string).collect(),
             _ => return None,
         }
     }
@@ -76,7 +80,7 @@ fn main() -> ExitCode {
 fn run(a: &Args) -> Result<bool, String> {
     let t = std::time::Instant::now();
     std::fs::create_dir_all(&a.out).map_err(|e| e.to_string())?;
-    let batch = Batch::generate(a.seed, a.cases);
+    let batch = Batch::generate_among(a.seed, a.cases, &a.families);
     if let Some(i) = a.only {
         return only(a, &batch, i);
     }

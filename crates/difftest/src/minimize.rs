@@ -81,6 +81,7 @@ pub fn minimize(batch: &Batch, d: &Diff, osprey: &Path, root: &Path) -> Result<M
     );
     let _ = writeln!(t, "seed = {}", batch.seed);
     let _ = writeln!(t, "case_index = {}", d.index);
+    let _ = writeln!(t, "families = {:?}", batch.families);
     let _ = writeln!(t, "rule = {:?}", case.rule());
     let _ = writeln!(t, "suricata_rejects_rule = {s_rej}");
     let _ = writeln!(t, "osprey_rejects_rule = {o_rej}");

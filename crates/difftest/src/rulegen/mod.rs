@@ -116,9 +116,24 @@ pub static FAMILIES: &[Family] = &[
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.
 pub fn spec(rng: &mut Rng, index: u32) -> Spec {
-    let total: u32 = FAMILIES.iter().map(|f| f.weight).sum();
+    spec_among(rng, index, &[])
+}
+
+/// As [`spec`], drawing only among the families named in `only` (all when empty).
+pub fn spec_among(rng: &mut Rng, index: u32, only: &[String]) -> Spec {
+    let chosen: Vec<&Family> = FAMILIES
+        .iter()
+        .chain(crate::flows::FAMILIES.iter())
+        .filter(|f| only.is_empty() || only.iter().any(|o| o == f.name))
+        .collect();
+    let chosen = if chosen.is_empty() {
+        FAMILIES.iter().collect()
+    } else {
+        chosen
+    };
+    let total: u32 = chosen.iter().map(|f| f.weight).sum();
     let mut r = rng.below(u64::from(total)) as u32;
-    let fam = FAMILIES
+    let fam = chosen
         .iter()
         .find(|f| {
             if r < f.weight {
@@ -128,7 +143,7 @@ pub fn spec(rng: &mut Rng, index: u32) -> Spec {
                 false
             }
         })
-        .unwrap_or(&FAMILIES[0]);
+        .unwrap_or(&chosen[0]);
     let mut g = Gen { rng, index };
     let mut s = (fam.make)(&mut g);
     s.template = format!("{}/{}", fam.name, s.template);
@@ -141,6 +156,7 @@ pub fn spec(rng: &mut Rng, index: u32) -> Spec {
 pub fn uncovered() -> Vec<&'static str> {
     let used: std::collections::HashSet<&str> = FAMILIES
         .iter()
+        .chain(crate::flows::FAMILIES.iter())
         .flat_map(|f| f.keywords.iter().copied())
         .collect();
     let mut v: Vec<&'static str> = rules::keywords::all()
@@ -164,6 +180,7 @@ pub fn base(template: &str, intent: Intent, v6: bool, l4: L4, proto: &'static st
         opts: String::new(),
         payload: Vec::new(),
         tweaks: Default::default(),
+        script: None,
     }
 }
 

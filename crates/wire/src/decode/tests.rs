@@ -658,6 +658,8 @@ fn gre_ipv4_inner_packet() {
     let (o, i) = (out.outer(), &out.inner()[0]);
     assert_eq!(o.proto, 47);
     assert!(o.has(f::HAS_INNER));
+    // The GRE packet has no payload of its own (Suricata: no content/dsize match on it).
+    assert_eq!(o.payload(&frame), b"");
     assert_eq!(i.tunnel, Tunnel::Gre);
     assert_eq!(i.parent, 0);
     assert_eq!(i.link_off, 38);

@@ -102,8 +102,10 @@ impl Decoder {
         {
             let p = c.pkt();
             p.l4_off = super::off32(off);
+            // No payload: as in Suricata 7.0.10, the GRE packet itself has none to
+            // inspect (`content`, `dsize` never match it; the inner packet has one).
             p.payload_off = super::off32(off + hlen);
-            p.payload_len = super::off32(end - off - hlen);
+            p.payload_len = 0;
         }
         if !self.layer(c) {
             return;

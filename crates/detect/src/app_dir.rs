@@ -1,0 +1,53 @@
+//! The directions of a rule's app-layer buffers: Suricata 7.0.10 refuses a rule that
+//! inspects a request-only buffer (`http.uri`, `http.method`, `http.host`,
+//! `http.user_agent`, `http.request_body`, ...) together with a response-only one
+//! (`http.stat_code`, `http.response_body`, `http.server`, ...): "rule mixes keywords
+//! with conflicting directions". Buffers of both sides (`file_data`, `http.header`,
+//! `http.cookie`, `http.content_type`, ...) mix with either (found by the differential
+//! harness: tests/parity/difftest/fixed/dt-1-8).
+
+use crate::sig::{failed, Refusal};
+
+/// The refusal of a rule whose buffer `name` is of the other direction than an earlier one.
+pub(crate) fn conflicting(name: &str) -> Refusal {
+    failed(name, "rule mixes keywords with conflicting directions")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{DetectOptions, Detector};
+
+    fn refused(rule: &str) -> bool {
+        let (set, _) = rules::RuleSet::load_str(
+            rule,
+            None,
+            &rules::Vars::suricata_default(),
+            &Default::default(),
+        );
+        let (d, diags) = Detector::build(
+            &set.rules,
+            &DetectOptions::default(),
+            &rules::Vars::default(),
+        );
+        assert_eq!(d.sigs().len() + diags.len(), 1, "{diags:?}");
+        !diags.is_empty()
+    }
+
+    #[test]
+    fn request_and_response_buffers_do_not_mix() {
+        let r = |a: &str, b: &str| {
+            refused(&format!(
+                "alert http any any -> any any ({a}; content:\"x\"; {b}; content:\"y\"; sid:1;)"
+            ))
+        };
+        assert!(r("http.method", "http.stat_code"));
+        assert!(r("http.response_body", "http.uri"));
+        assert!(r("http.host", "http.server"));
+        assert!(!r("file_data", "http.uri"));
+        assert!(!r("file_data", "http.stat_code"));
+        assert!(!r("http.header", "http.stat_code"));
+        assert!(!r("http.cookie", "http.uri"));
+        assert!(!r("http.method", "http.uri"));
+        assert!(!r("http.response_body", "http.stat_code"));
+    }
+}
