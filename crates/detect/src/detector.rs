@@ -734,13 +734,17 @@ impl Detector {
         scratch.stats.rules_evaluated += 1;
         scratch.vars.captured.clear();
         let Some(prog) = &s.payload else {
-            // On a pseudo-packet only IP-only rules (checked by the caller) and rules
+            // On a pseudo-packet only IP-only rules (checked by the caller), rules that
+            // are IP-only but for a negated address (Suricata's "like IP-only": no
+            // keyword refuses a pseudo-packet; on a session still open) and rules
             // of an app-layer protocol without buffers or packet options (`alert http
             // any any ...`, which Suricata matches on the end-of-flow pseudo-packets of
             // a session still open; with `dsize:0` it does not: bug-5578) match.
             let app_rule =
                 input.eof_open && s.app_proto.is_some() && !s.is_tx() && s.pkt.is_empty();
-            return (input.packet_rules || s.iponly || app_rule).then_some(MatchedOn::Packet);
+            let like_iponly = s.like_iponly && input.eof_open;
+            let any = input.packet_rules || s.iponly || like_iponly || app_rule;
+            return (any && !crate::only_stream::never_matches(s)).then_some(MatchedOn::Packet);
         };
         let (stream_ok, pkt_ok) = payload_targets(s.payload_mode, input);
         if stream_ok {

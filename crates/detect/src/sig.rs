@@ -216,6 +216,8 @@ pub(crate) struct Sig {
     pub bits_rank: u8,
     /// IP-only rule: evaluated on the first packet of each flow direction.
     pub iponly: bool,
+    /// IP-only but for a negated address: checked on every packet, pseudo-packets too.
+    pub like_iponly: bool,
     /// A verdict of this rule covers the whole flow (IPS): header-only rules, as
     /// IP-only ones but ports and app-layer protocol allowed.
     pub flow_action: bool,
@@ -365,6 +367,7 @@ pub(crate) fn compile(
         fp: None,
         bits_rank: 0,
         iponly: false,
+        like_iponly: false,
         flow_action: false,
     };
     if matches!(r.action, Action::Log | Action::Sdrop) {
@@ -622,6 +625,7 @@ pub(crate) fn compile(
     }
     let tcp_capable =
         matches!(proto, ProtoM::Ip(_) | ProtoM::L4(ip_proto::TCP)) || sig.app_proto.is_some();
+    crate::only_stream::check(&sig, only_stream)?;
     sig.payload_mode = if only_stream && no_stream {
         return Err(failed("flow", "only_stream and no_stream / dsize together"));
     } else if only_stream {
@@ -642,8 +646,8 @@ pub(crate) fn compile(
         *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);
     }
     // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no `flow`
-    // keyword (not even `flow:stateless`), only `flowbits:set`; then any ports and no
-    // negated address (crate::iponly). Matched on the first packet of each direction.
+    // keyword (not even `flow:stateless`), only `flowbits:set`; then no negated address
+    // (crate::iponly). Matched on the first packet of each direction.
     sig.flow_action = sig.payload.is_none()
         && !sig.is_tx()
         && sig.pkt.is_empty()
@@ -658,7 +662,7 @@ pub(crate) fn compile(
         && sig
             .pkt
             .iter()
-            .all(|o| matches!(o, PktOpt::Intel(i) if i.ip_only()))
+            .all(crate::iponly::compatible)
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
         && sig.xbits.is_empty()
@@ -666,7 +670,6 @@ pub(crate) fn compile(
         && sig.alp.is_empty()
         && sig.app_proto.is_none()
         && !sig.flow.needs_flow
-        && !only_stream
         && !no_stream;
     crate::iponly::settle(&mut sig, lr)?;
     Ok(sig)
