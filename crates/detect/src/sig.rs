@@ -706,6 +706,7 @@ fn read_how(c: &rules::ByteCommon) -> Result<Read, Refusal> {
         (Some(NumBase::Hex), _) => Read::Text(16),
         (Some(NumBase::Dec), _) => Read::Text(10),
         (Some(NumBase::Oct), _) => Read::Text(8),
+        (Some(NumBase::Radix(r)), _) => Read::Text(r as u32),
         (None, Endian::Little) => Read::Little,
         (None, _) => Read::Big,
     })
