@@ -473,7 +473,14 @@ impl Detector {
         if pkt.ip_version == 0 && pkt.n_events == 0 {
             return;
         }
-        let payload = pkt.payload(input.frame);
+        // A packet a tunnel was decoded from (Teredo, VXLAN, GRE ...) gets no payload
+        // inspection: its payload is the inner packet, inspected on its own (Suricata
+        // sets no-payload-inspection on a tunnel's parent; tests/parity/cases/teredo-*).
+        let payload = if pkt.has(wire::flags::HAS_INNER) {
+            &[][..]
+        } else {
+            pkt.payload(input.frame)
+        };
         if input.packet_rules || input.stream.is_some() || input.flow.is_some() {
             let dir = match input.flow {
                 Some(f) if f.to_server => 0,

@@ -51,6 +51,9 @@ pub struct EngineConfig {
     pub shutdown_grace: std::time::Duration,
     /// The `file-store` output's store, shared by the workers (made by the setup).
     pub file_store: Option<std::sync::Arc<output::FileStore>>,
+    /// Decoder settings from `decoder.*` (tunnel ports); `checksum` sets its checksum
+    /// checking.
+    pub decoder: wire::DecoderConfig,
 }
 
 impl Default for EngineConfig {
@@ -73,6 +76,7 @@ impl Default for EngineConfig {
             simulate: crate::exception::Simulate::default(),
             shutdown_grace: std::time::Duration::from_secs(5),
             file_store: None,
+            decoder: wire::DecoderConfig::default(),
         }
     }
 }
