@@ -71,9 +71,18 @@ mod tests {
             iponly("alert tcp 10.0.0.1 1024: -> 10.0.0.2 [80,443] (sid:1;)"),
             Ok(true)
         );
-        assert_eq!(iponly("alert ip any any -> any any (ip_proto:!6; sid:1;)"), Ok(true));
-        assert_eq!(iponly("alert ip any any -> any any (ip_proto:>5; sid:1;)"), Ok(true));
-        assert_eq!(iponly("alert ip any any -> any any (ttl:3; sid:1;)"), Ok(false));
+        assert_eq!(
+            iponly("alert ip any any -> any any (ip_proto:!6; sid:1;)"),
+            Ok(true)
+        );
+        assert_eq!(
+            iponly("alert ip any any -> any any (ip_proto:>5; sid:1;)"),
+            Ok(true)
+        );
+        assert_eq!(
+            iponly("alert ip any any -> any any (ttl:3; sid:1;)"),
+            Ok(false)
+        );
         assert_eq!(
             iponly("alert tcp !10.0.0.1 any -> any 80 (ip_proto:6; sid:1;)"),
             Ok(false)

@@ -54,8 +54,16 @@ mod tests {
     #[test]
     fn packet_keywords_are_refused_with_only_stream() {
         for o in [
-            "ttl:3;", "flags:S;", "dsize:3;", "ip_proto:6;", "fragbits:M;", "tcp.mss:1;",
-            "icmp_id:1;", "window:3;", "sameip;", "ipopts:rr;",
+            "ttl:3;",
+            "flags:S;",
+            "dsize:3;",
+            "ip_proto:6;",
+            "fragbits:M;",
+            "tcp.mss:1;",
+            "icmp_id:1;",
+            "window:3;",
+            "sameip;",
+            "ipopts:rr;",
         ] {
             let r = format!("alert tcp any any -> any any (flow:only_stream; {o} sid:1;)");
             assert!(!load(&r).is_empty(), "{r} loaded");
@@ -64,7 +72,12 @@ mod tests {
             let r = format!("alert tcp any any -> any any (flow:to_server; {o} sid:1;)");
             assert!(load(&r).is_empty(), "{r} refused");
         }
-        for o in ["icmp_seq:1;", "flowbits:isset,a;", "stream_size:server,>,1;", ""] {
+        for o in [
+            "icmp_seq:1;",
+            "flowbits:isset,a;",
+            "stream_size:server,>,1;",
+            "",
+        ] {
             let r = format!("alert tcp any any -> any any (flow:only_stream; {o} sid:1;)");
             assert!(load(&r).is_empty(), "{r} refused");
         }

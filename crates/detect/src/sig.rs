@@ -659,10 +659,7 @@ pub(crate) fn compile(
     sig.iponly = sig.payload.is_none()
         && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)))
         && !sig.is_tx()
-        && sig
-            .pkt
-            .iter()
-            .all(crate::iponly::compatible)
+        && sig.pkt.iter().all(crate::iponly::compatible)
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
         && sig.xbits.is_empty()

@@ -20,7 +20,12 @@ pub(crate) fn read(config: &Config, notices: &mut Vec<String>) -> DecoderConfig 
     }
 }
 
-fn tunnel(config: &Config, name: &str, unset: TunnelPorts, notices: &mut Vec<String>) -> TunnelPorts {
+fn tunnel(
+    config: &Config,
+    name: &str,
+    unset: TunnelPorts,
+    notices: &mut Vec<String>,
+) -> TunnelPorts {
     if config.get_bool(&format!("decoder.{name}.enabled")) == Some(false) {
         return TunnelPorts::Off;
     }
@@ -59,7 +64,11 @@ mod tests {
     #[test]
     fn tunnel_ports_as_suricata_reads_them() {
         let (d, n) = read_yaml("%YAML 1.1\n---\nvars:\n  port-groups:\n    TEREDO_PORTS: 3544\n");
-        assert_eq!(d.teredo_port, TunnelPorts::Any, "no decoder section: any port");
+        assert_eq!(
+            d.teredo_port,
+            TunnelPorts::Any,
+            "no decoder section: any port"
+        );
         assert_eq!(d.vxlan_port, TunnelPorts::one(4789));
         assert_eq!(d.geneve_port, TunnelPorts::one(6081));
         assert!(n.is_empty());
