@@ -477,7 +477,14 @@ impl Detector {
         if pkt.ip_version == 0 && pkt.n_events == 0 {
             return;
         }
-        let payload = pkt.payload(input.frame);
+        // A packet a tunnel was decoded from (Teredo, VXLAN, GRE ...) gets no payload
+        // inspection: its payload is the inner packet, inspected on its own (Suricata
+        // sets no-payload-inspection on a tunnel's parent; tests/parity/cases/teredo-*).
+        let payload = if pkt.has(wire::flags::HAS_INNER) {
+            &[][..]
+        } else {
+            pkt.payload(input.frame)
+        };
         if input.packet_rules || input.stream.is_some() || input.flow.is_some() {
             let dir = match input.flow {
                 Some(f) if f.to_server => 0,
@@ -741,13 +748,17 @@ impl Detector {
         scratch.stats.rules_evaluated += 1;
         scratch.vars.captured.clear();
         let Some(prog) = &s.payload else {
-            // On a pseudo-packet only IP-only rules (checked by the caller) and rules
+            // On a pseudo-packet only IP-only rules (checked by the caller), rules that
+            // are IP-only but for a negated address (Suricata's "like IP-only": no
+            // keyword refuses a pseudo-packet; on a session still open) and rules
             // of an app-layer protocol without buffers or packet options (`alert http
             // any any ...`, which Suricata matches on the end-of-flow pseudo-packets of
             // a session still open; with `dsize:0` it does not: bug-5578) match.
             let app_rule =
                 input.eof_open && s.app_proto.is_some() && !s.is_tx() && s.pkt.is_empty();
-            return (input.packet_rules || s.iponly || app_rule).then_some(MatchedOn::Packet);
+            let like_iponly = s.like_iponly && input.eof_open;
+            let any = input.packet_rules || s.iponly || like_iponly || app_rule;
+            return (any && !crate::only_stream::never_matches(s)).then_some(MatchedOn::Packet);
         };
         let (stream_ok, pkt_ok) = payload_targets(s.payload_mode, input);
         if stream_ok {

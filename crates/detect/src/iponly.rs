@@ -1,12 +1,25 @@
 //! Which rules Suricata 7.0.10 runs as IP-only rules (checked on the first packet of
-//! each flow direction only), beyond the options (`sig.rs` decides those): the ports
-//! must be `any` and no address may hold a negation (`!x`, also through a variable
-//! such as `$EXTERNAL_NET`): such a rule is checked on every packet. And an IPv6
+//! each flow direction only), beyond the options (`sig.rs` decides the rest): the
+//! packet options must be IP-only compatible (`ip_proto`, `iprep`), and no address may
+//! hold a negation (`!x`, also through a variable such as `$EXTERNAL_NET`): such a rule
+//! is checked on every packet. Ports do not matter: `alert tcp A any -> B 80` is IP-only
+//! (Suricata's engine analysis says `ip_only`, and it alerts once per flow direction;
+//! tests/parity/cases/iponly-ports-proto). And an IPv6
 //! `a-b` range is refused in a rule that is IP-only by its options and has no negated
 //! address (whatever its ports), as Suricata's IP-only address parser refuses it
 //! ("address parsing error"); elsewhere the range is accepted.
 
-use crate::sig::{Refusal, Sig};
+use crate::sig::{PktOpt, Refusal, Sig};
+
+/// Whether a packet option leaves its rule IP-only (Suricata's `SIGMATCH_IPONLY_COMPAT`):
+/// `ip_proto` and `iprep` do; `geoip` and every other packet keyword do not.
+pub(crate) fn compatible(o: &PktOpt) -> bool {
+    match o {
+        PktOpt::IpProto { .. } => true,
+        PktOpt::Intel(i) => i.ip_only(),
+        _ => false,
+    }
+}
 
 /// Settles `sig.iponly`, given as what the rule's options allow, for `lr`'s header.
 pub(crate) fn settle(sig: &mut Sig, lr: &rules::LoadedRule) -> Result<(), Refusal> {
@@ -20,7 +33,8 @@ pub(crate) fn settle(sig: &mut Sig, lr: &rules::LoadedRule) -> Result<(), Refusa
                 .into(),
         });
     }
-    sig.iponly = sig.iponly && !u.negation && sig.sports.is_any() && sig.dports.is_any();
+    sig.like_iponly = sig.iponly && u.negation;
+    sig.iponly = sig.iponly && !u.negation;
     Ok(())
 }
 
@@ -39,7 +53,7 @@ mod tests {
     }
 
     #[test]
-    fn negations_and_ports_are_not_iponly() {
+    fn negations_are_not_iponly_ports_and_ip_proto_are() {
         assert_eq!(
             iponly("alert ip 10.0.0.1 any -> any any (sid:1;)"),
             Ok(true)
@@ -52,7 +66,27 @@ mod tests {
             iponly("alert ip $EXTERNAL_NET any -> any any (sid:1;)"),
             Ok(false)
         );
-        assert_eq!(iponly("alert udp any any -> any 53 (sid:1;)"), Ok(false));
+        assert_eq!(iponly("alert udp any any -> any 53 (sid:1;)"), Ok(true));
+        assert_eq!(
+            iponly("alert tcp 10.0.0.1 1024: -> 10.0.0.2 [80,443] (sid:1;)"),
+            Ok(true)
+        );
+        assert_eq!(
+            iponly("alert ip any any -> any any (ip_proto:!6; sid:1;)"),
+            Ok(true)
+        );
+        assert_eq!(
+            iponly("alert ip any any -> any any (ip_proto:>5; sid:1;)"),
+            Ok(true)
+        );
+        assert_eq!(
+            iponly("alert ip any any -> any any (ttl:3; sid:1;)"),
+            Ok(false)
+        );
+        assert_eq!(
+            iponly("alert tcp !10.0.0.1 any -> any 80 (ip_proto:6; sid:1;)"),
+            Ok(false)
+        );
     }
 
     #[test]

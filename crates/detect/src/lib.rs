@@ -75,6 +75,7 @@ pub mod lists;
 pub mod lua;
 mod meta_opts;
 mod offload;
+mod only_stream;
 mod options;
 mod packet_opts;
 mod pcre;

@@ -216,6 +216,8 @@ pub(crate) struct Sig {
     pub bits_rank: u8,
     /// IP-only rule: evaluated on the first packet of each flow direction.
     pub iponly: bool,
+    /// IP-only but for a negated address: checked on every packet, pseudo-packets too.
+    pub like_iponly: bool,
     /// A verdict of this rule covers the whole flow (IPS): header-only rules, as
     /// IP-only ones but ports and app-layer protocol allowed.
     pub flow_action: bool,
@@ -365,6 +367,7 @@ pub(crate) fn compile(
         fp: None,
         bits_rank: 0,
         iponly: false,
+        like_iponly: false,
         flow_action: false,
     };
     if matches!(r.action, Action::Log | Action::Sdrop) {
@@ -619,6 +622,7 @@ pub(crate) fn compile(
     }
     let tcp_capable =
         matches!(proto, ProtoM::Ip(_) | ProtoM::L4(ip_proto::TCP)) || sig.app_proto.is_some();
+    crate::only_stream::check(&sig, only_stream)?;
     sig.payload_mode = if only_stream && no_stream {
         return Err(failed("flow", "only_stream and no_stream / dsize together"));
     } else if only_stream {
@@ -639,8 +643,8 @@ pub(crate) fn compile(
         *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);
     }
     // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no `flow`
-    // keyword (not even `flow:stateless`), only `flowbits:set`; then any ports and no
-    // negated address (crate::iponly). Matched on the first packet of each direction.
+    // keyword (not even `flow:stateless`), only `flowbits:set`; then no negated address
+    // (crate::iponly). Matched on the first packet of each direction.
     sig.flow_action = sig.payload.is_none()
         && !sig.is_tx()
         && sig.pkt.is_empty()
@@ -652,10 +656,7 @@ pub(crate) fn compile(
     sig.iponly = sig.payload.is_none()
         && !r.options.iter().any(|o| matches!(o, Opt::Flow(_)))
         && !sig.is_tx()
-        && sig
-            .pkt
-            .iter()
-            .all(|o| matches!(o, PktOpt::Intel(i) if i.ip_only()))
+        && sig.pkt.iter().all(crate::iponly::compatible)
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
         && sig.xbits.is_empty()
@@ -663,7 +664,6 @@ pub(crate) fn compile(
         && sig.alp.is_empty()
         && sig.app_proto.is_none()
         && !sig.flow.needs_flow
-        && !only_stream
         && !no_stream;
     crate::iponly::settle(&mut sig, lr)?;
     Ok(sig)
@@ -700,6 +700,7 @@ fn read_how(c: &rules::ByteCommon) -> Result<Read, Refusal> {
         (Some(NumBase::Hex), _) => Read::Text(16),
         (Some(NumBase::Dec), _) => Read::Text(10),
         (Some(NumBase::Oct), _) => Read::Text(8),
+        (Some(NumBase::Radix(r)), _) => Read::Text(r as u32),
         (None, Endian::Little) => Read::Little,
         (None, _) => Read::Big,
     })

@@ -53,6 +53,9 @@ pub struct EngineConfig {
     pub file_store: Option<std::sync::Arc<output::FileStore>>,
     /// The `tls-store` output, shared by the workers (made by the setup).
     pub tls_store: Option<std::sync::Arc<output::TlsStore>>,
+    /// Decoder settings from `decoder.*` (tunnel ports); `checksum` sets its checksum
+    /// checking.
+    pub decoder: wire::DecoderConfig,
 }
 
 impl Default for EngineConfig {
@@ -76,6 +79,7 @@ impl Default for EngineConfig {
             shutdown_grace: std::time::Duration::from_secs(5),
             file_store: None,
             tls_store: None,
+            decoder: wire::DecoderConfig::default(),
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod bucket;
 mod cluster;
 mod config;
 mod control;
+mod decoder_settings;
 mod defaults;
 mod detection;
 mod drop_log;

@@ -85,6 +85,7 @@ fn build(
         ..EngineConfig::default()
     };
     apply_engine_settings(&config, &mut engine);
+    engine.decoder = crate::decoder_settings::read(&config, &mut notices);
     // The binary set its log outputs up from `logging:` (see [`logging_settings`]); read
     // here too so the section's keys count as used and bad values are reported.
     notices.extend(::config::LoggingSettings::read(&config).problems);

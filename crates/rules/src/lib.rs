@@ -10,6 +10,7 @@
 
 pub mod ast;
 pub mod buffers;
+pub mod byte_opts;
 pub mod check;
 pub mod classification;
 pub mod dates;

@@ -315,7 +315,9 @@ pub fn byte_test(v: &str) -> Result<ByteTest, String> {
     let mut i = 4;
     while i < p.len() {
         let mut used = false;
-        if !common_flag(&mut common, p[i], p.get(i + 1).copied(), &mut used)? {
+        if !crate::byte_opts::repeated(&mut common, p[i])
+            && !common_flag(&mut common, p[i], p.get(i + 1).copied(), &mut used)?
+        {
             return Err(format!("byte_test: unknown option '{}'", p[i]));
         }
         i += if used { 2 } else { 1 };
@@ -350,7 +352,9 @@ pub fn byte_jump(v: &str) -> Result<ByteJump, String> {
     let mut i = 2;
     while i < p.len() {
         let mut used = false;
-        if !common_flag(&mut j.common, p[i], p.get(i + 1).copied(), &mut used)? {
+        if !crate::byte_opts::repeated(&mut j.common, p[i])
+            && !common_flag(&mut j.common, p[i], p.get(i + 1).copied(), &mut used)?
+        {
             let mut w = p[i].split_whitespace();
             match (w.next(), w.next()) {
                 (Some("multiplier"), Some(n)) => j.multiplier = Some(uint(n, 65535)? as u32),

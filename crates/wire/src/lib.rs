@@ -37,7 +37,7 @@ pub mod reject;
 mod stats;
 mod vocab;
 
-pub use decode::{Decoded, Decoder, DecoderConfig, MAX_PACKETS};
+pub use decode::{Decoded, Decoder, DecoderConfig, TunnelPorts, MAX_PACKETS};
 pub use event::Event;
 pub use link::LinkType;
 pub use packet::{flags, Packet, Timestamp, Tunnel, MAX_EVENTS};

@@ -41,10 +41,15 @@ pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bo
         ProtoM::Ip(Some(v)) => p.ip_version == v,
         // Like Suricata, a TCP/UDP rule needs the transport header decoded (a UDP
         // length that disagrees with the IP payload leaves it undecoded); pseudo-packets
-        // (no frame offsets) stand for a decoded flow.
+        // (no frame offsets) stand for a decoded flow. An IP fragment is matched on its
+        // IP protocol, with ports 0 (the first fragment too: dt-28-1857,
+        // tests/parity/cases/frag-first-mf).
         ProtoM::L4(x) => {
             p.proto == x
-                && (!matches!(x, ip_proto::TCP | ip_proto::UDP) || p.l4_off != 0 || p.l3_off == 0)
+                && (!matches!(x, ip_proto::TCP | ip_proto::UDP)
+                    || p.l4_off != 0
+                    || p.l3_off == 0
+                    || p.has(wire::flags::FRAGMENT))
         }
         ProtoM::AnyIcmp => wire::is_icmp(p.proto),
     };

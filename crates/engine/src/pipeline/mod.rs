@@ -94,7 +94,7 @@ impl Pipeline {
     pub fn with_outputs(config: &EngineConfig, outputs: Arc<Outputs>) -> Self {
         let decoder_config = DecoderConfig {
             verify_checksums: config.checksum == ChecksumMode::All,
-            ..DecoderConfig::default()
+            ..config.decoder.clone()
         };
         let mut detect = config
             .detector

@@ -256,7 +256,7 @@ fn read_and_dispatch(
     let n = lanes.len() as u64;
     let mut decoder = Decoder::new(DecoderConfig {
         verify_checksums: false,
-        ..DecoderConfig::default()
+        ..config.decoder.clone()
     });
     let mut decoded = Decoded::new();
     let mut batch = Batch::new();

@@ -26,6 +26,9 @@ pub enum NumBase {
     Dec,
     /// `oct`
     Oct,
+    /// Two bases given (`dec,hex`): Suricata ORs their radixes (10|16 = 26) and reads
+    /// the text in that radix (`crate::byte_opts`).
+    Radix(u8),
 }
 
 impl NumBase {
@@ -35,6 +38,8 @@ impl NumBase {
             NumBase::Hex => "hex",
             NumBase::Dec => "dec",
             NumBase::Oct => "oct",
+            NumBase::Radix(24) => "oct,hex",
+            NumBase::Radix(_) => "dec,hex",
         }
     }
 }

@@ -33,6 +33,8 @@ mod l2;
 mod l3;
 mod l4;
 mod tunnel;
+mod tunnel_ports;
+pub use tunnel_ports::TunnelPorts;
 
 use crate::packet::{flags, Packet, Timestamp, Tunnel};
 use crate::stats::{Counter, DecodeStats};
@@ -50,12 +52,13 @@ pub struct DecoderConfig {
     /// Most link/network layers decoded in one frame, tunnels included
     /// (`decoder.max-layers`, default 16).
     pub max_layers: u8,
-    /// UDP destination port of VXLAN (`decoder.vxlan.ports`, default 4789); `None` disables.
-    pub vxlan_port: Option<u16>,
-    /// UDP destination port of Geneve (`decoder.geneve.ports`, default 6081).
-    pub geneve_port: Option<u16>,
-    /// UDP port (either side) of Teredo (`decoder.teredo.ports`, default 3544).
-    pub teredo_port: Option<u16>,
+    /// UDP destination ports of VXLAN (`decoder.vxlan.ports`, default 4789).
+    pub vxlan_port: TunnelPorts,
+    /// UDP destination ports of Geneve (`decoder.geneve.ports`, default 6081).
+    pub geneve_port: TunnelPorts,
+    /// UDP ports (either side) of Teredo (`decoder.teredo.ports`: suricata.yaml sets
+    /// 3544; with none configured Teredo is looked for on every UDP port).
+    pub teredo_port: TunnelPorts,
     /// Decode GRE protocol 0x88be without a sequence number as ERSPAN type I.
     pub erspan_type1: bool,
     /// Decode IPv4-in-IPv4 (IP protocol 4 inside IPv4). Suricata 7 does not (its IPv4
@@ -68,9 +71,9 @@ impl Default for DecoderConfig {
         DecoderConfig {
             verify_checksums: false,
             max_layers: 16,
-            vxlan_port: Some(4789),
-            geneve_port: Some(6081),
-            teredo_port: Some(3544),
+            vxlan_port: TunnelPorts::one(4789),
+            geneve_port: TunnelPorts::one(6081),
+            teredo_port: TunnelPorts::one(3544),
             erspan_type1: true,
             ipv4_in_ipv4: false,
         }

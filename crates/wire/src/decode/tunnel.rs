@@ -183,15 +183,14 @@ impl Decoder {
         off: usize,
         end: usize,
     ) {
-        if let Some(port) = self.cfg.teredo_port {
-            if (sport == port || dport == port) && self.teredo(c, off, end) {
-                return;
-            }
-        }
-        if self.cfg.geneve_port == Some(dport) && self.geneve(c, off, end) {
+        let teredo = &self.cfg.teredo_port;
+        if (teredo.has(sport) || teredo.has(dport)) && self.teredo(c, off, end) {
             return;
         }
-        if self.cfg.vxlan_port == Some(dport) {
+        if self.cfg.geneve_port.has(dport) && self.geneve(c, off, end) {
+            return;
+        }
+        if self.cfg.vxlan_port.has(dport) {
             self.vxlan(c, off, end);
         }
     }
