@@ -17,6 +17,7 @@
 //! - [`GpuMatcher`] / [`Dispatcher`]: page-locked staging, double buffering, two streams,
 //!   one dispatcher thread per GPU.
 //! - [`balance`]: size threshold and the α/β/γ workload queue.
+//! - [`cache`]: compiled kernels and tables on disk, keyed by target and rule-set hash.
 //!
 //! ```
 //! use gpu::{cpu, merge_ac, AcTables, Batch, ReportBuffer};
@@ -35,6 +36,7 @@
 
 pub mod balance;
 mod batch;
+pub mod cache;
 pub mod cpu;
 mod device;
 pub mod nvrtc;
