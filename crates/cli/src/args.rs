@@ -136,14 +136,27 @@ pub struct RunArgs {
     #[arg(long = "gpu", value_name = "MODE", default_value = "auto")]
     pub gpu: String,
 
-    /// How cycles are given to the GPU: `kargus` (workload-queue thresholds, Kargus §5.2)
-    /// or `always` (every batch; payloads below the size threshold stay on the CPU).
-    #[arg(long = "gpu-policy", value_name = "POLICY", default_value = "kargus")]
+    /// How cycles are given to the GPU: `measured` (the workload-queue thresholds of
+    /// Kargus §5.2, then only where the measured cost per packet says the GPU pays),
+    /// `kargus` (the thresholds alone) or `always` (every batch; payloads below the size
+    /// threshold stay on the CPU).
+    #[arg(long = "gpu-policy", value_name = "POLICY", default_value = "measured")]
     pub gpu_policy: String,
 
     /// Payloads shorter than this many bytes are never offloaded (Kargus §5.1; default 82).
     #[arg(long = "gpu-size-threshold", value_name = "BYTES")]
     pub gpu_size_threshold: Option<usize>,
+
+    /// Directory caching the GPU set-up (compiled kernels, matcher tables) by GPU
+    /// architecture and rule-set hash; `none`: no cache. Default: `/var/lib/osprey/gpu`
+    /// when run as root, else `$XDG_CACHE_HOME/osprey/gpu` (or `~/.cache/osprey/gpu`).
+    #[arg(long = "gpu-cache", value_name = "DIR")]
+    pub gpu_cache: Option<PathBuf>,
+
+    /// When the GPU set-up runs: `background` (the CPU matches until the GPU is ready) or
+    /// `wait` (packets wait for it: set-up on the critical path, for measurements).
+    #[arg(long = "gpu-setup", value_name = "WHEN", default_value = "background")]
+    pub gpu_setup: String,
 
     /// EVE event types written to eve.json, comma-separated: `alert,http,dns,tls`
     /// (`http-extended`, `tls-extended` add Suricata's extended fields). Alerts are
@@ -327,6 +340,31 @@ pub enum BenchCommand {
         /// and 2 threads (the fast patterns of the rules); throughput and speedup.
         #[arg(long, conflicts_with = "model")]
         parallel: bool,
+    },
+    /// GPU offload: Aho-Corasick and regex-DFA throughput, kernel-only and end-to-end,
+    /// against batch and packet size, both kernel layouts, 16- and 32-bit tables, with
+    /// the rules' fast patterns; bytes moved and table lookups per point. Without a GPU
+    /// the CPU executor stands in (and the JSON says so). Prints JSON.
+    Gpu {
+        /// Rule files (their fast patterns; their regexes that have a DFA).
+        #[arg(long, required = true, num_args = 1..)]
+        rules: Vec<PathBuf>,
+        /// Packets per batch.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "512,2048,8192,32768,65536"
+        )]
+        batch_sizes: Vec<usize>,
+        /// Payload bytes per packet.
+        #[arg(long, value_delimiter = ',', default_value = "64,256,512,1024,1514")]
+        packet_sizes: Vec<usize>,
+        /// Seconds each point is timed for.
+        #[arg(long, default_value_t = 0.2)]
+        seconds: f64,
+        /// `auto` (a GPU when one works, else the CPU executor) or `cpu-sim`.
+        #[arg(long, default_value = "auto")]
+        backend: String,
     },
 }
 

@@ -146,9 +146,10 @@ fn gpu_offload(
     let policy = match args.gpu_policy.as_str() {
         "kargus" => engine::GpuPolicy::Kargus,
         "always" => engine::GpuPolicy::Always,
+        "measured" => engine::GpuPolicy::Measured,
         other => {
             return Err(format!(
-                "--gpu-policy takes kargus or always, not {other:?}"
+                "--gpu-policy takes measured, kargus or always, not {other:?}"
             ))
         }
     };
@@ -165,20 +166,58 @@ fn gpu_offload(
         }
         return Ok(None);
     };
-    match engine::GpuOffload::new(det, &backend, settings) {
-        Ok(off) => {
-            let mib = off.as_ref().map_or(0, |o| o.device_bytes() >> 20);
-            tracing::info!(
-                "{line}; payload prefilter offloaded ({mib} MiB of tables, {policy:?} balancing)"
-            );
-            Ok(off)
+    let cache = match &args.gpu_cache {
+        Some(d) if d.as_os_str() == "none" => None,
+        Some(d) => Some(gpu::cache::DiskCache::new(d)),
+        None => gpu::cache::DiskCache::default_dir().map(gpu::cache::DiskCache::new),
+    };
+    let where_ = cache.as_ref().map_or("no cache".into(), |c| {
+        format!("cache {}", c.dir().display())
+    });
+    tracing::info!(
+        "{line}; payload prefilter offload set up in the background ({where_}, {policy:?} balancing): the CPU matches until it is ready"
+    );
+    let off = engine::GpuOffload::start(det, &backend, settings, cache);
+    match (args.gpu_setup.as_str(), &off) {
+        ("background", _) | (_, None) => {}
+        ("wait", Some(g)) => match g.wait() {
+            Ok(()) => {}
+            Err(e) if mode == gpu::GpuMode::On => return Err(format!("--gpu on: {e}")),
+            Err(e) => tracing::warn!("GPU offload not set up ({e}): running on the CPU"),
+        },
+        (other, _) => {
+            return Err(format!(
+                "--gpu-setup takes background or wait, not {other:?}"
+            ))
         }
-        Err(e) if mode == gpu::GpuMode::Auto => {
-            tracing::warn!("{line}; offload not set up ({e}), running on the CPU");
-            Ok(None)
-        }
-        Err(e) => Err(format!("--gpu: {e}")),
     }
+    Ok(off)
+}
+
+/// The end of a run with GPU offload: its set-up's outcome (an error with `--gpu on`)
+/// and its engine-wide counters into `stats`.
+fn gpu_finish(
+    gpu: Option<&std::sync::Arc<engine::GpuOffload>>,
+    mode: &str,
+    stats: &mut output::stats::StatsTree,
+) -> Result<(), String> {
+    let Some(g) = gpu else { return Ok(()) };
+    match g.finish() {
+        Some(Ok(())) => tracing::info!(
+            "GPU offload was ready after {} ms ({} MiB of tables)",
+            g.setup_time().unwrap_or_default().as_millis(),
+            g.device_bytes() >> 20
+        ),
+        Some(Err(e)) if mode == "on" => return Err(format!("--gpu on: {e}")),
+        Some(Err(e)) => tracing::warn!("GPU offload not set up ({e}): everything ran on the CPU"),
+        None => {
+            tracing::info!("the run ended before the GPU set-up did: everything ran on the CPU")
+        }
+    }
+    for (k, v) in g.counters() {
+        stats.add(k, v);
+    }
+    Ok(())
 }
 
 /// The settings of setting up a run from `args`, logging into `log_dir`.
@@ -305,6 +344,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
         }]),
     );
     stats.add("osprey.rules.unsupported", setup.rules_unsupported as u64);
+    gpu_finish(config.gpu.as_ref(), &args.gpu, &mut stats)?;
     let report = engine::RunReport { stats, ..report };
     let stats_path = log_dir.join("stats.json");
     report
@@ -353,6 +393,25 @@ fn print_alerts(fast_log: &std::path::Path, from: u64) {
 
 fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
     match cmd {
+        args::BenchCommand::Gpu {
+            rules,
+            batch_sizes,
+            packet_sizes,
+            seconds,
+            backend,
+        } => {
+            let opts = tools::bench_gpu::BenchGpuOptions {
+                rules,
+                batch_sizes,
+                packet_sizes,
+                seconds,
+                backend,
+                ..Default::default()
+            };
+            let report = tools::bench_gpu::bench_gpu(&opts)?;
+            outln!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
         args::BenchCommand::Engine {
             pcap,
             rules,

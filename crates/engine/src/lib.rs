@@ -37,6 +37,7 @@ pub mod lists;
 mod memcaps;
 mod merge;
 mod offload;
+mod offload_setup;
 pub mod outputs;
 mod pipeline;
 mod run;

@@ -31,8 +31,8 @@
 //! dispatcher thread instead of a device.
 
 use std::cell::Cell;
-use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::detection::DetectStage;
 use capture::Frame;
@@ -40,19 +40,25 @@ use detect::{
     Alert, BatchMatches, BatchPrefilter, Detector, FlowDetect, Input, OffloadPlan, Scratch,
 };
 use gpu::balance::{BalanceConfig, Balancer};
-use gpu::{
-    AcMatch, AcOffload, AcTables, Backend, DfaJob, DfaSet, GpuConfig, Offload, PushError, NO_MATCH,
-};
+use gpu::cost::{CostConfig, CostModel};
+use gpu::{AcMatch, AcOffload, DfaJob, GpuConfig, PushError, NO_MATCH};
+
+pub use crate::offload_setup::GpuOffload;
+use crate::offload_setup::Ready;
 use wire::Decoded;
 
 /// How each cycle's CPU-or-GPU choice is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum GpuPolicy {
     /// Kargus §5.2: the α/β/γ workload-queue thresholds.
-    #[default]
     Kargus,
     /// Every cycle on the GPU (payloads below the size threshold still stay on the CPU).
     Always,
+    /// Kargus §5: the queue thresholds, and of the cycles they give to the GPU only those
+    /// where the worker's measured cost per packet says the GPU pays
+    /// ([`gpu::cost::CostModel`]; "CPU only" when it does not).
+    #[default]
+    Measured,
 }
 
 /// Settings of GPU offload.
@@ -68,96 +74,15 @@ pub struct GpuSettings {
     pub table_memory: usize,
 }
 
-/// Offload shared by the workers: the detector's offload plan, the matcher tables and the
-/// dispatcher thread.
-pub struct GpuOffload {
-    plan: OffloadPlan,
-    offload: Offload,
-    settings: GpuSettings,
-}
-
-impl fmt::Debug for GpuOffload {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GpuOffload")
-            .field("groups", &self.plan.groups().len())
-            .field("offload", &self.offload)
-            .field("settings", &self.settings)
-            .finish()
-    }
-}
-
-impl GpuOffload {
-    /// Set up offload of `detector`'s payload prefilter on `backend`; `None` for
-    /// [`Backend::Cpu`]. Fails when the tables cannot be built or the device not set up.
-    pub fn new(
-        detector: &Arc<Detector>,
-        backend: &Backend,
-        settings: GpuSettings,
-    ) -> Result<Option<Arc<GpuOffload>>, String> {
-        if matches!(backend, Backend::Cpu) {
-            return Ok(None);
-        }
-        settings.balance.validate().map_err(|e| e.to_string())?;
-        let plan = OffloadPlan::build(detector);
-        let mut limits = mpm::Limits::default();
-        if settings.table_memory > 0 {
-            limits.memory = settings.table_memory;
-        }
-        let groups = plan
-            .groups()
-            .iter()
-            .map(|g| mpm::DfaTables::build(g, &limits))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("GPU tables: {e}"))?;
-        let tables = AcTables::new(&groups).map_err(|e| format!("GPU tables: {e}"))?;
-        let dfas = if plan.pcre_dfas().is_empty() {
-            None
-        } else {
-            let set = DfaSet::new(plan.pcre_dfas(), detect::PCRE_DFA_MAX_STATES)
-                .map_err(|e| format!("GPU regex DFAs: {e}"))?;
-            Some(Arc::new(set))
-        };
-        let offload = Offload::new(backend, Arc::new(tables), dfas, settings.device)
-            .map_err(|e| e.to_string())?
-            .ok_or("no offload backend")?;
-        Ok(Some(Arc::new(GpuOffload {
-            plan,
-            offload,
-            settings,
-        })))
-    }
-
-    /// The detector this offload was built for.
-    pub fn detector(&self) -> &Arc<Detector> {
-        self.plan.detector()
-    }
-
-    /// The settings.
-    pub fn settings(&self) -> &GpuSettings {
-        &self.settings
-    }
-
-    /// Bytes of matcher tables on the device.
-    pub fn device_bytes(&self) -> usize {
-        self.offload.tables().device_bytes()
-    }
-
-    /// An empty batch buffer of the configured size.
-    fn new_batch(&self) -> gpu::Batch {
-        let s = self.settings.device;
-        gpu::Batch::new(s.max_packets, s.max_bytes)
-    }
-}
-
 /// The GPU's [`BatchPrefilter`]: payloads go into the worker's one batch buffer with
 /// their offload group ids; a flush hands the buffer to the dispatcher thread, waits for
 /// the matches, then sends the same buffer again with the regex-DFA jobs the patterns
 /// found call for.
 pub(crate) struct GpuPrefilter {
     // `worker` (a sender to the dispatcher thread) is dropped before `shared`: dropping the
-    // last `GpuOffload` joins that thread, which ends once every sender is gone.
+    // last `Ready` joins that thread, which ends once every sender is gone.
     worker: AcOffload,
-    shared: Arc<GpuOffload>,
+    shared: Arc<Ready>,
     batch: Option<gpu::Batch>,
     /// The caller's item numbers of the payloads in `batch`.
     pending: Vec<u32>,
@@ -180,7 +105,7 @@ struct GpuCounters {
 }
 
 impl GpuPrefilter {
-    fn new(shared: Arc<GpuOffload>) -> GpuPrefilter {
+    fn new(shared: Arc<Ready>) -> GpuPrefilter {
         GpuPrefilter {
             worker: shared.offload.worker(),
             batch: Some(shared.new_batch()),
@@ -351,7 +276,12 @@ impl PlanView<'_> {
 
 /// Per-worker offload state.
 pub(crate) struct OffloadStage {
-    prefilter: GpuPrefilter,
+    handle: Arc<GpuOffload>,
+    cost: CostModel,
+    /// The running cycle: its start, whether on the GPU, its packets.
+    last: Option<(Instant, bool, usize)>,
+    /// Set once the background set-up is ready.
+    prefilter: Option<GpuPrefilter>,
     balancer: Balancer,
     queue: usize,
     /// Where each payload pushed this cycle lies (index: its item number).
@@ -371,14 +301,18 @@ struct Counters {
     small: u64,
     used: u64,
     stale: u64,
+    setup_pending: u64,
     pcre_skipped: Cell<u64>,
 }
 
 impl OffloadStage {
     pub(crate) fn new(shared: Arc<GpuOffload>) -> OffloadStage {
         OffloadStage {
-            balancer: Balancer::new(shared.settings.balance),
-            prefilter: GpuPrefilter::new(shared),
+            balancer: Balancer::new(shared.settings().balance),
+            prefilter: None,
+            cost: CostModel::new(CostConfig::default()),
+            last: None,
+            handle: shared,
             queue: 0,
             located: Vec::new(),
             results: BatchMatches::default(),
@@ -393,6 +327,18 @@ impl OffloadStage {
     /// `detector` is the pipeline's current detector: after a rule reload the offload
     /// (built for the old rules) is not used.
     pub(crate) fn begin(&mut self, count: usize, detector: Option<&Arc<Detector>>) -> bool {
+        // The cycle that ends here: its wall time per packet, for the cost model.
+        let now = Instant::now();
+        if let Some((start, gpu, n)) = self.last.take() {
+            let nanos = now.duration_since(start).as_nanos().min(u64::MAX as u128) as u64;
+            self.cost.record(gpu, nanos, n);
+        }
+        let gpu = self.decide(count, detector);
+        self.last = Some((now, gpu, count));
+        gpu
+    }
+
+    fn decide(&mut self, count: usize, detector: Option<&Arc<Detector>>) -> bool {
         self.located.clear();
         self.results.clear();
         self.cursor = 0;
@@ -401,16 +347,32 @@ impl OffloadStage {
         self.queue = (self.queue + count).min(cfg.capacity);
         let d = self.balancer.decide(self.queue, true);
         self.queue -= d.take;
-        let gpu = match self.prefilter.shared.settings.policy {
-            GpuPolicy::Kargus => d.mode.is_gpu(),
+        let policy = self.handle.settings().policy;
+        let gpu = match policy {
+            GpuPolicy::Kargus | GpuPolicy::Measured => d.mode.is_gpu(),
             GpuPolicy::Always => true,
         };
         if !gpu {
             self.counters.cycles_cpu += 1;
             return false;
         }
-        if !detector.is_some_and(|d| Arc::ptr_eq(d, self.prefilter.shared.detector())) {
+        if self.prefilter.is_none() {
+            match self.handle.ready() {
+                Some(r) => self.prefilter = Some(GpuPrefilter::new(r.clone())),
+                None => {
+                    // Still setting up (or failed): this cycle runs on the CPU.
+                    self.counters.setup_pending += 1;
+                    self.counters.cycles_cpu += 1;
+                    return false;
+                }
+            }
+        }
+        if !detector.is_some_and(|d| Arc::ptr_eq(d, self.handle.detector())) {
             self.counters.stale += 1;
+            return false;
+        }
+        if policy == GpuPolicy::Measured && !self.cost.choose().is_gpu() {
+            self.counters.cycles_cpu += 1;
             return false;
         }
         self.counters.cycles_gpu += 1;
@@ -424,7 +386,10 @@ impl OffloadStage {
         frames: impl Iterator<Item = Frame<'f>>,
         decoded: &[Decoded],
     ) {
-        let shared = self.prefilter.shared.clone();
+        let Some(prefilter) = self.prefilter.as_mut() else {
+            return;
+        };
+        let shared = prefilter.shared.clone();
         let plan = &shared.plan;
         for (fi, (frame, d)) in frames.zip(decoded).enumerate() {
             for (pi, p) in d.packets().iter().enumerate() {
@@ -443,7 +408,7 @@ impl OffloadStage {
                     continue;
                 };
                 let item = self.located.len() as u32;
-                if self.prefilter.push(item, group, payload, &mut self.results) {
+                if prefilter.push(item, group, payload, &mut self.results) {
                     self.located.push(Location {
                         frame: fi as u32,
                         packet: pi as u32,
@@ -453,7 +418,7 @@ impl OffloadStage {
                 }
             }
         }
-        self.prefilter.flush(&mut self.results);
+        prefilter.flush(&mut self.results);
     }
 
     /// The pipeline is about to process packet `packet` of frame `frame` of the batch.
@@ -489,7 +454,7 @@ impl OffloadStage {
         self.counters.used += 1;
         Some(PreMatched {
             plan: PlanView {
-                plan: &self.prefilter.shared.plan,
+                plan: &self.prefilter.as_ref()?.shared.plan,
                 dfas: self.results.dfas(&it),
                 skipped: &self.counters.pcre_skipped,
             },
@@ -500,7 +465,8 @@ impl OffloadStage {
     /// Counters, under `osprey.gpu.`.
     pub(crate) fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> {
         let c = &self.counters;
-        let g = &self.prefilter.counters;
+        let none = GpuCounters::default();
+        let g = self.prefilter.as_ref().map_or(&none, |p| &p.counters);
         [
             ("osprey.gpu.cycles_cpu", c.cycles_cpu),
             ("osprey.gpu.cycles_gpu", c.cycles_gpu),
@@ -517,8 +483,10 @@ impl OffloadStage {
             ("osprey.gpu.pcre_dfa_jobs", g.dfa_jobs),
             ("osprey.gpu.pcre_dfa_matches", g.dfa_matches),
             ("osprey.gpu.pcre_skipped", c.pcre_skipped.get()),
+            ("osprey.gpu.setup_pending", c.setup_pending),
         ]
         .into_iter()
+        .chain(self.cost.counters())
     }
 }
 
@@ -561,6 +529,7 @@ fn dedup_tail(jobs: &mut Vec<DfaJob>, from: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpu::Backend;
 
     fn detector(text: &str) -> Arc<Detector> {
         let (set, _) = rules::RuleSet::load_str(
@@ -756,8 +725,9 @@ mod tests {
         let shared = GpuOffload::new(&det, &Backend::CpuSim, settings)
             .unwrap()
             .unwrap();
-        let plan = &shared.plan;
-        let mut gpu = GpuPrefilter::new(shared.clone());
+        let ready = shared.ready().expect("set up").clone();
+        let plan = &ready.plan;
+        let mut gpu = GpuPrefilter::new(ready.clone());
         let mut cpu = detect::CpuBatchPrefilter::new(plan, mpm::Kind::fastest());
         let payloads: [(u8, &[u8]); 6] = [
             (6, b"an attack here, attack"),
@@ -788,7 +758,11 @@ mod tests {
     fn kargus_policy_keeps_short_bursts_on_the_cpu() {
         let det =
             detector("alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n");
-        let shared = GpuOffload::new(&det, &Backend::CpuSim, GpuSettings::default())
+        let settings = GpuSettings {
+            policy: GpuPolicy::Kargus,
+            ..GpuSettings::default()
+        };
+        let shared = GpuOffload::new(&det, &Backend::CpuSim, settings)
             .unwrap()
             .unwrap();
         let mut stage = OffloadStage::new(shared);

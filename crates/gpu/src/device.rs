@@ -17,6 +17,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 
 use crate::batch::{Batch, ALIGN};
+use crate::cache::{compiled_ptx, DiskCache};
 use crate::cpu::{AcLayout, DfaJob};
 use crate::nvrtc::{self, guarded, KERNELS};
 use crate::reports::{RawReport, ReportBuffer};
@@ -187,15 +188,29 @@ impl GpuMatcher {
     /// Probe the device, compile the kernels for it, upload `tables` and allocate the
     /// staging slots.
     pub fn new(tables: &AcTables, cfg: GpuConfig) -> Result<GpuMatcher, String> {
-        let info = probe(cfg.ordinal).map_err(|e| e.to_string())?;
-        guarded("CUDA", || Self::build(tables, cfg, info))
+        Self::with_cache(tables, cfg, None)
     }
 
-    fn build(tables: &AcTables, cfg: GpuConfig, info: DeviceInfo) -> Result<GpuMatcher, String> {
+    /// [`GpuMatcher::new`] with the kernels' PTX taken from (or stored in) `cache`.
+    pub fn with_cache(
+        tables: &AcTables,
+        cfg: GpuConfig,
+        cache: Option<&DiskCache>,
+    ) -> Result<GpuMatcher, String> {
+        let info = probe(cfg.ordinal).map_err(|e| e.to_string())?;
+        guarded("CUDA", || Self::build(tables, cfg, info, cache))
+    }
+
+    fn build(
+        tables: &AcTables,
+        cfg: GpuConfig,
+        info: DeviceInfo,
+        cache: Option<&DiskCache>,
+    ) -> Result<GpuMatcher, String> {
         let ctx = CudaContext::new(cfg.ordinal).map_err(gpu_err("context"))?;
         let (major, minor) = info.compute_capability;
         let arch = format!("compute_{major}{minor}");
-        let ptx = nvrtc::compile(&KERNELS[0], &arch)?;
+        let ptx = compiled_ptx(cache, &KERNELS[0], &arch)?;
         let module = ctx
             .load_module(Ptx::from_src(ptx))
             .map_err(gpu_err("load module"))?;
@@ -425,11 +440,20 @@ pub struct GpuDfaMatcher {
 impl GpuDfaMatcher {
     /// Compile the DFA kernel for GPU `ordinal` and upload `set`.
     pub fn new(set: &DfaSet, ordinal: usize) -> Result<GpuDfaMatcher, String> {
+        Self::with_cache(set, ordinal, None)
+    }
+
+    /// [`GpuDfaMatcher::new`] with the kernel's PTX taken from (or stored in) `cache`.
+    pub fn with_cache(
+        set: &DfaSet,
+        ordinal: usize,
+        cache: Option<&DiskCache>,
+    ) -> Result<GpuDfaMatcher, String> {
         let dev = probe(ordinal).map_err(|e| e.to_string())?;
         guarded("CUDA", || {
             let ctx = CudaContext::new(ordinal).map_err(gpu_err("context"))?;
             let (major, minor) = dev.compute_capability;
-            let ptx = nvrtc::compile(&KERNELS[1], &format!("compute_{major}{minor}"))?;
+            let ptx = compiled_ptx(cache, &KERNELS[1], &format!("compute_{major}{minor}"))?;
             let module = ctx
                 .load_module(Ptx::from_src(ptx))
                 .map_err(gpu_err("load module"))?;

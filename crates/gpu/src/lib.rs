@@ -17,6 +17,9 @@
 //! - [`GpuMatcher`] / [`Dispatcher`]: page-locked staging, double buffering, two streams,
 //!   one dispatcher thread per GPU.
 //! - [`balance`]: size threshold and the α/β/γ workload queue.
+//! - [`cost`]: measured per-packet costs of CPU and GPU cycles ("CPU only" when the GPU
+//!   does not pay).
+//! - [`cache`]: compiled kernels and tables on disk, keyed by target and rule-set hash.
 //!
 //! ```
 //! use gpu::{cpu, merge_ac, AcTables, Batch, ReportBuffer};
@@ -35,6 +38,8 @@
 
 pub mod balance;
 mod batch;
+pub mod cache;
+pub mod cost;
 pub mod cpu;
 mod device;
 pub mod nvrtc;

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::batch::Batch;
+use crate::cache::DiskCache;
 use crate::cpu::DfaJob;
 use crate::device::{
     probe, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher, GpuMatcher,
@@ -127,6 +128,17 @@ impl Offload {
         dfas: Option<Arc<DfaSet>>,
         cfg: GpuConfig,
     ) -> Result<Option<Offload>, OffloadError> {
+        Self::with_cache(backend, tables, dfas, cfg, None)
+    }
+
+    /// [`Offload::new`] with the kernels' PTX taken from (or stored in) `cache`.
+    pub fn with_cache(
+        backend: &Backend,
+        tables: Arc<AcTables>,
+        dfas: Option<Arc<DfaSet>>,
+        cfg: GpuConfig,
+        cache: Option<&DiskCache>,
+    ) -> Result<Option<Offload>, OffloadError> {
         let mut has_dfas = dfas.as_ref().is_some_and(|d| !d.is_empty());
         let dispatcher = match backend {
             Backend::Cpu => return Ok(None),
@@ -138,19 +150,20 @@ impl Offload {
             )
             .map_err(OffloadError)?,
             Backend::Gpu(info) => {
-                let m = GpuMatcher::new(
+                let m = GpuMatcher::with_cache(
                     &tables,
                     GpuConfig {
                         ordinal: info.ordinal,
                         ..cfg
                     },
+                    cache,
                 )
                 .map_err(OffloadError)?;
                 // A DFA kernel that does not set up leaves the regexes to the CPU
                 // (`has_dfas` false); the Aho-Corasick offload still runs.
                 let d = dfas
                     .filter(|d| !d.is_empty())
-                    .and_then(|set| GpuDfaMatcher::new(&set, info.ordinal).ok());
+                    .and_then(|set| GpuDfaMatcher::with_cache(&set, info.ordinal, cache).ok());
                 has_dfas = d.is_some();
                 Dispatcher::spawn_with_dfa(m, d).map_err(OffloadError)?
             }

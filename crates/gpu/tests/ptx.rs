@@ -59,3 +59,41 @@ fn every_kernel_compiles_to_ptx() {
     let err = nvrtc::compile(&bad, BASELINE_ARCH).unwrap_err();
     assert!(err.contains("bad.cu"), "{err}");
 }
+
+#[test]
+fn compiled_ptx_is_cached_on_disk_and_a_corrupt_file_is_recompiled() {
+    use gpu::cache::{compiled_ptx, DiskCache};
+    use std::sync::atomic::Ordering::Relaxed;
+    match load() {
+        Ok(_) => {}
+        Err(why) if !required() => {
+            eprintln!("skip: NVRTC not found ({why})");
+            return;
+        }
+        Err(why) => panic!("OSPREY_REQUIRE_NVRTC=1 but NVRTC not found: {why}"),
+    }
+    let dir = std::env::temp_dir().join(format!("osprey-ptx-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cache = DiskCache::new(&dir);
+    let k = &KERNELS[1];
+    let fresh = compiled_ptx(Some(&cache), k, BASELINE_ARCH).unwrap();
+    assert_eq!(fresh, nvrtc::compile(k, BASELINE_ARCH).unwrap());
+    let s = cache.stats();
+    assert_eq!((s.misses.load(Relaxed), s.stored.load(Relaxed)), (1, 1));
+    assert_eq!(compiled_ptx(Some(&cache), k, BASELINE_ARCH).unwrap(), fresh);
+    assert_eq!(s.hits.load(Relaxed), 1);
+    // Another architecture is another entry.
+    compiled_ptx(Some(&cache), k, "compute_90").unwrap();
+    assert_eq!(s.misses.load(Relaxed), 2);
+    // Corrupt every file: rejected by the checksum, recompiled, the same PTX.
+    for f in std::fs::read_dir(&dir).unwrap().flatten() {
+        let mut d = std::fs::read(f.path()).unwrap();
+        let at = d.len() - 10;
+        d[at] ^= 0x20;
+        std::fs::write(f.path(), d).unwrap();
+    }
+    assert_eq!(compiled_ptx(Some(&cache), k, BASELINE_ARCH).unwrap(), fresh);
+    assert_eq!(s.rejected.load(Relaxed), 1);
+    assert_eq!(s.stored.load(Relaxed), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}

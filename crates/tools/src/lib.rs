@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod bench_engine;
+pub mod bench_gpu;
 pub mod bench_mpm;
 mod engines;
 #[cfg(feature = "hyperscan")]

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The one device script of issue 27 (point 6): on the device machine, with what
+# bench/gpu/pack.sh put in bench/gpu/carry/, in one call of under 8 minutes:
+#   1. the device: nvidia-smi;
+#   2. the GPU crate's device and NVRTC tests (OSPREY_REQUIRE_GPU=1: a skip fails);
+#   3. traffic generated on the device (`osprey gen`, the issue's capture);
+#   4. `osprey bench gpu` (kernel-only and end-to-end AC and DFA throughput) -> bench-gpu.json;
+#   5. the end-to-end table: --gpu off / auto / on at 1, 4 and 16 workers, wall time,
+#      alerts (each GPU run's alerts compared with --gpu off's) and the GPU counters ->
+#      e2e.json, e2e.md, and e2e.png when matplotlib is there (else a message).
+# Everything goes to $OUT (default ./gpu-out).
+#
+# Usage: bench/gpu/run.sh [--dry]
+#   --dry: tiny sizes and the CPU executor (--gpu cpu-sim for `on`, `--backend cpu-sim`),
+#   no device tests: what can be checked on a machine without a GPU, in seconds.
+# Environment: CARRY (default bench/gpu/carry), OSPREY (default $CARRY/osprey),
+#   RULES (default: $CARRY/rules.gz unpacked).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+DRY=0
+[ "${1:-}" = "--dry" ] && DRY=1
+CARRY=${CARRY:-$ROOT/bench/gpu/carry}
+OSPREY=${OSPREY:-$CARRY/osprey}
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+WORK=$(mktemp -d /tmp/osprey-gpu.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+START=$(date +%s)
+log() { echo "[$(($(date +%s) - START)) s] $*" | tee -a "$OUT/run.log"; }
+if [ -z "${RULES:-}" ]; then
+    RULES=$WORK/rules.rules
+    gzip -dc "$CARRY/rules.gz" >"$RULES" || { log "no rules: $CARRY/rules.gz"; exit 1; }
+fi
+if [ "$DRY" = 1 ]; then
+    PACKETS=5000 FLOWS=100 WORKERS="1 2" MODES="off auto cpu-sim"
+    BENCH=(--batch-sizes 64,512 --packet-sizes 64,1514 --seconds 0.01 --backend cpu-sim)
+else
+    PACKETS=2500000 FLOWS=20000 WORKERS="1 4 16" MODES="off auto on"
+    BENCH=(--batch-sizes 512,2048,8192,32768,65536 --packet-sizes 64,256,512,1024,1514 --seconds 0.05)
+fi
+
+# 1. The device.
+if [ "$DRY" = 0 ]; then
+    nvidia-smi >"$OUT/device.txt" 2>&1 || log "nvidia-smi failed"
+fi
+
+# 2. Device tests.
+if [ "$DRY" = 0 ]; then
+    for t in "$CARRY"/tests/*; do
+        [ -x "$t" ] || continue
+        if OSPREY_REQUIRE_GPU=1 OSPREY_REQUIRE_NVRTC=1 timeout 90 "$t" >"$OUT/test-$(basename "$t").log" 2>&1; then
+            log "test $(basename "$t"): ok"
+        else
+            log "test $(basename "$t"): FAILED (see test-$(basename "$t").log)"
+        fi
+    done
+fi
+
+# 3. Traffic.
+PCAP=$WORK/big.pcap
+timeout 120 "$OSPREY" gen -o "$PCAP" --rules "$RULES" --flows "$FLOWS" --packets "$PACKETS" \
+    --size 1514 --attack-fraction 0.02 --seed 7 >"$OUT/gen.log" 2>&1 || { log "gen failed"; exit 1; }
+log "generated: $(tail -1 "$OUT/gen.log")"
+
+# 4. Kernel and transfer throughput.
+timeout 180 "$OSPREY" bench gpu --rules "$RULES" "${BENCH[@]}" >"$OUT/bench-gpu.json" 2>"$OUT/bench-gpu.log" &&
+    log "bench gpu: $(python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(v["executor"]["kind"], len(v["points"]), "points")' "$OUT/bench-gpu.json")" ||
+    log "bench gpu failed (bench-gpu.log)"
+
+# 5. End to end. The set-up cache is filled first (a cold cache is paid once per rule
+# set and GPU), then a short capture measures what `--gpu auto` adds to it (issue: at
+# most 20 ms), median of 3 runs each.
+CACHE=$WORK/gpu-cache
+SMALL=$WORK/small.pcap
+"$OSPREY" gen -o "$SMALL" --rules "$RULES" --flows 50 --packets 2000 --size 1514 \
+    --attack-fraction 0.02 --seed 8 >/dev/null 2>&1
+ON=on
+[ "$DRY" = 1 ] && ON=cpu-sim
+mkdir -p "$WORK/warm"
+timeout 120 "$OSPREY" -r "$SMALL" -S "$RULES" -k none -l "$WORK/warm" --no-progress --gpu "$ON" \
+    --gpu-setup wait --gpu-cache "$CACHE" >"$OUT/warm.log" 2>&1 || log "cache warm-up failed (warm.log)"
+for mode in off auto; do
+    for i in 1 2 3; do
+        mkdir -p "$WORK/short-$mode-$i"
+        t0=$(date +%s.%N)
+        timeout 60 "$OSPREY" -r "$SMALL" -S "$RULES" -k none -l "$WORK/short-$mode-$i" --no-progress \
+            --gpu "$mode" --gpu-cache "$CACHE" >/dev/null 2>&1
+        t1=$(date +%s.%N)
+        echo "$mode $(python3 -c "print($t1 - $t0)")"
+    done
+done >"$OUT/short.txt"
+python3 - "$OUT" <<'PY'
+import json, statistics, sys
+out = sys.argv[1]
+t = {}
+for line in open(f"{out}/short.txt"):
+    m, s = line.split()
+    t.setdefault(m, []).append(float(s))
+med = {m: statistics.median(v) for m, v in t.items()}
+r = {"short_capture_s": med, "auto_adds_ms": round((med["auto"] - med["off"]) * 1000, 1)}
+json.dump(r, open(f"{out}/short.json", "w"))
+print(r)
+PY
+log "short capture: $(cat "$OUT/short.json")"
+echo -n >"$OUT/e2e.jsonl"
+for w in $WORKERS; do
+    for mode in $MODES; do
+        d=$WORK/e2e-$w-$mode
+        mkdir -p "$d"
+        t0=$(date +%s.%N)
+        timeout 120 "$OSPREY" -r "$PCAP" -S "$RULES" -k none --threads "$w" -l "$d" --no-progress \
+            --gpu "$mode" --gpu-cache "$CACHE" >"$d/out.log" 2>&1
+        rc=$?
+        t1=$(date +%s.%N)
+        python3 - "$d" "$w" "$mode" "$rc" "$t0" "$t1" >>"$OUT/e2e.jsonl" <<'PY'
+import json, sys
+d, w, mode, rc, t0, t1 = sys.argv[1:]
+alerts = sorted(
+    (e["alert"]["signature_id"], e.get("pcap_cnt", 0))
+    for e in map(json.loads, open(f"{d}/eve.json", errors="replace"))
+    if e.get("event_type") == "alert") if rc == "0" else []
+try:
+    g = json.load(open(f"{d}/stats.json")).get("osprey", {}).get("gpu", {})
+except Exception:
+    g = {}
+json.dump(alerts, open(f"{d}/alerts.json", "w"))
+print(json.dumps({"workers": int(w), "gpu": mode, "rc": int(rc),
+                  "wall_s": round(float(t1) - float(t0), 3), "alerts": len(alerts), "gpu_counters": g}))
+PY
+        log "workers $w --gpu $mode: rc $rc, $(tail -1 "$OUT/e2e.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["wall_s"], "s,", r["alerts"], "alerts")')"
+    done
+done
+
+# The table (alerts compared with --gpu off at the same worker count) and the chart.
+python3 - "$OUT" "$WORK" <<'PY'
+import json, sys
+out, work = sys.argv[1:]
+rows = [json.loads(l) for l in open(f"{out}/e2e.jsonl")]
+base = {r["workers"]: r for r in rows if r["gpu"] == "off"}
+lines = ["| workers | --gpu | wall s | vs off | alerts | = off | GPU cycles | CPU-only decisions | setup ms |",
+         "|---|---|---|---|---|---|---|---|---|"]
+for r in rows:
+    b = base.get(r["workers"])
+    same = json.load(open(f"{work}/e2e-{r['workers']}-{r['gpu']}/alerts.json")) == \
+        json.load(open(f"{work}/e2e-{r['workers']}-off/alerts.json")) if b else None
+    r["alerts_equal_off"] = same
+    r["speed_vs_off"] = round(b["wall_s"] / r["wall_s"], 3) if b and r["wall_s"] else None
+    g = r["gpu_counters"]
+    lines.append(f"| {r['workers']} | {r['gpu']} | {r['wall_s']} | {r['speed_vs_off']} | {r['alerts']} | "
+                 f"{same} | {g.get('cycles_gpu', 0)} | {g.get('cost_cpu_only', 0)} | {g.get('setup_ms', '-')} |")
+open(f"{out}/e2e.md", "w").write("\n".join(lines) + "\n")
+json.dump(rows, open(f"{out}/e2e.json", "w"), indent=1)
+print("\n".join(lines))
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("matplotlib not installed: no chart (e2e.md and e2e.json have the figures)")
+    sys.exit(0)
+fig, ax = plt.subplots(figsize=(7, 4))
+for mode in sorted({r["gpu"] for r in rows}):
+    pts = sorted((r["workers"], r["speed_vs_off"] or 0) for r in rows if r["gpu"] == mode)
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"--gpu {mode}")
+ax.set_xlabel("workers"); ax.set_ylabel("throughput vs --gpu off"); ax.legend(); ax.grid(True)
+fig.savefig(f"{out}/e2e.png", dpi=120)
+print("chart: e2e.png")
+PY
+log "done in $(($(date +%s) - START)) s; results in $OUT"

@@ -1,0 +1,263 @@
+//! GPU set-up off the critical path (issue 27, point 1).
+//!
+//! [`GpuOffload::start`] returns at once; a background thread builds the offload plan
+//! (signature groups, regex DFAs), the AC-Full tables of every group and the device side
+//! (context, PTX, uploads, the dispatcher thread) while the workers run every cycle on
+//! the CPU (`osprey.gpu.setup_pending` counts those cycles). The GPU joins when
+//! [`GpuOffload::ready`] says so: each worker's offload stage takes its handle on its
+//! next cycle.
+//!
+//! The AC tables and the kernels' PTX come from the [`DiskCache`] when it holds them
+//! (keyed by the target — `compute_XY` or `cpu-sim` — and a hash of the groups' patterns
+//! and table limits, or of the kernel source and NVRTC version), so a second run with the
+//! same rules skips the builds. At the end of a run ([`GpuOffload::finish`]) the process
+//! waits for an unfinished set-up only when that set-up is filling the cache (it missed):
+//! that cost is paid once per rule set and target; with a warm cache a short capture is
+//! never held up by the GPU's set-up.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use detect::{Detector, OffloadPlan};
+use gpu::cache::{decode_tables, encode_tables, CacheKey, DiskCache};
+use gpu::{AcTables, Backend, DfaSet, Offload};
+
+use crate::offload::GpuSettings;
+
+/// The built offload: plan, tables and dispatcher.
+pub(crate) struct Ready {
+    pub(crate) plan: OffloadPlan,
+    pub(crate) offload: Offload,
+    pub(crate) settings: GpuSettings,
+}
+
+impl Ready {
+    /// An empty batch buffer of the configured size.
+    pub(crate) fn new_batch(&self) -> gpu::Batch {
+        let s = self.settings.device;
+        gpu::Batch::new(s.max_packets, s.max_bytes)
+    }
+}
+
+/// Offload shared by the workers: the detector it was built for, and the offload once
+/// the background set-up has built it.
+pub struct GpuOffload {
+    detector: Arc<Detector>,
+    settings: GpuSettings,
+    state: OnceLock<Result<Arc<Ready>, String>>,
+    builder: Mutex<Option<JoinHandle<()>>>,
+    cache: Option<DiskCache>,
+    started: Instant,
+    took: OnceLock<Duration>,
+}
+
+impl std::fmt::Debug for GpuOffload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuOffload")
+            .field("ready", &self.ready().is_some())
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+/// The cache target of `backend`.
+fn target(backend: &Backend) -> String {
+    match backend {
+        Backend::Gpu(info) => format!(
+            "compute_{}{}",
+            info.compute_capability.0, info.compute_capability.1
+        ),
+        _ => "cpu-sim".into(),
+    }
+}
+
+/// The cache key of the AC tables of `plan`'s groups under `limits`.
+fn tables_key(plan: &OffloadPlan, limits: &mpm::Limits, target: &str) -> CacheKey {
+    let mut words = Vec::new();
+    words.extend_from_slice(&(limits.memory as u64).to_le_bytes());
+    for g in plan.groups() {
+        words.extend_from_slice(&(g.len() as u64).to_le_bytes());
+        for p in g {
+            words.extend_from_slice(&p.id.to_le_bytes());
+            words.push(u8::from(p.nocase));
+            words.extend_from_slice(&(p.bytes.len() as u32).to_le_bytes());
+            words.extend_from_slice(&p.bytes);
+        }
+    }
+    CacheKey::new("ac-tables", target, &[&words])
+}
+
+impl GpuOffload {
+    /// Set up offload of `detector`'s payload prefilter on `backend` and wait for it; `None`
+    /// for [`Backend::Cpu`]. Fails when the tables cannot be built or the device not set
+    /// up. (A run uses [`GpuOffload::start`]: the same, in the background.)
+    pub fn new(
+        detector: &Arc<Detector>,
+        backend: &Backend,
+        settings: GpuSettings,
+    ) -> Result<Option<Arc<GpuOffload>>, String> {
+        let Some(off) = Self::start(detector, backend, settings, None) else {
+            return Ok(None);
+        };
+        off.wait()?;
+        Ok(Some(off))
+    }
+
+    /// Start setting up offload in a background thread (module docs), with `cache` for
+    /// the tables and kernels; `None` for [`Backend::Cpu`].
+    pub fn start(
+        detector: &Arc<Detector>,
+        backend: &Backend,
+        settings: GpuSettings,
+        cache: Option<DiskCache>,
+    ) -> Option<Arc<GpuOffload>> {
+        if matches!(backend, Backend::Cpu) {
+            return None;
+        }
+        let off = Arc::new(GpuOffload {
+            detector: detector.clone(),
+            settings,
+            state: OnceLock::new(),
+            builder: Mutex::new(None),
+            cache,
+            started: Instant::now(),
+            took: OnceLock::new(),
+        });
+        let (me, backend) = (off.clone(), backend.clone());
+        let spawned = std::thread::Builder::new()
+            .name("osprey-gpu-setup".into())
+            .spawn(move || {
+                let r = me.build(&backend).map(Arc::new);
+                let _ = me.took.set(me.started.elapsed());
+                let _ = me.state.set(r);
+            });
+        match spawned {
+            Ok(h) => *off.builder.lock().unwrap_or_else(|e| e.into_inner()) = Some(h),
+            Err(e) => {
+                let _ = off.state.set(Err(format!("GPU set-up thread: {e}")));
+            }
+        }
+        Some(off)
+    }
+
+    fn build(&self, backend: &Backend) -> Result<Ready, String> {
+        let settings = self.settings;
+        settings.balance.validate().map_err(|e| e.to_string())?;
+        let plan = OffloadPlan::build(&self.detector);
+        let mut limits = mpm::Limits::default();
+        if settings.table_memory > 0 {
+            limits.memory = settings.table_memory;
+        }
+        let target = target(backend);
+        let build = || {
+            plan.groups()
+                .iter()
+                .map(|g| mpm::DfaTables::build(g, &limits))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("GPU tables: {e}"))
+        };
+        let groups = match &self.cache {
+            Some(c) => c.get_or_build(
+                &tables_key(&plan, &limits, &target),
+                |b| decode_tables(b).filter(|g| g.len() == plan.groups().len()),
+                |g| encode_tables(g),
+                build,
+            )?,
+            None => build()?,
+        };
+        let tables = AcTables::new(&groups).map_err(|e| format!("GPU tables: {e}"))?;
+        let dfas = if plan.pcre_dfas().is_empty() {
+            None
+        } else {
+            let set = DfaSet::new(plan.pcre_dfas(), detect::PCRE_DFA_MAX_STATES)
+                .map_err(|e| format!("GPU regex DFAs: {e}"))?;
+            Some(Arc::new(set))
+        };
+        let offload = Offload::with_cache(
+            backend,
+            Arc::new(tables),
+            dfas,
+            settings.device,
+            self.cache.as_ref(),
+        )
+        .map_err(|e| e.to_string())?
+        .ok_or("no offload backend")?;
+        Ok(Ready {
+            plan,
+            offload,
+            settings,
+        })
+    }
+
+    /// The offload, once the set-up is done (and did not fail).
+    pub(crate) fn ready(&self) -> Option<&Arc<Ready>> {
+        self.state.get().and_then(|r| r.as_ref().ok())
+    }
+
+    /// Wait for the set-up; its error when it failed.
+    pub fn wait(&self) -> Result<(), String> {
+        let h = self
+            .builder
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(h) = h {
+            let _ = h.join();
+        }
+        match self.state.get() {
+            Some(Ok(_)) => Ok(()),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err("GPU set-up thread ended without a result".into()),
+        }
+    }
+
+    /// At the end of a run: the set-up's outcome so far, after waiting for it only when it
+    /// is filling the cache (module docs). `None`: still setting up (not waited for).
+    pub fn finish(&self) -> Option<Result<(), String>> {
+        let filling = self.cache.as_ref().is_some_and(|c| {
+            let s = c.stats();
+            s.misses.load(Ordering::Relaxed) + s.rejected.load(Ordering::Relaxed) > 0
+        });
+        if self.state.get().is_none() && !filling {
+            return None;
+        }
+        Some(self.wait())
+    }
+
+    /// The detector this offload was built for.
+    pub fn detector(&self) -> &Arc<Detector> {
+        &self.detector
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &GpuSettings {
+        &self.settings
+    }
+
+    /// Bytes of matcher tables on the device (0 until ready).
+    pub fn device_bytes(&self) -> usize {
+        self.ready()
+            .map_or(0, |r| r.offload.tables().device_bytes())
+    }
+
+    /// How long the set-up took, once done.
+    pub fn setup_time(&self) -> Option<Duration> {
+        self.took.get().copied()
+    }
+
+    /// Engine-wide counters under `osprey.gpu.` (not per worker): the cache's, and the
+    /// set-up time in milliseconds.
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut v: Vec<_> = self
+            .cache
+            .iter()
+            .flat_map(|c| c.stats().counters())
+            .collect();
+        if let Some(t) = self.setup_time() {
+            v.push(("osprey.gpu.setup_ms", t.as_millis() as u64));
+        }
+        v
+    }
+}

@@ -1,0 +1,397 @@
+//! `osprey bench gpu`: Aho-Corasick and regex-DFA throughput of the GPU offload against
+//! batch size and packet size, for both kernel layouts and 16- and 32-bit tables, with the
+//! fast patterns (and the regexes that have a DFA) of a rule set (issue 27, point 4).
+//!
+//! Each point first counts what the kernels do — payload bytes, bytes moved each way
+//! (payloads and per-packet metadata in; per-packet counts and report rows out) and table
+//! lookups (one per byte walked, the packet-per-block layout walking each chunk's overlap
+//! again) — and then times it: **kernel-only** (the executor over a batch already in
+//! place) and **end-to-end** (a worker's `scan`: the copy into staging memory, the
+//! transfers, the kernel, the report rows back and their merge into matches).
+//!
+//! On a machine without a GPU the executor is the CPU one (`gpu::cpu`, the kernels'
+//! semantics) behind the same dispatcher thread (`cpu-sim`), and the JSON says so
+//! (`"executor": "cpu-sim"` with the reason): those figures are the CPU's, not a GPU's.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use gpu::cpu::{self, AcLayout};
+use gpu::{AcTables, Backend, Batch, DfaJob, DfaSet, GpuConfig, Offload, ReportBuffer, Width};
+use mpm::{DfaTables, Limits, Pattern};
+use rules::{LoadOptions, Match, RuleSet, Vars};
+use serde_json::{json, Value};
+
+use crate::patterns::pattern_sets;
+use crate::payloads::random_bytes;
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct BenchGpuOptions {
+    /// Rule files: their fast patterns and the regexes with a DFA.
+    pub rules: Vec<PathBuf>,
+    /// Packets per batch.
+    pub batch_sizes: Vec<usize>,
+    /// Payload bytes per packet.
+    pub packet_sizes: Vec<usize>,
+    /// Seconds each point is timed for (at least one run).
+    pub seconds: f64,
+    /// `auto` (a GPU when one works, else the CPU executor) or `cpu-sim`.
+    pub backend: String,
+    /// Regex DFAs at most (the ones of the rules that convert, in rule order).
+    pub max_dfas: usize,
+}
+
+impl Default for BenchGpuOptions {
+    fn default() -> BenchGpuOptions {
+        BenchGpuOptions {
+            rules: Vec::new(),
+            batch_sizes: vec![512, 2048, 8192, 32768, 65536],
+            packet_sizes: vec![64, 256, 512, 1024, 1514],
+            seconds: 0.2,
+            backend: "auto".into(),
+            max_dfas: 256,
+        }
+    }
+}
+
+/// A batch of `n` payloads of `size` bytes: HTTP-like text and random bytes, one in 64
+/// carrying a pattern (so matches and report rows are exercised).
+fn batch(n: usize, size: usize, patterns: &[Pattern], seed: u64) -> Batch {
+    let head =
+        b"GET /index.html HTTP/1.1\r\nHost: www.example.com\r\nUser-Agent: Mozilla/5.0\r\n\r\n";
+    let noise = random_bytes(seed, 64 * 1024);
+    let mut b = Batch::new(n, n * size.next_multiple_of(gpu::ALIGN));
+    for i in 0..n {
+        let mut p: Vec<u8> = head.iter().copied().cycle().take(size / 2).collect();
+        let at = (i * 4099) % (noise.len() - size);
+        p.extend_from_slice(&noise[at..at + size - p.len()]);
+        if i % 64 == 0 && !patterns.is_empty() {
+            let pat = &patterns[(i / 64) % patterns.len()].bytes;
+            if pat.len() <= size {
+                let at = (i * 31) % (size - pat.len() + 1);
+                p[at..at + pat.len()].copy_from_slice(pat);
+            }
+        }
+        b.push(0, &p).expect("sized for the batch");
+    }
+    b
+}
+
+/// Table lookups a layout makes over `batch` (one per byte walked).
+fn lookups(batch: &Batch, layout: AcLayout, max_len: usize) -> u64 {
+    let overlap = max_len.saturating_sub(1);
+    batch
+        .lens()
+        .iter()
+        .map(|&len| {
+            let len = len as usize;
+            match layout {
+                AcLayout::PacketPerThread => len as u64,
+                AcLayout::PacketPerBlock { threads } => {
+                    let chunk = len.div_ceil(threads.clamp(1, 1024) as usize).max(1);
+                    (0..len.div_ceil(chunk))
+                        .map(|t| (chunk.min(len - t * chunk) + overlap.min(t * chunk)) as u64)
+                        .sum()
+                }
+            }
+        })
+        .sum()
+}
+
+/// Run `f` repeatedly for about `seconds` (at least once); seconds per run.
+fn time(seconds: f64, mut f: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    let mut runs = 0u32;
+    loop {
+        f();
+        runs += 1;
+        let el = start.elapsed().as_secs_f64();
+        if el >= seconds {
+            return el / runs as f64;
+        }
+    }
+}
+
+fn gbps(bytes: u64, secs: f64) -> f64 {
+    bytes as f64 * 8.0 / secs / 1e9
+}
+
+/// The regexes of `set` that have a DFA (at most `max`).
+fn regex_dfas(set: &RuleSet, max: usize) -> Vec<mpm::PlainDfa> {
+    let mut out = Vec::new();
+    for r in set.rules.iter().filter(|r| r.rule.enabled) {
+        for bm in &r.rule.buffers {
+            for m in &bm.matches {
+                if let Match::Pcre(p) = m {
+                    if out.len() < max {
+                        if let Ok(d) =
+                            detect::pcre_dfa(&p.pattern, p.flags, detect::PCRE_DFA_MAX_STATES)
+                        {
+                            out.push(d);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The largest prefix of `patterns` whose automaton fits 16-bit state ids (halving).
+fn fit_u16(patterns: &[Pattern], limits: &Limits) -> Option<DfaTables> {
+    let mut n = patterns.len();
+    while n > 0 {
+        if let Ok(t) = DfaTables::build(&patterns[..n], limits) {
+            if t.num_states <= u16::MAX as u32 + 1 {
+                return Some(t);
+            }
+        }
+        n /= 2;
+    }
+    None
+}
+
+/// Measure; the report as JSON.
+pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
+    let (set, _) = RuleSet::load(
+        &opts.rules,
+        &Vars::suricata_default(),
+        &LoadOptions::default(),
+    );
+    let (fast, _) = pattern_sets(&set, None);
+    if fast.is_empty() {
+        return Err("no fast pattern in the rules".into());
+    }
+    let limits = Limits::default();
+    let full = DfaTables::build(&fast, &limits).map_err(|e| format!("AC tables: {e}"))?;
+    let mut tables = Vec::new();
+    tables.push((
+        Width::U32,
+        fast.len(),
+        AcTables::with_width(std::slice::from_ref(&full), Width::U32).map_err(|e| e.to_string())?,
+    ));
+    let small = if full.num_states <= u16::MAX as u32 + 1 {
+        Some(full.clone())
+    } else {
+        fit_u16(&fast, &limits)
+    };
+    if let Some(t) = small {
+        let n = t.patterns.infos.len();
+        tables.push((
+            Width::U16,
+            n,
+            AcTables::with_width(&[t], Width::U16).map_err(|e| e.to_string())?,
+        ));
+    }
+    let (backend, why) = match opts.backend.as_str() {
+        "cpu-sim" => (Backend::CpuSim, "asked for (--backend cpu-sim)".to_string()),
+        "auto" => match gpu::probe(0) {
+            Ok(info) => (Backend::Gpu(info), String::new()),
+            Err(e) => (Backend::CpuSim, e.0),
+        },
+        other => return Err(format!("--backend takes auto or cpu-sim, not {other:?}")),
+    };
+    let executor = match &backend {
+        Backend::Gpu(info) => json!({"kind": "gpu", "name": info.name,
+            "compute_capability": format!("{}.{}", info.compute_capability.0, info.compute_capability.1)}),
+        _ => json!({"kind": "cpu-sim", "why": why,
+            "note": "no GPU: the CPU executor of the same kernels stands in; these are CPU figures"}),
+    };
+    let max_packets = *opts.batch_sizes.iter().max().unwrap_or(&512);
+    let max_size = *opts.packet_sizes.iter().max().unwrap_or(&1514);
+    let mut points = Vec::new();
+    let layouts = [
+        ("packet-per-thread", AcLayout::PacketPerThread),
+        ("packet-per-block-32", AcLayout::BLOCK_WARP),
+    ];
+    for (width, npat, t) in &tables {
+        let t = Arc::new(t.clone());
+        let max_len = t.groups()[0].max_len as usize;
+        for (lname, layout) in layouts {
+            let cfg = GpuConfig {
+                layout,
+                max_packets,
+                max_bytes: max_packets * max_size.next_multiple_of(gpu::ALIGN),
+                ..GpuConfig::default()
+            };
+            let off = Offload::new(&backend, t.clone(), None, cfg)
+                .map_err(|e| e.to_string())?
+                .ok_or("no offload backend")?;
+            let mut worker = off.worker();
+            for &n in &opts.batch_sizes {
+                for &size in &opts.packet_sizes {
+                    let b = batch(n, size, &fast, n as u64 ^ size as u64);
+                    let payload: u64 = b.lens().iter().map(|&l| l as u64).sum();
+                    let rows = (n * cfg.report_cap as usize * 2 * 4) as u64;
+                    let h2d = b.bytes().len() as u64 + 12 * n as u64;
+                    let d2h = 4 * n as u64 + rows;
+                    let lk = lookups(&b, layout, max_len);
+                    let mut out = ReportBuffer::new(cfg.report_cap);
+                    // Kernel-only: the CPU executor over the batch in place; on a GPU the
+                    // end-to-end figure below includes the kernel and the transfers.
+                    let kernel = match backend {
+                        Backend::Gpu(_) => None,
+                        _ => Some(time(opts.seconds, || {
+                            cpu::run_ac(&t, &b, layout, &mut out);
+                        })),
+                    };
+                    let mut home = Some(b);
+                    let mut found = Vec::new();
+                    let mut err = None;
+                    let e2e = time(opts.seconds, || {
+                        found.clear();
+                        if let Some(b) = home.take() {
+                            match worker.scan(b, &mut found) {
+                                Ok((b, _)) => home = Some(b),
+                                Err(e) => err = Some(e.to_string()),
+                            }
+                        }
+                    });
+                    if let Some(e) = err {
+                        return Err(format!("scan: {e}"));
+                    }
+                    points.push(json!({
+                        "kernel": "ac", "layout": lname,
+                        "width": if *width == Width::U16 { 16 } else { 32 },
+                        "patterns": npat, "batch": n, "packet_size": size,
+                        "payload_bytes": payload, "bytes_h2d": h2d, "bytes_d2h": d2h,
+                        "lookups": lk, "lookups_per_byte": lk as f64 / payload as f64,
+                        "matches": found.len(),
+                        "kernel_s": kernel, "kernel_gbps": kernel.map(|k| gbps(payload, k)),
+                        "e2e_s": e2e, "e2e_gbps": gbps(payload, e2e),
+                    }));
+                }
+            }
+        }
+    }
+    // Regex DFAs: one job per packet and DFA (round-robin over the DFAs, 4 per packet).
+    let dfas = regex_dfas(&set, opts.max_dfas);
+    if !dfas.is_empty() {
+        let dset =
+            Arc::new(DfaSet::new(&dfas, detect::PCRE_DFA_MAX_STATES).map_err(|e| e.to_string())?);
+        let t = Arc::new(tables[0].2.clone());
+        let cfg = GpuConfig {
+            max_packets,
+            max_bytes: max_packets * max_size.next_multiple_of(gpu::ALIGN),
+            ..GpuConfig::default()
+        };
+        let off = Offload::new(&backend, t, Some(dset.clone()), cfg)
+            .map_err(|e| e.to_string())?
+            .ok_or("no offload backend")?;
+        let mut worker = off.worker();
+        for &n in &opts.batch_sizes {
+            for &size in &opts.packet_sizes {
+                let b = batch(n, size, &fast, 7 ^ n as u64);
+                let jobs: Vec<DfaJob> = (0..n as u32)
+                    .flat_map(|p| (0..4u32).map(move |k| (p, k)))
+                    .map(|(packet, k)| DfaJob {
+                        packet,
+                        dfa: (packet * 4 + k) % dfas.len() as u32,
+                    })
+                    .collect();
+                let walked: u64 = b.lens().iter().map(|&l| 4 * l as u64).sum();
+                let mut ends = Vec::new();
+                let kernel = match backend {
+                    Backend::Gpu(_) => None,
+                    _ => Some(time(opts.seconds, || {
+                        cpu::run_dfa(&dset, &b, &jobs, &mut ends)
+                    })),
+                };
+                let mut home = Some((b, jobs));
+                let mut err = None;
+                let e2e = time(opts.seconds, || {
+                    if let Some((b, j)) = home.take() {
+                        match worker.run_dfa(b, j, &mut ends) {
+                            Ok(back) => home = Some(back),
+                            Err(e) => err = Some(e.to_string()),
+                        }
+                    }
+                });
+                if let Some(e) = err {
+                    return Err(format!("DFA: {e}"));
+                }
+                points.push(json!({
+                    "kernel": "dfa", "dfas": dfas.len(), "jobs_per_packet": 4,
+                    "batch": n, "packet_size": size,
+                    "bytes_walked": walked, "lookups": walked,
+                    "kernel_s": kernel, "kernel_gbps": kernel.map(|k| gbps(walked, k)),
+                    "e2e_s": e2e, "e2e_gbps": gbps(walked, e2e),
+                }));
+            }
+        }
+    }
+    Ok(json!({
+        "bench": "gpu",
+        "executor": executor,
+        "rules": opts.rules,
+        "fast_patterns": fast.len(),
+        "ac_states": full.num_states,
+        "regex_dfas": dfas.len(),
+        "points": points,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_count_the_block_overlap() {
+        let mut b = Batch::new(2, 4096);
+        b.push(0, &[b'a'; 100]).unwrap();
+        b.push(0, &[b'a'; 10]).unwrap();
+        assert_eq!(lookups(&b, AcLayout::PacketPerThread, 8), 110);
+        // Each chunk but the first also walks back min(7, its start): 100 bytes over 32
+        // threads are 25 chunks of 4 (starts 4, 8, ...: 4 + 23 x 7), 10 bytes are 10
+        // chunks of 1 (starts 1..9: 1 + 2 + ... + 7 + 7 + 7).
+        assert_eq!(
+            lookups(&b, AcLayout::BLOCK_WARP, 8),
+            100 + 4 + 23 * 7 + 10 + (1 + 2 + 3 + 4 + 5 + 6 + 7 + 7 + 7)
+        );
+    }
+
+    #[test]
+    fn a_tiny_run_reports_every_point_and_says_it_is_the_cpu() {
+        let dir = std::env::temp_dir().join(format!("osprey-bench-gpu-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rules = dir.join("r.rules");
+        std::fs::write(
+            &rules,
+            concat!(
+                "alert tcp any any -> any any (msg:\"a\"; content:\"User-Agent: Mozilla\"; sid:1;)\n",
+                "alert tcp any any -> any any (msg:\"b\"; content:\"index\"; pcre:\"/ind[e]x\\.html/\"; sid:2;)\n",
+            ),
+        )
+        .unwrap();
+        let opts = BenchGpuOptions {
+            rules: vec![rules],
+            batch_sizes: vec![8, 16],
+            packet_sizes: vec![64, 200],
+            seconds: 0.0,
+            backend: "cpu-sim".into(),
+            max_dfas: 4,
+        };
+        let v = bench_gpu(&opts).unwrap();
+        assert_eq!(v["executor"]["kind"], "cpu-sim");
+        assert_eq!(v["fast_patterns"], 2);
+        let points = v["points"].as_array().unwrap();
+        // AC: 2 widths x 2 layouts x 2 x 2; DFA: 2 x 2.
+        assert_eq!(points.len(), 16 + 4);
+        for p in points {
+            assert!(p["e2e_gbps"].as_f64().unwrap() > 0.0, "{p}");
+            assert!(p["kernel_gbps"].as_f64().unwrap() > 0.0, "{p}");
+        }
+        // "User-Agent: Mozilla" is in every payload's text head (200 bytes: 100 of text).
+        let ac200 = points
+            .iter()
+            .find(|p| p["kernel"] == "ac" && p["packet_size"] == 200 && p["batch"] == 16)
+            .unwrap();
+        assert!(ac200["matches"].as_u64().unwrap() >= 16, "{ac200}");
+        assert_eq!(ac200["payload_bytes"], 16 * 200);
+        assert_eq!(ac200["bytes_h2d"], 16 * 208 + 12 * 16);
+        assert!(points.iter().any(|p| p["kernel"] == "dfa"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
