@@ -8,6 +8,7 @@
 //! again. Trackers time out (Suricata's `defrag.timeout`, 60 s), their number and the
 //! memory they hold are capped, and every refusal is counted.
 
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
@@ -157,13 +158,70 @@ pub struct DefragStats {
 #[derive(Default)]
 struct Tracker {
     buf: Vec<u8>,
-    frags: Vec<Range<u32>>,
-    header: Vec<u8>,
+    /// The fragments' ranges (inline while few: most datagrams have two).
+    frags: SmallVec<[Range<u32>; 4]>,
+    /// The first fragment's header (inline when it is at most 64 bytes).
+    header: SmallVec<[u8; 64]>,
     v6_next: Option<(usize, u8)>,
     have_first: bool,
     /// Payload length, known once the last fragment was seen.
     total: Option<u32>,
     last_us: u64,
+    /// The fragment slots the memory accounting charges (the list's own capacity may
+    /// be larger when the tracker is reused).
+    frag_slots: usize,
+}
+
+/// Most bytes of buffers kept in emptied trackers for reuse (trackers of datagrams
+/// that completed, were dropped or timed out), so that a steady stream of fragments
+/// does not allocate: the trackers a sweep expires serve the datagrams that follow.
+const SPARE_BYTES: usize = 1 << 20;
+/// A reused tracker keeps at most this much of its reassembly buffer.
+const SPARE_BUF: usize = 16 << 10;
+
+/// Emptied trackers kept for reuse, their buffers' total capacity bounded.
+#[derive(Default)]
+struct Spare {
+    list: Vec<Tracker>,
+    bytes: usize,
+}
+
+impl Spare {
+    fn room(t: &Tracker) -> usize {
+        t.buf.capacity() + t.header.capacity() + t.frags.capacity() * 8
+    }
+
+    /// An empty tracker, reused when one is kept.
+    fn take(&mut self) -> Tracker {
+        match self.list.pop() {
+            Some(t) => {
+                self.bytes -= Self::room(&t);
+                t
+            }
+            None => Tracker::default(),
+        }
+    }
+
+    /// Keeps `t`'s buffers for a later datagram, emptied (while there is room).
+    fn put(&mut self, mut t: Tracker) {
+        t.buf.clear();
+        if t.buf.capacity() > SPARE_BUF {
+            t.buf.shrink_to(SPARE_BUF);
+        }
+        let room = Self::room(&t);
+        if self.bytes + room > SPARE_BYTES {
+            return;
+        }
+        t.frags.clear();
+        t.header.clear();
+        t.v6_next = None;
+        t.have_first = false;
+        t.total = None;
+        t.last_us = 0;
+        t.frag_slots = 0;
+        self.bytes += room;
+        self.list.push(t);
+    }
 }
 
 /// The defragmenter of one worker.
@@ -175,6 +233,10 @@ pub struct Defrag {
     stats: DefragStats,
     /// The next fragment is refused as if the memory cap were reached.
     simulate_memcap: bool,
+    /// Emptied trackers for reuse.
+    spare: Spare,
+    /// Scratch list of byte ranges (holes and completeness checks).
+    ranges: Vec<(u32, u32)>,
 }
 
 fn fam(f: Family) -> usize {
@@ -194,6 +256,8 @@ impl Defrag {
             memuse: 0,
             stats: DefragStats::default(),
             simulate_memcap: false,
+            spare: Spare::default(),
+            ranges: Vec::new(),
         }
     }
 
@@ -218,13 +282,16 @@ impl Defrag {
         self.trackers.len()
     }
 
+    /// The memory a tracker is charged: what its buffers would hold if they had been
+    /// allocated for this datagram alone (reused buffers may have more room).
     fn tracker_mem(t: &Tracker) -> usize {
-        t.buf.capacity() + t.header.capacity() + t.frags.capacity() * 8 + 64
+        t.buf.len() + t.header.len() + t.frag_slots * 8 + 64
     }
 
     fn remove(&mut self, key: &FragKey) {
         if let Some(t) = self.trackers.remove(key) {
             self.memuse -= Self::tracker_mem(&t);
+            self.spare.put(t);
         }
     }
 
@@ -233,10 +300,12 @@ impl Defrag {
         let to = self.cfg.timeout_secs as u64 * 1_000_000;
         let before = self.trackers.len();
         let mut freed = 0;
+        let spare = &mut self.spare;
         self.trackers.retain(|_, t| {
             let keep = now_us <= t.last_us.saturating_add(to);
             if !keep {
                 freed += Self::tracker_mem(t);
+                spare.put(std::mem::take(t));
             }
             keep
         });
@@ -280,7 +349,8 @@ impl Defrag {
                 self.stats.memcap_drops += 1;
                 return DefragResult::Memcap;
             }
-            self.trackers.insert(f.key, Tracker::default());
+            let fresh = self.spare.take();
+            self.trackers.insert(f.key, fresh);
             self.memuse += 64;
         }
         let policy = self.cfg.policy;
@@ -295,9 +365,9 @@ impl Defrag {
             return DefragResult::Dropped;
         }
         // Worst-case growth of this insert: the buffer, the header copy, the list.
-        let grow = (end as usize).saturating_sub(t.buf.capacity())
+        let grow = (end as usize).saturating_sub(t.buf.len())
             + if t.have_first { 0 } else { f.header.len() }
-            + if t.frags.len() == t.frags.capacity() {
+            + if t.frags.len() == t.frag_slots {
                 (t.frags.len() + 4) * 8
             } else {
                 0
@@ -307,7 +377,9 @@ impl Defrag {
             return DefragResult::Memcap;
         }
         if (end as usize) > t.buf.len() {
-            t.buf.reserve_exact(end as usize - t.buf.len());
+            if t.buf.capacity() < end as usize {
+                t.buf.reserve_exact(end as usize - t.buf.len());
+            }
             t.buf.resize(end as usize, 0);
         }
         if !f.more {
@@ -320,7 +392,9 @@ impl Defrag {
         if f.offset == 0 && !t.have_first {
             t.have_first = true;
             t.header.clear();
-            t.header.reserve_exact(f.header.len());
+            if t.header.capacity() < f.header.len() {
+                t.header.reserve_exact(f.header.len());
+            }
             t.header.extend_from_slice(f.header);
             t.v6_next = f.v6_next;
         }
@@ -340,12 +414,14 @@ impl Defrag {
             }
         }
         // Holes inside the new range: the bytes no held fragment covers.
-        let mut covered: Vec<(u32, u32)> = t
-            .frags
-            .iter()
-            .filter(|o| o.start < end && o.end > start)
-            .map(|o| (o.start.max(start), o.end.min(end)))
-            .collect();
+        let covered = &mut self.ranges;
+        covered.clear();
+        covered.extend(
+            t.frags
+                .iter()
+                .filter(|o| o.start < end && o.end > start)
+                .map(|o| (o.start.max(start), o.end.min(end))),
+        );
         covered.sort_unstable();
         let mut pos = start;
         for (a, b) in covered.iter().copied().chain(std::iter::once((end, end))) {
@@ -356,8 +432,11 @@ impl Defrag {
             pos = pos.max(b);
         }
         if start < end {
-            if t.frags.len() == t.frags.capacity() {
-                t.frags.reserve_exact(t.frags.len() + 4);
+            if t.frags.len() == t.frag_slots {
+                t.frag_slots = 2 * t.frags.len() + 4;
+                if t.frags.capacity() < t.frag_slots {
+                    t.frags.reserve_exact(t.frag_slots - t.frags.len());
+                }
             }
             t.frags.push(new);
         }
@@ -373,10 +452,12 @@ impl Defrag {
         if !t.have_first {
             return DefragResult::Pending;
         }
-        let mut ranges: Vec<(u32, u32)> = t.frags.iter().map(|r| (r.start, r.end)).collect();
+        let ranges = &mut self.ranges;
+        ranges.clear();
+        ranges.extend(t.frags.iter().map(|r| (r.start, r.end)));
         ranges.sort_unstable();
         let mut reach = 0u32;
-        for (a, b) in ranges {
+        for &(a, b) in ranges.iter() {
             if a > reach {
                 break;
             }
@@ -387,20 +468,33 @@ impl Defrag {
         }
         let t = self.trackers.remove(&f.key).expect("present");
         self.memuse -= Self::tracker_mem(&t);
+        let built = self.rebuild(&t, f.key.family, total);
+        self.spare.put(t);
+        if !built {
+            return DefragResult::Dropped;
+        }
+        self.stats.reassembled[fi] += 1;
+        DefragResult::Reassembled(&self.out)
+    }
+
+    /// Writes the datagram `t` completed into `self.out` (its header fixed up); false
+    /// when it is refused (counted).
+    fn rebuild(&mut self, t: &Tracker, family: Family, total: u32) -> bool {
+        let fi = fam(family);
         let payload = &t.buf[..total as usize];
         let total_len = t.header.len() + payload.len();
         if total_len > MAX_DATAGRAM {
             self.stats.too_large[fi] += 1;
-            return DefragResult::Dropped;
+            return false;
         }
         self.out.clear();
         self.out.extend_from_slice(&t.header);
         self.out.extend_from_slice(payload);
-        match f.key.family {
+        match family {
             Family::V4 => {
                 if self.out.len() < 20 || total_len > 65535 {
                     self.stats.too_large[fi] += 1;
-                    return DefragResult::Dropped;
+                    return false;
                 }
                 let h = &mut self.out;
                 h[2..4].copy_from_slice(&(total_len as u16).to_be_bytes());
@@ -415,12 +509,12 @@ impl Defrag {
             }
             Family::V6 => {
                 if self.out.len() < 40 {
-                    return DefragResult::Dropped;
+                    return false;
                 }
                 let plen = total_len - 40;
                 if plen > 65535 {
                     self.stats.too_large[fi] += 1;
-                    return DefragResult::Dropped;
+                    return false;
                 }
                 self.out[4..6].copy_from_slice(&(plen as u16).to_be_bytes());
                 if let Some((pos, nh)) = t.v6_next {
@@ -430,8 +524,7 @@ impl Defrag {
                 }
             }
         }
-        self.stats.reassembled[fi] += 1;
-        DefragResult::Reassembled(&self.out)
+        true
     }
 
     /// Counters under Suricata's names (ours under `osprey.`).
@@ -542,6 +635,37 @@ mod tests {
             assert_eq!(d.pending(), 0);
             assert_eq!(d.memuse(), 0);
         }
+    }
+
+    #[test]
+    fn trackers_are_reused_without_stale_bytes_or_memory() {
+        let h = v4hdr();
+        let mut d = Defrag::new(DefragConfig::default());
+        // A datagram that never completes (its tail is longer than the next one's)
+        // times out; its tracker is kept for the next datagram.
+        assert_eq!(
+            d.insert(&frag(v4key(1), 8, true, b"XXXXXXXXXXXXXXXX", &h)),
+            DefragResult::Pending
+        );
+        let held = d.memuse();
+        d.expire(200_000_000);
+        assert_eq!((d.pending(), d.memuse()), (0, 0));
+        assert_eq!(d.spare.list.len(), 1);
+        assert_eq!(
+            d.insert(&frag(v4key(2), 8, false, b"BB", &h)),
+            DefragResult::Pending
+        );
+        assert_eq!(
+            d.spare.list.len(),
+            0,
+            "the kept tracker serves the next datagram"
+        );
+        // Charged as a fresh tracker would be, not by the reused buffer's room.
+        assert!(d.memuse() < held, "{} vs {held}", d.memuse());
+        let p = payload(d.insert(&frag(v4key(2), 0, true, b"AAAAAAAA", &h))).expect("complete");
+        assert_eq!(&p[20..], b"AAAAAAAABB");
+        assert_eq!((d.pending(), d.memuse()), (0, 0));
+        assert_eq!(d.spare.list.len(), 1);
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod defrag;
 pub mod dispatch;
 pub mod key;
 pub mod reasm;
+mod stream_pool;
 pub mod table;
 pub mod tcp;
 pub mod tfo;

@@ -300,9 +300,11 @@ impl Reassembly {
             }
         }
         if self.buf.is_empty() && self.segs.is_empty() {
-            // Nothing held: keep no allocation at all.
-            self.buf = Vec::new();
-            self.segs = Vec::new();
+            // Nothing held: keep no allocation at all (the worker's pool keeps it).
+            crate::stream_pool::give(
+                std::mem::take(&mut self.buf),
+                std::mem::take(&mut self.segs),
+            );
         } else if self.buf.capacity() > 2 * self.buf.len() + REGION {
             self.buf.shrink_to(round_up(self.buf.len(), REGION));
         }
@@ -404,7 +406,7 @@ impl Reassembly {
                     want = want.min(need.max(depth.saturating_sub(self.base) as usize));
                 }
                 want = want.min(cap + allowed).max(need);
-                self.buf.reserve_exact(want - self.buf.len());
+                crate::stream_pool::grow_bytes(&mut self.buf, want);
             }
             self.buf.resize(need, 0);
         }
@@ -456,7 +458,9 @@ impl Reassembly {
             out.memcap_dropped = true;
             out.stored = 0;
         } else {
-            self.segs.reserve_exact(want - self.segs.len());
+            // Exact while small, then by half (as `seg_capacity` charged above).
+            let cap = seg_capacity(self.segs.capacity(), want);
+            crate::stream_pool::grow_segs(&mut self.segs, cap);
             for r in inserts {
                 let i = self.segs.partition_point(|s| s.start < r.start);
                 self.segs.insert(i, r);
@@ -521,8 +525,10 @@ impl Reassembly {
     /// Release all memory (flow end), returning how many bytes were freed.
     pub fn free(&mut self) -> usize {
         let m = self.memuse();
-        self.buf = Vec::new();
-        self.segs = Vec::new();
+        crate::stream_pool::give(
+            std::mem::take(&mut self.buf),
+            std::mem::take(&mut self.segs),
+        );
         m
     }
 }

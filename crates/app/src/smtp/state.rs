@@ -112,13 +112,16 @@ impl SmtpState {
                 continue;
             }
             if done {
-                let line = self.lines[d].line_max(max);
-                let (text, truncated) = (line.text.to_vec(), line.truncated);
-                self.lines[d].clear();
+                // The line buffer is lent out while its line is handled (the handlers
+                // do not read lines), so the line is not copied.
+                let mut buf = std::mem::take(&mut self.lines[d]);
+                let line = buf.line_max(max);
                 match dir {
-                    Direction::ToServer => self.client_line(ctx, &text, truncated),
-                    Direction::ToClient => self.server_line(ctx, &text, truncated),
+                    Direction::ToServer => self.client_line(ctx, line.text, line.truncated),
+                    Direction::ToClient => self.server_line(ctx, line.text, line.truncated),
                 }
+                buf.clear();
+                self.lines[d] = buf;
             }
         }
     }

@@ -80,7 +80,23 @@ impl Detector {
             }
             scratch.order_cands();
             let cands = std::mem::take(&mut scratch.cands);
-            let (mut pkt_cands, mut body_cands) = (Vec::new(), Vec::new());
+            // The lists of this transaction's previous pass are reused (emptied), and
+            // its body list is kept when only packet-dependent rules run again.
+            let keep_body = matches!((seen_i, body_only), (Some(_), None));
+            let (mut pkt_cands, mut body_cands) = match fd.tx_seen_index(di, id) {
+                Some(i) => {
+                    let t = &mut fd.tx_seen[i];
+                    (
+                        std::mem::take(&mut t.pkt_cands),
+                        std::mem::take(&mut t.body_cands),
+                    )
+                }
+                None => (Vec::new(), Vec::new()),
+            };
+            pkt_cands.clear();
+            if !keep_body {
+                body_cands.clear();
+            }
             for &si in &cands {
                 let s = &self.sigs[si as usize];
                 // A file rule alerts once per direction (each file travels one way), an
@@ -101,15 +117,11 @@ impl Detector {
                 if s.looks_at_packet() {
                     pkt_cands.push(si);
                 }
-                if s.app.iter().any(|a| a.buf.is_body()) || !s.files.is_empty() {
+                if !keep_body && (s.app.iter().any(|a| a.buf.is_body()) || !s.files.is_empty()) {
                     body_cands.push(si);
                 }
             }
             scratch.cands = cands;
-            if let (Some(i), None) = (seen_i, body_only) {
-                // Only the packet-dependent rules ran: the body list stays.
-                body_cands = std::mem::take(&mut fd.tx_seen[i].body_cands);
-            }
             // Flowbits set by this pass change the fingerprint: the next packet
             // inspects the transaction in full again.
             fd.remember_tx(crate::state::TxSeen {

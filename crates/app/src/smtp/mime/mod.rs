@@ -142,6 +142,9 @@ struct Leaf {
     /// Decoded text not yet scanned (no line end yet).
     line: Vec<u8>,
     urls: Vec<Vec<u8>>,
+    /// The decoded bytes of the body line being read (kept between lines, so that a
+    /// body does not allocate per line).
+    decoded: Vec<u8>,
 }
 
 /// One entity being read.
@@ -364,7 +367,8 @@ impl Parser {
         let Body::Leaf(leaf) = &mut self.part.body else {
             return;
         };
-        let mut out = Vec::with_capacity(line.len() + 2);
+        let mut out = std::mem::take(&mut leaf.decoded);
+        out.clear();
         if leaf.pending_crlf {
             out.extend_from_slice(b"\r\n");
         }
@@ -390,6 +394,7 @@ impl Parser {
             out.extend_from_slice(line);
         }
         leaf.feed(&out, sink);
+        leaf.decoded = out;
         for (hit, i) in [
             (long, ev::MIME_LONG_ENC_LINE),
             (bad_b64, ev::MIME_INVALID_BASE64),
