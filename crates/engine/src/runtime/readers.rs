@@ -269,6 +269,7 @@ fn read_chunks(
 }
 
 /// An empty chunk starting after `read` frames at clock (`now`, `upto`).
+#[allow(clippy::vec_box)] // spare chunks travel the rings boxed
 fn take(
     spare: &mut Vec<Box<Chunk>>,
     queues: &mut [ToDispatcher],
@@ -291,6 +292,7 @@ fn take(
 }
 
 /// Sends chunk number `seq` to its dispatcher, waiting while its queue is full.
+#[allow(clippy::vec_box)] // spare chunks travel the rings boxed
 fn hand_out(queues: &mut [ToDispatcher], spare: &mut Vec<Box<Chunk>>, seq: u64, c: Box<Chunk>) {
     let n = queues.len() as u64;
     let q = &mut queues[(seq % n) as usize];
