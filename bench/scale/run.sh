@@ -17,7 +17,8 @@
 #
 # Environment: OSPREY (target/release/osprey), CARRY (bench/scale/carry), OUT
 # (default /tmp/osprey-scale), WORKERS ("1 2 4 8 16"), PACKETS (2500000), RUNS (1),
-# SURICATA_THREADS (16; 0 leaves Suricata's default), TRAFFIC ("1514 imix"), READERS
+# SURICATA_THREADS (16: Suricata's packet threads, through threading.detect-thread-ratio;
+# 0 leaves Suricata's default), TRAFFIC ("1514 imix"), READERS
 # (empty: Osprey's default; a number: `--readers N` for every run). Packet time is what
 # each engine reports for its packets (Osprey: `time:` of its summary; Suricata: `time
 # elapsed` of `-v`); both exclude rule loading.
@@ -78,7 +79,10 @@ suricata_one() { # pcap dir
     local s t a w extra=()
     rm -rf "$2" && mkdir -p "$2"
     if [ "$SURICATA_THREADS" != 0 ]; then
-        extra=(--set threading.detect-thread-ratio=1.0 --set "max-pending-packets=1024")
+        # Suricata makes cores x ratio packet threads.
+        local ratio
+        ratio=$(python3 -c "print($SURICATA_THREADS / $(nproc))")
+        extra=(--set "threading.detect-thread-ratio=$ratio" --set "max-pending-packets=1024")
     fi
     s=$(cd "$CARRY/etc" && suricata_run -c "$CARRY/etc/suricata.yaml" -r "$1" \
         -S "$WORK/et.rules" -k none --runmode autofp -l "$2" -v \
