@@ -219,7 +219,7 @@ fn read_chunks(
         let room = TICK_FRAMES - read % TICK_FRAMES;
         let ask = batch_size.min(room as usize);
         if chunk.filled == chunk.batches.len() {
-            chunk.batches.push(Batch::new());
+            chunk.batches.push(Batch::with_capacity(batch_size));
         }
         let batch = &mut chunk.batches[chunk.filled];
         let t = timer.start();
