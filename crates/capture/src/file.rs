@@ -377,6 +377,10 @@ impl Source for FileSource {
         self.by_caller = true;
     }
 
+    fn shares_frames(&self) -> bool {
+        matches!(self.input, Input::Shared { .. })
+    }
+
     fn release_before(&mut self, pos: u64) {
         if self.by_caller {
             self.release_upto(usize::try_from(pos).unwrap_or(usize::MAX));

@@ -195,6 +195,10 @@ impl Source for FilteredSource {
         self.inner.release_by_caller();
     }
 
+    fn shares_frames(&self) -> bool {
+        self.inner.shares_frames()
+    }
+
     fn release_before(&mut self, pos: u64) {
         self.inner.release_before(pos);
     }

@@ -108,6 +108,13 @@ pub trait Source: Send {
         0
     }
 
+    /// Whether the batches share the source's bytes (a mapped capture or one held in
+    /// memory) instead of copying every frame: the caller may then hand whole batches to
+    /// other threads to be split up without copying them again.
+    fn shares_frames(&self) -> bool {
+        false
+    }
+
     /// The caller says when frames are no longer read ([`Source::release_before`])
     /// instead of the source releasing a mapped capture's pages a fixed distance
     /// behind its read position: a reader whose workers hold batches longer than that.

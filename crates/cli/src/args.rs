@@ -193,6 +193,14 @@ pub struct RunArgs {
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<usize>,
 
+    /// Offline readers: 1, one reader thread hashes and dispatches every frame; N ≥ 2,
+    /// the reader only walks the records of a mapped capture and N dispatcher threads
+    /// hash and dispatch its chunks in turn (pipes and compressed input keep one
+    /// reader). Default: 1 up to 4 workers, then one per 4 workers. Results do not
+    /// depend on it.
+    #[arg(long = "readers", value_name = "N")]
+    pub readers: Option<usize>,
+
     /// Live capture: keep only frames this classic BPF program accepts (a file holding
     /// the output of `tcpdump -ddd EXPRESSION`). A filter expression can also follow the
     /// options (or come from `-F FILE`); libpcap compiles it in-process.

@@ -131,6 +131,7 @@ pub fn execute(
         pin_cores: true,
         control,
         periodic_stats,
+        readers: args.readers.unwrap_or(0),
     };
     if let Some(mut source) = source {
         let total = crate::inputs::expected_bytes(args);

@@ -434,6 +434,7 @@ pub fn run(args: &RunArgs, setup_args: SetupArgs) -> Result<ExitCode, String> {
         pin_cores: false,
         control: control.clone(),
         periodic_stats: None,
+        readers: args.readers.unwrap_or(0),
     };
     queue.process(&config, &opts);
     eprintln!("osprey: unix-socket mode: stopped");

@@ -62,7 +62,7 @@ pub use pipeline::Pipeline;
 pub use run::{run_offline, Progress, RunError, RunReport};
 #[cfg(target_os = "linux")]
 pub use runtime::run_live;
-pub use runtime::{run, RunOptions};
+pub use runtime::{auto_readers, run, RunOptions, WORKERS_PER_READER};
 pub use setup::{analyze, load_config, logging_settings, setup, Setup, SetupArgs};
 pub use timing::StageTimes;
 pub use verdict::FrameVerdict;

@@ -1,6 +1,7 @@
 //! Optional time per pipeline stage (`EngineConfig::stage_timing`): two clock reads
 //! around each stage call when on, one branch when off.
 
+use output::stats::StatsTree;
 use std::time::{Duration, Instant};
 
 /// The stages that are timed.
@@ -107,6 +108,72 @@ impl StageTimes {
     }
 }
 
+/// The offline reader's own time, with stage timing: walking the capture's records
+/// into batches (`read`) and hashing each frame's dispatch key and queueing it for its
+/// worker (`dispatch`), without the time spent waiting for a full ring. Added to the
+/// run's counters as `osprey.stage.read_ns` and `osprey.stage.dispatch_ns` (summed over
+/// the dispatchers when there are several).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ReaderTimer {
+    on: bool,
+    read_ns: u64,
+    dispatch_ns: u64,
+}
+
+impl ReaderTimer {
+    pub(crate) fn new(on: bool) -> Self {
+        ReaderTimer {
+            on,
+            ..ReaderTimer::default()
+        }
+    }
+
+    /// The start of a timed step (`None` when timing is off).
+    #[inline]
+    pub(crate) fn start(&self) -> Option<Instant> {
+        self.on.then(Instant::now)
+    }
+
+    /// Adds the time since `t` to reading.
+    #[inline]
+    pub(crate) fn read(&mut self, t: Option<Instant>) {
+        if let Some(t) = t {
+            self.read_ns += t.elapsed().as_nanos() as u64;
+        }
+    }
+
+    /// Adds the time since `t`, less `waited_ns` spent waiting, to dispatching.
+    #[inline]
+    pub(crate) fn dispatch(&mut self, t: Option<Instant>, waited_ns: u64) {
+        if let Some(t) = t {
+            self.dispatch_ns += (t.elapsed().as_nanos() as u64).saturating_sub(waited_ns);
+        }
+    }
+
+    /// Adds `other`'s times to these.
+    pub(crate) fn merge(&mut self, other: &ReaderTimer) {
+        self.on |= other.on;
+        self.read_ns += other.read_ns;
+        self.dispatch_ns += other.dispatch_ns;
+    }
+
+    /// The times as counters, when timing is on.
+    pub(crate) fn add_to(&self, stats: &mut StatsTree) {
+        if self.on {
+            stats.add("osprey.stage.read_ns", self.read_ns);
+            stats.add("osprey.stage.dispatch_ns", self.dispatch_ns);
+        }
+    }
+}
+
+/// The pipeline stages' times as counters (`osprey.stage.<stage>_ns`, CPU time summed
+/// over the workers): what `--stage-timing` adds to stats.json.
+pub(crate) fn add_stage_counters(stats: &mut StatsTree, times: &StageTimes) {
+    for (name, d) in times.named() {
+        stats.add(&format!("osprey.stage.{name}_ns"), d.as_nanos() as u64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,5 +200,38 @@ mod tests {
         assert!(times.app >= Duration::from_millis(4));
         assert_eq!(times.decode, Duration::ZERO);
         assert_eq!(times.total(), times.app);
+    }
+
+    #[test]
+    fn reader_times_become_counters_only_when_on() {
+        let mut stats = StatsTree::new();
+        ReaderTimer::new(false).add_to(&mut stats);
+        assert_eq!(stats.get("osprey.stage.read_ns"), None);
+        let mut r = ReaderTimer::new(true);
+        let t = r.start();
+        std::thread::sleep(Duration::from_millis(2));
+        r.read(t);
+        let t = r.start();
+        std::thread::sleep(Duration::from_millis(3));
+        // Waiting for a full ring is not dispatching.
+        r.dispatch(t, 3_000_000_000);
+        let mut sum = ReaderTimer::new(false);
+        sum.merge(&r);
+        sum.add_to(&mut stats);
+        assert!(stats.get("osprey.stage.read_ns").unwrap() >= 2_000_000);
+        assert_eq!(stats.get("osprey.stage.dispatch_ns"), Some(0));
+    }
+
+    #[test]
+    fn stage_counters_name_every_stage() {
+        let mut stats = StatsTree::new();
+        let times = StageTimes {
+            detect: Duration::from_micros(5),
+            ..StageTimes::default()
+        };
+        add_stage_counters(&mut stats, &times);
+        assert_eq!(stats.get("osprey.stage.detect_ns"), Some(5_000));
+        assert_eq!(stats.get("osprey.stage.decode_ns"), Some(0));
+        assert_eq!(stats.get("osprey.stage.output_ns"), Some(0));
     }
 }

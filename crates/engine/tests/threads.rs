@@ -1,10 +1,11 @@
 //! Parallel runtime: on every case of the reference corpus (`../shared/corpus/open`),
 //! the alerts with 2 workers given batches of one frame (the per-packet path) and 4
-//! workers given batches of 128 are the same multiset as with one worker, compared
+//! workers given batches of 128 (and 4 workers fed by 3 readers, batches of 100) are
+//! the same multiset as with one worker, compared
 //! on (signature id, addresses, ports, protocol, pcap_cnt) as the parity test does.
 //! Alert order in eve.json may differ between runs; the set may not.
 //!
-//! Runs in-process through the engine API (rules compiled once per case, three runs),
+//! Runs in-process through the engine API (rules compiled once per case, four runs),
 //! with the case folder as working directory, its `suricata.yaml`, `-k none` unless the
 //! case says otherwise and its `--set` arguments.
 
@@ -124,13 +125,16 @@ fn alerts_do_not_depend_on_the_number_of_workers() {
             continue;
         };
         let mut reference = None;
-        for (threads, batch_size) in [(1, 128), (2, 1), (4, 128)] {
+        // The last run spreads reading over three dispatchers, with batches that do not
+        // divide the workers' clock ticks.
+        for (threads, batch_size, readers) in [(1, 128, 1), (2, 1, 1), (4, 128, 1), (4, 100, 3)] {
             // Outputs append (as Suricata's): each run writes into an empty directory.
             std::fs::remove_dir_all(&out).unwrap();
             std::fs::create_dir_all(&out).unwrap();
             let mut source = capture::open(&pcap).expect("case pcap opens");
             let opts = RunOptions {
                 threads,
+                readers,
                 ..RunOptions::default()
             };
             let config = engine::EngineConfig {
@@ -143,14 +147,14 @@ fn alerts_do_not_depend_on_the_number_of_workers() {
             assert_eq!(
                 report.stats.get("detect.alert").unwrap_or(0) as usize,
                 got.values().sum::<usize>(),
-                "{}: detect.alert and eve.json disagree with {threads} workers, batch {batch_size}",
+                "{}: detect.alert and eve.json disagree with {threads} workers, batch {batch_size}, {readers} readers",
                 dir.display()
             );
             match &reference {
                 None => reference = Some(got),
                 Some(r) if *r == got => {}
                 Some(r) => failures.push(format!(
-                    "{}: {threads} workers, batch {batch_size}: {} alerts, 1 worker: {}",
+                    "{}: {threads} workers, batch {batch_size}, {readers} readers: {} alerts, 1 worker: {}",
                     dir.file_name().unwrap().to_string_lossy(),
                     got.values().sum::<usize>(),
                     r.values().sum::<usize>()

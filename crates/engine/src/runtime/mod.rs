@@ -23,6 +23,7 @@
 #[cfg(target_os = "linux")]
 pub(crate) mod live;
 pub(crate) mod offline;
+pub(crate) mod readers;
 pub(crate) mod worker;
 
 use crate::alerts::Outputs;
@@ -57,7 +58,27 @@ pub struct RunOptions {
     pub control: Control,
     /// Rewrite this `stats.json` every interval while running.
     pub periodic_stats: Option<(Duration, PathBuf)>,
+    /// Offline readers (`--readers`): 1, the reader thread hashes every frame and hands
+    /// it to its worker itself; N ≥ 2, the reader only walks the capture's records and
+    /// N dispatcher threads hash and hand out its chunks in turn (a mapped capture
+    /// only: other input keeps one reader). 0 means [`auto_readers`]. Alerts, EVE
+    /// records and counters do not depend on it.
+    pub readers: usize,
 }
+
+/// The default reader count for `workers` workers: one reader up to
+/// [`WORKERS_PER_READER`] workers, then one dispatcher per that many workers.
+pub fn auto_readers(workers: usize) -> usize {
+    if workers <= WORKERS_PER_READER {
+        1
+    } else {
+        workers.div_ceil(WORKERS_PER_READER)
+    }
+}
+
+/// Workers one dispatcher keeps busy: hashing a frame's addresses costs a fraction of
+/// what inspecting it does (see bench/RESULTS.md, "Offline readers").
+pub const WORKERS_PER_READER: usize = 4;
 
 impl RunOptions {
     /// The number of workers these options ask for.
@@ -65,6 +86,15 @@ impl RunOptions {
         match self.threads {
             0 => thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
+        }
+    }
+
+    /// The readers these options ask for with `workers` workers (at most one per
+    /// worker).
+    pub fn reader_count(&self, workers: usize) -> usize {
+        match self.readers {
+            0 => auto_readers(workers),
+            n => n.min(workers.max(1)),
         }
     }
 }
@@ -166,6 +196,9 @@ pub(crate) fn finish_report(
         workers_stats.push(r.stats);
     }
     add_capture_stats(&mut stats, &capture);
+    if let Some(t) = &times {
+        crate::timing::add_stage_counters(&mut stats, t);
+    }
     stats.add("osprey.threads", workers as u64);
     // Suricata's `uptime`: whole seconds since the engine started.
     let uptime = start.elapsed().as_secs();

@@ -1,5 +1,7 @@
 //! Offline runs (`-r`): one pipeline on the calling thread, or a reader thread that
-//! dispatches frames by [`dispatch_hash`] to worker threads over lock-free rings.
+//! dispatches frames by [`dispatch_hash`] to worker threads over lock-free rings (or,
+//! with several readers, hands chunks of the capture to dispatcher threads that do:
+//! [`super::readers`]).
 
 use super::worker::{pin, worker_config, WorkerControl, WorkerResult};
 use super::{finish_report, spawn_periodic_stats, RunOptions};
@@ -8,11 +10,12 @@ use crate::config::EngineConfig;
 use crate::control::Control;
 use crate::pipeline::Pipeline;
 use crate::run::{RunError, RunReport};
+use crate::timing::ReaderTimer;
 use crate::Progress;
 use capture::{Batch, CaptureStats, Source, Timestamp};
 use flow::dispatch::dispatch_hash;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 use wire::{Decoded, Decoder, DecoderConfig};
@@ -24,16 +27,16 @@ const RING_BATCHES: usize = 64;
 
 /// Every this many frames read, every worker is told the time and sweeps idle flows,
 /// as one pipeline does after as many frames of its own.
-const TICK_FRAMES: u64 = crate::pipeline::SWEEP_EVERY;
+pub(super) const TICK_FRAMES: u64 = crate::pipeline::SWEEP_EVERY;
 
 /// How long an idle worker sleeps before looking at its ring and the control block again.
-const IDLE_PARK: Duration = Duration::from_millis(2);
+pub(super) const IDLE_PARK: Duration = Duration::from_millis(2);
 
 /// Frames of capture batches for one worker, with the capture's clock. Frames of a
 /// mapped file are not copied: the batch shares the mapping.
 #[derive(Default)]
-struct WorkBatch {
-    frames: Batch,
+pub(super) struct WorkBatch {
+    pub(super) frames: Batch,
     /// The capture's clock when the batch was sent: the time of the latest frame read.
     now: Timestamp,
     /// Index of the latest frame read when the batch was sent: the worker has every
@@ -44,6 +47,9 @@ struct WorkBatch {
     /// The source's position ([`Source::position`]) before its first frame was read:
     /// the mapped capture's pages from there on stay while the batch is queued.
     from: u64,
+    /// The last batch of a chunk of the capture for this worker (several dispatchers,
+    /// [`super::readers`]): the worker's next batch comes from the next dispatcher.
+    ends_chunk: bool,
 }
 
 /// Reads `source` to its end (or until stopped) through `opts.threads` workers; alerts
@@ -76,10 +82,16 @@ pub fn run(
             // The reader gets a thread of its own: it moves between cores (see
             // `follow_lightest`), and the calling thread's affinity stays as it was.
             let outputs = &outputs;
+            let readers = opts.reader_count(workers);
+            let spread = readers > 1 && source.shares_frames();
             thread::Builder::new()
                 .name("osprey-reader".into())
                 .spawn_scoped(s, move || {
-                    run_dispatch(s, source, input, outputs, workers, progress)
+                    if spread {
+                        super::readers::run(s, source, input, outputs, workers, readers, progress)
+                    } else {
+                        run_dispatch(s, source, input, outputs, workers, progress)
+                    }
                 })
                 .map_err(RunError::Output)
                 .and_then(|h| {
@@ -133,12 +145,16 @@ fn run_inline(
 }
 
 /// The two ends of one worker's queues, as the reader holds them.
-struct Lane {
+pub(super) struct Lane {
     /// Times the reader found this worker's ring full and waited.
-    waits: u64,
+    pub(super) waits: u64,
+    /// Nanoseconds spent waiting so (measured only with stage timing).
+    pub(super) parked_ns: u64,
+    /// Measure [`Lane::parked_ns`].
+    pub(super) timed: bool,
     to_worker: rtrb::Producer<Box<WorkBatch>>,
     recycled: rtrb::Consumer<Box<WorkBatch>>,
-    pending: Box<WorkBatch>,
+    pub(super) pending: Box<WorkBatch>,
     thread: Thread,
     /// Batches the worker gave back, for reuse (boxed: they travel the rings boxed).
     #[allow(clippy::vec_box)]
@@ -150,11 +166,11 @@ struct Lane {
 
 /// What the dispatching reader shares with its workers.
 #[derive(Clone, Copy)]
-struct Input<'env> {
-    config: &'env EngineConfig,
-    opts: &'env RunOptions,
+pub(super) struct Input<'env> {
+    pub(super) config: &'env EngineConfig,
+    pub(super) opts: &'env RunOptions,
     /// Raised when the reader sent its last batch.
-    done: &'env AtomicBool,
+    pub(super) done: &'env AtomicBool,
 }
 
 /// The reader, on the thread calling this, and `workers` worker threads behind rings.
@@ -173,42 +189,18 @@ fn run_dispatch<'scope, 'env>(
     // Threshold checks that several workers' matches share are made in capture order
     // (IPS verdicts cannot wait for them: there each worker keeps its own).
     let shared = (!config.ips).then(|| Arc::new(SharedAlerts::new(workers, outputs.clone())));
+    let feeder = Arc::new(OnceLock::from(reader));
     for k in 0..workers {
-        let shared = shared.clone();
-        let (to_worker, from_reader) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES);
-        let (recycle, recycled) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES + 2);
-        let outputs = outputs.clone();
-        let reader = reader.clone();
-        let control = &opts.control;
-        let h = thread::Builder::new()
-            .name(format!("osprey-w{k}"))
-            .spawn_scoped(s, move || {
-                pin(k, workers, opts.pin_cores);
-                ring_worker(
-                    k,
-                    from_reader,
-                    recycle,
-                    reader,
-                    done,
-                    config,
-                    outputs,
-                    control,
-                    shared,
-                )
-            })
-            .map_err(RunError::Output)?;
-        lanes.push(Lane {
-            waits: 0,
-            to_worker,
-            recycled,
-            pending: Box::default(),
-            thread: h.thread().clone(),
-            spare: Vec::new(),
-            queued: std::collections::VecDeque::with_capacity(RING_BATCHES + 1),
-        });
+        let (feed, ends) = ring(feeder.clone());
+        let h = spawn_worker(s, k, vec![feed], input, outputs, shared.clone(), None)?;
+        lanes.push(ends.lane(h.thread().clone()));
         handles.push(h);
     }
 
+    let mut timer = ReaderTimer::new(config.stage_timing);
+    for lane in &mut lanes {
+        lane.timed = config.stage_timing;
+    }
     let read = read_and_dispatch(
         source,
         config,
@@ -216,6 +208,7 @@ fn run_dispatch<'scope, 'env>(
         &opts.control,
         opts.pin_cores,
         &mut progress,
+        &mut timer,
     );
     // Whatever happened, let the workers drain and end.
     done.store(true, Ordering::SeqCst);
@@ -241,6 +234,7 @@ fn run_dispatch<'scope, 'env>(
         r.capture = source.stats();
         let waits: u64 = lanes.iter().map(|l| l.waits).sum();
         r.stats.add("osprey.dispatch.queue_full_waits", waits);
+        timer.add_to(&mut r.stats);
     }
     Ok((results, read))
 }
@@ -252,6 +246,7 @@ fn read_and_dispatch(
     control: &Control,
     pin_cores: bool,
     progress: &mut impl FnMut(Progress),
+    timer: &mut ReaderTimer,
 ) -> Result<Progress, RunError> {
     let n = lanes.len() as u64;
     let mut decoder = Decoder::new(DecoderConfig {
@@ -275,7 +270,14 @@ fn read_and_dispatch(
     // once every worker is past them, not at a fixed distance behind this reader.
     source.release_by_caller();
     let mut at = source.position();
-    while !control.is_stopped() && source.next_batch(&mut batch, batch_size)? > 0 {
+    while !control.is_stopped() {
+        let t = timer.start();
+        if source.next_batch(&mut batch, batch_size)? == 0 {
+            break;
+        }
+        timer.read(t);
+        let t = timer.start();
+        let parked = t.map_or(0, |_| lanes.iter().map(|l| l.parked_ns).sum::<u64>());
         for (i, frame) in batch.iter().enumerate() {
             let h = dispatch_hash(&mut decoder, &mut decoded, frame.link, frame.data);
             let lane = &mut lanes[(h % n) as usize];
@@ -296,6 +298,10 @@ fn read_and_dispatch(
                 }
                 follow_lightest(lanes, &cores, &mut on_core);
             }
+        }
+        if t.is_some() {
+            let now_parked = lanes.iter().map(|l| l.parked_ns).sum::<u64>();
+            timer.dispatch(t, now_parked - parked);
         }
         seen.packets += batch.len() as u64;
         seen.bytes += batch.iter().map(|f| f.data.len() as u64).sum::<u64>();
@@ -367,12 +373,18 @@ impl Lane {
 /// Hands `lane`'s pending frames (possibly none: a clock tick) to its worker, waiting
 /// while its ring is full (offline input is never dropped).
 fn send(lane: &mut Lane, now: Timestamp, upto: u64, sweep: bool) {
+    send_marked(lane, now, upto, sweep, false);
+}
+
+/// [`send`], marking the batch as the last of its chunk for this worker when `ends`.
+pub(super) fn send_marked(lane: &mut Lane, now: Timestamp, upto: u64, sweep: bool, ends: bool) {
     lane.reclaim();
     let fresh = lane.spare.pop().unwrap_or_default();
     let mut b = std::mem::replace(&mut lane.pending, fresh);
     b.now = now;
     b.upto = upto;
     b.sweep = sweep;
+    b.ends_chunk = ends;
     // A batch without frames holds no pages.
     let from = if b.frames.is_empty() {
         u64::MAX
@@ -389,20 +401,110 @@ fn send(lane: &mut Lane, now: Timestamp, upto: u64, sweep: bool) {
                 b = back;
                 lane.waits += 1;
                 lane.thread.unpark();
+                let t = lane.timed.then(Instant::now);
                 thread::park_timeout(Duration::from_micros(200));
+                if let Some(t) = t {
+                    lane.parked_ns += t.elapsed().as_nanos() as u64;
+                }
             }
         }
     }
     lane.thread.unpark();
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A worker's end of one feeder's ring (the reader's, or one dispatcher's).
+pub(super) struct Feed {
+    from: rtrb::Consumer<Box<WorkBatch>>,
+    recycle: rtrb::Producer<Box<WorkBatch>>,
+    /// The feeding thread, woken when a batch is given back (set once it runs).
+    feeder: Arc<OnceLock<Thread>>,
+}
+
+/// The feeder's ends of a ring before the worker's thread is known.
+pub(super) struct LaneEnds {
+    to_worker: rtrb::Producer<Box<WorkBatch>>,
+    recycled: rtrb::Consumer<Box<WorkBatch>>,
+}
+
+impl LaneEnds {
+    /// The feeder's lane to the worker running on `thread`.
+    pub(super) fn lane(self, thread: Thread) -> Lane {
+        Lane {
+            waits: 0,
+            parked_ns: 0,
+            timed: false,
+            to_worker: self.to_worker,
+            recycled: self.recycled,
+            pending: Box::default(),
+            thread,
+            spare: Vec::new(),
+            queued: std::collections::VecDeque::with_capacity(RING_BATCHES + 1),
+        }
+    }
+}
+
+/// A ring of batches from `feeder` to a worker, and the ring of batches given back.
+pub(super) fn ring(feeder: Arc<OnceLock<Thread>>) -> (Feed, LaneEnds) {
+    let (to_worker, from) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES);
+    let (recycle, recycled) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES + 2);
+    (
+        Feed {
+            from,
+            recycle,
+            feeder,
+        },
+        LaneEnds {
+            to_worker,
+            recycled,
+        },
+    )
+}
+
+/// Starts worker `k` on its feeds (taken in turn, one chunk from each: see
+/// [`ring_worker`]); `chunks` counts the chunks it finished, when several dispatchers
+/// feed it.
+pub(super) fn spawn_worker<'scope, 'env>(
+    s: &'scope thread::Scope<'scope, 'env>,
+    k: usize,
+    feeds: Vec<Feed>,
+    input: Input<'env>,
+    outputs: &Arc<Outputs>,
+    shared: Option<Arc<SharedAlerts>>,
+    chunks: Option<Arc<[AtomicU64]>>,
+) -> Result<thread::ScopedJoinHandle<'scope, WorkerResult>, RunError> {
+    let Input { config, opts, done } = input;
+    let workers = opts.worker_count().max(1);
+    let outputs = outputs.clone();
+    let control = &opts.control;
+    thread::Builder::new()
+        .name(format!("osprey-w{k}"))
+        .spawn_scoped(s, move || {
+            pin(k, workers, opts.pin_cores);
+            let ends = WorkerEnds {
+                done,
+                chunks: chunks.as_deref().and_then(|c| c.get(k)),
+            };
+            ring_worker(k, feeds, ends, config, outputs, control, shared)
+        })
+        .map_err(RunError::Output)
+}
+
+/// When a ring worker stops, and where it says how far it got.
+struct WorkerEnds<'a> {
+    /// Raised once every batch was sent: the worker ends when its rings are empty.
+    done: &'a AtomicBool,
+    /// The number of chunks this worker finished (several dispatchers).
+    chunks: Option<&'a AtomicU64>,
+}
+
+/// A worker fed by rings: with one feed, batch after batch; with several (one per
+/// dispatcher), the batches of one chunk from one feed, up to the batch that ends the
+/// chunk, then the next feed's: chunk `s` comes from feed `s % feeds`, so the worker
+/// sees its frames in capture order.
 fn ring_worker(
     k: usize,
-    mut from_reader: rtrb::Consumer<Box<WorkBatch>>,
-    mut recycle: rtrb::Producer<Box<WorkBatch>>,
-    reader: Thread,
-    done: &AtomicBool,
+    mut feeds: Vec<Feed>,
+    ends: WorkerEnds<'_>,
     config: &EngineConfig,
     outputs: Arc<Outputs>,
     control: &Control,
@@ -417,34 +519,47 @@ fn ring_worker(
     // When this worker first saw the stop, and frames it then left uninspected.
     let mut stopped_at: Option<std::time::Instant> = None;
     let mut shutdown_dropped = 0u64;
+    let mut cur = 0;
+    let mut chunks = 0u64;
     loop {
         ctl.poll(&mut pipeline);
         if stopped_at.is_none() && control.is_stopped() {
             stopped_at = Some(std::time::Instant::now());
         }
         let past_grace = stopped_at.is_some_and(|t| t.elapsed() >= config.shutdown_grace);
-        match from_reader.pop() {
-            Ok(mut b) if past_grace => {
-                shutdown_dropped += b.frames.len() as u64;
-                b.frames.clear();
-                let _ = recycle.push(b);
-                reader.unpark();
-            }
+        let n = feeds.len();
+        let feed = &mut feeds[cur];
+        match feed.from.pop() {
             Ok(mut b) => {
-                pipeline.process_batch(&b.frames);
-                pipeline.advance_time(b.now, b.sweep.then_some(b.upto));
-                if let Some(shared) = &shared {
-                    // Nothing this worker raises from now on comes before the sweep
-                    // after frame `upto` (or, after one, before the next frame).
-                    let mark = (b.upto.saturating_mul(2) + 1).saturating_add(u64::from(b.sweep));
-                    shared.submit(k, pipeline.held_alerts(), mark);
+                if past_grace {
+                    shutdown_dropped += b.frames.len() as u64;
+                } else {
+                    pipeline.process_batch(&b.frames);
+                    pipeline.advance_time(b.now, b.sweep.then_some(b.upto));
+                    if let Some(shared) = &shared {
+                        // Nothing this worker raises from now on comes before the sweep
+                        // after frame `upto` (or, after one, before the next frame).
+                        let mark =
+                            (b.upto.saturating_mul(2) + 1).saturating_add(u64::from(b.sweep));
+                        shared.submit(k, pipeline.held_alerts(), mark);
+                    }
                 }
+                let ended_chunk = b.ends_chunk;
                 b.frames.clear();
-                let _ = recycle.push(b);
-                reader.unpark();
+                let _ = feed.recycle.push(b);
+                if let Some(t) = feed.feeder.get() {
+                    t.unpark();
+                }
+                if ended_chunk {
+                    cur = (cur + 1) % n;
+                    chunks += 1;
+                    if let Some(c) = ends.chunks {
+                        c.store(chunks, Ordering::Release);
+                    }
+                }
             }
             Err(_) => {
-                if done.load(Ordering::SeqCst) && from_reader.is_empty() {
+                if ends.done.load(Ordering::SeqCst) && feed.from.is_empty() {
                     break;
                 }
                 thread::park_timeout(IDLE_PARK);
