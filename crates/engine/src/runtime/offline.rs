@@ -17,10 +17,21 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 use wire::{Decoded, Decoder, DecoderConfig};
 
-/// Batches queued per worker before the reader waits (each of up to 128 frames). The
-/// frames of a mapped capture that are queued stay resident, so the queue is kept
-/// short: 8,192 frames a worker smooth out the workers' pace well enough.
+/// Batches queued for all workers together before the reader waits (each of up to 128
+/// frames). The frames of a mapped capture that are queued stay resident, and a
+/// worker's batch holds only its share of the frames read, so the span of the capture
+/// held grows with each worker's queue times the number of workers: the queues share
+/// this many (8,192 frames), which smooth out the workers' pace well enough.
 const RING_BATCHES: usize = 64;
+
+/// The least batches one worker's queue holds, however many workers share
+/// [`RING_BATCHES`].
+const MIN_RING_BATCHES: usize = 8;
+
+/// Batches queued per worker when `workers` share [`RING_BATCHES`].
+fn ring_batches(workers: usize) -> usize {
+    (RING_BATCHES / workers.max(1)).max(MIN_RING_BATCHES)
+}
 
 /// Every this many frames read, every worker is told the time and sweeps idle flows,
 /// as one pipeline does after as many frames of its own.
@@ -173,10 +184,11 @@ fn run_dispatch<'scope, 'env>(
     // Threshold checks that several workers' matches share are made in capture order
     // (IPS verdicts cannot wait for them: there each worker keeps its own).
     let shared = (!config.ips).then(|| Arc::new(SharedAlerts::new(workers, outputs.clone())));
+    let ring = ring_batches(workers);
     for k in 0..workers {
         let shared = shared.clone();
-        let (to_worker, from_reader) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES);
-        let (recycle, recycled) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES + 2);
+        let (to_worker, from_reader) = rtrb::RingBuffer::<Box<WorkBatch>>::new(ring);
+        let (recycle, recycled) = rtrb::RingBuffer::<Box<WorkBatch>>::new(ring + 2);
         let outputs = outputs.clone();
         let reader = reader.clone();
         let control = &opts.control;
@@ -204,7 +216,7 @@ fn run_dispatch<'scope, 'env>(
             pending: Box::default(),
             thread: h.thread().clone(),
             spare: Vec::new(),
-            queued: std::collections::VecDeque::with_capacity(RING_BATCHES + 1),
+            queued: std::collections::VecDeque::with_capacity(ring + 1),
         });
         handles.push(h);
     }
@@ -467,5 +479,20 @@ fn ring_worker(
         times: pipeline.stage_times(),
         capture: CaptureStats::default(),
         error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workers_share_the_queued_batches() {
+        assert_eq!(ring_batches(1), RING_BATCHES);
+        for w in [2, 4, 8] {
+            assert_eq!(ring_batches(w) * w, RING_BATCHES, "{w} workers");
+        }
+        assert_eq!(ring_batches(64), MIN_RING_BATCHES);
+        assert_eq!(ring_batches(0), RING_BATCHES);
     }
 }
