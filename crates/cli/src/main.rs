@@ -12,6 +12,7 @@ macro_rules! outln {
     ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*), true) };
 }
 
+mod alloc_tune;
 mod analysis_out;
 mod args;
 mod daemon;
@@ -288,6 +289,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let log_dir = engine::outputs::log_dir(&setup_args(args, None), args.log_dir.as_deref())?;
     let log_settings = engine::logging_settings(&setup_args(args, Some(log_dir.clone())))?;
     let _service = daemon::start(&args.daemon, &log_settings, args.verbose, &log_dir)?;
+    alloc_tune::start();
     tracing::debug!(
         "Osprey {}; log directory {}",
         env!("CARGO_PKG_VERSION"),

@@ -361,6 +361,7 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
         engine.flow.ssn_memcap = memcap as usize;
     }
     crate::memcaps::flow_settings(config, &mut engine.flow);
+    crate::memcaps::defrag_settings(config, &mut engine.flow.defrag);
     if let Some(depth) = config.get_size("stream.reassembly.depth") {
         engine.flow.reassembly.depth = depth;
     }

@@ -1,5 +1,6 @@
 //! Memory budgets shared by every worker of a run: `stream.reassembly.memcap`,
-//! `stream.memcap` and `flow.memcap` are caps for the whole engine, as in Suricata, not
+//! `stream.memcap`, `flow.memcap` and `defrag.memcap` (with `defrag.trackers` and
+//! `defrag.max-frags`, counts kept the same way) are caps for the whole engine, as in Suricata, not
 //! per worker. Each budget is one atomic counter of bytes in use; a worker checks and
 //! updates it only when its own memory changes (a stream buffer grows or shrinks, a
 //! session or a flow entry comes or goes), never under a lock. The highest use seen is
@@ -79,6 +80,12 @@ pub struct SharedCaps {
     pub sessions: Budget,
     /// Flow table memory (`flow.memcap`).
     pub flows: Budget,
+    /// Memory of pending IP fragments and their trackers (`defrag.memcap`).
+    pub defrag: Budget,
+    /// Defragmentation trackers (datagrams in progress) at once (`defrag.trackers`).
+    pub defrag_trackers: Budget,
+    /// Fragments held at once (`defrag.max-frags`).
+    pub defrag_frags: Budget,
 }
 
 impl SharedCaps {

@@ -5,13 +5,18 @@
 //! overlap policy needs every fragment's own boundaries) in one buffer. When the last
 //! fragment is in and the data is contiguous from offset 0, the datagram is rebuilt
 //! from the first fragment's header and handed back so that it goes through decode
-//! again. Trackers time out (Suricata's `defrag.timeout`, 60 s), their number and the
-//! memory they hold are capped, and every refusal is counted.
+//! again. Trackers time out (Suricata's `defrag.timeout`, 60 s), their number
+//! (`defrag.trackers`), the fragments held (`defrag.max-frags`) and the memory they hold
+//! (`defrag.memcap`) are capped for the whole run, as in Suricata: every worker's
+//! defragmenter takes from the same [`SharedCaps`] budgets. Every refusal is counted.
 
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+use std::sync::Arc;
+
+use crate::budget::SharedCaps;
 
 /// A fast multiply-rotate hasher for tracker keys (not DoS-resistant on its own; the
 /// tracker count is capped, so a flood of colliding keys costs bounded work).
@@ -114,14 +119,23 @@ pub enum DefragResult<'a> {
 pub struct DefragConfig {
     /// Tracker idle timeout in seconds (`defrag.timeout`).
     pub timeout_secs: u32,
-    /// Most trackers at once (`defrag.trackers`).
+    /// Most trackers at once, every worker together (`defrag.trackers`).
     pub max_trackers: usize,
-    /// Most fragments per datagram.
+    /// Most fragments per datagram (a datagram with more is given up:
+    /// `defrag.max_frag_hits`); bounds the work one datagram's overlap checks cost.
     pub max_frags: usize,
-    /// Memory cap in bytes (`defrag.memcap`).
+    /// Most fragments held at once, every worker together (`defrag.max-frags`); one
+    /// more is refused and counted in `defrag.max_frag_hits`.
+    pub max_held: usize,
+    /// Memory cap in bytes, every worker together (`defrag.memcap`).
     pub memcap: usize,
     /// Overlap policy (`defrag.default-policy`, BSD by default).
     pub policy: OverlapPolicy,
+    /// Tracker hash buckets (`defrag.hash-size`): the table starts with room for this
+    /// many trackers per worker when `prealloc` is set, and grows on demand otherwise.
+    pub hash_size: usize,
+    /// `defrag.prealloc`: reserve the tracker table up front.
+    pub prealloc: bool,
 }
 
 impl Default for DefragConfig {
@@ -130,8 +144,11 @@ impl Default for DefragConfig {
             timeout_secs: 60,
             max_trackers: 65535,
             max_frags: 1024,
+            max_held: 65535,
             memcap: 32 << 20,
             policy: OverlapPolicy::Bsd,
+            hash_size: 65536,
+            prealloc: false,
         }
     }
 }
@@ -147,7 +164,8 @@ pub struct DefragStats {
     pub overlap: [u64; 2],
     /// Datagrams that would exceed 65535 bytes (`decoder.event.ipv4.frag_pkt_too_large`).
     pub too_large: [u64; 2],
-    /// Datagrams with more fragments than allowed (`defrag.max_frag_hits`).
+    /// Fragments refused for the fragment limits: more than `max_frags` in one
+    /// datagram, or `max_held` held by the run (`defrag.max_frag_hits`).
     pub max_frag_hits: u64,
     /// Fragments refused by the memory cap or tracker limit (`defrag.memcap`... ours).
     pub memcap_drops: u64,
@@ -230,6 +248,10 @@ pub struct Defrag {
     trackers: FragMap,
     out: Vec<u8>,
     memuse: usize,
+    /// Fragments this defragmenter holds (taken from `shared.defrag_frags`).
+    held: usize,
+    /// Bytes of the tracker table reserved up front (`defrag.prealloc`).
+    table_mem: usize,
     stats: DefragStats,
     /// The next fragment is refused as if the memory cap were reached.
     simulate_memcap: bool,
@@ -237,6 +259,8 @@ pub struct Defrag {
     spare: Spare,
     /// Scratch list of byte ranges (holes and completeness checks).
     ranges: Vec<(u32, u32)>,
+    /// The run's budgets: memory, trackers and fragments of every worker.
+    shared: Arc<SharedCaps>,
 }
 
 fn fam(f: Family) -> usize {
@@ -247,18 +271,52 @@ fn fam(f: Family) -> usize {
 }
 
 impl Defrag {
-    /// A defragmenter with these limits.
+    /// A defragmenter with these limits, alone in its budgets.
     pub fn new(cfg: DefragConfig) -> Defrag {
+        Defrag::with_shared(cfg, SharedCaps::new())
+    }
+
+    /// A defragmenter with these limits taking from the run's `shared` budgets
+    /// (`defrag.memcap`, `defrag.trackers`, `defrag.max-frags` are for every worker
+    /// together).
+    pub fn with_shared(cfg: DefragConfig, shared: Arc<SharedCaps>) -> Defrag {
+        let mut trackers = FragMap::default();
+        let mut table_mem = 0;
+        if cfg.prealloc {
+            // Room for a worker's share of the trackers up front (at most 4096: the
+            // table still grows on demand), counted against `defrag.memcap` as
+            // Suricata counts its preallocated trackers.
+            trackers.reserve(cfg.hash_size.min(cfg.max_trackers).min(4096));
+            table_mem = trackers.capacity() * (std::mem::size_of::<(FragKey, Tracker)>() + 1);
+            shared.defrag.adjust(table_mem as isize);
+        }
         Defrag {
+            table_mem,
             cfg,
-            trackers: FragMap::default(),
+            trackers,
             out: Vec::new(),
             memuse: 0,
+            held: 0,
             stats: DefragStats::default(),
             simulate_memcap: false,
             spare: Spare::default(),
             ranges: Vec::new(),
+            shared,
         }
+    }
+
+    /// Adds `delta` bytes to this defragmenter's memory and the run's.
+    fn mem_adjust(&mut self, delta: isize) {
+        self.memuse = self.memuse.saturating_add_signed(delta);
+        self.shared.defrag.adjust(delta);
+    }
+
+    /// Gives back what a removed tracker held: its memory, its fragments, itself.
+    fn release(&mut self, t: &Tracker) {
+        self.mem_adjust(-(Self::tracker_mem(t) as isize));
+        self.held -= t.frags.len();
+        self.shared.defrag_frags.give(t.frags.len());
+        self.shared.defrag_trackers.give(1);
     }
 
     /// Refuses the next fragment as if the memory cap were reached (fault injection,
@@ -290,7 +348,7 @@ impl Defrag {
 
     fn remove(&mut self, key: &FragKey) {
         if let Some(t) = self.trackers.remove(key) {
-            self.memuse -= Self::tracker_mem(&t);
+            self.release(&t);
             self.spare.put(t);
         }
     }
@@ -299,18 +357,23 @@ impl Defrag {
     pub fn expire(&mut self, now_us: u64) {
         let to = self.cfg.timeout_secs as u64 * 1_000_000;
         let before = self.trackers.len();
-        let mut freed = 0;
+        let (mut freed, mut frags) = (0, 0);
         let spare = &mut self.spare;
         self.trackers.retain(|_, t| {
             let keep = now_us <= t.last_us.saturating_add(to);
             if !keep {
                 freed += Self::tracker_mem(t);
+                frags += t.frags.len();
                 spare.put(std::mem::take(t));
             }
             keep
         });
-        self.memuse -= freed;
-        self.stats.timeouts += (before - self.trackers.len()) as u64;
+        let gone = before - self.trackers.len();
+        self.mem_adjust(-(freed as isize));
+        self.held -= frags;
+        self.shared.defrag_frags.give(frags);
+        self.shared.defrag_trackers.give(gone);
+        self.stats.timeouts += gone as u64;
     }
 
     /// Add a fragment; returns the rebuilt datagram when this fragment completes it.
@@ -342,10 +405,16 @@ impl Defrag {
             }
         }
         if !self.trackers.contains_key(&f.key) {
-            if self.trackers.len() >= self.cfg.max_trackers {
+            let caps = self.shared.clone();
+            if caps.defrag_trackers.used() >= self.cfg.max_trackers {
                 self.expire(f.ts_us);
             }
-            if self.trackers.len() >= self.cfg.max_trackers || self.memuse + 64 > self.cfg.memcap {
+            if !caps.defrag_trackers.try_take(1, self.cfg.max_trackers) {
+                self.stats.memcap_drops += 1;
+                return DefragResult::Memcap;
+            }
+            if !caps.defrag.try_take(64, self.cfg.memcap) {
+                caps.defrag_trackers.give(1);
                 self.stats.memcap_drops += 1;
                 return DefragResult::Memcap;
             }
@@ -356,6 +425,7 @@ impl Defrag {
         let policy = self.cfg.policy;
         let max_frags = self.cfg.max_frags;
         let memcap = self.cfg.memcap;
+        let caps = self.shared.clone();
         let t = self.trackers.get_mut(&f.key).expect("inserted above");
         let mem_before = Self::tracker_mem(t);
         t.last_us = t.last_us.max(f.ts_us);
@@ -372,9 +442,20 @@ impl Defrag {
             } else {
                 0
             };
-        if self.memuse + grow > memcap {
+        if !caps.defrag.try_take(grow, memcap) {
             self.stats.memcap_drops += 1;
+            if t.frags.is_empty() {
+                // The tracker made for this fragment holds nothing: not kept.
+                self.remove(&f.key);
+            }
             return DefragResult::Memcap;
+        }
+        let held = start < end;
+        if held && !caps.defrag_frags.try_take(1, self.cfg.max_held) {
+            caps.defrag.give(grow);
+            self.stats.max_frag_hits += 1;
+            self.remove(&f.key);
+            return DefragResult::Dropped;
         }
         if (end as usize) > t.buf.len() {
             if t.buf.capacity() < end as usize {
@@ -431,7 +512,7 @@ impl Defrag {
             }
             pos = pos.max(b);
         }
-        if start < end {
+        if held {
             if t.frags.len() == t.frag_slots {
                 t.frag_slots = 2 * t.frags.len() + 4;
                 if t.frags.capacity() < t.frag_slots {
@@ -439,12 +520,16 @@ impl Defrag {
                 }
             }
             t.frags.push(new);
+            self.held += 1;
         }
         if overlapped {
             self.stats.overlap[fi] += 1;
         }
         let mem_after = Self::tracker_mem(t);
+        // `grow` was taken from the run's budget; settle on what the insert really took.
         self.memuse = self.memuse + mem_after - mem_before;
+        caps.defrag
+            .adjust(mem_after as isize - mem_before as isize - grow as isize);
         // Complete?
         let Some(total) = t.total else {
             return DefragResult::Pending;
@@ -467,7 +552,7 @@ impl Defrag {
             return DefragResult::Pending;
         }
         let t = self.trackers.remove(&f.key).expect("present");
-        self.memuse -= Self::tracker_mem(&t);
+        self.release(&t);
         let built = self.rebuild(&t, f.key.family, total);
         self.spare.put(t);
         if !built {
@@ -542,8 +627,21 @@ impl Defrag {
             ("decoder.event.ipv6.frag_pkt_too_large", s.too_large[1]),
             ("osprey.defrag.memcap_drops", s.memcap_drops),
             ("osprey.defrag.timeouts", s.timeouts),
+            (
+                "osprey.defrag.memuse",
+                (self.memuse + self.table_mem) as u64,
+            ),
         ]
         .into_iter()
+    }
+}
+
+/// A worker's defragmenter gives back to the run's budgets what it still holds.
+impl Drop for Defrag {
+    fn drop(&mut self) {
+        self.shared.defrag.give(self.memuse + self.table_mem);
+        self.shared.defrag_frags.give(self.held);
+        self.shared.defrag_trackers.give(self.trackers.len());
     }
 }
 
@@ -775,5 +873,109 @@ mod tests {
         assert_eq!(u16::from_be_bytes([r[4], r[5]]), 9);
         assert_eq!(&r[40..], b"123456789");
         assert_eq!(d.stats().reassembled[1], 1);
+    }
+    #[test]
+    fn limits_are_shared_by_every_worker() {
+        let h = v4hdr();
+        let caps = SharedCaps::new();
+        let cfg = DefragConfig {
+            max_trackers: 3,
+            max_held: 4,
+            ..Default::default()
+        };
+        let mut a = Defrag::with_shared(cfg, caps.clone());
+        let mut b = Defrag::with_shared(cfg, caps.clone());
+        // Two trackers in one worker, one in the other: the run's three.
+        for id in [1, 2] {
+            assert!(matches!(
+                a.insert(&frag(v4key(id), 8, true, b"BBBBBBBB", &h)),
+                DefragResult::Pending
+            ));
+        }
+        assert!(matches!(
+            b.insert(&frag(v4key(3), 8, true, b"BBBBBBBB", &h)),
+            DefragResult::Pending
+        ));
+        assert_eq!(caps.defrag_trackers.used(), 3);
+        assert!(matches!(
+            b.insert(&frag(v4key(4), 8, true, b"BBBBBBBB", &h)),
+            DefragResult::Memcap
+        ));
+        assert_eq!(b.stats().memcap_drops, 1);
+        // A fourth fragment (the last of its datagram) is held; a fifth is one more
+        // than `max-frags` allows.
+        assert!(matches!(
+            b.insert(&frag(v4key(3), 16, false, b"CCCCCCCC", &h)),
+            DefragResult::Pending
+        ));
+        assert_eq!(caps.defrag_frags.used(), 4);
+        assert!(matches!(
+            a.insert(&frag(v4key(1), 16, true, b"CCCCCCCC", &h)),
+            DefragResult::Dropped
+        ));
+        assert_eq!(a.stats().max_frag_hits, 1);
+        // The datagram given up returned its tracker and fragment to the run.
+        assert_eq!(caps.defrag_trackers.used(), 2);
+        assert_eq!(caps.defrag_frags.used(), 3);
+        // Completing a datagram returns what it held; so does a worker that ends.
+        let p = payload(b.insert(&frag(v4key(3), 0, false, b"AAAAAAAA", &h)));
+        assert_eq!(p.unwrap().len(), 20 + 24);
+        assert_eq!(caps.defrag.used(), a.memuse());
+        drop(a);
+        assert_eq!(caps.defrag.used(), 0);
+        assert_eq!(caps.defrag_trackers.used(), 0);
+        assert_eq!(caps.defrag_frags.used(), 0);
+        assert!(caps.defrag.peak() > 0);
+    }
+
+    #[test]
+    fn memcap_is_shared_by_every_worker() {
+        let h = v4hdr();
+        let caps = SharedCaps::new();
+        let cfg = DefragConfig {
+            memcap: 3000,
+            ..Default::default()
+        };
+        let mut a = Defrag::with_shared(cfg, caps.clone());
+        let mut b = Defrag::with_shared(cfg, caps.clone());
+        let data = [7u8; 1000];
+        // Each first fragment at offset 1000 takes a 2,000-byte buffer.
+        assert!(matches!(
+            a.insert(&frag(v4key(1), 1000, true, &data, &h)),
+            DefragResult::Pending
+        ));
+        assert!(caps.defrag.used() > 2000);
+        assert!(matches!(
+            b.insert(&frag(v4key(2), 1000, true, &data, &h)),
+            DefragResult::Memcap
+        ));
+        assert_eq!(b.memuse(), 0, "nothing kept of a refused fragment");
+        assert!(caps.defrag.used() <= 3000);
+        drop(a);
+        assert_eq!(caps.defrag.used(), 0);
+        assert!(matches!(
+            b.insert(&frag(v4key(2), 1000, true, &data, &h)),
+            DefragResult::Pending
+        ));
+    }
+
+    #[test]
+    fn prealloc_is_counted_against_the_memcap() {
+        let caps = SharedCaps::new();
+        let cfg = DefragConfig {
+            prealloc: true,
+            hash_size: 64,
+            ..Default::default()
+        };
+        let d = Defrag::with_shared(cfg, caps.clone());
+        assert!(caps.defrag.used() >= 64 * std::mem::size_of::<FragKey>());
+        let counted = d
+            .counters()
+            .find(|(n, _)| *n == "osprey.defrag.memuse")
+            .unwrap()
+            .1;
+        assert_eq!(counted as usize, caps.defrag.used());
+        drop(d);
+        assert_eq!(caps.defrag.used(), 0);
     }
 }

@@ -72,7 +72,7 @@ impl FlowTracker {
         FlowTracker {
             table: FlowTable::new(cfg.max_flows, cfg.hash_size)
                 .with_shared(cfg.shared.clone(), cfg.emergency_recovery),
-            defrag: crate::defrag::Defrag::new(cfg.defrag),
+            defrag: crate::defrag::Defrag::with_shared(cfg.defrag, cfg.shared.clone()),
             cfg,
             streams: Vec::new(),
             free_streams: Vec::new(),

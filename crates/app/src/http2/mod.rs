@@ -19,6 +19,8 @@ pub mod state;
 mod tx;
 
 #[cfg(test)]
+mod free_tests;
+#[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
 mod long_frame_tests;
@@ -77,5 +79,9 @@ impl Protocol for Http2State {
 
     fn find_tx(&self, id: u64) -> Option<&dyn Transaction> {
         self.tx(id).map(|t| t as &dyn Transaction)
+    }
+
+    fn free_txs_before(&mut self, id: u64) {
+        Http2State::free_txs_before(self, id)
     }
 }

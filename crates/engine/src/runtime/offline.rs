@@ -20,10 +20,21 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 use wire::{Decoded, Decoder, DecoderConfig};
 
-/// Batches queued per worker before the reader waits (each of up to 128 frames). The
-/// frames of a mapped capture that are queued stay resident, so the queue is kept
-/// short: 8,192 frames a worker smooth out the workers' pace well enough.
-const RING_BATCHES: usize = 64;
+/// Batches queued for all workers together before the reader waits (each of up to 128
+/// frames). The frames of a mapped capture that are queued stay resident, and a
+/// worker's batch holds only its share of the frames read, so the span of the capture
+/// held grows with each worker's queue times the number of workers: the queues share
+/// this many (8,192 frames), which smooth out the workers' pace well enough.
+pub(super) const RING_BATCHES: usize = 64;
+
+/// The least batches one worker's queue holds, however many workers share
+/// [`RING_BATCHES`].
+const MIN_RING_BATCHES: usize = 8;
+
+/// Batches queued per worker when `workers` share [`RING_BATCHES`].
+fn ring_batches(workers: usize) -> usize {
+    (RING_BATCHES / workers.max(1)).max(MIN_RING_BATCHES)
+}
 
 /// Every this many frames read, every worker is told the time and sweeps idle flows,
 /// as one pipeline does after as many frames of its own.
@@ -190,8 +201,9 @@ fn run_dispatch<'scope, 'env>(
     // (IPS verdicts cannot wait for them: there each worker keeps its own).
     let shared = (!config.ips).then(|| Arc::new(SharedAlerts::new(workers, outputs.clone())));
     let feeder = Arc::new(OnceLock::from(reader));
+    let batches = ring_batches(workers);
     for k in 0..workers {
-        let (feed, ends) = ring(feeder.clone());
+        let (feed, ends) = ring(feeder.clone(), batches);
         let h = spawn_worker(s, k, vec![feed], input, outputs, shared.clone(), None)?;
         lanes.push(ends.lane(h.thread().clone()));
         handles.push(h);
@@ -429,6 +441,7 @@ pub(super) struct LaneEnds {
 impl LaneEnds {
     /// The feeder's lane to the worker running on `thread`.
     pub(super) fn lane(self, thread: Thread) -> Lane {
+        let queued = self.to_worker.buffer().capacity() + 1;
         Lane {
             waits: 0,
             parked_ns: 0,
@@ -438,15 +451,16 @@ impl LaneEnds {
             pending: Box::default(),
             thread,
             spare: Vec::new(),
-            queued: std::collections::VecDeque::with_capacity(RING_BATCHES + 1),
+            queued: std::collections::VecDeque::with_capacity(queued),
         }
     }
 }
 
-/// A ring of batches from `feeder` to a worker, and the ring of batches given back.
-pub(super) fn ring(feeder: Arc<OnceLock<Thread>>) -> (Feed, LaneEnds) {
-    let (to_worker, from) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES);
-    let (recycle, recycled) = rtrb::RingBuffer::<Box<WorkBatch>>::new(RING_BATCHES + 2);
+/// A ring of `batches` batches from `feeder` to a worker, and the ring of batches given
+/// back.
+pub(super) fn ring(feeder: Arc<OnceLock<Thread>>, batches: usize) -> (Feed, LaneEnds) {
+    let (to_worker, from) = rtrb::RingBuffer::<Box<WorkBatch>>::new(batches);
+    let (recycle, recycled) = rtrb::RingBuffer::<Box<WorkBatch>>::new(batches + 2);
     (
         Feed {
             from,
@@ -582,5 +596,20 @@ fn ring_worker(
         times: pipeline.stage_times(),
         capture: CaptureStats::default(),
         error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workers_share_the_queued_batches() {
+        assert_eq!(ring_batches(1), RING_BATCHES);
+        for w in [2, 4, 8] {
+            assert_eq!(ring_batches(w) * w, RING_BATCHES, "{w} workers");
+        }
+        assert_eq!(ring_batches(64), MIN_RING_BATCHES);
+        assert_eq!(ring_batches(0), RING_BATCHES);
     }
 }

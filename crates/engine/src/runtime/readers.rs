@@ -75,7 +75,9 @@ pub(super) fn run<'scope, 'env>(
     for k in 0..workers {
         let mut feeds = Vec::with_capacity(readers);
         for (d, feeder) in feeders.iter().enumerate() {
-            let (feed, end) = ring(feeder.clone());
+            // Each ring keeps the full queue: a worker takes the dispatchers' chunks in
+            // turn, so a shorter ring could hold up the dispatcher it is waiting for.
+            let (feed, end) = ring(feeder.clone(), super::offline::RING_BATCHES);
             feeds.push(feed);
             ends[d].push(end);
         }

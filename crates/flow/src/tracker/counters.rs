@@ -96,7 +96,7 @@ impl FlowTracker {
     }
 
     /// Suricata's `memcap_pressure`: the highest share (percent) of its cap that one of
-    /// the run's shared budgets (flows, sessions, reassembly) uses now or, with `peak`,
+    /// the run's shared budgets (flows, sessions, reassembly, defrag) uses now or, with `peak`,
     /// ever used (`memcap_pressure_max`).
     pub fn memcap_pressure(&self, peak: bool) -> u64 {
         let c = &self.cfg.shared;
@@ -105,6 +105,7 @@ impl FlowTracker {
             pressure(v(&c.flows), self.cfg.max_flows),
             pressure(v(&c.sessions), self.cfg.ssn_memcap),
             pressure(v(&c.reassembly), self.cfg.reassembly_memcap),
+            pressure(v(&c.defrag), self.cfg.defrag.memcap),
         ]
         .into_iter()
         .max()
