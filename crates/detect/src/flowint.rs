@@ -153,12 +153,17 @@ pub(crate) fn compile(name: &str, op: &str, value: Option<&str>) -> Result<Flowi
     })
 }
 
-/// Gives every variable of `ops` its dense id, shared by all rules.
-pub(crate) fn intern<'a>(ops: impl Iterator<Item = &'a mut FlowintOp>) {
+/// Gives every variable of `ops` its dense id, shared by all rules; returns the names
+/// by id.
+pub(crate) fn intern<'a>(ops: impl Iterator<Item = &'a mut FlowintOp>) -> Vec<String> {
     let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut names = Vec::new();
     let mut id = |n: &str| {
         let next = ids.len() as u32;
-        *ids.entry(n.to_owned()).or_insert(next)
+        *ids.entry(n.to_owned()).or_insert_with(|| {
+            names.push(n.to_owned());
+            next
+        })
     };
     for o in ops {
         o.id = id(&o.name);
@@ -166,6 +171,7 @@ pub(crate) fn intern<'a>(ops: impl Iterator<Item = &'a mut FlowintOp>) {
             *i = id(n);
         }
     }
+    names
 }
 
 #[cfg(test)]

@@ -62,6 +62,11 @@ pub struct FlowDetect {
     pub(crate) tags: crate::tag::FlowTags,
     /// `flowvar`/`pktvar` values (`vars.rs`).
     pub(crate) vars: crate::vars::FlowVars,
+    /// An alert was raised on the flow (Lua's `SCFlowHasAlerts`).
+    pub(crate) alerted: bool,
+    /// The ids of the `flowint` variables set, in the order they were first set (EVE
+    /// `metadata.flowints`).
+    int_order: Vec<u32>,
 }
 
 impl FlowDetect {
@@ -87,6 +92,8 @@ impl FlowDetect {
         self.dropped = false;
         self.iponly_done = [false; 2];
         self.ints.clear();
+        self.int_order.clear();
+        self.alerted = false;
         self.tags.clear();
         self.vars.clear();
     }
@@ -111,8 +118,19 @@ impl FlowDetect {
         if self.ints.len() <= i {
             self.ints.resize(i + 1, None);
         }
+        if self.ints[i].is_none() {
+            self.int_order.push(id);
+        }
         self.ints[i] = Some(v);
         self.bits_gen += 1;
+    }
+
+    /// The `flowint` variables that are set, `(id, value)` in the order they were
+    /// first set (EVE `metadata.flowints`; names by [`crate::Detector::flowint_name`]).
+    pub fn flowints(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.int_order
+            .iter()
+            .filter_map(|&id| Some((id, self.int(id)?)))
     }
 
     /// Whether flowbit `id` is set.
