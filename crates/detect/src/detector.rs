@@ -222,6 +222,7 @@ impl Detector {
                 rank(s.action),
                 std::cmp::Reverse(s.bits_rank),
                 std::cmp::Reverse(var_ranks[i]),
+                std::cmp::Reverse(crate::flowint::rank(&s.flowint)),
                 s.priority,
                 s.gid,
                 s.sid,
