@@ -76,6 +76,8 @@ pub struct Detector {
     sigs: Vec<Sig>,
     /// Flowbit names by id.
     bit_names: Vec<String>,
+    /// `flowint` names by id.
+    int_names: Vec<String>,
     globals: Vec<Global>,
     infos: Vec<RuleInfo>,
     rule_to_info: HashMap<u32, u32>,
@@ -223,6 +225,7 @@ impl Detector {
                 rank(s.action),
                 std::cmp::Reverse(s.bits_rank),
                 std::cmp::Reverse(var_ranks[i]),
+                std::cmp::Reverse(crate::flowint::rank(&s.flowint)),
                 s.priority,
                 s.gid,
                 s.sid,
@@ -343,7 +346,7 @@ impl Detector {
         sigs.iter_mut()
             .flat_map(|s| s.xbits.iter_mut())
             .for_each(|o| hosts.intern(o));
-        crate::flowint::intern(sigs.iter_mut().flat_map(|s| s.flowint.iter_mut()));
+        let int_names = crate::flowint::intern(sigs.iter_mut().flat_map(crate::lua::flowints_mut));
         let mut bit_names = vec![String::new(); bits.ids.len()];
         for (name, &id) in &bits.ids {
             bit_names[id as usize] = name.clone();
@@ -351,6 +354,7 @@ impl Detector {
         let det = Detector {
             sigs,
             bit_names,
+            int_names,
             globals: globals_sorted,
             infos,
             rule_to_info,
@@ -400,6 +404,11 @@ impl Detector {
     /// The name of flowbit `id` (see [`FlowDetect::flowbits`](crate::FlowDetect::flowbits)).
     pub fn flowbit_name(&self, id: u32) -> Option<&str> {
         self.bit_names.get(id as usize).map(String::as_str)
+    }
+
+    /// The name of `flowint` variable `id` (see [`FlowDetect::flowints`]).
+    pub fn flowint_name(&self, id: u32) -> Option<&str> {
+        self.int_names.get(id as usize).map(String::as_str)
     }
 
     /// The payload prefilter of packet signature group `gi` (`offload`).
@@ -539,8 +548,11 @@ impl Detector {
         if let (Some(af), Some(fi)) = (input.app, input.flow) {
             self.inspect_txs(scratch, fd, input, fi, af, payload);
         }
+        crate::lua::apply_writes(fd);
         fd.vars.end_packet();
+        let before = alerts.len();
         self.finalize(scratch, fd, input, alerts);
+        fd.alerted |= alerts.len() > before;
     }
 
     /// Post-match work of a rule: flowbits actions and the hit record.
@@ -715,9 +727,7 @@ impl Detector {
         crate::events::undecoded_ok(s, input.packet)
             && header_ok(s, input.packet, input.flow)
             && flow_ok(s, input.flow)
-            && s.pkt
-                .iter()
-                .all(|o| pkt_opt_ok(o, input.packet, input.frame, input.packet_rules, input.flow))
+            && s.pkt.iter().all(|o| pkt_opt_ok(o, input, fd))
             && s.xbits
                 .iter()
                 .filter(|o| o.is_cond())

@@ -95,17 +95,34 @@ impl FlowintOp {
         self.is_cond() || self.operand(fd).is_some()
     }
 
-    /// Makes the change on a matching rule (an unset variable counts as 0 for `+`/`-`).
+    /// Makes the change on a matching rule. An unset variable counts as 0 for `+`;
+    /// `-` leaves it unset (Suricata 7.0.10: the rule matches, the variable stays
+    /// unset, checked on tests/data/http-files.pcap).
     pub(crate) fn act(&self, fd: &mut FlowDetect) {
         let Some(v) = self.operand(fd) else { return };
-        let cur = fd.int(self.id).unwrap_or(0);
-        let new = match self.op {
-            IntOp::Set => v,
-            IntOp::Add => cur.wrapping_add(v),
-            IntOp::Sub => cur.wrapping_sub(v),
+        let cur = fd.int(self.id);
+        let new = match (self.op, cur) {
+            (IntOp::Set, _) => v,
+            (IntOp::Add, c) => c.unwrap_or(0).wrapping_add(v),
+            (IntOp::Sub, Some(c)) => c.wrapping_sub(v),
             _ => return,
         };
         fd.set_int(self.id, new);
+    }
+}
+
+/// Suricata's ordering rank of a rule for its `flowint` keywords: 3 changes only, 2
+/// changes and checks, 1 checks, 0 none (higher first: a rule that changes a variable
+/// runs before the rules that check it, whatever their priority; checked on
+/// Suricata 7.0.10).
+pub(crate) fn rank(ops: &[FlowintOp]) -> u8 {
+    let sets = ops.iter().any(|o| !o.is_cond());
+    let reads = ops.iter().any(FlowintOp::is_cond);
+    match (sets, reads) {
+        (true, false) => 3,
+        (true, true) => 2,
+        (false, true) => 1,
+        _ => 0,
     }
 }
 
@@ -153,12 +170,17 @@ pub(crate) fn compile(name: &str, op: &str, value: Option<&str>) -> Result<Flowi
     })
 }
 
-/// Gives every variable of `ops` its dense id, shared by all rules.
-pub(crate) fn intern<'a>(ops: impl Iterator<Item = &'a mut FlowintOp>) {
+/// Gives every variable of `ops` its dense id, shared by all rules; returns the names
+/// by id.
+pub(crate) fn intern<'a>(ops: impl Iterator<Item = &'a mut FlowintOp>) -> Vec<String> {
     let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut names = Vec::new();
     let mut id = |n: &str| {
         let next = ids.len() as u32;
-        *ids.entry(n.to_owned()).or_insert(next)
+        *ids.entry(n.to_owned()).or_insert_with(|| {
+            names.push(n.to_owned());
+            next
+        })
     };
     for o in ops {
         o.id = id(&o.name);
@@ -166,6 +188,7 @@ pub(crate) fn intern<'a>(ops: impl Iterator<Item = &'a mut FlowintOp>) {
             *i = id(n);
         }
     }
+    names
 }
 
 #[cfg(test)]
@@ -194,6 +217,9 @@ mod tests {
             ("d", "=", Some("c")),
         ]);
         let mut fd = FlowDetect::default();
+        // `-` on an unset variable leaves it unset.
+        o[4].act(&mut fd);
+        assert_eq!(fd.int(o[0].id), None);
         assert!(!o[2].check(&fd) && o[3].check(&fd) && !o[1].check(&fd));
         o[0].act(&mut fd);
         assert_eq!(fd.int(o[0].id), Some(1));
@@ -207,6 +233,15 @@ mod tests {
         assert!(o[6].check(&fd));
         o[4].act(&mut fd);
         assert_eq!(fd.int(o[0].id), Some(2));
+    }
+
+    #[test]
+    fn rank_puts_changes_first() {
+        let o = ops(&[("c", "+", Some("1")), ("c", ">", Some("1"))]);
+        assert_eq!(rank(&o[..1]), 3);
+        assert_eq!(rank(&o), 2);
+        assert_eq!(rank(&o[1..]), 1);
+        assert_eq!(rank(&[]), 0);
     }
 
     #[test]

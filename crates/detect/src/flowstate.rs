@@ -99,7 +99,11 @@ mod tests {
             established: true,
             payload_in_stream: false,
             app_proto: app::AppProto::Unknown,
-            counts: FlowCounts { first_secs, stream },
+            counts: FlowCounts {
+                first_secs,
+                stream,
+                ..Default::default()
+            },
         })
     }
 

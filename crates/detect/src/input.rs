@@ -32,6 +32,12 @@ pub struct FlowCounts {
     /// initial sequence number to the next one expected (SYN and FIN included, as
     /// Suricata's `stream_size` counts them); `None` without a TCP session.
     pub stream: Option<[u32; 2]>,
+    /// Microseconds of the first packet's capture time (below [`Self::first_secs`]).
+    pub first_usecs: u32,
+    /// Packets seen `[to server, to client]` (the Lua `SCFlowStats`).
+    pub pkts: [u32; 2],
+    /// Bytes seen `[to server, to client]`.
+    pub bytes: [u64; 2],
 }
 
 /// One detection call: the packet the alerts will land on and the data to inspect.

@@ -11,25 +11,24 @@
 //! does. Relative script names are resolved against `default-rule-path`, else the
 //! directory of the rule file.
 //!
-//! **Supported needs**: `needs["packet"]` (`args["packet"]`: the packet's bytes from the
-//! link header on) and `needs["payload"]` (`args["payload"]`: the packet's payload;
-//! the script runs only on packets that have one, as Suricata's payload inspection).
-//! Scripts naming a sticky buffer (`needs["buffer"]`, `needs["http.uri"]`,
-//! `needs["http.request_line"]`, `needs["dns.rrname"]`, `needs["tls"]`, `needs["ssh"]`
-//! ...) or declaring `flowvar`/`flowint`/`bytevar` variables make the rule unsupported
-//! (reported, never silently evaluated differently).
+//! **Needs** ([`needs`]): `packet` and `payload` (`args["packet"]`, `args["payload"]`;
+//! a payload script runs only on packets that have one; a script needing neither runs
+//! on every packet with no arguments), the HTTP buffers (`http.uri`, `http.uri.raw`,
+//! `http.request_line`, `http.request_headers[.raw]`, `http.request_cookie`,
+//! `http.request_user_agent`, `http.request_body`, `http.response_headers[.raw]`,
+//! `http.response_body`, `http.response_cookie`), `dns.rrname`, `dns.request`,
+//! `dns.response`, `tls`, `ssh`, `buffer` (the sticky buffer the keyword follows) and
+//! the `flowvar`/`flowint` name lists. A script needing a buffer runs once per instance
+//! of it on each transaction (`args[<need>]`), one needing `tls`/`ssh`/`dns.*` once per
+//! transaction: it is then a transaction rule of that protocol. `stream`, `bytevar`,
+//! `smtp` and `dnp3` make the rule unsupported (reported, never evaluated differently);
+//! a need Suricata does not know makes it fail, as Suricata's does.
 //!
-//! **Functions** a script may call: `SCPacketPayload()`, `SCPacketTimestamp()`
-//! (seconds, microseconds), `SCPacketTuple()` (ip version, source, destination,
-//! protocol, source port, destination port), `SCFlowTuple()` (the same from the
-//! client's side), `SCFlowAppLayerProto()` (the flow's application protocol; its
-//! to-server, to-client, original and expected protocols are reported as the same
-//! name), `SCFlowTimestamps()` (first and current packet: seconds, microseconds; the
-//! first packet's microseconds are not kept and read 0), `SCLogInfo`/`SCLogNotice`/
-//! `SCLogWarning`/`SCLogError`/`SCLogDebug`/`SCLogConfig`/`SCLogPerf`. Not available:
-//! `SCFlowStats`, `SCFlowHasAlerts`, `SCFlowvar*`/`SCFlowint*`, and the protocol
-//! getters (`HttpGet*`, `DnsGet*`, `TlsGet*`, `SshGet*`, `SCByteVarGet`): they go
-//! with the buffer scripts above.
+//! **Functions** ([`api`]): the packet, flow and transaction getters of Suricata 7
+//! (`SCPacket*`, `SCFlow*`, `HttpGet*`, `DnsGet*`, `TlsGet*`, `SshGet*`, `Hassh*`,
+//! `Ja3*`), the flow variables ([`vars`]: `ScFlowvarGet/Set`, `ScFlowintGet/Set/Incr/
+//! Decr`) and `SCLog*`. The protocol getters read the transaction through the app
+//! layer's contract only ([`txdata`], [`txdns`]).
 //!
 //! **Sandbox**: only the `base`, `string`, `table` and `math` libraries are loaded,
 //! and `dofile`, `loadfile`, `load`, `loadstring`, `require` and `module` are removed,
@@ -38,6 +37,14 @@
 //! ([`LuaConfig::max_instructions`]) and the interpreter in memory
 //! ([`LuaConfig::max_bytes`]); a script over a limit, or raising an error, does not
 //! match and is counted ([`counters`]); nothing panics.
+
+mod api;
+mod needs;
+mod txdata;
+mod txdns;
+mod vars;
+
+pub(crate) use vars::apply as apply_writes;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -48,8 +55,13 @@ use std::sync::Arc;
 
 use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
 
+use crate::flowint::{FlowintOp, IntOp, Operand};
 use crate::input::FlowInfo;
-use crate::sig::{failed, unsupported, Refusal};
+use crate::sig::{failed, unsupported, PktOpt, Refusal, Sig};
+use crate::state::FlowDetect;
+use api::put;
+use needs::Needs;
+use txdata::Uses;
 
 /// Lua settings (`security.lua` and where scripts are found).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,13 +129,6 @@ pub fn counters_if_used() -> Vec<(&'static str, u64)> {
     }
 }
 
-/// What a script asked for in `init`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Needs {
-    packet: bool,
-    payload: bool,
-}
-
 /// A loaded script, shared by the workers.
 #[derive(Debug)]
 struct Script {
@@ -132,7 +137,11 @@ struct Script {
     /// The resolved file (for messages).
     path: PathBuf,
     source: String,
+    /// The sticky buffer the keyword follows.
+    sticky: Option<app::BufferId>,
     needs: Needs,
+    /// The getter families the script calls.
+    uses: Uses,
     max_instructions: u64,
     max_bytes: usize,
 }
@@ -142,6 +151,9 @@ struct Script {
 pub(crate) struct LuaC {
     script: Arc<Script>,
     negated: bool,
+    /// The script's `needs["flowint"]` names, given the ids the rules' `flowint`
+    /// keywords use when the detector is built ([`flowints_mut`]).
+    ints: Vec<FlowintOp>,
 }
 
 /// Functions the sandbox removes from the base library.
@@ -188,14 +200,20 @@ pub(crate) fn compile(
     let path = resolve(&opt.file, cfg, rule_file);
     let source = std::fs::read_to_string(&path)
         .map_err(|e| failed("lua", format!("lua script {}: {e}", path.display())))?;
+    let sticky = match opt.buffer {
+        Some(b) => Some(
+            crate::sig::app_buf(b)
+                .ok_or_else(|| unsupported("lua", format!("lua after the {} buffer", b.name())))?,
+        ),
+        None => None,
+    };
     let mut script = Script {
         id: IDS.fetch_add(1, Ordering::Relaxed),
         path,
+        uses: Uses::of(&source),
         source,
-        needs: Needs {
-            packet: false,
-            payload: false,
-        },
+        sticky,
+        needs: Needs::default(),
         max_instructions: cfg.max_instructions,
         max_bytes: cfg.max_bytes,
     };
@@ -207,12 +225,69 @@ pub(crate) fn compile(
             failed("lua", msg)
         }
     })?;
+    let ints = needs
+        .flowints
+        .iter()
+        .map(|n| FlowintOp {
+            name: n.clone(),
+            id: 0,
+            op: IntOp::IsSet,
+            val: Operand::None,
+        })
+        .collect();
     script.needs = needs;
     USED.store(true, Ordering::Relaxed);
     Ok(LuaC {
         script: Arc::new(script),
         negated: opt.negated,
+        ints,
     })
+}
+
+/// Adds `lua:[!]file` to `sig`: a packet option, or for a script that inspects
+/// transactions a transaction condition of the script's protocol.
+pub(crate) fn add(
+    sig: &mut Sig,
+    opt: &rules::keywords::LuaScript,
+    cfg: &LuaConfig,
+    rule_file: Option<&Path>,
+) -> Result<(), Refusal> {
+    let c = compile(opt, cfg, rule_file)?;
+    let Some(t) = &c.script.needs.tx else {
+        sig.pkt.push(PktOpt::Lua(c));
+        return Ok(());
+    };
+    match sig.app_proto {
+        Some(p) if p != t.proto => {
+            return Err(unsupported(
+                "lua",
+                "lua script of another application protocol than the rule's buffers",
+            ))
+        }
+        _ => sig.app_proto = Some(t.proto),
+    }
+    sig.lua_tx.push(c);
+    Ok(())
+}
+
+/// Whether `s` alerts once per direction on a transaction (a Lua script that runs in
+/// both, see [`needs::TxNeed::both`]).
+pub(crate) fn per_direction(s: &Sig) -> bool {
+    s.lua_tx
+        .iter()
+        .any(|l| l.script.needs.tx.as_ref().is_some_and(|t| t.both))
+}
+
+/// The flow integers of `sig`'s `flowint` keywords and Lua scripts, to give them ids.
+pub(crate) fn flowints_mut(sig: &mut Sig) -> impl Iterator<Item = &mut FlowintOp> {
+    let pkt = sig.pkt.iter_mut().filter_map(|o| match o {
+        PktOpt::Lua(l) => Some(l),
+        _ => None,
+    });
+    sig.flowint.iter_mut().chain(
+        pkt.chain(sig.lua_tx.iter_mut())
+            .flat_map(|l| l.ints.iter_mut()),
+    )
 }
 
 /// One interpreter running one script.
@@ -241,7 +316,7 @@ impl State {
                 .map_err(|e| e.to_string())?;
             g.set(name, f).map_err(|e| e.to_string())?;
         }
-        register_api(&lua).map_err(|e| e.to_string())?;
+        api::register(&lua).map_err(|e| e.to_string())?;
         let used = Rc::new(Cell::new(0u64));
         let (u, max) = (used.clone(), s.max_instructions);
         lua.set_hook(
@@ -272,7 +347,7 @@ impl State {
         let args = lua.create_table().map_err(|e| e.to_string())?;
         used.set(0);
         let needs: Table = init.call(args).map_err(|e| format!("init failed: {e}"))?;
-        let needs = read_needs(&needs)?;
+        let needs = needs::read(&needs, s.sticky)?;
         Ok((
             State {
                 lua,
@@ -284,117 +359,6 @@ impl State {
     }
 }
 
-/// Reads the `needs` table `init` returned.
-fn read_needs(t: &Table) -> Result<Needs, String> {
-    let mut n = Needs {
-        packet: false,
-        payload: false,
-    };
-    for pair in t.pairs::<Value, Value>() {
-        let (k, v) = pair.map_err(|e| e.to_string())?;
-        let key = match &k {
-            Value::String(s) => s.to_string_lossy().to_string(),
-            _ => continue,
-        };
-        let on = !matches!(v, Value::Nil | Value::Boolean(false));
-        match key.as_str() {
-            "packet" if on => n.packet = true,
-            "payload" if on => n.payload = true,
-            "packet" | "payload" => {}
-            other => return Err(format!("needs \"{other}\": not supported by Osprey")),
-        }
-    }
-    if !n.packet && !n.payload {
-        return Err("needs neither \"packet\" nor \"payload\": not supported by Osprey".into());
-    }
-    Ok(n)
-}
-
-/// Name of the registry slot holding the current call's context table.
-const CTX: &str = "osprey.lua.ctx";
-
-/// Registers the Suricata API functions: each reads the current call's context.
-fn register_api(lua: &Lua) -> mlua::Result<()> {
-    let g = lua.globals();
-    let ctx = |lua: &Lua| lua.named_registry_value::<Table>(CTX);
-    g.set(
-        "SCPacketPayload",
-        lua.create_function(move |lua, ()| ctx(lua)?.get::<Value>("payload"))?,
-    )?;
-    g.set(
-        "SCPacketTimestamp",
-        lua.create_function(move |lua, ()| {
-            let c = ctx(lua)?;
-            Ok((c.get::<i64>("ts_s")?, c.get::<i64>("ts_us")?))
-        })?,
-    )?;
-    g.set(
-        "SCFlowTimestamps",
-        lua.create_function(move |lua, ()| {
-            let c = ctx(lua)?;
-            if !c.get::<bool>("flow")? {
-                return Ok(mlua::MultiValue::new());
-            }
-            let v = [c.get("first_s")?, 0, c.get("ts_s")?, c.get("ts_us")?];
-            Ok(v.into_iter().map(Value::Integer).collect())
-        })?,
-    )?;
-    for (name, flow) in [("SCPacketTuple", false), ("SCFlowTuple", true)] {
-        g.set(
-            name,
-            lua.create_function(move |lua, ()| {
-                let c = ctx(lua)?;
-                if flow && !c.get::<bool>("flow")? {
-                    return Ok(mlua::MultiValue::new());
-                }
-                let swap = flow && !c.get::<bool>("to_server")?;
-                let (a, b) = if swap { ("dst", "src") } else { ("src", "dst") };
-                let (pa, pb) = if swap { ("dp", "sp") } else { ("sp", "dp") };
-                let mut v = mlua::MultiValue::new();
-                for k in ["ipver", a, b, "proto", pa, pb] {
-                    v.push_back(c.get::<Value>(k)?);
-                }
-                Ok(v)
-            })?,
-        )?;
-    }
-    g.set(
-        "SCFlowAppLayerProto",
-        lua.create_function(move |lua, ()| {
-            let c = ctx(lua)?;
-            if !c.get::<bool>("flow")? {
-                return Ok(mlua::MultiValue::new());
-            }
-            let p: Value = c.get("alproto")?;
-            Ok(std::iter::repeat_n(p, 5).collect())
-        })?,
-    )?;
-    for name in [
-        "SCLogInfo",
-        "SCLogNotice",
-        "SCLogWarning",
-        "SCLogError",
-        "SCLogDebug",
-        "SCLogConfig",
-        "SCLogPerf",
-    ] {
-        g.set(
-            name,
-            lua.create_function(move |_, msg: mlua::LuaString| {
-                let m = msg.to_string_lossy();
-                match name {
-                    "SCLogError" => tracing::error!(target: "lua", "{m}"),
-                    "SCLogWarning" => tracing::warn!(target: "lua", "{m}"),
-                    "SCLogDebug" => tracing::debug!(target: "lua", "{m}"),
-                    _ => tracing::info!(target: "lua", "{m}"),
-                }
-                Ok(())
-            })?,
-        )?;
-    }
-    Ok(())
-}
-
 /// The address of a packet side as Suricata's Lua API prints it.
 fn addr(p: &wire::Packet, a: &[u8; 16]) -> String {
     if p.ip_version == 4 {
@@ -404,14 +368,51 @@ fn addr(p: &wire::Packet, a: &[u8; 16]) -> String {
     }
 }
 
+/// `MM/DD/YYYY-HH:MM:SS.uuuuuu` (UTC), as Suricata's `SCPacketTimeString`.
+fn time_string(secs: u64, usecs: u32) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since the epoch (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{m:02}/{d:02}/{y:04}-{:02}:{:02}:{:02}.{usecs:06}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
 thread_local! {
     /// This thread's interpreters, by script id (`None`: creating it failed).
     static STATES: RefCell<HashMap<u64, Option<State>>> = RefCell::new(HashMap::new());
 }
 
+/// What one call sees besides its arguments.
+struct Call<'a> {
+    p: &'a wire::Packet,
+    flow: Option<FlowInfo>,
+    fd: &'a FlowDetect,
+    /// Packet getters answer (packet scripts only).
+    packet: bool,
+}
+
 impl LuaC {
     /// Whether the script matches packet `p` (`frame`: its bytes).
-    pub(crate) fn matches(&self, p: &wire::Packet, frame: &[u8], flow: Option<FlowInfo>) -> bool {
+    pub(crate) fn matches(
+        &self,
+        p: &wire::Packet,
+        frame: &[u8],
+        flow: Option<FlowInfo>,
+        fd: &FlowDetect,
+    ) -> bool {
         let s = &self.script;
         let off = p.payload_off as usize;
         let payload = frame
@@ -420,6 +421,95 @@ impl LuaC {
         if s.needs.payload && !s.needs.packet && payload.is_empty() {
             return false;
         }
+        let call = Call {
+            p,
+            flow,
+            fd,
+            packet: true,
+        };
+        let r = self.call(&call, |lua, c, args| {
+            put(lua, c, "SCPacketPayload", [str_val(lua, payload)?]);
+            if s.needs.payload {
+                args.set("payload", lua.create_string(payload)?)?;
+            }
+            if s.needs.packet {
+                args.set("packet", lua.create_string(frame)?)?;
+            }
+            Ok(())
+        });
+        r.is_some_and(|m| m != self.negated)
+    }
+
+    /// Whether the script matches transaction `tx` inspected in `dir` on the packet of
+    /// `input`: on any instance of the buffer it needs. `app_both`: the rule is
+    /// inspected in both directions (no `flow` direction).
+    pub(crate) fn matches_tx(
+        &self,
+        tx: &dyn app::Transaction,
+        dir: app::Direction,
+        input: &crate::input::Input<'_>,
+        fd: &FlowDetect,
+        app_both: bool,
+    ) -> bool {
+        let s = &self.script;
+        let Some(need) = &s.needs.tx else {
+            return false;
+        };
+        if app_both && !need.both && need.dir.is_some_and(|d| d != dir) {
+            return false;
+        }
+        let call = Call {
+            p: input.packet,
+            flow: input.flow,
+            fd,
+            packet: false,
+        };
+        let Some(b) = need.buf else {
+            if need.dir == Some(app::Direction::ToClient) && !tx.complete(app::Direction::ToClient)
+            {
+                return false;
+            }
+            let r = self.call(&call, |lua, c, _| txdata::fill(lua, c, s.uses, tx, None));
+            return r.is_some_and(|m| m != self.negated);
+        };
+        if need.both && need.dir.is_some() {
+            // Runs in a direction once that direction has the buffer (the response
+            // headers for a response-side inspection), with the side it needs.
+            let mut here = false;
+            tx.buffers(b, dir, &mut |_| here = true);
+            if !here {
+                return false;
+            }
+        }
+        let mut bufs: Vec<Vec<u8>> = Vec::new();
+        tx.buffers(b, need.dir.unwrap_or(dir), &mut |x| bufs.push(x.to_vec()));
+        let body = matches!(
+            need.key.as_str(),
+            "http.request_body" | "http.response_body"
+        );
+        let mut any = false;
+        for x in &bufs {
+            let r = self.call(&call, |lua, c, args| {
+                args.set(need.key.as_str(), lua.create_string(x)?)?;
+                args.set("offset", 1)?;
+                let body = body.then_some((need.key.as_str(), &x[..]));
+                txdata::fill(lua, c, s.uses, tx, body)
+            });
+            if r == Some(true) {
+                any = true;
+                break;
+            }
+        }
+        !bufs.is_empty() && any != self.negated
+    }
+
+    /// Runs `match` with the context `fill` completes; `None` when the call failed.
+    fn call(
+        &self,
+        call: &Call<'_>,
+        fill: impl FnOnce(&Lua, &Table, &Table) -> mlua::Result<()>,
+    ) -> Option<bool> {
+        let s = &self.script;
         let r = STATES.with(|states| {
             let mut states = states.borrow_mut();
             let st = states.entry(s.id).or_insert_with(|| match State::new(s) {
@@ -431,18 +521,23 @@ impl LuaC {
                 }
             });
             let st = st.as_mut()?;
-            Some(run(st, s, p, frame, payload, flow))
+            vars::load(&s.needs.flowvars, &self.ints, Some(call.fd));
+            Some(run(st, call, fill))
         });
         match r {
-            Some(Ok(m)) => m != self.negated,
+            Some(Ok(m)) => Some(m),
             Some(Err(e)) => {
                 count_error(&e);
                 tracing::debug!("lua script {}: {e}", s.path.display());
-                false
+                None
             }
-            None => false,
+            None => None,
         }
     }
+}
+
+fn str_val(lua: &Lua, b: &[u8]) -> mlua::Result<Value> {
+    Ok(Value::String(lua.create_string(b)?))
 }
 
 /// Counts a failed call by its cause.
@@ -459,38 +554,93 @@ fn count_error(e: &mlua::Error) {
 /// One `match` call: the context and `args` set, the result read.
 fn run(
     st: &State,
-    s: &Script,
-    p: &wire::Packet,
-    frame: &[u8],
-    payload: &[u8],
-    flow: Option<FlowInfo>,
+    call: &Call<'_>,
+    fill: impl FnOnce(&Lua, &Table, &Table) -> mlua::Result<()>,
 ) -> mlua::Result<bool> {
     let lua = &st.lua;
-    let c = lua.create_table()?;
-    let pl = lua.create_string(payload)?;
-    c.set("payload", pl.clone())?;
-    c.set("ts_s", p.ts.secs() as i64)?;
-    c.set("ts_us", (p.ts.subsec_nanos() / 1000) as i64)?;
-    c.set("ipver", p.ip_version as i64)?;
-    c.set("src", addr(p, &p.src))?;
-    c.set("dst", addr(p, &p.dst))?;
-    c.set("proto", p.proto as i64)?;
-    c.set("sp", p.sport as i64)?;
-    c.set("dp", p.dport as i64)?;
-    c.set("flow", flow.is_some())?;
-    if let Some(f) = flow {
-        c.set("to_server", f.to_server)?;
-        c.set("first_s", f.counts.first_secs as i64)?;
-        c.set("alproto", f.app_proto.name())?;
+    let (c, args) = (lua.create_table()?, lua.create_table()?);
+    let p = call.p;
+    let (secs, usecs) = (p.ts.secs(), p.ts.subsec_nanos() / 1000);
+    let tuple = |swap: bool| -> mlua::Result<[Value; 6]> {
+        let (a, b) = if swap {
+            (&p.dst, &p.src)
+        } else {
+            (&p.src, &p.dst)
+        };
+        let (pa, pb) = if swap {
+            (p.dport, p.sport)
+        } else {
+            (p.sport, p.dport)
+        };
+        Ok([
+            Value::Integer(i64::from(p.ip_version)),
+            str_val(lua, addr(p, a).as_bytes())?,
+            str_val(lua, addr(p, b).as_bytes())?,
+            Value::Integer(i64::from(p.proto)),
+            Value::Integer(i64::from(pa)),
+            Value::Integer(i64::from(pb)),
+        ])
+    };
+    if call.packet {
+        put(
+            lua,
+            &c,
+            "SCPacketTimestamp",
+            [
+                Value::Integer(secs as i64),
+                Value::Integer(i64::from(usecs)),
+            ],
+        );
+        put(
+            lua,
+            &c,
+            "SCPacketTimeString",
+            [str_val(lua, time_string(secs, usecs).as_bytes())?],
+        );
+        put(lua, &c, "SCPacketTuple", tuple(false)?);
     }
-    lua.set_named_registry_value(CTX, c)?;
-    let args = lua.create_table()?;
-    if s.needs.payload {
-        args.set("payload", pl)?;
+    if let Some(f) = call.flow {
+        put(lua, &c, "SCFlowTuple", tuple(!f.to_server)?);
+        let n = &f.counts;
+        put(
+            lua,
+            &c,
+            "SCFlowTimestamps",
+            [
+                Value::Integer(n.first_secs as i64),
+                Value::Integer(secs as i64),
+                Value::Integer(i64::from(n.first_usecs)),
+                Value::Integer(i64::from(usecs)),
+            ],
+        );
+        let alp = str_val(lua, f.app_proto.name().as_bytes())?;
+        let unknown = str_val(lua, b"unknown")?;
+        put(
+            lua,
+            &c,
+            "SCFlowAppLayerProto",
+            [alp.clone(), alp.clone(), alp, unknown.clone(), unknown],
+        );
+        put(
+            lua,
+            &c,
+            "SCFlowStats",
+            [
+                Value::Integer(i64::from(n.pkts[0])),
+                Value::Integer(n.bytes[0] as i64),
+                Value::Integer(i64::from(n.pkts[1])),
+                Value::Integer(n.bytes[1] as i64),
+            ],
+        );
+        put(
+            lua,
+            &c,
+            "SCFlowHasAlerts",
+            [Value::Boolean(call.fd.alerted)],
+        );
     }
-    if s.needs.packet {
-        args.set("packet", lua.create_string(frame)?)?;
-    }
+    fill(lua, &c, &args)?;
+    lua.set_named_registry_value(api::CTX, c)?;
     st.used.set(0);
     let r: Value = st.match_fn.call(args)?;
     Ok(match r {

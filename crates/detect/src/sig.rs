@@ -221,12 +221,14 @@ pub(crate) struct Sig {
     /// A verdict of this rule covers the whole flow (IPS): header-only rules, as
     /// IP-only ones but ports and app-layer protocol allowed.
     pub flow_action: bool,
+    /// `lua` scripts that inspect transactions (`crate::lua`).
+    pub lua_tx: Vec<crate::lua::LuaC>,
 }
 
 impl Sig {
     /// Transaction rule (inspected per app-layer transaction).
     pub fn is_tx(&self) -> bool {
-        !self.app.is_empty() || !self.tx_opts.is_empty()
+        !self.app.is_empty() || !self.tx_opts.is_empty() || !self.lua_tx.is_empty()
     }
 }
 
@@ -369,6 +371,7 @@ pub(crate) fn compile(
         iponly: false,
         like_iponly: false,
         flow_action: false,
+        lua_tx: Vec::new(),
     };
     if matches!(r.action, Action::Log | Action::Sdrop) {
         return Err(unsupported(
@@ -521,11 +524,7 @@ pub(crate) fn compile(
                 crate::keyword_opts::compile(name, value.as_deref(), &mut sig)?
             }
             Opt::Keyword { name, .. } => return Err(unsupported(*name, format!("keyword {name}"))),
-            Opt::Lua(l) => sig.pkt.push(PktOpt::Lua(crate::lua::compile(
-                l,
-                &opts.lua,
-                lr.file.as_deref(),
-            )?)),
+            Opt::Lua(l) => crate::lua::add(&mut sig, l, &opts.lua, lr.file.as_deref())?,
         }
     }
     sig.bits_rank = match (set_bits, read_bits) {

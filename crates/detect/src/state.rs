@@ -64,6 +64,11 @@ pub struct FlowDetect {
     pub(crate) vars: crate::vars::FlowVars,
     /// `tls_store` requests (`tls_store.rs`).
     pub(crate) tls_store: crate::tls_store::Requests,
+    /// An alert was raised on the flow (Lua's `SCFlowHasAlerts`).
+    pub(crate) alerted: bool,
+    /// The ids of the `flowint` variables set, in the order they were first set (EVE
+    /// `metadata.flowints`).
+    int_order: Vec<u32>,
 }
 
 impl FlowDetect {
@@ -95,6 +100,8 @@ impl FlowDetect {
         self.dropped = false;
         self.iponly_done = [false; 2];
         self.ints.clear();
+        self.int_order.clear();
+        self.alerted = false;
         self.tags.clear();
         self.vars.clear();
         self.tls_store = Default::default();
@@ -120,8 +127,19 @@ impl FlowDetect {
         if self.ints.len() <= i {
             self.ints.resize(i + 1, None);
         }
+        if self.ints[i].is_none() {
+            self.int_order.push(id);
+        }
         self.ints[i] = Some(v);
         self.bits_gen += 1;
+    }
+
+    /// The `flowint` variables that are set, `(id, value)` in the order they were
+    /// first set (EVE `metadata.flowints`; names by [`crate::Detector::flowint_name`]).
+    pub fn flowints(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.int_order
+            .iter()
+            .filter_map(|&id| Some((id, self.int(id)?)))
     }
 
     /// Whether flowbit `id` is set.

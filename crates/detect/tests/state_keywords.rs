@@ -9,7 +9,11 @@ use detect::{FlowCounts, FlowDetect, FlowInfo};
 
 fn with_counts(stream: Option<[u32; 2]>, first_secs: u64) -> Option<FlowInfo> {
     Some(FlowInfo {
-        counts: FlowCounts { first_secs, stream },
+        counts: FlowCounts {
+            first_secs,
+            stream,
+            ..Default::default()
+        },
         ..flow(true).unwrap()
     })
 }

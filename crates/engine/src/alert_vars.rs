@@ -1,7 +1,8 @@
-//! The flow's and the packet's variables (`flowvar`, `pktvar`) in an alert record:
-//! `metadata.flowvars` and `metadata.pktvars`, lists of one-key objects in the order
-//! the names were first set, after `metadata.flowbits`, as Suricata 7 writes them
-//! (`metadata` itself right after `pkt_src`).
+//! The flow's and the packet's variables (`flowint`, `flowvar`, `pktvar`) in an alert
+//! record: `metadata.flowints`, one object of the integers by name, then
+//! `metadata.flowvars` and `metadata.pktvars`, lists of one-key objects, each in the
+//! order the names were first set, after `metadata.flowbits`, as Suricata 7 writes
+//! them (`metadata` itself right after `pkt_src`).
 
 use serde_json::{Map, Value};
 
@@ -14,11 +15,19 @@ fn list<'a>(vars: impl Iterator<Item = (&'a str, &'a [u8])>) -> Vec<Value> {
     .collect()
 }
 
-/// Adds the variables of `vars` to the alert record `record`.
-pub(crate) fn add(record: &mut Value, vars: &detect::FlowVars) {
+/// Adds the variables of the flow state `fd` (names from `det`) to the alert record
+/// `record`.
+pub(crate) fn add(record: &mut Value, fd: &detect::FlowDetect, det: &detect::Detector) {
+    let vars = fd.vars();
     let flow = list(vars.flow());
     let pkt = list(vars.pkt());
-    if flow.is_empty() && pkt.is_empty() {
+    let mut ints = Map::new();
+    for (id, v) in fd.flowints() {
+        if let Some(n) = det.flowint_name(id) {
+            ints.insert(n.into(), v.into());
+        }
+    }
+    if flow.is_empty() && pkt.is_empty() && ints.is_empty() {
         return;
     }
     let Value::Object(o) = record else { return };
@@ -34,6 +43,9 @@ pub(crate) fn add(record: &mut Value, vars: &detect::FlowVars) {
         }
     }
     if let Some(Value::Object(md)) = o.get_mut("metadata") {
+        if !ints.is_empty() {
+            md.insert("flowints".into(), Value::Object(ints));
+        }
         if !flow.is_empty() {
             md.insert("flowvars".into(), Value::Array(flow));
         }

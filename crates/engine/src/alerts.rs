@@ -385,7 +385,7 @@ impl AlertSink {
         }
         let mut eve = out.wants_alerts().then(|| record.to_eve());
         if let (Some(fd), Some(e)) = (flow_detect, eve.as_mut()) {
-            crate::alert_vars::add(e, fd.vars());
+            crate::alert_vars::add(e, fd, det);
         }
         // A packet whose IP header did not decode (a `decode-event` alert) has no
         // addresses, ports or protocol in Suricata's record; nor has an IPv4 packet

@@ -353,5 +353,8 @@ fn flow_counts(f: &flow::Flow) -> detect::FlowCounts {
         first_secs: f.first_us / 1_000_000,
         stream: (f.tcp.state != TcpState::None)
             .then(|| [used(&f.tcp.half[0]), used(&f.tcp.half[1])]),
+        first_usecs: (f.first_us % 1_000_000) as u32,
+        pkts: f.pkts,
+        bytes: f.bytes,
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::input::{FlowInfo, Input};
 use crate::sig::{proto_matches, PayloadMode, PktOpt, ProtoM, Sig};
+use crate::state::FlowDetect;
 use wire::ip_proto;
 
 /// Which payloads a payload program may inspect in this call: (stream chunk, packet).
@@ -131,13 +132,8 @@ fn dsize_ok(c: &rules::IntCmp, len: u64) -> bool {
 /// Whether option `o` holds on packet `p` of flow `flow`; `real` is false on an end-of-flow
 /// pseudo-packet, where Suricata 7.0.10 does not match `iprep` (checked on sv-ether's
 /// DNS flows).
-pub(super) fn pkt_opt_ok(
-    o: &PktOpt,
-    p: &wire::Packet,
-    frame: &[u8],
-    real: bool,
-    flow: Option<FlowInfo>,
-) -> bool {
+pub(super) fn pkt_opt_ok(o: &PktOpt, input: &Input<'_>, fd: &FlowDetect) -> bool {
+    let (p, frame, real, flow) = (input.packet, input.frame, input.packet_rules, input.flow);
     let tcp = p.is_tcp();
     let icmp = wire::is_icmp(p.proto) && p.l4_off != 0;
     match o {
@@ -162,7 +158,7 @@ pub(super) fn pkt_opt_ok(
         PktOpt::Intel(i) => real && i.matches(p),
         PktOpt::Hdr(h) => h.matches(p, frame),
         PktOpt::State(c) => c.matches(flow, p.ts.secs()),
-        PktOpt::Lua(l) => real && l.matches(p, frame, flow),
+        PktOpt::Lua(l) => real && l.matches(p, frame, flow, fd),
     }
 }
 

@@ -101,7 +101,10 @@ impl Detector {
                 let s = &self.sigs[si as usize];
                 // A file rule alerts once per direction (each file travels one way), an
                 // `app-layer-event` rule too (the transaction's events hold both ways).
-                let done = if s.files.is_empty() && !crate::events::per_direction(s) {
+                let done = if s.files.is_empty()
+                    && !crate::events::per_direction(s)
+                    && !crate::lua::per_direction(s)
+                {
                     si
                 } else {
                     si | u32::from(di) << 31
@@ -215,6 +218,9 @@ impl Detector {
             .iter()
             .all(|o| crate::files::is_file(o) || crate::tls::check(tx, o, dir, input))
             && s.files.matches(tx, dir, s.sid)
+            && s.lua_tx
+                .iter()
+                .all(|l| l.matches_tx(tx, dir, input, fd, s.app_both))
     }
 }
 

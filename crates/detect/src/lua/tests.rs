@@ -19,6 +19,7 @@ fn opt(file: &str, negated: bool) -> rules::keywords::LuaScript {
     rules::keywords::LuaScript {
         file: file.into(),
         negated,
+        buffer: None,
     }
 }
 
@@ -44,8 +45,60 @@ fn packet(payload: &[u8]) -> wire::Packet {
     }
 }
 
+#[test]
+fn flow_variables_are_read_and_written_by_index() {
+    let d = dir("vars");
+    std::fs::write(
+        d.join("v.lua"),
+        "function init(args)\n local n = {}\n n[\"flowvar\"] = {\"a\"}\n n[\"flowint\"] = {\"c\"}\n n[\"payload\"] = tostring(true)\n return n\nend\n\
+         function match(args)\n if ScFlowintGet(0) == nil then ScFlowintSet(0, 41) end\n local v = ScFlowintIncr(0)\n \
+         ScFlowvarSet(0, \"hello\", 4)\n if v == 42 and ScFlowvarGet(0) == \"hell\" then return 1 end\n return 0\nend\n",
+    )
+    .unwrap();
+    let mut c = compile(&opt("v.lua", false), &cfg(&d), None).unwrap();
+    c.ints[0].id = 3;
+    let mut fd = FlowDetect::default();
+    assert!(c.matches(&packet(b"x"), b"x", None, &fd));
+    // Written to the flow at the end of the packet.
+    apply_writes(&mut fd);
+    fd.vars.end_packet();
+    assert_eq!(fd.int(3), Some(42));
+    assert_eq!(fd.flowints().collect::<Vec<_>>(), vec![(3, 42)]);
+    assert_eq!(
+        fd.vars.flow().collect::<Vec<_>>(),
+        vec![("a", &b"hell"[..])]
+    );
+    // Next packet: read from the flow (43 now, no match).
+    assert!(!c.matches(&packet(b"x"), b"x", None, &fd));
+    apply_writes(&mut fd);
+    assert_eq!(fd.int(3), Some(43));
+    // An index not declared is an error, counted.
+    std::fs::write(
+        d.join("bad.lua"),
+        format!("{PAYLOAD_INIT}function match(args) return ScFlowintGet(5) end\n"),
+    )
+    .unwrap();
+    let b = compile(&opt("bad.lua", false), &cfg(&d), None).unwrap();
+    let before = ERRORS.load(Ordering::Relaxed);
+    assert!(!b.matches(&packet(b"x"), b"x", None, &fd));
+    assert!(ERRORS.load(Ordering::Relaxed) > before);
+}
+
+#[test]
+fn time_string_and_epoch_as_suricata() {
+    // Suricata 7.0.10 printed 12/27/2022-21:26:18.000277 for 1672176378.000277.
+    assert_eq!(
+        time_string(1_672_176_378, 277),
+        "12/27/2022-21:26:18.000277"
+    );
+    assert_eq!(time_string(951_782_400, 0), "02/29/2000-00:00:00.000000");
+    assert_eq!(txdata::epoch("2022-12-27T21:26:18"), Some(1_672_176_378));
+    assert_eq!(txdata::epoch("2000-02-29T00:00:00"), Some(951_782_400));
+    assert_eq!(txdata::epoch("garbage"), None);
+}
+
 fn run_on(c: &LuaC, payload: &[u8]) -> bool {
-    c.matches(&packet(payload), payload, None)
+    c.matches(&packet(payload), payload, None, &FlowDetect::default())
 }
 
 #[test]
@@ -97,16 +150,56 @@ fn refused_unless_allowed_and_on_bad_scripts() {
         "{}",
         e.message
     );
-    std::fs::write(
-        d.join("uri.lua"),
-        "function init(args)\n local n = {}\n n[\"http.uri\"] = tostring(true)\n return n\nend\nfunction match(args) return 1 end\n",
-    )
-    .unwrap();
-    let e = compile(&opt("uri.lua", false), &cfg(&d), None).unwrap_err();
+    let needs = |name: &str, need: &str| {
+        std::fs::write(
+            d.join(name),
+            format!("function init(args)\n local n = {{}}\n n[\"{need}\"] = tostring(true)\n return n\nend\nfunction match(args) return 1 end\n"),
+        )
+        .unwrap();
+        compile(&opt(name, false), &cfg(&d), None)
+    };
+    // A need Osprey does not evaluate: unsupported, with its name.
+    let e = needs("stream.lua", "stream").unwrap_err();
     assert!(
-        e.unsupported && e.message.contains("http.uri"),
+        e.unsupported && e.message.contains("stream"),
         "{}",
         e.message
+    );
+    // A need Suricata does not know: the rule fails, as Suricata's does.
+    let e = needs("foo.lua", "foo").unwrap_err();
+    assert!(!e.unsupported && e.message.contains("foo"), "{}", e.message);
+    // Transaction needs: the script inspects that protocol's transactions.
+    for (need, proto, key) in [
+        ("http.uri", app::AppProto::Http, "http.uri"),
+        (
+            "http.response_headers",
+            app::AppProto::Http,
+            "http.response_headers",
+        ),
+        ("dns.rrname", app::AppProto::Dns, "dns.rrname"),
+        ("tls", app::AppProto::Tls, ""),
+        ("ssh", app::AppProto::Ssh, ""),
+    ] {
+        let c = needs(&format!("{need}.lua"), need).unwrap();
+        let t = c.script.needs.tx.as_ref().unwrap();
+        assert_eq!((t.proto, t.key.as_str()), (proto, key), "{need}");
+        assert_eq!(
+            t.both,
+            matches!(need, "tls" | "ssh" | "http.response_headers")
+        );
+    }
+    // `buffer` needs a sticky buffer before the keyword.
+    let e = needs("buffer.lua", "buffer").unwrap_err();
+    assert!(e.message.contains("sticky"), "{}", e.message);
+    let sticky = rules::keywords::LuaScript {
+        buffer: Some(rules::Buffer::HttpUri),
+        ..opt("buffer.lua", false)
+    };
+    let c = compile(&sticky, &cfg(&d), None).unwrap();
+    let t = c.script.needs.tx.as_ref().unwrap();
+    assert_eq!(
+        (t.key.as_str(), t.buf),
+        ("buffer", app::BufferId::by_name("http.uri"))
     );
     // Next to the rule file when the rule path does not have it.
     let other = dir("refuse-rp");

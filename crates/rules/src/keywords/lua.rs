@@ -14,6 +14,9 @@ pub struct LuaScript {
     pub file: String,
     /// `lua:!file`: the rule matches when the script does not.
     pub negated: bool,
+    /// The sticky buffer in effect where the keyword stands (the script's
+    /// `args["buffer"]`), if any.
+    pub buffer: Option<crate::Buffer>,
 }
 
 /// The Lua keywords.
@@ -43,9 +46,11 @@ fn lua(st: &mut State, c: &Ctx<'_>) {
         );
         return;
     }
+    let buffer = st.sticky.as_ref().map(|s| s.buffer);
     st.options.push(Opt::Lua(LuaScript {
         file: file.to_owned(),
         negated,
+        buffer,
     }));
 }
 
@@ -72,5 +77,9 @@ mod tests {
     #[test]
     fn empty_name_is_an_error() {
         assert!(crate::parse_rule("alert tcp any any -> any any (lua:!; sid:1;)").is_err());
+        let o = opts("alert http any any -> any any (http.uri; lua:x.lua; sid:1;)");
+        assert!(o
+            .iter()
+            .any(|o| matches!(o, Opt::Lua(s) if s.buffer == Some(crate::Buffer::HttpUri))));
     }
 }
