@@ -16,7 +16,7 @@ use crate::threshold::{self, Deferred, Global, Spec, Verdict};
 mod packet;
 mod tx;
 
-pub(crate) use packet::ends_ok;
+pub(crate) use packet::{dsize_ok, ends_ok};
 use packet::{flow_ok, header_ok, payload_targets, pkt_opt_ok};
 
 /// Text and metadata of a loaded rule, for output.
@@ -293,7 +293,10 @@ impl Detector {
                 continue;
             }
             match Prefilter::build(opts.mpm_kind, &entries) {
-                Ok(p) => pkt_groups[g].payload = Some(p),
+                Ok(mut p) => {
+                    p.gate_dsize(|si| crate::prefilter::sig_dsize(&sigs[si as usize]));
+                    pkt_groups[g].payload = Some(p)
+                }
                 Err(sigs) => {
                     pkt_groups[g].always.extend(sigs);
                     pkt_groups[g].always.sort_unstable();
@@ -520,11 +523,13 @@ impl Detector {
                         pre.iter().for_each(|&s| scratch.add_cand(s));
                         scratch.pre_sigs = pre;
                     } else {
-                        pf.scan(payload, &mut seen, |s| scratch.add_cand(s));
+                        let n = pkt.payload_len as u64;
+                        pf.scan_packet(payload, n, &mut seen, |s| scratch.add_cand(s));
                     }
                 }
                 if let Some(st) = input.stream {
-                    pf.scan(st, &mut seen, |s| scratch.add_cand(s));
+                    let n = pkt.payload_len as u64;
+                    pf.scan_packet(st, n, &mut seen, |s| scratch.add_cand(s));
                 }
                 scratch.seen = seen;
             }

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use rules::IntCmp;
+
 /// A matcher and the rules each of its patterns stands for.
 #[derive(Debug)]
 pub(crate) struct Prefilter {
@@ -11,6 +13,9 @@ pub(crate) struct Prefilter {
     pat_sigs: Vec<Vec<u32>>,
     /// Pattern id → (bytes, nocase): what a batch matcher elsewhere needs (`offload`).
     pats: Vec<(Vec<u8>, bool)>,
+    /// Pattern id → the `dsize` each of its signatures (same order as `pat_sigs`)
+    /// requires, or empty when none of them has one ([`Self::gate_dsize`]).
+    dsize: Vec<Vec<Option<IntCmp>>>,
 }
 
 /// What a build used.
@@ -56,22 +61,74 @@ impl Prefilter {
             matcher,
             pat_sigs,
             pats: plain,
+            dsize: Vec::new(),
         })
     }
 
+    /// Records the `dsize` condition of each signature (`dsize_of`) so that
+    /// [`Self::scan_packet`] skips the signatures the packet's payload size already
+    /// rules out, before they become candidates.
+    pub fn gate_dsize(&mut self, dsize_of: impl Fn(u32) -> Option<IntCmp>) {
+        self.dsize = self
+            .pat_sigs
+            .iter()
+            .map(|v| {
+                let g: Vec<_> = v.iter().map(|&s| dsize_of(s)).collect();
+                if g.iter().any(Option::is_some) {
+                    g
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+    }
+
     /// Reports the signatures whose fast pattern occurs in `hay`, each pattern's
-    /// signatures once however often it occurs.
+    /// signatures once however often it occurs (the matcher passes each pattern on once
+    /// per buffer), and counts the scan in `seen`.
     #[inline]
-    pub fn scan(&self, hay: &[u8], seen: &mut Seen, mut f: impl FnMut(u32)) {
-        seen.begin(self.pat_sigs.len());
-        self.matcher.scan(hay, &mut |m: mpm::Match| {
-            let id = m.pattern as usize;
-            if seen.first(id) {
-                if let Some(v) = self.pat_sigs.get(id) {
+    pub fn scan(&self, hay: &[u8], seen: &mut Seen, f: impl FnMut(u32)) {
+        self.scan_with(hay, None, seen, f)
+    }
+
+    /// [`Self::scan`] for a packet whose payload is `dsize` bytes: signatures whose
+    /// `dsize` ([`Self::gate_dsize`]) fails on it are left out, as they cannot match it.
+    #[inline]
+    pub fn scan_packet(&self, hay: &[u8], dsize: u64, seen: &mut Seen, f: impl FnMut(u32)) {
+        self.scan_with(hay, Some(dsize), seen, f)
+    }
+
+    #[inline]
+    fn scan_with(&self, hay: &[u8], dsize: Option<u64>, seen: &mut Seen, mut f: impl FnMut(u32)) {
+        let mut cands = 0u64;
+        let mut gated = 0u64;
+        let c = self.matcher.scan_unique(hay, &mut seen.seen, |id| {
+            let Some(v) = self.pat_sigs.get(id as usize) else {
+                return;
+            };
+            match (dsize, self.dsize.get(id as usize).filter(|g| !g.is_empty())) {
+                (Some(len), Some(g)) => {
+                    for (&s, d) in v.iter().zip(g) {
+                        if d.as_ref().is_none_or(|d| crate::detector::dsize_ok(d, len)) {
+                            cands += 1;
+                            f(s);
+                        } else {
+                            gated += 1;
+                        }
+                    }
+                }
+                _ => {
+                    cands += v.len() as u64;
                     v.iter().for_each(|&s| f(s));
                 }
             }
         });
+        let n = &mut seen.counts;
+        n.buffers += 1;
+        n.bytes += hay.len() as u64;
+        n.matches.add(c);
+        n.candidates += cands;
+        n.dsize_skipped += gated;
     }
 
     /// Every pattern: its bytes, nocase, and the signatures it makes candidates.
@@ -90,34 +147,118 @@ impl Prefilter {
     }
 }
 
-/// Which patterns already reported during one scan (generation stamps, reused).
+/// The first `dsize` condition of signature `s`, if any (its others are checked with
+/// the rest of the signature).
+pub(crate) fn sig_dsize(s: &crate::sig::Sig) -> Option<IntCmp> {
+    s.pkt.iter().find_map(|o| match o {
+        crate::sig::PktOpt::Dsize(c) => Some(*c),
+        _ => None,
+    })
+}
+
+/// What the prefilter scans of one worker did (`osprey.detect.mpm_*` counters).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PrefilterCounts {
+    /// Buffers scanned.
+    pub buffers: u64,
+    /// Bytes scanned.
+    pub bytes: u64,
+    /// Matches the matchers reported, and distinct patterns passed on per buffer.
+    pub matches: mpm::ScanCounts,
+    /// Signatures the patterns made candidates (before the per-pass dedup of rules).
+    pub candidates: u64,
+    /// Signatures left out because the packet's payload size failed their `dsize`.
+    pub dsize_skipped: u64,
+}
+
+/// Which patterns already reported during one scan (generation stamps, reused), and
+/// the counts of every scan so far.
 #[derive(Debug, Default)]
 pub(crate) struct Seen {
-    stamp: Vec<u32>,
-    gen: u32,
+    seen: mpm::Seen,
+    pub(crate) counts: PrefilterCounts,
 }
 
 impl Seen {
     /// Starts a scan over patterns `0..n`.
     pub(crate) fn begin(&mut self, n: usize) {
-        if self.stamp.len() < n {
-            self.stamp.resize(n, 0);
-        }
-        self.gen = self.gen.wrapping_add(1);
-        if self.gen == 0 {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
-            self.gen = 1;
-        }
+        self.seen.begin(n);
     }
 
     /// True the first time `id` is reported in this scan.
     pub(crate) fn first(&mut self, id: usize) -> bool {
-        match self.stamp.get_mut(id) {
-            Some(s) if *s != self.gen => {
-                *s = self.gen;
-                true
+        u32::try_from(id).is_ok_and(|id| self.seen.first(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_reports_each_pattern_once_and_counts() {
+        let entries = vec![
+            (b"\x00\x00".to_vec(), false, 3),
+            (b"abc".to_vec(), true, 5),
+            (b"abc".to_vec(), true, 7),
+            (b"zz".to_vec(), false, 9),
+        ];
+        let pf = Prefilter::build(mpm::Kind::Vpatch, &entries).unwrap();
+        let mut seen = Seen::default();
+        let mut got = Vec::new();
+        pf.scan(b"\x00\x00\x00\x00 ABC abc", &mut seen, |s| got.push(s));
+        got.sort_unstable();
+        assert_eq!(got, vec![3, 5, 7]);
+        assert_eq!(
+            seen.counts,
+            PrefilterCounts {
+                buffers: 1,
+                bytes: 12,
+                matches: mpm::ScanCounts {
+                    reported: 5,
+                    unique: 2
+                },
+                candidates: 3,
+                dsize_skipped: 0,
             }
-            _ => false,
-        }
+        );
+        got.clear();
+        pf.scan(b"zzz", &mut seen, |s| got.push(s));
+        assert_eq!(got, vec![9]);
+        assert_eq!(seen.counts.matches.reported, 7);
+        assert_eq!(seen.counts.candidates, 4);
+    }
+
+    #[test]
+    fn dsize_gate_leaves_out_what_the_payload_size_rules_out() {
+        let entries = vec![
+            (b"abc".to_vec(), false, 1),
+            (b"abc".to_vec(), false, 2),
+            (b"abc".to_vec(), false, 4),
+            (b"xyz".to_vec(), false, 6),
+        ];
+        let mut pf = Prefilter::build(mpm::Kind::AcFull, &entries).unwrap();
+        pf.gate_dsize(|s| match s {
+            2 => Some(IntCmp::Lt(5)),
+            4 => Some(IntCmp::Ge(5)),
+            _ => None,
+        });
+        let mut seen = Seen::default();
+        let scan = |pf: &Prefilter, seen: &mut Seen, hay: &[u8]| {
+            let mut got = Vec::new();
+            pf.scan_packet(hay, hay.len() as u64, seen, |s| got.push(s));
+            got
+        };
+        assert_eq!(scan(&pf, &mut seen, b"abc"), vec![1, 2]);
+        assert_eq!(scan(&pf, &mut seen, b"abcdef xyz"), vec![1, 4, 6]);
+        assert_eq!(seen.counts.dsize_skipped, 2);
+        assert_eq!(seen.counts.candidates, 5);
+        // Buffers that are not the packet (stream, transactions) are not gated.
+        let mut got = Vec::new();
+        pf.scan(b"abc", &mut seen, |s| got.push(s));
+        assert_eq!(got, vec![1, 2, 4]);
+        // Every signature stays listed for the batch matchers.
+        let all: Vec<_> = pf.entries().map(|e| e.2.to_vec()).collect();
+        assert_eq!(all, vec![vec![1, 2, 4], vec![6]]);
     }
 }

@@ -356,6 +356,18 @@ pub struct ScratchStats {
     /// `pcre` runs stopped by `pcre.match-limit`/`match-limit-recursion` (the rule did
     /// not match there).
     pub pcre_limit_hits: u64,
+    /// Bytes the prefilter matchers scanned (`osprey.detect.mpm_bytes`).
+    pub mpm_bytes: u64,
+    /// Matches they reported, every pattern at every end (`osprey.detect.mpm_matches`).
+    pub mpm_matches: u64,
+    /// Patterns passed on to the detector, each once per buffer
+    /// (`osprey.detect.mpm_patterns`).
+    pub mpm_patterns: u64,
+    /// Signatures those patterns made candidates (`osprey.detect.mpm_candidates`).
+    pub mpm_candidates: u64,
+    /// Signatures a pattern would have made candidates whose `dsize` the packet failed
+    /// (`osprey.detect.mpm_dsize_skipped`).
+    pub mpm_dsize_skipped: u64,
 }
 
 impl Scratch {
@@ -399,6 +411,11 @@ impl Scratch {
     pub fn stats(&self) -> ScratchStats {
         ScratchStats {
             pcre_limit_hits: self.vars.pcre_limit_hits,
+            mpm_bytes: self.seen.counts.bytes,
+            mpm_matches: self.seen.counts.matches.reported,
+            mpm_patterns: self.seen.counts.matches.unique,
+            mpm_candidates: self.seen.counts.candidates,
+            mpm_dsize_skipped: self.seen.counts.dsize_skipped,
             ..self.stats.clone()
         }
     }

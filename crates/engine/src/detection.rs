@@ -288,6 +288,12 @@ impl DetectStage {
             ("osprey.detect.threshold_table_full", s.threshold_table_full),
             ("osprey.detect.pcre_limit_hits", s.pcre_limit_hits),
             ("osprey.detect.tags_dropped", self.detector.tags_dropped()),
+            // Prefilter work (issue 29): bytes scanned, matches, patterns, candidates.
+            ("osprey.detect.mpm_bytes", s.mpm_bytes),
+            ("osprey.detect.mpm_matches", s.mpm_matches),
+            ("osprey.detect.mpm_patterns", s.mpm_patterns),
+            ("osprey.detect.mpm_candidates", s.mpm_candidates),
+            ("osprey.detect.mpm_dsize_skipped", s.mpm_dsize_skipped),
         ]
         .into_iter()
         .chain(gpu)

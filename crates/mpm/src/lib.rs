@@ -54,6 +54,7 @@ mod short;
 mod spatch;
 pub mod testutil;
 mod trie;
+mod unique;
 mod verify;
 #[allow(unsafe_code)] // SIMD intrinsics, in small commented functions
 mod vpatch;
@@ -64,3 +65,4 @@ pub use kind::Kind;
 pub use matcher::{Builder, Limits, Matcher};
 pub use pattern::{Match, Pattern, PatternInfo, PatternStore};
 pub use plain::{InvalidDfa, PlainDfa};
+pub use unique::{ScanCounts, Seen};

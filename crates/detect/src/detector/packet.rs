@@ -122,7 +122,7 @@ fn icmp_has_id_seq(p: &wire::Packet) -> bool {
 /// `dsize` as Suricata evaluates it: a negated non-zero size (`dsize:!N`) makes the
 /// rule require a payload (Suricata's signature mask), so it never matches an empty
 /// packet; `<N` and `<=N` do match empty packets.
-fn dsize_ok(c: &rules::IntCmp, len: u64) -> bool {
+pub(crate) fn dsize_ok(c: &rules::IntCmp, len: u64) -> bool {
     if len == 0 && matches!(c, rules::IntCmp::Ne(n) if *n > 0) {
         return false;
     }
