@@ -361,6 +361,7 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
         engine.flow.ssn_memcap = memcap as usize;
     }
     crate::memcaps::flow_settings(config, &mut engine.flow);
+    engine.flow.host_policy = crate::host_os::read(config);
     if let Some(depth) = config.get_size("stream.reassembly.depth") {
         engine.flow.reassembly.depth = depth;
     }

@@ -175,6 +175,8 @@ pub struct Defrag {
     stats: DefragStats,
     /// The next fragment is refused as if the memory cap were reached.
     simulate_memcap: bool,
+    /// `host-os-policy`: the policy of each datagram's destination.
+    host_policy: std::sync::Arc<crate::host_policy::HostPolicy>,
 }
 
 fn fam(f: Family) -> usize {
@@ -194,7 +196,18 @@ impl Defrag {
             memuse: 0,
             stats: DefragStats::default(),
             simulate_memcap: false,
+            host_policy: Default::default(),
         }
+    }
+
+    /// Reassembles each datagram by its destination's `host-os-policy` (hosts the
+    /// table does not list keep the configured policy).
+    pub fn with_host_policy(
+        mut self,
+        table: std::sync::Arc<crate::host_policy::HostPolicy>,
+    ) -> Defrag {
+        self.host_policy = table;
+        self
     }
 
     /// Refuses the next fragment as if the memory cap were reached (fault injection,
@@ -283,7 +296,9 @@ impl Defrag {
             self.trackers.insert(f.key, Tracker::default());
             self.memuse += 64;
         }
-        let policy = self.cfg.policy;
+        let policy = (self.host_policy)
+            .defrag(f.key.family == Family::V4, &f.key.dst)
+            .unwrap_or(self.cfg.policy);
         let max_frags = self.cfg.max_frags;
         let memcap = self.cfg.memcap;
         let t = self.trackers.get_mut(&f.key).expect("inserted above");
