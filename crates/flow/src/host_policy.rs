@@ -129,7 +129,7 @@ impl HostPolicy {
         }
         for v in [&mut t.v4, &mut t.v6] {
             // Stable: among equal prefixes the order of the configuration is kept.
-            v.sort_by(|a, b| b.prefix.cmp(&a.prefix));
+            v.sort_by_key(|n| std::cmp::Reverse(n.prefix));
         }
         (t, errors)
     }
