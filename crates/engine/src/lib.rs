@@ -31,6 +31,7 @@ mod file_store;
 mod flow_log;
 mod flow_timeouts;
 mod flows;
+mod host_os;
 #[cfg(target_os = "linux")]
 mod inline;
 pub mod lists;

@@ -362,6 +362,7 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     }
     crate::memcaps::flow_settings(config, &mut engine.flow);
     crate::memcaps::defrag_settings(config, &mut engine.flow.defrag);
+    engine.flow.host_policy = crate::host_os::read(config);
     if let Some(depth) = config.get_size("stream.reassembly.depth") {
         engine.flow.reassembly.depth = depth;
     }

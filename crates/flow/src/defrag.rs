@@ -261,6 +261,8 @@ pub struct Defrag {
     ranges: Vec<(u32, u32)>,
     /// The run's budgets: memory, trackers and fragments of every worker.
     shared: Arc<SharedCaps>,
+    /// `host-os-policy`: the policy of each datagram's destination.
+    host_policy: std::sync::Arc<crate::host_policy::HostPolicy>,
 }
 
 fn fam(f: Family) -> usize {
@@ -302,6 +304,7 @@ impl Defrag {
             spare: Spare::default(),
             ranges: Vec::new(),
             shared,
+            host_policy: Default::default(),
         }
     }
 
@@ -317,6 +320,16 @@ impl Defrag {
         self.held -= t.frags.len();
         self.shared.defrag_frags.give(t.frags.len());
         self.shared.defrag_trackers.give(1);
+    }
+
+    /// Reassembles each datagram by its destination's `host-os-policy` (hosts the
+    /// table does not list keep the configured policy).
+    pub fn with_host_policy(
+        mut self,
+        table: std::sync::Arc<crate::host_policy::HostPolicy>,
+    ) -> Defrag {
+        self.host_policy = table;
+        self
     }
 
     /// Refuses the next fragment as if the memory cap were reached (fault injection,
@@ -422,7 +435,9 @@ impl Defrag {
             self.trackers.insert(f.key, fresh);
             self.memuse += 64;
         }
-        let policy = self.cfg.policy;
+        let policy = (self.host_policy)
+            .defrag(f.key.family == Family::V4, &f.key.dst)
+            .unwrap_or(self.cfg.policy);
         let max_frags = self.cfg.max_frags;
         let memcap = self.cfg.memcap;
         let caps = self.shared.clone();

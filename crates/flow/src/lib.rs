@@ -14,6 +14,7 @@ pub mod adapter;
 pub mod budget;
 pub mod defrag;
 pub mod dispatch;
+pub mod host_policy;
 pub mod key;
 pub mod reasm;
 mod stream_pool;
@@ -24,6 +25,7 @@ pub mod tracker;
 
 pub use budget::{Budget, SharedCaps};
 pub use defrag::{Defrag, DefragConfig, DefragResult, FragKey, Fragment};
+pub use host_policy::HostPolicy;
 pub use key::{Family, FlowKey};
 pub use reasm::OverlapPolicy;
 pub use table::{FlowTable, FlowValue, Lookup, Slot};

@@ -30,6 +30,18 @@ pub enum OverlapPolicy {
     /// Solaris / HP-UX 11: the new data wins where it ends after (or at the same place as)
     /// the old segment.
     Solaris,
+    /// The new data wins where it starts at or before the old segment (Suricata
+    /// 7.0.10's defragmenter under `linux`/`old-linux`, its stream under `old-linux`).
+    OldLinux,
+    /// The new data wins where it starts at or after the old segment (Suricata's
+    /// defragmenter under `bsd-right`).
+    BsdRight,
+    /// The new data wins where it starts before the old segment and ends at or after
+    /// it (Suricata's defragmenter under `solaris`).
+    SolarisFrag,
+    /// The new data wins where it ends after the old segment, or at the same place
+    /// while starting at or before it (Suricata's stream under `solaris`/`hpux11`).
+    SolarisStream,
 }
 
 impl OverlapPolicy {
@@ -57,6 +69,10 @@ impl OverlapPolicy {
             OverlapPolicy::Linux => starts_before || (n.start == o.start && ends_after),
             OverlapPolicy::Windows => starts_before && ends_after,
             OverlapPolicy::Solaris => n.end >= o.end,
+            OverlapPolicy::OldLinux => n.start <= o.start,
+            OverlapPolicy::BsdRight => n.start >= o.start,
+            OverlapPolicy::SolarisFrag => starts_before && n.end >= o.end,
+            OverlapPolicy::SolarisStream => ends_after || (n.end == o.end && n.start <= o.start),
         }
     }
 }

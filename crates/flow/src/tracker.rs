@@ -72,7 +72,8 @@ impl FlowTracker {
         FlowTracker {
             table: FlowTable::new(cfg.max_flows, cfg.hash_size)
                 .with_shared(cfg.shared.clone(), cfg.emergency_recovery),
-            defrag: crate::defrag::Defrag::with_shared(cfg.defrag, cfg.shared.clone()),
+            defrag: crate::defrag::Defrag::with_shared(cfg.defrag, cfg.shared.clone())
+                .with_host_policy(cfg.host_policy.clone()),
             cfg,
             streams: Vec::new(),
             free_streams: Vec::new(),
@@ -405,10 +406,16 @@ impl FlowTracker {
                             let seq = h.seq.wrapping_add(h.has(tcp::flags::SYN) as u32);
                             let before = pair[di].memuse();
                             let mut total = self.cfg.shared.reassembly.used();
+                            // `host-os-policy` of the host receiving these bytes.
+                            let mut lim = self.cfg.reassembly;
+                            let v4 = p.key.family == crate::key::Family::V4;
+                            if let Some(pol) = self.cfg.host_policy.stream(v4, &p.key.dst) {
+                                lim.policy = pol;
+                            }
                             let o: InsertOutcome = pair[di].insert(
                                 seq,
                                 p.payload,
-                                &self.cfg.reassembly,
+                                &lim,
                                 &mut total,
                                 self.cfg.reassembly_memcap,
                             );

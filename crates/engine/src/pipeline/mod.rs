@@ -331,7 +331,14 @@ impl Pipeline {
                 flow_key: None,
                 flow: None,
             };
-            self.detection.packet(p, buf, origin, &mut self.policy.ips);
+            // Like Suricata, a fragment's L4 is not decoded: it has no payload to
+            // inspect (content never matches a fragment; the datagram is inspected).
+            let unpayloaded = Packet {
+                payload_len: 0,
+                ..*p
+            };
+            self.detection
+                .packet(&unpayloaded, buf, origin, &mut self.policy.ips);
         }
         if complete {
             let (datagram, decoded) = self.decode.decode_datagram(p);

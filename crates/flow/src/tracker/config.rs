@@ -104,6 +104,11 @@ pub struct Config {
     /// `flow.emergency-recovery`: emergency mode ends once this percentage of the flow
     /// table's capacity is free again (Suricata's default: 30).
     pub emergency_recovery: u8,
+    /// `host-os-policy`: the overlap policies per host, for defragmentation (the
+    /// datagram's destination) and stream reassembly (the host receiving the
+    /// segments); hosts it does not list use `defrag.policy` / `reassembly.policy`.
+    /// Shared by every worker.
+    pub host_policy: Arc<crate::host_policy::HostPolicy>,
 }
 
 impl Default for Config {
@@ -129,6 +134,7 @@ impl Default for Config {
             vlan_tracking: true,
             shared: SharedCaps::new(),
             emergency_recovery: 30,
+            host_policy: Arc::default(),
         }
     }
 }
