@@ -592,6 +592,7 @@ impl AppFlow {
         if data.is_empty() || self.failed() {
             return;
         }
+        self.due_switch(ctx);
         if self.proto == AppProto::Unknown && self.held.is_empty() {
             self.take_expected(ctx);
         }
@@ -692,6 +693,7 @@ impl AppFlow {
             self.raise_detect(ctx, crate::anomaly::ONLY_ONE_DIRECTION);
         }
         self.late = Late::Idle;
+        self.close_switch(ctx);
         with_state!(mut &mut self.state, p => Protocol::close(p, ctx), None => {});
         self.held = Vec::new();
         crate::files::count_flow_end(self, ctx);
@@ -715,6 +717,7 @@ impl AppFlow {
         };
         ctx.counters.incr(counter);
         self.state = state;
+        self.note_from_proto();
         if let AppState::Ftp(s) = &mut self.state {
             s.peers = self.peers;
         }

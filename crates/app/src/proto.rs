@@ -68,8 +68,16 @@ pub trait Protocol {
     }
 
     /// The protocol the flow changes to from here on (SMTP after an accepted
-    /// `STARTTLS`: TLS), once the state asks for the change; `None` otherwise.
+    /// `STARTTLS`: TLS; [`AppProto::Unknown`] to detect the protocol again, as an HTTP
+    /// `CONNECT` tunnel asks), once the state asks for the change; `None` otherwise.
     fn switch_to(&self) -> Option<AppProto> {
+        None
+    }
+
+    /// The server port protocol detection uses after a change to
+    /// [`AppProto::Unknown`] (detection again: the port an HTTP `CONNECT` asked for);
+    /// `None` keeps the flow's own.
+    fn switch_port(&self) -> Option<u16> {
         None
     }
 

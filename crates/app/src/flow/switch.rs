@@ -4,7 +4,10 @@
 //! logged: [`AppFlow::prior`], then [`AppFlow::drop_prior`]), remembers the original
 //! protocol (EVE `app_proto_orig`), starts the new protocol's state (counted in
 //! `app_layer.flow.<proto>` as a detected flow) and gives it the bytes that followed
-//! the switch point.
+//! the switch point. A change to [`AppProto::Unknown`] (an HTTP `CONNECT` tunnel)
+//! runs protocol detection again on what follows, with the port the state names
+//! ([`Protocol::switch_port`]); a flow that ends before it decided has failed
+//! detection (`app_proto: failed`, as Suricata).
 
 use super::*;
 
@@ -17,14 +20,30 @@ pub(super) struct Switch {
     prior: Option<Box<(AppProto, AppState)>>,
     /// A change happened since [`AppFlow::take_switched`] last asked.
     switched: bool,
+    /// The protocol before the last change (TLS's EVE `from_proto`).
+    from: Option<AppProto>,
 }
 
 impl AppFlow {
     /// Changes protocol if the state asks for it (after each parse call).
     pub(super) fn check_switch(&mut self, ctx: &mut AppCtx) {
+        self.switch_if_asked(ctx, false)
+    }
+
+    /// Detection again starts with the flow's next bytes (before they are parsed), so
+    /// the transaction that asked for it is inspected on the packet that completed it.
+    pub(super) fn due_switch(&mut self, ctx: &mut AppCtx) {
+        self.switch_if_asked(ctx, true)
+    }
+
+    fn switch_if_asked(&mut self, ctx: &mut AppCtx, next_bytes: bool) {
         let Some(to) = self.state.protocol().and_then(Protocol::switch_to) else {
             return;
         };
+        if to == AppProto::Unknown && !next_bytes {
+            return;
+        }
+        let port = self.state.protocol().and_then(Protocol::switch_port);
         let mut rest = [Vec::new(), Vec::new()];
         for dir in [Direction::ToServer, Direction::ToClient] {
             rest[dir.index()] = with_state!(mut &mut self.state,
@@ -35,24 +54,48 @@ impl AppFlow {
         self.switch.prior = Some(Box::new((from, old)));
         self.switch.orig.get_or_insert(from);
         self.switch.switched = true;
+        self.switch.from = Some(from);
         self.late = Late::Idle;
         self.error_reported = false;
-        self.set_proto(ctx, to);
-        if let AppState::Tls(t) = &mut self.state {
-            t.set_from_proto(from);
+        if to == AppProto::Unknown {
+            // Detection again, as on a new flow.
+            self.proto = AppProto::Unknown;
+            self.probe = [DirProbe::Pending; 2];
+            self.held = Vec::new();
+            self.held_len = 0;
+            if let Some(p) = port {
+                self.ports[1] = p;
+            }
+        } else {
+            self.set_proto(ctx, to);
         }
         for dir in [Direction::ToServer, Direction::ToClient] {
             let bytes = std::mem::take(&mut rest[dir.index()]);
             if !bytes.is_empty() {
-                self.feed(ctx, dir, &bytes);
+                self.parse(ctx, dir, &bytes);
             }
         }
     }
 
+    /// Tells a new TLS state the protocol the flow came from (after a change).
+    pub(super) fn note_from_proto(&mut self) {
+        if let (Some(from), AppState::Tls(t)) = (self.switch.from, &mut self.state) {
+            t.set_from_proto(from);
+        }
+    }
+
+    /// The flow ended while detecting again after a change: detection failed.
+    pub(super) fn close_switch(&mut self, ctx: &mut AppCtx) {
+        self.due_switch(ctx);
+        if self.switch.orig.is_some() && self.proto == AppProto::Unknown {
+            self.fail(ctx);
+        }
+    }
+
     /// The protocol the flow started as, when it changed protocol since (EVE
-    /// `app_proto_orig`).
+    /// `app_proto_orig`; not when detection found the same protocol again).
     pub fn app_proto_orig(&self) -> Option<AppProto> {
-        self.switch.orig
+        self.switch.orig.filter(|&o| o != self.proto)
     }
 
     /// The state the flow had before it changed protocol, with its protocol, until

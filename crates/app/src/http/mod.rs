@@ -14,6 +14,7 @@
 //!   [`crate::Transaction`]);
 //! - [`log`]: the EVE `http` object.
 
+mod connect;
 pub(crate) mod decompress;
 mod events;
 pub(crate) mod files;

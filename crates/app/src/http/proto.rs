@@ -97,6 +97,16 @@ impl Protocol for HttpState {
         self.tx(id).map(|t| t as &dyn Transaction)
     }
 
+    /// Detection again once the flow's first request, a `CONNECT`, was answered 2xx.
+    fn switch_to(&self) -> Option<AppProto> {
+        self.connect_tunnel().map(|_| AppProto::Unknown)
+    }
+
+    /// The port the `CONNECT` asked for.
+    fn switch_port(&self) -> Option<u16> {
+        self.connect_tunnel().flatten()
+    }
+
     fn free_txs_before(&mut self, id: u64) {
         HttpState::free_txs_before(self, id)
     }
