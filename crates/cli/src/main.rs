@@ -33,6 +33,12 @@ mod socket_unit;
 mod summary;
 mod unit_input;
 
+/// mimalloc replaces glibc malloc for every allocation of the process (opt-in feature
+/// `mimalloc`; off by default: measured in bench/RESULTS.md, issue 29, it grew peak RSS).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use args::{ChecksumArg, Cli, Command, RunArgs};
 use clap::Parser;
 use engine::{ChecksumMode, SetupArgs};
