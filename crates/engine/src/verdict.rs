@@ -93,9 +93,14 @@ impl Ips {
     }
 
     /// Applies the verdict of a packet's inspection: counts it and, for a flow-wide
-    /// drop, marks the flow (`fd`) dropped.
+    /// drop, marks the flow (`fd`) dropped (in IDS mode too: only detection stops).
     pub(crate) fn apply(&mut self, v: Verdict, fd: Option<&mut FlowDetect>) {
         if !self.enabled {
+            // IDS mode: nothing is dropped, but like Suricata a flow-wide drop still
+            // ends the flow's inspection (no later alerts; the app layer goes on).
+            if let (true, Some(fd)) = (v.drop_flow, fd) {
+                fd.drop_flow();
+            }
             return;
         }
         if !v.drop {
@@ -207,16 +212,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_mode_changes_nothing() {
+    fn ids_mode_drops_nothing_but_a_flow_drop_ends_inspection() {
         let mut ips = Ips::new(false);
         let mut fd = FlowDetect::new();
+        let packet_only = Verdict {
+            drop: true,
+            ..Verdict::default()
+        };
+        ips.apply(packet_only, Some(&mut fd));
+        assert!(!fd.is_dropped());
         let v = Verdict {
             drop: true,
             drop_flow: true,
             ..Verdict::default()
         };
         ips.apply(v, Some(&mut fd));
-        assert!(!fd.is_dropped());
+        // Detection of the flow ends (Suricata logs no later alert of the flow) ...
+        assert!(fd.is_dropped());
+        // ... but its packets still go through: nothing is blocked or counted.
         assert!(!ips.flow_dropped(&fd));
         assert!(ips.counters().is_empty());
     }

@@ -172,6 +172,9 @@ pub struct Reassembly {
     /// Raw inspection is due at the next chance whatever the amount of data (an
     /// app-layer message of this direction completed: Suricata's raw trigger).
     pub trigger_raw: bool,
+    /// Inline mode: bytes kept behind the raw consumer's progress for the next
+    /// packet's inspection window (see [`Reassembly::take_window`]); 0 in IDS mode.
+    raw_window: u64,
     /// The depth of this stream when its protocol sets its own (Suricata's
     /// `app-layer.protocols.<name>.stream-depth`, 0 = unlimited) instead of the
     /// worker's [`ReasmLimits::depth`].
@@ -224,6 +227,7 @@ impl Reassembly {
         self.progress = [0; 2];
         self.depth_reached = false;
         self.touched = false;
+        self.raw_window = 0;
     }
 
     /// True once a segment was offered to this stream (since the last reset).
@@ -300,7 +304,8 @@ impl Reassembly {
     /// (their buffer indices change).
     pub fn trim(&mut self) -> usize {
         let before = self.memuse();
-        let low = self.progress[0].min(self.progress[1]);
+        let raw_low = self.progress[1].saturating_sub(self.raw_window);
+        let low = self.progress[0].min(raw_low);
         if low > self.base {
             let n = ((low - self.base) as usize).min(self.buf.len());
             // Amortize: move memory only when it frees a region or half the buffer.
@@ -524,6 +529,22 @@ impl Reassembly {
             i += 1;
         }
         self.progress[c as usize] = self.progress[c as usize].max(p);
+        gaps
+    }
+
+    /// Inline mode's raw inspection window (Suricata's inline raw reassembly): the
+    /// stream up to `upto` (the packet's in-order bytes included), reaching back as far
+    /// as `window` bytes before `upto` (the direction's chunk size) even over bytes
+    /// inspected before, and always at least to the raw consumer's progress. Bytes
+    /// within `window` of the progress are kept for the next packet's window.
+    pub fn take_window(&mut self, upto: u64, window: u64, out: &mut Vec<Chunk>) -> u32 {
+        self.raw_window = window;
+        let raw = Consumer::Raw as usize;
+        let old = self.progress[raw];
+        let start = old.min(upto.saturating_sub(window)).max(self.base);
+        self.progress[raw] = start;
+        let gaps = self.take(Consumer::Raw, upto, false, out);
+        self.progress[raw] = self.progress[raw].max(old);
         gaps
     }
 
@@ -769,6 +790,39 @@ mod tests {
         r.trim();
         assert!(r.memuse() <= 2 * REGION + 1000, "{}", r.memuse());
         assert_eq!(collect(&mut r, Consumer::App, 40_000, false).0, [1u8; 1000]);
+    }
+
+    #[test]
+    fn inline_window_reaches_back_a_chunk_over_inspected_bytes() {
+        let mut r = Reassembly::new(0);
+        let lim = ReasmLimits::default();
+        let mut m = 0;
+        let mut out = Vec::new();
+        let bytes = |r: &Reassembly, out: &[Chunk]| -> Vec<u8> {
+            out.iter().flat_map(|c| r.chunk_bytes(c).to_vec()).collect()
+        };
+        r.insert(0, b"abcd", &lim, &mut m, usize::MAX);
+        r.take_window(4, 6, &mut out);
+        assert_eq!(bytes(&r, &out), b"abcd");
+        collect(&mut r, Consumer::App, 4, false);
+        r.trim();
+        r.insert(4, b"efgh", &lim, &mut m, usize::MAX);
+        out.clear();
+        // Six bytes back from the end: two inspected before, the packet's four.
+        r.take_window(8, 6, &mut out);
+        assert_eq!(bytes(&r, &out), b"cdefgh");
+        // A packet longer than the window is inspected whole.
+        r.insert(8, b"ijklmnop", &lim, &mut m, usize::MAX);
+        out.clear();
+        r.take_window(16, 6, &mut out);
+        assert_eq!(bytes(&r, &out), b"ijklmnop");
+        // The window is kept through a trim even when the app layer took everything.
+        collect(&mut r, Consumer::App, 16, false);
+        r.trim();
+        r.insert(16, b"q", &lim, &mut m, usize::MAX);
+        out.clear();
+        r.take_window(17, 6, &mut out);
+        assert_eq!(bytes(&r, &out), b"lmnopq");
     }
 
     #[test]

@@ -455,8 +455,11 @@ impl FlowTracker {
                             let upto = pair[di].contiguous_end(Consumer::App);
                             pair[di].take(Consumer::App, upto, false, sa);
                             if !p.payload.is_empty() && !st.created {
+                                // The window reaches back a chunk size over bytes
+                                // inspected before (Suricata's inline raw window).
                                 let upto = pair[di].contiguous_end(Consumer::Raw);
-                                pair[di].take(Consumer::Raw, upto, false, sr);
+                                let w = self.cfg.reassembly.raw_chunk[di];
+                                pair[di].take_window(upto, w, sr);
                             }
                         } else {
                             // An accepted RST hands the app layer its own direction's

@@ -91,6 +91,16 @@ def _mid_two_client():
     c = Conv(); c.pkt('c','PA',REQ); c.pkt('c','PA',REQ2); c.pkt('s','A'); c.pkt('s','PA',RESP); c.pkt('c','A'); return c.frames
 S['mid_two_client'] = _mid_two_client
 
+def _ips_window():
+    # Inline raw-stream window: a second request right after the first, then a long
+    # one that pushes the first past the chunk size (2,560 bytes) behind it.
+    big = b"GET /third.html HTTP/1.1\r\nHost: example.com\r\nX-Pad: " + b"x" * 1400 + b"\r\n\r\n"
+    c = Conv(); full(c, fin=False)
+    for req in (REQ2, big, big, REQ2):
+        c.pkt('c','PA',req); c.pkt('s','A'); c.pkt('s','PA',RESP); c.pkt('c','A')
+    c.pkt('c','FA'); c.pkt('s','FA'); c.pkt('c','A'); return c.frames
+S['ips_window'] = _ips_window
+
 if __name__ == '__main__':
     out = sys.argv[1]
     for n, f in S.items():
