@@ -324,3 +324,17 @@ pub fn gen_link(pcap: &std::path::Path, rules: &std::path::Path, seed: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The rules of the attacks `osprey gen` builds into its conversations: a URI and a raw
+/// TCP payload (sids 1000001 and 1000002).
+pub const GEN_ATTACK_RULES: &str = "alert http $HOME_NET any -> $EXTERNAL_NET any (msg:\"uri\"; \
+    flow:established,to_server; http.uri; content:\"/gate.php?id=\"; pcre:\"/id=\\d{4}$/\"; \
+    sid:1000001; rev:1;)\n\
+    alert tcp $EXTERNAL_NET any -> $HOME_NET 4444 (msg:\"raw\"; flow:established,to_server; \
+    content:\"|de ad be ef|\"; depth:4; content:\"shell\"; distance:2; within:5; \
+    sid:1000002; rev:1;)\n";
+
+/// The rule of `osprey gen`'s response-body attack (sid 1000003).
+pub const GEN_BODY_RULE: &str = "alert http $EXTERNAL_NET any -> $HOME_NET any (msg:\"body\"; \
+    flow:established,to_client; http.response_body; content:\"EVILPAYLOAD\"; sid:1000003; \
+    rev:1;)\n";

@@ -1,6 +1,8 @@
 //! `osprey gen` writes traffic whose alerts it predicts, and `osprey bench engine --json`
 //! replays it: the alert count the benchmark reports equals the predicted one.
 
+mod common;
+
 use std::process::Command;
 
 fn osprey() -> Command {
@@ -12,14 +14,7 @@ fn gen_then_bench_engine_json() {
     let dir = std::env::temp_dir().join(format!("osprey-gen-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let rules = dir.join("t.rules");
-    std::fs::write(
-        &rules,
-        "alert http $HOME_NET any -> $EXTERNAL_NET any (msg:\"uri\"; flow:established,to_server; \
-         http.uri; content:\"/gate.php?id=\"; pcre:\"/id=\\d{4}$/\"; sid:1000001; rev:1;)\n\
-         alert tcp $EXTERNAL_NET any -> $HOME_NET 4444 (msg:\"raw\"; flow:established,to_server; \
-         content:\"|de ad be ef|\"; depth:4; content:\"shell\"; distance:2; within:5; sid:1000002; rev:1;)\n",
-    )
-    .unwrap();
+    std::fs::write(&rules, common::GEN_ATTACK_RULES).unwrap();
     let pcap = dir.join("out.pcap");
     let st = osprey()
         .args(["gen", "-o"])

@@ -145,14 +145,7 @@ fn hunt_on_a_local_dask_cluster_equals_one_run_per_link() {
     );
 
     let rules = dir.join("hunt.rules");
-    std::fs::write(
-        &rules,
-        "alert http $HOME_NET any -> $EXTERNAL_NET any (msg:\"uri\"; flow:established,to_server; \
-         http.uri; content:\"/gate.php?id=\"; pcre:\"/id=\\d{4}$/\"; sid:1000001; rev:1;)\n\
-         alert tcp $EXTERNAL_NET any -> $HOME_NET 4444 (msg:\"raw\"; flow:established,to_server; \
-         content:\"|de ad be ef|\"; depth:4; content:\"shell\"; distance:2; within:5; sid:1000002; rev:1;)\n",
-    )
-    .unwrap();
+    std::fs::write(&rules, common::GEN_ATTACK_RULES).unwrap();
 
     // Two links, each one generated capture split into consecutive files of 250 packets.
     let archive = dir.join("archive");

@@ -11,18 +11,9 @@
 
 mod common;
 
-use common::{osprey, tempdir};
+use common::{osprey, tempdir, GEN_ATTACK_RULES, GEN_BODY_RULE};
 use std::collections::BTreeSet;
 use std::path::Path;
-
-const RULES: &str = "alert http $HOME_NET any -> $EXTERNAL_NET any (msg:\"uri\"; \
-    flow:established,to_server; http.uri; content:\"/gate.php?id=\"; pcre:\"/id=\\d{4}$/\"; \
-    sid:1000001; rev:1;)\n\
-    alert tcp $EXTERNAL_NET any -> $HOME_NET 4444 (msg:\"raw\"; flow:established,to_server; \
-    content:\"|de ad be ef|\"; depth:4; content:\"shell\"; distance:2; within:5; sid:1000002; \
-    rev:1;)\n\
-    alert http $EXTERNAL_NET any -> $HOME_NET any (msg:\"body\"; flow:established,to_client; \
-    http.response_body; content:\"EVILPAYLOAD\"; sid:1000003; rev:1;)\n";
 
 /// (signature_id, pcap_cnt, src_ip, src_port) of every alert in `eve`.
 fn alerts(eve: &str) -> BTreeSet<(u64, u64, String, u64)> {
@@ -75,7 +66,7 @@ fn run(dir: &Path, pcap: &Path, rules: &Path, threads: &str) -> (String, serde_j
 fn many_concurrent_flows_lose_no_alert_whatever_the_worker_count() {
     let dir = tempdir("many-flows");
     let rules = dir.join("t.rules");
-    std::fs::write(&rules, RULES).unwrap();
+    std::fs::write(&rules, format!("{GEN_ATTACK_RULES}{GEN_BODY_RULE}")).unwrap();
     let pcap = dir.join("c2k.pcap");
     let st = osprey(&[
         "gen",

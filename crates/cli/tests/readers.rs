@@ -6,20 +6,10 @@
 
 mod common;
 
-use common::{osprey, tempdir};
+use common::{osprey, tempdir, GEN_ATTACK_RULES, GEN_BODY_RULE};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// The attacks `osprey gen` builds.
-const ATTACKS: &str = "alert http $HOME_NET any -> $EXTERNAL_NET any (msg:\"uri\"; \
-    flow:established,to_server; http.uri; content:\"/gate.php?id=\"; pcre:\"/id=\\d{4}$/\"; \
-    sid:1000001; rev:1;)\n\
-    alert tcp $EXTERNAL_NET any -> $HOME_NET 4444 (msg:\"raw\"; flow:established,to_server; \
-    content:\"|de ad be ef|\"; depth:4; content:\"shell\"; distance:2; within:5; sid:1000002; \
-    rev:1;)\n\
-    alert http $EXTERNAL_NET any -> $HOME_NET any (msg:\"body\"; flow:established,to_client; \
-    http.response_body; content:\"EVILPAYLOAD\"; sid:1000003; rev:1;)\n";
 
 /// What the runs load: the attacks' rules and two whose alerts depend on counts kept
 /// across flows (thresholds shared by the workers).
@@ -200,9 +190,9 @@ fn generate(dir: &Path, rules: &Path) -> PathBuf {
 fn several_readers_write_what_one_reader_writes() {
     let dir = tempdir("readers");
     let attacks = dir.join("gen.rules");
-    std::fs::write(&attacks, ATTACKS).unwrap();
+    std::fs::write(&attacks, format!("{GEN_ATTACK_RULES}{GEN_BODY_RULE}")).unwrap();
     let rules = dir.join("t.rules");
-    std::fs::write(&rules, format!("{ATTACKS}{RULES}")).unwrap();
+    std::fs::write(&rules, format!("{GEN_ATTACK_RULES}{GEN_BODY_RULE}{RULES}")).unwrap();
     let pcap = generate(&dir, &attacks);
     let pcapng = dir.join("flows.pcapng");
     to_pcapng(&pcap, &pcapng);

@@ -16,13 +16,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const RULES: &str = "alert http $HOME_NET any -> $EXTERNAL_NET any (msg:\"uri\"; \
-    flow:established,to_server; http.uri; content:\"/gate.php?id=\"; pcre:\"/id=\\d{4}$/\"; \
-    sid:1000001; rev:1;)\n\
-    alert tcp $EXTERNAL_NET any -> $HOME_NET 4444 (msg:\"raw\"; flow:established,to_server; \
-    content:\"|de ad be ef|\"; depth:4; content:\"shell\"; distance:2; within:5; \
-    sid:1000002; rev:1;)\n";
-
 /// Cuts a pcap file into files of `per` packets (the global header repeated).
 fn split(pcap: &Path, dir: &Path, per: usize) -> Vec<PathBuf> {
     let data = std::fs::read(pcap).unwrap();
@@ -134,7 +127,7 @@ fn suricatasc() -> Option<PathBuf> {
 fn hunt_units_on_one_persistent_osprey_equal_one_run_over_the_list() {
     let dir = common::tempdir("socket-unit");
     let rules = dir.join("hunt.rules");
-    std::fs::write(&rules, RULES).unwrap();
+    std::fs::write(&rules, common::GEN_ATTACK_RULES).unwrap();
     let pcap = dir.join("link.pcap");
     common::gen_link(&pcap, &rules, "3");
     let files = split(&pcap, &dir.join("link"), 250);

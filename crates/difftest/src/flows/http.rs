@@ -269,12 +269,7 @@ fn http(g: &mut Gen<'_>) -> Spec {
     s.opts = texts.join(" ");
     if side == 'C' {
         // A response-side rule: the header names the server as the source.
-        s.header = Some([
-            f.server.to_string(),
-            "any".into(),
-            f.client.to_string(),
-            "any".into(),
-        ]);
+        s.header = Some(f.server_to_client_header());
     }
     s.payload = body;
     s.script = Some(f.frames);

@@ -144,12 +144,7 @@ fn http2(g: &mut Gen<'_>) -> Spec {
     let c = if hit { value } else { spoil(&value) };
     s.opts = format!("{kw}; content:\"{}\";", content_text(&c));
     if response {
-        s.header = Some([
-            f.server.to_string(),
-            "any".into(),
-            f.client.to_string(),
-            "any".into(),
-        ]);
+        s.header = Some(f.server_to_client_header());
     }
     s.payload = body;
     s.script = Some(f.frames);

@@ -115,6 +115,17 @@ impl Flow {
         }
     }
 
+    /// A rule header naming the server as the source (`server any -> client any`), for
+    /// rules on what the server sends.
+    pub fn server_to_client_header(&self) -> [String; 4] {
+        [
+            self.server.to_string(),
+            "any".into(),
+            self.client.to_string(),
+            "any".into(),
+        ]
+    }
+
     /// The next IPv4 identification.
     pub fn next_id(&mut self) -> u16 {
         self.ip_id = self.ip_id.wrapping_add(1);
