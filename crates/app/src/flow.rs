@@ -749,6 +749,7 @@ impl AppFlow {
         }
         first.extend_from_slice(data);
         match probe_tcp_ports(dir, &first, self.ports, ctx.config.opt_in) {
+            Probe::Match(p) if self.wrong_first_direction(p, dir) => self.fail(ctx),
             Probe::Match(p) => {
                 self.set_proto(ctx, p);
                 self.start_late(dir);
@@ -805,6 +806,8 @@ impl AppFlow {
 
 // After `with_state!`, which it uses.
 mod switch;
+
+mod first_dir;
 
 #[cfg(test)]
 mod tests {
