@@ -275,8 +275,21 @@ pub fn run_with_threads(
     threads: &str,
 ) -> PathBuf {
     let log = dir.join(format!("log{threads}"));
-    std::fs::create_dir_all(&log).unwrap();
-    let out = osprey(&[
+    run_into(&log, pcap, rules, threads, &[]);
+    log
+}
+
+/// Runs `osprey -r pcap -S rules -k none --threads threads` with `extra` arguments,
+/// logging into `log` (created); fails on an unsuccessful exit.
+pub fn run_into(
+    log: &std::path::Path,
+    pcap: &std::path::Path,
+    rules: &std::path::Path,
+    threads: &str,
+    extra: &[&str],
+) {
+    std::fs::create_dir_all(log).unwrap();
+    let mut args = vec![
         "-r",
         pcap.to_str().unwrap(),
         "-S",
@@ -288,13 +301,14 @@ pub fn run_with_threads(
         "-l",
         log.to_str().unwrap(),
         "--no-progress",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = osprey(&args);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    log
 }
 
 /// `osprey gen` of a hunt test's link into `pcap`: 3,000 packets over 30 flows, imix

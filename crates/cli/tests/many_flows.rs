@@ -33,31 +33,15 @@ fn alerts(eve: &str) -> BTreeSet<(u64, u64, String, u64)> {
 
 fn run(dir: &Path, pcap: &Path, rules: &Path, threads: &str) -> (String, serde_json::Value) {
     let log = dir.join(format!("log{threads}"));
-    std::fs::create_dir_all(&log).unwrap();
-    let out = osprey(&[
-        "-r",
-        pcap.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-k",
-        "none",
-        "--threads",
-        threads,
-        "-l",
-        log.to_str().unwrap(),
-        "--no-progress",
+    let caps = [
         "--set",
         "stream.reassembly.memcap=26843545",
         "--set",
         "stream.memcap=6710886",
         "--set",
         "flow.memcap=13421772",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ];
+    common::run_into(&log, pcap, rules, threads, &caps);
     let eve = std::fs::read_to_string(log.join("eve.json")).unwrap();
     (eve, common::stats(&log))
 }

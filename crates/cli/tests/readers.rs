@@ -35,28 +35,8 @@ fn run(dir: &Path, pcap: &Path, rules: &Path, threads: u32, readers: u32) -> Run
         "{}-t{threads}-r{readers}",
         pcap.file_name().unwrap().to_string_lossy()
     ));
-    std::fs::create_dir_all(&log).unwrap();
     let (t, r) = (threads.to_string(), readers.to_string());
-    let out = osprey(&[
-        "-r",
-        pcap.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-k",
-        "none",
-        "--threads",
-        &t,
-        "--readers",
-        &r,
-        "-l",
-        log.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_into(&log, pcap, rules, &t, &["--readers", &r]);
     let eve = std::fs::read_to_string(log.join("eve.json")).unwrap();
     let mut records: Vec<String> = eve
         .lines()

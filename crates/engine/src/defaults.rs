@@ -80,6 +80,23 @@ pub fn default_config() -> Config {
         entries.push((format!("{http}.{k}"), v.to_string()));
     }
     entries.extend(crate::flow_timeouts::entries(&e.flow.timeouts));
+    // The tunnel decoders' ports of the stock suricata.yaml (Teredo on 3544 only: with
+    // no `ports` set, Suricata tries Teredo on every UDP packet).
+    for (name, ports) in [
+        ("teredo", &e.decoder.teredo_port),
+        ("vxlan", &e.decoder.vxlan_port),
+        ("geneve", &e.decoder.geneve_port),
+    ] {
+        let (key, value) = match ports {
+            wire::TunnelPorts::Off => ("enabled", "false".to_string()),
+            wire::TunnelPorts::Any => ("ports", "any".to_string()),
+            wire::TunnelPorts::List(l) => (
+                "ports",
+                l.iter().map(u16::to_string).collect::<Vec<_>>().join(","),
+            ),
+        };
+        entries.push((format!("decoder.{name}.{key}"), value));
+    }
     let order: Vec<&str> = d.action_order.iter().map(|c| action_name(*c)).collect();
     let mut config = Config::parse(&format!("action-order: [{}]\n", order.join(", ")), None)
         .expect("the default action order is valid YAML");
