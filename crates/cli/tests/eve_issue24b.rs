@@ -58,17 +58,10 @@ fn run_osprey(dir: &Path, pcap: &Path) -> String {
 fn sip_and_mqtt_records_are_suricatas() {
     let dir = tempdir("eve-issue24b");
     let pcap = repo("crates/cli/tests/data/issue24b.pcap");
+    let got = reduce(&run_osprey(&dir, &pcap));
     let want_text =
         std::fs::read_to_string(repo("crates/cli/tests/data/issue24b.suricata.jsonl")).unwrap();
     let want = reduce(&want_text);
-    let mut got = reduce(&run_osprey(&dir, &pcap));
-    if got != want {
-        // An intermittent difference (about 1 run in 30 under load: the MQTT flow on
-        // port 38500 logged after its CONNECT only), under investigation: say so, and
-        // require the second run to be right.
-        eprintln!("warning: the first run differed from Suricata's records; running again");
-        got = reduce(&run_osprey(&dir.join("again"), &pcap));
-    }
     let count = |v: &[String], t: &str| {
         v.iter()
             .filter(|r| r.contains(&format!("\"event_type\":\"{t}\"")))
@@ -87,15 +80,30 @@ fn sip_and_mqtt_records_are_suricatas() {
     if common::suricata().is_none() {
         return;
     }
-    let out = dir.join("suricata");
-    std::fs::create_dir_all(&out).unwrap();
-    let ok = common::run_suricata(
-        Path::new("/etc/suricata/suricata.yaml"),
-        &pcap,
-        Path::new("/dev/null"),
-        &out,
-    );
-    assert!(ok, "suricata runs on the capture");
-    let live = reduce(&std::fs::read_to_string(out.join("eve.json")).unwrap());
+    let suricata = |name: &str| {
+        let out = dir.join(name);
+        std::fs::create_dir_all(&out).unwrap();
+        let ok = common::run_suricata(
+            Path::new("/etc/suricata/suricata.yaml"),
+            &pcap,
+            Path::new("/dev/null"),
+            &out,
+        );
+        assert!(ok, "suricata runs on the capture");
+        reduce(&std::fs::read_to_string(out.join("eve.json")).unwrap())
+    };
+    let live = suricata("suricata");
+    if live != want {
+        // Suricata's flow manager runs on the wall clock: under load one run can end a
+        // flow early. Two runs that disagree say nothing about the saved records.
+        let again = suricata("suricata-again");
+        if again != live && again != want {
+            eprintln!("warning: two Suricata runs disagree on this capture; live check skipped");
+            return;
+        }
+        if again == want {
+            return;
+        }
+    }
     assert_same_records(&live, &want);
 }

@@ -212,26 +212,39 @@ fn lua_api_alerts_as_suricata() {
         let r = run_osprey(&dir, &yaml, &pcap, capture);
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
         got.extend(api_lines(capture, &dir.join(capture)));
-        if *capture == "keywords24" && !expected_lines(capture).iter().all(|l| got.contains(l)) {
-            // An intermittent difference on this capture (sid 21 on other packets, about
-            // one full-suite run in two here), under investigation: say so, and require
-            // the second run to be right.
-            eprintln!("warning: the first {capture} run differed; running again");
-            got.retain(|l| !l.starts_with(&format!("{capture} ")));
-            let r = run_osprey(&dir, &yaml, &pcap, capture);
-            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-            got.extend(api_lines(capture, &dir.join(capture)));
-        }
         if live {
-            let sdir = dir.join(format!("suricata-{capture}"));
-            std::fs::create_dir_all(&sdir).unwrap();
-            assert!(common::run_suricata(
-                &yaml,
-                &pcap,
-                &dir.join("lua.rules"),
-                &sdir
-            ));
-            live_want.extend(api_lines(capture, &sdir));
+            let suricata = |name: String| {
+                let sdir = dir.join(name);
+                std::fs::create_dir_all(&sdir).unwrap();
+                assert!(common::run_suricata(
+                    &yaml,
+                    &pcap,
+                    &dir.join("lua.rules"),
+                    &sdir
+                ));
+                api_lines(capture, &sdir)
+            };
+            let mut lines = suricata(format!("suricata-{capture}"));
+            let mut mine: Vec<String> = got
+                .iter()
+                .filter(|l| l.starts_with(&format!("{capture} ")))
+                .cloned()
+                .collect();
+            mine.sort();
+            lines.sort();
+            if lines != mine {
+                // Suricata's flow manager runs on the wall clock: under load one run can
+                // differ. Two runs that disagree say nothing about Osprey's alerts.
+                let mut again = suricata(format!("suricata-{capture}-again"));
+                again.sort();
+                if again != lines {
+                    eprintln!(
+                        "warning: two Suricata runs disagree on {capture}; its live check skipped"
+                    );
+                    lines = mine;
+                }
+            }
+            live_want.extend(lines);
         }
     }
     let mut want: Vec<String> =
@@ -254,14 +267,4 @@ fn lua_api_alerts_as_suricata() {
     if live {
         common::assert_same_records(&got, &live_want);
     }
-}
-
-/// The lines of `capture` in the saved Suricata expectation.
-fn expected_lines(capture: &str) -> Vec<String> {
-    std::fs::read_to_string(common::repo("crates/cli/tests/data/lua/api.suricata.txt"))
-        .unwrap()
-        .lines()
-        .filter(|l| l.starts_with(&format!("{capture} ")))
-        .map(str::to_owned)
-        .collect()
 }
