@@ -116,7 +116,7 @@ impl Bridge {
     }
 
     /// Waits until either ring may hold frames (or the poll timeout).
-    fn wait(&self) -> Result<(), CaptureError> {
+    fn wait(&mut self) -> Result<(), CaptureError> {
         let mut pfds = self.sides.each_ref().map(|side| libc::pollfd {
             fd: side.raw_fd(),
             events: libc::POLLIN | libc::POLLERR,
@@ -129,6 +129,12 @@ impl Bridge {
             let e = io::Error::last_os_error();
             if e.kind() != io::ErrorKind::Interrupted {
                 return Err(live(self.sides[0].iface(), "poll", e));
+            }
+        } else if r > 0 {
+            for (side, pfd) in self.sides.iter_mut().zip(pfds) {
+                if pfd.revents & libc::POLLERR != 0 {
+                    side.take_socket_error();
+                }
             }
         }
         Ok(())

@@ -680,7 +680,7 @@ impl LiveSource {
     }
 
     /// Waits for the kernel to hand over a block (or the poll timeout).
-    fn wait(&self) -> Result<(), CaptureError> {
+    fn wait(&mut self) -> Result<(), CaptureError> {
         let mut pfd = libc::pollfd {
             fd: self.fd.as_raw_fd(),
             events: libc::POLLIN | libc::POLLERR,
@@ -693,8 +693,36 @@ impl LiveSource {
             if e.kind() != io::ErrorKind::Interrupted {
                 return Err(live(&self.iface, "poll", e));
             }
+        } else if r > 0 && pfd.revents & libc::POLLERR != 0 {
+            self.take_socket_error();
         }
         Ok(())
+    }
+
+    /// Reads (and so clears) the error the kernel left on the socket: after the link
+    /// went down, `poll` reports `POLLERR` until it is read, and would otherwise return
+    /// at once for ever (a worker spinning on an idle link).
+    pub(crate) fn take_socket_error(&mut self) {
+        let mut err: libc::c_int = 0;
+        let mut len = size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: `err` and `len` are valid for writes of the sizes given.
+        let r = unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_ERROR,
+                (&mut err as *mut libc::c_int).cast(),
+                &mut len,
+            )
+        };
+        if r == 0 && err != 0 {
+            self.stats.link_errors += 1;
+            tracing::warn!(
+                "{}: capture socket error: {} (capture goes on)",
+                self.iface,
+                io::Error::from_raw_os_error(err)
+            );
+        }
     }
 }
 

@@ -42,6 +42,10 @@ pub struct CaptureStats {
     /// Files of a directory run that could not be opened or read; each one is reported
     /// and the run goes on with the next file (`osprey.capture.file_errors`).
     pub file_errors: u64,
+    /// Live capture: errors the kernel reported on a capture socket (the interface went
+    /// down: `ENETDOWN`); each one is read, which clears it, and capture goes on when
+    /// the link comes back (`osprey.capture.link_errors`).
+    pub link_errors: u64,
 }
 
 impl CaptureStats {
@@ -60,6 +64,7 @@ impl CaptureStats {
         self.filtered += other.filtered;
         self.files += other.files;
         self.file_errors += other.file_errors;
+        self.link_errors += other.link_errors;
     }
 }
 
@@ -83,6 +88,7 @@ mod tests {
             filtered: 11,
             files: 12,
             file_errors: 13,
+            link_errors: 14,
         };
         let mut sum = one;
         sum.merge(&one);
@@ -102,6 +108,7 @@ mod tests {
                 filtered: 22,
                 files: 24,
                 file_errors: 26,
+                link_errors: 28,
             }
         );
     }

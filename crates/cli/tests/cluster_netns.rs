@@ -691,7 +691,8 @@ fn osprey_joins_the_fanout_group_of_a_suricata_sensor() {
         "osprey",
     );
     sigint(&joined);
-    assert!(joined.wait(Duration::from_secs(30)).success());
+    let status = joined.wait(Duration::from_secs(30));
+    assert!(status.success(), "osprey after SIGINT: {status:?}");
     for other in [
         "af-packet.0.defrag=no",
         "af-packet.0.cluster-type=cluster_cpu",

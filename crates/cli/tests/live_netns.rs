@@ -43,11 +43,12 @@ struct Netns {
 }
 
 impl Netns {
-    fn new() -> Result<Netns, String> {
+    /// Namespaces named after `tag` (one per test: tests run in parallel) and the pid.
+    fn new(tag: &str) -> Result<Netns, String> {
         let id = std::process::id();
         let ns = Netns {
-            a: format!("osprey-a-{id}"),
-            b: format!("osprey-b-{id}"),
+            a: format!("osprey-{tag}a-{id}"),
+            b: format!("osprey-{tag}b-{id}"),
         };
         sh(&["ip", "netns", "add", &ns.a])?;
         sh(&["ip", "netns", "add", &ns.b])?;
@@ -98,29 +99,16 @@ fn load(path: &Path, eve: bool) -> BTreeMap<Key, usize> {
     m
 }
 
-/// Captures while `dir`'s input is replayed, with the capture filter `filter` (words
-/// after the options; none for no filter); returns stats.json and the alerts.
-fn replay_case(
-    ns: &Netns,
-    dir: &Path,
-    out: &Path,
-    filter: &[&str],
-) -> Result<(Value, BTreeMap<Key, usize>), String> {
-    // `-l` names an existing directory (as in Suricata).
-    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+/// Starts `osprey -k none --no-progress -l out ARGS` in `ns.a`; returns once it says it
+/// is capturing.
+fn start_live(ns: &Netns, out: &Path, args: &[String]) -> Result<std::process::Child, String> {
     let mut cmd = Command::new("ip");
     cmd.args(["netns", "exec", &ns.a, env!("CARGO_BIN_EXE_osprey")])
-        .args(["-i", "va", "--threads", "2", "-k", "none", "--no-progress"])
-        .arg("-S")
-        .arg(dir.join("test.rules"))
-        .arg("-l")
+        .args(["-k", "none", "--no-progress", "-l"])
         .arg(out)
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    if dir.join("suricata.yaml").exists() {
-        cmd.arg("-c").arg(dir.join("suricata.yaml"));
-    }
-    cmd.args(filter);
     let mut child = cmd.spawn().map_err(|e| e.to_string())?;
     let (tx, rx) = mpsc::channel();
     let stderr = child.stderr.take().expect("stderr piped");
@@ -145,6 +133,49 @@ fn replay_case(
             return Err("osprey did not start in 30 s".into());
         }
     }
+    Ok(child)
+}
+
+/// Sends SIGINT to `child` and waits (20 s at most) for it to end.
+fn stop_live(child: &mut std::process::Child) -> Result<std::process::ExitStatus, String> {
+    sh(&["kill", "-INT", &child.id().to_string()])?;
+    let t = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
+            return Ok(st);
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            return Err("osprey did not stop on SIGINT".into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Captures while `dir`'s input is replayed, with the capture filter `filter` (words
+/// after the options; none for no filter); returns stats.json and the alerts.
+fn replay_case(
+    ns: &Netns,
+    dir: &Path,
+    out: &Path,
+    filter: &[&str],
+) -> Result<(Value, BTreeMap<Key, usize>), String> {
+    // `-l` names an existing directory (as in Suricata).
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+    let mut args = vec![
+        "-i".to_string(),
+        "va".into(),
+        "--threads".into(),
+        "2".into(),
+        "-S".into(),
+        dir.join("test.rules").display().to_string(),
+    ];
+    if dir.join("suricata.yaml").exists() {
+        args.push("-c".into());
+        args.push(dir.join("suricata.yaml").display().to_string());
+    }
+    args.extend(filter.iter().map(|f| f.to_string()));
+    let mut child = start_live(ns, out, &args)?;
     // The sockets are opened right after that line.
     std::thread::sleep(Duration::from_millis(700));
     let pcap = dir.join("input.pcap");
@@ -161,18 +192,7 @@ fn replay_case(
         pcap.to_str().unwrap(),
     ]);
     std::thread::sleep(Duration::from_millis(700));
-    sh(&["kill", "-INT", &child.id().to_string()])?;
-    let t = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
-            break st;
-        }
-        if t.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            return Err("osprey did not stop on SIGINT".into());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = stop_live(&mut child)?;
     replay?;
     if !status.success() {
         return Err(format!("osprey exit status {status:?}"));
@@ -216,7 +236,7 @@ fn live_capture_raises_the_expected_alerts() {
     if !runs("tcpreplay", "-V") {
         return skip("tcpreplay not installed");
     }
-    let ns = match Netns::new() {
+    let ns = match Netns::new("r") {
         Ok(ns) => ns,
         Err(e) => return skip(&format!("cannot create network namespaces: {e}")),
     };
@@ -259,4 +279,51 @@ fn live_capture_raises_the_expected_alerts() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The link going down and up under a running capture: the socket error the kernel
+/// leaves is read and counted (`osprey.capture.link_errors`), the worker goes back to
+/// waiting instead of spinning on `poll` (a busy loop would burn a core for ever), and
+/// SIGINT still ends the run cleanly.
+#[test]
+fn a_link_that_goes_down_and_up_is_counted_not_spun_on() {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root {
+        return skip("not root");
+    }
+    if !runs("ip", "-V") {
+        return skip("`ip` (iproute2) not installed");
+    }
+    let ns = match Netns::new("f") {
+        Ok(ns) => ns,
+        Err(e) => return skip(&format!("cannot create network namespaces: {e}")),
+    };
+    let out = common::tempdir("live-flap");
+    let args = ["-i", "va", "--threads", "1", "-S", "/dev/null"].map(String::from);
+    let mut child = start_live(&ns, &out, &args).expect("osprey starts");
+    std::thread::sleep(Duration::from_millis(700));
+    sh(&["ip", "-n", &ns.a, "link", "set", "va", "down"]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    sh(&["ip", "-n", &ns.a, "link", "set", "va", "up"]).unwrap();
+    let cpu_ticks = || -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap();
+        // utime and stime: fields 14 and 15, counted after the parenthesised name.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = rest.split(' ').collect();
+        f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+    };
+    let before = cpu_ticks();
+    std::thread::sleep(Duration::from_secs(2));
+    let spent = cpu_ticks() - before;
+    let status = stop_live(&mut child).unwrap();
+    assert!(status.success(), "exit status {status:?}");
+    // 2 s of an idle link: a spinning worker spends ~200 ticks (at 100 Hz).
+    assert!(spent < 50, "{spent} CPU ticks in 2 s of an idle link");
+    let stats: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    let errors = stats["osprey"]["capture"]["link_errors"].as_u64();
+    assert!(errors.is_some_and(|n| n >= 1), "link_errors {errors:?}");
 }

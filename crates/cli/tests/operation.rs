@@ -81,6 +81,10 @@ fn sigint_drains_and_flushes() {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(300));
+    // Twice within moments, as `timeout(1)` sends it (to the command, then to its
+    // process group): one stop, not the "second signal exits at once" of a later one.
+    signal(&child, "-INT");
+    std::thread::sleep(Duration::from_millis(100));
     signal(&child, "-INT");
     let st = common::wait_exit(child, Duration::from_secs(60));
     assert!(st.success(), "exit status {st:?}");

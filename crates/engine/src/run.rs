@@ -78,6 +78,7 @@ pub(crate) fn add_capture_stats(stats: &mut StatsTree, capture: &CaptureStats) {
     stats.add("osprey.capture.bad_blocks", capture.bad_blocks);
     stats.add("osprey.capture.unknown_link", capture.unknown_link);
     if capture.kernel_packets > 0 || capture.kernel_drops > 0 {
+        stats.add("osprey.capture.link_errors", capture.link_errors);
         stats.add("capture.kernel_packets", capture.kernel_packets);
         stats.add("capture.kernel_drops", capture.kernel_drops);
     }
