@@ -66,6 +66,7 @@ mod files;
 mod flowint;
 mod flowstate;
 pub mod fuzzing;
+mod hdr_buf;
 mod host_case;
 mod input;
 mod iponly;

@@ -119,6 +119,8 @@ pub(crate) enum PktOpt {
     Hdr(crate::packet_opts::HdrOpt),
     State(crate::flowstate::StateOpt),
     Lua(crate::lua::LuaC),
+    /// A program over a header buffer (`tcp.hdr`, `ip.src`, ...).
+    HdrBuf(Box<crate::hdr_buf::HdrProg>),
 }
 
 /// A flowbits condition (`isset`/`isnotset`).
@@ -547,6 +549,16 @@ pub(crate) fn compile(
                 ));
             }
             sig.payload = Some(program(&bm.matches, &mut vars, false)?);
+            continue;
+        }
+        if let Some(hb) = crate::hdr_buf::HdrBuf::of(bm.buffer) {
+            let xf = bm.transforms.iter().map(crate::transform::compile);
+            let xf = xf.collect::<Result<Vec<_>, _>>()?;
+            let prog = program(&bm.matches, &mut vars, false)?;
+            sig.pkt
+                .push(PktOpt::HdrBuf(Box::new(crate::hdr_buf::HdrProg::new(
+                    hb, xf, prog,
+                ))));
             continue;
         }
         let Some(ab) = app_buf(bm.buffer) else {

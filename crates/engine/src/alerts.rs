@@ -325,7 +325,8 @@ impl AlertSink {
                     .collect()
             })
             .unwrap_or_default();
-        let has_ports = wire::has_ports(pkt.proto);
+        let proto = pkt.record_proto();
+        let has_ports = wire::has_ports(proto);
         let src_ip = ip_addr(pkt.ip_version == 4, &pkt.src);
         let dest_ip = ip_addr(pkt.ip_version == 4, &pkt.dst);
         let (src_port, dest_port) = (
@@ -349,8 +350,8 @@ impl AlertSink {
             src_port,
             dest_ip,
             dest_port,
-            proto: pkt.proto,
-            icmp: wire::is_icmp(pkt.proto).then_some((pkt.icmp_type, pkt.icmp_code)),
+            proto,
+            icmp: wire::is_icmp(proto).then_some((pkt.icmp_type, pkt.icmp_code)),
             pkt_src: pkt_src(pkt, origin.flow.as_ref()),
             tx_id,
             tx_guessed: guessed && tx_id.is_some(),

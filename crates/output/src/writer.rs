@@ -470,6 +470,19 @@ mod tests {
             assert!(t.elapsed() < Duration::from_secs(10), "nothing dropped");
             std::thread::sleep(Duration::from_millis(10));
         }
+        // The writer works through the queued records (filling the disk as they come)
+        // before space returns: until its drop count stays still (how long that takes
+        // depends on the machine's load).
+        let mut last = w.dropped();
+        let t = std::time::Instant::now();
+        loop {
+            std::thread::sleep(REOPEN_IDLE_CHECK * 3);
+            let now = w.dropped();
+            if now == last || t.elapsed() > Duration::from_secs(20) {
+                break;
+            }
+            last = now;
+        }
         // Space returns: later records are written again.
         std::fs::remove_file(&filler).unwrap();
         std::thread::sleep(REOPEN_IDLE_CHECK * 2);

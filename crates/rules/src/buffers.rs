@@ -151,6 +151,8 @@ define_buffers! {
     Ipv6Hdr = "ipv6.hdr";
     Icmpv4Hdr = "icmpv4.hdr";
     Icmpv6Hdr = "icmpv6.hdr";
+    IpSrc = "ip.src";
+    IpDst = "ip.dst";
 }
 
 impl Buffer {

@@ -214,6 +214,21 @@ impl Packet {
         matches!(self.ip_version, 4 | 6).then(|| crate::ip_addr(self.ip_version == 4, &self.dst))
     }
 
+    /// The protocol number Suricata names in an alert on this packet: 44 (`IPv6-Frag`)
+    /// for an IPv6 fragment, whose decoding ends at its fragment header (no ports, no
+    /// ICMP type), and for an atomic fragment whose L4 header did not decode; else
+    /// [`Packet::proto`].
+    pub fn record_proto(&self) -> u8 {
+        // An atomic fragment is decoded whole: named after its L4 header when that
+        // decoded.
+        let atomic = || self.l4_off == 0 && self.has_event(crate::Event::Ipv6ExthdrUselessFh);
+        if self.ip_version == 6 && (self.has(flags::FRAGMENT) || atomic()) {
+            crate::ip_proto::FRAGMENT
+        } else {
+            self.proto
+        }
+    }
+
     /// True for TCP with a decoded header.
     #[inline]
     pub fn is_tcp(&self) -> bool {

@@ -159,6 +159,7 @@ pub(super) fn pkt_opt_ok(o: &PktOpt, input: &Input<'_>, fd: &FlowDetect) -> bool
         PktOpt::Hdr(h) => h.matches(p, frame),
         PktOpt::State(c) => c.matches(flow, p.ts.secs()),
         PktOpt::Lua(l) => real && l.matches(p, frame, flow, fd),
+        PktOpt::HdrBuf(h) => h.matches(p, frame),
     }
 }
 

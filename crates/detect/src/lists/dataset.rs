@@ -151,11 +151,22 @@ impl Dataset {
         }
     }
 
+    /// `v` as the set keys it, if it fits: a set of type `ip` takes a 4-byte IPv4
+    /// address too (`ip.src` of an IPv4 packet), keyed as the IPv4-mapped IPv6
+    /// address its text form loads as.
+    fn key<'a>(&self, v: &'a [u8], mapped: &'a mut [u8; 16]) -> Option<&'a [u8]> {
+        if self.kind == DatasetType::Ipv6 && v.len() == 4 {
+            mapped[10..12].copy_from_slice(&[0xff, 0xff]);
+            mapped[12..].copy_from_slice(v);
+            return Some(&mapped[..]);
+        }
+        self.fits(v).then_some(v)
+    }
+
     /// The reputation of `v` when it is in the set.
     pub fn get(&self, v: &[u8]) -> Option<u16> {
-        if !self.fits(v) {
-            return None;
-        }
+        let mut mapped = [0u8; 16];
+        let v = self.key(v, &mut mapped)?;
         self.map.read().ok()?.get(v).copied()
     }
 
@@ -166,9 +177,10 @@ impl Dataset {
 
     /// Adds `v` with reputation `rep`.
     pub fn add(&self, v: &[u8], rep: u16) -> Added {
-        if !self.fits(v) {
+        let mut mapped = [0u8; 16];
+        let Some(v) = self.key(v, &mut mapped) else {
             return Added::Present;
-        }
+        };
         let Ok(mut m) = self.map.write() else {
             return Added::Present;
         };
@@ -327,6 +339,22 @@ pub fn encode(kind: DatasetType, v: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ip_set_takes_ipv4_addresses_of_four_bytes() {
+        let d = Dataset::new("ips", DatasetType::Ipv6, 1 << 20);
+        d.add(&d.decode("192.168.0.30").unwrap(), 0);
+        d.add(&d.decode("2001:db8::2").unwrap(), 0);
+        assert!(d.contains(&[192, 168, 0, 30]));
+        assert!(!d.contains(&[192, 168, 0, 31]));
+        assert!(d.contains(&Ipv6Addr::from([0x2001, 0xdb8, 0, 0, 0, 0, 0, 2]).octets()));
+        assert_eq!(d.add(&[10, 0, 0, 1], 0), Added::New);
+        assert!(d.contains(&d.decode("10.0.0.1").unwrap()));
+        // An ipv4 set keeps taking 4 bytes only.
+        let v4 = Dataset::new("v4", DatasetType::Ipv4, 1 << 20);
+        v4.add(&[10, 0, 0, 1], 0);
+        assert!(v4.contains(&[10, 0, 0, 1]) && !v4.contains(&[0; 16]));
+    }
 
     #[test]
     fn add_remove_and_memcap() {

@@ -25,7 +25,8 @@ use std::sync::{Arc, Mutex};
 pub struct ListsConfig {
     /// `datasets.defaults.memcap` (0: [`dataset::DEFAULT_MEMCAP`]).
     pub default_memcap: u64,
-    /// `datasets.rules.allow-absolute-filenames` (default false).
+    /// `datasets.rules.allow-absolute-filenames` (default false): whether `save` and
+    /// `state` may name an absolute path or one with `..` (`load` always may).
     pub allow_absolute: bool,
     /// `datasets.rules.allow-write` (default true).
     pub deny_write: bool,
@@ -267,7 +268,8 @@ impl Lists {
             )
         })?;
         let cfg = &self.inner.cfg;
-        for f in [&spec.load, &spec.save, &spec.state].into_iter().flatten() {
+        // Only the files a set writes are confined (Suricata 7.0.10 loads any path).
+        for f in [&spec.save, &spec.state].into_iter().flatten() {
             if !cfg.allow_absolute && escapes(Path::new(f)) {
                 return Err(format!(
                     "dataset {}: '{f}': absolute names and '..' need datasets.rules.allow-absolute-filenames",
@@ -348,11 +350,19 @@ mod tests {
             .is_err());
         assert!(l.for_rule(&spec("t", None), None, false).is_err());
         let mut abs = spec("u", Some(DatasetType::String));
-        abs.load = Some("../x.lst".into());
+        abs.save = Some("../x.lst".into());
         assert!(l
             .for_rule(&abs, None, false)
             .unwrap_err()
             .contains("allow-absolute"));
+        abs.save = None;
+        abs.state = Some("/tmp/x.lst".into());
+        assert!(l.for_rule(&abs, None, false).is_err());
+        // `load` reads any path, as in Suricata 7.0.10 (a missing file is the error).
+        abs.state = None;
+        abs.load = Some("/nonexistent/osprey-x.lst".into());
+        let e = l.for_rule(&abs, None, false).unwrap_err();
+        assert!(!e.contains("allow-absolute"), "{e}");
         assert_eq!(l.names(), vec!["s".to_string()]);
     }
 

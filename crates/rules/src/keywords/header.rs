@@ -137,6 +137,8 @@ pub(super) const STICKY: Stickies = &[(
         Buffer::Ipv6Hdr,
         Buffer::Icmpv4Hdr,
         Buffer::Icmpv6Hdr,
+        Buffer::IpSrc,
+        Buffer::IpDst,
     ],
     &[],
 )];

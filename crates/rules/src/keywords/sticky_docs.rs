@@ -414,6 +414,14 @@ pub(super) fn about(b: Buffer) -> (&'static str, &'static str) {
             "sticky buffer: the ICMPv6 header",
             "rules/header-keywords.html#icmpv6hdr",
         ),
+        "ip.src" => (
+            "sticky buffer: the source address (4 or 16 bytes)",
+            "rules/ipaddr.html#ip-src",
+        ),
+        "ip.dst" => (
+            "sticky buffer: the destination address (4 or 16 bytes)",
+            "rules/ipaddr.html#ip-dst",
+        ),
         _ => ("", ""),
     }
 }
