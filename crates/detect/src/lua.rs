@@ -22,13 +22,18 @@
 //! of it on each transaction (`args[<need>]`), one needing `tls`/`ssh`/`dns.*` once per
 //! transaction: it is then a transaction rule of that protocol. `stream`, `bytevar`,
 //! `smtp` and `dnp3` make the rule unsupported (reported, never evaluated differently);
-//! a need Suricata does not know makes it fail, as Suricata's does.
+//! a need Suricata does not know makes it fail, as Suricata's does ("unsupported data
+//! type"), the output scripts' `type` (a file script's `needs["type"] = "file"`
+//! included) among them: a rule's script cannot ask for files.
 //!
 //! **Functions** ([`api`]): the packet, flow and transaction getters of Suricata 7
 //! (`SCPacket*`, `SCFlow*`, `HttpGet*`, `DnsGet*`, `TlsGet*`, `SshGet*`, `Hassh*`,
 //! `Ja3*`), the flow variables ([`vars`]: `ScFlowvarGet/Set`, `ScFlowintGet/Set/Incr/
-//! Decr`) and `SCLog*`. The protocol getters read the transaction through the app
-//! layer's contract only ([`txdata`], [`txdns`]).
+//! Decr`, also named `SC...`), the file functions as Suricata's detection engine
+//! answers them ([`file`]: `SCFileInfo`, `SCFileState`, no file) and `SCLog*`. The
+//! protocol getters read the transaction through the app layer's contract only
+//! ([`txdata`], [`txdns`]). A script naming a function of Suricata's detection API
+//! that Osprey does not provide makes its rule unsupported ([`coverage`]).
 //!
 //! **Sandbox**: only the `base`, `string`, `table` and `math` libraries are loaded,
 //! and `dofile`, `loadfile`, `load`, `loadstring`, `require` and `module` are removed,
@@ -39,6 +44,8 @@
 //! match and is counted ([`counters`]); nothing panics.
 
 mod api;
+mod coverage;
+mod file;
 mod needs;
 mod txdata;
 mod txdns;
@@ -200,6 +207,8 @@ pub(crate) fn compile(
     let path = resolve(&opt.file, cfg, rule_file);
     let source = std::fs::read_to_string(&path)
         .map_err(|e| failed("lua", format!("lua script {}: {e}", path.display())))?;
+    coverage::check(&source)
+        .map_err(|e| unsupported("lua", format!("lua script {}: {e}", path.display())))?;
     let sticky = match opt.buffer {
         Some(b) => Some(
             crate::sig::app_buf(b)
