@@ -1,5 +1,6 @@
 //! The file part of Suricata 7's Lua API in rules (`SCFileInfo`, `SCFileState`) end to
-//! end, over tests/data/http-files.pcap (HTTP downloads and an upload): Suricata
+//! end, over tests/data/http-files.pcap (HTTP downloads and an upload) and
+//! tests/data/h2c-doh.pcap (HTTP/2, where no HTTP Lua script runs): Suricata
 //! 7.0.10 hands a detection script no file, so scripts matching a file by name suffix,
 //! by size and magic or by state `CLOSED` never alert, while a script testing for the
 //! missing file (`nil` and "internal error: no file", two values each) alerts on every
@@ -22,7 +23,13 @@ alert http any any -> any any (msg:"lua no file after filemagic"; flow:to_client
 alert http any any -> any any (msg:"lua no file after filename"; filename:"a"; lua:file-none.lua; sid:6;)
 alert http any any -> any any (msg:"lua file need"; lua:file-type.lua; sid:7;)
 alert tcp any any -> any any (msg:"lua no file, packet"; lua:!file-none.lua; sid:8;)
+alert http any any -> any any (msg:"http 200"; flow:to_client; http.stat_code; content:"200"; sid:9;)
 "#;
+
+/// The captures: HTTP/1 downloads and an upload, and an HTTP/2 (h2c) flow of DNS over
+/// HTTPS requests with bodies (cut from sv-ether.pcap), where Suricata runs no HTTP
+/// Lua script (its Lua HTTP needs are HTTP/1's) while `http.stat_code` alerts.
+const CAPTURES: [&str; 2] = ["http-files", "h2c-doh"];
 
 fn config(scripts: &Path) -> String {
     format!(
@@ -33,8 +40,8 @@ fn config(scripts: &Path) -> String {
     )
 }
 
-/// `sid pcap_cnt` of every alert in `dir/eve.json`, sorted.
-fn alerts(dir: &Path) -> Vec<String> {
+/// `capture sid pcap_cnt` of every alert in `dir/eve.json`, sorted.
+fn alerts(capture: &str, dir: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(dir.join("eve.json")).expect("eve.json");
     let mut v: Vec<String> = text
         .lines()
@@ -42,7 +49,7 @@ fn alerts(dir: &Path) -> Vec<String> {
         .filter(|v| v["event_type"] == "alert")
         .map(|v| {
             format!(
-                "{} {}",
+                "{capture} {} {}",
                 v["alert"]["signature_id"],
                 v["pcap_cnt"].as_u64().unwrap_or(0)
             )
@@ -73,47 +80,61 @@ fn run_osprey(yaml: &Path, rules: &Path, pcap: &Path, out: &Path) -> std::proces
 #[test]
 fn lua_file_functions_alert_as_suricata() {
     let dir = common::tempdir("keywords-lua-files");
-    let pcap = common::repo("crates/cli/tests/data/http-files.pcap");
     let scripts = common::repo("crates/cli/tests/data/lua");
     let yaml = dir.join("lua.yaml");
     std::fs::write(&yaml, config(&scripts)).unwrap();
     let rules = dir.join("files.rules");
     std::fs::write(&rules, RULES).unwrap();
-    let r = run_osprey(&yaml, &rules, &pcap, &dir.join("osprey"));
-    let text = String::from_utf8_lossy(&r.stderr).to_string() + &String::from_utf8_lossy(&r.stdout);
-    assert!(r.status.success(), "{text}");
-    // The file need fails its rule with Suricata's words; the other seven load.
-    assert!(
-        text.contains("unsupported data type type") && text.contains("file-type.lua"),
-        "{text}"
-    );
-    let stats = common::stats(&dir.join("osprey"));
-    let lua = &stats["detect"]["lua"];
-    // No script raised an error: the file functions answered, the scripts went on.
-    assert_eq!(lua["errors"].as_u64(), Some(0), "{lua}");
-    let got = alerts(&dir.join("osprey"));
-    let want: Vec<String> =
+    let live = common::suricata().is_some();
+    let (mut got, mut live_want) = (Vec::new(), Vec::new());
+    for capture in CAPTURES {
+        let pcap = common::repo(&format!("crates/cli/tests/data/{capture}.pcap"));
+        let out = dir.join(format!("osprey-{capture}"));
+        let r = run_osprey(&yaml, &rules, &pcap, &out);
+        let text =
+            String::from_utf8_lossy(&r.stderr).to_string() + &String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success(), "{text}");
+        // The file need fails its rule with Suricata's words; the others load.
+        assert!(
+            text.contains("unsupported data type type") && text.contains("file-type.lua"),
+            "{text}"
+        );
+        let stats = common::stats(&out);
+        let lua = &stats["detect"]["lua"];
+        // No script raised an error: the file functions answered, the scripts went on.
+        assert_eq!(lua["errors"].as_u64(), Some(0), "{lua}");
+        got.extend(alerts(capture, &out));
+        if live {
+            let sdir = dir.join(format!("suricata-{capture}"));
+            std::fs::create_dir_all(&sdir).unwrap();
+            assert!(common::run_suricata(&yaml, &pcap, &rules, &sdir));
+            live_want.extend(alerts(capture, &sdir));
+        }
+    }
+    let mut want: Vec<String> =
         std::fs::read_to_string(common::repo("crates/cli/tests/data/lua/files.suricata.txt"))
             .unwrap()
             .lines()
             .map(str::to_owned)
             .collect();
-    // The no-file script alerts on every response body, with the file keywords too.
-    for sid in ["4 ", "5 ", "6 "] {
-        assert!(
-            want.iter().any(|l| l.starts_with(sid)),
-            "no alert of sid {sid}"
-        );
+    // The no-file script alerts on every HTTP/1 body, with the file keywords too; the
+    // HTTP/2 capture alerts on its status codes only.
+    for prefix in [
+        "http-files 4 ",
+        "http-files 5 ",
+        "http-files 6 ",
+        "h2c-doh 9 ",
+    ] {
+        assert!(want.iter().any(|l| l.starts_with(prefix)), "no {prefix}");
     }
+    assert!(!want.iter().any(|l| l.starts_with("h2c-doh 4 ")));
+    want.sort();
+    got.sort();
+    live_want.sort();
     common::assert_same_records(&got, &want);
-
-    if common::suricata().is_none() {
-        return;
+    if live {
+        common::assert_same_records(&got, &live_want);
     }
-    let sdir = dir.join("suricata");
-    std::fs::create_dir_all(&sdir).unwrap();
-    assert!(common::run_suricata(&yaml, &pcap, &rules, &sdir));
-    common::assert_same_records(&got, &alerts(&sdir));
 }
 
 /// A script calling a function of Suricata 7.0.10's detection API that Osprey does
@@ -151,7 +172,7 @@ fn lua_missing_api_function_is_reported() {
         text.contains("SCThreadInfo") && text.contains("not supported"),
         "{text}"
     );
-    let got = alerts(&dir.join("osprey"));
-    assert!(got.iter().all(|l| l.starts_with("2 ")), "{got:?}");
+    let got = alerts("x", &dir.join("osprey"));
+    assert!(got.iter().all(|l| l.starts_with("x 2 ")), "{got:?}");
     assert_eq!(got.len(), 6, "{got:?}");
 }

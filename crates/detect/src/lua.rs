@@ -464,6 +464,14 @@ impl LuaC {
         let Some(need) = &s.needs.tx else {
             return false;
         };
+        // Suricata's Lua needs name one protocol's transactions: the HTTP ones HTTP/1's
+        // only, never HTTP/2's (checked on sv-ether.pcap's h2c flows).
+        let h2 = input
+            .flow
+            .is_some_and(|f| f.app_proto == app::AppProto::Http2);
+        if tx.proto() != need.proto || h2 && need.proto == app::AppProto::Http {
+            return false;
+        }
         if app_both && !need.both && need.dir.is_some_and(|d| d != dir) {
             return false;
         }
