@@ -287,6 +287,20 @@ pub(crate) fn per_direction(s: &Sig) -> bool {
         .any(|l| l.script.needs.tx.as_ref().is_some_and(|t| t.both))
 }
 
+/// Whether one of `s`'s Lua scripts inspects a body (`http.request_body`,
+/// `http.response_body`): it runs again on a transaction whose body grew, as a rule
+/// with a body buffer does.
+pub(crate) fn inspects_body(s: &Sig) -> bool {
+    s.lua_tx.iter().any(|l| {
+        l.script
+            .needs
+            .tx
+            .as_ref()
+            .and_then(|t| t.buf)
+            .is_some_and(|b| b.is_body())
+    })
+}
+
 /// The flow integers of `sig`'s `flowint` keywords and Lua scripts, to give them ids.
 pub(crate) fn flowints_mut(sig: &mut Sig) -> impl Iterator<Item = &mut FlowintOp> {
     let pkt = sig.pkt.iter_mut().filter_map(|o| match o {
