@@ -176,3 +176,50 @@ fn lua_missing_api_function_is_reported() {
     assert!(got.iter().all(|l| l.starts_with("x 2 ")), "{got:?}");
     assert_eq!(got.len(), 6, "{got:?}");
 }
+
+/// A body script runs as the body grows, where a `file.data` rule is inspected: on the
+/// corpus capture http-body-inspect (a 290 KB download) the Lua rule alerts on the
+/// same packet as a `file.data` rule, as in Suricata 7.0.10 (checked live when it is
+/// installed; both rules' packet differs between the two engines, a `file.data`
+/// timing difference outside Lua).
+#[test]
+fn lua_body_script_runs_where_file_data_does() {
+    let Some(pcap) = common::shared("corpus/open/http-body-inspect/input.pcap") else {
+        return;
+    };
+    let dir = common::tempdir("keywords-lua-body");
+    let scripts = common::repo("crates/cli/tests/data/lua");
+    let yaml = dir.join("lua.yaml");
+    std::fs::write(&yaml, config(&scripts)).unwrap();
+    let rules = dir.join("body.rules");
+    std::fs::write(
+        &rules,
+        "alert http any any -> any any (msg:\"file data\"; flow:to_client; file.data; \
+         content:!\"qqzzqqxxyy\"; sid:1;)\n\
+         alert http any any -> any any (msg:\"lua body\"; flow:to_client; lua:file-none.lua; sid:2;)\n",
+    )
+    .unwrap();
+    let check = |out: &Path| {
+        let got = alerts("c", out);
+        let at = |sid: &str| -> Vec<String> {
+            got.iter()
+                .filter_map(|l| l.strip_prefix(&format!("c {sid} ")).map(str::to_owned))
+                .collect()
+        };
+        assert_eq!(at("1").len(), 1, "{got:?}");
+        assert_eq!(at("1"), at("2"), "{got:?}");
+        // Not the end-of-capture flush: the body's own packet.
+        assert_ne!(at("2"), vec!["0".to_string()], "{got:?}");
+    };
+    let out = dir.join("osprey");
+    let r = run_osprey(&yaml, &rules, &pcap, &out);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    check(&out);
+    if common::suricata().is_none() {
+        return;
+    }
+    let sdir = dir.join("suricata");
+    std::fs::create_dir_all(&sdir).unwrap();
+    assert!(common::run_suricata(&yaml, &pcap, &rules, &sdir));
+    check(&sdir);
+}
