@@ -1,12 +1,13 @@
 //! The file part of Suricata 7's Lua API in rules (`SCFileInfo`, `SCFileState`) end to
 //! end, over tests/data/http-files.pcap (HTTP downloads and an upload) and
-//! tests/data/h2c-doh.pcap (HTTP/2, where no HTTP Lua script runs): Suricata
+//! tests/data/h2c-doh.pcap (HTTP/2: only scripts after a sticky buffer run): Suricata
 //! 7.0.10 hands a detection script no file, so scripts matching a file by name suffix,
 //! by size and magic or by state `CLOSED` never alert, while a script testing for the
 //! missing file (`nil` and "internal error: no file", two values each) alerts on every
 //! response body it runs on, `filemagic`/`filename` in the same rule or not; a
 //! script asking for an output script's file need (`needs["type"] = "file"`) fails
-//! its rule. Osprey's alerts equal the ones saved from Suricata 7.0.10
+//! its rule; after `file.data` a script gets the file's data as its buffer (HTTP/2's
+//! too) but still no file. Osprey's alerts equal the ones saved from Suricata 7.0.10
 //! (tests/data/lua/files.suricata.txt) and a live run's when `suricata` is installed.
 //! A script calling a function of Suricata's API that Osprey lacks is reported as an
 //! unsupported rule.
@@ -24,11 +25,12 @@ alert http any any -> any any (msg:"lua no file after filename"; filename:"a"; l
 alert http any any -> any any (msg:"lua file need"; lua:file-type.lua; sid:7;)
 alert tcp any any -> any any (msg:"lua no file, packet"; lua:!file-none.lua; sid:8;)
 alert http any any -> any any (msg:"http 200"; flow:to_client; http.stat_code; content:"200"; sid:9;)
+alert http any any -> any any (msg:"lua file.data"; file.data; lua:file-buffer.lua; sid:10;)
 "#;
 
 /// The captures: HTTP/1 downloads and an upload, and an HTTP/2 (h2c) flow of DNS over
-/// HTTPS requests with bodies (cut from sv-ether.pcap), where Suricata runs no HTTP
-/// Lua script (its Lua HTTP needs are HTTP/1's) while `http.stat_code` alerts.
+/// HTTPS requests with bodies (cut from sv-ether.pcap), where Suricata runs no script
+/// of a named HTTP need (they are HTTP/1's) but runs the one after `file.data`.
 const CAPTURES: [&str; 2] = ["http-files", "h2c-doh"];
 
 fn config(scripts: &Path) -> String {
@@ -124,6 +126,8 @@ fn lua_file_functions_alert_as_suricata() {
         "http-files 5 ",
         "http-files 6 ",
         "h2c-doh 9 ",
+        "h2c-doh 10 ",
+        "http-files 10 ",
     ] {
         assert!(want.iter().any(|l| l.starts_with(prefix)), "no {prefix}");
     }

@@ -478,12 +478,14 @@ impl LuaC {
         let Some(need) = &s.needs.tx else {
             return false;
         };
-        // Suricata's Lua needs name one protocol's transactions: the HTTP ones HTTP/1's
-        // only, never HTTP/2's (checked on sv-ether.pcap's h2c flows).
+        // Suricata's named Lua needs are one protocol's transactions: the HTTP ones
+        // HTTP/1's only, never HTTP/2's; a sticky buffer's script runs wherever the
+        // buffer is, HTTP/2 included (checked on tests/data/h2c-doh.pcap).
         let h2 = input
             .flow
             .is_some_and(|f| f.app_proto == app::AppProto::Http2);
-        if tx.proto() != need.proto || h2 && need.proto == app::AppProto::Http {
+        let named = need.key != "buffer";
+        if tx.proto() != need.proto || named && h2 && need.proto == app::AppProto::Http {
             return false;
         }
         if app_both && !need.both && need.dir.is_some_and(|d| d != dir) {
@@ -513,7 +515,13 @@ impl LuaC {
             }
         }
         let mut bufs: Vec<Vec<u8>> = Vec::new();
-        tx.buffers(b, need.dir.unwrap_or(dir), &mut |x| bufs.push(x.to_vec()));
+        // An empty buffer is not inspected (Suricata runs no script on one: HTTP/2's
+        // control streams have an empty `http.uri`).
+        tx.buffers(b, need.dir.unwrap_or(dir), &mut |x| {
+            if !x.is_empty() {
+                bufs.push(x.to_vec())
+            }
+        });
         let body = matches!(
             need.key.as_str(),
             "http.request_body" | "http.response_body"
