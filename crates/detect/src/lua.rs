@@ -22,13 +22,18 @@
 //! of it on each transaction (`args[<need>]`), one needing `tls`/`ssh`/`dns.*` once per
 //! transaction: it is then a transaction rule of that protocol. `stream`, `bytevar`,
 //! `smtp` and `dnp3` make the rule unsupported (reported, never evaluated differently);
-//! a need Suricata does not know makes it fail, as Suricata's does.
+//! a need Suricata does not know makes it fail, as Suricata's does ("unsupported data
+//! type"), the output scripts' `type` (a file script's `needs["type"] = "file"`
+//! included) among them: a rule's script cannot ask for files.
 //!
 //! **Functions** ([`api`]): the packet, flow and transaction getters of Suricata 7
 //! (`SCPacket*`, `SCFlow*`, `HttpGet*`, `DnsGet*`, `TlsGet*`, `SshGet*`, `Hassh*`,
 //! `Ja3*`), the flow variables ([`vars`]: `ScFlowvarGet/Set`, `ScFlowintGet/Set/Incr/
-//! Decr`) and `SCLog*`. The protocol getters read the transaction through the app
-//! layer's contract only ([`txdata`], [`txdns`]).
+//! Decr`, also named `SC...`), the file functions as Suricata's detection engine
+//! answers them ([`file`]: `SCFileInfo`, `SCFileState`, no file) and `SCLog*`. The
+//! protocol getters read the transaction through the app layer's contract only
+//! ([`txdata`], [`txdns`]). A script naming a function of Suricata's detection API
+//! that Osprey does not provide makes its rule unsupported ([`coverage`]).
 //!
 //! **Sandbox**: only the `base`, `string`, `table` and `math` libraries are loaded,
 //! and `dofile`, `loadfile`, `load`, `loadstring`, `require` and `module` are removed,
@@ -39,6 +44,8 @@
 //! match and is counted ([`counters`]); nothing panics.
 
 mod api;
+mod coverage;
+mod file;
 mod needs;
 mod txdata;
 mod txdns;
@@ -200,6 +207,8 @@ pub(crate) fn compile(
     let path = resolve(&opt.file, cfg, rule_file);
     let source = std::fs::read_to_string(&path)
         .map_err(|e| failed("lua", format!("lua script {}: {e}", path.display())))?;
+    coverage::check(&source)
+        .map_err(|e| unsupported("lua", format!("lua script {}: {e}", path.display())))?;
     let sticky = match opt.buffer {
         Some(b) => Some(
             crate::sig::app_buf(b)
@@ -276,6 +285,20 @@ pub(crate) fn per_direction(s: &Sig) -> bool {
     s.lua_tx
         .iter()
         .any(|l| l.script.needs.tx.as_ref().is_some_and(|t| t.both))
+}
+
+/// Whether one of `s`'s Lua scripts inspects a body (`http.request_body`,
+/// `http.response_body`): it runs again on a transaction whose body grew, as a rule
+/// with a body buffer does.
+pub(crate) fn inspects_body(s: &Sig) -> bool {
+    s.lua_tx.iter().any(|l| {
+        l.script
+            .needs
+            .tx
+            .as_ref()
+            .and_then(|t| t.buf)
+            .is_some_and(|b| b.is_body())
+    })
 }
 
 /// The flow integers of `sig`'s `flowint` keywords and Lua scripts, to give them ids.
@@ -455,6 +478,16 @@ impl LuaC {
         let Some(need) = &s.needs.tx else {
             return false;
         };
+        // Suricata's named Lua needs are one protocol's transactions: the HTTP ones
+        // HTTP/1's only, never HTTP/2's; a sticky buffer's script runs wherever the
+        // buffer is, HTTP/2 included (checked on tests/data/h2c-doh.pcap).
+        let h2 = input
+            .flow
+            .is_some_and(|f| f.app_proto == app::AppProto::Http2);
+        let named = need.key != "buffer";
+        if tx.proto() != need.proto || named && h2 && need.proto == app::AppProto::Http {
+            return false;
+        }
         if app_both && !need.both && need.dir.is_some_and(|d| d != dir) {
             return false;
         }
@@ -482,7 +515,13 @@ impl LuaC {
             }
         }
         let mut bufs: Vec<Vec<u8>> = Vec::new();
-        tx.buffers(b, need.dir.unwrap_or(dir), &mut |x| bufs.push(x.to_vec()));
+        // An empty buffer is not inspected (Suricata runs no script on one: HTTP/2's
+        // control streams have an empty `http.uri`).
+        tx.buffers(b, need.dir.unwrap_or(dir), &mut |x| {
+            if !x.is_empty() {
+                bufs.push(x.to_vec())
+            }
+        });
         let body = matches!(
             need.key.as_str(),
             "http.request_body" | "http.response_body"

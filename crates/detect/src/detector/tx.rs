@@ -120,7 +120,11 @@ impl Detector {
                 if s.looks_at_packet() {
                     pkt_cands.push(si);
                 }
-                if !keep_body && (s.app.iter().any(|a| a.buf.is_body()) || !s.files.is_empty()) {
+                if !keep_body
+                    && (s.app.iter().any(|a| a.buf.is_body())
+                        || !s.files.is_empty()
+                        || crate::lua::inspects_body(s))
+                {
                     body_cands.push(si);
                 }
             }

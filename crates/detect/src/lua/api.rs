@@ -114,8 +114,6 @@ pub(super) fn register(lua: &Lua) -> mlua::Result<()> {
         "SCLogWarning",
         "SCLogError",
         "SCLogDebug",
-        "SCLogConfig",
-        "SCLogPerf",
     ] {
         g.set(
             name,
@@ -131,5 +129,6 @@ pub(super) fn register(lua: &Lua) -> mlua::Result<()> {
             })?,
         )?;
     }
+    super::file::register(lua)?;
     super::vars::register(lua)
 }

@@ -113,13 +113,10 @@ const TX_NEEDS: &[TxNeedDef] = {
             Some(C),
             true,
         ),
-        (
-            "http.response_body",
-            Http,
-            Some("http.response_body"),
-            Some(C),
-            false,
-        ),
+        // Suricata 7.0.10 hands the script the file data of the direction it
+        // inspects: without `flow:to_client` the request's body too (checked on
+        // tests/data/http-files.pcap, keywords_lua_files.rs).
+        ("http.response_body", Http, Some("file.data"), None, true),
         (
             "http.response_cookie",
             Http,
@@ -201,7 +198,9 @@ pub(crate) fn read(t: &Table, sticky: Option<BufferId>) -> Result<Needs, String>
                     set_tx(&mut n, proto, buf, key, dir, both)?;
                 }
                 Some(_) => {}
-                None => return Err(format!("unknown need \"{other}\"")),
+                // Suricata's words; the output scripts' `type`, `protocol` and
+                // `filter` (files included) are not needs of a rule's script.
+                None => return Err(format!("unsupported data type {other}")),
             },
         }
     }

@@ -276,3 +276,51 @@ fn memory_bomb_is_stopped_and_counted() {
     let names: Vec<_> = counters().iter().map(|c| c.0).collect();
     assert!(names.contains(&"detect.lua.memory_limit_errors"));
 }
+
+#[test]
+fn file_functions_answer_no_file_and_file_needs_fail() {
+    let d = dir("file");
+    // The file functions exist and answer no file: the script goes on and matches.
+    script(
+        &d,
+        "nofile.lua",
+        "function match(args)\n  local id, err = SCFileInfo()\n  local st, e2 = SCFileState()\n  \
+         if id == nil and st == nil and err == \"internal error: no file\" and e2 == err then return 1 end\n  \
+         return 0\nend\n",
+    );
+    let c = compile(&opt("nofile.lua", false), &cfg(&d), None).unwrap();
+    assert!(run_on(&c, b"x"));
+    // An output script's file need fails the rule with Suricata's words.
+    std::fs::write(
+        d.join("type.lua"),
+        "function init(args)\n local n = {}\n n[\"type\"] = \"file\"\n return n\nend\nfunction match(args) return 1 end\n",
+    )
+    .unwrap();
+    let e = compile(&opt("type.lua", false), &cfg(&d), None).unwrap_err();
+    assert!(
+        !e.unsupported && e.message.contains("unsupported data type type"),
+        "{}",
+        e.message
+    );
+    // A function of Suricata's API that Osprey lacks: unsupported, named.
+    script(
+        &d,
+        "thread.lua",
+        "function match(args)\n  local tid = SCThreadInfo()\n  return 1\nend\n",
+    );
+    let e = compile(&opt("thread.lua", false), &cfg(&d), None).unwrap_err();
+    assert!(
+        e.unsupported && e.message.contains("SCThreadInfo"),
+        "{}",
+        e.message
+    );
+    // Suricata's SC-named flow variable functions are the Sc ones.
+    std::fs::write(
+        d.join("sc.lua"),
+        "function init(args)\n local n = {}\n n[\"flowint\"] = {\"c\"}\n n[\"payload\"] = tostring(true)\n return n\nend\n\
+         function match(args)\n SCFlowintSet(0, 41)\n if SCFlowintIncr(0) == 42 and ScFlowintGet(0) == 42 then return 1 end\n return 0\nend\n",
+    )
+    .unwrap();
+    let c = compile(&opt("sc.lua", false), &cfg(&d), None).unwrap();
+    assert!(run_on(&c, b"x"));
+}

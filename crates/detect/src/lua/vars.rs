@@ -1,6 +1,6 @@
 //! Flow variables from Lua: `ScFlowvarGet`/`ScFlowvarSet` and `ScFlowintGet`/
-//! `ScFlowintSet`/`ScFlowintIncr`/`ScFlowintDecr`, each naming a variable by its index
-//! in the script's `needs["flowvar"]` / `needs["flowint"]` list.
+//! `ScFlowintSet`/`ScFlowintIncr`/`ScFlowintDecr` (each also as `SC...`), each naming
+//! a variable by its index in the script's `needs["flowvar"]` / `needs["flowint"]` list.
 //!
 //! A script changes the flow at once, as Suricata's do: the writes of this thread's
 //! current packet are kept here, read back by later calls on the same packet, and
@@ -150,8 +150,24 @@ pub(super) fn register(lua: &Lua) -> mlua::Result<()> {
         "ScFlowintDecr",
         lua.create_function(|_, i: i64| set_int(i, |c| c.map_or(0, |c| c.wrapping_sub(1))))?,
     )?;
+    // Suricata 7.0.10 also names each `SC...` (same behaviour, checked on
+    // tests/data/http-files.pcap).
+    for name in ALIASED {
+        let f: mlua::Function = g.get(name)?;
+        g.set(name.replacen("Sc", "SC", 1), f)?;
+    }
     Ok(())
 }
+
+/// The functions Suricata also registers with an `SC` prefix.
+const ALIASED: [&str; 6] = [
+    "ScFlowvarGet",
+    "ScFlowvarSet",
+    "ScFlowintGet",
+    "ScFlowintSet",
+    "ScFlowintIncr",
+    "ScFlowintDecr",
+];
 
 /// Sets flow integer `i` to `f(current)`; returns the new value.
 fn set_int(i: i64, f: impl FnOnce(Option<u32>) -> u32) -> mlua::Result<f64> {
