@@ -44,6 +44,8 @@ pub struct RuleInfo {
     pub tags: Vec<rules::tag::Tag>,
     /// `tls_store`: a match asks for the flow's certificate chain (`tls_store.rs`).
     pub tls_store: bool,
+    /// `bypass`: a match bypasses the flow (`bypass.rs`).
+    pub bypass: bool,
 }
 
 /// A fast pattern entry: bytes, nocase, signature.
@@ -180,6 +182,7 @@ impl Detector {
                         target: r.meta.target,
                         tags: crate::tag::of_rule(&r.options),
                         tls_store: crate::tls_store::of_rule(&r.options),
+                        bypass: crate::bypass::of_rule(&r.options),
                     });
                     sigs.push(s);
                     globals.push(g);
@@ -578,6 +581,7 @@ impl Detector {
         if self.infos[si as usize].tls_store {
             fd.tls_store.request();
         }
+        fd.bypass |= self.infos[si as usize].bypass;
         fd.vars.commit(&mut scratch.vars.captured);
         for a in &s.bits_act {
             match *a {

@@ -139,6 +139,7 @@ impl FlowLogger {
             dropped: self.ips && (f.dropped || ext.is_some_and(|e| e.detect.is_dropped())),
             flowbits,
             tcp,
+            bypassed: f.locally_bypassed(),
         };
         if self.flow {
             let parent = ext

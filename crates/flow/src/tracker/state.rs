@@ -36,7 +36,9 @@ pub struct Flow {
     pub(super) streams: u32,
     /// Flow-level state.
     pub state: FlowState,
-    /// The flow is bypassed (exception policy): no app layer, no detection.
+    /// The flow is bypassed (Suricata's local bypass: an exception policy or a rule
+    /// with `bypass`): its later packets are counted but reach neither the stream
+    /// engine, the app layer nor detection, and it times out after `bypassed`.
     pub bypassed: bool,
     /// The bypass is a drop (`stream.midstream-policy` drop-flow/reject inline): the
     /// flow's packets are also not forwarded.
@@ -54,11 +56,24 @@ pub struct Flow {
     pub(super) timeouts: Option<Timeouts>,
 }
 
+impl Flow {
+    /// The flow is bypassed and not dropped (Suricata's `local_bypassed` state): its
+    /// packets are counted, not processed.
+    pub fn locally_bypassed(&self) -> bool {
+        self.bypassed && !self.dropped
+    }
+}
+
 impl FlowValue for Flow {
     fn timeout_secs(&self, emergency: bool) -> u32 {
+        let class = if self.locally_bypassed() {
+            super::config::BYPASSED
+        } else {
+            self.state as u8
+        };
         self.timeouts
             .unwrap_or(Timeouts::DEFAULT)
-            .get(self.state as u8, emergency)
+            .get(class, emergency)
     }
 }
 
