@@ -4,16 +4,20 @@
 //! (`data/bypass/*.suricata.jsonl`, made by `make-expected.py`; compared with a live
 //! Suricata run too when it is installed).
 //!
-//! - `http-files.pcap`: an HTTP rule bypasses a keep-alive flow on its first request
-//!   (sid 1): its later requests (sids 2, 4) and packets (sid 3) are not inspected or
-//!   logged, the flow's counters still count them (`flow_bypassed.local_pkts`), its
-//!   record says `"state": "bypassed"`, `"bypass": "local"`; a `noalert` rule bypasses
-//!   silently (sid 6: the flow's response is never parsed, so no `http` record); a
-//!   packet rule on a response (sid 7) bypasses before the transaction is logged;
-//!   other flows are untouched (sid 5).
-//! - `timeout.pcap`: the same flow alone, its packets after the bypass 200 s later:
-//!   past the `bypassed` timeout (100 s), before the `established` one (600 s), so the
-//!   bypassed flow times out and the later packets make a new flow.
+//! - `flows.pcap`: the five HTTP sessions of `http-files.pcap`, 10 s apart (so that no
+//!   flow times out: Suricata's flow manager, on the wall clock, would time some out
+//!   across the original's years). An HTTP rule bypasses a keep-alive flow on its
+//!   first request (sid 1): its later requests (sids 2, 4) and packets (sid 3) are
+//!   not inspected or logged, the flow's counters still count them
+//!   (`flow_bypassed.local_pkts`), its record says `"state": "bypassed"`,
+//!   `"bypass": "local"`; a `noalert` rule bypasses silently (sid 6: the flow's
+//!   response is never parsed, so no `http` record); a packet rule on a response
+//!   (sid 7) bypasses before the transaction is logged; a rule whose
+//!   `detection_filter` keeps it from alerting still bypasses (sid 8, first in
+//!   signature order by its priority); the flows of other requests alert (sid 5).
+//! - `timeout.pcap`: the keep-alive flow alone, its packets after the bypass 200 s
+//!   later: past the `bypassed` timeout (100 s), before the `established` one
+//!   (600 s), so the bypassed flow times out and the later packets make a new flow.
 
 mod common;
 
@@ -138,10 +142,7 @@ fn data(name: &str) -> PathBuf {
 
 /// The capture of case `name`.
 fn pcap(name: &str) -> PathBuf {
-    match name {
-        "http-files" => data("http-files.pcap"),
-        _ => data(&format!("bypass/{name}.pcap")),
-    }
+    data(&format!("bypass/{name}.pcap"))
 }
 
 /// Runs Osprey on case `name` with `rules` (stock configuration, as the reference);
@@ -187,23 +188,35 @@ fn check_case(name: &str) {
     let want = expected(name);
     let got = lines(&osprey(name, &rules, "osprey"));
     common::assert_same_records(&got, &want);
-    if common::suricata().is_some() {
-        let out = tempdir(&format!("bypass-{name}-suricata"));
-        let yaml = Path::new("/etc/suricata/suricata.yaml");
-        let eve = common::suricata_rules_eve(yaml, &pcap(name), &rules, &out);
-        let live = lines(&eve);
-        if live != want {
-            // Suricata's flow manager runs on the wall clock: a run may time a flow out
-            // at another moment. Osprey must still equal the saved reference.
-            eprintln!("warning: live Suricata differs from the saved records of {name}");
-            common::assert_same_records(&got, &live);
-        }
+    if common::suricata().is_none() {
+        return;
     }
+    // Suricata's flow manager runs on the wall clock: a run may time a flow out before
+    // the end of the capture (a bypassed flow after 100 s of capture time). A live run
+    // that differs from the saved records is repeated; two runs that agree must equal
+    // them, two that disagree are the wall clock's doing and only warned about.
+    let live = |n: u32| {
+        let out = tempdir(&format!("bypass-{name}-suricata{n}"));
+        let yaml = Path::new("/etc/suricata/suricata.yaml");
+        lines(&common::suricata_rules_eve(yaml, &pcap(name), &rules, &out))
+    };
+    let first = live(1);
+    if first == want {
+        return;
+    }
+    let second = live(2);
+    if second == want {
+        return;
+    }
+    if first == second {
+        common::assert_same_records(&first, &want);
+    }
+    eprintln!("warning: two live Suricata runs on {name} disagree (its flow manager's timing)");
 }
 
 #[test]
-fn bypass_rules_match_suricata_on_http_files() {
-    check_case("http-files");
+fn bypass_rules_match_suricata() {
+    check_case("flows");
 }
 
 #[test]
@@ -216,19 +229,23 @@ fn without_bypass_the_flows_are_inspected_to_the_end() {
     if stock_config().is_none() {
         return;
     }
-    // The same rules without `bypass`: the later requests alert, nothing is bypassed.
+    // The same rules without `bypass`: the later requests alert (and sid 8's fifth
+    // match does not come: one request per flow), nothing is bypassed.
     let dir = tempdir("bypass-control");
     let text = std::fs::read_to_string(data("bypass/bypass.rules")).unwrap();
     let rules = dir.join("no-bypass.rules");
     std::fs::write(&rules, text.replace(" bypass;", "")).unwrap();
-    let eve = osprey("http-files", &rules, "control");
+    let eve = osprey("flows", &rules, "control");
     let sids: Vec<u64> = eve
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|r| r["event_type"] == "alert")
         .filter_map(|r| r["alert"]["signature_id"].as_u64())
         .collect();
-    assert!(sids.contains(&2) && sids.contains(&4), "{sids:?}");
+    assert!(
+        sids.contains(&2) && sids.contains(&4) && !sids.contains(&8),
+        "{sids:?}"
+    );
     assert!(!eve.contains("\"bypass\""));
     let stats = lines(&eve).pop().unwrap();
     assert!(stats.contains("\"local_bypassed\":0"), "{stats}");

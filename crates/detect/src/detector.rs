@@ -578,10 +578,12 @@ impl Detector {
             .filter(|o| !o.is_cond())
             .for_each(|o| self.hosts.act(o, pkt));
         s.flowint.iter().for_each(|o| o.act(fd));
-        if self.infos[si as usize].tls_store {
+        // `infos` is in rule-set order, `sigs` in signature order: by the rule's index.
+        let info = self.rule(s.rule);
+        if info.is_some_and(|i| i.tls_store) {
             fd.tls_store.request();
         }
-        fd.bypass |= self.infos[si as usize].bypass;
+        fd.bypass |= info.is_some_and(|i| i.bypass);
         fd.vars.commit(&mut scratch.vars.captured);
         for a in &s.bits_act {
             match *a {
