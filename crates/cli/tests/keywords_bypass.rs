@@ -15,6 +15,8 @@
 //!   (sid 7) bypasses before the transaction is logged; a rule whose
 //!   `detection_filter` keeps it from alerting still bypasses (sid 8, first in
 //!   signature order by its priority); the flows of other requests alert (sid 5).
+//! - `midstream.pcap`: a session without its SYN under `stream.midstream-policy`
+//!   `bypass` and `pass-flow` (the same local bypass, and Suricata's flow action).
 //! - `timeout.pcap`: the keep-alive flow alone, its packets after the bypass 200 s
 //!   later: past the `bypassed` timeout (100 s), before the `established` one
 //!   (600 s), so the bypassed flow times out and the later packets make a new flow.
@@ -145,18 +147,51 @@ fn pcap(name: &str) -> PathBuf {
     data(&format!("bypass/{name}.pcap"))
 }
 
-/// Runs Osprey on case `name` with `rules` (stock configuration, as the reference);
-/// its eve.json.
-fn osprey(name: &str, rules: &Path, tag: &str) -> String {
-    let out = tempdir(&format!("bypass-{name}-{tag}"));
-    let r = common::osprey_single(
-        Path::new("/etc/suricata/suricata.yaml"),
-        rules,
-        &pcap(name),
-        &out,
-    );
+/// Runs Osprey on capture `name` with `rules` and the extra arguments `extra` (stock
+/// configuration, as the reference), logging into a directory named after `tag`; its
+/// eve.json.
+fn osprey(name: &str, rules: &Path, tag: &str, extra: &[&str]) -> String {
+    let out = tempdir(&format!("bypass-{tag}"));
+    let pcap = pcap(name);
+    let mut args = vec![
+        "-c",
+        "/etc/suricata/suricata.yaml",
+        "-S",
+        rules.to_str().unwrap(),
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        "none",
+        "--runmode",
+        "single",
+        "-l",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let r = common::osprey(&args);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     std::fs::read_to_string(out.join("eve.json")).expect("eve.json written")
+}
+
+/// Suricata 7.0.10 the same way; its eve.json.
+fn suricata(name: &str, rules: &Path, tag: &str, extra: &[&str]) -> String {
+    let out = tempdir(&format!("bypass-{tag}"));
+    let st = std::process::Command::new("suricata")
+        .args(["-c", "/etc/suricata/suricata.yaml", "-S"])
+        .arg(rules)
+        .arg("-r")
+        .arg(pcap(name))
+        .args(["-k", "none", "--runmode", "single", "-l"])
+        .arg(&out)
+        .args(extra)
+        .output()
+        .expect("suricata runs");
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    std::fs::read_to_string(out.join("eve.json")).expect("Suricata wrote eve.json")
 }
 
 /// The expected lines of case `name`.
@@ -180,13 +215,15 @@ fn stock_config() -> Option<()> {
     None
 }
 
-fn check_case(name: &str) {
+/// Case `case` (capture `name` with the extra arguments `extra`): Osprey against the
+/// saved records, and Suricata's live run against them when it is installed.
+fn check_case(case: &str, name: &str, extra: &[&str]) {
     if stock_config().is_none() {
         return;
     }
     let rules = data("bypass/bypass.rules");
-    let want = expected(name);
-    let got = lines(&osprey(name, &rules, "osprey"));
+    let want = expected(case);
+    let got = lines(&osprey(name, &rules, &format!("{case}-osprey"), extra));
     common::assert_same_records(&got, &want);
     if common::suricata().is_none() {
         return;
@@ -196,9 +233,12 @@ fn check_case(name: &str) {
     // that differs from the saved records is repeated; two runs that agree must equal
     // them, two that disagree are the wall clock's doing and only warned about.
     let live = |n: u32| {
-        let out = tempdir(&format!("bypass-{name}-suricata{n}"));
-        let yaml = Path::new("/etc/suricata/suricata.yaml");
-        lines(&common::suricata_rules_eve(yaml, &pcap(name), &rules, &out))
+        lines(&suricata(
+            name,
+            &rules,
+            &format!("{case}-suricata{n}"),
+            extra,
+        ))
     };
     let first = live(1);
     if first == want {
@@ -211,17 +251,17 @@ fn check_case(name: &str) {
     if first == second {
         common::assert_same_records(&first, &want);
     }
-    eprintln!("warning: two live Suricata runs on {name} disagree (its flow manager's timing)");
+    eprintln!("warning: two live Suricata runs on {case} disagree (its flow manager's timing)");
 }
 
 #[test]
 fn bypass_rules_match_suricata() {
-    check_case("flows");
+    check_case("flows", "flows", &[]);
 }
 
 #[test]
 fn bypassed_flow_times_out_as_suricata() {
-    check_case("timeout");
+    check_case("timeout", "timeout", &[]);
 }
 
 #[test]
@@ -231,11 +271,11 @@ fn without_bypass_the_flows_are_inspected_to_the_end() {
     }
     // The same rules without `bypass`: the later requests alert (and sid 8's fifth
     // match does not come: one request per flow), nothing is bypassed.
-    let dir = tempdir("bypass-control");
+    let dir = tempdir("bypass-control-rules");
     let text = std::fs::read_to_string(data("bypass/bypass.rules")).unwrap();
     let rules = dir.join("no-bypass.rules");
     std::fs::write(&rules, text.replace(" bypass;", "")).unwrap();
-    let eve = osprey("flows", &rules, "control");
+    let eve = osprey("flows", &rules, "control", &[]);
     let sids: Vec<u64> = eve
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
@@ -251,7 +291,23 @@ fn without_bypass_the_flows_are_inspected_to_the_end() {
     assert!(stats.contains("\"local_bypassed\":0"), "{stats}");
     assert!(stats.contains("\"local_pkts\":0"), "{stats}");
     // Timed from their last packet, the established flow outlives the 200 s pause.
-    let eve = osprey("timeout", &rules, "control");
+    let eve = osprey("timeout", &rules, "control-timeout", &[]);
     let flows = eve.matches("\"event_type\":\"flow\"").count();
     assert_eq!(flows, 1);
+}
+
+#[test]
+fn midstream_policies_write_flow_records_as_suricata() {
+    // A session without its SYN (corpus case bug-5825's capture) under
+    // `stream.midstream-policy`: `bypass` is a local bypass with the flow action
+    // `pass`; `pass-flow` the action alone (the flow keeps its state, nothing is
+    // counted as bypassed).
+    for policy in ["bypass", "pass-flow"] {
+        let set = format!("stream.midstream-policy={policy}");
+        check_case(
+            &format!("midstream-{policy}"),
+            "midstream",
+            &["--set", &set],
+        );
+    }
 }

@@ -137,6 +137,7 @@ impl FlowLogger {
             emergency: ended.emergency,
             alerted: marks.alerted,
             dropped: self.ips && (f.dropped || ext.is_some_and(|e| e.detect.is_dropped())),
+            passed: f.midstream_pass,
             flowbits,
             tcp,
             bypassed: f.locally_bypassed(),

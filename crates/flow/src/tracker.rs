@@ -350,6 +350,8 @@ impl FlowTracker {
                 {
                     f.bypassed = true;
                     f.dropped = no_session && self.cfg.midstream_drop;
+                    f.midstream_pass = !f.dropped;
+                    f.pass_flow = f.midstream_pass && self.cfg.midstream_policy_name == "pass_flow";
                     events |= Events::MIDSTREAM_POLICY;
                     self.stats.midstream_exception += 1;
                 }

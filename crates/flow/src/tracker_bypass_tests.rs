@@ -147,3 +147,29 @@ fn a_dropped_flow_is_not_locally_bypassed() {
     assert_eq!(Timeouts::TCP.get(config::BYPASSED, false), 100);
     assert_eq!(Timeouts::TCP.get(config::BYPASSED, true), 50);
 }
+
+#[test]
+fn midstream_policies_pass_the_flow_and_only_bypass_bypasses_it() {
+    // `stream.midstream-policy: bypass`: a local bypass with the flow action pass;
+    // `pass-flow`: the action only (Suricata 7.0.10 on a session without its SYN).
+    for (name, bypassed) in [("bypass", true), ("pass_flow", false)] {
+        let mut t = FlowTracker::new(Config {
+            midstream_bypass: true,
+            midstream_policy_name: name,
+            ..Config::default()
+        });
+        let f = *t.packet(&pkt(true, 1, 1, ACK | PSH, b"x", 1)).unwrap().flow;
+        assert!(f.midstream_pass && f.bypassed, "{name}");
+        assert_eq!(f.locally_bypassed(), bypassed, "{name}");
+        t.packet(&pkt(false, 1, 2, ACK, b"", 2)).unwrap();
+        let local = if bypassed { 1 } else { 0 };
+        assert_eq!(counter(&t, "flow_bypassed.local_pkts"), local, "{name}");
+        t.shutdown();
+        t.drain_ended(|_| {});
+        assert_eq!(
+            counter(&t, "flow.end.state.local_bypassed"),
+            local,
+            "{name}"
+        );
+    }
+}

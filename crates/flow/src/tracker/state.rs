@@ -43,6 +43,12 @@ pub struct Flow {
     /// The bypass is a drop (`stream.midstream-policy` drop-flow/reject inline): the
     /// flow's packets are also not forwarded.
     pub dropped: bool,
+    /// `stream.midstream-policy` (`bypass` or `pass-flow`) stopped the flow: Suricata's
+    /// flow action `pass` (the EVE flow record's `"action": "pass"`).
+    pub midstream_pass: bool,
+    /// ... with `pass-flow`: the flow is not locally bypassed (its packets are still
+    /// tracked, nothing is counted as bypassed, its state stays its own).
+    pub pass_flow: bool,
     /// TCP flags seen per direction ([`Direction::index`]) since the session exists
     /// (Suricata's `tcp_flags_ts` / `tcp_flags_tc`; zero without a session).
     pub tcp_flags: [u8; 2],
@@ -60,7 +66,7 @@ impl Flow {
     /// The flow is bypassed and not dropped (Suricata's `local_bypassed` state): its
     /// packets are counted, not processed.
     pub fn locally_bypassed(&self) -> bool {
-        self.bypassed && !self.dropped
+        self.bypassed && !self.dropped && !self.pass_flow
     }
 }
 

@@ -64,6 +64,8 @@ pub struct FlowRecord<'a> {
     pub alerted: bool,
     /// An IPS drop verdict was given on the flow (`action: drop`).
     pub dropped: bool,
+    /// The flow was passed by an exception policy (`action: pass`).
+    pub passed: bool,
     /// The flowbits set when the flow ended, in the order they were set.
     pub flowbits: &'a [&'a str],
     /// TCP flows: flags, session state, gaps.
@@ -178,6 +180,8 @@ impl FlowRecord<'_> {
         f.insert("alerted".into(), self.alerted.into());
         if self.dropped {
             f.insert("action".into(), "drop".into());
+        } else if self.passed {
+            f.insert("action".into(), "pass".into());
         }
         o.insert("flow".into(), Value::Object(f));
         if !self.flowbits.is_empty() {
@@ -280,6 +284,7 @@ mod tests {
             emergency: false,
             alerted: false,
             dropped: false,
+            passed: false,
             flowbits: &[],
             tcp: Some(FlowTcp {
                 flags: [0x1f, 0x1b],
