@@ -44,6 +44,8 @@ pub struct RuleInfo {
     pub tags: Vec<rules::tag::Tag>,
     /// `tls_store`: a match asks for the flow's certificate chain (`tls_store.rs`).
     pub tls_store: bool,
+    /// `bypass`: a match bypasses the flow (`bypass.rs`).
+    pub bypass: bool,
 }
 
 /// A fast pattern entry: bytes, nocase, signature.
@@ -180,6 +182,7 @@ impl Detector {
                         target: r.meta.target,
                         tags: crate::tag::of_rule(&r.options),
                         tls_store: crate::tls_store::of_rule(&r.options),
+                        bypass: crate::bypass::of_rule(&r.options),
                     });
                     sigs.push(s);
                     globals.push(g);
@@ -575,9 +578,12 @@ impl Detector {
             .filter(|o| !o.is_cond())
             .for_each(|o| self.hosts.act(o, pkt));
         s.flowint.iter().for_each(|o| o.act(fd));
-        if self.infos[si as usize].tls_store {
+        // `infos` is in rule-set order, `sigs` in signature order: by the rule's index.
+        let info = self.rule(s.rule);
+        if info.is_some_and(|i| i.tls_store) {
             fd.tls_store.request();
         }
+        fd.bypass |= info.is_some_and(|i| i.bypass);
         fd.vars.commit(&mut scratch.vars.captured);
         for a in &s.bits_act {
             match *a {

@@ -522,6 +522,9 @@ pub(crate) fn compile(
                     message: m,
                 })?,
             )),
+            Opt::Keyword { name, value } if *name == crate::bypass::NAME => {
+                crate::bypass::compile(value.as_deref(), &r.options)?
+            }
             Opt::Keyword { name, value } if crate::keyword_opts::handles(name) => {
                 crate::keyword_opts::compile(name, value.as_deref(), &mut sig)?
             }

@@ -66,6 +66,8 @@ pub struct FlowDetect {
     pub(crate) tls_store: crate::tls_store::Requests,
     /// An alert was raised on the flow (Lua's `SCFlowHasAlerts`).
     pub(crate) alerted: bool,
+    /// A rule with `bypass` matched a packet of the flow (`bypass.rs`).
+    pub(crate) bypass: bool,
     /// The ids of the `flowint` variables set, in the order they were first set (EVE
     /// `metadata.flowints`).
     int_order: Vec<u32>,
@@ -81,6 +83,12 @@ impl FlowDetect {
     /// certificate chain of that side is to be stored.
     pub fn tls_store_requested(&self, dir: app::Direction) -> bool {
         self.tls_store.requested(dir)
+    }
+
+    /// Whether a rule with `bypass` matched a packet of the flow: the flow is to be
+    /// bypassed.
+    pub fn bypass_requested(&self) -> bool {
+        self.bypass
     }
 
     /// The flow's and the last inspected packet's variables (`flowvar`, `pktvar`).
@@ -105,6 +113,7 @@ impl FlowDetect {
         self.tags.clear();
         self.vars.clear();
         self.tls_store = Default::default();
+        self.bypass = false;
     }
 
     /// Forgets which transactions were inspected, keeping the flow's variables: the

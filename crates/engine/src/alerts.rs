@@ -36,8 +36,9 @@ impl FlowSnap {
         }
     }
 
-    /// The EVE view, for an alert on `pkt` (whose addresses give the flow's ends).
-    fn eve(&self, pkt: &Packet) -> output::eve::AlertFlow {
+    /// The EVE view, for an alert on `pkt` (whose addresses give the flow's ends);
+    /// `bypassed`: a `bypass` rule matched the packet.
+    fn eve(&self, pkt: &Packet, bypassed: bool) -> output::eve::AlertFlow {
         let src = ip_addr(pkt.ip_version == 4, &pkt.src);
         let dst = ip_addr(pkt.ip_version == 4, &pkt.dst);
         let ports = wire::has_ports(pkt.proto);
@@ -56,6 +57,7 @@ impl FlowSnap {
             dest_ip,
             src_port,
             dest_port,
+            bypassed,
         }
     }
 }
@@ -375,7 +377,10 @@ impl AlertSink {
             flowbits: &flowbits,
             target,
             extra: &extra,
-            flow: origin.flow.as_ref().map(|f| f.eve(pkt)),
+            flow: origin
+                .flow
+                .as_ref()
+                .map(|f| f.eve(pkt, flow_detect.is_some_and(|d| d.bypass_requested()))),
             tunnel: self
                 .tunnel
                 .filter(|_| !matches!(pkt.tunnel, wire::Tunnel::None | wire::Tunnel::Reassembled)),

@@ -137,8 +137,10 @@ impl FlowLogger {
             emergency: ended.emergency,
             alerted: marks.alerted,
             dropped: self.ips && (f.dropped || ext.is_some_and(|e| e.detect.is_dropped())),
+            passed: f.midstream_pass,
             flowbits,
             tcp,
+            bypassed: f.locally_bypassed(),
         };
         if self.flow {
             let parent = ext

@@ -20,6 +20,8 @@ pub(crate) const BUILT_IN: [Timeouts; 4] = {
         emergency_new: 10,
         emergency_established: 100,
         emergency_closed: 0,
+        bypassed: 100,
+        emergency_bypassed: 50,
     };
     let tcp = Timeouts {
         new: 30,
@@ -28,12 +30,14 @@ pub(crate) const BUILT_IN: [Timeouts; 4] = {
         emergency_new: 10,
         emergency_established: 100,
         emergency_closed: 5,
+        bypassed: 100,
+        emergency_bypassed: 50,
     };
     [tcp, other, other, other]
 };
 
 /// The keys of one protocol section and the field each one sets.
-fn fields(t: &mut Timeouts) -> [(&'static str, &mut u32); 6] {
+fn fields(t: &mut Timeouts) -> [(&'static str, &mut u32); 8] {
     [
         ("new", &mut t.new),
         ("established", &mut t.established),
@@ -41,6 +45,8 @@ fn fields(t: &mut Timeouts) -> [(&'static str, &mut u32); 6] {
         ("emergency-new", &mut t.emergency_new),
         ("emergency-established", &mut t.emergency_established),
         ("emergency-closed", &mut t.emergency_closed),
+        ("bypassed", &mut t.bypassed),
+        ("emergency-bypassed", &mut t.emergency_bypassed),
     ]
 }
 

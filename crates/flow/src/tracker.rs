@@ -153,8 +153,8 @@ impl FlowTracker {
         self.simulated = s;
     }
 
-    /// Bypasses the flow in `slot` (exception policy `bypass`): its later packets get
-    /// no app layer and no detection.
+    /// Bypasses the flow in `slot` (exception policy `bypass`, a `bypass` rule): its
+    /// later packets are only counted (see [`Flow::bypassed`]).
     pub fn set_bypassed(&mut self, slot: Slot) {
         self.table.entry_mut(slot).value.bypassed = true;
     }
@@ -274,6 +274,14 @@ impl FlowTracker {
         let di = dir.index();
         f.pkts[di] = f.pkts[di].saturating_add(1);
         f.bytes[di] += p.len as u64;
+        // A flow bypassed before this packet: the packet is counted (the flow's
+        // counters, `flow_bypassed.local_*`) and goes no further, not even to the
+        // TCP state machine (Suricata's local bypass).
+        let was_bypassed = f.locally_bypassed();
+        if was_bypassed {
+            self.stats.bypassed_pkts += 1;
+            self.stats.bypassed_bytes += u64::from(p.len);
+        }
         let mut app = StreamData::empty(dir.reverse());
         let mut raw = StreamData::empty(dir);
         let mut own_app = self.cfg.inline;
@@ -281,6 +289,7 @@ impl FlowTracker {
         sa.clear();
         sr.clear();
         match p.tcp {
+            _ if was_bypassed => {}
             // A packet without TCP header in a TCP flow (an ICMP error quoting it)
             // changes no state.
             None if canon.proto == wire::ip_proto::TCP => {}
@@ -341,6 +350,8 @@ impl FlowTracker {
                 {
                     f.bypassed = true;
                     f.dropped = no_session && self.cfg.midstream_drop;
+                    f.midstream_pass = !f.dropped;
+                    f.pass_flow = f.midstream_pass && self.cfg.midstream_policy_name == "pass_flow";
                     events |= Events::MIDSTREAM_POLICY;
                     self.stats.midstream_exception += 1;
                 }
@@ -603,3 +614,7 @@ fn dir_of(f: &Flow, swapped: bool) -> Direction {
 #[cfg(test)]
 #[path = "tracker_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "tracker_bypass_tests.rs"]
+mod bypass_tests;

@@ -414,6 +414,7 @@ pub(crate) mod tests {
             dest_ip: r.dest_ip,
             src_port: r.src_port,
             dest_port: r.dest_port,
+            bypassed: false,
         });
         let v = r.to_eve();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();

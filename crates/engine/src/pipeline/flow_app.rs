@@ -256,6 +256,8 @@ impl FlowStage {
             det.flow_packet(p, buf, &update, ext, origin, &mut detection.sink);
             ext.marks.alerted |= alerts_raised(&detection.sink) > raised;
             policy.ips.apply(det.verdict, Some(&mut ext.detect));
+            // A `bypass` rule matched: the flow's later packets are only counted.
+            bypass |= ext.detect.bypass_requested();
         }
         if self.applog.enabled() {
             let to_server = dir == Direction::ToServer;
@@ -316,7 +318,9 @@ impl FlowStage {
                 sink.position = (pos, ended.key.canonical().0.hash());
             }
             let mut ext = exts.remove(ended.slot);
-            if let Some(ext) = ext.as_mut() {
+            // A bypassed flow's end is not processed: only its flow record is written.
+            let bypassed = ended.flow.locally_bypassed();
+            if let Some(ext) = ext.as_mut().filter(|_| !bypassed) {
                 if let Some(appflow) = ext.app.as_mut() {
                     for data in &ended.app {
                         feed_stream(appflow, app, data);

@@ -21,7 +21,16 @@ pub struct Timeouts {
     pub emergency_established: u32,
     /// `emergency-closed`.
     pub emergency_closed: u32,
+    /// `bypassed`: a bypassed flow's timeout, whatever its state (Suricata's local
+    /// bypass: the flow's packets skip the stream engine, so it never closes).
+    pub bypassed: u32,
+    /// `emergency-bypassed`.
+    pub emergency_bypassed: u32,
 }
+
+/// The class [`Timeouts::get`] takes for a bypassed flow (the others are
+/// [`FlowState`](super::FlowState)'s values).
+pub(super) const BYPASSED: u8 = 3;
 
 impl Timeouts {
     /// Suricata's defaults for TCP.
@@ -32,6 +41,8 @@ impl Timeouts {
         emergency_new: 5,
         emergency_established: 100,
         emergency_closed: 10,
+        bypassed: 100,
+        emergency_bypassed: 50,
     };
     /// Suricata's defaults for UDP.
     pub const UDP: Timeouts = Timeouts {
@@ -41,6 +52,8 @@ impl Timeouts {
         emergency_new: 10,
         emergency_established: 100,
         emergency_closed: 0,
+        bypassed: 100,
+        emergency_bypassed: 50,
     };
     /// Suricata's defaults for ICMP.
     pub const ICMP: Timeouts = Timeouts::UDP;
@@ -49,6 +62,8 @@ impl Timeouts {
 
     pub(super) fn get(&self, class: u8, emergency: bool) -> u32 {
         match (class, emergency) {
+            (BYPASSED, false) => self.bypassed,
+            (BYPASSED, true) => self.emergency_bypassed,
             (0, false) => self.new,
             (1, false) => self.established,
             (_, false) => self.closed,

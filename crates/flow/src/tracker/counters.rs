@@ -28,6 +28,11 @@ pub struct Stats {
     pub(super) pseudo: u64,
     pub(super) out_of_window: u64,
     pub(super) no_flow: u64,
+    /// Flows that ended bypassed (`flow.end.state.local_bypassed`).
+    pub(super) end_bypassed: u64,
+    /// Packets and bytes of flows bypassed before them (`flow_bypassed.local_*`).
+    pub(super) bypassed_pkts: u64,
+    pub(super) bypassed_bytes: u64,
 }
 
 impl FlowTracker {
@@ -74,6 +79,17 @@ impl FlowTracker {
             ("osprey.flow.emergency_evicted", t.emergency_evicted),
             ("osprey.flow.table_full", s.no_flow),
             ("osprey.tcp.out_of_window", s.out_of_window),
+            ("flow.end.state.local_bypassed", s.end_bypassed),
+            // Capture bypass (a capture method that drops a flow's packets itself)
+            // does not exist in Osprey: always 0, as Suricata's on pcap input.
+            ("flow.end.state.capture_bypassed", 0),
+            ("flow_bypassed.local_pkts", s.bypassed_pkts),
+            ("flow_bypassed.local_bytes", s.bypassed_bytes),
+            ("flow_bypassed.local_capture_pkts", 0),
+            ("flow_bypassed.local_capture_bytes", 0),
+            ("flow_bypassed.closed", 0),
+            ("flow_bypassed.pkts", 0),
+            ("flow_bypassed.bytes", 0),
         ]
         .into_iter()
         .chain(tcp_states)

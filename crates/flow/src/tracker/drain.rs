@@ -43,7 +43,11 @@ impl FlowTracker {
             } else {
                 EndReason::Timeout
             };
-            self.stats.end_state[flow.state as usize] += 1;
+            if flow.locally_bypassed() {
+                self.stats.end_bypassed += 1;
+            } else {
+                self.stats.end_state[flow.state as usize] += 1;
+            }
             if flow.tcp.state != TcpState::None {
                 self.stats.end_tcp_state[flow.tcp.state as usize] += 1;
                 if self.sessions_alive > 0 {
@@ -58,7 +62,8 @@ impl FlowTracker {
             for s in [&mut *s0, &mut *s1, &mut *s2, &mut *s3] {
                 s.clear();
             }
-            if flow.streams != NO_STREAM {
+            // A bypassed flow is not flushed: what its streams held stays unseen.
+            if flow.streams != NO_STREAM && !flow.locally_bypassed() {
                 let pair = &mut self.streams[flow.streams as usize];
                 let mut any = false;
                 for (k, (sa, sr)) in [(&mut *s0, &mut *s2), (&mut *s1, &mut *s3)]

@@ -36,11 +36,19 @@ pub struct Flow {
     pub(super) streams: u32,
     /// Flow-level state.
     pub state: FlowState,
-    /// The flow is bypassed (exception policy): no app layer, no detection.
+    /// The flow is bypassed (Suricata's local bypass: an exception policy or a rule
+    /// with `bypass`): its later packets are counted but reach neither the stream
+    /// engine, the app layer nor detection, and it times out after `bypassed`.
     pub bypassed: bool,
     /// The bypass is a drop (`stream.midstream-policy` drop-flow/reject inline): the
     /// flow's packets are also not forwarded.
     pub dropped: bool,
+    /// `stream.midstream-policy` (`bypass` or `pass-flow`) stopped the flow: Suricata's
+    /// flow action `pass` (the EVE flow record's `"action": "pass"`).
+    pub midstream_pass: bool,
+    /// ... with `pass-flow`: the flow is not locally bypassed (its packets are still
+    /// tracked, nothing is counted as bypassed, its state stays its own).
+    pub pass_flow: bool,
     /// TCP flags seen per direction ([`Direction::index`]) since the session exists
     /// (Suricata's `tcp_flags_ts` / `tcp_flags_tc`; zero without a session).
     pub tcp_flags: [u8; 2],
@@ -54,11 +62,24 @@ pub struct Flow {
     pub(super) timeouts: Option<Timeouts>,
 }
 
+impl Flow {
+    /// The flow is bypassed and not dropped (Suricata's `local_bypassed` state): its
+    /// packets are counted, not processed.
+    pub fn locally_bypassed(&self) -> bool {
+        self.bypassed && !self.dropped && !self.pass_flow
+    }
+}
+
 impl FlowValue for Flow {
     fn timeout_secs(&self, emergency: bool) -> u32 {
+        let class = if self.locally_bypassed() {
+            super::config::BYPASSED
+        } else {
+            self.state as u8
+        };
         self.timeouts
             .unwrap_or(Timeouts::DEFAULT)
-            .get(self.state as u8, emergency)
+            .get(class, emergency)
     }
 }
 

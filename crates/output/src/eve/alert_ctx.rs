@@ -31,6 +31,25 @@ pub struct AlertFlow {
     pub src_port: Option<u16>,
     /// The server's port.
     pub dest_port: Option<u16>,
+    /// The flow is bypassed (a `bypass` rule matched the packet): Suricata adds the
+    /// `bypassed{}` counters, all 0 under local bypass (see [`bypassed_counters`]).
+    pub bypassed: bool,
+}
+
+/// Suricata's `bypassed{}` object of a locally bypassed flow: the packets and bytes a
+/// capture method bypassed for it, none without capture bypass (which Osprey does not
+/// have: its bypassed flows' packets are counted in the flow's own counters).
+pub(crate) fn bypassed_counters() -> Value {
+    let mut b = Map::new();
+    for k in [
+        "pkts_toserver",
+        "pkts_toclient",
+        "bytes_toserver",
+        "bytes_toclient",
+    ] {
+        b.insert(k.into(), 0.into());
+    }
+    Value::Object(b)
 }
 
 impl AlertFlow {
@@ -50,6 +69,9 @@ impl AlertFlow {
         o.insert("pkts_toclient".into(), self.pkts[1].into());
         o.insert("bytes_toserver".into(), self.bytes[0].into());
         o.insert("bytes_toclient".into(), self.bytes[1].into());
+        if self.bypassed {
+            o.insert("bypassed".into(), bypassed_counters());
+        }
         let secs = (self.start_us / 1_000_000) as i64;
         let micros = (self.start_us % 1_000_000) as u32;
         o.insert("start".into(), eve_timestamp(secs, micros).into());
@@ -171,6 +193,7 @@ mod tests {
             dest_ip: ip("10.16.1.11"),
             src_port: Some(80),
             dest_port: Some(54186),
+            bypassed: false,
         };
         assert_eq!(f.direction(), "to_client");
         assert_eq!(
@@ -185,6 +208,26 @@ mod tests {
         };
         assert_eq!(icmp.direction(), "to_server");
         assert!(icmp.to_eve().get("src_port").is_none());
+    }
+
+    #[test]
+    fn bypassed_flow_object_as_suricata_writes_it() {
+        // Suricata 7.0.10, http-files.pcap packet 50: the alert of the `bypass` rule.
+        let f = AlertFlow {
+            to_server: true,
+            pkts: [4, 5],
+            bytes: [1775, 1708],
+            start_us: 1_668_614_357_135_363,
+            src_ip: ip("172.18.38.179"),
+            dest_ip: ip("172.217.170.68"),
+            src_port: Some(52316),
+            dest_port: Some(443),
+            bypassed: true,
+        };
+        assert_eq!(
+            f.to_eve().to_string(),
+            r#"{"pkts_toserver":4,"pkts_toclient":5,"bytes_toserver":1775,"bytes_toclient":1708,"bypassed":{"pkts_toserver":0,"pkts_toclient":0,"bytes_toserver":0,"bytes_toclient":0},"start":"2022-11-16T15:59:17.135363+0000","src_ip":"172.18.38.179","dest_ip":"172.217.170.68","src_port":52316,"dest_port":443}"#
+        );
     }
 
     #[test]

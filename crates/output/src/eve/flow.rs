@@ -64,10 +64,16 @@ pub struct FlowRecord<'a> {
     pub alerted: bool,
     /// An IPS drop verdict was given on the flow (`action: drop`).
     pub dropped: bool,
+    /// The flow was passed by an exception policy (`action: pass`).
+    pub passed: bool,
     /// The flowbits set when the flow ended, in the order they were set.
     pub flowbits: &'a [&'a str],
     /// TCP flows: flags, session state, gaps.
     pub tcp: Option<FlowTcp>,
+    /// The flow ended locally bypassed (a `bypass` rule, the `bypass` exception
+    /// policy): `state` is `bypassed`, with `bypass: local` and the `bypassed{}`
+    /// counters.
+    pub bypassed: bool,
 }
 
 fn ts(us: u64) -> Value {
@@ -155,17 +161,27 @@ impl FlowRecord<'_> {
         f.insert("pkts_toclient".into(), self.pkts[1].into());
         f.insert("bytes_toserver".into(), self.bytes[0].into());
         f.insert("bytes_toclient".into(), self.bytes[1].into());
+        if self.bypassed {
+            f.insert("bypassed".into(), super::alert_ctx::bypassed_counters());
+        }
         f.insert("start".into(), ts(self.start_us));
         f.insert("end".into(), ts(self.end_us));
         f.insert("age".into(), age(self.start_us, self.end_us).into());
         if self.emergency {
             f.insert("emergency".into(), true.into());
         }
-        f.insert("state".into(), self.state.into());
+        if self.bypassed {
+            f.insert("bypass".into(), "local".into());
+            f.insert("state".into(), "bypassed".into());
+        } else {
+            f.insert("state".into(), self.state.into());
+        }
         f.insert("reason".into(), self.reason.into());
         f.insert("alerted".into(), self.alerted.into());
         if self.dropped {
             f.insert("action".into(), "drop".into());
+        } else if self.passed {
+            f.insert("action".into(), "pass".into());
         }
         o.insert("flow".into(), Value::Object(f));
         if !self.flowbits.is_empty() {
@@ -268,13 +284,43 @@ mod tests {
             emergency: false,
             alerted: false,
             dropped: false,
+            passed: false,
             flowbits: &[],
             tcp: Some(FlowTcp {
                 flags: [0x1f, 0x1b],
                 state: Some("closed"),
                 gaps: [false, false],
             }),
+            bypassed: false,
         }
+    }
+
+    #[test]
+    fn bypassed_flow_record_as_suricata_writes_it() {
+        // Suricata 7.0.10 on http-files.pcap with a `bypass` rule matching packet 50.
+        let r = FlowRecord {
+            ts_us: 1_713_016_779_901_153,
+            flow_id: 1_425_808_205_025_750,
+            src_ip: "172.18.38.179".parse().unwrap(),
+            dest_ip: "172.217.170.68".parse().unwrap(),
+            ports: Some((52316, 443)),
+            app_proto: Some("http"),
+            pkts: [7, 9],
+            bytes: [2577, 3887],
+            start_us: 1_668_614_357_135_363,
+            end_us: 1_668_614_362_696_902,
+            state: "established",
+            alerted: true,
+            tcp: Some(FlowTcp {
+                flags: [0x12, 0x12],
+                state: Some("established"),
+                gaps: [false, false],
+            }),
+            bypassed: true,
+            ..smtp()
+        };
+        let want = r#"{"timestamp":"2024-04-13T13:59:39.901153+0000","flow_id":1425808205025750,"event_type":"flow","src_ip":"172.18.38.179","src_port":52316,"dest_ip":"172.217.170.68","dest_port":443,"proto":"TCP","app_proto":"http","flow":{"pkts_toserver":7,"pkts_toclient":9,"bytes_toserver":2577,"bytes_toclient":3887,"bypassed":{"pkts_toserver":0,"pkts_toclient":0,"bytes_toserver":0,"bytes_toclient":0},"start":"2022-11-16T15:59:17.135363+0000","end":"2022-11-16T15:59:22.696902+0000","age":5,"bypass":"local","state":"bypassed","reason":"shutdown","alerted":true},"tcp":{"tcp_flags":"12","tcp_flags_ts":"12","tcp_flags_tc":"12","syn":true,"ack":true,"state":"established","ts_max_regions":1,"tc_max_regions":1}}"#;
+        assert_eq!(r.flow_eve().to_string(), want);
     }
 
     #[test]
