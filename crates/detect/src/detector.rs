@@ -44,6 +44,8 @@ pub struct RuleInfo {
     pub tags: Vec<rules::tag::Tag>,
     /// `tls_store`: a match asks for the flow's certificate chain (`tls_store.rs`).
     pub tls_store: bool,
+    /// `config: logging disable ...`: a match disables logging (`log_config.rs`).
+    pub log_off: bool,
 }
 
 /// A fast pattern entry: bytes, nocase, signature.
@@ -180,6 +182,7 @@ impl Detector {
                         target: r.meta.target,
                         tags: crate::tag::of_rule(&r.options),
                         tls_store: crate::tls_store::of_rule(&r.options),
+                        log_off: crate::log_config::of_rule(&r.options),
                     });
                     sigs.push(s);
                     globals.push(g);
@@ -577,6 +580,9 @@ impl Detector {
         s.flowint.iter().for_each(|o| o.act(fd));
         if self.infos[si as usize].tls_store {
             fd.tls_store.request();
+        }
+        if self.infos[si as usize].log_off {
+            fd.log_marks.mark(on);
         }
         fd.vars.commit(&mut scratch.vars.captured);
         for a in &s.bits_act {

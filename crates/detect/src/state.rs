@@ -66,6 +66,8 @@ pub struct FlowDetect {
     pub(crate) tls_store: crate::tls_store::Requests,
     /// An alert was raised on the flow (Lua's `SCFlowHasAlerts`).
     pub(crate) alerted: bool,
+    /// Transactions a `config` rule asked not to log (`log_config.rs`).
+    pub(crate) log_marks: crate::log_config::LogMarks,
     /// The ids of the `flowint` variables set, in the order they were first set (EVE
     /// `metadata.flowints`).
     int_order: Vec<u32>,
@@ -81,6 +83,17 @@ impl FlowDetect {
     /// certificate chain of that side is to be stored.
     pub fn tls_store_requested(&self, dir: app::Direction) -> bool {
         self.tls_store.requested(dir)
+    }
+
+    /// The transactions of the flow a `config: logging disable` rule matched: the
+    /// transaction loggers skip them.
+    pub fn log_marks(&self) -> &crate::log_config::LogMarks {
+        &self.log_marks
+    }
+
+    /// The same, to forget the marks of transactions logged already.
+    pub fn log_marks_mut(&mut self) -> &mut crate::log_config::LogMarks {
+        &mut self.log_marks
     }
 
     /// The flow's and the last inspected packet's variables (`flowvar`, `pktvar`).
@@ -105,6 +118,7 @@ impl FlowDetect {
         self.tags.clear();
         self.vars.clear();
         self.tls_store = Default::default();
+        self.log_marks.clear();
     }
 
     /// Forgets which transactions were inspected, keeping the flow's variables: the
