@@ -22,7 +22,8 @@
 //! others after each logging pass ([`LogMarks::forget_below`]), so the set is bounded
 //! by the flow's unlogged transactions, which the application layer bounds. Request
 //! keys wait for their response, at most [`MAX_KEYS`] per flow: a new one past that
-//! replaces the oldest, counted in [`LogMarks::keys_evicted`].
+//! replaces the oldest, counted ([`LogMarks::take_evicted`]; the engine's
+//! `osprey.detect.config_keys_evicted`).
 
 use crate::input::MatchedOn;
 use crate::sig::{failed, Refusal};
@@ -103,9 +104,9 @@ impl LogMarks {
     }
 
     /// Request keys replaced by newer ones (more than [`MAX_KEYS`] requests skipped
-    /// with no response yet).
-    pub fn keys_evicted(&self) -> u64 {
-        self.evicted
+    /// with no response yet) since the last call.
+    pub fn take_evicted(&mut self) -> u64 {
+        std::mem::take(&mut self.evicted)
     }
 
     /// Forgets the marks of transactions below `next` (logged, or skipped, already).
@@ -150,6 +151,64 @@ mod tests {
         m.mark(MatchedOn::Tx(7));
         m.clear();
         assert!(!m.disabled(7));
+    }
+
+    /// A DNS message over UDP: `id`, a response when `response`, one question `a.b`.
+    fn dns(id: u16, response: bool) -> Vec<u8> {
+        let flags: u16 = if response { 0x8180 } else { 0x0100 };
+        let mut m = Vec::new();
+        for v in [id, flags, 1, 0, 0, 0] {
+            m.extend_from_slice(&v.to_be_bytes());
+        }
+        m.extend_from_slice(b"\x01a\x01b\x00\x00\x01\x00\x01");
+        m
+    }
+
+    /// Each transaction of `f` in order: (id, whether `marks` skips it).
+    fn skips(f: &app::AppFlow, marks: &mut LogMarks) -> Vec<(u64, bool)> {
+        let mut out = Vec::new();
+        let proto = f.state().protocol().expect("DNS state");
+        proto.each_tx(&mut |tx| out.push((tx.id(), marks.skip(tx))));
+        out
+    }
+
+    #[test]
+    fn a_skipped_dns_request_skips_its_response_only() {
+        use app::{AppCtx, Direction, Transport};
+        let mut ctx = AppCtx::default();
+        let mut f = app::AppFlow::new(Transport::Udp, 40000, 53);
+        f.datagram(&mut ctx, Direction::ToServer, &dns(7, false));
+        let mut m = LogMarks::default();
+        m.mark(MatchedOn::Tx(0));
+        assert_eq!(skips(&f, &mut m), [(0, true)]);
+        m.forget_below(1);
+        assert!(!m.is_empty(), "the key waits for the response");
+        f.datagram(&mut ctx, Direction::ToClient, &dns(8, true));
+        f.datagram(&mut ctx, Direction::ToClient, &dns(7, true));
+        // Transaction 0 again (logged already: forgotten), the other id's response,
+        // then the answer to the skipped request, once.
+        let got = skips(&f, &mut m);
+        assert_eq!(got, [(0, false), (1, false), (2, true)]);
+        assert!(m.is_empty());
+        assert_eq!(skips(&f, &mut m), [(0, false), (1, false), (2, false)]);
+    }
+
+    #[test]
+    fn request_keys_are_bounded_and_evictions_counted() {
+        use app::{AppCtx, Direction, Transport};
+        let mut ctx = AppCtx::default();
+        let mut f = app::AppFlow::new(Transport::Udp, 40000, 53);
+        let n = MAX_KEYS as u16 + 3;
+        let mut m = LogMarks::default();
+        for id in 0..n {
+            f.datagram(&mut ctx, Direction::ToServer, &dns(id, false));
+            m.mark(MatchedOn::Tx(u64::from(id)));
+        }
+        assert!(skips(&f, &mut m).iter().all(|&(_, s)| s));
+        m.forget_below(u64::from(n));
+        assert_eq!(m.len(), MAX_KEYS);
+        assert_eq!(m.take_evicted(), 3);
+        assert_eq!(m.take_evicted(), 0);
     }
 
     #[test]

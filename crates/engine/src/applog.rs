@@ -44,15 +44,17 @@ pub(crate) fn log_packet(
     let skip = &mut |tx: &dyn app::Transaction| marks.skip(tx);
     let out = &mut |v: serde_json::Value| sink.event(&v);
     logger.log_packet_skipping(app, &mut ext.log, false, Some(dir), skip, &mut meta, out);
-    forget_log_marks(logger, ext);
+    forget_log_marks(logger, ext, sink);
 }
 
 /// Forgets the `config: logging disable` marks of the transactions the loggers are
-/// done with (detect's `log_config.rs`), so a flow keeps only those still to skip.
-fn forget_log_marks(logger: &AppLogger, ext: &mut FlowExt) {
+/// done with (detect's `log_config.rs`), so a flow keeps only those still to skip,
+/// and counts the request keys it had to replace.
+fn forget_log_marks(logger: &AppLogger, ext: &mut FlowExt, sink: &mut AlertSink) {
     if ext.detect.log_marks().is_empty() {
         return;
     }
+    sink.config_keys_evicted += ext.detect.log_marks_mut().take_evicted();
     let done = match ext.app.as_ref() {
         Some(app) => logger.txs_logged_before(app, &ext.log),
         None => u64::MAX,
@@ -112,6 +114,7 @@ fn log_prior(
         app.drop_prior();
     }
     // The marks were the prior protocol's: the new one's transactions count from 0.
+    sink.config_keys_evicted += ext.detect.log_marks_mut().take_evicted();
     ext.detect.log_marks_mut().clear();
 }
 
@@ -134,4 +137,5 @@ pub(crate) fn log_ended(
     let skip = &mut |tx: &dyn app::Transaction| marks.skip(tx);
     let out = &mut |v: serde_json::Value| sink.event(&v);
     logger.log_packet_skipping(app, &mut ext.log, true, None, skip, &mut meta, out);
+    forget_log_marks(logger, ext, sink);
 }
