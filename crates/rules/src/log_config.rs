@@ -90,9 +90,10 @@ fn word_pair(s: &str) -> Option<(&str, &str)> {
     (is_word(a) && is_word(b)).then_some((a, b))
 }
 
-/// Whether a rule's action word is `config` (the `alert` action with `noalert`).
+/// Whether a rule's action word is `config` (the `alert` action with `noalert`; any
+/// case, as Suricata reads actions).
 pub fn config_action(action: &str) -> bool {
-    action == NAME
+    action.eq_ignore_ascii_case(NAME)
 }
 
 /// The keyword's parse function: checks the value, keeps it as an [`Opt::Keyword`].
@@ -192,6 +193,7 @@ mod tests {
     #[test]
     fn config_is_an_action_word() {
         assert!(config_action("config"));
+        assert!(config_action("Config"));
         assert!(!config_action("alert"));
     }
 
