@@ -120,6 +120,15 @@ pub trait Transaction {
     /// inspectable yet not at all). `b` is one of the protocol's buffers.
     fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8]));
 
+    /// For a protocol whose requests and responses are separate transactions (DNS):
+    /// the key a response shares with its request (the DNS message id) and whether
+    /// this transaction is the response. A `config: logging disable` match on the
+    /// request also keeps the response unlogged (Suricata's unidirectional
+    /// transactions).
+    fn log_pair(&self) -> Option<(u64, bool)> {
+        None
+    }
+
     /// Whether the transaction is ready to be logged (`at_end`: the flow ended).
     fn log_ready(&self, at_end: bool) -> bool {
         at_end || self.is_final()

@@ -46,6 +46,8 @@ pub struct RuleInfo {
     pub tls_store: bool,
     /// `bypass`: a match bypasses the flow (`bypass.rs`).
     pub bypass: bool,
+    /// `config: logging disable ...`: a match disables logging (`log_config.rs`).
+    pub log_off: bool,
 }
 
 /// A fast pattern entry: bytes, nocase, signature.
@@ -183,6 +185,7 @@ impl Detector {
                         tags: crate::tag::of_rule(&r.options),
                         tls_store: crate::tls_store::of_rule(&r.options),
                         bypass: crate::bypass::of_rule(&r.options),
+                        log_off: crate::log_config::of_rule(&r.options),
                     });
                     sigs.push(s);
                     globals.push(g);
@@ -584,6 +587,9 @@ impl Detector {
             fd.tls_store.request();
         }
         fd.bypass |= info.is_some_and(|i| i.bypass);
+        if info.is_some_and(|i| i.log_off) {
+            fd.log_marks.mark(on);
+        }
         fd.vars.commit(&mut scratch.vars.captured);
         for a in &s.bits_act {
             match *a {

@@ -33,8 +33,10 @@ pub(crate) fn settle(sig: &mut Sig, lr: &rules::LoadedRule) -> Result<(), Refusa
                 .into(),
         });
     }
-    sig.like_iponly = sig.iponly && u.negation;
-    sig.iponly = sig.iponly && !u.negation;
+    // `config` makes the rule an application-layer rule in Suricata: never IP-only.
+    let app = crate::log_config::of_rule(&lr.rule.options);
+    sig.like_iponly = sig.iponly && u.negation && !app;
+    sig.iponly = sig.iponly && !u.negation && !app;
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 use crate::sig::{PktOpt, Refusal, Sig};
 
 /// Keywords compiled here.
-const HANDLED: [&str; 15] = [
+const HANDLED: [&str; 16] = [
     "flow.age",
     "tcp.mss",
     "icmpv6.mtu",
@@ -20,6 +20,7 @@ const HANDLED: [&str; 15] = [
     "alert",
     "flowvar",
     "pktvar",
+    "config",
 ];
 
 /// Whether `name` (canonical) is compiled by [`compile`].
@@ -45,6 +46,7 @@ pub(crate) fn compile(name: &str, value: Option<&str>, sig: &mut Sig) -> Result<
             return Ok(());
         }
         crate::tls_store::NAME => return crate::tls_store::compile(value, sig),
+        "config" => return crate::log_config::compile(value),
         "flowvar" | "pktvar" => {
             sig.vars.push(crate::vars::cond(name, value)?);
             return Ok(());

@@ -74,6 +74,7 @@ mod iponly;
 mod ipopts;
 mod keyword_opts;
 pub mod lists;
+mod log_config;
 pub mod lua;
 mod meta_opts;
 mod offload;
@@ -97,6 +98,7 @@ mod transform;
 mod vars;
 mod verdict;
 mod xbits;
+pub use log_config::LogMarks;
 
 /// Helpers shared by the unit tests of several modules.
 #[cfg(test)]

@@ -68,6 +68,8 @@ pub struct FlowDetect {
     pub(crate) alerted: bool,
     /// A rule with `bypass` matched a packet of the flow (`bypass.rs`).
     pub(crate) bypass: bool,
+    /// Transactions a `config` rule asked not to log (`log_config.rs`).
+    pub(crate) log_marks: crate::log_config::LogMarks,
     /// The ids of the `flowint` variables set, in the order they were first set (EVE
     /// `metadata.flowints`).
     int_order: Vec<u32>,
@@ -89,6 +91,17 @@ impl FlowDetect {
     /// bypassed.
     pub fn bypass_requested(&self) -> bool {
         self.bypass
+    }
+
+    /// The transactions of the flow a `config: logging disable` rule matched: the
+    /// transaction loggers skip them.
+    pub fn log_marks(&self) -> &crate::log_config::LogMarks {
+        &self.log_marks
+    }
+
+    /// The same, to forget the marks of transactions logged already.
+    pub fn log_marks_mut(&mut self) -> &mut crate::log_config::LogMarks {
+        &mut self.log_marks
     }
 
     /// The flow's and the last inspected packet's variables (`flowvar`, `pktvar`).
@@ -114,6 +127,7 @@ impl FlowDetect {
         self.vars.clear();
         self.tls_store = Default::default();
         self.bypass = false;
+        self.log_marks.clear();
     }
 
     /// Forgets which transactions were inspected, keeping the flow's variables: the

@@ -105,6 +105,9 @@ pub(crate) struct AlertSink {
     pub(crate) count: u64,
     /// Lines that could not be queued for writing.
     pub(crate) write_errors: u64,
+    /// DNS request keys of `config: logging disable` replaced by newer ones
+    /// (`osprey.detect.config_keys_evicted`, detect's `log_config.rs`).
+    pub(crate) config_keys_evicted: u64,
     /// IPS mode: `drop` alerts are written as `blocked`.
     pub(crate) ips: bool,
     /// Alerts whose threshold check is shared between workers, held for
@@ -241,6 +244,7 @@ impl AlertSink {
             classifications,
             count: 0,
             write_errors: 0,
+            config_keys_evicted: 0,
             ips: false,
             deferred: None,
             position: (0, 0),

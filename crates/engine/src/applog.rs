@@ -40,9 +40,26 @@ pub(crate) fn log_packet(
     } else {
         app::Direction::ToClient
     };
-    logger.log_packet(app, &mut ext.log, false, Some(dir), &mut meta, &mut |v| {
-        sink.event(&v)
-    });
+    let marks = ext.detect.log_marks_mut();
+    let skip = &mut |tx: &dyn app::Transaction| marks.skip(tx);
+    let out = &mut |v: serde_json::Value| sink.event(&v);
+    logger.log_packet_skipping(app, &mut ext.log, false, Some(dir), skip, &mut meta, out);
+    forget_log_marks(logger, ext, sink);
+}
+
+/// Forgets the `config: logging disable` marks of the transactions the loggers are
+/// done with (detect's `log_config.rs`), so a flow keeps only those still to skip,
+/// and counts the request keys it had to replace.
+fn forget_log_marks(logger: &AppLogger, ext: &mut FlowExt, sink: &mut AlertSink) {
+    if ext.detect.log_marks().is_empty() {
+        return;
+    }
+    sink.config_keys_evicted += ext.detect.log_marks_mut().take_evicted();
+    let done = match ext.app.as_ref() {
+        Some(app) => logger.txs_logged_before(app, &ext.log),
+        None => u64::MAX,
+    };
+    ext.detect.log_marks_mut().forget_below(done);
 }
 
 /// The header of an app-layer record about packet `p` of the flow `key`: in the
@@ -90,10 +107,15 @@ fn log_prior(
     let Some(app) = ext.app.as_ref().filter(|a| a.prior().is_some()) else {
         return;
     };
-    logger.log_prior(app, &mut ext.log, meta, &mut |v| sink.event(&v));
+    let marks = ext.detect.log_marks_mut();
+    let skip = &mut |tx: &dyn app::Transaction| marks.skip(tx);
+    logger.log_prior_skipping(app, &mut ext.log, skip, meta, &mut |v| sink.event(&v));
     if let Some(app) = ext.app.as_mut() {
         app.drop_prior();
     }
+    // The marks were the prior protocol's: the new one's transactions count from 0.
+    sink.config_keys_evicted += ext.detect.log_marks_mut().take_evicted();
+    ext.detect.log_marks_mut().clear();
 }
 
 /// Logs everything left of a flow that ended.
@@ -111,5 +133,9 @@ pub(crate) fn log_ended(
         return;
     };
     let mut meta = || crate::anomaly::ended_meta(ended, ts);
-    logger.log(app, &mut ext.log, true, &mut meta, &mut |v| sink.event(&v));
+    let marks = ext.detect.log_marks_mut();
+    let skip = &mut |tx: &dyn app::Transaction| marks.skip(tx);
+    let out = &mut |v: serde_json::Value| sink.event(&v);
+    logger.log_packet_skipping(app, &mut ext.log, true, None, skip, &mut meta, out);
+    forget_log_marks(logger, ext, sink);
 }

@@ -18,6 +18,7 @@ pub mod diag;
 pub mod header;
 pub mod keywords;
 pub mod lexer;
+pub mod log_config;
 pub mod parser;
 mod print;
 pub mod reference;

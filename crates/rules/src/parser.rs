@@ -86,7 +86,12 @@ fn run(text: &str, st: &mut State, keywords: &mut Vec<String>) -> Option<Rule> {
     };
     // Header.
     let h = &raw.header;
-    let action = Action::parse(h[0].0);
+    // 7.0's `config` action: `alert` with `noalert` (log_config.rs).
+    let config_action = crate::log_config::config_action(h[0].0);
+    if config_action {
+        st.options.push(Opt::NoAlert);
+    }
+    let action = Action::parse(h[0].0).or(config_action.then_some(Action::Alert));
     if action.is_none() {
         st.err(
             h[0].1,

@@ -96,6 +96,11 @@ impl Transaction for DnsTx {
         true
     }
 
+    /// A response answers the request of the same message id.
+    fn log_pair(&self) -> Option<(u64, bool)> {
+        Some((u64::from(self.message().header.id), self.is_response()))
+    }
+
     /// A DNS transaction never changes.
     fn fingerprint(&self) -> (u64, u64) {
         (0, 0)

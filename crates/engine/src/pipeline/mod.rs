@@ -403,6 +403,10 @@ impl Pipeline {
             "osprey.output.write_errors",
             self.detection.sink.write_errors,
         );
+        let evicted = self.detection.sink.config_keys_evicted;
+        if evicted > 0 {
+            tree.add("osprey.detect.config_keys_evicted", evicted);
+        }
         if let Some(det) = &self.detection.stage {
             tree.extend(det.counters());
             // Shared by the workers: each reports the same (merged as one value).

@@ -88,11 +88,29 @@ impl AppLogger {
         meta: &mut dyn FnMut() -> EventMeta,
         out: &mut dyn FnMut(Value),
     ) {
+        self.log_packet_skipping(app, cursor, at_end, dir, &mut |_| false, meta, out);
+    }
+
+    /// [`AppLogger::log_packet`] skipping the transactions `skip` names (a `config:
+    /// logging disable` rule matched them): the transaction loggers pass them by,
+    /// ready or not, and write nothing for them; their files are still logged.
+    #[allow(clippy::too_many_arguments)]
+    pub fn log_packet_skipping(
+        &self,
+        app: &AppFlow,
+        cursor: &mut LogCursor,
+        at_end: bool,
+        dir: Option<app::Direction>,
+        skip: &mut dyn FnMut(&dyn app::Transaction) -> bool,
+        meta: &mut dyn FnMut() -> EventMeta,
+        out: &mut dyn FnMut(Value),
+    ) {
         let dir = dir.filter(|_| !at_end);
         let mut cached: Option<EventMeta> = None;
         let mut meta = move || -> EventMeta { cached.get_or_insert_with(&mut *meta).clone() };
         if let Some(proto) = app.state().protocol() {
-            self.log_txs(app, proto, app.app_proto(), cursor, at_end, &mut meta, out);
+            let p = app.app_proto();
+            self.log_txs(app, proto, p, cursor, at_end, skip, &mut meta, out);
         }
         if let Some(s) = &self.store {
             s.step(app, at_end, dir, &mut meta);
@@ -115,10 +133,22 @@ impl AppLogger {
         meta: &mut dyn FnMut() -> EventMeta,
         out: &mut dyn FnMut(Value),
     ) {
+        self.log_prior_skipping(app, cursor, &mut |_| false, meta, out);
+    }
+
+    /// [`AppLogger::log_prior`] skipping the transactions `skip` names.
+    pub fn log_prior_skipping(
+        &self,
+        app: &AppFlow,
+        cursor: &mut LogCursor,
+        skip: &mut dyn FnMut(&dyn app::Transaction) -> bool,
+        meta: &mut dyn FnMut() -> EventMeta,
+        out: &mut dyn FnMut(Value),
+    ) {
         if let Some((p, proto)) = app.prior() {
             let mut cached: Option<EventMeta> = None;
             let mut meta = move || cached.get_or_insert_with(&mut *meta).clone();
-            self.log_txs(app, proto, p, cursor, true, &mut meta, out);
+            self.log_txs(app, proto, p, cursor, true, skip, &mut meta, out);
         }
         *cursor = LogCursor::default();
     }
@@ -161,6 +191,21 @@ impl AppLogger {
         bound
     }
 
+    /// The id below which the transaction loggers are done with `app`'s transactions
+    /// (written or skipped): the cursor when the flow's protocol is logged, else
+    /// `u64::MAX` (none ever will be).
+    pub fn txs_logged_before(&self, app: &AppFlow, cursor: &LogCursor) -> u64 {
+        let logged = app::registry::index(app.app_proto())
+            .and_then(|i| self.types.get_index(i))
+            .is_some()
+            && app::registry::event_type(app.app_proto()).is_some();
+        if logged && app.state().protocol().is_some() {
+            cursor.next
+        } else {
+            u64::MAX
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn log_txs(
         &self,
@@ -169,6 +214,7 @@ impl AppLogger {
         app_proto: app::AppProto,
         cursor: &mut LogCursor,
         at_end: bool,
+        skip: &mut dyn FnMut(&dyn app::Transaction) -> bool,
         meta: &mut dyn FnMut() -> EventMeta,
         out: &mut dyn FnMut(Value),
     ) {
@@ -185,6 +231,12 @@ impl AppLogger {
         proto.each_tx(&mut |tx| {
             let id = tx.id();
             if stopped || id < cursor.next {
+                return;
+            }
+            // `config: logging disable`: passed by, as done (Suricata's transaction
+            // loop checks the flag before the transaction's progress).
+            if skip(tx) {
+                cursor.next = id + 1;
                 return;
             }
             // Transactions are logged in order: one not ready holds back the next.
@@ -291,6 +343,39 @@ pub(crate) mod tests {
         // Types not enabled write nothing.
         let none = AppLogger::new(EveTypes::parse_list("dns,tls").unwrap());
         assert!(collect(&none, &f, &mut LogCursor::default(), true).is_empty());
+    }
+
+    #[test]
+    fn skipped_transactions_are_passed_by_unlogged() {
+        let l = AppLogger::new(EveTypes::parse_list("http").unwrap());
+        let mut ctx = AppCtx::default();
+        let mut f = AppFlow::new(Transport::Tcp, 40000, 80);
+        let mut c = LogCursor::default();
+        f.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n",
+        );
+        let mut v = Vec::new();
+        let mut seen = Vec::new();
+        let mut skip = |tx: &dyn app::Transaction| {
+            seen.push(tx.id());
+            tx.id() == 0
+        };
+        // Skipped while incomplete: it holds nothing back.
+        l.log_packet_skipping(&f, &mut c, false, None, &mut skip, &mut meta, &mut |r| {
+            v.push(r)
+        });
+        assert!(v.is_empty());
+        assert_eq!(c.next(), 1);
+        assert_eq!(l.txs_logged_before(&f, &c), 1);
+        let r = collect(&l, &f, &mut c, true);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0]["http"]["url"], "/2");
+        assert_eq!(seen, [0, 1]);
+        // A protocol not logged: every transaction is done with.
+        let dns = AppLogger::new(EveTypes::parse_list("dns").unwrap());
+        assert_eq!(dns.txs_logged_before(&f, &LogCursor::default()), u64::MAX);
     }
 
     #[test]

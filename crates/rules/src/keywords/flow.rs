@@ -113,8 +113,14 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "load the rule only when the engine has a feature or version",
         "rules/meta-keywords.html#requires",
     ),
-    verbatim("config").about(
-        "change logging or inspection of the flow or transaction",
+    Keyword::new(
+        "config",
+        Value::Required,
+        Kind::Option,
+        crate::log_config::keyword,
+    )
+    .about(
+        "do not log the transaction the rule matched (`logging disable`)",
         "rules/config.html",
     ),
     verbatim("frame").about("inspect an application-layer frame", "rules/intro.html"),
