@@ -275,11 +275,17 @@ outputs:
 
 /// Osprey's records on `pcap` with `rules` (the configuration above).
 fn run_osprey(name: &str, pcap: &Path, rules: &Path) -> String {
+    run_osprey_with(name, pcap, rules, &[])
+}
+
+/// [`run_osprey`] with more arguments; the log directory is `tempdir(name)`.
+fn run_osprey_with(name: &str, pcap: &Path, rules: &Path, extra: &[&str]) -> String {
     let dir = tempdir(name);
     std::fs::write(dir.join("osprey.yaml"), CONFIG).unwrap();
-    let r = osprey(&[
+    let yaml = dir.join("osprey.yaml");
+    let mut args = vec![
         "-c",
-        dir.join("osprey.yaml").to_str().unwrap(),
+        yaml.to_str().unwrap(),
         "-S",
         rules.to_str().unwrap(),
         "-r",
@@ -290,7 +296,9 @@ fn run_osprey(name: &str, pcap: &Path, rules: &Path) -> String {
         "single",
         "-l",
         dir.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let r = osprey(&args);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("0 failed, 0 unsupported"), "{err}");
@@ -369,6 +377,43 @@ fn records_equal_suricatas_on_sv_ether_flows() {
             .count();
         assert!(n > 0, "no {e}");
     }
+}
+
+/// `stats.stream-events: true` counts every event under `stream.<event>` (all 71,
+/// zeros included, as Suricata prints them), once per record; off (the default), no
+/// `stream` counters.
+#[test]
+fn stream_event_stats_count_what_was_raised() {
+    let pcap = data("stream-events.pcap");
+    let rules = data("stream-events.rules");
+    let eve = run_osprey_with(
+        "stream-events-stats",
+        &pcap,
+        &rules,
+        &["--set", "stats.stream-events=true"],
+    );
+    let stats = common::stats(&tempdir_path("stream-events-stats"));
+    let counters = stats["stream"].as_object().expect("stream counters");
+    assert_eq!(counters.len(), 71);
+    let recs = records(&eve);
+    let mut raised = 0;
+    for (name, n) in counters {
+        let want = recs
+            .iter()
+            .filter(|r| r.starts_with(&format!("anomaly stream.{name} ")))
+            .count();
+        assert_eq!(n.as_u64(), Some(want as u64), "stream.{name}");
+        raised += want;
+    }
+    assert!(raised > 90, "{raised}");
+    run_osprey_with("stream-events-no-stats", &pcap, &rules, &[]);
+    let stats = common::stats(&tempdir_path("stream-events-no-stats"));
+    assert!(stats.get("stream").is_none(), "{stats}");
+}
+
+/// The directory [`run_osprey_with`] logged into (without clearing it).
+fn tempdir_path(name: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
 }
 
 /// With Suricata installed: its records with the same rules are the saved ones, and on
