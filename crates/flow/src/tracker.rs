@@ -433,9 +433,14 @@ impl FlowTracker {
                                 events |= Events::OVERLAP;
                                 self.stats.overlap += 1;
                             }
-                            if o.overlap_diff {
+                            // Suricata does not reassemble a spurious retransmission.
+                            let spurious =
+                                stream_events.has(wire::StreamEvent::PktSpuriousRetransmission);
+                            if o.overlap_diff && !spurious {
                                 stream_events
                                     .set(wire::StreamEvent::ReassemblyOverlapDifferentData);
+                            }
+                            if o.overlap_diff {
                                 events |= Events::OVERLAP_DIFF;
                                 self.stats.overlap_diff += 1;
                             }
