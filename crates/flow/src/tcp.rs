@@ -140,6 +140,9 @@ pub(crate) const H_FIN: u8 = 4;
 /// The server sent a SYN of its own while the client's was pending (a four-way
 /// handshake).
 pub(crate) const H_SYN: u8 = 8;
+/// The server sent a packet other than a SYN/ACK once the session was established
+/// (Suricata's confirmed handshake: a SYN/ACK again is then an anomaly).
+pub(crate) const H_CONFIRMED: u8 = 16;
 
 /// Session state, inline in the flow entry (about 50 bytes).
 #[derive(Clone, Copy, Debug, Default)]
@@ -369,6 +372,9 @@ impl TcpSession {
             .wrapping_add(fin as u32);
         if seq_gt(end, self.half[di].next_seq) {
             self.half[di].next_seq = end;
+        }
+        if !syn && d == Direction::ToClient && self.state >= TcpState::Established {
+            self.half[di].flags |= H_CONFIRMED;
         }
         // Data counts from the handshake's second step until the session closed.
         st.accept_data =

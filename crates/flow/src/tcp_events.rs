@@ -164,6 +164,9 @@ pub(crate) fn check(
                 (true, true) => E::EstSynackToserver,
                 (true, false) if h.ack != c.last_ack => E::EstSynackResendWithDiffAck,
                 (true, false) if h.seq != sv.isn => E::EstSynackResendWithDiffSeq,
+                // Before the server sent anything else the client's ACK may have been
+                // lost: the same SYN/ACK again is no anomaly (sv-ether 5.8.88.25:80).
+                (true, false) if sv.flags & crate::tcp::H_CONFIRMED == 0 => return false,
                 (true, false) => E::EstSynackResend,
                 (false, false) => E::EstSynToclient,
                 (false, true) if h.seq != c.isn => E::EstSynResendDiffSeq,
@@ -353,6 +356,11 @@ mod tests {
         ));
         assert_eq!(s.state, TcpState::Established);
         assert_eq!(s.half[0].next_seq, 111);
+        // Before the server's first packet after the handshake: no anomaly.
+        let mut s = syn_recv();
+        step(&mut s, TS, hdr(101, 501, ACK), 0);
+        assert!(step(&mut s, TC, hdr(500, 101, SYN | ACK), 0).is_empty());
+        assert_eq!(s.state, TcpState::Established);
     }
 
     #[test]
