@@ -51,5 +51,9 @@ mod tests {
             decode_anomaly("ipv4.trunc_pkt").to_string(),
             r#"{"type":"decode","event":"decoder.ipv4.trunc_pkt"}"#
         );
+        assert_eq!(
+            stream_anomaly("est_invalid_ack").to_string(),
+            r#"{"type":"stream","event":"stream.est_invalid_ack"}"#
+        );
     }
 }
