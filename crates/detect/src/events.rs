@@ -146,11 +146,7 @@ pub(crate) fn undecoded_ok(s: &Sig, p: &wire::Packet) -> bool {
 pub(crate) fn packet(keyword: &str, value: Option<&str>) -> Result<HdrOpt, Refusal> {
     let v = value.map(str::trim).unwrap_or("");
     if keyword == "stream-event" {
-        // The flow layer tracks TCP but records none of Suricata's stream events.
-        return Err(unsupported(
-            keyword,
-            format!("{keyword}:{v}: the flow layer raises no stream events"),
-        ));
+        return crate::stream_event::compile(keyword, v);
     }
     if v.is_empty() {
         return Err(failed(keyword, format!("{keyword} needs an event name")));
@@ -171,10 +167,13 @@ pub(crate) fn packet(keyword: &str, value: Option<&str>) -> Result<HdrOpt, Refus
                 )
             });
     }
-    if v.starts_with("stream.") {
-        return Err(unsupported(
+    if let Some(name) = v.strip_prefix("stream.") {
+        if keyword == "engine-event" {
+            return crate::stream_event::compile(keyword, name);
+        }
+        return Err(failed(
             keyword,
-            format!("{keyword}:{v}: the flow layer raises no stream events"),
+            format!("{keyword}:{v}: a stream event (stream-event:{name})"),
         ));
     }
     wire::Event::from_name(v).map(HdrOpt::Event).ok_or_else(|| {
@@ -221,22 +220,25 @@ mod tests {
                 .unwrap_err()
                 .unsupported
         );
-        assert!(
-            packet("engine-event", Some("stream.pkt_invalid_ack"))
-                .unwrap_err()
-                .unsupported
+        assert_eq!(
+            packet("engine-event", Some("stream.pkt_invalid_ack")).unwrap(),
+            HdrOpt::Stream(wire::StreamEvent::PktInvalidAck)
         );
         assert!(
             packet("decode-event", Some("ipv4.nope"))
                 .unwrap_err()
                 .unsupported
         );
+        assert_eq!(
+            packet("stream-event", Some("3whs_wrong_seq_wrong_ack")).unwrap(),
+            HdrOpt::Stream(wire::StreamEvent::ThreewhsWrongSeqWrongAck)
+        );
+        assert!(!packet("stream-event", None).unwrap_err().unsupported);
         assert!(
-            packet("stream-event", Some("3whs_wrong_seq_wrong_ack"))
+            !packet("stream-event", Some("nope"))
                 .unwrap_err()
                 .unsupported
         );
-        assert!(packet("stream-event", None).unwrap_err().unsupported);
         assert!(!packet("decode-event", None).unwrap_err().unsupported);
     }
 }

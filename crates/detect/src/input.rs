@@ -38,6 +38,8 @@ pub struct FlowCounts {
     pub pkts: [u32; 2],
     /// Bytes seen `[to server, to client]`.
     pub bytes: [u64; 2],
+    /// The TCP stream events the tracker raised on this packet (`stream-event`).
+    pub stream_events: wire::StreamEvents,
 }
 
 /// One detection call: the packet the alerts will land on and the data to inspect.

@@ -90,6 +90,7 @@ mod rpc_opt;
 mod search;
 mod sig;
 mod state;
+mod stream_event;
 mod tag;
 mod threshold;
 mod tls;

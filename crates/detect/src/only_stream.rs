@@ -17,7 +17,11 @@ fn packet_keyword(o: &PktOpt) -> bool {
         PktOpt::IcmpSeq(_) | PktOpt::Intel(_) | PktOpt::State(_) | PktOpt::Lua(_) => false,
         PktOpt::Hdr(h) => !matches!(
             h,
-            HdrOpt::L3Proto(_) | HdrOpt::Event(_) | HdrOpt::EngineEvent(_) | HdrOpt::Csum(_)
+            HdrOpt::L3Proto(_)
+                | HdrOpt::Event(_)
+                | HdrOpt::EngineEvent(_)
+                | HdrOpt::Csum(_)
+                | HdrOpt::Stream(_)
         ),
         _ => true,
     }

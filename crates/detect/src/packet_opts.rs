@@ -30,6 +30,9 @@ pub(crate) enum HdrOpt {
     Rpc(crate::rpc_opt::RpcC),
     /// A checksum keyword (`ipv4-csum` ...).
     Csum(crate::csum_opt::CsumC),
+    /// `stream-event`: the TCP tracker raised the event on the packet (evaluated with
+    /// the flow context, `crate::stream_event::holds`).
+    Stream(wire::StreamEvent),
 }
 
 /// How `fragbits` compares.
@@ -200,6 +203,7 @@ impl HdrOpt {
             HdrOpt::EngineEvent(e) => p.ip_version != 0 && p.has_event(e),
             HdrOpt::Rpc(c) => c.matches(p, frame),
             HdrOpt::Csum(c) => c.matches(p, frame),
+            HdrOpt::Stream(_) => false,
         }
     }
 }

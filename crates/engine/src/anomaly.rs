@@ -1,13 +1,12 @@
 //! EVE `anomaly` records: the decoder events of each packet (`types: decode: yes`) and
 //! the application-layer events (`types: applayer: yes`, the default) raised while a
 //! packet went through the app layer, or while a flow that ended was flushed, one
-//! record per occurrence as Suricata's anomaly logger writes them. Stream events
-//! (`types: stream:`) are not raised by the flow layer yet: asking for them is warned
-//! about once.
+//! record per occurrence as Suricata's anomaly logger writes them, and the TCP stream
+//! events the flow tracker raised on each packet (`types: stream: yes`).
 
 use crate::alerts::AlertSink;
 use app::AppCtx;
-use output::eve::{app_anomaly, decode_anomaly, event_record};
+use output::eve::{app_anomaly, decode_anomaly, event_record, stream_anomaly};
 use output::EventMeta;
 use wire::{ip_addr, Packet, Timestamp};
 
@@ -16,6 +15,7 @@ use wire::{ip_addr, Packet, Timestamp};
 pub(crate) struct AnomalyLog {
     decode: bool,
     applayer: bool,
+    stream: bool,
 }
 
 impl AnomalyLog {
@@ -23,19 +23,10 @@ impl AnomalyLog {
     pub(crate) fn new(config: &crate::config::EngineConfig) -> Self {
         let on = config.eve_types.engine("anomaly");
         let opts = config.eve_options.anomaly;
-        if on && opts.stream {
-            // Said once per process, not per worker.
-            static STREAM: std::sync::Once = std::sync::Once::new();
-            STREAM.call_once(|| {
-                tracing::warn!(
-                    "eve-log anomaly types: stream: the flow layer raises no stream events \
-                     yet, so no stream anomaly is logged"
-                )
-            });
-        }
         AnomalyLog {
             decode: on && opts.decode,
             applayer: on && opts.applayer,
+            stream: on && opts.stream,
         }
     }
 
@@ -60,6 +51,30 @@ impl AnomalyLog {
         let meta = meta();
         for a in ctx.anomalies.drain() {
             sink.event(&event_record(&meta, "anomaly", a.tx_id, app_anomaly(&a)));
+        }
+    }
+
+    /// Writes the stream events `events` the flow tracker raised on packet `p` of the
+    /// flow `flow_id`.
+    pub(crate) fn stream(
+        &self,
+        p: &Packet,
+        flow_id: u64,
+        pcap_cnt: Option<u64>,
+        events: wire::StreamEvents,
+        sink: &mut AlertSink,
+    ) {
+        if !self.stream || events.is_empty() {
+            return;
+        }
+        let meta = packet_meta(p, flow_id, pcap_cnt);
+        for e in events.iter() {
+            sink.event(&event_record(
+                &meta,
+                "anomaly",
+                None,
+                stream_anomaly(e.name()),
+            ));
         }
     }
 

@@ -114,7 +114,10 @@ impl DetectStage {
                     && !update.events.has(flow::Events::AFTER_CLOSE))
                     || update.events.has(flow::Events::TFO_DATA)),
             app_proto,
-            counts: flow_counts(update.flow),
+            counts: detect::FlowCounts {
+                stream_events: update.stream_events,
+                ..flow_counts(update.flow)
+            },
         };
         // Before the handshake's second step (a SYN's data, TCP Fast Open) the stream
         // is not inspected: the data is the packet's payload there.
@@ -362,5 +365,6 @@ fn flow_counts(f: &flow::Flow) -> detect::FlowCounts {
         first_usecs: (f.first_us % 1_000_000) as u32,
         pkts: f.pkts,
         bytes: f.bytes,
+        stream_events: wire::StreamEvents::NONE,
     }
 }

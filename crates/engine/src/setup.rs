@@ -344,6 +344,9 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     if let Some(b) = config.get_bool("stream.async-oneside") {
         engine.flow.tcp.async_oneside = b;
     }
+    if let Some(b) = config.get_bool("stats.stream-events") {
+        engine.flow.stream_event_stats = b;
+    }
     let master =
         crate::exception::master(config.get_str("exception-policy").as_deref(), engine.ips);
     let midstream = crate::exception::midstream(

@@ -20,6 +20,7 @@ pub mod reasm;
 mod stream_pool;
 pub mod table;
 pub mod tcp;
+pub mod tcp_events;
 pub mod tfo;
 pub mod tracker;
 

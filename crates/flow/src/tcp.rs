@@ -137,6 +137,12 @@ pub(crate) const H_ISN: u8 = 1;
 pub(crate) const H_ACKED: u8 = 2;
 /// This sender sent a FIN.
 pub(crate) const H_FIN: u8 = 4;
+/// The server sent a SYN of its own while the client's was pending (a four-way
+/// handshake).
+pub(crate) const H_SYN: u8 = 8;
+/// The server sent a packet other than a SYN/ACK once the session was established
+/// (Suricata's confirmed handshake: a SYN/ACK again is then an anomaly).
+pub(crate) const H_CONFIRMED: u8 = 16;
 
 /// Session state, inline in the flow entry (about 50 bytes).
 #[derive(Clone, Copy, Debug, Default)]
@@ -164,6 +170,8 @@ pub struct TcpStep {
     pub accept_data: bool,
     /// The packet's ACK acknowledged data never seen.
     pub ack_unseen: bool,
+    /// The stream events the packet raised (see [`crate::tcp_events`]).
+    pub events: wire::StreamEvents,
 }
 
 /// Options of the tracker that change TCP behaviour.
@@ -174,6 +182,9 @@ pub struct TcpConfig {
     /// Track sessions of which only one direction is captured
     /// (`stream.async-oneside`): the SYN/ACK sender's ACK completes the handshake.
     pub async_oneside: bool,
+    /// Inline stream mode (`stream.inline`, copied from the tracker's configuration):
+    /// a server ACK before the client's completes no handshake.
+    pub inline: bool,
 }
 
 impl TcpSession {
@@ -212,6 +223,9 @@ impl TcpSession {
         let fin = h.flags & FIN != 0;
         let di = d.index();
         let oi = d.reverse().index();
+        if crate::tcp_events::check(self, cfg, d, h, payload_len, &mut st.events) {
+            return st;
+        }
         match self.state {
             TcpState::None => {
                 if syn && !ack && !rst {
@@ -271,18 +285,22 @@ impl TcpSession {
                     self.pick_up(Direction::ToClient, h.ack);
                     self.state = TcpState::Established;
                     st.established = true;
+                } else if !cfg.async_oneside && !syn && !rst {
+                    // As Suricata: packets other than SYNs and RSTs before any SYN/ACK
+                    // change nothing (the sequence spaces start with the handshake).
+                    return st;
                 } else if rst && d == Direction::ToServer && !self.client_rst_closes_syn_sent(h) {
                     // Suricata's SYN_SENT state ignores a client RST unless it is the
                     // one a stack sends to abort its own SYN: a RST answering a stray
                     // ACK (sequence taken from that ACK) leaves the SYN pending, and the
                     // retransmitted SYN then opens the session.
                     return st;
+                } else if syn && !ack && d == Direction::ToClient {
+                    self.half[di].flags |= H_SYN;
                 } else if syn && !ack && d == Direction::ToServer {
-                    // Retransmitted SYN, possibly with a new ISN.
-                    if h.seq != self.half[di].isn {
-                        self.set_isn(d, h.seq);
-                    }
-                    st.accept_data = payload_len > 0 && h.tfo;
+                    // Retransmitted SYN: as Suricata, the session keeps the first
+                    // SYN's ISN (a SYN/ACK answering another one has the wrong ack).
+                    st.accept_data = payload_len > 0 && h.tfo && h.seq == self.half[di].isn;
                     return st;
                 }
             }
@@ -304,6 +322,20 @@ impl TcpSession {
                     && !rst
                     && d == Direction::ToClient
                     && seq_geq(h.seq, self.half[di].isn.wrapping_add(1)) =>
+            {
+                self.state = TcpState::Established;
+                st.established = true;
+            }
+            // As Suricata in IDS mode: a server ACK after its SYN/ACK says the client's
+            // ACK was missed; the handshake is complete (`tcp_events::check` refused
+            // the ones that do not follow the SYN/ACK).
+            TcpState::SynRecv
+                if !cfg.inline
+                    && !self.midstream
+                    && ack
+                    && !syn
+                    && !rst
+                    && d == Direction::ToClient =>
             {
                 self.state = TcpState::Established;
                 st.established = true;
@@ -340,6 +372,9 @@ impl TcpSession {
             .wrapping_add(fin as u32);
         if seq_gt(end, self.half[di].next_seq) {
             self.half[di].next_seq = end;
+        }
+        if !syn && d == Direction::ToClient && self.state >= TcpState::Established {
+            self.half[di].flags |= H_CONFIRMED;
         }
         // Data counts from the handshake's second step until the session closed.
         st.accept_data =

@@ -68,7 +68,8 @@ fn proto_class(proto: u8) -> (u8, usize) {
 
 impl FlowTracker {
     /// A tracker with this configuration; the flow entries are allocated now.
-    pub fn new(cfg: Config) -> FlowTracker {
+    pub fn new(mut cfg: Config) -> FlowTracker {
+        cfg.tcp.inline = cfg.inline;
         FlowTracker {
             table: FlowTable::new(cfg.max_flows, cfg.hash_size)
                 .with_shared(cfg.shared.clone(), cfg.emergency_recovery),
@@ -220,6 +221,7 @@ impl FlowTracker {
         let (canon, swapped) = key.canonical();
         let hash = canon.hash();
         let mut events = 0u16;
+        let mut stream_events = wire::StreamEvents::NONE;
         if sim.flow_memcap && self.table.find(&canon, hash).is_none() {
             self.stats.no_flow += 1;
             return None;
@@ -315,6 +317,7 @@ impl FlowTracker {
                     events |= Events::AFTER_CLOSE;
                 }
                 let mut st = f.tcp.step(&self.cfg.tcp, dir, &h, p.payload.len());
+                stream_events = st.events;
                 // Session memory cap: the session is not created (the flow stays
                 // without one, as after a refused pick-up).
                 if st.created
@@ -411,6 +414,7 @@ impl FlowTracker {
                         }
                         if st.accept_data && sim.reassembly_memcap && !p.payload.is_empty() {
                             events |= Events::REASSEMBLY_MEMCAP;
+                            stream_events.set(wire::StreamEvent::ReassemblyInsertMemcap);
                             self.stats.segment_memcap_drop += 1;
                         } else if st.accept_data {
                             // A SYN's data starts after the SYN's own sequence number.
@@ -440,16 +444,25 @@ impl FlowTracker {
                                 events |= Events::OVERLAP;
                                 self.stats.overlap += 1;
                             }
+                            // Suricata does not reassemble a spurious retransmission.
+                            let spurious =
+                                stream_events.has(wire::StreamEvent::PktSpuriousRetransmission);
+                            if o.overlap_diff && !spurious {
+                                stream_events
+                                    .set(wire::StreamEvent::ReassemblyOverlapDifferentData);
+                            }
                             if o.overlap_diff {
                                 events |= Events::OVERLAP_DIFF;
                                 self.stats.overlap_diff += 1;
                             }
                             if o.depth_reached {
+                                stream_events.set(wire::StreamEvent::ReassemblyDepthReached);
                                 events |= Events::DEPTH_REACHED;
                                 self.stats.depth_reached += 1;
                             }
                             if o.memcap_dropped {
                                 events |= Events::REASSEMBLY_MEMCAP;
+                                stream_events.set(wire::StreamEvent::ReassemblyInsertMemcap);
                                 self.stats.segment_memcap_drop += 1;
                             }
                             if o.out_of_window {
@@ -483,6 +496,7 @@ impl FlowTracker {
                                     let g = pair[di].take(Consumer::App, upto, false, sa);
                                     if g > 0 {
                                         f.gaps[di] = true;
+                                        stream_events.set(wire::StreamEvent::ReassemblySeqGap);
                                         events |= Events::GAP;
                                         self.stats.gaps += g as u64;
                                     }
@@ -500,6 +514,7 @@ impl FlowTracker {
                                     let g = pair[oi].take(Consumer::App, upto, false, sa);
                                     if g > 0 {
                                         f.gaps[oi] = true;
+                                        stream_events.set(wire::StreamEvent::ReassemblySeqGap);
                                         events |= Events::GAP;
                                         self.stats.gaps += g as u64;
                                     }
@@ -554,6 +569,11 @@ impl FlowTracker {
                 }
             }
         }
+        if self.cfg.stream_event_stats && !stream_events.is_empty() {
+            for e in stream_events.iter() {
+                self.stats.stream_events.0[e as usize] += 1;
+            }
+        }
         let entry = self.table.entry(slot);
         let f = &entry.value;
         self.last_pair = f.streams;
@@ -575,6 +595,7 @@ impl FlowTracker {
             slot,
             dir,
             events: Events(events),
+            stream_events,
             flow: f,
             app,
             raw,

@@ -779,3 +779,32 @@ fn async_oneside_synack_pick_up_still_meets_the_midstream_policy() {
     let u = t.packet(&pkt(false, 500, 101, SYN | ACK, b"", 1)).unwrap();
     assert!(!u.flow.bypassed && u.flow.tcp.state == TcpState::SynRecv);
 }
+
+#[test]
+fn stream_events_of_overlaps_and_their_counters() {
+    use wire::StreamEvent as E;
+    let mut t = FlowTracker::new(Config {
+        stream_event_stats: true,
+        ..cfg()
+    });
+    let ev = |t: &mut FlowTracker, p: &PacketInfo<'_>| t.packet(p).unwrap().stream_events;
+    ev(&mut t, &pkt(true, 100, 0, SYN, b"", 1));
+    ev(&mut t, &pkt(false, 500, 101, SYN | ACK, b"", 2));
+    ev(&mut t, &pkt(true, 101, 501, ACK, b"", 3));
+    assert!(ev(&mut t, &pkt(true, 101, 501, ACK, b"abcd", 4)).is_empty());
+    // The same bytes again, different, before the server acknowledged them.
+    let e = ev(&mut t, &pkt(true, 101, 501, ACK, b"abXd", 5));
+    assert!(e.has(E::ReassemblyOverlapDifferentData), "{e:?}");
+    ev(&mut t, &pkt(false, 501, 105, ACK, b"", 6));
+    // Once acknowledged, a copy is a spurious retransmission, not reassembled.
+    let e = ev(&mut t, &pkt(true, 101, 501, ACK, b"zzzz", 7));
+    assert!(e.has(E::PktSpuriousRetransmission));
+    assert!(!e.has(E::ReassemblyOverlapDifferentData));
+    let c: std::collections::HashMap<_, _> = t.counters().collect();
+    assert_eq!(c["stream.reassembly_overlap_different_data"], 1);
+    assert_eq!(c["stream.pkt_spurious_retransmission"], 1);
+    assert_eq!(c["stream.est_invalid_ack"], 0);
+    // Off by default: no `stream.*` counters.
+    let t = FlowTracker::new(cfg());
+    assert!(!t.counters().any(|(n, _)| n.starts_with("stream.")));
+}

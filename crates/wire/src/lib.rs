@@ -35,6 +35,7 @@ mod packet;
 pub mod proto;
 pub mod reject;
 mod stats;
+mod stream_event;
 mod vocab;
 
 pub use decode::{Decoded, Decoder, DecoderConfig, TunnelPorts, MAX_PACKETS};
@@ -42,4 +43,5 @@ pub use event::Event;
 pub use link::LinkType;
 pub use packet::{flags, Packet, Timestamp, Tunnel, MAX_EVENTS};
 pub use stats::{Counter, DecodeStats};
+pub use stream_event::{StreamEvent, StreamEvents};
 pub use vocab::{has_ports, ip_addr, ip_proto, is_icmp, tcp_flags, Direction};

@@ -156,6 +156,7 @@ pub(super) fn pkt_opt_ok(o: &PktOpt, input: &Input<'_>, fd: &FlowDetect) -> bool
         PktOpt::IpProto { op, proto } => op.matches(p.proto, *proto),
         PktOpt::SameIp => p.src == p.dst,
         PktOpt::Intel(i) => real && i.matches(p),
+        PktOpt::Hdr(crate::packet_opts::HdrOpt::Stream(e)) => crate::stream_event::holds(*e, flow),
         PktOpt::Hdr(h) => h.matches(p, frame),
         PktOpt::State(c) => c.matches(flow, p.ts.secs()),
         PktOpt::Lua(l) => real && l.matches(p, frame, flow, fd),

@@ -134,6 +134,14 @@ impl FlowStage {
             return;
         };
         self.seen.dir = Some(update.dir);
+        let flow_id = crate::detection::flow_id(&flow_key);
+        self.anomaly.stream(
+            p,
+            flow_id,
+            pcap_cnt,
+            update.stream_events,
+            &mut detection.sink,
+        );
         if update.flow.bypassed {
             if update.flow.dropped {
                 let first = update.events.has(flow::Events::MIDSTREAM_POLICY);
@@ -240,7 +248,6 @@ impl FlowStage {
                 bypass |= b;
             }
         }
-        let flow_id = crate::detection::flow_id(&flow_key);
         let meta = || crate::anomaly::packet_meta(p, flow_id, pcap_cnt);
         self.anomaly.app(&mut self.app, meta, &mut detection.sink);
         if p.proto == ip_proto::TCP && update.flow.tcp.state == flow::TcpState::Closed {

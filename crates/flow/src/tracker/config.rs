@@ -124,6 +124,9 @@ pub struct Config {
     /// segments); hosts it does not list use `defrag.policy` / `reassembly.policy`.
     /// Shared by every worker.
     pub host_policy: Arc<crate::host_policy::HostPolicy>,
+    /// `stats.stream-events`: count each TCP stream event raised under
+    /// `stream.<event>` (off by default, as in Suricata).
+    pub stream_event_stats: bool,
 }
 
 impl Default for Config {
@@ -150,6 +153,7 @@ impl Default for Config {
             shared: SharedCaps::new(),
             emergency_recovery: 30,
             host_policy: Arc::default(),
+            stream_event_stats: false,
         }
     }
 }

@@ -33,6 +33,17 @@ pub struct Stats {
     /// Packets and bytes of flows bypassed before them (`flow_bypassed.local_*`).
     pub(super) bypassed_pkts: u64,
     pub(super) bypassed_bytes: u64,
+    pub(super) stream_events: StreamEventCounts,
+}
+
+/// How often each TCP stream event was raised (`stats.stream-events`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct StreamEventCounts(pub(super) [u64; wire::StreamEvent::ALL.len()]);
+
+impl Default for StreamEventCounts {
+    fn default() -> Self {
+        StreamEventCounts([0; wire::StreamEvent::ALL.len()])
+    }
 }
 
 impl FlowTracker {
@@ -94,8 +105,19 @@ impl FlowTracker {
         .into_iter()
         .chain(tcp_states)
         .chain(self.midstream_counter())
+        .chain(self.stream_event_counters())
         .chain(self.defrag.counters())
     }
+    /// `stream.<event>` for every stream event (zeros included, as Suricata prints
+    /// them) when `stats.stream-events` is on.
+    fn stream_event_counters(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        let on = self.cfg.stream_event_stats;
+        wire::StreamEvent::ALL
+            .iter()
+            .filter(move |_| on)
+            .map(|&e| (e.counter_name(), self.stats.stream_events.0[e as usize]))
+    }
+
     /// `tcp.midstream_exception_policy.<policy>` when a midstream policy is set.
     fn midstream_counter(&self) -> Option<(&'static str, u64)> {
         if !(self.cfg.midstream_bypass || self.cfg.midstream_drop) {

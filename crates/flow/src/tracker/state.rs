@@ -219,6 +219,9 @@ pub struct Update<'a> {
     pub dir: Direction,
     /// What happened.
     pub events: Events,
+    /// The TCP stream events raised on this packet (`stream-event` rules, EVE
+    /// `anomaly` records of type `stream`).
+    pub stream_events: wire::StreamEvents,
     /// The flow after this packet.
     pub flow: &'a Flow,
     /// Bytes of the *opposite* stream newly acknowledged by this packet: the app-layer

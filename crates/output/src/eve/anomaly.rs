@@ -1,6 +1,7 @@
 //! The `anomaly` object of EVE records, as Suricata writes it: application-layer
 //! events (`{app_proto, type: applayer, event, layer}`, the transaction's `tx_id` at
-//! the top level) and decoder events (`{type: decode, event: decoder.<name>}`).
+//! the top level), decoder events (`{type: decode, event: decoder.<name>}`) and TCP
+//! stream events (`{type: stream, event: stream.<name>}`).
 
 use app::{AnomalyLayer, AppAnomaly, AppProto};
 use serde_json::{json, Value};
@@ -24,6 +25,12 @@ pub fn decode_anomaly(event: &str) -> Value {
     json!({"type": "decode", "event": format!("decoder.{event}")})
 }
 
+/// The object of a TCP stream anomaly: `event` is the stream event's name
+/// (`est_invalid_ack`), written as `stream.est_invalid_ack`.
+pub fn stream_anomaly(event: &str) -> Value {
+    json!({"type": "stream", "event": format!("stream.{event}")})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,6 +50,10 @@ mod tests {
         assert_eq!(
             decode_anomaly("ipv4.trunc_pkt").to_string(),
             r#"{"type":"decode","event":"decoder.ipv4.trunc_pkt"}"#
+        );
+        assert_eq!(
+            stream_anomaly("est_invalid_ack").to_string(),
+            r#"{"type":"stream","event":"stream.est_invalid_ack"}"#
         );
     }
 }

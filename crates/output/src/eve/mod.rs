@@ -17,7 +17,7 @@ mod types;
 
 pub use alert_ctx::{AlertFlow, AlertTarget, AlertTunnel};
 pub use alert_payload::{printable, write_http_bodies, AlertPayload};
-pub use anomaly::{app_anomaly, decode_anomaly};
+pub use anomaly::{app_anomaly, decode_anomaly, stream_anomaly};
 pub use applog::{alert_app_object, AppLogger, LogCursor};
 pub use drop::{DropIp, DropL4, DropRecord};
 pub use flow::{FlowRecord, FlowTcp};
