@@ -9,6 +9,7 @@ use crate::case::{Intent, Spec, L4};
 
 mod addr;
 mod bytes;
+mod hdr;
 mod header;
 mod payload;
 
@@ -112,6 +113,7 @@ pub static FAMILIES: &[Family] = &[
     header::FLOW,
     addr::ADDRESSES,
     addr::PORTS,
+    hdr::HDR,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.
