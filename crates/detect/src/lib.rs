@@ -96,6 +96,7 @@ mod transform;
 mod vars;
 mod verdict;
 mod xbits;
+mod xform_check;
 
 /// Helpers shared by the unit tests of several modules.
 #[cfg(test)]

@@ -538,6 +538,7 @@ pub(crate) fn compile(
     // Buffers.
     let mut app_dirs: Option<app::Direction> = None;
     for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
+        crate::xform_check::check(bm)?;
         if bm.buffer == Buffer::Payload {
             if !bm.transforms.is_empty() {
                 return Err(unsupported("pkt_data", "transforms on the packet payload"));
