@@ -12,6 +12,7 @@ mod bytes;
 mod hdr;
 mod header;
 mod payload;
+mod state;
 
 /// A family of templates: its name, the registry keywords its rules use, its weight in a
 /// batch, and the function that writes one case for a case index.
@@ -114,6 +115,7 @@ pub static FAMILIES: &[Family] = &[
     addr::ADDRESSES,
     addr::PORTS,
     hdr::HDR,
+    state::STATE,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.
