@@ -86,7 +86,7 @@ mod tests {
             Ok(false)
         );
         assert_eq!(
-            iponly("alert tcp !10.0.0.1 any -> any 80 (ip_proto:6; sid:1;)"),
+            iponly("alert ip !10.0.0.1 any -> any any (ip_proto:6; sid:1;)"),
             Ok(false)
         );
     }

@@ -70,6 +70,7 @@ pub mod fuzzing;
 mod hdr_buf;
 mod host_case;
 mod input;
+mod ip_proto_opt;
 mod iponly;
 mod ipopts;
 mod keyword_opts;
@@ -83,6 +84,7 @@ mod options;
 mod packet_opts;
 mod pcre;
 mod pcre_dfa;
+mod pkt_only;
 mod prefilter;
 mod program;
 mod proto_buffer;
@@ -99,6 +101,7 @@ mod transform;
 mod vars;
 mod verdict;
 mod xbits;
+mod xform_check;
 pub use log_config::LogMarks;
 
 /// Helpers shared by the unit tests of several modules.

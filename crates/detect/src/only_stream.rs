@@ -73,7 +73,13 @@ mod tests {
             assert!(!load(&r).is_empty(), "{r} loaded");
             let r = format!("alert tcp-stream any any -> any any ({o} sid:1;)");
             assert!(!load(&r).is_empty(), "{r} loaded");
-            let r = format!("alert tcp any any -> any any (flow:to_server; {o} sid:1;)");
+            // ip_proto loads in `ip` rules only (as Suricata 7.0.10: detect/ip_proto_opt.rs).
+            let p = if o.starts_with("ip_proto") {
+                "ip"
+            } else {
+                "tcp"
+            };
+            let r = format!("alert {p} any any -> any any (flow:to_server; {o} sid:1;)");
             assert!(load(&r).is_empty(), "{r} refused");
         }
         for o in [

@@ -121,7 +121,8 @@ pub(crate) fn keyword(name: &str, val: Option<&str>) -> Result<HdrOpt, Refusal> 
     Ok(match name {
         "tcp.mss" => HdrOpt::TcpMss(cmp(u16::MAX as u64)?),
         "icmpv6.mtu" => HdrOpt::Icmpv6Mtu(cmp(u32::MAX as u64)?),
-        _ => match v {
+        // Names in any case, as Suricata 7.0.10 (`l3_proto:IPV4` loads).
+        _ => match v.to_ascii_lowercase().as_str() {
             "ipv4" | "ip4" => HdrOpt::L3Proto(4),
             "ipv6" | "ip6" => HdrOpt::L3Proto(6),
             _ => return Err(bad(name, format!("l3_proto: unknown protocol '{v}'"))),

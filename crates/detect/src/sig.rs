@@ -442,10 +442,11 @@ pub(crate) fn compile(
                 negated: *negated,
                 value: *value,
             }),
-            Opt::IpProto { op, proto } => sig.pkt.push(PktOpt::IpProto {
-                op: *op,
-                proto: *proto,
-            }),
+            Opt::IpProto { op, proto } => sig.pkt.push(crate::ip_proto_opt::compile(
+                r.header.protocol,
+                *op,
+                *proto,
+            )?),
             Opt::SameIp => sig.pkt.push(PktOpt::SameIp),
             Opt::Threshold(t) | Opt::DetectionFilter(t) => {
                 if t.kind == Some(rules::ThresholdType::Backoff) {
@@ -541,6 +542,7 @@ pub(crate) fn compile(
     // Buffers.
     let mut app_dirs: Option<app::Direction> = None;
     for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
+        crate::xform_check::check(bm)?;
         if bm.buffer == Buffer::Payload {
             if !bm.transforms.is_empty() {
                 return Err(unsupported("pkt_data", "transforms on the packet payload"));
@@ -652,6 +654,7 @@ pub(crate) fn compile(
     } else {
         PayloadMode::Both
     };
+    sig.payload_mode = crate::pkt_only::settle(sig.payload_mode, r);
     sig.fp = crate::fastpat::select(r, sig.is_tx());
     if let Some((Slot::App(b), _, _)) = &mut sig.fp {
         *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);

@@ -104,8 +104,10 @@ fn one(x: &Xform, b: &[u8], o: &mut Vec<u8>) {
             for &c in b {
                 let ws = c.is_ascii_whitespace() || c == 0x0b;
                 if ws {
+                    // The run's first byte stays as it is (a lone tab stays a tab), as
+                    // Suricata 7.0.10 does (tests/parity/difftest/fixed/dt-1-573).
                     if !prev_ws {
-                        o.push(b' ');
+                        o.push(c);
                     }
                 } else {
                     o.push(c);
@@ -181,6 +183,10 @@ mod tests {
         assert_eq!(run(&[Xform::Lower], b"AbC"), b"abc");
         assert_eq!(run(&[Xform::StripWhitespace], b" a b\t"), b"ab");
         assert_eq!(run(&[Xform::CompressWhitespace], b"a  \t b"), b"a b");
+        assert_eq!(
+            run(&[Xform::CompressWhitespace], b"a\t b\x0bc"),
+            b"a\tb\x0bc"
+        );
         assert_eq!(run(&[Xform::DotPrefix], b"x.com"), b".x.com");
         assert_eq!(run(&[Xform::UrlDecode], b"a%41+b%4"), b"aA b%4");
         assert_eq!(run(&[Xform::Xor(vec![1])], b"\x00\x01"), b"\x01\x00");

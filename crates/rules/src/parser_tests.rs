@@ -282,6 +282,15 @@ fn non_payload_options() {
     err_kw(&r("flow:to_server,to_client;"), "flow");
     err_kw(&r("flow:established; flow:to_server;"), "flow");
     err_kw(&r("threshold:type limit, track by_src, count 1, seconds 60; detection_filter:track by_src, count 1, seconds 1;"), "detection_filter");
+    // Suricata 7.0.10 refuses detection_filter by_rule and by_both.
+    err_kw(
+        &r("detection_filter:track by_rule, count 1, seconds 1;"),
+        "detection_filter",
+    );
+    err_kw(
+        &r("detection_filter:track by_both, count 1, seconds 1;"),
+        "detection_filter",
+    );
     err_kw(&r("target:foo;"), "target");
     err_kw(&r("app-layer-protocol:nope;"), "app-layer-protocol");
     err_kw("alert tcp any any -> any any (sid:1; sid:2;)", "sid");

@@ -24,6 +24,7 @@ pub mod frag;
 pub mod http;
 pub mod http2;
 pub mod tcpseg;
+pub mod xform;
 
 use build::{ether, ethertype_of, Frag6, Seg};
 
@@ -35,6 +36,7 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     dns::DNS,
     http::HTTP,
     http2::HTTP2,
+    xform::XFORM,
 ];
 
 /// How a flow's IP packets travel.

@@ -9,8 +9,10 @@ use crate::case::{Intent, Spec, L4};
 
 mod addr;
 mod bytes;
+mod hdr;
 mod header;
 mod payload;
+mod state;
 
 /// A family of templates: its name, the registry keywords its rules use, its weight in a
 /// batch, and the function that writes one case for a case index.
@@ -112,6 +114,8 @@ pub static FAMILIES: &[Family] = &[
     header::FLOW,
     addr::ADDRESSES,
     addr::PORTS,
+    hdr::HDR,
+    state::STATE,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.

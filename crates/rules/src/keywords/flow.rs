@@ -2,7 +2,7 @@
 //! `threshold`, `detection_filter`, `tag`, `noalert`, `app-layer-protocol` ...
 
 use super::{verbatim, Ctx, Keyword, Kind, Value};
-use crate::ast::{AppLayerMode, AppLayerProto, BitsCmd, Opt};
+use crate::ast::{AppLayerMode, AppLayerProto, BitsCmd, Opt, Track};
 use crate::diag::Reason;
 use crate::parser::state::State;
 use crate::values as v;
@@ -258,6 +258,16 @@ fn threshold(st: &mut State, c: &Ctx<'_>) {
     let o = c.o;
     let val = c.val;
     let t = tryv!(st, o, kw, v::threshold(val, kw == "threshold"));
+    if kw == "detection_filter" && !matches!(t.track, Track::BySrc | Track::ByDst) {
+        // Suricata 7.0.10 reads `track by_src|by_dst` only (tests/parity/difftest/fixed/dt-1-119).
+        st.err(
+            o.value_off,
+            Reason::InvalidValue,
+            kw,
+            "detection_filter tracks by_src or by_dst",
+        );
+        return;
+    }
     if st
         .options
         .iter()
