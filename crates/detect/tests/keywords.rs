@@ -173,8 +173,14 @@ fn dsize_and_header_options() {
     assert!(hit("ttl:64;", b"x"));
     assert!(hit("ttl:<65;", b"x"));
     assert!(!hit("ttl:>64;", b"x"));
-    assert!(hit("ip_proto:6;", b"x"));
-    assert!(hit("ip_proto:!17;", b"x"));
+    // `ip_proto` in an `ip` rule (Suricata 7.0.10 refuses it in a tcp/udp rule).
+    let ip = |o: &str| {
+        let det = detector(&format!("alert ip any any -> any any ({o} sid:1;)"));
+        sids(&det, &tcp(b"x")) == [1]
+    };
+    assert!(ip("ip_proto:6;"));
+    assert!(ip("ip_proto:!17;"));
+    assert!(!ip("ip_proto:17;"));
 }
 
 #[test]
