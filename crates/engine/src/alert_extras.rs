@@ -25,12 +25,26 @@ pub(crate) fn payload<'a>(
         Some(s) if on_stream && !s.is_empty() => (s, true),
         _ => (pkt.payload(frame), false),
     };
+    // A packet found inside an IP-in-IP, 6in4 or Teredo tunnel is logged from its own
+    // IP header as a raw IP packet (link type 12), as Suricata logs it.
+    let raw_ip = matches!(
+        pkt.tunnel,
+        wire::Tunnel::Teredo
+            | wire::Tunnel::Ipv4InIpv4
+            | wire::Tunnel::Ipv6InIpv4
+            | wire::Tunnel::Ipv4InIpv6
+            | wire::Tunnel::Ipv6InIpv6
+    );
+    let (packet, linktype) = match frame.get(pkt.l3_off as usize..) {
+        Some(inner) if raw_ip => (inner, 12),
+        _ => (frame, pkt.link_type.0),
+    };
     Some((
         AlertPayload {
             payload: bytes,
             stream: is_stream,
-            packet: frame,
-            linktype: pkt.link_type.0,
+            packet,
+            linktype,
         },
         *opts,
     ))

@@ -1,6 +1,6 @@
 //! What the alert options of an `eve-log` output add to an alert record
 //! ([`AlertOptions`]): the payload (`payload` in base64, `payload_printable`, with
-//! `stream: 1` when it is stream data), the captured frame (`packet`, with
+//! `stream`: 1 when it is stream data, 0 for the packet's payload), the captured frame (`packet`, with
 //! `packet_info.linktype`), and the HTTP bodies inside the `http` object
 //! (`http_request_body[_printable]`, `http_response_body[_printable]`).
 
@@ -47,8 +47,9 @@ impl AlertPayload<'_> {
         if opts.payload_printable {
             o.insert("payload_printable".into(), printable(payload).into());
         }
-        if (opts.payload || opts.payload_printable) && self.stream {
-            o.insert("stream".into(), 1.into());
+        if opts.payload || opts.payload_printable {
+            // Suricata writes it with every logged payload: 0 for the packet's own.
+            o.insert("stream".into(), u8::from(self.stream).into());
         }
         if opts.packet && !self.packet.is_empty() {
             o.insert("packet".into(), STANDARD.encode(self.packet).into());
@@ -115,6 +116,9 @@ mod tests {
             Value::Object(o).to_string(),
             r#"{"payload":"YWJj","payload_printable":"abc","stream":1,"packet":"AAEC","packet_info":{"linktype":1}}"#
         );
+        let mut o = Map::new();
+        AlertPayload { stream: false, ..p }.write(&opts, &mut o);
+        assert_eq!(o["stream"], 0);
         let mut h = Map::new();
         let opts = AlertOptions {
             http_body: true,
