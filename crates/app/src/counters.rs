@@ -225,6 +225,15 @@ pub enum Counter {
     Dnp3BufferLimit,
     /// DNP3 bytes skipped between link frames (no `05 64` start).
     Dnp3Skipped,
+    /// HTTP flows whose state outgrew `app-layer.protocols.http.memcap` (see
+    /// [`crate::memcap`]).
+    HttpMemcap,
+    /// FTP flows whose state outgrew `app-layer.protocols.ftp.memcap`.
+    FtpMemcap,
+    /// HTTP flows whose parser stopped because the memcap refused memory.
+    ErrorHttpAlloc,
+    /// FTP flows whose parser stopped because the memcap refused memory.
+    ErrorFtpAlloc,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -337,11 +346,15 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.error.dnp3.parser",
     "osprey.app.dnp3.buffer_limit",
     "osprey.app.dnp3.skipped_bytes",
+    "http.memcap",
+    "ftp.memcap",
+    "app_layer.error.http.alloc",
+    "app_layer.error.ftp.alloc",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 109;
+    pub const COUNT: usize = 113;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

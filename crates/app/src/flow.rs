@@ -16,6 +16,7 @@ use crate::ftp::data::FtpDataState;
 use crate::ftp::FtpState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
+use crate::memcap::{Charge, Pool};
 use crate::ike::IkeState;
 use crate::krb5::Krb5State;
 use crate::modbus::ModbusState;
@@ -62,8 +63,12 @@ impl AppCtx {
     }
 
     /// Every counter as `(stats.json name, value)`.
+    /// (`http.memuse` and `ftp.memuse` are the run's, the same in every worker.)
     pub fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-        self.counters.iter()
+        let memuse = [Pool::Http, Pool::Ftp]
+            .into_iter()
+            .map(|p| (p.memuse_name(), self.config.memcaps.used(p) as u64));
+        self.counters.iter().chain(memuse)
     }
 }
 
@@ -406,6 +411,8 @@ pub struct AppFlow {
     peers: Option<crate::ftp::Peers>,
     /// A change of protocol (SMTP `STARTTLS` to TLS).
     switch: switch::Switch,
+    /// What the state holds against its application-layer memcap (HTTP, FTP).
+    mem: Option<Charge>,
 }
 
 impl AppFlow {
@@ -424,6 +431,7 @@ impl AppFlow {
             late: Late::Idle,
             peers: None,
             switch: switch::Switch::default(),
+            mem: None,
         }
     }
 
@@ -555,7 +563,8 @@ impl AppFlow {
     /// state's are left alone.
     pub fn free_txs_before(&mut self, ctx: &mut AppCtx, id: u64) {
         crate::files::count_freed(self, ctx, id);
-        with_state!(mut &mut self.state, p => Protocol::free_txs_before(p, id), None => {})
+        with_state!(mut &mut self.state, p => Protocol::free_txs_before(p, id), None => {});
+        self.account(ctx);
     }
 
     /// Whether an application message of `dir` completed since the last call (HTTP
@@ -585,6 +594,34 @@ impl AppFlow {
     /// Whether the stream parser failed: nothing more is parsed.
     fn failed(&self) -> bool {
         with_state!(ref &self.state, p => Protocol::errored(p), None => false)
+            || self.mem.as_ref().is_some_and(Charge::refused)
+    }
+
+    /// Measures again what the state holds against its memcap ([`crate::memcap`]); a
+    /// growth the cap refuses stops the parser (counted once: it parses no more).
+    fn account(&mut self, ctx: &mut AppCtx) {
+        let (pool, bytes) = match &self.state {
+            AppState::Http(s) => (Pool::Http, s.heap_bytes()),
+            AppState::Ftp(s) => (Pool::Ftp, s.heap_bytes()),
+            AppState::FtpData(s) => (Pool::Ftp, s.heap_bytes()),
+            _ => {
+                self.mem = None;
+                return;
+            }
+        };
+        let charge = match &mut self.mem {
+            Some(c) if c.pool() == pool => c,
+            slot => slot.insert(Charge::new(&ctx.config.memcaps, pool)),
+        };
+        let before = charge.refused();
+        if !charge.set(bytes) && !before {
+            let (hit, error) = match pool {
+                Pool::Http => (Counter::HttpMemcap, Counter::ErrorHttpAlloc),
+                Pool::Ftp => (Counter::FtpMemcap, Counter::ErrorFtpAlloc),
+            };
+            ctx.counters.incr(hit);
+            ctx.counters.incr(error);
+        }
     }
 
     /// In-order (acknowledged) stream bytes of one TCP direction, split anywhere.
@@ -671,6 +708,7 @@ impl AppFlow {
             Protocol::gap(p, ctx, dir, len);
             false
         }, None => self.proto == AppProto::Unknown);
+        self.account(ctx);
         if detecting {
             // Detection cannot look past a hole in this direction.
             self.held.retain(|(d, _)| *d != dir);
@@ -695,6 +733,7 @@ impl AppFlow {
         self.late = Late::Idle;
         self.close_switch(ctx);
         with_state!(mut &mut self.state, p => Protocol::close(p, ctx), None => {});
+        self.account(ctx);
         self.held = Vec::new();
         crate::files::count_flow_end(self, ctx);
     }
@@ -707,6 +746,7 @@ impl AppFlow {
         let _ = with_state!(mut &mut self.state, p => Protocol::parse(p, ctx, dir, data),
             None => ParseResult::Ok);
         self.check_switch(ctx);
+        self.account(ctx);
     }
 
     fn set_proto(&mut self, ctx: &mut AppCtx, p: AppProto) {

@@ -50,6 +50,7 @@ pub mod http2;
 pub mod ike;
 pub mod krb5;
 pub mod log;
+pub mod memcap;
 pub mod modbus;
 pub mod mqtt;
 pub mod nfs;
@@ -138,6 +139,9 @@ pub struct Config {
     /// The protocols whose sessions have a stream depth of their own
     /// (`app-layer.protocols.<name>.stream-depth`).
     pub stream_depths: stream_depth::StreamDepths,
+    /// `app-layer.protocols.http.memcap` and `ftp.memcap`: budgets shared by every
+    /// worker (each clones the configuration, and with it this handle).
+    pub memcaps: memcap::AppMemcaps,
 }
 
 impl Default for Config {
@@ -161,6 +165,7 @@ impl Default for Config {
             expectations: expect::Expectations::default(),
             opt_in: 0,
             stream_depths: stream_depth::StreamDepths::default(),
+            memcaps: memcap::AppMemcaps::default(),
         }
     }
 }

@@ -31,6 +31,13 @@ pub(crate) fn contains_nocase(hay: &[u8], needle: &[u8]) -> bool {
 /// something was cut.
 pub(crate) fn push_capped(buf: &mut Vec<u8>, data: &[u8], limit: usize) -> bool {
     let room = limit.saturating_sub(buf.len());
+    let want = buf.len() + data.len().min(room);
+    if want > buf.capacity() {
+        // Grow by doubling as `Vec` does, but never past `limit`: a body buffer of a
+        // 100 KiB limit would otherwise reach 128 KiB.
+        let cap = (buf.capacity() * 2).max(want).min(limit.max(want));
+        buf.reserve_exact(cap - buf.len());
+    }
     if data.len() <= room {
         buf.extend_from_slice(data);
         false
@@ -61,5 +68,10 @@ mod tests {
         assert!(!push_capped(&mut v, b"abc", 4));
         assert!(push_capped(&mut v, b"def", 4));
         assert_eq!(v, b"abcd");
+        let mut v = Vec::new();
+        for _ in 0..10 {
+            push_capped(&mut v, &[7; 300], 1000);
+        }
+        assert_eq!((v.len(), v.capacity()), (1000, 1000), "grown up to the limit only");
     }
 }

@@ -245,6 +245,12 @@ fn build(
     engine.app.files.sha1 |= needs.sha1;
     engine.app.files.sha256 |= needs.sha256;
     engine.app.files.magic |= needs.magic;
+    if !engine.app.files.magic {
+        // A file's first bytes are kept for libmagic only (`file.data` reads the
+        // protocol's own buffers, the file store keeps its own copy): without it an
+        // HTTP response would be held twice, as its body and as its file's head.
+        engine.app.files.head_limit = 0;
+    }
     crate::file_store::setup(&mut engine, needs.store, &mut notices)?;
     crate::tls_store::setup(&mut engine, &mut notices)?;
     engine.detector = Some(Arc::new(detector));
@@ -380,6 +386,13 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     if let Some(memcap) = config.get_size("stream.reassembly.memcap") {
         engine.flow.reassembly_memcap = memcap as usize;
     }
+    // The application-layer memcaps (0 or unset: none, as Suricata), one budget each
+    // shared by every worker.
+    let app_cap = |p: &str| {
+        let key = format!("app-layer.protocols.{p}.memcap");
+        config.get_size(&key).map_or(0, |v| v.min(usize::MAX as u64) as usize)
+    };
+    engine.app.memcaps = app::memcap::AppMemcaps::new(app_cap("http"), app_cap("ftp"));
     let http = "app-layer.protocols.http.libhtp.default-config";
     let size = |k: &str| config.get_size(&format!("{http}.{k}")).map(|v| v as usize);
     if let Some(v) = size("request-body-limit") {

@@ -314,11 +314,27 @@ impl Files {
     /// Most files kept per transaction; further ones are refused (counted by the caller).
     pub const MAX: usize = 256;
 
+    /// Heap bytes the files hold (their entries, names, kept heads and content kept for
+    /// the file store), for the application-layer memcaps.
+    pub fn heap_bytes(&self) -> usize {
+        let each: usize = self
+            .files
+            .iter()
+            .map(|f| f.name.capacity() + f.head.capacity() + f.store_state.heap_bytes())
+            .sum();
+        crate::memcap::vec_bytes(&self.files) + each
+    }
+
     /// Opens a file named `name` whose data travels `dir`; `None` when the transaction
     /// already holds [`Files::MAX`] files.
     pub fn open(&mut self, cfg: &FileConfig, name: &[u8], dir: Direction) -> Option<FileId> {
         if self.files.len() >= Self::MAX {
             return None;
+        }
+        if self.files.len() < 4 && self.files.capacity() == self.files.len() {
+            // One file at a time up to four (most transactions carry one; the default
+            // first growth reserves four), then amortized doubling.
+            self.files.reserve_exact(1);
         }
         self.files.push(File {
             name: name.to_vec(),

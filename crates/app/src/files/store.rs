@@ -43,6 +43,11 @@ impl StoreState {
     }
 
     /// Keeps `data` (the file's next bytes) when the store may want them.
+    /// Heap bytes of the content kept for the store.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.pending.borrow().capacity()
+    }
+
     pub(crate) fn keep(&self, data: &[u8]) {
         if !self.keeping.get() {
             return;

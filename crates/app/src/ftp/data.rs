@@ -26,6 +26,12 @@ pub struct FtpDataState {
 }
 
 impl FtpDataState {
+    /// Bytes this state holds (itself, its file, data held before the command is
+    /// known): its share of `ftp.memuse` (see [`crate::memcap`]).
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<FtpDataState>() + self.files.heap_bytes() + self.held.capacity()
+    }
+
     /// The data connection announced with `link` by the control flow `parent`.
     pub fn new(parent: u64, link: Link) -> Self {
         FtpDataState {

@@ -115,6 +115,20 @@ impl FtpState {
         self.encrypted
     }
 
+    /// Bytes this state holds (itself, its transactions, unfinished lines): its share
+    /// of `ftp.memuse` (see [`crate::memcap`]).
+    pub fn heap_bytes(&self) -> usize {
+        let tx = |t: &FtpTx| {
+            t.command_data.as_ref().map_or(0, Vec::capacity)
+                + crate::memcap::vec_bytes(&t.replies)
+                + t.replies.iter().map(|r| r.text.capacity()).sum::<usize>()
+        };
+        std::mem::size_of::<FtpState>()
+            + self.txs.capacity() * std::mem::size_of::<FtpTx>()
+            + self.txs.iter().map(tx).sum::<usize>()
+            + self.lines.iter().map(|l| l.buf.capacity()).sum::<usize>()
+    }
+
     /// Stream bytes of one direction: each complete line is handled; the server's
     /// lines of one call form one chunk (see the module docs).
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {

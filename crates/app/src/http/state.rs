@@ -38,6 +38,7 @@ use crate::{AppCtx, Counter, Direction, Events};
 
 mod finalize;
 mod lines;
+mod mem;
 
 use lines::{
     header_follows, is_terminator, looks_like_header, next_line, starts_request, starts_response,
@@ -398,7 +399,7 @@ impl HttpState {
         };
         tx.request.min_inspect = ctx.config.request_body_minimal_inspect_size;
         tx.response.min_inspect = ctx.config.response_body_minimal_inspect_size;
-        self.txs.push_back(tx);
+        mem::push_tx(&mut self.txs, tx);
         while self.txs.len() > ctx.config.max_tx.max(1) {
             self.txs.pop_front();
             ctx.counters.incr(Counter::TxLimit);

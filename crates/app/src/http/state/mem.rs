@@ -1,0 +1,101 @@
+//! The memory an HTTP state holds (its share of `http.memuse`, see [`crate::memcap`]),
+//! and how its transaction queue grows.
+
+use std::collections::VecDeque;
+use std::mem::size_of;
+
+use super::{HttpState, Side};
+use crate::http::tx::{HttpTx, Message};
+use crate::memcap::vec_bytes;
+
+/// Transactions held before the queue grows by doubling: up to here it grows by one,
+/// not to four at once (the default first growth). A flow usually holds one or two
+/// transactions at a time and one is large, so with many concurrent flows the spare
+/// slots were a third of HTTP's memory.
+const GROW_BY_ONE: usize = 4;
+
+/// Appends `tx` to `txs`, growing the queue by one slot while it is short.
+pub(super) fn push_tx(txs: &mut VecDeque<HttpTx>, tx: HttpTx) {
+    if txs.len() < GROW_BY_ONE && txs.capacity() == txs.len() {
+        txs.reserve_exact(1);
+    }
+    txs.push_back(tx);
+}
+
+fn message_bytes(m: &Message) -> usize {
+    let headers: usize = m
+        .headers
+        .iter()
+        .map(|h| h.name.capacity() + h.value.capacity())
+        .sum();
+    vec_bytes(&m.line)
+        + vec_bytes(&m.headers)
+        + headers
+        + vec_bytes(&m.headers_raw)
+        + vec_bytes(&m.header_norm)
+        + vec_bytes(&m.header_names)
+        + vec_bytes(&m.start)
+        + vec_bytes(&m.body)
+}
+
+fn tx_bytes(tx: &HttpTx) -> usize {
+    message_bytes(&tx.request)
+        + message_bytes(&tx.response)
+        + tx.uri_norm.capacity()
+        + tx.host.as_ref().map_or(0, Vec::capacity)
+        + tx.host_raw.as_ref().map_or(0, Vec::capacity)
+        + tx.files.heap_bytes()
+}
+
+fn side_bytes(s: &Side) -> usize {
+    s.line.capacity() + s.pending.as_ref().map_or(0, Vec::capacity)
+}
+
+impl HttpState {
+    /// Bytes this state holds: itself, its transactions (headers, bodies, files) and
+    /// the lines its parser has not finished; a body decoder counts its own size only.
+    pub fn heap_bytes(&self) -> usize {
+        size_of::<HttpState>()
+            + self.txs.capacity() * size_of::<HttpTx>()
+            + self.txs.iter().map(tx_bytes).sum::<usize>()
+            + self.sides.iter().map(side_bytes).sum::<usize>()
+            + self.connect_buf.capacity()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AppCtx, Direction};
+
+    #[test]
+    fn the_queue_grows_by_one_while_short() {
+        let mut txs = VecDeque::new();
+        for n in 1..=GROW_BY_ONE {
+            push_tx(&mut txs, HttpTx::default());
+            assert_eq!(txs.capacity(), n);
+        }
+        push_tx(&mut txs, HttpTx::default());
+        assert!(txs.capacity() >= 2 * GROW_BY_ONE, "then amortized doubling");
+    }
+
+    #[test]
+    fn bytes_follow_transactions_and_bodies() {
+        let mut ctx = AppCtx::default();
+        let mut s = HttpState::new();
+        let empty = s.heap_bytes();
+        assert_eq!(empty, size_of::<HttpState>());
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"POST /upload HTTP/1.1\r\nHost: a.example\r\nContent-Length: 3000\r\n\r\n",
+        );
+        let one = s.heap_bytes();
+        assert!(one >= empty + size_of::<HttpTx>() + 40, "{one}");
+        s.parse(&mut ctx, Direction::ToServer, &[b'x'; 3000]);
+        let body = s.heap_bytes();
+        assert!(body >= one + 3000, "{body} vs {one}");
+        s.free_txs_before(1);
+        assert!(s.heap_bytes() < one, "freed: {}", s.heap_bytes());
+    }
+}
