@@ -16,7 +16,7 @@ use crate::ftp::data::FtpDataState;
 use crate::ftp::FtpState;
 use crate::http::HttpState;
 use crate::http2::Http2State;
-use crate::memcap::{Charge, Pool};
+use crate::memcap::{Charge, Pool, WorkerUse};
 use crate::ike::IkeState;
 use crate::krb5::Krb5State;
 use crate::modbus::ModbusState;
@@ -50,6 +50,9 @@ pub struct AppCtx {
     pub counters: Counters,
     /// Application-layer anomalies raised since the engine last drained them.
     pub anomalies: Anomalies,
+    /// What this worker's flows hold against the application-layer memcaps (a clone
+    /// shares it: each worker's context is made with [`AppCtx::new`]).
+    pub memuse: WorkerUse,
 }
 
 impl AppCtx {
@@ -59,15 +62,15 @@ impl AppCtx {
             config,
             counters: Counters::default(),
             anomalies: Anomalies::default(),
+            memuse: WorkerUse::default(),
         }
     }
 
     /// Every counter as `(stats.json name, value)`.
-    /// (`http.memuse` and `ftp.memuse` are the run's, the same in every worker.)
     pub fn counters(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
         let memuse = [Pool::Http, Pool::Ftp]
             .into_iter()
-            .map(|p| (p.memuse_name(), self.config.memcaps.used(p) as u64));
+            .map(|p| (p.memuse_name(), self.memuse.used(p) as u64));
         self.counters.iter().chain(memuse)
     }
 }
@@ -611,7 +614,7 @@ impl AppFlow {
         };
         let charge = match &mut self.mem {
             Some(c) if c.pool() == pool => c,
-            slot => slot.insert(Charge::new(&ctx.config.memcaps, pool)),
+            slot => slot.insert(Charge::new(&ctx.config.memcaps, &ctx.memuse, pool)),
         };
         let before = charge.refused();
         if !charge.set(bytes) && !before {

@@ -1,7 +1,8 @@
 //! The application-layer memcaps: `app-layer.protocols.http.memcap` and
 //! `app-layer.protocols.ftp.memcap`, each one budget of bytes for the whole engine
 //! (every worker's configuration clones the same [`AppMemcaps`] handle), reported as
-//! Suricata's `http.memuse`/`ftp.memuse` (bytes held now) and `http.memcap`/
+//! Suricata's `http.memuse`/`ftp.memuse` (bytes held now, each worker reporting its
+//! own flows' share, [`WorkerUse`]) and `http.memcap`/
 //! `ftp.memcap` (how often the cap refused memory).
 //!
 //! What is counted is Osprey's own estimate of a flow's parser state
@@ -99,20 +100,45 @@ impl AppMemcaps {
     }
 }
 
+/// The bytes one worker's flows hold per budget (its `http.memuse`/`ftp.memuse`: the
+/// engine's are the sum of its workers'). Clones share the counts: each worker makes
+/// its own with [`WorkerUse::default`].
+#[derive(Clone, Debug, Default)]
+pub struct WorkerUse(Arc<[AtomicUsize; 2]>);
+
+impl WorkerUse {
+    /// Bytes this worker's flows hold in `pool`.
+    pub fn used(&self, pool: Pool) -> usize {
+        self.0[pool as usize].load(Ordering::Relaxed)
+    }
+
+    fn add(&self, pool: Pool, n: usize) {
+        self.0[pool as usize].fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn sub(&self, pool: Pool, n: usize) {
+        let _ = self.0[pool as usize].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+            Some(v.saturating_sub(n))
+        });
+    }
+}
+
 /// The bytes one flow's application state holds in one budget; given back when dropped.
 #[derive(Debug)]
 pub struct Charge {
     caps: AppMemcaps,
+    worker: WorkerUse,
     pool: Pool,
     bytes: usize,
     refused: bool,
 }
 
 impl Charge {
-    /// A charge of nothing yet against `pool` of `caps`.
-    pub fn new(caps: &AppMemcaps, pool: Pool) -> Self {
+    /// A charge of nothing yet against `pool` of `caps`, held by a flow of `worker`.
+    pub fn new(caps: &AppMemcaps, worker: &WorkerUse, pool: Pool) -> Self {
         Charge {
             caps: caps.clone(),
+            worker: worker.clone(),
             pool,
             bytes: 0,
             refused: false,
@@ -145,9 +171,11 @@ impl Charge {
                 self.caps.force(self.pool, grow);
                 self.refused = true;
             }
+            self.worker.add(self.pool, grow);
             ok
         } else {
             self.caps.give(self.pool, self.bytes - bytes);
+            self.worker.sub(self.pool, self.bytes - bytes);
             true
         };
         self.bytes = bytes;
@@ -158,6 +186,7 @@ impl Charge {
 impl Drop for Charge {
     fn drop(&mut self) {
         self.caps.give(self.pool, self.bytes);
+        self.worker.sub(self.pool, self.bytes);
     }
 }
 
@@ -173,8 +202,9 @@ mod tests {
     #[test]
     fn charges_share_one_budget_and_give_back_on_drop() {
         let caps = AppMemcaps::new(1000, 0);
-        let mut a = Charge::new(&caps, Pool::Http);
-        let mut b = Charge::new(&caps.clone(), Pool::Http);
+        let (w1, w2) = (WorkerUse::default(), WorkerUse::default());
+        let mut a = Charge::new(&caps, &w1, Pool::Http);
+        let mut b = Charge::new(&caps.clone(), &w2, Pool::Http);
         assert!(a.set(600));
         assert!(!a.refused());
         assert!(!b.set(500), "600 + 500 is over the cap");
@@ -182,19 +212,22 @@ mod tests {
         assert_eq!(caps.used(Pool::Http), 1100, "refused growth is still counted");
         assert!(b.set(300), "shrinking always fits");
         assert_eq!(caps.used(Pool::Http), 900);
+        assert_eq!((w1.used(Pool::Http), w2.used(Pool::Http)), (600, 300));
         assert!(b.set(400));
         assert!(!b.set(401));
         drop(a);
         assert_eq!(caps.used(Pool::Http), 401);
+        assert_eq!((w1.used(Pool::Http), w2.used(Pool::Http)), (0, 401));
         drop(b);
         assert_eq!(caps.used(Pool::Http), 0);
+        assert_eq!(w2.used(Pool::Http), 0);
         assert_eq!(caps.used(Pool::Ftp), 0);
     }
 
     #[test]
     fn no_cap_counts_without_refusing() {
         let caps = AppMemcaps::default();
-        let mut c = Charge::new(&caps, Pool::Ftp);
+        let mut c = Charge::new(&caps, &WorkerUse::default(), Pool::Ftp);
         assert!(c.set(usize::MAX / 4));
         assert_eq!(caps.used(Pool::Ftp), usize::MAX / 4);
         assert_eq!(caps.cap(Pool::Ftp), 0);
@@ -225,6 +258,7 @@ mod tests {
         assert!(held > 2500, "the body is counted: {held}");
         let name = |ctx: &AppCtx, n: &str| ctx.counters().find(|(k, _)| *k == n).unwrap().1;
         assert_eq!(name(&ctx, "http.memuse"), held as u64);
+        assert_eq!(ctx.memuse.used(Pool::Http), held);
         free.free_txs_before(&mut ctx, 1);
         assert!(ctx.config.memcaps.used(Pool::Http) < held, "freed transactions");
         drop(free);
@@ -244,6 +278,7 @@ mod tests {
         assert_eq!(ctx.counters.get(Counter::HttpMemcap), 1, "counted once");
         drop((first, second));
         assert_eq!(ctx.config.memcaps.used(Pool::Http), 0);
+        assert_eq!(name(&ctx, "http.memuse"), 0);
     }
 
     #[test]

@@ -58,12 +58,11 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("tcp.active_sessions", Rule::Gauge),
     ("tcp.memuse", Rule::Gauge),
     ("tcp.reassembly_memuse", Rule::Gauge),
+    ("ftp.memuse", Rule::Gauge),
+    ("http.memuse", Rule::Gauge),
     ("file_store.open_files", Rule::Gauge),
     ("uptime", Rule::Engine),
     ("osprey.threads", Rule::Engine),
-    // The application-layer memcaps' budgets are the run's: every worker reports them.
-    ("ftp.memuse", Rule::Engine),
-    ("http.memuse", Rule::Engine),
     // Lua scripts: process-wide counts every worker reports.
     ("detect.lua.errors", Rule::Engine),
     ("detect.lua.blocked_function_errors", Rule::Engine),

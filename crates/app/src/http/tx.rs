@@ -205,6 +205,19 @@ impl Message {
         }
         self.header_names.extend_from_slice(b"\r\n");
         self.start.extend_from_slice(b"\r\n");
+        // The header buffers are complete: drop the slack of their doubling growth (a
+        // transaction in progress holds them for the rest of its message; with many
+        // concurrent flows the slack was tens of MB).
+        for b in [
+            &mut self.line,
+            &mut self.headers_raw,
+            &mut self.header_norm,
+            &mut self.header_names,
+            &mut self.start,
+        ] {
+            b.shrink_to_fit();
+        }
+        self.headers.shrink_to_fit();
     }
 }
 
