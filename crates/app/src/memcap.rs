@@ -94,9 +94,10 @@ impl AppMemcaps {
 
     /// Gives `n` bytes of `pool` back.
     fn give(&self, pool: Pool, n: usize) {
-        let _ = self.0.used[pool as usize].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
-            Some(v.saturating_sub(n))
-        });
+        let _ =
+            self.0.used[pool as usize].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+                Some(v.saturating_sub(n))
+            });
     }
 }
 
@@ -209,7 +210,11 @@ mod tests {
         assert!(!a.refused());
         assert!(!b.set(500), "600 + 500 is over the cap");
         assert!(b.refused());
-        assert_eq!(caps.used(Pool::Http), 1100, "refused growth is still counted");
+        assert_eq!(
+            caps.used(Pool::Http),
+            1100,
+            "refused growth is still counted"
+        );
         assert!(b.set(300), "shrinking always fits");
         assert_eq!(caps.used(Pool::Http), 900);
         assert_eq!((w1.used(Pool::Http), w2.used(Pool::Http)), (600, 300));
@@ -238,7 +243,11 @@ mod tests {
     fn http_flow(ctx: &mut crate::AppCtx) -> crate::AppFlow {
         use crate::{AppFlow, Direction, Transport};
         let mut f = AppFlow::new(Transport::Tcp, 40000, 80);
-        f.parse(ctx, Direction::ToServer, b"GET /a HTTP/1.1\r\nHost: h\r\n\r\n");
+        f.parse(
+            ctx,
+            Direction::ToServer,
+            b"GET /a HTTP/1.1\r\nHost: h\r\n\r\n",
+        );
         f.parse(
             ctx,
             Direction::ToClient,
@@ -260,7 +269,10 @@ mod tests {
         assert_eq!(name(&ctx, "http.memuse"), held as u64);
         assert_eq!(ctx.memuse.used(Pool::Http), held);
         free.free_txs_before(&mut ctx, 1);
-        assert!(ctx.config.memcaps.used(Pool::Http) < held, "freed transactions");
+        assert!(
+            ctx.config.memcaps.used(Pool::Http) < held,
+            "freed transactions"
+        );
         drop(free);
         assert_eq!(ctx.config.memcaps.used(Pool::Http), 0);
 
@@ -274,7 +286,11 @@ mod tests {
         assert_eq!(ctx.counters.get(Counter::ErrorHttpAlloc), 1);
         let before = ctx.config.memcaps.used(Pool::Http);
         second.parse(&mut ctx, Direction::ToClient, &[b'y'; 2500]);
-        assert_eq!(ctx.config.memcaps.used(Pool::Http), before, "nothing parsed");
+        assert_eq!(
+            ctx.config.memcaps.used(Pool::Http),
+            before,
+            "nothing parsed"
+        );
         assert_eq!(ctx.counters.get(Counter::HttpMemcap), 1, "counted once");
         drop((first, second));
         assert_eq!(ctx.config.memcaps.used(Pool::Http), 0);

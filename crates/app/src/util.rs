@@ -72,6 +72,10 @@ mod tests {
         for _ in 0..10 {
             push_capped(&mut v, &[7; 300], 1000);
         }
-        assert_eq!((v.len(), v.capacity()), (1000, 1000), "grown up to the limit only");
+        assert_eq!(
+            (v.len(), v.capacity()),
+            (1000, 1000),
+            "grown up to the limit only"
+        );
     }
 }

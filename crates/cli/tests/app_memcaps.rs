@@ -40,25 +40,45 @@ const SURICATA: &[(&str, &str, &str, Facts)] = &[
         "http-files",
         "http",
         "0",
-        Facts { records: 7, memcap: 0, alloc: 0, memuse: 0 },
+        Facts {
+            records: 7,
+            memcap: 0,
+            alloc: 0,
+            memuse: 0,
+        },
     ),
     (
         "http-files",
         "http",
         "1kb",
-        Facts { records: 7, memcap: 32, alloc: 0, memuse: 0 },
+        Facts {
+            records: 7,
+            memcap: 32,
+            alloc: 0,
+            memuse: 0,
+        },
     ),
     (
         "ftp-active-passive",
         "ftp",
         "0",
-        Facts { records: 16, memcap: 0, alloc: 0, memuse: 0 },
+        Facts {
+            records: 16,
+            memcap: 0,
+            alloc: 0,
+            memuse: 0,
+        },
     ),
     (
         "ftp-active-passive",
         "ftp",
         "1kb",
-        Facts { records: 16, memcap: 2, alloc: 0, memuse: 0 },
+        Facts {
+            records: 16,
+            memcap: 2,
+            alloc: 0,
+            memuse: 0,
+        },
     ),
 ];
 
@@ -77,7 +97,10 @@ fn facts(dir: &Path, proto: &str) -> Facts {
     if dir.join("stats.json").exists() {
         stats = common::stats(dir);
     }
-    let n = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("{proto} counter in {stats}"));
+    let n = |v: &Value| {
+        v.as_u64()
+            .unwrap_or_else(|| panic!("{proto} counter in {stats}"))
+    };
     Facts {
         records,
         memcap: n(&stats[proto]["memcap"]),
@@ -122,14 +145,21 @@ fn run_osprey(pcap: &Path, proto: &str, cap: &str, threads: &str) -> Facts {
         dir.to_str().unwrap(),
         "--no-progress",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     facts(&dir, proto)
 }
 
 fn run_suricata(pcap: &Path, proto: &str, cap: &str) -> Facts {
     let dir = tempdir(&format!("app-memcaps-suricata-{proto}-{cap}"));
     let mut cmd = Command::new("suricata");
-    cmd.args(["-c", &yaml(&dir)]).arg("-r").arg(pcap).args(["-S", "/dev/null", "-k", "none"]);
+    cmd.args(["-c", &yaml(&dir)])
+        .arg("-r")
+        .arg(pcap)
+        .args(["-S", "/dev/null", "-k", "none"]);
     cmd.args(["--runmode", "single", "-l"]).arg(&dir);
     if cap != "0" {
         cmd.args(["--set", &set(proto, cap)]);
@@ -149,7 +179,11 @@ fn app_layer_memcaps_refuse_as_suricata_does() {
     for (name, proto, cap, want) in SURICATA {
         let pcap = repo(&format!("crates/cli/tests/data/{name}.pcap"));
         if live {
-            assert_eq!(&run_suricata(&pcap, proto, cap), want, "Suricata, {name}, {cap}");
+            assert_eq!(
+                &run_suricata(&pcap, proto, cap),
+                want,
+                "Suricata, {name}, {cap}"
+            );
         }
         for threads in ["1", "2"] {
             let got = run_osprey(&pcap, proto, cap, threads);
@@ -176,7 +210,12 @@ fn a_cap_above_what_the_flows_hold_refuses_nothing() {
     let pcap = repo("crates/cli/tests/data/http-files.pcap");
     for threads in ["1", "4"] {
         let roomy = run_osprey(&pcap, "http", "64mb", threads);
-        let want = Facts { records: 7, memcap: 0, alloc: 0, memuse: 0 };
+        let want = Facts {
+            records: 7,
+            memcap: 0,
+            alloc: 0,
+            memuse: 0,
+        };
         assert_eq!(roomy, want, "{threads} worker(s)");
     }
 }

@@ -390,7 +390,9 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     // shared by every worker.
     let app_cap = |p: &str| {
         let key = format!("app-layer.protocols.{p}.memcap");
-        config.get_size(&key).map_or(0, |v| v.min(usize::MAX as u64) as usize)
+        config
+            .get_size(&key)
+            .map_or(0, |v| v.min(usize::MAX as u64) as usize)
     };
     engine.app.memcaps = app::memcap::AppMemcaps::new(app_cap("http"), app_cap("ftp"));
     let http = "app-layer.protocols.http.libhtp.default-config";
