@@ -245,12 +245,6 @@ fn build(
     engine.app.files.sha1 |= needs.sha1;
     engine.app.files.sha256 |= needs.sha256;
     engine.app.files.magic |= needs.magic;
-    if !engine.app.files.magic {
-        // A file's first bytes are kept for libmagic only (`file.data` reads the
-        // protocol's own buffers, the file store keeps its own copy): without it an
-        // HTTP response would be held twice, as its body and as its file's head.
-        engine.app.files.head_limit = 0;
-    }
     crate::file_store::setup(&mut engine, needs.store, &mut notices)?;
     crate::tls_store::setup(&mut engine, &mut notices)?;
     engine.detector = Some(Arc::new(detector));

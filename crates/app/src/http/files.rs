@@ -135,7 +135,17 @@ pub(crate) fn feed(
                         .and_then(content_range)
                 })
                 .flatten();
-            let Some(id) = tx.files.open(&ctx.config.files, &name, dir) else {
+            // The body's file keeps no head of its own unless libmagic reads it: HTTP's
+            // `file.data` is the body, so the head would hold the body a second time.
+            let cfg = crate::FileConfig {
+                head_limit: if ctx.config.files.magic {
+                    ctx.config.files.head_limit
+                } else {
+                    0
+                },
+                ..ctx.config.files.clone()
+            };
+            let Some(id) = tx.files.open(&cfg, &name, dir) else {
                 tx.msg_mut(dir).file = Some(FileSlot::Refused);
                 ctx.counters.incr(Counter::FileLimit);
                 return;

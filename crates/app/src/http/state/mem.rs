@@ -80,6 +80,25 @@ mod tests {
     }
 
     #[test]
+    fn a_body_file_keeps_a_head_for_libmagic_only() {
+        for magic in [false, true] {
+            let mut ctx = AppCtx::default();
+            ctx.config.files.magic = magic;
+            let mut s = HttpState::new();
+            s.parse(&mut ctx, Direction::ToServer, b"GET /f HTTP/1.1\r\nHost: h\r\n\r\n");
+            s.parse(
+                &mut ctx,
+                Direction::ToClient,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+            );
+            let tx = s.tx(0).unwrap();
+            assert_eq!(tx.response().body(), b"hello", "file.data reads the body");
+            let head = tx.files().get(0).unwrap().head();
+            assert_eq!(head, if magic { &b"hello"[..] } else { b"" }, "magic {magic}");
+        }
+    }
+
+    #[test]
     fn bytes_follow_transactions_and_bodies() {
         let mut ctx = AppCtx::default();
         let mut s = HttpState::new();
