@@ -85,7 +85,11 @@ mod tests {
             let mut ctx = AppCtx::default();
             ctx.config.files.magic = magic;
             let mut s = HttpState::new();
-            s.parse(&mut ctx, Direction::ToServer, b"GET /f HTTP/1.1\r\nHost: h\r\n\r\n");
+            s.parse(
+                &mut ctx,
+                Direction::ToServer,
+                b"GET /f HTTP/1.1\r\nHost: h\r\n\r\n",
+            );
             s.parse(
                 &mut ctx,
                 Direction::ToClient,
@@ -94,7 +98,11 @@ mod tests {
             let tx = s.tx(0).unwrap();
             assert_eq!(tx.response().body(), b"hello", "file.data reads the body");
             let head = tx.files().get(0).unwrap().head();
-            assert_eq!(head, if magic { &b"hello"[..] } else { b"" }, "magic {magic}");
+            assert_eq!(
+                head,
+                if magic { &b"hello"[..] } else { b"" },
+                "magic {magic}"
+            );
         }
     }
 
