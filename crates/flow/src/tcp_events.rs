@@ -159,7 +159,8 @@ pub(crate) fn check(
             });
             true
         }
-        TcpState::Established if syn => {
+        // A FIN with SYN is the FIN handling's (`tcp_window`).
+        TcpState::Established if syn && !fin => {
             ev.set(match (ack, to_server) {
                 (true, true) => E::EstSynackToserver,
                 (true, false) if h.ack != c.last_ack => E::EstSynackResendWithDiffAck,
@@ -208,6 +209,7 @@ mod tests {
             flags: f,
             window: 1000,
             tfo: false,
+            wscale: None,
         }
     }
 

@@ -522,18 +522,18 @@ impl FlowTracker {
                             }
                             // Raw: this packet's own stream up to what the other side
                             // acked, like Suricata once a chunk of it is there, an
-                            // app-layer message of this direction ended, or the client
-                            // started closing the session.
+                            // app-layer message of this direction ended, or the session
+                            // reached LAST_ACK, CLOSE_WAIT (the client's FIN), CLOSING or
+                            // CLOSED.
                             if f.tcp.half[di].flags & tcp::H_ACKED != 0 {
                                 if let Some(upto) = pair[di].offset_of(f.tcp.half[di].last_ack) {
                                     let due = upto.saturating_sub(pair[di].progress(Consumer::Raw))
                                         >= self.cfg.reassembly.raw_chunk[di];
                                     let closing = matches!(
                                         f.tcp.state,
-                                        TcpState::FinWait1
-                                            | TcpState::FinWait2
+                                        TcpState::LastAck
+                                            | TcpState::CloseWait
                                             | TcpState::Closing
-                                            | TcpState::TimeWait
                                             | TcpState::Closed
                                     );
                                     if due || closing || pair[di].trigger_raw {
