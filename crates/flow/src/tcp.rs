@@ -250,6 +250,19 @@ impl TcpSession {
         h: &TcpHeader,
         payload_len: usize,
     ) -> TcpStep {
+        self.step_at(cfg, d, h, payload_len, None)
+    }
+
+    /// [`TcpSession::step`] knowing `base`, the sequence number up to which the
+    /// sender's stream was consumed and released (see [`crate::tcp_window::check`]).
+    pub fn step_at(
+        &mut self,
+        cfg: &TcpConfig,
+        d: Direction,
+        h: &TcpHeader,
+        payload_len: usize,
+        base: Option<u32>,
+    ) -> TcpStep {
         use flags::*;
         let mut st = TcpStep::default();
         let syn = h.flags & SYN != 0;
@@ -259,7 +272,7 @@ impl TcpSession {
         let di = d.index();
         let oi = d.reverse().index();
         if crate::tcp_events::check(self, cfg, d, h, payload_len, &mut st.events)
-            || crate::tcp_window::check(self, cfg, d, h, payload_len, &mut st.events)
+            || crate::tcp_window::check(self, cfg, d, h, payload_len, base, &mut st.events)
         {
             return st;
         }
@@ -406,6 +419,7 @@ impl TcpSession {
             // First packet from this side of a session picked up from the other side.
             self.pick_up(d, h.seq);
         }
+        let seq_ok = h.seq == self.half[di].next_seq;
         // A FIN takes a sequence number once; an empty ACK ahead moves nothing.
         let new_fin = fin && self.half[di].flags & H_FIN == 0;
         let end = h
@@ -432,13 +446,13 @@ impl TcpSession {
                 o.flags |= H_ACKED;
             }
         }
-        if ack && !syn && before >= TcpState::SynRecv {
+        if ack && !syn && !fin && before >= TcpState::SynRecv {
             crate::tcp_window::update(self, d, h);
         }
         if new_fin {
             self.half[di].flags |= H_FIN;
         }
-        self.state = self.close_state(d, fin, ack, h.ack);
+        self.state = self.close_state(d, h, seq_ok);
         st.closed = self.state == TcpState::Closed && before != TcpState::Closed;
         st
     }
@@ -471,7 +485,8 @@ impl TcpSession {
     /// CLOSE_WAIT, then the server's to LAST_ACK; the server's FIN to FIN_WAIT1, the
     /// client's ACK of it to FIN_WAIT2 and its FIN to TIME_WAIT (CLOSING when that FIN
     /// does not acknowledge the server's); the last ACK closes.
-    fn close_state(&self, d: Direction, fin: bool, ack: bool, ackno: u32) -> TcpState {
+    fn close_state(&self, d: Direction, h: &TcpHeader, seq_ok: bool) -> TcpState {
+        let (fin, ack, ackno) = (h.has(flags::FIN), h.has(flags::ACK), h.ack);
         // This packet acknowledges the other side's FIN.
         let acks_fin = |x: Direction| ack && d != x && self.half[x.index()].fin_acked_by(ackno);
         let fin_acked = |x: Direction| {
@@ -491,7 +506,8 @@ impl TcpSession {
                     Closing
                 }
             }
-            (FinWait1, ToServer) if acks_fin(ToClient) => FinWait2,
+            // Only with the client's next sequence number (make-stream-window.py e2).
+            (FinWait1, ToServer) if acks_fin(ToClient) && seq_ok => FinWait2,
             (FinWait2, ToServer) if fin => TimeWait,
             (CloseWait, ToClient) if fin => LastAck,
             (Closing, _) if acks_fin(other) => TimeWait,
