@@ -484,23 +484,21 @@ impl TcpSession {
     /// Suricata's orientation: the client's FIN moves an established session to
     /// CLOSE_WAIT, then the server's to LAST_ACK; the server's FIN to FIN_WAIT1, the
     /// client's ACK of it to FIN_WAIT2 and its FIN to TIME_WAIT (CLOSING when that FIN
-    /// does not acknowledge the server's); the last ACK closes.
+    /// has no ACK flag); an ACK of the other side's FIN closes.
     fn close_state(&self, d: Direction, h: &TcpHeader, seq_ok: bool) -> TcpState {
         let (fin, ack, ackno) = (h.has(flags::FIN), h.has(flags::ACK), h.ack);
         // This packet acknowledges the other side's FIN.
         let acks_fin = |x: Direction| ack && d != x && self.half[x.index()].fin_acked_by(ackno);
-        let fin_acked = |x: Direction| {
-            let h = &self.half[x.index()];
-            h.flags & H_ACKED != 0 && h.fin_acked_by(h.last_ack)
-        };
         let other = d.reverse();
         use Direction::{ToClient, ToServer};
         use TcpState::*;
         match (self.state, d) {
             (Established, ToServer) if fin => CloseWait,
             (Established, ToClient) if fin => FinWait1,
+            // With ACK, whatever it acknowledges (sv-ether's UPnP flows: the client's
+            // FIN does not acknowledge the server's FIN, the server's ACK closes).
             (FinWait1, ToServer) if fin => {
-                if acks_fin(ToClient) {
+                if ack {
                     TimeWait
                 } else {
                     Closing
@@ -512,7 +510,7 @@ impl TcpSession {
             (CloseWait, ToClient) if fin => LastAck,
             (Closing, _) if acks_fin(other) => TimeWait,
             (LastAck, ToServer) if acks_fin(ToClient) => Closed,
-            (TimeWait, _) if fin_acked(ToServer) && fin_acked(ToClient) => Closed,
+            (TimeWait, _) if acks_fin(other) => Closed,
             (s, _) => s,
         }
     }
