@@ -34,25 +34,40 @@ use std::path::Path;
 /// is refused as unsupported, except `wrong_thread` (its condition cannot arise in
 /// Osprey).
 const NOT_RAISED: &[(&str, &str)] = &[
-    ("3whs_ack_data_inject", "inline-only check on data ACKs in SYN_RECV, not modelled"),
-    ("3whs_syn_flood", "no queue of SYNs with different ISNs (stream.max-syn-queued)"),
+    (
+        "3whs_ack_data_inject",
+        "inline-only check on data ACKs in SYN_RECV, not modelled",
+    ),
+    (
+        "3whs_syn_flood",
+        "no queue of SYNs with different ISNs (stream.max-syn-queued)",
+    ),
     (
         "3whs_synack_flood",
         "no queue of SYN/ACKs with different ISNs (stream.max-synack-queued)",
     ),
-    ("3whs_synack_tfo_data_ignored", "a Fast Open SYN/ACK's data is not tracked"),
+    (
+        "3whs_synack_tfo_data_ignored",
+        "a Fast Open SYN/ACK's data is not tracked",
+    ),
     ("4whs_invalid_ack", "no four-way handshake states"),
     ("4whs_synack_with_wrong_ack", "no four-way handshake states"),
     ("4whs_synack_with_wrong_syn", "no four-way handshake states"),
     ("4whs_wrong_seq", "no four-way handshake states"),
-    ("est_ack_zwp_data", "zero-window probes are told, their ACKs are not followed"),
+    (
+        "est_ack_zwp_data",
+        "zero-window probes are told, their ACKs are not followed",
+    ),
     ("pkt_bad_window_update", "window updates are not classified"),
     ("pkt_invalid_timestamp", "no TCP timestamp (PAWS) tracking"),
     (
         "pkt_retransmission",
         "retransmissions are not classified as Suricata's pre-state checks do",
     ),
-    ("shutdown_syn_resend", "its conditions could not be told from Suricata's runs"),
+    (
+        "shutdown_syn_resend",
+        "its conditions could not be told from Suricata's runs",
+    ),
     ("suspected_rst_inject", "no RST sequence validation"),
     (
         "wrong_thread",
@@ -305,7 +320,10 @@ fn records_equal_suricatas_on_sv_ether_flows() {
     ));
     // The Osprey side never has a record the comparison leaves out.
     for g in &got {
-        assert!(compared(g, &by_sid, &[]), "Osprey raised a listed event: {g}");
+        assert!(
+            compared(g, &by_sid, &[]),
+            "Osprey raised a listed event: {g}"
+        );
     }
     // Known differences are left out on both sides.
     let got: Vec<String> = got
@@ -354,7 +372,10 @@ fn window_and_closing_records_equal_suricatas_on_crafted_sessions() {
         &rules,
     ));
     for g in &got {
-        assert!(compared(g, &by_sid, &[]), "Osprey raised a listed event: {g}");
+        assert!(
+            compared(g, &by_sid, &[]),
+            "Osprey raised a listed event: {g}"
+        );
     }
     let want: Vec<String> = saved("stream-window.suricata.txt")
         .into_iter()

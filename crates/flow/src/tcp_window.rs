@@ -304,7 +304,15 @@ mod tests {
     /// A session through its handshake with the given windows and scale options.
     fn session(cw: Option<u8>, sw: Option<u8>, cwin: u16, swin: u16) -> TcpSession {
         let mut s = TcpSession::default();
-        step(&mut s, TS, TcpHeader { wscale: cw, ..hdr(1000, 0, SYN, cwin) }, 0);
+        step(
+            &mut s,
+            TS,
+            TcpHeader {
+                wscale: cw,
+                ..hdr(1000, 0, SYN, cwin)
+            },
+            0,
+        );
         let sa = TcpHeader {
             wscale: sw,
             ..hdr(5000, 1001, SYN | ACK, swin)
@@ -321,11 +329,21 @@ mod tests {
         let mut s = session(None, None, 1024, 100);
         assert!(step(&mut s, TS, hdr(1001, 5001, ACK | PSH, 1024), 100).is_empty());
         assert!(step(&mut s, TC, hdr(5001, 1101, ACK, 100), 0).is_empty());
-        let st = s.step(&TcpConfig::default(), TS, &hdr(1101, 5001, ACK | PSH, 1024), 150);
+        let st = s.step(
+            &TcpConfig::default(),
+            TS,
+            &hdr(1101, 5001, ACK | PSH, 1024),
+            150,
+        );
         assert!(only(st.events, &[E::EstPacketOutOfWindow]) && !st.accept_data);
         // Its sender's next sequence number moved all the same, as in Suricata.
         assert_eq!(s.half[0].next_seq, 1251);
-        let st = s.step(&TcpConfig::default(), TS, &hdr(1101, 5001, ACK | PSH, 1024), 100);
+        let st = s.step(
+            &TcpConfig::default(),
+            TS,
+            &hdr(1101, 5001, ACK | PSH, 1024),
+            100,
+        );
         assert!(st.events.is_empty() && st.accept_data);
     }
 
@@ -427,7 +445,10 @@ mod tests {
         assert!(only(e, &[E::TimewaitAckWrongSeq]));
         let e = step(&mut s, TC, hdr(5002, 99999, ACK, 1000), 0);
         assert!(only(e, &[E::PktInvalidAck, E::TimewaitInvalidAck]));
-        assert!(s.step(&TcpConfig::default(), TC, &hdr(5002, 1012, ACK, 1000), 0).closed);
+        assert!(
+            s.step(&TcpConfig::default(), TC, &hdr(5002, 1012, ACK, 1000), 0)
+                .closed
+        );
     }
 
     #[test]
@@ -453,7 +474,10 @@ mod tests {
         assert!(only(e, &[E::LastackAckWrongSeq]));
         let e = step(&mut s, TS, hdr(1012, 99999, ACK, 1000), 0);
         assert!(only(e, &[E::PktInvalidAck, E::LastackInvalidAck]));
-        assert!(s.step(&TcpConfig::default(), TS, &hdr(1012, 5002, ACK, 1000), 0).closed);
+        assert!(
+            s.step(&TcpConfig::default(), TS, &hdr(1012, 5002, ACK, 1000), 0)
+                .closed
+        );
     }
 
     #[test]
@@ -468,7 +492,10 @@ mod tests {
         assert!(only(e, &[E::PktInvalidAck, E::ClosingInvalidAck]));
         step(&mut s, TC, hdr(5002, 1002, ACK, 1000), 0);
         assert_eq!(s.state, TcpState::TimeWait);
-        assert!(s.step(&TcpConfig::default(), TS, &hdr(1002, 5002, ACK, 1000), 0).closed);
+        assert!(
+            s.step(&TcpConfig::default(), TS, &hdr(1002, 5002, ACK, 1000), 0)
+                .closed
+        );
     }
 
     #[test]

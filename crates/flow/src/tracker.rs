@@ -319,9 +319,7 @@ impl FlowTracker {
                 // Where the sender's stream was consumed up to (Suricata's base_seq).
                 let base = (f.streams != NO_STREAM)
                     .then(|| self.streams[f.streams as usize][dir.index()].consumed_seq());
-                let mut st = f
-                    .tcp
-                    .step_at(&self.cfg.tcp, dir, &h, p.payload.len(), base);
+                let mut st = f.tcp.step_at(&self.cfg.tcp, dir, &h, p.payload.len(), base);
                 stream_events = st.events;
                 // Session memory cap: the session is not created (the flow stays
                 // without one, as after a refused pick-up).
