@@ -392,6 +392,75 @@ fn window_and_closing_records_equal_suricatas_on_crafted_sessions() {
     }
 }
 
+/// The state each crafted session of `data/stream-window.pcap` ends in (the `tcp.state`
+/// of its EVE `flow` record, by client port), as Suricata 7.0.10 logged them: the
+/// closing states in Suricata's orientation (the server's FIN first: FIN_WAIT1), the
+/// refused packets leaving 40001-40004 and 40012 short of CLOSED.
+const WINDOW_END_STATES: &str = "40001 fin_wait1 40002 fin_wait1 40003 established \
+    40004 established 40005 closed 40006 closed 40007 closed 40008 closed 40009 closed \
+    40010 closed 40011 closed 40012 time_wait 40013 closed 40014 closed 40015 closed";
+
+/// `port state` of each TCP `flow` record of an eve.json, sorted, space-separated.
+fn end_states(eve: &str) -> String {
+    let mut v: Vec<String> = eve
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["event_type"] == "flow" && r["proto"] == "TCP")
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["src_port"],
+                r["tcp"]["state"].as_str().unwrap_or("-")
+            )
+        })
+        .collect();
+    v.sort();
+    v.join(" ")
+}
+
+#[test]
+fn crafted_sessions_end_in_suricatas_states() {
+    let dir = tempdir("stream-window-states");
+    let yaml = dir.join("flow.yaml");
+    std::fs::write(
+        &yaml,
+        "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      \
+         filetype: regular\n      filename: eve.json\n      types:\n        - flow\n",
+    )
+    .unwrap();
+    let pcap = data("stream-window.pcap");
+    let r = osprey(&[
+        "-c",
+        yaml.to_str().unwrap(),
+        "-S",
+        "/dev/null",
+        "-r",
+        pcap.to_str().unwrap(),
+        "-k",
+        "none",
+        "--runmode",
+        "single",
+        "-l",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let want = WINDOW_END_STATES
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let got = end_states(&std::fs::read_to_string(dir.join("eve.json")).unwrap());
+    assert_eq!(got, want);
+    if common::suricata().is_some() {
+        let live = end_states(&common::suricata_rules_eve(
+            &yaml,
+            &pcap,
+            Path::new("/dev/null"),
+            &dir.join("suricata"),
+        ));
+        assert_eq!(live, want);
+    }
+}
+
 /// The events the window tracking and the closing states raise, each present in
 /// `data/stream-window.pcap`.
 const WINDOW_EVENTS: &[&str] = &[
