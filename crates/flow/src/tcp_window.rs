@@ -46,8 +46,8 @@
 use wire::{StreamEvent as E, StreamEvents};
 
 use crate::tcp::{
-    flags, seq_geq, seq_gt, Direction, Half, TcpConfig, TcpHeader, TcpSession, TcpState, H_ISN,
-    H_SCALED, H_WSCALE,
+    flags, seq_geq, seq_gt, Direction, Half, TcpConfig, TcpHeader, TcpSession, TcpState, H_FIN,
+    H_ISN, H_SCALED, H_WSCALE,
 };
 
 /// The largest window-scale shift (RFC 7323); larger options count as 14.
@@ -157,8 +157,14 @@ pub(crate) fn check(
     if syn && !fin {
         return false;
     }
-    // A FIN before what its sender sent or past what it may send.
-    let fin_oow = seq_gt(snd.next_seq, h.seq) || seq_gt(h.seq, snd.next_win);
+    // A FIN before what its sender sent or past what it may send; its own FIN again
+    // is no anomaly (sv-ether 127.0.0.1:33734, a capture with every packet twice).
+    let floor = if snd.flags & H_FIN != 0 {
+        snd.next_seq.wrapping_sub(1)
+    } else {
+        snd.next_seq
+    };
+    let fin_oow = seq_gt(floor, h.seq) || seq_gt(h.seq, snd.next_win);
     let bad_ack = !ack_ok(&rcv, h);
     let keepalive = len <= 1 && h.seq == snd.next_seq.wrapping_sub(1);
     let before_last_ack = !keepalive && seq_gt(snd.last_ack, end);
@@ -425,6 +431,8 @@ mod tests {
         step(&mut s, TS, hdr(1001, 5001, ACK | PSH, 1000), 10);
         assert!(step(&mut s, TC, hdr(5001, 1011, ACK | FIN, 1000), 0).is_empty());
         assert_eq!(s.state, TcpState::FinWait1);
+        // The same FIN again is no anomaly.
+        assert!(step(&mut s, TC, hdr(5001, 1011, ACK | FIN, 1000), 0).is_empty());
         let e = step(&mut s, TS, hdr(1011, 99999, ACK, 1000), 0);
         assert!(only(e, &[E::PktInvalidAck, E::Fin1InvalidAck]));
         let e = step(&mut s, TS, hdr(3000, 5002, ACK, 1000), 0);
