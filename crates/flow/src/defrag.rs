@@ -798,10 +798,16 @@ mod tests {
             assert_eq!(r, DefragResult::Pending);
         }
         assert_eq!(d.pending(), 1000);
-        assert!(d.trackers.values().all(|t| !t.buf.spilled() && !t.header.spilled()));
+        assert!(d
+            .trackers
+            .values()
+            .all(|t| !t.buf.spilled() && !t.header.spilled()));
         // A datagram past the inline room spills and still reassembles exactly.
         let big = vec![b'Z'; 3 * INLINE_BUF];
-        assert_eq!(d.insert(&frag(v4key(5000), 0, true, &big, &h)), DefragResult::Pending);
+        assert_eq!(
+            d.insert(&frag(v4key(5000), 0, true, &big, &h)),
+            DefragResult::Pending
+        );
         assert!(d.trackers[&v4key(5000)].buf.spilled());
         let p = payload(d.insert(&frag(v4key(5000), big.len() as u32, false, b"end", &h)))
             .expect("complete");

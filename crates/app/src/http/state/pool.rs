@@ -110,10 +110,19 @@ fn reused(m: Message) -> Message {
         body,
         ..
     } = m;
-    // The old spare list (emptied as headers were made) holds the next header list.
-    let mut list = spare_headers;
+    // The used headers join the spare ones (as far as the fuller list has room: no
+    // allocation here); the other list, emptied, holds the next message's headers.
+    let (mut list, mut spare) = (headers, spare_headers);
+    if list.len() > spare.len() {
+        std::mem::swap(&mut list, &mut spare);
+    }
+    while spare.len() < spare.capacity() {
+        match list.pop() {
+            Some(h) => spare.push(h),
+            None => break,
+        }
+    }
     list.clear();
-    let mut spare = headers;
     spare.truncate(MAX_HEADERS);
     spare.retain(|h| h.name.capacity() + h.value.capacity() <= MAX_BUF);
     Message {
@@ -226,14 +235,21 @@ mod tests {
         let tx = self::tx(7);
         assert_eq!(tx.id, 7);
         let fresh = HttpTx::default();
-        for (m, f) in [(&tx.request, &fresh.request), (&tx.response, &fresh.response)] {
+        for (m, f) in [
+            (&tx.request, &fresh.request),
+            (&tx.response, &fresh.response),
+        ] {
             let mut m = m.clone();
             m.spare_headers.clear();
             assert_eq!(format!("{m:?}"), format!("{f:?}"));
         }
         assert!(tx.uri_norm.is_empty() && tx.status.is_none() && tx.host.is_none());
         assert!(tx.request.line.capacity() > 0 && tx.request.body.capacity() > 0);
-        assert_eq!(tx.request.spare_headers.len(), 2, "the headers' buffers are kept");
+        assert_eq!(
+            tx.request.spare_headers.len(),
+            2,
+            "the headers' buffers are kept"
+        );
         // Headers made from the spare ones hold only their own bytes.
         let mut tx = tx;
         assert!(tx.request.add_header(b"X", b"y", 100));
@@ -241,6 +257,23 @@ mod tests {
         assert_eq!(tx.request.headers()[0].name, b"X");
         assert_eq!(tx.request.headers()[0].value, b"y");
         assert_eq!(tx.request.header("x"), Some(&b"y"[..]));
+    }
+
+    #[test]
+    fn resetting_an_unused_message_keeps_its_spare_headers() {
+        while POOL.with(|p| p.borrow_mut().txs.pop()).is_some() {}
+        give_tx(Some(filled()));
+        let mut tx = self::tx(1);
+        assert_eq!(tx.response.spare_headers.len(), 2);
+        // A response line resets the response before its headers come.
+        reset(&mut tx.response);
+        assert_eq!(tx.response.spare_headers.len(), 2);
+        assert!(tx.response.add_header(b"Server", b"x", 100));
+        assert_eq!(tx.response.spare_headers.len(), 1);
+        // Reset after use: the used header and the unused one are both spare again.
+        reset(&mut tx.response);
+        assert_eq!(tx.response.headers().len(), 0);
+        assert_eq!(tx.response.spare_headers.len(), 2);
     }
 
     #[test]
