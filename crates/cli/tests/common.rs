@@ -198,17 +198,18 @@ pub fn wait_exit(
     }
 }
 
-/// Runs `osprey -c YAML -S RULES -r PCAP -k K --runmode single -l OUT`, creating OUT;
-/// the process's output (its status and stderr are the caller's to check).
-pub fn osprey_single_k(
+/// Runs `osprey -c YAML -S RULES -r PCAP -k K --runmode single -l OUT EXTRA...`,
+/// creating OUT; the process's output (its status and stderr are the caller's to check).
+pub fn osprey_single_with(
     yaml: &std::path::Path,
     rules: &std::path::Path,
     pcap: &std::path::Path,
     k: &str,
     out: &std::path::Path,
+    extra: &[&str],
 ) -> Output {
     std::fs::create_dir_all(out).unwrap();
-    osprey(&[
+    let mut args = vec![
         "-c",
         yaml.to_str().unwrap(),
         "-S",
@@ -221,7 +222,20 @@ pub fn osprey_single_k(
         "single",
         "-l",
         out.to_str().unwrap(),
-    ])
+    ];
+    args.extend_from_slice(extra);
+    osprey(&args)
+}
+
+/// [`osprey_single_with`] without extra arguments.
+pub fn osprey_single_k(
+    yaml: &std::path::Path,
+    rules: &std::path::Path,
+    pcap: &std::path::Path,
+    k: &str,
+    out: &std::path::Path,
+) -> Output {
+    osprey_single_with(yaml, rules, pcap, k, out, &[])
 }
 
 /// [`osprey_single_k`] without checksum validation (`-k none`).

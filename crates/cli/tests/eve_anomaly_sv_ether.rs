@@ -24,7 +24,7 @@
 
 mod common;
 
-use common::{osprey, repo, tempdir};
+use common::{repo, tempdir};
 use serde_json::Value;
 use std::path::Path;
 
@@ -58,22 +58,14 @@ fn anomalies(lines: &str) -> Vec<String> {
 fn run(name: &str, pcap: &str, extra: &[&str]) -> Vec<String> {
     let dir = tempdir(name);
     let pcap = repo(&format!("crates/cli/tests/data/{pcap}"));
-    let mut args = vec![
-        "-c",
-        "/etc/suricata/suricata.yaml",
-        "-S",
-        "/dev/null",
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
+    let r = common::osprey_single_with(
+        Path::new("/etc/suricata/suricata.yaml"),
+        Path::new("/dev/null"),
+        &pcap,
         "none",
-        "--runmode",
-        "single",
-        "-l",
-        dir.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    let r = osprey(&args);
+        &dir,
+        extra,
+    );
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     anomalies(&std::fs::read_to_string(dir.join("eve.json")).unwrap())
 }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{assert_same_records, osprey, osprey_eve, repo, tempdir};
+use common::{assert_same_records, osprey_eve, repo, tempdir};
 use serde_json::Value;
 use std::path::Path;
 
@@ -132,20 +132,7 @@ fn ike_keywords_alert_on_the_capture() {
     )
     .unwrap();
     let pcap = repo("crates/cli/tests/data/issue24c.pcap");
-    let r = osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        dir.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(&yaml, &rules, &pcap, &dir);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let eve = std::fs::read_to_string(dir.join("eve.json")).unwrap();
     let mut counts = std::collections::BTreeMap::new();

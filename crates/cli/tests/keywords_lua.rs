@@ -49,23 +49,7 @@ fn alerts(dir: &Path) -> BTreeMap<u64, Vec<u64>> {
 }
 
 fn run_osprey(dir: &Path, yaml: &Path, pcap: &Path, name: &str) -> std::process::Output {
-    let out = dir.join(name);
-    std::fs::create_dir_all(&out).unwrap();
-    let rules = dir.join("lua.rules");
-    common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ])
+    common::osprey_single(yaml, &dir.join("lua.rules"), pcap, &dir.join(name))
 }
 
 #[test]

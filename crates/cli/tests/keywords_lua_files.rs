@@ -61,24 +61,6 @@ fn alerts(capture: &str, dir: &Path) -> Vec<String> {
     v
 }
 
-fn run_osprey(yaml: &Path, rules: &Path, pcap: &Path, out: &Path) -> std::process::Output {
-    std::fs::create_dir_all(out).unwrap();
-    common::osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        rules.to_str().unwrap(),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        out.to_str().unwrap(),
-    ])
-}
-
 #[test]
 fn lua_file_functions_alert_as_suricata() {
     let dir = common::tempdir("keywords-lua-files");
@@ -92,7 +74,7 @@ fn lua_file_functions_alert_as_suricata() {
     for capture in CAPTURES {
         let pcap = common::repo(&format!("crates/cli/tests/data/{capture}.pcap"));
         let out = dir.join(format!("osprey-{capture}"));
-        let r = run_osprey(&yaml, &rules, &pcap, &out);
+        let r = common::osprey_single(&yaml, &rules, &pcap, &out);
         let text =
             String::from_utf8_lossy(&r.stderr).to_string() + &String::from_utf8_lossy(&r.stdout);
         assert!(r.status.success(), "{text}");
@@ -169,7 +151,7 @@ fn lua_missing_api_function_is_reported() {
         dir.join("file-none.lua"),
     )
     .unwrap();
-    let r = run_osprey(&yaml, &rules, &pcap, &dir.join("osprey"));
+    let r = common::osprey_single(&yaml, &rules, &pcap, &dir.join("osprey"));
     let text = String::from_utf8_lossy(&r.stderr).to_string() + &String::from_utf8_lossy(&r.stdout);
     assert!(r.status.success(), "{text}");
     assert!(
@@ -216,7 +198,7 @@ fn lua_body_script_runs_where_file_data_does() {
         assert_ne!(at("2"), vec!["0".to_string()], "{got:?}");
     };
     let out = dir.join("osprey");
-    let r = run_osprey(&yaml, &rules, &pcap, &out);
+    let r = common::osprey_single(&yaml, &rules, &pcap, &out);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     check(&out);
     if common::suricata().is_none() {

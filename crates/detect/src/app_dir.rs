@@ -15,23 +15,7 @@ pub(crate) fn conflicting(name: &str) -> Refusal {
 
 #[cfg(test)]
 mod tests {
-    use crate::{DetectOptions, Detector};
-
-    fn refused(rule: &str) -> bool {
-        let (set, _) = rules::RuleSet::load_str(
-            rule,
-            None,
-            &rules::Vars::suricata_default(),
-            &Default::default(),
-        );
-        let (d, diags) = Detector::build(
-            &set.rules,
-            &DetectOptions::default(),
-            &rules::Vars::default(),
-        );
-        assert_eq!(d.sigs().len() + diags.len(), 1, "{diags:?}");
-        !diags.is_empty()
-    }
+    use crate::testutil::refused;
 
     #[test]
     fn request_and_response_buffers_do_not_mix() {

@@ -20,15 +20,7 @@ pub(crate) fn compile(p: Protocol, op: IpProtoOp, proto: u8) -> Result<PktOpt, R
 
 #[cfg(test)]
 mod tests {
-    use crate::{DetectOptions, Detector};
-
-    fn refused(rule: &str) -> bool {
-        let vars = rules::Vars::suricata_default();
-        let (set, _) = rules::RuleSet::load_str(rule, None, &vars, &Default::default());
-        assert_eq!(set.rules.len(), 1, "{rule}");
-        let (_, diags) = Detector::build(&set.rules, &DetectOptions::default(), &vars);
-        !diags.is_empty()
-    }
+    use crate::testutil::refused;
 
     /// The answers of `suricata -T` (7.0.10).
     #[test]

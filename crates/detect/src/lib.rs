@@ -127,6 +127,24 @@ pub(crate) mod testutil {
         d
     }
 
+    /// Whether the detector refuses the one rule `rule` (which the rules crate loads):
+    /// the build's diagnostics are not empty.
+    pub(crate) fn refused(rule: &str) -> bool {
+        let (set, _) = rules::RuleSet::load_str(
+            rule,
+            None,
+            &rules::Vars::suricata_default(),
+            &Default::default(),
+        );
+        assert_eq!(set.rules.len(), 1, "{rule}");
+        let (_, diags) = Detector::build(
+            &set.rules,
+            &DetectOptions::default(),
+            &rules::Vars::default(),
+        );
+        !diags.is_empty()
+    }
+
     /// An IPv4 packet 10.0.0.1:1234 -> 10.0.0.2:80 of protocol `proto` whose payload is
     /// `payload`, at offset 54 of its frame.
     pub(crate) fn packet(proto: u8, payload: &[u8]) -> (wire::Packet, Vec<u8>) {

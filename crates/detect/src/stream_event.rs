@@ -1,12 +1,13 @@
 //! `stream-event:<name>` and `engine-event:stream.<name>`: the TCP tracker raised the
 //! stream event on the packet (the set comes with the packet's flow context,
-//! [`crate::FlowCounts::stream_events`]). Every name Suricata 7.0.10 knows loads, the
-//! ones Osprey's tracker never raises included (they hold on no packet, as in Suricata
-//! on traffic without that anomaly); an unknown name is a rule error, as there.
+//! [`crate::FlowCounts::stream_events`]). A name Suricata 7.0.10 knows whose event
+//! Osprey's tracker does not raise is an unsupported rule, with the reason
+//! ([`wire::StreamEvent::not_raised`]; `wrong_thread` loads: its condition cannot arise
+//! in Osprey); an unknown name is a rule error, as in Suricata.
 
 use crate::input::FlowInfo;
 use crate::packet_opts::HdrOpt;
-use crate::sig::{failed, Refusal};
+use crate::sig::{failed, unsupported, Refusal};
 
 /// The condition for `keyword` (`stream-event` or `engine-event`) with event name
 /// `name` (without the `stream.` prefix).
@@ -14,9 +15,15 @@ pub(crate) fn compile(keyword: &str, name: &str) -> Result<HdrOpt, Refusal> {
     if name.is_empty() {
         return Err(failed(keyword, format!("{keyword} needs an event name")));
     }
-    wire::StreamEvent::from_name(name)
-        .map(HdrOpt::Stream)
-        .ok_or_else(|| failed(keyword, format!("{keyword}:{name}: unknown stream event")))
+    let e = wire::StreamEvent::from_name(name)
+        .ok_or_else(|| failed(keyword, format!("{keyword}:{name}: unknown stream event")))?;
+    match e.not_raised() {
+        Some(why) if e != wire::StreamEvent::WrongThread => Err(unsupported(
+            keyword,
+            format!("{keyword}:{name}: Osprey's TCP tracker does not raise this event ({why})"),
+        )),
+        _ => Ok(HdrOpt::Stream(e)),
+    }
 }
 
 /// Whether the packet whose flow context is `flow` carries event `e`.
@@ -29,13 +36,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_name_loads_and_unknown_ones_fail() {
+    fn raised_names_load_others_are_unsupported_and_unknown_ones_fail() {
         for &e in wire::StreamEvent::ALL {
-            assert_eq!(
-                compile("stream-event", e.name()).unwrap(),
-                HdrOpt::Stream(e)
-            );
+            match compile("stream-event", e.name()) {
+                Ok(opt) => {
+                    assert_eq!(opt, HdrOpt::Stream(e));
+                    assert!(
+                        e.not_raised().is_none() || e == wire::StreamEvent::WrongThread,
+                        "{e:?}"
+                    );
+                }
+                Err(r) => assert!(r.unsupported && e.not_raised().is_some(), "{e:?}"),
+            }
         }
+        assert!(
+            compile("engine-event", "pkt_invalid_timestamp")
+                .unwrap_err()
+                .unsupported
+        );
         assert_eq!(
             compile("stream-event", "3whs_synack_resend_with_different_ack").unwrap(),
             HdrOpt::Stream(wire::StreamEvent::ThreewhsSynackResendWithDiffAck)

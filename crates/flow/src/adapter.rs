@@ -177,6 +177,7 @@ pub fn packet_info<'a>(p: &Packet, buf: &'a [u8]) -> Option<PacketInfo<'a>> {
         flags: p.tcp_flags,
         window: p.window,
         tfo: crate::tfo::syn_has_tfo(p, buf),
+        wscale: p.has(pf::TCP_WSCALE).then_some(p.tcp_wscale),
     });
     Some(PacketInfo {
         key,

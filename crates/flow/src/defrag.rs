@@ -173,9 +173,14 @@ pub struct DefragStats {
     pub timeouts: u64,
 }
 
+/// Reassembly bytes a tracker holds inline (no allocation): enough for the small
+/// datagrams fragmentation floods and scans are made of.
+const INLINE_BUF: usize = 32;
+
 #[derive(Default)]
 struct Tracker {
-    buf: Vec<u8>,
+    /// The datagram's payload as far as fragments placed it (inline while small).
+    buf: SmallVec<[u8; INLINE_BUF]>,
     /// The fragments' ranges (inline while few: most datagrams have two).
     frags: SmallVec<[Range<u32>; 4]>,
     /// The first fragment's header (inline when it is at most 64 bytes).
@@ -194,7 +199,7 @@ struct Tracker {
 /// that completed, were dropped or timed out), so that a steady stream of fragments
 /// does not allocate: the trackers a sweep expires serve the datagrams that follow.
 const SPARE_BYTES: usize = 1 << 20;
-/// A reused tracker keeps at most this much of its reassembly buffer.
+/// A reused tracker keeps its reassembly buffer only up to this size.
 const SPARE_BUF: usize = 16 << 10;
 
 /// Emptied trackers kept for reuse, their buffers' total capacity bounded.
@@ -224,7 +229,8 @@ impl Spare {
     fn put(&mut self, mut t: Tracker) {
         t.buf.clear();
         if t.buf.capacity() > SPARE_BUF {
-            t.buf.shrink_to(SPARE_BUF);
+            // Not kept at that size: the next datagram starts inline.
+            t.buf = SmallVec::new();
         }
         let room = Self::room(&t);
         if self.bytes + room > SPARE_BYTES {
@@ -779,6 +785,37 @@ mod tests {
         assert_eq!(&p[20..], b"AAAAAAAABB");
         assert_eq!((d.pending(), d.memuse()), (0, 0));
         assert_eq!(d.spare.list.len(), 1);
+    }
+
+    #[test]
+    fn small_datagrams_are_held_inline_and_large_ones_spill() {
+        let h = v4hdr();
+        let mut d = Defrag::new(DefragConfig::default());
+        // Thousands of small first fragments that never complete (a fragment flood):
+        // their bytes and headers stay inside the trackers, no buffer per datagram.
+        for id in 0..1000 {
+            let r = d.insert(&frag(v4key(id), 0, true, b"0123456789abcd", &h));
+            assert_eq!(r, DefragResult::Pending);
+        }
+        assert_eq!(d.pending(), 1000);
+        assert!(d
+            .trackers
+            .values()
+            .all(|t| !t.buf.spilled() && !t.header.spilled()));
+        // A datagram past the inline room spills and still reassembles exactly.
+        let big = vec![b'Z'; 3 * INLINE_BUF];
+        assert_eq!(
+            d.insert(&frag(v4key(5000), 0, true, &big, &h)),
+            DefragResult::Pending
+        );
+        assert!(d.trackers[&v4key(5000)].buf.spilled());
+        let p = payload(d.insert(&frag(v4key(5000), big.len() as u32, false, b"end", &h)))
+            .expect("complete");
+        assert_eq!(&p[20..20 + big.len()], &big[..]);
+        assert_eq!(&p[20 + big.len()..], b"end");
+        // Expired, the spilled buffer is kept for reuse (under the spare bounds).
+        d.expire(200_000_000);
+        assert_eq!((d.pending(), d.memuse()), (0, 0));
     }
 
     #[test]

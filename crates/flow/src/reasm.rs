@@ -243,6 +243,15 @@ impl Reassembly {
         (off >= 0).then_some(off as u64)
     }
 
+    /// The sequence number of the first byte that some consumer has not taken yet
+    /// (Suricata's `base_seq`: what lies before it is gone; the stream's first
+    /// sequence number before anything was taken).
+    pub fn consumed_seq(&self) -> u32 {
+        let off = self.progress[0].min(self.progress[1]);
+        self.ref_seq
+            .wrapping_add(off.wrapping_sub(self.ref_off) as u32)
+    }
+
     /// Move the reference point forward so that offsets far from the start still map.
     fn rebase(&mut self, seq: u32, off: u64) {
         self.ref_seq = seq;

@@ -20,6 +20,9 @@ pub struct TcpHeader {
     /// A SYN that carries a TCP Fast Open option (see [`crate::tfo`]): only then is
     /// its payload stream data, as in Suricata; other SYN payloads are the packet's.
     pub tfo: bool,
+    /// The window-scale option's shift, when the header carries one (only a SYN's or
+    /// a SYN/ACK's counts, see [`crate::tcp_window`]).
+    pub wscale: Option<u8>,
 }
 
 impl TcpHeader {
@@ -125,10 +128,37 @@ pub struct Half {
     pub next_seq: u32,
     /// Highest acknowledgement the other side sent for this sender's data.
     pub last_ack: u32,
-    /// Sequence number of this sender's FIN (valid when `fin` is set).
-    pub fin_seq: u32,
     /// Bit flags: see the `H_*` constants.
     pub flags: u8,
+    /// The highest sequence number this sender may send: what the other side
+    /// acknowledged plus the window the other side advertised (Suricata's `next_win`;
+    /// it only grows).
+    pub next_win: u32,
+    /// The window field this sender last advertised, as sent (see [`Half::window`]).
+    pub win: u16,
+    /// The shift applied to this sender's advertised windows after the handshake: its
+    /// SYN's or SYN/ACK's window-scale option when both handshake packets carry one,
+    /// else 0.
+    pub wscale: u8,
+}
+
+impl Half {
+    /// The receive window this sender last advertised, in bytes (Suricata's
+    /// `window`): the handshake's windows are not scaled, later ones are.
+    pub fn window(&self) -> u32 {
+        let shift = if self.flags & H_SCALED != 0 {
+            self.wscale
+        } else {
+            0
+        };
+        u32::from(self.win) << shift
+    }
+
+    /// Whether this sender's FIN was seen and `ack` acknowledges it (and everything
+    /// the sender sent before).
+    fn fin_acked_by(&self, ack: u32) -> bool {
+        self.flags & H_FIN != 0 && seq_geq(ack, self.next_seq)
+    }
 }
 
 /// ISN known.
@@ -143,8 +173,13 @@ pub(crate) const H_SYN: u8 = 8;
 /// The server sent a packet other than a SYN/ACK once the session was established
 /// (Suricata's confirmed handshake: a SYN/ACK again is then an anomaly).
 pub(crate) const H_CONFIRMED: u8 = 16;
+/// This sender's SYN or SYN/ACK carried a window-scale option (shift in `wscale`
+/// until the handshake says whether both sides scale).
+pub(crate) const H_WSCALE: u8 = 32;
+/// [`Half::win`] came from a packet after the handshake: it is scaled.
+pub(crate) const H_SCALED: u8 = 64;
 
-/// Session state, inline in the flow entry (about 50 bytes).
+/// Session state, inline in the flow entry (about 44 bytes).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TcpSession {
     /// Current state.
@@ -215,6 +250,19 @@ impl TcpSession {
         h: &TcpHeader,
         payload_len: usize,
     ) -> TcpStep {
+        self.step_at(cfg, d, h, payload_len, None)
+    }
+
+    /// [`TcpSession::step`] knowing `base`, the sequence number up to which the
+    /// sender's stream was consumed and released (see [`crate::tcp_window::check`]).
+    pub fn step_at(
+        &mut self,
+        cfg: &TcpConfig,
+        d: Direction,
+        h: &TcpHeader,
+        payload_len: usize,
+        base: Option<u32>,
+    ) -> TcpStep {
         use flags::*;
         let mut st = TcpStep::default();
         let syn = h.flags & SYN != 0;
@@ -223,13 +271,17 @@ impl TcpSession {
         let fin = h.flags & FIN != 0;
         let di = d.index();
         let oi = d.reverse().index();
-        if crate::tcp_events::check(self, cfg, d, h, payload_len, &mut st.events) {
+        if crate::tcp_events::check(self, cfg, d, h, payload_len, &mut st.events)
+            || crate::tcp_window::check(self, cfg, d, h, payload_len, base, &mut st.events)
+        {
             return st;
         }
+        let before = self.state;
         match self.state {
             TcpState::None => {
                 if syn && !ack && !rst {
                     self.set_isn(d, h.seq);
+                    crate::tcp_window::syn(self, d, h);
                     self.state = TcpState::SynSent;
                     st.created = true;
                     // TCP Fast Open: data on a SYN with the TFO option.
@@ -269,6 +321,7 @@ impl TcpSession {
                         self.set_isn(d, h.seq);
                         self.half[oi].last_ack = h.ack;
                         self.half[oi].flags |= H_ACKED;
+                        crate::tcp_window::synack(self, d, h);
                         self.state = TcpState::SynRecv;
                     }
                     return st;
@@ -366,11 +419,14 @@ impl TcpSession {
             // First packet from this side of a session picked up from the other side.
             self.pick_up(d, h.seq);
         }
+        let seq_ok = h.seq == self.half[di].next_seq;
+        // A FIN takes a sequence number once; an empty ACK ahead moves nothing.
+        let new_fin = fin && self.half[di].flags & H_FIN == 0;
         let end = h
             .seq
             .wrapping_add(payload_len as u32)
-            .wrapping_add(fin as u32);
-        if seq_gt(end, self.half[di].next_seq) {
+            .wrapping_add(new_fin as u32);
+        if (payload_len > 0 || new_fin) && seq_gt(end, self.half[di].next_seq) {
             self.half[di].next_seq = end;
         }
         if !syn && d == Direction::ToClient && self.state >= TcpState::Established {
@@ -390,12 +446,13 @@ impl TcpSession {
                 o.flags |= H_ACKED;
             }
         }
-        if fin && self.half[di].flags & H_FIN == 0 {
-            self.half[di].flags |= H_FIN;
-            self.half[di].fin_seq = h.seq.wrapping_add(payload_len as u32);
+        if ack && !syn && !fin && before >= TcpState::SynRecv {
+            crate::tcp_window::update(self, d, h);
         }
-        let before = self.state;
-        self.state = self.close_state(d, fin, ack, h.ack);
+        if new_fin {
+            self.half[di].flags |= H_FIN;
+        }
+        self.state = self.close_state(d, h, seq_ok);
         st.closed = self.state == TcpState::Closed && before != TcpState::Closed;
         st
     }
@@ -423,30 +480,37 @@ impl TcpSession {
         matches!(self.state, LastAck | CloseWait | Closing | Closed)
     }
 
-    /// The close-sequence transitions after a packet in direction `d`.
-    fn close_state(&self, d: Direction, fin: bool, ack: bool, ackno: u32) -> TcpState {
-        let fin_acked = |x: Direction| {
-            let h = &self.half[x.index()];
-            h.flags & H_FIN != 0 && ack && d != x && seq_gt(ackno, h.fin_seq)
-        };
+    /// The close-sequence transitions after a packet in direction `d`, in
+    /// Suricata's orientation: the client's FIN moves an established session to
+    /// CLOSE_WAIT, then the server's to LAST_ACK; the server's FIN to FIN_WAIT1, the
+    /// client's ACK of it to FIN_WAIT2 and its FIN to TIME_WAIT (CLOSING when that FIN
+    /// has no ACK flag); an ACK of the other side's FIN closes.
+    fn close_state(&self, d: Direction, h: &TcpHeader, seq_ok: bool) -> TcpState {
+        let (fin, ack, ackno) = (h.has(flags::FIN), h.has(flags::ACK), h.ack);
+        // This packet acknowledges the other side's FIN.
+        let acks_fin = |x: Direction| ack && d != x && self.half[x.index()].fin_acked_by(ackno);
+        let other = d.reverse();
+        use Direction::{ToClient, ToServer};
         use TcpState::*;
         match (self.state, d) {
-            (Established, Direction::ToServer) if fin => FinWait1,
-            (Established, Direction::ToClient) if fin => CloseWait,
-            (FinWait1, Direction::ToClient) if fin => {
-                if fin_acked(Direction::ToServer) {
+            (Established, ToServer) if fin => CloseWait,
+            (Established, ToClient) if fin => FinWait1,
+            // With ACK, whatever it acknowledges (sv-ether's UPnP flows: the client's
+            // FIN does not acknowledge the server's FIN, the server's ACK closes).
+            (FinWait1, ToServer) if fin => {
+                if ack {
                     TimeWait
                 } else {
                     Closing
                 }
             }
-            (FinWait1, Direction::ToClient) if fin_acked(Direction::ToServer) => FinWait2,
-            (FinWait2, Direction::ToClient) if fin => TimeWait,
-            (CloseWait, Direction::ToServer) if fin => LastAck,
-            (Closing, Direction::ToServer) if fin_acked(Direction::ToClient) => TimeWait,
-            (Closing, Direction::ToClient) if fin_acked(Direction::ToServer) => TimeWait,
-            (LastAck, Direction::ToClient) if fin_acked(Direction::ToServer) => Closed,
-            (TimeWait, Direction::ToServer) if fin_acked(Direction::ToClient) => Closed,
+            // Only with the client's next sequence number (make-stream-window.py e2).
+            (FinWait1, ToServer) if acks_fin(ToClient) && seq_ok => FinWait2,
+            (FinWait2, ToServer) if fin => TimeWait,
+            (CloseWait, ToClient) if fin => LastAck,
+            (Closing, _) if acks_fin(other) => TimeWait,
+            (LastAck, ToServer) if acks_fin(ToClient) => Closed,
+            (TimeWait, _) if acks_fin(other) => Closed,
             (s, _) => s,
         }
     }
@@ -464,6 +528,7 @@ mod tests {
             flags: f,
             window: 65535,
             tfo: false,
+            wscale: None,
         }
     }
 
@@ -495,12 +560,13 @@ mod tests {
         assert_eq!(s.half[0].next_seq, 111);
         s.step(&cfg, Direction::ToClient, &hdr(501, 111, ACK), 0);
         assert_eq!(s.half[0].last_ack, 111);
+        // Suricata's orientation: the client's FIN is CLOSE_WAIT.
         s.step(&cfg, Direction::ToServer, &hdr(111, 501, FIN | ACK), 0);
-        assert_eq!(s.state, TcpState::FinWait1);
+        assert_eq!(s.state, TcpState::CloseWait);
         s.step(&cfg, Direction::ToClient, &hdr(501, 112, ACK), 0);
-        assert_eq!(s.state, TcpState::FinWait2);
+        assert_eq!(s.state, TcpState::CloseWait);
         s.step(&cfg, Direction::ToClient, &hdr(501, 112, FIN | ACK), 0);
-        assert_eq!(s.state, TcpState::TimeWait);
+        assert_eq!(s.state, TcpState::LastAck);
         assert!(
             s.step(&cfg, Direction::ToServer, &hdr(112, 502, ACK), 0)
                 .closed
@@ -520,10 +586,13 @@ mod tests {
         s.step(&cfg, Direction::ToServer, &hdr(0, 0, SYN), 0);
         s.step(&cfg, Direction::ToClient, &hdr(0, 1, SYN | ACK), 0);
         s.step(&cfg, Direction::ToServer, &hdr(1, 1, ACK), 0);
+        // Suricata's orientation: the server's FIN is FIN_WAIT1.
         s.step(&cfg, Direction::ToClient, &hdr(1, 1, FIN | ACK), 0);
-        assert_eq!(s.state, TcpState::CloseWait);
+        assert_eq!(s.state, TcpState::FinWait1);
+        s.step(&cfg, Direction::ToServer, &hdr(1, 2, ACK), 0);
+        assert_eq!(s.state, TcpState::FinWait2);
         s.step(&cfg, Direction::ToServer, &hdr(1, 2, FIN | ACK), 0);
-        assert_eq!(s.state, TcpState::LastAck);
+        assert_eq!(s.state, TcpState::TimeWait);
         s.step(&cfg, Direction::ToClient, &hdr(2, 2, ACK), 0);
         assert_eq!(s.state, TcpState::Closed);
     }

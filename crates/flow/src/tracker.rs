@@ -316,7 +316,10 @@ impl FlowTracker {
                 if before.state == TcpState::Closed {
                     events |= Events::AFTER_CLOSE;
                 }
-                let mut st = f.tcp.step(&self.cfg.tcp, dir, &h, p.payload.len());
+                // Where the sender's stream was consumed up to (Suricata's base_seq).
+                let base = (f.streams != NO_STREAM)
+                    .then(|| self.streams[f.streams as usize][dir.index()].consumed_seq());
+                let mut st = f.tcp.step_at(&self.cfg.tcp, dir, &h, p.payload.len(), base);
                 stream_events = st.events;
                 // Session memory cap: the session is not created (the flow stays
                 // without one, as after a refused pick-up).
@@ -522,18 +525,18 @@ impl FlowTracker {
                             }
                             // Raw: this packet's own stream up to what the other side
                             // acked, like Suricata once a chunk of it is there, an
-                            // app-layer message of this direction ended, or the client
-                            // started closing the session.
+                            // app-layer message of this direction ended, or the session
+                            // reached LAST_ACK, CLOSE_WAIT (the client's FIN), CLOSING or
+                            // CLOSED.
                             if f.tcp.half[di].flags & tcp::H_ACKED != 0 {
                                 if let Some(upto) = pair[di].offset_of(f.tcp.half[di].last_ack) {
                                     let due = upto.saturating_sub(pair[di].progress(Consumer::Raw))
                                         >= self.cfg.reassembly.raw_chunk[di];
                                     let closing = matches!(
                                         f.tcp.state,
-                                        TcpState::FinWait1
-                                            | TcpState::FinWait2
+                                        TcpState::LastAck
+                                            | TcpState::CloseWait
                                             | TcpState::Closing
-                                            | TcpState::TimeWait
                                             | TcpState::Closed
                                     );
                                     if due || closing || pair[di].trigger_raw {

@@ -39,6 +39,7 @@ fn pkt(to_server: bool, seq: u32, ack: u32, f: u8, payload: &[u8], ts: u64) -> P
             flags: f,
             window: 65535,
             tfo: false,
+            wscale: None,
         }),
         payload,
     }
@@ -386,18 +387,22 @@ fn out_of_order_and_gap_are_reported() {
     run(&mut t, &pkt(true, 101, 501, ACK, b"hello", 5));
     let (_, app, _) = run(&mut t, &pkt(false, 501, 111, ACK, b"", 6));
     assert_eq!(app, b"helloworld");
+    // Retransmission of consumed bytes, up to what the server acknowledged.
+    let (e, _, _) = run(&mut t, &pkt(true, 106, 501, ACK, b"world", 7));
+    assert!(e.has(Events::RETRANSMISSION));
+    // Data that ends before what the server acknowledged is refused, as Suricata
+    // refuses it (est_pkt_before_last_ack): it reaches no stream.
+    let (e, _, _) = run(&mut t, &pkt(true, 101, 501, ACK, b"hello", 8));
+    assert!(!e.has(Events::RETRANSMISSION));
     // A lost segment the server acknowledges: a gap.
-    run(&mut t, &pkt(true, 116, 501, ACK, b"after", 7));
-    let (e, app, _) = run(&mut t, &pkt(false, 501, 121, ACK, b"", 8));
+    run(&mut t, &pkt(true, 116, 501, ACK, b"after", 9));
+    let (e, app, _) = run(&mut t, &pkt(false, 501, 121, ACK, b"", 10));
     assert!(e.has(Events::GAP));
     assert_eq!(app, b"_____after");
     assert_eq!(counter(&t, "tcp.reassembly_gap"), 1);
-    // Retransmission overlaps.
-    let (e, _, _) = run(&mut t, &pkt(true, 101, 501, ACK, b"hello", 9));
-    assert!(e.has(Events::RETRANSMISSION) && !e.has(Events::OVERLAP));
     // Overlap with held, unacknowledged data.
-    run(&mut t, &pkt(true, 121, 501, ACK, b"abcdef", 10));
-    let (e, _, _) = run(&mut t, &pkt(true, 124, 501, ACK, b"dXf", 11));
+    run(&mut t, &pkt(true, 121, 501, ACK, b"abcdef", 11));
+    let (e, _, _) = run(&mut t, &pkt(true, 124, 501, ACK, b"dXf", 12));
     assert!(e.has(Events::OVERLAP) && e.has(Events::OVERLAP_DIFF));
 }
 

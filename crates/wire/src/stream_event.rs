@@ -4,10 +4,11 @@
 //! `stats.stream-events` is on).
 //!
 //! The flow layer's TCP tracker raises them; a packet carries the ones raised on it in
-//! a [`StreamEvents`] bit set (no allocation). Every name Suricata knows is listed,
-//! including the ones Osprey's tracker never raises, so that a rule naming one of
-//! those loads (and never matches) as it does not in Suricata either on such traffic,
-//! while an unknown name is an error.
+//! a [`StreamEvents`] bit set (no allocation). Every name Suricata knows is listed, so
+//! that an unknown name is an error; the ones Osprey's tracker does not raise say why
+//! ([`StreamEvent::not_raised`]), and a rule naming one is refused as unsupported
+//! rather than loaded to never match (except `wrong_thread`, whose condition cannot
+//! arise in Osprey: a flow never meets two workers).
 
 macro_rules! stream_events {
     ($($variant:ident => $name:literal,)*) => {
@@ -128,6 +129,14 @@ impl StreamEvent {
         StreamEvent::COUNTER_NAMES[self as usize]
     }
 
+    /// Why Osprey's TCP tracker never raises this event (`None`: it raises it).
+    pub fn not_raised(self) -> Option<&'static str> {
+        NOT_RAISED
+            .iter()
+            .find(|(e, _)| *e == self)
+            .map(|(_, why)| *why)
+    }
+
     /// Looks an event up by the name a rule gives it (`stream-event:<name>`), aliases
     /// included.
     pub fn from_name(name: &str) -> Option<StreamEvent> {
@@ -138,6 +147,88 @@ impl StreamEvent {
             .or_else(|| ALIASES.iter().find(|(a, _)| *a == name).map(|(_, e)| *e))
     }
 }
+
+/// The events Osprey's tracker does not raise, and why (see
+/// `flow::tcp_window`, `flow::tcp_events`).
+const NOT_RAISED: &[(StreamEvent, &str)] = &[
+    (
+        StreamEvent::ThreewhsAckDataInject,
+        "the inline-mode check of data ACKs in SYN_RECV is not modelled",
+    ),
+    (
+        StreamEvent::ThreewhsSynFlood,
+        "no queue of SYNs with different ISNs (stream.max-syn-queued)",
+    ),
+    (
+        StreamEvent::ThreewhsSynackFlood,
+        "no queue of SYN/ACKs with different ISNs (stream.max-synack-queued)",
+    ),
+    (
+        StreamEvent::ThreewhsSynackTfoDataIgnored,
+        "a Fast Open SYN/ACK's data is not tracked",
+    ),
+    (
+        StreamEvent::FourwhsInvalidAck,
+        "no four-way handshake states",
+    ),
+    (
+        StreamEvent::FourwhsSynackWithWrongAck,
+        "no four-way handshake states",
+    ),
+    (
+        StreamEvent::FourwhsSynackWithWrongSyn,
+        "no four-way handshake states",
+    ),
+    (StreamEvent::FourwhsWrongSeq, "no four-way handshake states"),
+    (
+        StreamEvent::EstAckZwpData,
+        "zero-window probes are told, their ACKs are not followed",
+    ),
+    (
+        StreamEvent::PktBadWindowUpdate,
+        "window updates are not classified",
+    ),
+    (
+        StreamEvent::PktInvalidTimestamp,
+        "no TCP timestamp (PAWS) tracking",
+    ),
+    (
+        StreamEvent::PktRetransmission,
+        "retransmissions are not classified as Suricata's pre-state checks do",
+    ),
+    (
+        StreamEvent::ShutdownSynResend,
+        "its conditions could not be told from Suricata's runs",
+    ),
+    (
+        StreamEvent::SuspectedRstInject,
+        "no RST sequence validation",
+    ),
+    (
+        StreamEvent::WrongThread,
+        "Osprey's dispatch is flow-symmetric: a flow never meets two workers",
+    ),
+    (
+        StreamEvent::ReassemblyNoSegment,
+        "the reassembly keeps bytes, not Suricata's segment list",
+    ),
+    (
+        StreamEvent::ReassemblySegmentBeforeBaseSeq,
+        "the reassembly keeps bytes, not Suricata's segment list",
+    ),
+    (
+        StreamEvent::ReassemblyInsertLimit,
+        "no stream.reassembly.max-regions style insert limit",
+    ),
+    (
+        StreamEvent::ReassemblyInsertInvalid,
+        "the reassembly keeps bytes, not Suricata's segment list",
+    ),
+    (
+        StreamEvent::ReassemblyUrgentOobLimitReached,
+        "urgent data is not handled out of band",
+    ),
+];
 
 /// The stream events raised on one packet: a bit per [`StreamEvent`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -198,6 +289,20 @@ mod tests {
         );
         assert_eq!(StreamEvent::from_name("bypass"), None);
         assert_eq!(StreamEvent::from_name("stream.est_invalid_ack"), None);
+    }
+
+    #[test]
+    fn events_not_raised_say_why() {
+        assert!(StreamEvent::EstInvalidAck.not_raised().is_none());
+        assert!(StreamEvent::PktInvalidTimestamp
+            .not_raised()
+            .is_some_and(|w| w.contains("PAWS")));
+        let n = StreamEvent::ALL
+            .iter()
+            .filter(|e| e.not_raised().is_some())
+            .count();
+        assert_eq!(n, NOT_RAISED.len());
+        assert_eq!(n, 20);
     }
 
     #[test]

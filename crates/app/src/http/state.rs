@@ -32,13 +32,14 @@ use super::parser::{
     parse_protocol, parse_request_line, parse_response_line, parse_status, ProtocolVersion,
 };
 use super::tx::{HttpTx, Message, Progress};
-use super::uri::{host_port, host_range, normalize_host, normalize_uri, split_uri};
+use super::uri::{host_port, host_range, normalize_host, normalize_uri_into, split_uri};
 use crate::util::{chomp, contains_nocase, push_capped, trim};
 use crate::{AppCtx, Counter, Direction, Events};
 
 mod finalize;
 mod lines;
 mod mem;
+mod pool;
 
 use lines::{
     header_follows, is_terminator, looks_like_header, next_line, starts_request, starts_response,
@@ -178,7 +179,7 @@ impl HttpState {
     /// them).
     pub fn free_txs_before(&mut self, id: u64) {
         while self.txs.front().is_some_and(|t| t.id < id) {
-            self.txs.pop_front();
+            pool::give_tx(self.txs.pop_front());
         }
     }
 
@@ -393,15 +394,12 @@ impl HttpState {
         let id = self.next_id;
         self.next_id += 1;
         ctx.counters.incr(Counter::TxHttp);
-        let mut tx = HttpTx {
-            id,
-            ..HttpTx::default()
-        };
+        let mut tx = pool::tx(id);
         tx.request.min_inspect = ctx.config.request_body_minimal_inspect_size;
         tx.response.min_inspect = ctx.config.response_body_minimal_inspect_size;
         mem::push_tx(&mut self.txs, tx);
         while self.txs.len() > ctx.config.max_tx.max(1) {
-            self.txs.pop_front();
+            pool::give_tx(self.txs.pop_front());
             ctx.counters.incr(Counter::TxLimit);
         }
         id
@@ -489,14 +487,14 @@ impl HttpState {
         let rl = parse_request_line(l);
         // A missing protocol followed by a header line: libhtp parses the headers.
         let no_protocol = rl.protocol.is_empty() && !self.sides[0].header_follows;
-        tx.request.line = l.to_vec();
+        pool::set(&mut tx.request.line, l);
         tx.request.version = Some(if no_protocol {
             ProtocolVersion::V0_9
         } else {
             parse_protocol(&l[rl.protocol.clone()])
         });
         let uri = &l[rl.uri.clone()];
-        tx.uri_norm = normalize_uri(uri);
+        normalize_uri_into(uri, &mut tx.uri_norm);
         if let Some(a) = split_uri(uri).authority {
             let auth = &uri[a];
             let h = &auth[host_range(auth)];
@@ -538,10 +536,8 @@ impl HttpState {
         let Some(tx) = find_tx(&mut self.txs, Some(id)) else {
             return;
         };
-        tx.response = Message {
-            min_inspect: ctx.config.response_body_minimal_inspect_size,
-            ..Message::default()
-        };
+        pool::reset(&mut tx.response);
+        tx.response.min_inspect = ctx.config.response_body_minimal_inspect_size;
         tx.status = None;
         if !looks_like_response_line(l) {
             tx.response.version = Some(ProtocolVersion::V0_9);
@@ -552,7 +548,7 @@ impl HttpState {
             return;
         }
         let rl = parse_response_line(l);
-        tx.response.line = l.to_vec();
+        pool::set(&mut tx.response.line, l);
         tx.response.version = Some(parse_protocol(&l[rl.protocol.clone()]));
         tx.status = parse_status(&l[rl.status.clone()]);
         tx.response.parts = [rl.protocol, rl.status, rl.message];
@@ -603,7 +599,7 @@ impl HttpState {
             }
             _ => {
                 self.flush_pending(ctx, dir);
-                self.sides[d].pending = Some(l.to_vec());
+                self.sides[d].pending = Some(pool::line(l));
             }
         }
     }
@@ -646,6 +642,7 @@ impl HttpState {
                 self.raise(ctx, dir, ev::DUPLICATE_CONTENT_LENGTH_FIELD_IN_RESPONSE);
             }
         }
+        pool::give_line(p);
     }
 
     /// Raises event `i` (of [`super::EVENTS`]) on the transaction of `dir`.

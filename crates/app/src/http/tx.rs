@@ -54,6 +54,8 @@ pub struct Message {
     /// The request or status line, without its terminator.
     pub(crate) line: Vec<u8>,
     pub(crate) headers: Vec<Header>,
+    /// Emptied headers whose buffers the next headers reuse (a pooled message's).
+    pub(crate) spare_headers: Vec<Header>,
     pub(crate) headers_raw: Vec<u8>,
     pub(crate) header_norm: Vec<u8>,
     pub(crate) header_names: Vec<u8>,
@@ -168,10 +170,18 @@ impl Message {
         if self.headers.len() >= max {
             return false;
         }
-        self.headers.push(Header {
-            name: name.to_vec(),
-            value: value.to_vec(),
+        let mut h = self.spare_headers.pop().unwrap_or(Header {
+            name: Vec::new(),
+            value: Vec::new(),
         });
+        // Room in steps of at least 32/64 bytes, so a reused header fits the next one.
+        h.name.clear();
+        h.name.reserve(name.len().max(32));
+        h.name.extend_from_slice(name);
+        h.value.clear();
+        h.value.reserve(value.len().max(64));
+        h.value.extend_from_slice(value);
+        self.headers.push(h);
         true
     }
 

@@ -152,6 +152,13 @@ fn utf8_bestfit(p: &[u8], out: &mut Vec<u8>) {
 /// Removes `.` and `..` segments (RFC 3986, section 5.2.4).
 pub(crate) fn remove_dot_segments(input: &[u8]) -> Vec<u8> {
     let mut out: Vec<u8> = Vec::with_capacity(input.len());
+    dot_segments_into(input, &mut out);
+    out
+}
+
+/// [`remove_dot_segments`] written into `out`, which must be empty.
+fn dot_segments_into(input: &[u8], out: &mut Vec<u8>) {
+    debug_assert!(out.is_empty());
     let mut inp = input;
     while !inp.is_empty() {
         if inp.starts_with(b"../") {
@@ -178,7 +185,6 @@ pub(crate) fn remove_dot_segments(input: &[u8]) -> Vec<u8> {
             inp = &inp[end..];
         }
     }
-    out
 }
 
 /// Plain %-decoding (`%XX` only, invalid escapes kept), used for the fragment.
@@ -206,22 +212,53 @@ pub(crate) fn normalize_path(path: &[u8]) -> Vec<u8> {
     remove_dot_segments(&fitted)
 }
 
-/// Builds Suricata's `http.uri` from a raw request URI.
-pub(crate) fn normalize_uri(raw: &[u8]) -> Vec<u8> {
-    let parts = split_uri(raw);
-    let mut out = match &parts.path {
-        Some(r) => normalize_path(&raw[r.clone()]),
-        None => Vec::new(),
+thread_local! {
+    /// The decoded and best-fitted path while a URI is normalized (this thread's, so
+    /// normalizing allocates nothing once they have grown).
+    static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
+        std::cell::RefCell::new((Vec::new(), Vec::new()))
     };
+}
+
+/// Builds Suricata's `http.uri` from a raw request URI.
+#[cfg(test)]
+pub(crate) fn normalize_uri(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    normalize_uri_into(raw, &mut out);
+    out
+}
+
+/// Writes Suricata's `http.uri` of the raw request URI `raw` into `out` (emptied
+/// first; its room is reused).
+pub(crate) fn normalize_uri_into(raw: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    let parts = split_uri(raw);
+    if let Some(r) = &parts.path {
+        let path = &raw[r.clone()];
+        let done = SCRATCH.try_with(|s| {
+            let Ok(mut s) = s.try_borrow_mut() else {
+                return false;
+            };
+            let (decoded, fitted) = &mut *s;
+            decoded.clear();
+            fitted.clear();
+            decode_path(path, decoded);
+            utf8_bestfit(decoded, fitted);
+            dot_segments_into(fitted, out);
+            true
+        });
+        if done != Ok(true) {
+            out.extend_from_slice(&normalize_path(path));
+        }
+    }
     if let Some(q) = parts.query {
         out.push(b'?');
         out.extend_from_slice(&raw[q]);
     }
     if let Some(f) = parts.fragment {
         out.push(b'#');
-        decode_plain(&raw[f], &mut out);
+        decode_plain(&raw[f], out);
     }
-    out
 }
 
 /// The host part of an authority (`user:pass@host:port`) or Host header value, without
@@ -281,6 +318,47 @@ mod tests {
 
     fn n(u: &str) -> String {
         String::from_utf8_lossy(&normalize_uri(u.as_bytes())).into_owned()
+    }
+
+    #[test]
+    fn normalizing_into_a_used_buffer_gives_the_same_uri() {
+        let mut out = b"left over from the last request".to_vec();
+        for u in [
+            &b"/a/./b/../c?x=%41#f%41"[..],
+            b"http://h/%2e%2e/x",
+            b"/\xc3\xa9/..",
+            b"*",
+            b"",
+        ] {
+            normalize_uri_into(u, &mut out);
+            assert_eq!(out, normalize_path_uri_reference(u), "{u:?}");
+        }
+    }
+
+    /// The URI built the way it was before the scratch buffers.
+    fn normalize_path_uri_reference(raw: &[u8]) -> Vec<u8> {
+        let parts = split_uri(raw);
+        let mut out = parts
+            .path
+            .map(|r| remove_dot_segments(&normalize_path_steps(&raw[r])))
+            .unwrap_or_default();
+        if let Some(q) = parts.query {
+            out.push(b'?');
+            out.extend_from_slice(&raw[q]);
+        }
+        if let Some(f) = parts.fragment {
+            out.push(b'#');
+            decode_plain(&raw[f], &mut out);
+        }
+        out
+    }
+
+    fn normalize_path_steps(path: &[u8]) -> Vec<u8> {
+        let mut decoded = Vec::new();
+        decode_path(path, &mut decoded);
+        let mut fitted = Vec::new();
+        utf8_bestfit(&decoded, &mut fitted);
+        fitted
     }
 
     #[test]

@@ -110,6 +110,10 @@ pub(super) fn next_line(
     limit: usize,
 ) -> LineRes {
     let cr = mode != Mode::Lf;
+    if side.line.capacity() == 0 {
+        // A flow's first line (or the first since a stop): a pooled buffer.
+        side.line = super::pool::line(b"");
+    }
     loop {
         // A line that ended in CR at the end of the last chunk: decide with this byte.
         if cr && side.line.last() == Some(&b'\r') {
