@@ -26,10 +26,12 @@ fn message_bytes(m: &Message) -> usize {
     let headers: usize = m
         .headers
         .iter()
+        .chain(&m.spare_headers)
         .map(|h| h.name.capacity() + h.value.capacity())
         .sum();
     vec_bytes(&m.line)
         + vec_bytes(&m.headers)
+        + vec_bytes(&m.spare_headers)
         + headers
         + vec_bytes(&m.headers_raw)
         + vec_bytes(&m.header_norm)
