@@ -590,13 +590,6 @@ impl AppFlow {
         self.frames.as_deref()
     }
 
-    /// Forgets the frames of `dir` once the detection engine inspected them.
-    pub fn clear_frames(&mut self, dir: Direction) {
-        if let Some(f) = &mut self.frames {
-            f.clear(dir);
-        }
-    }
-
     /// Whether the stream parser failed: nothing more is parsed.
     fn failed(&self) -> bool {
         with_state!(ref &self.state, p => Protocol::errored(p), None => false)

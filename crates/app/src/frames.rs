@@ -25,6 +25,8 @@
 //! frame is inspected on its first bytes). Frames over these limits are dropped and
 //! counted (`osprey.app.frames.dropped`).
 
+use std::cell::Cell;
+
 use rules::frames::FrameType;
 use rules::AppProto as RuleApp;
 
@@ -110,10 +112,28 @@ struct DirFrames {
     lost: bool,
     arena: Vec<u8>,
     pending: Vec<Frame>,
+    /// How many of `pending` the detection engine inspected (it holds the flow
+    /// shared; they are dropped on the next change).
+    inspected: Cell<usize>,
 }
 
 impl DirFrames {
+    /// Drops the frames already inspected.
+    fn compact(&mut self) {
+        let n = self.inspected.replace(0).min(self.pending.len());
+        if n == self.pending.len() {
+            self.pending.clear();
+            self.arena.clear();
+        } else if n > 0 {
+            let cut = self.pending[n].start;
+            self.arena.drain(..cut as usize);
+            self.pending.drain(..n);
+            self.pending.iter_mut().for_each(|f| f.start -= cut);
+        }
+    }
+
     fn push(&mut self, ctx: &mut AppCtx, ty: FrameType, bytes: &[u8]) {
+        self.compact();
         if self.pending.len() >= MAX_PENDING || self.arena.len() + bytes.len() > ARENA_LIMIT {
             ctx.counters.incr(Counter::FramesDropped);
             return;
@@ -255,7 +275,8 @@ impl FlowFrames {
     /// The frames of `dir` waiting for inspection, with their bytes.
     pub fn pending(&self, dir: Direction) -> impl Iterator<Item = (FrameType, &[u8])> + '_ {
         let d = &self.dirs[dir.index()];
-        d.pending.iter().map(move |f| {
+        let from = d.inspected.get().min(d.pending.len());
+        d.pending[from..].iter().map(move |f| {
             let s = f.start as usize;
             (f.ty, &d.arena[s..s + f.len as usize])
         })
@@ -263,14 +284,16 @@ impl FlowFrames {
 
     /// Whether frames of `dir` wait for inspection.
     pub fn has_pending(&self, dir: Direction) -> bool {
-        !self.dirs[dir.index()].pending.is_empty()
+        let d = &self.dirs[dir.index()];
+        d.inspected.get() < d.pending.len()
     }
 
-    /// Forgets the frames of `dir` (inspected).
-    pub fn clear(&mut self, dir: Direction) {
-        let d = &mut self.dirs[dir.index()];
-        d.pending.clear();
-        d.arena.clear();
+    /// Marks the frames of `dir` inspected (the detection engine, which sees the flow
+    /// shared, calls it): they are no longer [`pending`](Self::pending) and their
+    /// memory is reused when the next frame is recorded.
+    pub fn inspected(&self, dir: Direction) {
+        let d = &self.dirs[dir.index()];
+        d.inspected.set(d.pending.len());
     }
 }
 
@@ -306,8 +329,13 @@ mod tests {
                 "cut {cut}"
             );
             assert!(!f.has_pending(Direction::ToClient));
-            f.clear(Direction::ToServer);
+            f.inspected(Direction::ToServer);
             assert!(!f.has_pending(Direction::ToServer));
+            assert_eq!(f.pending(Direction::ToServer).count(), 0);
+            // The next frame reuses the space; only it is pending.
+            f.stream(&mut ctx, AppProto::Tls, Direction::ToServer, &[0x17, 3, 3, 0, 1, 9]);
+            let got: Vec<_> = f.pending(Direction::ToServer).map(|(_, b)| b.to_vec()).collect();
+            assert_eq!(got, [vec![0x17, 3, 3, 0, 1, 9], vec![0x17, 3, 3, 0, 1], vec![9]]);
         }
     }
 
