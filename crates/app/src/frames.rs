@@ -84,11 +84,14 @@ impl Unit {
     }
 
     /// The unit's total length from its header, or `None` when the bytes are not a
-    /// unit Osprey frames (SSLv2).
+    /// unit Osprey frames (SSLv2, not a record or session message header).
     fn total(self, h: &[u8]) -> Option<usize> {
         match self {
-            Unit::Tls => (h[0] & 0x80 == 0).then(|| 5 + usize::from(u16::from_be_bytes([h[3], h[4]]))),
+            // Record types 20..=24 of SSLv3/TLS (SSLv2 records have the high bit).
+            Unit::Tls => ((20..=24).contains(&h[0]) && h[1] == 3)
+                .then(|| 5 + usize::from(u16::from_be_bytes([h[3], h[4]]))),
             Unit::DnsTcp => Some(2 + usize::from(u16::from_be_bytes([h[0], h[1]]))),
+            Unit::Nbss if !matches!(h[0], 0 | 0x81..=0x85) => None,
             Unit::Nbss => {
                 // Direct-hosted SMB session messages use 24 length bits (RFC 1002's
                 // 17 for the other NetBIOS message types).
@@ -108,7 +111,7 @@ struct DirFrames {
     total: Option<usize>,
     /// Bytes of the unit seen so far.
     seen: usize,
-    /// Framing stopped (gap, unknown record format).
+    /// Framing stopped (unknown record format).
     lost: bool,
     arena: Vec<u8>,
     pending: Vec<Frame>,
@@ -265,11 +268,14 @@ impl FlowFrames {
         }
     }
 
-    /// A hole in `dir`'s stream: its framing stops (the unit boundaries are lost).
+    /// A hole in `dir`'s stream: the unit being assembled is lost and framing starts
+    /// again at the next byte (as Suricata's parsers take the data after a gap as a
+    /// new record; a header that does not look like one then stops the framing).
     pub(crate) fn gap(&mut self, dir: Direction) {
         let d = &mut self.dirs[dir.index()];
-        d.lost = true;
-        d.unit = Vec::new();
+        d.unit.clear();
+        d.total = None;
+        d.seen = 0;
     }
 
     /// The frames of `dir` waiting for inspection, with their bytes.
@@ -340,14 +346,16 @@ mod tests {
     }
 
     #[test]
-    fn sslv2_and_gaps_stop_framing() {
+    fn sslv2_stops_framing_a_gap_restarts_it() {
         let mut ctx = AppCtx::default();
         let mut f = FlowFrames::default();
         f.stream(&mut ctx, AppProto::Tls, Direction::ToServer, &[0x80, 0x2e, 1, 0, 2, 0x16, 3, 1, 0, 0]);
         assert!(!f.has_pending(Direction::ToServer));
+        // Half a record, a hole, then a record from its first byte.
+        f.stream(&mut ctx, AppProto::Tls, Direction::ToClient, &[0x16, 3, 1, 0, 9, 1]);
         f.gap(Direction::ToClient);
-        f.stream(&mut ctx, AppProto::Tls, Direction::ToClient, &[0x16, 3, 1, 0, 0]);
-        assert!(!f.has_pending(Direction::ToClient));
+        f.stream(&mut ctx, AppProto::Tls, Direction::ToClient, &[0x17, 3, 3, 0, 0]);
+        assert_eq!(names(&f, Direction::ToClient)[0], ("tls.pdu".into(), 5));
     }
 
     #[test]
