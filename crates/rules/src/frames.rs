@@ -339,22 +339,24 @@ pub(crate) fn keyword(st: &mut State, c: &Ctx<'_>) {
             "previous sticky buffer has no matches",
         );
     }
-    if st
+    // A second instance of the same frame (Suricata warns and keeps both): its own
+    // block, which the detection engine refuses as unsupported.
+    let block = st
         .blocks
         .iter()
         .any(|b| b.buffer == Buffer::Frame(t) && !b.matches.is_empty())
-    {
-        return st.err(
-            c.o.name_off,
-            Reason::Semantic,
-            c.kw,
-            format!("duplicate instance for {}", t.name()),
-        );
-    }
+        .then(|| {
+            st.blocks.push(crate::ast::BufferMatches {
+                buffer: Buffer::Frame(t),
+                transforms: Vec::new(),
+                matches: Vec::new(),
+            });
+            st.blocks.len() - 1
+        });
     st.sticky = Some(Sticky {
         buffer: Buffer::Frame(t),
         transforms: Vec::new(),
-        block: None,
+        block,
     });
 }
 
@@ -471,6 +473,13 @@ mod rule_tests {
         let names: Vec<&str> = r.buffers.iter().map(|b| b.buffer.name()).collect();
         assert_eq!(names, ["tls.pdu", "tls.hdr"]);
         assert!(matches!(r.buffers[0].buffer, Buffer::Frame(_)));
+        // A second instance of one frame is a block of its own (Suricata warns).
+        let r = parse_rule(
+            "alert tls any any -> any any (frame:tls.pdu; content:\"a\"; \
+             frame:tls.pdu; content:\"b\"; sid:1;)",
+        )
+        .unwrap();
+        assert_eq!(r.buffers.len(), 2);
     }
 
     /// Refused as Suricata 7.0.10 refuses them.
@@ -484,8 +493,6 @@ mod rule_tests {
         assert!(refused("frame:tls.pdu; content:\"a\"; tls.sni; content:\"b\";")
             .contains("app-layer buffer"));
         assert!(refused("frame:tls.pdu; content:\"a\"; dsize:>2;").contains("dsize"));
-        assert!(refused("frame:tls.pdu; content:\"a\"; frame:tls.pdu; content:\"b\";")
-            .contains("duplicate"));
         assert!(refused("frame:dns.pdu; content:\"a\";").contains("mismatch"));
     }
 }
