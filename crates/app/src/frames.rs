@@ -233,7 +233,11 @@ impl DirFrames {
             } else {
                 0
             };
-            let end = if next >= hl && next <= b.len() { next } else { b.len() };
+            let end = if next >= hl && next <= b.len() {
+                next
+            } else {
+                b.len()
+            };
             let m = &b[..end];
             self.push(ctx, pdu, m);
             self.push(ctx, hdr, &m[..hl]);
@@ -254,14 +258,26 @@ pub struct FlowFrames {
 
 impl FlowFrames {
     /// In-order stream bytes of `dir`, as the protocol `proto`'s parser got them.
-    pub(crate) fn stream(&mut self, ctx: &mut AppCtx, proto: AppProto, dir: Direction, data: &[u8]) {
+    pub(crate) fn stream(
+        &mut self,
+        ctx: &mut AppCtx,
+        proto: AppProto,
+        dir: Direction,
+        data: &[u8],
+    ) {
         if let Some(u) = Unit::of(proto) {
             self.dirs[dir.index()].stream(ctx, u, data);
         }
     }
 
     /// One datagram of `dir` the protocol `proto`'s parser accepted.
-    pub(crate) fn datagram(&mut self, ctx: &mut AppCtx, proto: AppProto, dir: Direction, payload: &[u8]) {
+    pub(crate) fn datagram(
+        &mut self,
+        ctx: &mut AppCtx,
+        proto: AppProto,
+        dir: Direction,
+        payload: &[u8],
+    ) {
         if proto == AppProto::Dns {
             let t = FrameType::lookup(RuleApp::Dns, "pdu").unwrap_or_default();
             self.dirs[dir.index()].push(ctx, t, payload);
@@ -308,7 +324,9 @@ mod tests {
     use super::*;
 
     fn names(f: &FlowFrames, dir: Direction) -> Vec<(String, usize)> {
-        f.pending(dir).map(|(t, b)| (t.name().to_owned(), b.len())).collect()
+        f.pending(dir)
+            .map(|(t, b)| (t.name().to_owned(), b.len()))
+            .collect()
     }
 
     #[test]
@@ -339,9 +357,20 @@ mod tests {
             assert!(!f.has_pending(Direction::ToServer));
             assert_eq!(f.pending(Direction::ToServer).count(), 0);
             // The next frame reuses the space; only it is pending.
-            f.stream(&mut ctx, AppProto::Tls, Direction::ToServer, &[0x17, 3, 3, 0, 1, 9]);
-            let got: Vec<_> = f.pending(Direction::ToServer).map(|(_, b)| b.to_vec()).collect();
-            assert_eq!(got, [vec![0x17, 3, 3, 0, 1, 9], vec![0x17, 3, 3, 0, 1], vec![9]]);
+            f.stream(
+                &mut ctx,
+                AppProto::Tls,
+                Direction::ToServer,
+                &[0x17, 3, 3, 0, 1, 9],
+            );
+            let got: Vec<_> = f
+                .pending(Direction::ToServer)
+                .map(|(_, b)| b.to_vec())
+                .collect();
+            assert_eq!(
+                got,
+                [vec![0x17, 3, 3, 0, 1, 9], vec![0x17, 3, 3, 0, 1], vec![9]]
+            );
         }
     }
 
@@ -349,12 +378,27 @@ mod tests {
     fn sslv2_stops_framing_a_gap_restarts_it() {
         let mut ctx = AppCtx::default();
         let mut f = FlowFrames::default();
-        f.stream(&mut ctx, AppProto::Tls, Direction::ToServer, &[0x80, 0x2e, 1, 0, 2, 0x16, 3, 1, 0, 0]);
+        f.stream(
+            &mut ctx,
+            AppProto::Tls,
+            Direction::ToServer,
+            &[0x80, 0x2e, 1, 0, 2, 0x16, 3, 1, 0, 0],
+        );
         assert!(!f.has_pending(Direction::ToServer));
         // Half a record, a hole, then a record from its first byte.
-        f.stream(&mut ctx, AppProto::Tls, Direction::ToClient, &[0x16, 3, 1, 0, 9, 1]);
+        f.stream(
+            &mut ctx,
+            AppProto::Tls,
+            Direction::ToClient,
+            &[0x16, 3, 1, 0, 9, 1],
+        );
         f.gap(Direction::ToClient);
-        f.stream(&mut ctx, AppProto::Tls, Direction::ToClient, &[0x17, 3, 3, 0, 0]);
+        f.stream(
+            &mut ctx,
+            AppProto::Tls,
+            Direction::ToClient,
+            &[0x17, 3, 3, 0, 0],
+        );
         assert_eq!(names(&f, Direction::ToClient)[0], ("tls.pdu".into(), 5));
     }
 
@@ -362,8 +406,16 @@ mod tests {
     fn dns_tcp_message_without_its_length() {
         let mut ctx = AppCtx::default();
         let mut f = FlowFrames::default();
-        f.stream(&mut ctx, AppProto::Dns, Direction::ToServer, &[0, 3, 0xab, 0xcd, 1, 0, 1]);
-        let got: Vec<_> = f.pending(Direction::ToServer).map(|(_, b)| b.to_vec()).collect();
+        f.stream(
+            &mut ctx,
+            AppProto::Dns,
+            Direction::ToServer,
+            &[0, 3, 0xab, 0xcd, 1, 0, 1],
+        );
+        let got: Vec<_> = f
+            .pending(Direction::ToServer)
+            .map(|(_, b)| b.to_vec())
+            .collect();
         assert_eq!(got, [vec![0xab, 0xcd, 1]]);
         f.datagram(&mut ctx, AppProto::Dns, Direction::ToClient, &[1, 2, 3]);
         assert_eq!(names(&f, Direction::ToClient), [("dns.pdu".into(), 3)]);

@@ -41,8 +41,8 @@ pub mod enip;
 pub mod events;
 pub mod expect;
 pub mod files;
-pub mod frames;
 mod flow;
+pub mod frames;
 pub mod ftp;
 #[doc(hidden)]
 pub mod fuzzing;

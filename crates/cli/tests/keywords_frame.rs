@@ -131,11 +131,13 @@ fn refused_frame_rules() {
         .arg(&dir)
         .output()
         .expect("suricata -T");
-    let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    let log =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
     for sid in 1..=17 {
         assert!(
-            log.lines()
-                .any(|l| l.contains("error parsing signature") && l.contains(&format!("sid:{sid};"))),
+            log.lines().any(
+                |l| l.contains("error parsing signature") && l.contains(&format!("sid:{sid};"))
+            ),
             "Suricata accepts sid {sid}:\n{log}"
         );
     }

@@ -39,7 +39,10 @@ pub(crate) fn add(
         return Err(unsupported("frame", "two frame types in one rule"));
     }
     let Some((p, _)) = app::registry::rule_name(ty.proto().name()) else {
-        return Err(unsupported("frame", format!("frame {}: protocol not parsed", ty.name())));
+        return Err(unsupported(
+            "frame",
+            format!("frame {}: protocol not parsed", ty.name()),
+        ));
     };
     match sig.app_proto {
         Some(a) if !crate::sig::proto_matches(a, None, p.proto) => {

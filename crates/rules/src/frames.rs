@@ -284,19 +284,20 @@ pub fn parse(value: &str, header: Option<Protocol>) -> Result<FrameType, String>
         });
     }
     let rule = header_app(header);
-    let (proto, name) = match v.split_once('.').and_then(|(p, n)| Some((frame_proto(p)?, n))) {
-        Some((p, n)) => {
-            match rule {
-                Some(r) if r != p && !(r == AppProto::Http && p == AppProto::Http1) => {
-                    return Err(format!(
-                        "frame '{v}' protocol '{}' mismatch with rule protocol '{}'",
-                        p.name(),
-                        r.name()
-                    ))
-                }
-                _ => (p, n),
+    let (proto, name) = match v
+        .split_once('.')
+        .and_then(|(p, n)| Some((frame_proto(p)?, n)))
+    {
+        Some((p, n)) => match rule {
+            Some(r) if r != p && !(r == AppProto::Http && p == AppProto::Http1) => {
+                return Err(format!(
+                    "frame '{v}' protocol '{}' mismatch with rule protocol '{}'",
+                    p.name(),
+                    r.name()
+                ))
             }
-        }
+            _ => (p, n),
+        },
         None => match rule {
             Some(r) if !NO_PARSER.contains(&r) => (r, v),
             _ => {
@@ -307,11 +308,17 @@ pub fn parse(value: &str, header: Option<Protocol>) -> Result<FrameType, String>
         },
     };
     if DISABLED.contains(&proto) {
-        return Err(format!("disabled alproto {}, rule can never match", proto.name()));
+        return Err(format!(
+            "disabled alproto {}, rule can never match",
+            proto.name()
+        ));
     }
     match FrameType::lookup(proto, name) {
         Some(t) if header.is_none_or(|h| t.fits(h)) => Ok(t),
-        _ => Err(format!("unknown frame '{name}' for protocol '{}'", proto.name())),
+        _ => Err(format!(
+            "unknown frame '{name}' for protocol '{}'",
+            proto.name()
+        )),
     }
 }
 
@@ -365,7 +372,11 @@ pub(crate) fn keyword(st: &mut State, c: &Ctx<'_>) {
 pub(crate) fn finish(st: &mut State, end: usize) {
     let frame = |b: &Buffer| matches!(b, Buffer::Frame(_));
     let mut errs: Vec<String> = Vec::new();
-    if let Some(s) = st.sticky.as_ref().filter(|s| frame(&s.buffer) && s.block.is_none()) {
+    if let Some(s) = st
+        .sticky
+        .as_ref()
+        .filter(|s| frame(&s.buffer) && s.block.is_none())
+    {
         errs.push(format!(
             "setup buffer {} but didn't add matches to it",
             s.buffer.name()
@@ -373,7 +384,11 @@ pub(crate) fn finish(st: &mut State, end: usize) {
     }
     let used = |b: &crate::ast::BufferMatches| !b.matches.is_empty();
     if st.blocks.iter().any(|b| frame(&b.buffer) && used(b)) {
-        if st.blocks.iter().any(|b| b.buffer == Buffer::Payload && used(b)) {
+        if st
+            .blocks
+            .iter()
+            .any(|b| b.buffer == Buffer::Payload && used(b))
+        {
             errs.push("can't mix pure content and frame inspection".into());
         } else if st.blocks.iter().any(|b| !frame(&b.buffer) && used(b)) {
             errs.push("can't mix app-layer buffer and frame inspection".into());
@@ -460,7 +475,10 @@ mod rule_tests {
     fn refused(body: &str) -> String {
         let r = parse_rule(&format!("alert tls any any -> any any ({body} sid:1;)"));
         let e = r.expect_err(body);
-        e.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; ")
+        e.iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 
     #[test]
@@ -488,10 +506,14 @@ mod rule_tests {
         assert!(refused("frame:tls.pdu;").contains("didn't add matches"));
         assert!(refused("frame:tls.pdu; frame:tls.hdr; content:\"a\";").contains("no matches"));
         assert!(refused("content:\"a\"; frame:tls.pdu; content:\"a\";").contains("pure content"));
-        assert!(refused("frame:tls.pdu; content:\"a\"; pkt_data; content:\"b\";")
-            .contains("pure content"));
-        assert!(refused("frame:tls.pdu; content:\"a\"; tls.sni; content:\"b\";")
-            .contains("app-layer buffer"));
+        assert!(
+            refused("frame:tls.pdu; content:\"a\"; pkt_data; content:\"b\";")
+                .contains("pure content")
+        );
+        assert!(
+            refused("frame:tls.pdu; content:\"a\"; tls.sni; content:\"b\";")
+                .contains("app-layer buffer")
+        );
         assert!(refused("frame:tls.pdu; content:\"a\"; dsize:>2;").contains("dsize"));
         assert!(refused("frame:dns.pdu; content:\"a\";").contains("mismatch"));
     }
