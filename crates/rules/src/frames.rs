@@ -518,3 +518,30 @@ mod rule_tests {
         assert!(refused("frame:dns.pdu; content:\"a\";").contains("mismatch"));
     }
 }
+
+#[cfg(test)]
+mod print_tests {
+    use crate::parse_rule;
+
+    #[test]
+    fn printed_rules_parse_again() {
+        for body in [
+            "frame:tls.pdu; content:\"a\";",
+            "frame:nbss.hdr; to_lowercase; content:\"a\";",
+            "frame:tls.pdu; content:\"a\"; frame:tls.pdu; content:\"b\";",
+        ] {
+            let text = format!("alert tcp any any -> any any ({body} sid:1;)");
+            let text = text.replace(
+                "alert tcp",
+                if body.contains("nbss") {
+                    "alert smb"
+                } else {
+                    "alert tcp"
+                },
+            );
+            let r = parse_rule(&text).unwrap();
+            let again = parse_rule(&r.to_string()).unwrap_or_else(|d| panic!("{r}\n{d:?}"));
+            assert_eq!(again, r, "{r}");
+        }
+    }
+}
