@@ -48,7 +48,7 @@ pub fn drive(data: &[u8]) {
         }
         rest = next;
         if let Some(f) = flow.frames() {
-            let _ = f.pending(dir).map(|(t, b)| (t.name(), b.len())).count();
+            let _: usize = f.pending(dir).map(|(t, b)| t.name().len() + b.len()).sum();
             f.inspected(dir);
         }
         // Rendering walks every live transaction: now and then, not after every record
