@@ -225,6 +225,11 @@ pub enum Counter {
     Dnp3BufferLimit,
     /// DNP3 bytes skipped between link frames (no `05 64` start).
     Dnp3Skipped,
+    /// Application-layer frames dropped: more than a direction may hold waiting for
+    /// inspection (`frames::MAX_PENDING`, `frames::ARENA_LIMIT`).
+    FramesDropped,
+    /// Frames longer than `frames::UNIT_LIMIT`, inspected on their first bytes.
+    FramesTruncated,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -337,11 +342,13 @@ const NAMES: [&str; Counter::COUNT] = [
     "app_layer.error.dnp3.parser",
     "osprey.app.dnp3.buffer_limit",
     "osprey.app.dnp3.skipped_bytes",
+    "osprey.app.frames.dropped",
+    "osprey.app.frames.truncated",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 109;
+    pub const COUNT: usize = 111;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -66,6 +66,7 @@ mod fastpat;
 mod files;
 mod flowint;
 mod flowstate;
+mod frames;
 pub mod fuzzing;
 mod hdr_buf;
 mod host_case;

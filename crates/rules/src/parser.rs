@@ -159,6 +159,7 @@ fn run(text: &str, st: &mut State, keywords: &mut Vec<String>) -> Option<Rule> {
         );
     }
     st.meta.gid = 1;
+    st.header = protocol;
     for o in &raw.options {
         let lname;
         let name = if o.name.bytes().any(|c| c.is_ascii_uppercase()) {
@@ -171,6 +172,7 @@ fn run(text: &str, st: &mut State, keywords: &mut Vec<String>) -> Option<Rule> {
         keywords::apply(st, name, o);
     }
     finish(st, text.len());
+    crate::frames::finish(st, text.len());
     let header = Header {
         protocol: protocol?,
         src: src?,
