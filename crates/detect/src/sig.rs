@@ -573,6 +573,8 @@ pub(crate) fn compile(
             ));
         };
         crate::host_case::check(bm)?;
+        crate::raw_header_dir::check(bm, r.flow())?;
+        crate::tls_content::check(bm)?;
         let ab = crate::proto_buffer::resolve(ab, app_proto, sig.app_proto);
         let transforms = bm
             .transforms
