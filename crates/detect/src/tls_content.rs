@@ -1,35 +1,43 @@
-//! Content lengths Suricata 7.0.10 requires on hash-like TLS buffers: every content of
-//! `ja3.hash` or `ja3s.hash` must be 32 bytes ("Invalid length of the specified JA3
-//! hash (should be 32 characters long)") and every content of `tls.cert_fingerprint`
-//! 59 bytes (twenty hex pairs and their colons), negated or not, unless a transform
-//! comes first; other lengths make the rule fail to load. Found by the differential
-//! harness's `tls` family (tests/parity/difftest/fixed/dt-1-tls-lengths).
+//! Contents Suricata 7.0.10 refuses on hash-like TLS buffers (rules that fail to load,
+//! while it warns they "will never match"): the first content of `ja3.hash` or
+//! `ja3s.hash` must be 32 bytes ("Invalid length of the specified JA3 hash"), every
+//! content of `tls.cert_fingerprint` 59 bytes (twenty hex pairs and their colons), and
+//! the first content of `tls.cert_serial`, when longer than two bytes, must have a colon
+//! ("No colon delimiters ':' detected"); negated contents count, a transform before
+//! them exempts the buffer, and a second mention of the buffer continues its list (its
+//! first content is not checked again). Found by the differential harness's `tls`
+//! family (tests/parity/difftest/fixed/dt-1-tls-*).
 
 use rules::{Buffer, BufferMatches, Match};
 
 use crate::sig::{failed, Refusal};
 
-/// Refuses a content of the wrong length on a hash-like TLS buffer.
-pub(crate) fn check(bm: &BufferMatches) -> Result<(), Refusal> {
-    let want = match bm.buffer {
-        Buffer::Ja3Hash | Buffer::Ja3sHash => 32,
-        Buffer::TlsCertFingerprint => 59,
-        _ => return Ok(()),
-    };
-    if !bm.transforms.is_empty() {
-        return Ok(());
-    }
-    for m in &bm.matches {
-        let Match::Content(c) = m else { continue };
-        if c.pattern.len() != want {
-            return Err(failed(
-                bm.buffer.name(),
-                format!(
-                    "a {}-byte content on {} (Suricata requires {want})",
-                    c.pattern.len(),
-                    bm.buffer.name()
-                ),
-            ));
+/// Refuses a rule whose hash-like TLS buffers have contents Suricata refuses.
+pub(crate) fn check(buffers: &[BufferMatches]) -> Result<(), Refusal> {
+    let mut first_seen: Vec<Buffer> = Vec::new();
+    for bm in buffers.iter().filter(|b| b.transforms.is_empty()) {
+        for m in &bm.matches {
+            let Match::Content(c) = m else { continue };
+            let first = !first_seen.contains(&bm.buffer);
+            if first {
+                first_seen.push(bm.buffer);
+            }
+            let len = c.pattern.len();
+            let bad = match bm.buffer {
+                Buffer::Ja3Hash | Buffer::Ja3sHash => first && len != 32,
+                Buffer::TlsCertFingerprint => len != 59,
+                Buffer::TlsCertSerial => first && len > 2 && !c.pattern.contains(&b':'),
+                _ => false,
+            };
+            if bad {
+                return Err(failed(
+                    bm.buffer.name(),
+                    format!(
+                        "a {len}-byte content on {} Suricata refuses (hashes: 32 bytes, fingerprints: 59, serials: with colons)",
+                        bm.buffer.name()
+                    ),
+                ));
+            }
         }
     }
     Ok(())
@@ -71,9 +79,22 @@ mod tests {
         assert!(refused("ja3.hash; content:\"6e4\";"));
         assert!(refused("ja3.hash; content:!\"6e4\";"));
         assert!(refused("ja3s.hash; content:\"c36f7\"; offset:27;"));
-        assert!(refused(&format!(
+        // Only the first content of ja3.hash/ja3s.hash, in one mention or two.
+        assert!(!refused(&format!(
             "ja3.hash; content:\"{h}\"; content:\"abc\";"
         )));
+        assert!(!refused(&format!(
+            "ja3s.hash; content:\"{h}\"; ja3s.hash; content:!\"abc\";"
+        )));
+        assert!(refused("ja3.hash; bsize:32; content:\"abc\";"));
         assert!(refused("tls.cert_fingerprint; content:\"00\";"));
+        assert!(refused(&format!(
+            "tls.cert_fingerprint; content:\"{fp}\"; content:\"30\";"
+        )));
+        assert!(!refused("tls.cert_serial; content:\"EF\";"));
+        assert!(!refused(
+            "tls.cert_serial; content:\"AB:CD\"; content:\"ABC\";"
+        ));
+        assert!(refused("tls.cert_serial; content:\"ABC\";"));
     }
 }

@@ -652,11 +652,14 @@ fn tls(g: &mut Gen<'_>) -> Spec {
         _ if side_client => "flow:to_server; ",
         _ => "flow:to_client; ",
     };
-    let name = format!(
-        "{}-{}",
-        if side_client { "client" } else { "server" },
-        conds[0].0
-    );
+    // Named by the first condition, or by `ssl_state` wherever it is (its timing is
+    // a class of its own).
+    let first = if conds.iter().any(|c| c.0 == "ssl_state") {
+        "ssl_state"
+    } else {
+        conds[0].0.as_str()
+    };
+    let name = format!("{}-{first}", if side_client { "client" } else { "server" });
     let proto = g.pick(&["tls", "tls", "tcp"]);
     let mut s = base(&name, intent, v6, L4::Tcp, proto);
     s.tweaks.dport = Some(443);

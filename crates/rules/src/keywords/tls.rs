@@ -236,6 +236,16 @@ fn flag(st: &mut State, c: &Ctx<'_>) {
 /// subject or issuer, case-sensitive) and `tls.fingerprint` (equal to its SHA-1
 /// fingerprint, any case): `[!]"text"`.
 fn cert_text(st: &mut State, c: &Ctx<'_>) {
+    // Suricata 7.0.10 takes `tls.fingerprint` for the `tls.cert_fingerprint` modifier:
+    // after a sticky buffer (not reset with `pkt_data`) the rule is refused.
+    if c.def.name == "tls.fingerprint" && st.sticky.is_some() {
+        return st.err(
+            c.o.name_off,
+            Reason::Semantic,
+            c.kw,
+            "\"tls.cert_fingerprint\" keyword seen with a sticky buffer still set (reset with pkt_data)",
+        );
+    }
     let (neg, rest) = crate::values::negation(value(c));
     let rest = rest.trim();
     let text = rest
@@ -385,5 +395,8 @@ mod tests {
             assert!(parse(&format!("tls.issuerdn:{v};")).is_err(), "{v}");
         }
         assert!(parse("tls.fingerprint:\"00:45:48\";").is_ok());
+        assert!(parse("tls.sni; content:\"a\"; tls.fingerprint:\"00:45\";").is_err());
+        assert!(parse("tls.sni; content:\"a\"; pkt_data; tls.fingerprint:\"00:45\";").is_ok());
+        assert!(parse("tls.sni; content:\"a\"; tls.subject:\"CN=a\";").is_ok());
     }
 }
