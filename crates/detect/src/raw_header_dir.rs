@@ -2,16 +2,26 @@
 //! raw headers (the sticky buffer, the `http_raw_header` modifier or pcre's `/D` flag)
 //! without `flow:to_server` or `flow:to_client` ("http_raw_header signature without a
 //! flow direction"), even when another buffer of the rule (`http.uri`, `http.stat_code`)
-//! implies one. Found by the differential harness's `httpbuf` family
-//! (tests/parity/difftest/fixed/dt-1-1).
+//! implies one, except that the `http.response_body` sticky buffer anywhere in the rule
+//! gives it the to-client direction (the `http_server_body` modifier does not: Osprey,
+//! which does not tell the two apart, loads that rare form). Found by the differential
+//! harness's `httpbuf` family
+//! (tests/parity/difftest/fixed/dt-1-httpbuf-31).
 
 use rules::{Buffer, BufferMatches, Flow};
 
 use crate::sig::{failed, Refusal};
 
 /// Refuses a raw-header buffer in a rule whose `flow` names no direction.
-pub(crate) fn check(bm: &BufferMatches, flow: Option<&Flow>) -> Result<(), Refusal> {
-    if bm.buffer != Buffer::HttpHeaderRaw || flow.is_some_and(|f| f.to_server || f.to_client) {
+pub(crate) fn check(
+    bm: &BufferMatches,
+    all: &[BufferMatches],
+    flow: Option<&Flow>,
+) -> Result<(), Refusal> {
+    if bm.buffer != Buffer::HttpHeaderRaw
+        || flow.is_some_and(|f| f.to_server || f.to_client)
+        || all.iter().any(|b| b.buffer == Buffer::HttpResponseBody)
+    {
         return Ok(());
     }
     Err(failed(
@@ -57,5 +67,18 @@ mod tests {
         assert!(!refused("http.header.raw; content:\"a\"; flow:to_client;"));
         assert!(!refused("flow:to_client; pcre:\"/a/D\";"));
         assert!(!refused("http.header; content:\"a\";"));
+        // http.response_body gives the rule a direction (Suricata 7.0.10, either order).
+        assert!(!refused(
+            "http.header.raw; content:\"a\"; http.response_body; content:\"b\";"
+        ));
+        assert!(!refused(
+            "http.response_body; content:\"b\"; http.header.raw; content:\"a\";"
+        ));
+        assert!(refused(
+            "http.header.raw; content:\"a\"; file_data; content:\"b\";"
+        ));
+        assert!(refused(
+            "http.header.raw; content:\"a\"; http.request_body; content:\"b\";"
+        ));
     }
 }

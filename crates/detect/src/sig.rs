@@ -574,7 +574,7 @@ pub(crate) fn compile(
             ));
         };
         crate::host_case::check(bm)?;
-        crate::raw_header_dir::check(bm, r.flow())?;
+        crate::raw_header_dir::check(bm, &r.buffers, r.flow())?;
         let ab = crate::proto_buffer::resolve(ab, app_proto, sig.app_proto);
         let transforms = bm
             .transforms
