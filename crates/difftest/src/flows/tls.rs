@@ -727,6 +727,8 @@ mod tests {
             ok += usize::from(rules::parse_rule(&c.rule()).is_ok());
             assert!(c.frames(0).len() >= 10);
         }
-        assert!(ok >= 270, "{ok} of 300 parse");
+        // Edge values Suricata refuses (dates with `>=`, short hashes, `tls.alpn`) are
+        // written on purpose.
+        assert!(ok >= 240, "{ok} of 300 parse");
     }
 }
