@@ -805,7 +805,7 @@ fn httpbuf(g: &mut Gen<'_>) -> Spec {
         .rsplit(|&c| c == b' ')
         .next()
         .unwrap_or(b"HTTP/1.1");
-    let (resp, resp_bufs) = response(g, lower, &version.to_vec());
+    let (resp, resp_bufs) = response(g, lower, version);
     let side = if g.chance(0.6) { 'S' } else { 'C' };
     let mut f = Flow::new(g.index, v6, 80);
     let (ci, si) = (30_000u32, 60_000u32);
