@@ -544,6 +544,7 @@ pub(crate) fn compile(
     };
     // Buffers.
     let mut app_dirs: Option<app::Direction> = None;
+    crate::tls_content::check(&r.buffers)?;
     for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
         crate::xform_check::check(bm)?;
         if bm.buffer == Buffer::Payload {
@@ -581,6 +582,7 @@ pub(crate) fn compile(
             ));
         };
         crate::host_case::check(bm)?;
+        crate::raw_header_dir::check(bm, &r.buffers, r.flow())?;
         let ab = crate::proto_buffer::resolve(ab, app_proto, sig.app_proto);
         let transforms = bm
             .transforms

@@ -218,8 +218,12 @@ fn finish(st: &mut State, end: usize) {
         _ => None,
     });
     for b in &st.blocks {
+        // Suricata 7.0.10 compares a content's length with the number the rule gives:
+        // `bsize:N`, `bsize:<N` and `bsize:A<>N` refuse contents longer than N (a
+        // 4-byte content with `bsize:<4` loads, though it can never match), `<=` is not
+        // checked.
         let bsize_max = b.matches.iter().find_map(|m| match m {
-            Match::Bsize(c) => v::cmp_max(*c),
+            Match::Bsize(IntCmp::Eq(n) | IntCmp::Lt(n) | IntCmp::Range(_, n)) => Some(*n),
             _ => None,
         });
         for m in &b.matches {
