@@ -14,7 +14,7 @@
 # Environment: OSPREY (binary; default target/release/osprey, built when missing),
 #              SEED (default: new each run, printed), CHUNK (cases a batch),
 #              WORK (default a new folder under /tmp), MINIMIZE (case folders a batch, 20),
-#              FAMILIES (comma-separated families to draw from, e.g. frag,tcpseg,encap,dns,http
+#              FAMILIES (comma-separated families to draw from, e.g. frag,tcpseg,encap,dns,http,httpbuf,tls
 #              for the traffic families; default all).
 # Exit status: 0 when every difference is listed in tests/parity/KNOWN_DIFFERENCES.md,
 # 1 when one is not, 2 on a run error.

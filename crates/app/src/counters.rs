@@ -234,6 +234,11 @@ pub enum Counter {
     ErrorHttpAlloc,
     /// FTP flows whose parser stopped because the memcap refused memory.
     ErrorFtpAlloc,
+    /// Application-layer frames dropped: more than a direction may hold waiting for
+    /// inspection (`frames::MAX_PENDING`, `frames::ARENA_LIMIT`).
+    FramesDropped,
+    /// Frames longer than `frames::UNIT_LIMIT`, inspected on their first bytes.
+    FramesTruncated,
 }
 
 const NAMES: [&str; Counter::COUNT] = [
@@ -350,11 +355,13 @@ const NAMES: [&str; Counter::COUNT] = [
     "ftp.memcap",
     "app_layer.error.http.alloc",
     "app_layer.error.ftp.alloc",
+    "osprey.app.frames.dropped",
+    "osprey.app.frames.truncated",
 ];
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 113;
+    pub const COUNT: usize = 115;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -416,6 +416,8 @@ pub struct AppFlow {
     switch: switch::Switch,
     /// What the state holds against its application-layer memcap (HTTP, FTP).
     mem: Option<Charge>,
+    /// Frames for the `frame` keyword (only with `Config::frames`).
+    frames: Option<Box<crate::frames::FlowFrames>>,
 }
 
 impl AppFlow {
@@ -435,6 +437,7 @@ impl AppFlow {
             peers: None,
             switch: switch::Switch::default(),
             mem: None,
+            frames: None,
         }
     }
 
@@ -594,6 +597,11 @@ impl AppFlow {
         new
     }
 
+    /// The flow's frames (`None` until one was recorded).
+    pub fn frames(&self) -> Option<&crate::frames::FlowFrames> {
+        self.frames.as_deref()
+    }
+
     /// Whether the stream parser failed: nothing more is parsed.
     fn failed(&self) -> bool {
         with_state!(ref &self.state, p => Protocol::errored(p), None => false)
@@ -703,10 +711,17 @@ impl AppFlow {
         let r = with_state!(mut &mut self.state, p => Protocol::datagram(p, ctx, dir, payload),
             None => ParseResult::Ok);
         self.datagram_error = r == ParseResult::Error;
+        if ctx.config.frames && r != ParseResult::Error && !matches!(self.state, AppState::None) {
+            let f = self.frames.get_or_insert_with(Default::default);
+            f.datagram(ctx, self.proto, dir, payload);
+        }
     }
 
     /// A hole of `len` bytes in one TCP direction.
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
+        if let Some(f) = &mut self.frames {
+            f.gap(dir);
+        }
         let detecting = with_state!(mut &mut self.state, p => {
             Protocol::gap(p, ctx, dir, len);
             false
@@ -748,6 +763,10 @@ impl AppFlow {
         // A failure shows in `failed` (the state remembers it).
         let _ = with_state!(mut &mut self.state, p => Protocol::parse(p, ctx, dir, data),
             None => ParseResult::Ok);
+        if ctx.config.frames && !matches!(self.state, AppState::None) {
+            let f = self.frames.get_or_insert_with(Default::default);
+            f.stream(ctx, self.proto, dir, data);
+        }
         self.check_switch(ctx);
         self.account(ctx);
     }

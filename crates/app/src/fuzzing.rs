@@ -23,7 +23,13 @@ pub fn drive(data: &[u8]) {
     } else {
         Transport::Tcp
     };
-    let mut ctx = AppCtx::new(Config::default());
+    // Half the inputs record frames too (`frame` rules), read and marked inspected
+    // after each record.
+    let config = Config {
+        frames: t & 2 != 0,
+        ..Config::default()
+    };
+    let mut ctx = AppCtx::new(config);
     let mut flow = AppFlow::forced(&mut ctx, transport, def.proto);
     let mut rest = rest;
     let mut records = 0u32;
@@ -41,6 +47,10 @@ pub fn drive(data: &[u8]) {
             (Transport::Udp, _) => flow.datagram(&mut ctx, dir, chunk),
         }
         rest = next;
+        if let Some(f) = flow.frames() {
+            let _: usize = f.pending(dir).map(|(t, b)| t.name().len() + b.len()).sum();
+            f.inspected(dir);
+        }
         // Rendering walks every live transaction: now and then, not after every record
         // (that would make long inputs quadratic).
         records += 1;

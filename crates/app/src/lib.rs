@@ -42,6 +42,7 @@ pub mod events;
 pub mod expect;
 pub mod files;
 mod flow;
+pub mod frames;
 pub mod ftp;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -126,6 +127,9 @@ pub struct Config {
     pub tls_handshake_limit: usize,
     /// Bytes buffered for one DNS-over-TCP message (the 2-byte length caps it at 65,535).
     pub dns_tcp_limit: usize,
+    /// Record application-layer frames for the `frame` rule keyword ([`frames`]); the
+    /// engine sets it when a loaded rule uses `frame` (false: nothing is recorded).
+    pub frames: bool,
     /// How the files transactions carry are tracked (hashes, bytes kept).
     pub files: FileConfig,
     /// `app-layer.protocols.smtp.mime`: how SMTP messages are decoded.
@@ -160,6 +164,7 @@ impl Default for Config {
             max_tx: 512,
             tls_handshake_limit: 256 * 1024,
             dns_tcp_limit: 65_535,
+            frames: false,
             files: FileConfig::default(),
             smtp_mime: smtp::mime::MimeConfig::default(),
             expectations: expect::Expectations::default(),

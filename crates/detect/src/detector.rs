@@ -13,6 +13,7 @@ use crate::sig::{self, BitsAct, ProtoM, Sig, Slot};
 use crate::state::{FlowDetect, Hit, Scratch};
 use crate::threshold::{self, Deferred, Global, Spec, Verdict};
 
+mod frame;
 mod packet;
 mod tx;
 
@@ -87,6 +88,8 @@ pub struct Detector {
     rule_to_info: HashMap<u32, u32>,
     pkt_groups: Vec<PktGroup>,
     tx_groups: [TxGroup; 2],
+    /// Rules over frames (`frame`), in signature order.
+    frame_sigs: Vec<u32>,
     alert_max: usize,
     stats: BuildStats,
     lists: crate::lists::Lists,
@@ -256,10 +259,15 @@ impl Detector {
             (0..CLASSES * DIRS).map(|_| PktGroup::default()).collect();
         let mut tx_entries: [HashMap<BufferId, Vec<FpEntry>>; 2] = [HashMap::new(), HashMap::new()];
         let mut tx_groups = [TxGroup::default(), TxGroup::default()];
+        let mut frame_sigs = Vec::new();
         for (si, s) in sigs.iter().enumerate() {
             let si = si as u32;
             if s.fp.is_some() {
                 stats.rules_prefiltered += 1;
+            }
+            if !s.frames.is_empty() {
+                frame_sigs.push(si);
+                continue;
             }
             if s.is_tx() {
                 let dirs: Vec<usize> = if s.app_both {
@@ -369,6 +377,7 @@ impl Detector {
             rule_to_info,
             pkt_groups,
             tx_groups,
+            frame_sigs,
             alert_max: opts.packet_alert_max,
             stats,
             lists: opts.lists.clone(),
@@ -557,6 +566,9 @@ impl Detector {
             }
         }
         if let (Some(af), Some(fi)) = (input.app, input.flow) {
+            if !self.frame_sigs.is_empty() {
+                self.inspect_frames(scratch, fd, input, fi, af);
+            }
             self.inspect_txs(scratch, fd, input, fi, af, payload);
         }
         crate::lua::apply_writes(fd);

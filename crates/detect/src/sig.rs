@@ -225,6 +225,8 @@ pub(crate) struct Sig {
     pub flow_action: bool,
     /// `lua` scripts that inspect transactions (`crate::lua`).
     pub lua_tx: Vec<crate::lua::LuaC>,
+    /// `frame` programs (at most one), inspected on the flow's frames.
+    pub frames: Vec<crate::frames::FrameProg>,
 }
 
 impl Sig {
@@ -374,6 +376,7 @@ pub(crate) fn compile(
         like_iponly: false,
         flow_action: false,
         lua_tx: Vec::new(),
+        frames: Vec::new(),
     };
     if matches!(r.action, Action::Log | Action::Sdrop) {
         return Err(unsupported(
@@ -541,6 +544,7 @@ pub(crate) fn compile(
     };
     // Buffers.
     let mut app_dirs: Option<app::Direction> = None;
+    crate::tls_content::check(&r.buffers)?;
     for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
         crate::xform_check::check(bm)?;
         if bm.buffer == Buffer::Payload {
@@ -554,6 +558,11 @@ pub(crate) fn compile(
                 ));
             }
             sig.payload = Some(program(&bm.matches, &mut vars, false)?);
+            continue;
+        }
+        if let Buffer::Frame(t) = bm.buffer {
+            let prog = program(&bm.matches, &mut vars, false)?;
+            crate::frames::add(&mut sig, t, bm, prog)?;
             continue;
         }
         if let Some(hb) = crate::hdr_buf::HdrBuf::of(bm.buffer) {
@@ -573,6 +582,7 @@ pub(crate) fn compile(
             ));
         };
         crate::host_case::check(bm)?;
+        crate::raw_header_dir::check(bm, &r.buffers, r.flow())?;
         let ab = crate::proto_buffer::resolve(ab, app_proto, sig.app_proto);
         let transforms = bm
             .transforms
@@ -655,7 +665,7 @@ pub(crate) fn compile(
         PayloadMode::Both
     };
     sig.payload_mode = crate::pkt_only::settle(sig.payload_mode, r);
-    sig.fp = crate::fastpat::select(r, sig.is_tx());
+    sig.fp = crate::fastpat::select(r, sig.is_tx()).filter(|_| sig.frames.is_empty());
     if let Some((Slot::App(b), _, _)) = &mut sig.fp {
         *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);
     }
@@ -663,6 +673,7 @@ pub(crate) fn compile(
     // keyword (not even `flow:stateless`), only `flowbits:set`; then no negated address
     // (crate::iponly). Matched on the first packet of each direction.
     sig.flow_action = sig.payload.is_none()
+        && sig.frames.is_empty()
         && !sig.is_tx()
         && sig.pkt.is_empty()
         && sig.bits_cond.is_empty()

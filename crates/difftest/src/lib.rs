@@ -11,7 +11,8 @@
 //! - [`case`]: one case (rule + flow) and its addresses;
 //! - [`rulegen`]: the rule and traffic generator, by keyword family;
 //! - [`flows`]: the traffic families beyond plain conversations (fragments, TCP stream
-//!   shapes, VLAN and tunnels, DNS cut at any byte, HTTP/1 bodies and sticky buffers);
+//!   shapes, VLAN and tunnels, DNS cut at any byte, HTTP/1 bodies and every sticky
+//!   buffer, TLS handshakes with generated certificates);
 //! - [`batch`]: a batch written as one rule file and one capture;
 //! - [`oracle`]: running Suricata and Osprey and reading their alerts and rejections;
 //! - [`compare`]: the comparison and its summary;

@@ -9,6 +9,8 @@ macro_rules! define_buffers {
             /// The packet payload or reassembled stream (`pkt_data`, the default).
             #[default]
             Payload,
+            /// An application-layer frame (`frame:tls.pdu`): the frame's bytes.
+            Frame(crate::frames::FrameType),
             $(
                 #[doc = concat!("`", $name, "`")]
                 $v,
@@ -23,6 +25,7 @@ macro_rules! define_buffers {
             pub fn name(self) -> &'static str {
                 match self {
                     Buffer::Payload => "pkt_data",
+                    Buffer::Frame(t) => t.name(),
                     $(Buffer::$v => $name,)*
                 }
             }
@@ -30,7 +33,7 @@ macro_rules! define_buffers {
             /// Other names of the sticky buffer keyword (legacy underscore names).
             pub fn aliases(self) -> &'static [&'static str] {
                 match self {
-                    Buffer::Payload => &[],
+                    Buffer::Payload | Buffer::Frame(_) => &[],
                     $(Buffer::$v => &[$($alias),*],)*
                 }
             }

@@ -15,6 +15,7 @@ pub mod check;
 pub mod classification;
 pub mod dates;
 pub mod diag;
+pub mod frames;
 pub mod header;
 pub mod keywords;
 pub mod lexer;

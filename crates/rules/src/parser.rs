@@ -159,6 +159,7 @@ fn run(text: &str, st: &mut State, keywords: &mut Vec<String>) -> Option<Rule> {
         );
     }
     st.meta.gid = 1;
+    st.header = protocol;
     for o in &raw.options {
         let lname;
         let name = if o.name.bytes().any(|c| c.is_ascii_uppercase()) {
@@ -171,6 +172,7 @@ fn run(text: &str, st: &mut State, keywords: &mut Vec<String>) -> Option<Rule> {
         keywords::apply(st, name, o);
     }
     finish(st, text.len());
+    crate::frames::finish(st, text.len());
     let header = Header {
         protocol: protocol?,
         src: src?,
@@ -216,8 +218,12 @@ fn finish(st: &mut State, end: usize) {
         _ => None,
     });
     for b in &st.blocks {
+        // Suricata 7.0.10 compares a content's length with the number the rule gives:
+        // `bsize:N`, `bsize:<N` and `bsize:A<>N` refuse contents longer than N (a
+        // 4-byte content with `bsize:<4` loads, though it can never match), `<=` is not
+        // checked.
         let bsize_max = b.matches.iter().find_map(|m| match m {
-            Match::Bsize(c) => v::cmp_max(*c),
+            Match::Bsize(IntCmp::Eq(n) | IntCmp::Lt(n) | IntCmp::Range(_, n)) => Some(*n),
             _ => None,
         });
         for m in &b.matches {

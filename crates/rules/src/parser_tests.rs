@@ -159,6 +159,12 @@ fn content_validation() {
     err_kw(&r(r#"content:"abcdef"; dsize:<4;"#), "dsize");
     ok(&r(r#"content:!"abcdef"; dsize:<4;"#));
     err_kw(&r(r#"http.uri; content:"abcdef"; bsize:3;"#), "bsize");
+    // Suricata 7.0.10 compares with the number written: `<4` and `1<>4` take a
+    // 4-byte content, `<3` and `1<>3` do not.
+    ok(&r(r#"tls.sni; content:"abcd"; bsize:<4;"#));
+    ok(&r(r#"tls.sni; content:"abcd"; bsize:1<>4;"#));
+    err_kw(&r(r#"tls.sni; content:"abcd"; bsize:<3;"#), "bsize");
+    err_kw(&r(r#"tls.sni; content:"abcd"; bsize:1<>3;"#), "bsize");
     err_kw(&r(r#"content:"a"; offset:x;"#), "offset");
     ok(&r(
         r#"content:"a"; byte_extract:1,0,x; content:"b"; offset:x;"#,

@@ -478,7 +478,10 @@ impl fmt::Display for Rule {
                     sticky = false;
                 }
             } else {
-                write!(f, " {};", b.buffer.name())?;
+                match b.buffer {
+                    Buffer::Frame(t) => write!(f, " frame:{};", t.name())?,
+                    _ => write!(f, " {};", b.buffer.name())?,
+                }
                 sticky = true;
                 for t in &b.transforms {
                     write_transform(f, t)?;

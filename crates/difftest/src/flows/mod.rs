@@ -11,7 +11,12 @@
 //! - [`http`]: HTTP/1 with bodies chunked, cut and compressed, and rules with sticky
 //!   buffers in varied orders;
 //! - [`http2`]: HTTP/2 with prior knowledge (h2c), HPACK literal fields, the body in
-//!   one or more DATA frames.
+//!   one or more DATA frames;
+//! - [`httpbuf`]: every HTTP/1 sticky buffer, its Snort-style modifier and pcre flag,
+//!   with the payload keywords' edge values (offsets at 0, at the end and past it,
+//!   `bsize`, `isdataat`, negative distances);
+//! - [`tls`]: TLS 1.2 handshakes with a generated certificate chain: SNI, certificate
+//!   buffers and dates, JA3/JA3S, random, version and state keywords.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -23,7 +28,9 @@ pub mod encap;
 pub mod frag;
 pub mod http;
 pub mod http2;
+pub mod httpbuf;
 pub mod tcpseg;
+pub mod tls;
 pub mod xform;
 
 use build::{ether, ethertype_of, Frag6, Seg};
@@ -36,6 +43,8 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     dns::DNS,
     http::HTTP,
     http2::HTTP2,
+    httpbuf::HTTPBUF,
+    tls::TLS,
     xform::XFORM,
 ];
 

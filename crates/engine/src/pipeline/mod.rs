@@ -108,7 +108,7 @@ impl Pipeline {
         sink.alert_options = config.eve_options.alert;
         sink.keep_blocked =
             config.ips && config.eve_types.engine("drop") && config.eve_options.drop.alerts;
-        Pipeline {
+        let mut p = Pipeline {
             decode: DecodeStage::new(config, decoder_config),
             flows: FlowStage::new(config),
             detection: Detection::new(detect, sink),
@@ -122,7 +122,10 @@ impl Pipeline {
             sweep_on_frames: true,
             drain_position: None,
             batch_frame: None,
-        }
+        };
+        // The app layer records frames only for `frame` rules.
+        p.flows.app.config.frames = config.detector.as_ref().is_some_and(|d| d.uses_frames());
+        p
     }
 
     /// Runs every frame of `batch` through the stages.
@@ -374,6 +377,7 @@ impl Pipeline {
     /// state of the flows already tracked starts afresh.
     pub fn set_detector(&mut self, detector: Option<Arc<detect::Detector>>) {
         let timing = self.timer.times().is_some();
+        self.flows.app.config.frames = detector.as_ref().is_some_and(|d| d.uses_frames());
         self.detection.set_detector(detector, timing);
         self.flows.reset_detect();
     }

@@ -123,7 +123,17 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "do not log the transaction the rule matched (`logging disable`)",
         "rules/config.html",
     ),
-    verbatim("frame").about("inspect an application-layer frame", "rules/intro.html"),
+    Keyword::new(
+        "frame",
+        Value::Required,
+        Kind::Option,
+        crate::frames::keyword,
+    )
+    .own_check()
+    .about(
+        "inspect the bytes of an application-layer frame (`frame:tls.pdu`)",
+        "rules/intro.html",
+    ),
     verbatim("transform").about(
         "apply a transform to the current buffer",
         "rules/transforms.html",

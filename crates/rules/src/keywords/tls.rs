@@ -236,6 +236,16 @@ fn flag(st: &mut State, c: &Ctx<'_>) {
 /// subject or issuer, case-sensitive) and `tls.fingerprint` (equal to its SHA-1
 /// fingerprint, any case): `[!]"text"`.
 fn cert_text(st: &mut State, c: &Ctx<'_>) {
+    // Suricata 7.0.10 takes `tls.fingerprint` for the `tls.cert_fingerprint` modifier:
+    // after a sticky buffer (not reset with `pkt_data`) the rule is refused.
+    if c.def.name == "tls.fingerprint" && st.sticky.is_some() {
+        return st.err(
+            c.o.name_off,
+            Reason::Semantic,
+            c.kw,
+            "\"tls.cert_fingerprint\" keyword seen with a sticky buffer still set (reset with pkt_data)",
+        );
+    }
     let (neg, rest) = crate::values::negation(value(c));
     let rest = rest.trim();
     let text = rest
@@ -250,6 +260,26 @@ fn cert_text(st: &mut State, c: &Ctx<'_>) {
             format!("{}: empty value", c.def.name),
         );
     }
+    // Suricata 7.0.10 reads `tls.subject` and `tls.issuerdn` with a pattern of letters
+    // (`A-z`, so `[\]^_` and the backquote too), digits, white space and `-.=,*@`:
+    // anything else (`:`, `/`, `~`, a quote ...) is an "invalid tls.subject option".
+    let subject_byte = |b: u8| {
+        (b'A'..=b'z').contains(&b)
+            || b.is_ascii_digit()
+            || b.is_ascii_whitespace()
+            || b"-.=,*@".contains(&b)
+    };
+    if c.def.name != "tls.fingerprint" && !text.bytes().all(subject_byte) {
+        return st.err(
+            c.o.value_off,
+            Reason::InvalidValue,
+            c.kw,
+            format!(
+                "invalid {} option (letters, digits, spaces and -.=,*@ only)",
+                c.def.name
+            ),
+        );
+    }
     let text = if c.def.name == "tls.fingerprint" {
         text.to_ascii_lowercase()
     } else {
@@ -258,7 +288,7 @@ fn cert_text(st: &mut State, c: &Ctx<'_>) {
     push_app(st, c, neg, AppValue::Text(text));
 }
 
-/// `tls_cert_notbefore`/`tls_cert_notafter`: `[<|>|<=|>=|=]DATE` or `DATE<>DATE`,
+/// `tls_cert_notbefore`/`tls_cert_notafter`: `[<|>]DATE` or `DATE<>DATE`,
 /// DATE as `YYYY-MM[-DD[THH[:MM[:SS]]]]` (UTC) or a number of seconds since the epoch
 /// (which is also what a bare year reads as in Suricata), as seconds since the epoch.
 fn cert_date(st: &mut State, c: &Ctx<'_>) {
@@ -269,17 +299,19 @@ fn cert_date(st: &mut State, c: &Ctx<'_>) {
             if a >= b {
                 return Err(format!("range '{v}' is empty or backwards"));
             }
-            return Ok(IntCmp::Range(a, b));
+            // Both ends included, as Suricata 7.0.10 compares them.
+            return Ok(IntCmp::Range(a.saturating_sub(1), b.saturating_add(1)));
         }
         /// An operator prefix and the comparison it makes.
         type Op = (&'static str, fn(u64) -> IntCmp);
-        const OPS: [Op; 5] = [
-            ("<=", IntCmp::Le),
-            (">=", IntCmp::Ge),
-            ("<", IntCmp::Lt),
-            (">", IntCmp::Gt),
-            ("=", IntCmp::Eq),
-        ];
+        // Suricata 7.0.10 takes `<`, `>`, a plain date and a range only: `<=`, `>=`
+        // and `=` are parse errors ("Parsing '>=2027-09-03' failed").
+        // and `<`/`>` include the date itself (a certificate from 2022-01-15T00:00:00
+        // matches both `<2022-01-15` and `>2022-01-15` in Suricata 7.0.10).
+        const OPS: [Op; 2] = [("<", IntCmp::Le), (">", IntCmp::Ge)];
+        if v.starts_with(['=', '<', '>']) && ["<=", ">=", "="].iter().any(|p| v.starts_with(p)) {
+            return Err(format!("'{v}': only <, > or a range (Suricata 7.0.10)"));
+        }
         for (p, f) in OPS {
             if let Some(r) = v.strip_prefix(p) {
                 return Ok(f(crate::dates::epoch(r)?));
@@ -307,4 +339,64 @@ pub(super) fn cert_chain_len(st: &mut State, c: &Ctx<'_>) {
             .map_err(|e| format!("tls.cert_chain_len: {e}"))
     );
     push_app(st, c, false, AppValue::Ints(vec![cmp]));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::{AppValue, IntCmp, Opt};
+
+    fn parse(opts: &str) -> Result<Vec<Opt>, ()> {
+        let text = format!("alert tls any any -> any any ({opts} sid:1;)");
+        crate::parse_rule(&text).map(|r| r.options).map_err(|_| ())
+    }
+
+    fn ints(opts: &str) -> Vec<IntCmp> {
+        parse(opts)
+            .expect(opts)
+            .into_iter()
+            .find_map(|o| match o {
+                Opt::App(a) => match a.value {
+                    AppValue::Ints(v) => Some(v),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .expect("a date comparison")
+    }
+
+    #[test]
+    fn cert_dates_as_suricata_7_reads_them() {
+        // 2022-01-15T00:00:00Z.
+        let t = 1_642_204_800u64;
+        for (v, hit) in [
+            ("<2022-01-15", true),
+            (">2022-01-15", true),
+            ("<2022-01-14T23:59:59", false),
+            (">2022-01-15T00:00:01", false),
+            ("2022-01-15", true),
+            ("2022-01-14<>2022-01-15", true),
+            ("2022-01-15<>2022-01-16", true),
+            ("2022-01-16<>2022-01-17", false),
+        ] {
+            let c = ints(&format!("tls_cert_notbefore:{v};"));
+            assert_eq!(c.iter().any(|c| c.matches(t)), hit, "{v}");
+        }
+        for v in ["<=2022-01-15", ">=2022-01-15", "=2022-01-15"] {
+            assert!(parse(&format!("tls_cert_notafter:{v};")).is_err(), "{v}");
+        }
+    }
+
+    #[test]
+    fn subject_and_issuer_take_suricata_7_characters_only() {
+        for v in ["\"CN=a, O=b\"", "a_b", "a^b", "a@b*c", "!\"x.y-z\""] {
+            assert!(parse(&format!("tls.subject:{v};")).is_ok(), "{v}");
+        }
+        for v in ["\"a:b\"", "\"a/b\"", "\"a'b\"", "\"a(b\"", "\"mqp.~\""] {
+            assert!(parse(&format!("tls.issuerdn:{v};")).is_err(), "{v}");
+        }
+        assert!(parse("tls.fingerprint:\"00:45:48\";").is_ok());
+        assert!(parse("tls.sni; content:\"a\"; tls.fingerprint:\"00:45\";").is_err());
+        assert!(parse("tls.sni; content:\"a\"; pkt_data; tls.fingerprint:\"00:45\";").is_ok());
+        assert!(parse("tls.sni; content:\"a\"; tls.subject:\"CN=a\";").is_ok());
+    }
 }

@@ -32,6 +32,8 @@ pub(crate) struct State {
     pub(crate) seen_gid: bool,
     pub(crate) seen_msg: bool,
     pub(crate) seen_classtype: bool,
+    /// The rule header's protocol (the `frame` keyword reads it).
+    pub(crate) header: Option<Protocol>,
 }
 
 impl State {

@@ -1,0 +1,469 @@
+//! Application-layer frames (Suricata 7's stream annotations for the `frame` rule
+//! keyword): the protocol data units of a flow's directions, recorded as the parser is
+//! fed and kept until the detection engine inspects them.
+//!
+//! Frames are cut here from the same in-order bytes (or datagrams) the protocol's
+//! parser gets, by the protocol's own length fields, so they exist exactly where the
+//! parser is running (a failed parser, a gap or an unknown record format stops them):
+//!
+//! - TLS: each record: `tls.pdu` (header and body), `tls.hdr` (the 5 header bytes),
+//!   `tls.data` (the body), `tls.alert` / `tls.heartbeat` (the body of an alert or
+//!   heartbeat record). An SSLv2 record stops the framing (7.0.10 has no SSLv2 frames).
+//! - DNS: `dns.pdu`, one per datagram over UDP, one per message over TCP (the message
+//!   after its 2-byte length, as Suricata 7.0.10 cuts it: checked on sv-ether's TCP
+//!   DNS flows, where the flags match at offset 2 of the frame).
+//! - SMB: each NetBIOS session message: `smb.nbss.pdu`, `.hdr` (4 bytes), `.data`;
+//!   inside it an SMB1 message (`smb1.pdu`, `.hdr` the 32-byte header, `.data`), each
+//!   SMB2 message of a compound chain (`smb2.*`, 64-byte header) or an SMB3 transform
+//!   (`smb3.*`, 52-byte header).
+//!
+//! Only the frame types Osprey records are [`recorded`]; a rule naming another is
+//! refused as unsupported by the detection engine. Nothing is recorded unless
+//! [`crate::Config::frames`] is set (the engine sets it when a loaded rule uses
+//! `frame`). Per direction, at most [`MAX_PENDING`] frames and [`ARENA_LIMIT`] bytes
+//! wait for inspection; one unit's bytes are kept up to [`UNIT_LIMIT`] (a longer
+//! frame is inspected on its first bytes). Frames over these limits are dropped and
+//! counted (`osprey.app.frames.dropped`).
+
+use std::cell::Cell;
+
+use rules::frames::FrameType;
+use rules::AppProto as RuleApp;
+
+use crate::{AppCtx, AppProto, Counter, Direction};
+
+/// Frames waiting for inspection per direction.
+pub const MAX_PENDING: usize = 1024;
+/// Bytes of frames waiting for inspection per direction.
+pub const ARENA_LIMIT: usize = 1 << 20;
+/// Bytes kept of one protocol data unit (TLS records are at most 18 KiB; SMB messages
+/// can be larger, their first 64 KiB are kept).
+pub const UNIT_LIMIT: usize = 64 * 1024;
+
+/// Whether Osprey records frames of type `t` (the others are refused as unsupported).
+pub fn recorded(t: FrameType) -> bool {
+    if t.is_stream() {
+        return false;
+    }
+    matches!(t.proto(), RuleApp::Tls | RuleApp::Dns | RuleApp::Smb)
+}
+
+/// One frame waiting for inspection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    /// Its type.
+    pub ty: FrameType,
+    start: u32,
+    len: u32,
+}
+
+/// How a direction's stream is cut into units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Tls,
+    DnsTcp,
+    Nbss,
+}
+
+impl Unit {
+    fn of(p: AppProto) -> Option<Unit> {
+        match p {
+            AppProto::Tls => Some(Unit::Tls),
+            AppProto::Dns => Some(Unit::DnsTcp),
+            AppProto::Smb => Some(Unit::Nbss),
+            _ => None,
+        }
+    }
+
+    fn header_len(self) -> usize {
+        match self {
+            Unit::Tls => 5,
+            Unit::DnsTcp => 2,
+            Unit::Nbss => 4,
+        }
+    }
+
+    /// The unit's total length from its header, or `None` when the bytes are not a
+    /// unit Osprey frames (SSLv2, not a record or session message header).
+    fn total(self, h: &[u8]) -> Option<usize> {
+        match self {
+            // Record types 20..=24 of SSLv3/TLS (SSLv2 records have the high bit).
+            Unit::Tls => ((20..=24).contains(&h[0]) && h[1] == 3)
+                .then(|| 5 + usize::from(u16::from_be_bytes([h[3], h[4]]))),
+            Unit::DnsTcp => Some(2 + usize::from(u16::from_be_bytes([h[0], h[1]]))),
+            Unit::Nbss if !matches!(h[0], 0 | 0x81..=0x85) => None,
+            Unit::Nbss => {
+                // Direct-hosted SMB session messages use 24 length bits (RFC 1002's
+                // 17 for the other NetBIOS message types).
+                let mask = if h[0] == 0 { 0xff_ffff } else { 0x1_ffff };
+                Some(4 + (u32::from_be_bytes([0, h[1], h[2], h[3]]) & mask) as usize)
+            }
+        }
+    }
+}
+
+/// One direction's framing state and its frames waiting for inspection.
+#[derive(Debug, Default)]
+struct DirFrames {
+    /// The unit being assembled (its first [`UNIT_LIMIT`] bytes).
+    unit: Vec<u8>,
+    /// Its total length once the header is complete.
+    total: Option<usize>,
+    /// Bytes of the unit seen so far.
+    seen: usize,
+    /// Framing stopped (unknown record format).
+    lost: bool,
+    arena: Vec<u8>,
+    pending: Vec<Frame>,
+    /// How many of `pending` the detection engine inspected (it holds the flow
+    /// shared; they are dropped on the next change).
+    inspected: Cell<usize>,
+}
+
+impl DirFrames {
+    /// Drops the frames already inspected.
+    fn compact(&mut self) {
+        let n = self.inspected.replace(0).min(self.pending.len());
+        if n == self.pending.len() {
+            self.pending.clear();
+            self.arena.clear();
+        } else if n > 0 {
+            let cut = self.pending[n].start;
+            self.arena.drain(..cut as usize);
+            self.pending.drain(..n);
+            self.pending.iter_mut().for_each(|f| f.start -= cut);
+        }
+    }
+
+    fn push(&mut self, ctx: &mut AppCtx, ty: FrameType, bytes: &[u8]) {
+        self.compact();
+        if self.pending.len() >= MAX_PENDING || self.arena.len() + bytes.len() > ARENA_LIMIT {
+            ctx.counters.incr(Counter::FramesDropped);
+            return;
+        }
+        self.pending.push(Frame {
+            ty,
+            start: self.arena.len() as u32,
+            len: bytes.len() as u32,
+        });
+        self.arena.extend_from_slice(bytes);
+    }
+
+    fn stream(&mut self, ctx: &mut AppCtx, unit: Unit, mut data: &[u8]) {
+        while !data.is_empty() && !self.lost {
+            let hl = unit.header_len();
+            if self.total.is_none() {
+                let take = (hl - self.unit.len()).min(data.len());
+                self.unit.extend_from_slice(&data[..take]);
+                self.seen += take;
+                data = &data[take..];
+                if self.unit.len() < hl {
+                    return;
+                }
+                match unit.total(&self.unit) {
+                    Some(t) => self.total = Some(t),
+                    None => {
+                        self.lost = true;
+                        return;
+                    }
+                }
+            }
+            let total = self.total.unwrap_or(hl);
+            let take = (total - self.seen).min(data.len());
+            let keep = take.min(UNIT_LIMIT.saturating_sub(self.unit.len()));
+            self.unit.extend_from_slice(&data[..keep]);
+            self.seen += take;
+            data = &data[take..];
+            if self.seen == total {
+                if total > UNIT_LIMIT {
+                    ctx.counters.incr(Counter::FramesTruncated);
+                }
+                let u = std::mem::take(&mut self.unit);
+                self.emit(ctx, unit, &u);
+                self.unit = u;
+                self.unit.clear();
+                self.total = None;
+                self.seen = 0;
+            }
+        }
+    }
+
+    fn emit(&mut self, ctx: &mut AppCtx, unit: Unit, u: &[u8]) {
+        let t = |p: RuleApp, n: &str| FrameType::lookup(p, n).unwrap_or_default();
+        match unit {
+            Unit::Tls => {
+                self.push(ctx, t(RuleApp::Tls, "pdu"), u);
+                self.push(ctx, t(RuleApp::Tls, "hdr"), &u[..5]);
+                self.push(ctx, t(RuleApp::Tls, "data"), &u[5..]);
+                match u[0] {
+                    21 => self.push(ctx, t(RuleApp::Tls, "alert"), &u[5..]),
+                    24 => self.push(ctx, t(RuleApp::Tls, "heartbeat"), &u[5..]),
+                    _ => {}
+                }
+            }
+            Unit::DnsTcp => self.push(ctx, t(RuleApp::Dns, "pdu"), &u[2..]),
+            Unit::Nbss => {
+                self.push(ctx, t(RuleApp::Smb, "nbss.pdu"), u);
+                self.push(ctx, t(RuleApp::Smb, "nbss.hdr"), &u[..4]);
+                self.push(ctx, t(RuleApp::Smb, "nbss.data"), &u[4..]);
+                if u[0] == 0 {
+                    self.smb(ctx, &u[4..]);
+                }
+            }
+        }
+    }
+
+    /// The SMB message(s) of one NetBIOS session message.
+    fn smb(&mut self, ctx: &mut AppCtx, mut b: &[u8]) {
+        let t = |n: &str| FrameType::lookup(RuleApp::Smb, n).unwrap_or_default();
+        let ((pdu, hdr, data), hl, compound) = match b.get(..4) {
+            Some(b"\xffSMB") => (("smb1.pdu", "smb1.hdr", "smb1.data"), 32, false),
+            Some(b"\xfeSMB") => (("smb2.pdu", "smb2.hdr", "smb2.data"), 64, true),
+            Some(b"\xfdSMB") => (("smb3.pdu", "smb3.hdr", "smb3.data"), 52, false),
+            _ => return,
+        };
+        let (pdu, hdr, data) = (t(pdu), t(hdr), t(data));
+        loop {
+            if b.len() < hl {
+                return;
+            }
+            // SMB2 compounds: each message up to its NextCommand offset.
+            let next = if compound {
+                u32::from_le_bytes([b[20], b[21], b[22], b[23]]) as usize
+            } else {
+                0
+            };
+            let end = if next >= hl && next <= b.len() {
+                next
+            } else {
+                b.len()
+            };
+            let m = &b[..end];
+            self.push(ctx, pdu, m);
+            self.push(ctx, hdr, &m[..hl]);
+            self.push(ctx, data, &m[hl..]);
+            if end == b.len() {
+                return;
+            }
+            b = &b[end..];
+        }
+    }
+}
+
+/// The frames of one flow, both directions.
+#[derive(Debug, Default)]
+pub struct FlowFrames {
+    dirs: [DirFrames; 2],
+}
+
+impl FlowFrames {
+    /// In-order stream bytes of `dir`, as the protocol `proto`'s parser got them.
+    pub(crate) fn stream(
+        &mut self,
+        ctx: &mut AppCtx,
+        proto: AppProto,
+        dir: Direction,
+        data: &[u8],
+    ) {
+        if let Some(u) = Unit::of(proto) {
+            self.dirs[dir.index()].stream(ctx, u, data);
+        }
+    }
+
+    /// One datagram of `dir` the protocol `proto`'s parser accepted.
+    pub(crate) fn datagram(
+        &mut self,
+        ctx: &mut AppCtx,
+        proto: AppProto,
+        dir: Direction,
+        payload: &[u8],
+    ) {
+        if proto == AppProto::Dns {
+            let t = FrameType::lookup(RuleApp::Dns, "pdu").unwrap_or_default();
+            self.dirs[dir.index()].push(ctx, t, payload);
+        }
+    }
+
+    /// A hole in `dir`'s stream: the unit being assembled is lost and framing starts
+    /// again at the next byte (as Suricata's parsers take the data after a gap as a
+    /// new record; a header that does not look like one then stops the framing).
+    pub(crate) fn gap(&mut self, dir: Direction) {
+        let d = &mut self.dirs[dir.index()];
+        d.unit.clear();
+        d.total = None;
+        d.seen = 0;
+    }
+
+    /// The frames of `dir` waiting for inspection, with their bytes.
+    pub fn pending(&self, dir: Direction) -> impl Iterator<Item = (FrameType, &[u8])> + '_ {
+        let d = &self.dirs[dir.index()];
+        let from = d.inspected.get().min(d.pending.len());
+        d.pending[from..].iter().map(move |f| {
+            let s = f.start as usize;
+            (f.ty, &d.arena[s..s + f.len as usize])
+        })
+    }
+
+    /// Whether frames of `dir` wait for inspection.
+    pub fn has_pending(&self, dir: Direction) -> bool {
+        let d = &self.dirs[dir.index()];
+        d.inspected.get() < d.pending.len()
+    }
+
+    /// Marks the frames of `dir` inspected (the detection engine, which sees the flow
+    /// shared, calls it): they are no longer [`pending`](Self::pending) and their
+    /// memory is reused when the next frame is recorded.
+    pub fn inspected(&self, dir: Direction) {
+        let d = &self.dirs[dir.index()];
+        d.inspected.set(d.pending.len());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(f: &FlowFrames, dir: Direction) -> Vec<(String, usize)> {
+        f.pending(dir)
+            .map(|(t, b)| (t.name().to_owned(), b.len()))
+            .collect()
+    }
+
+    #[test]
+    fn tls_records_split_anywhere() {
+        let mut ctx = AppCtx::default();
+        let mut rec = vec![0x16, 3, 1, 0, 4, 1, 0, 0, 0];
+        rec.extend_from_slice(&[0x15, 3, 3, 0, 2, 2, 40]);
+        for cut in 0..rec.len() {
+            let mut f = FlowFrames::default();
+            f.stream(&mut ctx, AppProto::Tls, Direction::ToServer, &rec[..cut]);
+            f.stream(&mut ctx, AppProto::Tls, Direction::ToServer, &rec[cut..]);
+            let n = names(&f, Direction::ToServer);
+            assert_eq!(
+                n,
+                [
+                    ("tls.pdu".into(), 9),
+                    ("tls.hdr".into(), 5),
+                    ("tls.data".into(), 4),
+                    ("tls.pdu".into(), 7),
+                    ("tls.hdr".into(), 5),
+                    ("tls.data".into(), 2),
+                    ("tls.alert".into(), 2),
+                ],
+                "cut {cut}"
+            );
+            assert!(!f.has_pending(Direction::ToClient));
+            f.inspected(Direction::ToServer);
+            assert!(!f.has_pending(Direction::ToServer));
+            assert_eq!(f.pending(Direction::ToServer).count(), 0);
+            // The next frame reuses the space; only it is pending.
+            f.stream(
+                &mut ctx,
+                AppProto::Tls,
+                Direction::ToServer,
+                &[0x17, 3, 3, 0, 1, 9],
+            );
+            let got: Vec<_> = f
+                .pending(Direction::ToServer)
+                .map(|(_, b)| b.to_vec())
+                .collect();
+            assert_eq!(
+                got,
+                [vec![0x17, 3, 3, 0, 1, 9], vec![0x17, 3, 3, 0, 1], vec![9]]
+            );
+        }
+    }
+
+    #[test]
+    fn sslv2_stops_framing_a_gap_restarts_it() {
+        let mut ctx = AppCtx::default();
+        let mut f = FlowFrames::default();
+        f.stream(
+            &mut ctx,
+            AppProto::Tls,
+            Direction::ToServer,
+            &[0x80, 0x2e, 1, 0, 2, 0x16, 3, 1, 0, 0],
+        );
+        assert!(!f.has_pending(Direction::ToServer));
+        // Half a record, a hole, then a record from its first byte.
+        f.stream(
+            &mut ctx,
+            AppProto::Tls,
+            Direction::ToClient,
+            &[0x16, 3, 1, 0, 9, 1],
+        );
+        f.gap(Direction::ToClient);
+        f.stream(
+            &mut ctx,
+            AppProto::Tls,
+            Direction::ToClient,
+            &[0x17, 3, 3, 0, 0],
+        );
+        assert_eq!(names(&f, Direction::ToClient)[0], ("tls.pdu".into(), 5));
+    }
+
+    #[test]
+    fn dns_tcp_message_without_its_length() {
+        let mut ctx = AppCtx::default();
+        let mut f = FlowFrames::default();
+        f.stream(
+            &mut ctx,
+            AppProto::Dns,
+            Direction::ToServer,
+            &[0, 3, 0xab, 0xcd, 1, 0, 1],
+        );
+        let got: Vec<_> = f
+            .pending(Direction::ToServer)
+            .map(|(_, b)| b.to_vec())
+            .collect();
+        assert_eq!(got, [vec![0xab, 0xcd, 1]]);
+        f.datagram(&mut ctx, AppProto::Dns, Direction::ToClient, &[1, 2, 3]);
+        assert_eq!(names(&f, Direction::ToClient), [("dns.pdu".into(), 3)]);
+    }
+
+    #[test]
+    fn smb2_compound_and_limits() {
+        let mut ctx = AppCtx::default();
+        let mut m1 = vec![0u8; 72];
+        m1[..4].copy_from_slice(b"\xfeSMB");
+        m1[20] = 72;
+        let mut m2 = vec![0u8; 70];
+        m2[..4].copy_from_slice(b"\xfeSMB");
+        let body = [m1, m2].concat();
+        let mut u = vec![0, 0, 0, body.len() as u8];
+        u.extend_from_slice(&body);
+        let mut f = FlowFrames::default();
+        f.stream(&mut ctx, AppProto::Smb, Direction::ToServer, &u);
+        let n = names(&f, Direction::ToServer);
+        let want: Vec<(String, usize)> = [
+            ("smb.nbss.pdu", 146),
+            ("smb.nbss.hdr", 4),
+            ("smb.nbss.data", 142),
+            ("smb.smb2.pdu", 72),
+            ("smb.smb2.hdr", 64),
+            ("smb.smb2.data", 8),
+            ("smb.smb2.pdu", 70),
+            ("smb.smb2.hdr", 64),
+            ("smb.smb2.data", 6),
+        ]
+        .iter()
+        .map(|(a, b)| ((*a).to_owned(), *b))
+        .collect();
+        assert_eq!(n, want);
+        // Past MAX_PENDING frames are dropped and counted.
+        for _ in 0..MAX_PENDING {
+            f.datagram(&mut ctx, AppProto::Dns, Direction::ToServer, &[0]);
+        }
+        assert_eq!(f.pending(Direction::ToServer).count(), MAX_PENDING);
+        assert!(ctx.counters.get(Counter::FramesDropped) >= 9);
+    }
+
+    #[test]
+    fn recorded_types() {
+        let t = |p, n| FrameType::lookup(p, n).unwrap();
+        assert!(recorded(t(RuleApp::Tls, "pdu")));
+        assert!(recorded(t(RuleApp::Smb, "smb3.hdr")));
+        assert!(!recorded(t(RuleApp::Http1, "request")));
+        assert!(!recorded(FrameType::stream(RuleApp::Tls)));
+    }
+}

@@ -1,0 +1,166 @@
+//! The `frame` keyword (Suricata 7's application-layer frames) end to end.
+//!
+//! - `data/frames/frames.rules` (TLS records, headers and bodies in `tls`/`tcp` rules
+//!   and the short form, SMB NBSS/SMB1 frames with a transform, DNS messages over UDP
+//!   and TCP) over four captures: `smtp-starttls.pcap` (TLS after STARTTLS),
+//!   `smb-psexec-pipes.pcap`, `lists-dns.pcap` and `data/frames/dns-tcp.pcap` (the
+//!   DNS-over-TCP packets of sv-ether.pcap, one query lost in the capture). The alerts
+//!   (rule, packet, addresses and ports) are the ones Suricata 7.0.10 raised with the
+//!   same rules and configuration (`data/frames/frames.suricata.jsonl`), and a live
+//!   Suricata run is compared too when it is installed: one alert per matching frame,
+//!   on the first packet of the frame's direction after the parser saw it.
+//! - `data/frames/refused.rules`: rules Suricata 7.0.10 refuses (`suricata -T`), each
+//!   refused by `osprey rules check` with its file:line:column and Suricata's reason.
+
+mod common;
+
+use serde_json::Value;
+
+const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      \
+    filetype: regular\n      filename: eve.json\n      types:\n        - alert\n";
+
+/// The captures, by the name the saved alerts give them.
+const PCAPS: [&str; 4] = [
+    "smtp-starttls.pcap",
+    "smb-psexec-pipes.pcap",
+    "lists-dns.pcap",
+    "frames/dns-tcp.pcap",
+];
+
+/// `sid pcap_cnt src:port dst:port` of every alert of an EVE text (or of the saved
+/// lines of capture `pcap`), sorted.
+fn keys(eve: &str, pcap: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = eve
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .filter(|o| pcap.is_none_or(|p| o["pcap"] == p))
+        .filter(|o| o.get("event_type").is_none() || o["event_type"] == "alert")
+        .map(|o| {
+            let sid = o["alert"]["signature_id"].as_u64().or(o["sid"].as_u64());
+            format!(
+                "{} {} {}:{} {}:{}",
+                sid.unwrap_or(0),
+                o["pcap_cnt"].as_u64().map_or("-".into(), |c| c.to_string()),
+                o["src_ip"].as_str().unwrap_or("-"),
+                o["src_port"],
+                o["dest_ip"].as_str().unwrap_or("-"),
+                o["dest_port"],
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn frame_rules_alert_as_suricata() {
+    let data = common::repo("crates/cli/tests/data");
+    let rules = data.join("frames/frames.rules");
+    let saved = std::fs::read_to_string(data.join("frames/frames.suricata.jsonl")).unwrap();
+    let live = common::suricata().is_some();
+    let mut all = Vec::new();
+    for (i, name) in PCAPS.iter().enumerate() {
+        let pcap = data.join(name);
+        let dir = common::tempdir(&format!("keywords-frame-{i}"));
+        let got = keys(&common::osprey_eve(&dir, CONFIG, &pcap, &rules), None);
+        let want = keys(&saved, Some(name));
+        assert!(!want.is_empty(), "{name}: saved alerts");
+        eprintln!("{name}: {} alerts", got.len());
+        common::assert_same_records(&got, &want);
+        if live {
+            let yaml = dir.join("osprey.yaml");
+            let eve = common::suricata_rules_eve(&yaml, &pcap, &rules, &dir.join("suricata"));
+            common::assert_same_records(&got, &keys(&eve, None));
+        }
+        all.extend(got);
+    }
+    assert_eq!(all.len(), 318);
+    // Every rule matched somewhere (none is vacuous here).
+    for sid in [1, 2, 3, 4, 11, 12, 14, 20, 21, 22] {
+        assert!(
+            all.iter().any(|k| k.starts_with(&format!("{sid} "))),
+            "sid {sid}"
+        );
+    }
+}
+
+/// Rules Suricata refuses are refused with their position and Suricata's reason.
+#[test]
+fn refused_frame_rules() {
+    let rules = common::repo("crates/cli/tests/data/frames/refused.rules");
+    let out = common::osprey(&["rules", "check", rules.to_str().unwrap()]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("rules loaded: 0"), "{text}");
+    assert!(text.contains("rules failed: 17"), "{text}");
+    for (line, col, why) in [
+        (2, 78, "can't use shorthand notation for frame 'pdu'"),
+        (3, 78, "unknown frame 'request' for protocol 'http'"),
+        (4, 75, "unknown frame 'sslv2.hdr' for protocol 'tls'"),
+        (5, 62, "mismatch with rule protocol 'tls'"),
+        (6, 71, "unknown frame 'stream' for protocol 'dns'"),
+        (7, 68, "unknown frame 'pdu' for protocol 'tls'"),
+        (8, 68, "unknown frame 'pdu' for protocol 'sip'"),
+        (9, 82, "didn't add matches"),
+        (10, 89, "previous sticky buffer has no matches"),
+        (11, 106, "can't mix pure content and frame inspection"),
+        (12, 117, "can't mix app-layer buffer and frame inspection"),
+        (13, 51, "quotes on frame keyword"),
+        (14, 55, "unknown frame 'TLS.PDU'"),
+        (15, 47, "malformed option to frame keyword"),
+        (16, 103, "dsize"),
+        (17, 66, "shorthand notation for frame 'failed.stream'"),
+        (18, 55, "unknown frame '' for protocol 'tls'"),
+    ] {
+        let at = format!("refused.rules:{line}:{col}: error:");
+        assert!(
+            text.lines().any(|l| l.contains(&at) && l.contains(why)),
+            "{at} {why}\n{text}"
+        );
+    }
+    if common::suricata().is_none() {
+        return;
+    }
+    // Suricata refuses every one of them too.
+    let dir = common::tempdir("keywords-frame-refused");
+    let out = std::process::Command::new("suricata")
+        .args(["-T", "-c", "/etc/suricata/suricata.yaml", "-S"])
+        .arg(&rules)
+        .arg("-l")
+        .arg(&dir)
+        .output()
+        .expect("suricata -T");
+    let log =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    for sid in 1..=17 {
+        assert!(
+            log.lines().any(
+                |l| l.contains("error parsing signature") && l.contains(&format!("sid:{sid};"))
+            ),
+            "Suricata accepts sid {sid}:\n{log}"
+        );
+    }
+}
+
+/// Frame types Osprey does not record, and a second instance of one frame (which
+/// Suricata accepts with a warning), are skipped as unsupported (never loaded to match
+/// wrongly); the frames it records load.
+#[test]
+fn unrecorded_frame_types_are_unsupported() {
+    let dir = common::tempdir("keywords-frame-unsupported");
+    let rules = dir.join("u.rules");
+    std::fs::write(
+        &rules,
+        "alert http any any -> any any (frame:http1.request; content:\"GET\"; sid:1;)\n\
+         alert tcp any any -> any any (frame:tls.stream; content:\"a\"; sid:2;)\n\
+         alert tls any any -> any any (frame:tls.pdu; content:\"a\"; frame:tls.pdu; content:\"b\"; sid:3;)\n\
+         alert tls any any -> any any (frame:tls.pdu; content:\"a\"; sid:4;)\n",
+    )
+    .unwrap();
+    let out = common::osprey(&["rules", "check", rules.to_str().unwrap()]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("rules loaded: 4"), "{text}");
+    assert!(text.contains("3 unsupported"), "{text}");
+}
