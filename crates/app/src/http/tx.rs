@@ -217,7 +217,8 @@ impl Message {
         self.start.extend_from_slice(b"\r\n");
         // The header buffers are complete: drop the slack of their doubling growth (a
         // transaction in progress holds them for the rest of its message; with many
-        // concurrent flows the slack was tens of MB).
+        // concurrent flows the slack was tens of MB). Small slack stays: buffers a
+        // recycled transaction brings (`state/pool.rs`) would otherwise be reallocated.
         for b in [
             &mut self.line,
             &mut self.headers_raw,
@@ -225,11 +226,20 @@ impl Message {
             &mut self.header_names,
             &mut self.start,
         ] {
-            b.shrink_to_fit();
+            if b.capacity() - b.len() > SLACK_BYTES {
+                b.shrink_to_fit();
+            }
         }
-        self.headers.shrink_to_fit();
+        if self.headers.capacity() - self.headers.len() > SLACK_HEADERS {
+            self.headers.shrink_to_fit();
+        }
     }
 }
+
+/// Spare bytes a completed header buffer may keep (more is given back).
+const SLACK_BYTES: usize = 1024;
+/// Spare header entries a completed message may keep.
+const SLACK_HEADERS: usize = 8;
 
 /// One HTTP transaction: a request and the response matched to it by order.
 #[derive(Clone, Debug, Default)]
