@@ -22,6 +22,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use crate::case::Addrs;
 
+mod bufcond;
 pub mod build;
 pub mod dns;
 pub mod encap;

@@ -18,7 +18,8 @@
 
 use md5::Digest as _;
 
-use super::httpbuf::{buf, cond, spoil, Buf, Cond};
+use super::bufcond::{cond, spoil, Buf, Cond};
+use super::httpbuf::buf;
 use super::Flow;
 use crate::case::{Intent, Spec, L4};
 use crate::rulegen::{base, Family, Gen};
