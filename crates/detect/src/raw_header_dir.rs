@@ -32,23 +32,8 @@ pub(crate) fn check(
 
 #[cfg(test)]
 mod tests {
-    use crate::{DetectOptions, Detector};
-
     fn refused(opts: &str) -> bool {
-        let rule = format!("alert http any any -> any any ({opts} sid:1;)");
-        let (set, _) = rules::RuleSet::load_str(
-            &rule,
-            None,
-            &rules::Vars::suricata_default(),
-            &Default::default(),
-        );
-        assert_eq!(set.rules.len(), 1, "{rule}");
-        let (_, diags) = Detector::build(
-            &set.rules,
-            &DetectOptions::default(),
-            &rules::Vars::default(),
-        );
-        !diags.is_empty()
+        crate::testutil::refused(&format!("alert http any any -> any any ({opts} sid:1;)"))
     }
 
     #[test]
