@@ -8,8 +8,16 @@ use common::*;
 /// An HTTP download of `body` as `/dl/<name>`, its request and response parsed; the
 /// app layer computes MD5s when `md5`.
 fn download(name: &str, body: &[u8], md5: bool) -> app::AppFlow {
+    download_with(name, body, md5, false)
+}
+
+/// [`download`] with libmagic on or off, as the engine sets it when an output or a
+/// rule needs file types (`FileNeeds::magic`): without it an HTTP body's file keeps
+/// no head for libmagic to read.
+fn download_with(name: &str, body: &[u8], md5: bool, magic: bool) -> app::AppFlow {
     let mut cfg = app::Config::default();
     cfg.files.md5 = md5;
+    cfg.files.magic = magic;
     let mut ctx = app::AppCtx::new(cfg);
     let mut af = app::AppFlow::new(app::Transport::Tcp, 1234, 80);
     let req = format!("GET /dl/{name} HTTP/1.1\r\nHost: example.com\r\n\r\n");
@@ -119,7 +127,9 @@ fn magic_comes_from_libmagic() {
     );
     let mut pdf = b"%PDF-1.4\n".to_vec();
     pdf.extend_from_slice(&[b' '; 600]);
-    assert_eq!(to_client_sids(&det, &download("x", &pdf, false)), [1, 3]);
+    assert!(det.file_needs().magic);
+    let af = download_with("x", &pdf, false, det.file_needs().magic);
+    assert_eq!(to_client_sids(&det, &af), [1, 3]);
 }
 
 #[test]
