@@ -570,20 +570,28 @@ fn live_suricata_agrees() {
         .filter(|l| !l.starts_with('#'))
         .map(str::to_owned)
         .collect();
-    let live = records(&common::suricata_rules_eve(
-        &yaml,
-        &pcap,
-        &ours,
-        &dir.join("ours"),
-    ));
-    common::assert_same_records(&live, &saved);
-    let live = records(&common::suricata_rules_eve(
-        &yaml,
+    // A live run equal to the saved records (a run that is not is retried: see below).
+    let live_equals = |pcap: &Path, want: &[String], name: &str| {
+        let mut live = Vec::new();
+        for attempt in 0..3 {
+            live = records(&common::suricata_rules_eve(
+                &yaml,
+                pcap,
+                &ours,
+                &dir.join(format!("{name}-{attempt}")),
+            ));
+            if live == want {
+                return;
+            }
+        }
+        common::assert_same_records(&live, want);
+    };
+    live_equals(&pcap, &saved, "ours");
+    live_equals(
         &data("stream-window.pcap"),
-        &ours,
-        &dir.join("window"),
-    ));
-    common::assert_same_records(&live, &self::saved("stream-window.suricata.txt"));
+        &self::saved("stream-window.suricata.txt"),
+        "window",
+    );
     // Suricata's own rule file: per-sid counts.
     let count = |eve: &str| {
         let mut m: BTreeMap<u64, usize> = BTreeMap::new();
@@ -595,12 +603,6 @@ fn live_suricata_agrees() {
         }
         m
     };
-    let s = count(&common::suricata_rules_eve(
-        &yaml,
-        &pcap,
-        suri_rules,
-        &dir.join("suricata"),
-    ));
     let o = count(&run_osprey("stream-events-live-osprey", &pcap, suri_rules));
     let by_sid = sids(&std::fs::read_to_string(suri_rules).unwrap());
     // The known seq_gap records on each side.
@@ -611,21 +613,38 @@ fn live_suricata_agrees() {
             .filter(|(k, _)| saved.iter().any(|l| l == k) == on_suricata)
             .count()
     };
-    for (sid, ev) in &by_sid {
-        let (want, got) = (
-            s.get(sid).copied().unwrap_or(0),
-            o.get(sid).copied().unwrap_or(0),
-        );
-        if NOT_RAISED.iter().any(|(n, _)| n == ev) {
-            assert_eq!(got, 0, "sid {sid} ({ev}) is not raised by Osprey");
-        } else if ev == "reassembly_seq_gap" {
-            assert_eq!(
-                got + gap_known(true),
-                want + gap_known(false),
-                "sid {sid} ({ev})"
+    // The first per-sid count that differs, if any.
+    let differs = |s: &BTreeMap<u64, usize>| -> Option<String> {
+        by_sid.iter().find_map(|(sid, ev)| {
+            let (want, got) = (
+                s.get(sid).copied().unwrap_or(0),
+                o.get(sid).copied().unwrap_or(0),
             );
-        } else {
-            assert_eq!(got, want, "sid {sid} ({ev})");
+            let (got, want) = if NOT_RAISED.iter().any(|(n, _)| n == ev) {
+                (got, 0)
+            } else if ev == "reassembly_seq_gap" {
+                (got + gap_known(true), want + gap_known(false))
+            } else {
+                (got, want)
+            };
+            (got != want).then(|| format!("sid {sid} ({ev}): Osprey {got}, Suricata {want}"))
+        })
+    };
+    // Suricata's counts of some events move on a loaded machine (its flow manager runs
+    // on the wall clock: 3whs_wrong_seq_wrong_ack gave 4 once in a full test run, 10 in
+    // every run alone): a disagreeing run is retried, three in a row fail the test.
+    let mut last = None;
+    for attempt in 0..3 {
+        let s = count(&common::suricata_rules_eve(
+            &yaml,
+            &pcap,
+            suri_rules,
+            &dir.join(format!("suricata-{attempt}")),
+        ));
+        last = differs(&s);
+        if last.is_none() {
+            break;
         }
     }
+    assert!(last.is_none(), "{}", last.unwrap_or_default());
 }
