@@ -711,9 +711,9 @@ impl AppFlow {
         let r = with_state!(mut &mut self.state, p => Protocol::datagram(p, ctx, dir, payload),
             None => ParseResult::Ok);
         self.datagram_error = r == ParseResult::Error;
-        if ctx.config.frames && r != ParseResult::Error && !matches!(self.state, AppState::None) {
+        if ctx.config.frames && !matches!(self.state, AppState::None) {
             let f = self.frames.get_or_insert_with(Default::default);
-            f.datagram(ctx, self.proto, dir, payload);
+            f.datagram(ctx, self.proto, dir, payload, r != ParseResult::Error);
         }
     }
 

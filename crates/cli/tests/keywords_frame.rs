@@ -8,7 +8,9 @@
 //!   requests and responses (whole messages: line, headers, body with its chunk
 //!   sizes; pipelined requests apart) over `http-files.pcap`, `hdr-buffers.pcap`
 //!   (a response still open when the capture ends has no frame) and
-//!   `http-gzip-layers.pcap`. The alerts
+//!   `http-gzip-layers.pcap`, and SIP datagrams (`sip.pdu`, each message's line,
+//!   headers and body, the short form; a request sent to the client has only its
+//!   `sip.pdu`) over the SIP flows of `issue24b.pcap`. The alerts
 //!   (rule, packet, addresses and ports) are the ones Suricata 7.0.10 raised with the
 //!   same rules and configuration (`data/frames/frames.suricata.jsonl`), and a live
 //!   Suricata run is compared too when it is installed: one alert per matching frame,
@@ -25,7 +27,7 @@ const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes
     filetype: regular\n      filename: eve.json\n      types:\n        - alert\n";
 
 /// The captures, by the name the saved alerts give them.
-const PCAPS: [&str; 7] = [
+const PCAPS: [&str; 8] = [
     "smtp-starttls.pcap",
     "smb-psexec-pipes.pcap",
     "lists-dns.pcap",
@@ -33,6 +35,7 @@ const PCAPS: [&str; 7] = [
     "http-files.pcap",
     "hdr-buffers.pcap",
     "http-gzip-layers.pcap",
+    "issue24b.pcap",
 ];
 
 /// Alerts Osprey raises later than Suricata 7.0.10 (capture, `sid pcap_cnt` of
@@ -112,10 +115,11 @@ fn frame_rules_alert_as_suricata() {
         }
         all.extend(got);
     }
-    assert_eq!(all.len(), 366);
+    assert_eq!(all.len(), 549);
     // Every rule matched somewhere (none is vacuous here).
     for sid in [
-        1, 2, 3, 4, 11, 12, 14, 20, 21, 22, 30, 31, 32, 33, 34, 35, 36,
+        1, 2, 3, 4, 11, 12, 14, 20, 21, 22, 30, 31, 32, 33, 34, 35, 36, 40, 41, 42, 43, 44, 45, 46,
+        47, 48, 49,
     ] {
         assert!(
             all.iter().any(|k| k.starts_with(&format!("{sid} "))),
@@ -191,7 +195,7 @@ fn unrecorded_frame_types_are_unsupported() {
     let rules = dir.join("u.rules");
     std::fs::write(
         &rules,
-        "alert sip any any -> any any (frame:sip.pdu; content:\"GET\"; sid:1;)\n\
+        "alert mqtt any any -> any any (frame:mqtt.pdu; content:\"GET\"; sid:1;)\n\
          alert tcp any any -> any any (frame:tls.stream; content:\"a\"; sid:2;)\n\
          alert tls any any -> any any (frame:tls.pdu; content:\"a\"; frame:tls.pdu; content:\"b\"; sid:3;)\n\
          alert tls any any -> any any (frame:tls.pdu; content:\"a\"; sid:4;)\n",
