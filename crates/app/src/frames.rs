@@ -654,6 +654,41 @@ mod tests {
         assert_eq!(got, [res[2..].to_vec()]);
     }
 
+    /// A message still open when the flow ends (a response shorter than its
+    /// Content-Length) has no frame, nor has one cut by a gap.
+    #[test]
+    fn http1_truncated_messages_have_no_frame() {
+        use crate::http::HttpState;
+        let mut ctx = AppCtx::default();
+        ctx.config.frames = true;
+        let (mut h, mut f) = (HttpState::new(), FlowFrames::default());
+        let req = b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHo";
+        h.parse(&mut ctx, Direction::ToServer, req);
+        f.http(
+            &mut ctx,
+            Direction::ToServer,
+            req,
+            &h.take_ends(Direction::ToServer),
+        );
+        let res = b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc";
+        h.parse(&mut ctx, Direction::ToClient, res);
+        f.http(
+            &mut ctx,
+            Direction::ToClient,
+            res,
+            &h.take_ends(Direction::ToClient),
+        );
+        h.close(&mut ctx);
+        for dir in [Direction::ToServer, Direction::ToClient] {
+            f.http(&mut ctx, dir, &[], &h.take_ends(dir));
+        }
+        assert_eq!(
+            names(&f, Direction::ToServer),
+            [("http1.request".into(), 27)]
+        );
+        assert!(!f.has_pending(Direction::ToClient));
+    }
+
     /// A SIP request's line, headers (without the blank line) and body; a message the
     /// parser refused has only its `sip.pdu`.
     #[test]
