@@ -711,16 +711,16 @@ impl AppFlow {
         let r = with_state!(mut &mut self.state, p => Protocol::datagram(p, ctx, dir, payload),
             None => ParseResult::Ok);
         self.datagram_error = r == ParseResult::Error;
-        if ctx.config.frames && r != ParseResult::Error && !matches!(self.state, AppState::None) {
+        if ctx.config.frames && !matches!(self.state, AppState::None) {
             let f = self.frames.get_or_insert_with(Default::default);
-            f.datagram(ctx, self.proto, dir, payload);
+            f.datagram(ctx, self.proto, dir, payload, r != ParseResult::Error);
         }
     }
 
     /// A hole of `len` bytes in one TCP direction.
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
         if let Some(f) = &mut self.frames {
-            f.gap(dir);
+            f.gap(dir, len);
         }
         let detecting = with_state!(mut &mut self.state, p => {
             Protocol::gap(p, ctx, dir, len);
@@ -751,6 +751,12 @@ impl AppFlow {
         self.late = Late::Idle;
         self.close_switch(ctx);
         with_state!(mut &mut self.state, p => Protocol::close(p, ctx), None => {});
+        if let (Some(f), AppState::Http(h)) = (&mut self.frames, &mut self.state) {
+            // Messages the end of the flow completed.
+            for dir in [Direction::ToServer, Direction::ToClient] {
+                f.http(ctx, dir, &[], &h.take_ends(dir));
+            }
+        }
         self.account(ctx);
         self.held = Vec::new();
         crate::files::count_flow_end(self, ctx);
@@ -765,7 +771,10 @@ impl AppFlow {
             None => ParseResult::Ok);
         if ctx.config.frames && !matches!(self.state, AppState::None) {
             let f = self.frames.get_or_insert_with(Default::default);
-            f.stream(ctx, self.proto, dir, data);
+            match &mut self.state {
+                AppState::Http(h) => f.http(ctx, dir, data, &h.take_ends(dir)),
+                _ => f.stream(ctx, self.proto, dir, data),
+            }
         }
         self.check_switch(ctx);
         self.account(ctx);

@@ -4,11 +4,18 @@
 //!   and the short form, SMB NBSS/SMB1 frames with a transform, DNS messages over UDP
 //!   and TCP) over four captures: `smtp-starttls.pcap` (TLS after STARTTLS),
 //!   `smb-psexec-pipes.pcap`, `lists-dns.pcap` and `data/frames/dns-tcp.pcap` (the
-//!   DNS-over-TCP packets of sv-ether.pcap, one query lost in the capture). The alerts
+//!   DNS-over-TCP packets of sv-ether.pcap, one query lost in the capture), and HTTP/1
+//!   requests and responses (whole messages: line, headers, body with its chunk
+//!   sizes; pipelined requests apart) over `http-files.pcap`, `hdr-buffers.pcap`
+//!   (a response still open when the capture ends has no frame) and
+//!   `http-gzip-layers.pcap`, and SIP datagrams (`sip.pdu`, each message's line,
+//!   headers and body, the short form; a request sent to the client has only its
+//!   `sip.pdu`) over the SIP flows of `issue24b.pcap`. The alerts
 //!   (rule, packet, addresses and ports) are the ones Suricata 7.0.10 raised with the
 //!   same rules and configuration (`data/frames/frames.suricata.jsonl`), and a live
 //!   Suricata run is compared too when it is installed: one alert per matching frame,
-//!   on the first packet of the frame's direction after the parser saw it.
+//!   on the first packet of the frame's direction after the parser saw it. Three
+//!   HTTP/1 response alerts land two packets late ([`LATE`]).
 //! - `data/frames/refused.rules`: rules Suricata 7.0.10 refuses (`suricata -T`), each
 //!   refused by `osprey rules check` with its file:line:column and Suricata's reason.
 
@@ -20,12 +27,45 @@ const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes
     filetype: regular\n      filename: eve.json\n      types:\n        - alert\n";
 
 /// The captures, by the name the saved alerts give them.
-const PCAPS: [&str; 4] = [
+const PCAPS: [&str; 8] = [
     "smtp-starttls.pcap",
     "smb-psexec-pipes.pcap",
     "lists-dns.pcap",
     "frames/dns-tcp.pcap",
+    "http-files.pcap",
+    "hdr-buffers.pcap",
+    "http-gzip-layers.pcap",
+    "issue24b.pcap",
 ];
+
+/// Alerts Osprey raises later than Suricata 7.0.10 (capture, `sid pcap_cnt` of
+/// Suricata's, Osprey's packet): Suricata inspects an HTTP/1 response frame that is
+/// still open (unknown length) over the raw stream, here on the response's last data
+/// packet, before the parser completed it; Osprey frames a message once the parser
+/// completed it, which is when the client acknowledged it, and inspects it on the next
+/// server packet (tests/parity/KNOWN_DIFFERENCES.md, `frame`).
+const LATE: [(&str, &str, u64); 3] = [
+    ("http-files.pcap", "33 12", 14),
+    ("http-files.pcap", "35 12", 14),
+    ("http-files.pcap", "33 27", 29),
+];
+
+/// Suricata's alerts of capture `name` as Osprey raises them ([`LATE`]).
+fn as_osprey(name: &str, mut keys: Vec<String>) -> Vec<String> {
+    for (pcap, from, to) in LATE {
+        if pcap != name {
+            continue;
+        }
+        let k = keys
+            .iter_mut()
+            .find(|k| k.starts_with(&format!("{from} ")))
+            .unwrap_or_else(|| panic!("{name}: Suricata alert {from}"));
+        let sid = from.split(' ').next().unwrap_or_default();
+        *k = format!("{sid} {to} {}", &k[from.len() + 1..]);
+    }
+    keys.sort();
+    keys
+}
 
 /// `sid pcap_cnt src:port dst:port` of every alert of an EVE text (or of the saved
 /// lines of capture `pcap`), sorted.
@@ -64,20 +104,23 @@ fn frame_rules_alert_as_suricata() {
         let pcap = data.join(name);
         let dir = common::tempdir(&format!("keywords-frame-{i}"));
         let got = keys(&common::osprey_eve(&dir, CONFIG, &pcap, &rules), None);
-        let want = keys(&saved, Some(name));
+        let want = as_osprey(name, keys(&saved, Some(name)));
         assert!(!want.is_empty(), "{name}: saved alerts");
         eprintln!("{name}: {} alerts", got.len());
         common::assert_same_records(&got, &want);
         if live {
             let yaml = dir.join("osprey.yaml");
             let eve = common::suricata_rules_eve(&yaml, &pcap, &rules, &dir.join("suricata"));
-            common::assert_same_records(&got, &keys(&eve, None));
+            common::assert_same_records(&got, &as_osprey(name, keys(&eve, None)));
         }
         all.extend(got);
     }
-    assert_eq!(all.len(), 318);
+    assert_eq!(all.len(), 549);
     // Every rule matched somewhere (none is vacuous here).
-    for sid in [1, 2, 3, 4, 11, 12, 14, 20, 21, 22] {
+    for sid in [
+        1, 2, 3, 4, 11, 12, 14, 20, 21, 22, 30, 31, 32, 33, 34, 35, 36, 40, 41, 42, 43, 44, 45, 46,
+        47, 48, 49,
+    ] {
         assert!(
             all.iter().any(|k| k.starts_with(&format!("{sid} "))),
             "sid {sid}"
@@ -152,7 +195,7 @@ fn unrecorded_frame_types_are_unsupported() {
     let rules = dir.join("u.rules");
     std::fs::write(
         &rules,
-        "alert http any any -> any any (frame:http1.request; content:\"GET\"; sid:1;)\n\
+        "alert mqtt any any -> any any (frame:mqtt.pdu; content:\"GET\"; sid:1;)\n\
          alert tcp any any -> any any (frame:tls.stream; content:\"a\"; sid:2;)\n\
          alert tls any any -> any any (frame:tls.pdu; content:\"a\"; frame:tls.pdu; content:\"b\"; sid:3;)\n\
          alert tls any any -> any any (frame:tls.pdu; content:\"a\"; sid:4;)\n",

@@ -90,6 +90,8 @@ struct Side {
     /// The body of this side's message ended but the message is not complete yet
     /// (libhtp's `RES_FINALIZE`): see [`HttpState::end_body`].
     deferred: bool,
+    /// Stream offset where the body of a `deferred` message ended (its frame's end).
+    body_end: u64,
 }
 
 impl Side {
@@ -114,6 +116,13 @@ pub struct HttpState {
     connect_buf: Vec<u8>,
     /// Messages completed per direction since [`take_completed`](Self::take_completed).
     completed: [u32; 2],
+    /// Stream offset per direction of the byte after the last one consumed.
+    at: [u64; 2],
+    /// Bytes fed per direction (gaps included).
+    fed: [u64; 2],
+    /// Stream offsets where messages ended since [`take_ends`](Self::take_ends) (only
+    /// with `Config::frames`: the ends of the `http1.request`/`http1.response` frames).
+    ends: [Vec<u64>; 2],
     /// A line went over the field limit: libhtp's `HTP_ERROR`, a parser error.
     error: bool,
     /// Events raised (indices into [`EVENTS`](super::EVENTS)).
@@ -159,6 +168,13 @@ impl HttpState {
         std::mem::take(&mut self.completed[dir.index()]) > 0
     }
 
+    /// The stream offsets of `dir` (counted from the first byte fed, gaps included)
+    /// where messages ended since the last call, oldest first (recorded only with
+    /// `Config::frames`).
+    pub fn take_ends(&mut self, dir: Direction) -> Vec<u64> {
+        std::mem::take(&mut self.ends[dir.index()])
+    }
+
     /// Number of transactions created so far (the next transaction's id).
     pub fn tx_count(&self) -> u64 {
         self.next_id
@@ -191,8 +207,11 @@ impl HttpState {
 
     fn parse_data(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         let d = dir.index();
+        let base = self.fed[d];
+        self.fed[d] += data.len() as u64;
         let mut pos = 0;
         while pos < data.len() {
+            self.at[d] = base + pos as u64;
             if dir == Direction::ToClient && self.eat_line_ending_tail(data, &mut pos) {
                 continue;
             }
@@ -218,6 +237,7 @@ impl HttpState {
                         .min(data.len() - pos);
                     self.body(ctx, dir, &data[pos..pos + take]);
                     pos += take;
+                    self.at[d] = base + pos as u64;
                     let left = n - take as u64;
                     if left == 0 {
                         self.end_body(ctx, dir);
@@ -227,6 +247,7 @@ impl HttpState {
                 }
                 St::UntilClose => {
                     self.body(ctx, dir, &data[pos..]);
+                    self.at[d] = self.fed[d];
                     return;
                 }
                 St::ChunkData(n) => {
@@ -267,6 +288,7 @@ impl HttpState {
                             return;
                         }
                         LineRes::Line(mut buf) => {
+                            self.at[d] = base + pos as u64;
                             if dir == Direction::ToServer && st == St::Line {
                                 self.sides[d].header_follows = header_follows(&data[pos..]);
                             }
@@ -299,6 +321,7 @@ impl HttpState {
             super::files::gap(tx, dir, len);
         }
         ctx.counters.incr(Counter::Gap);
+        self.fed[dir.index()] += len;
         self.stop(ctx, Direction::ToServer);
         self.stop(ctx, Direction::ToClient);
     }
@@ -308,6 +331,7 @@ impl HttpState {
     pub fn close(&mut self, ctx: &mut AppCtx) {
         for dir in [Direction::ToServer, Direction::ToClient] {
             let d = dir.index();
+            self.at[d] = self.fed[d];
             let st = self.sides[d].st();
             // A partial line at the end of the stream is processed as a whole line (it
             // may also be one that ended in a lone CR right at the end of the data).
@@ -877,6 +901,11 @@ impl HttpState {
             let m = tx.msg_mut(dir);
             m.progress = Progress::Complete;
             self.completed[d] += 1;
+            // A message cut short by a gap or the end of the flow has no frame end
+            // (Suricata 7.0.10 inspects no frame of a response open at the flow's end).
+            if ctx.config.frames && !m.truncated {
+                self.ends[d].push(self.at[d]);
+            }
             if dir == Direction::ToClient {
                 self.next_res = self.next_res.max(tx.id + 1);
             }

@@ -18,6 +18,7 @@ impl HttpState {
         }
         let side = &mut self.sides[dir.index()];
         side.deferred = true;
+        side.body_end = self.at[dir.index()];
         side.finalized = side.tx;
         side.st = Some(St::Line);
     }
@@ -26,7 +27,11 @@ impl HttpState {
     pub(super) fn finish_deferred(&mut self, ctx: &mut AppCtx, dir: Direction) {
         let d = dir.index();
         if std::mem::take(&mut self.sides[d].deferred) {
+            // The message (its frame) ends with its body; a line that starts the next
+            // one is not part of it.
+            let at = std::mem::replace(&mut self.at[d], self.sides[d].body_end);
             self.complete(ctx, dir);
+            self.at[d] = at;
         }
     }
 
