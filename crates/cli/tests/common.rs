@@ -163,6 +163,29 @@ pub fn suricata_rules_eve(
     std::fs::read_to_string(out.join("eve.json")).expect("Suricata wrote eve.json")
 }
 
+/// [`suricata_rules_eve`] retried while `accept` refuses its `eve.json`, three runs at
+/// most (logging into `out-0`, `out-1`, ...); the text of the last run's `eve.json`.
+/// For live comparisons on events Suricata decides on the wall clock (its flow
+/// manager), which a loaded machine now and then moves.
+#[allow(dead_code)]
+pub fn suricata_rules_eve_until(
+    yaml: &std::path::Path,
+    pcap: &std::path::Path,
+    rules: &std::path::Path,
+    out: &std::path::Path,
+    accept: impl Fn(&str) -> bool,
+) -> String {
+    let mut eve = String::new();
+    for attempt in 0..3 {
+        let dir = std::path::PathBuf::from(format!("{}-{attempt}", out.display()));
+        eve = suricata_rules_eve(yaml, pcap, rules, &dir);
+        if accept(&eve) {
+            break;
+        }
+    }
+    eve
+}
+
 /// Runs `args[0] args[1..]`; its stderr is the error when it fails.
 pub fn sh(args: &[&str]) -> Result<(), String> {
     let out = Command::new(args[0])
