@@ -431,6 +431,18 @@ impl FlowFrames {
 mod tests {
     use super::*;
 
+    /// Parses `data` with the HTTP state and frames it from the ends the parser found.
+    fn feed(
+        ctx: &mut AppCtx,
+        h: &mut crate::http::HttpState,
+        f: &mut FlowFrames,
+        dir: Direction,
+        data: &[u8],
+    ) {
+        h.parse(ctx, dir, data);
+        f.http(ctx, dir, data, &h.take_ends(dir));
+    }
+
     fn names(f: &FlowFrames, dir: Direction) -> Vec<(String, usize)> {
         f.pending(dir)
             .map(|(t, b)| (t.name().to_owned(), b.len()))
@@ -586,14 +598,12 @@ mod tests {
             let (mut h, mut f) = (HttpState::new(), FlowFrames::default());
             let dir = Direction::ToServer;
             for part in [&req[..cut], &req[cut..]] {
-                h.parse(&mut ctx, dir, part);
-                f.http(&mut ctx, dir, part, &h.take_ends(dir));
+                feed(&mut ctx, &mut h, &mut f, dir, part);
             }
             let dir = Direction::ToClient;
             let c = cut.min(res.len());
             for part in [&res[..c], &res[c..]] {
-                h.parse(&mut ctx, dir, part);
-                f.http(&mut ctx, dir, part, &h.take_ends(dir));
+                feed(&mut ctx, &mut h, &mut f, dir, part);
             }
             let got = |d| {
                 f.pending(d)
@@ -624,21 +634,9 @@ mod tests {
         ctx.config.frames = true;
         let (mut h, mut f) = (HttpState::new(), FlowFrames::default());
         let req = b"GET / HTTP/1.0\r\n\r\n";
-        h.parse(&mut ctx, Direction::ToServer, req);
-        f.http(
-            &mut ctx,
-            Direction::ToServer,
-            req,
-            &h.take_ends(Direction::ToServer),
-        );
+        feed(&mut ctx, &mut h, &mut f, Direction::ToServer, req);
         let res = b"\r\nHTTP/1.0 200 OK\r\n\r\nbody";
-        h.parse(&mut ctx, Direction::ToClient, res);
-        f.http(
-            &mut ctx,
-            Direction::ToClient,
-            res,
-            &h.take_ends(Direction::ToClient),
-        );
+        feed(&mut ctx, &mut h, &mut f, Direction::ToClient, res);
         assert!(!f.has_pending(Direction::ToClient));
         h.close(&mut ctx);
         f.http(
@@ -663,21 +661,9 @@ mod tests {
         ctx.config.frames = true;
         let (mut h, mut f) = (HttpState::new(), FlowFrames::default());
         let req = b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHo";
-        h.parse(&mut ctx, Direction::ToServer, req);
-        f.http(
-            &mut ctx,
-            Direction::ToServer,
-            req,
-            &h.take_ends(Direction::ToServer),
-        );
+        feed(&mut ctx, &mut h, &mut f, Direction::ToServer, req);
         let res = b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc";
-        h.parse(&mut ctx, Direction::ToClient, res);
-        f.http(
-            &mut ctx,
-            Direction::ToClient,
-            res,
-            &h.take_ends(Direction::ToClient),
-        );
+        feed(&mut ctx, &mut h, &mut f, Direction::ToClient, res);
         h.close(&mut ctx);
         for dir in [Direction::ToServer, Direction::ToClient] {
             f.http(&mut ctx, dir, &[], &h.take_ends(dir));

@@ -429,20 +429,7 @@ fn crafted_sessions_end_in_suricatas_states() {
     )
     .unwrap();
     let pcap = data("stream-window.pcap");
-    let r = osprey(&[
-        "-c",
-        yaml.to_str().unwrap(),
-        "-S",
-        "/dev/null",
-        "-r",
-        pcap.to_str().unwrap(),
-        "-k",
-        "none",
-        "--runmode",
-        "single",
-        "-l",
-        dir.to_str().unwrap(),
-    ]);
+    let r = common::osprey_single(&yaml, Path::new("/dev/null"), &pcap, &dir);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let want = WINDOW_END_STATES
         .split_whitespace()
