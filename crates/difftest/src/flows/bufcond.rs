@@ -38,6 +38,15 @@ pub(super) fn spoil(b: &[u8]) -> Vec<u8> {
     v
 }
 
+/// [`pcre_lit`] of `b`, uppercased for a `nocase` (`/i`) pattern so the flag is needed.
+fn pcre_case_lit(b: &[u8], nc: bool) -> String {
+    if nc {
+        pcre_lit(&b.to_ascii_uppercase())
+    } else {
+        pcre_lit(b)
+    }
+}
+
 /// A pcre pattern matching `b` literally (every byte that is not a letter or digit as
 /// `\xHH`, so no quote, semicolon or metacharacter reaches the rule).
 fn pcre_lit(b: &[u8]) -> String {
@@ -233,14 +242,7 @@ pub(super) fn cond(g: &mut Gen<'_>, b: &Buf) -> (&'static str, Cond) {
                 _ => p.clone(),
             };
             let i = if nc { "i" } else { "" };
-            let lit = |x: &[u8]| {
-                let x = if nc {
-                    x.to_ascii_uppercase()
-                } else {
-                    x.to_vec()
-                };
-                pcre_lit(&x)
-            };
+            let lit = |x: &[u8]| pcre_case_lit(x, nc);
             Cond {
                 hit: format!("{kw}; pcre:\"/{pre}{}{post}/{i}\";", lit(&t)),
                 miss: format!("{kw}; pcre:\"/{pre}{}{post}/{i}\";", lit(&spoil(&t))),
@@ -256,14 +258,7 @@ pub(super) fn cond(g: &mut Gen<'_>, b: &Buf) -> (&'static str, Cond) {
         _ => {
             let f = b.flag.unwrap_or('U');
             let i = if nc { "i" } else { "" };
-            let lit = |x: &[u8]| {
-                let x = if nc {
-                    x.to_ascii_uppercase()
-                } else {
-                    x.to_vec()
-                };
-                pcre_lit(&x)
-            };
+            let lit = |x: &[u8]| pcre_case_lit(x, nc);
             Cond {
                 hit: format!("pcre:\"/{}/{i}{f}\";", lit(&p)),
                 miss: format!("pcre:\"/{}/{i}{f}\";", lit(&spoil(&p))),

@@ -215,6 +215,27 @@ pub(super) fn buf(
     }
 }
 
+/// `http.header` (the message's `cookie` header left out), `http.header.raw`,
+/// `http.header_names` and `http.start` of message `m`, in that order.
+fn header_bufs(m: &Msg, cookie: &str) -> [Buf; 4] {
+    [
+        buf(
+            "http.header",
+            Some("http_header"),
+            Some('H'),
+            Some(m.header_norm(cookie)),
+        ),
+        buf(
+            "http.header.raw",
+            Some("http_raw_header"),
+            Some('D'),
+            Some(m.header_raw()),
+        ),
+        buf("http.header_names", None, None, Some(m.header_names())),
+        buf("http.start", None, None, Some(m.start())),
+    ]
+}
+
 /// The request and its buffers.
 fn request(g: &mut Gen<'_>, lower: bool) -> (Msg, Vec<Buf>) {
     let method = g.pick(&["GET", "GET", "POST", "PUT", "DELETE", "OPTIONS"]);
@@ -324,7 +345,7 @@ fn request(g: &mut Gen<'_>, lower: bool) -> (Msg, Vec<Buf>) {
         body,
     };
     let h = |n: &str| m.header(n);
-    let bufs = vec![
+    let mut bufs = vec![
         buf(
             "http.method",
             Some("http_method"),
@@ -345,20 +366,9 @@ fn request(g: &mut Gen<'_>, lower: bool) -> (Msg, Vec<Buf>) {
         ),
         buf("http.request_line", None, None, Some(line)),
         buf("http.protocol", None, None, Some(version.into())),
-        buf(
-            "http.header",
-            Some("http_header"),
-            Some('H'),
-            Some(m.header_norm("cookie")),
-        ),
-        buf(
-            "http.header.raw",
-            Some("http_raw_header"),
-            Some('D'),
-            Some(m.header_raw()),
-        ),
-        buf("http.header_names", None, None, Some(m.header_names())),
-        buf("http.start", None, None, Some(m.start())),
+    ];
+    bufs.extend(header_bufs(&m, "cookie"));
+    bufs.extend([
         buf("http.cookie", Some("http_cookie"), Some('C'), h("cookie")),
         buf(
             "http.user_agent",
@@ -398,7 +408,7 @@ fn request(g: &mut Gen<'_>, lower: bool) -> (Msg, Vec<Buf>) {
             None,
             h("host").map(|_| [b"Host: ".as_slice(), &host_l.into_bytes()].concat()),
         ),
-    ];
+    ]);
     (m, bufs)
 }
 
@@ -473,7 +483,7 @@ fn response(g: &mut Gen<'_>, lower: bool, version: &[u8]) -> (Msg, Vec<Buf>) {
         body,
     };
     let h = |n: &str| m.header(n);
-    let bufs = vec![
+    let mut bufs = vec![
         buf("http.response_line", None, None, Some(line)),
         buf("http.protocol", None, None, Some(version.to_vec())),
         buf(
@@ -488,20 +498,9 @@ fn response(g: &mut Gen<'_>, lower: bool, version: &[u8]) -> (Msg, Vec<Buf>) {
             Some('Y'),
             Some(msg.into()),
         ),
-        buf(
-            "http.header",
-            Some("http_header"),
-            Some('H'),
-            Some(m.header_norm("set-cookie")),
-        ),
-        buf(
-            "http.header.raw",
-            Some("http_raw_header"),
-            Some('D'),
-            Some(m.header_raw()),
-        ),
-        buf("http.header_names", None, None, Some(m.header_names())),
-        buf("http.start", None, None, Some(m.start())),
+    ];
+    bufs.extend(header_bufs(&m, "set-cookie"));
+    bufs.extend([
         buf(
             "http.cookie",
             Some("http_cookie"),
@@ -525,7 +524,7 @@ fn response(g: &mut Gen<'_>, lower: bool, version: &[u8]) -> (Msg, Vec<Buf>) {
             None,
             h("content-type").map(|v| [b"Content-Type: ".as_slice(), &v].concat()),
         ),
-    ];
+    ]);
     (m, bufs)
 }
 
