@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::{osprey, repo, tempdir};
+use common::{repo, tempdir};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -128,27 +128,13 @@ fn set(proto: &str, cap: &str) -> String {
 
 fn run_osprey(pcap: &Path, proto: &str, cap: &str, threads: &str) -> Facts {
     let dir = tempdir(&format!("app-memcaps-{proto}-{cap}-{threads}"));
-    let out = osprey(&[
-        "-c",
-        &yaml(&dir),
-        "-r",
-        pcap.to_str().unwrap(),
-        "-S",
-        "/dev/null",
-        "-k",
-        "none",
-        "--threads",
+    let (yaml, set) = (yaml(&dir), set(proto, cap));
+    common::run_into(
+        &dir,
+        pcap,
+        Path::new("/dev/null"),
         threads,
-        "--set",
-        &set(proto, cap),
-        "-l",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        &["-c", &yaml, "--set", &set],
     );
     facts(&dir, proto)
 }
