@@ -79,6 +79,7 @@ pub mod lists;
 mod log_config;
 pub mod lua;
 mod meta_opts;
+mod mpm_blind;
 mod offload;
 mod only_stream;
 mod options;

@@ -181,6 +181,10 @@ impl Detector {
         if s.app_proto != Some(tx.proto()) || !self.pre_checks(s, fd, input) {
             return false;
         }
+        // Suricata's matcher never finds this rule's fast pattern in the transaction.
+        if s.mpm_buf.is_some_and(|b| tx.prefilter_blind(b)) {
+            return false;
+        }
         scratch.stats.rules_evaluated += 1;
         scratch.vars.captured.clear();
         if let Some(prog) = &s.payload {
