@@ -549,6 +549,8 @@ pub(crate) fn compile(
     };
     // Buffers.
     let mut app_dirs: Option<app::Direction> = None;
+    // A request-only buffer a `flow:to_client` rule may not use (`crate::app_dir`).
+    let mut strict_request = false;
     crate::tls_content::check(&r.buffers)?;
     for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
         crate::xform_check::check(bm)?;
@@ -595,6 +597,8 @@ pub(crate) fn compile(
             .map(crate::transform::compile)
             .collect::<Result<Vec<_>, _>>()?;
         let prog = program(&bm.matches, &mut vars, ab.def().uri)?;
+        strict_request |= ab.direction() == Some(app::Direction::ToServer)
+            && crate::app_dir::refuses_to_client(ab.name());
         if let Some(d) = ab.direction() {
             match app_dirs {
                 Some(x) if x != d => return Err(crate::app_dir::conflicting(bm.buffer.name())),
@@ -652,7 +656,7 @@ pub(crate) fn compile(
         }
         // Suricata 7.0.10 refuses the mirror case too ("mixes keywords with
         // conflicting directions": `flow:to_client; http.uri;`).
-        if sig.flow.to_client && app_dirs == Some(app::Direction::ToServer) {
+        if sig.flow.to_client && strict_request {
             return Err(failed("flow", "to_client rule with request buffers"));
         }
     }
