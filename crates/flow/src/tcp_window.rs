@@ -37,7 +37,11 @@
 //!   sender's next (`closing_ack_wrong_seq`, `timewait_ack_wrong_seq`), invalid ACK
 //!   numbers (`closing_invalid_ack`, `timewait_invalid_ack`); LAST_ACK: the same for
 //!   the client's ACKs only (`lastack_ack_wrong_seq`, `lastack_invalid_ack`);
-//! * any of these states: a RST with an invalid ACK number (`rst_invalid_ack`).
+//! * any of these states: a RST with an invalid ACK number (`rst_invalid_ack`); an
+//!   ACK (without FIN) ahead of its sender's next sequence number that acknowledges
+//!   data the other side never sent and whose window ends before the other side's
+//!   `next_win` (`pkt_bad_window_update`: the right edge would move back; make-stream-
+//!   window.py 40040 to 40059).
 //!
 //! Every such packet is refused, as Suricata's state functions refuse it (in IDS mode
 //! too): it changes no state and gives its stream no data. Sessions picked up
@@ -156,6 +160,16 @@ pub(crate) fn check(
     }
     if syn && !fin {
         return false;
+    }
+    // Ahead of its sender's next sequence number, acknowledging data the other side
+    // never sent, and pulling the right edge of the sender's receive window back before
+    // what the other side may already send (Suricata's bad window update).
+    if ackf && !fin && seq_gt(h.seq, snd.next_seq) && seq_gt(h.ack, rcv.next_seq) {
+        let edge = h.ack.wrapping_add(u32::from(h.window) << snd.wscale);
+        if seq_gt(rcv.next_win, edge) {
+            ev.set(E::PktBadWindowUpdate);
+            return true;
+        }
     }
     // A FIN before what its sender sent or past what it may send; its own FIN again
     // is no anomaly (sv-ether 127.0.0.1:33734, a capture with every packet twice).
@@ -296,6 +310,7 @@ mod tests {
             window,
             tfo: false,
             wscale: None,
+            tsval: None,
         }
     }
 
@@ -504,6 +519,32 @@ mod tests {
             s.step(&TcpConfig::default(), TS, &hdr(1002, 5002, ACK, 1000), 0)
                 .closed
         );
+    }
+
+    #[test]
+    fn bad_window_updates_are_refused() {
+        // make-stream-window.py 40040 to 40059: after 10 bytes each way, the server
+        // may send up to 6001 (its next_win).
+        let first = |h: TcpHeader, d: Direction| {
+            let mut s = session(None, None, 1000, 1000);
+            step(&mut s, TS, hdr(1001, 5001, ACK | PSH, 1000), 10);
+            step(&mut s, TC, hdr(5001, 1011, ACK | PSH, 1000), 10);
+            let st = s.step(&TcpConfig::default(), d, &h, 0);
+            (st.events, st.accept_data, s)
+        };
+        let (e, _, s) = first(hdr(1500, 5100, ACK, 100), TS);
+        assert!(only(e, &[E::PktBadWindowUpdate]));
+        assert_eq!(s.half[0].next_seq, 1011);
+        // The edge just before 6001, with an ACK of one unseen byte: refused.
+        assert!(only(first(hdr(1500, 5012, ACK, 988), TS).0, &[E::PktBadWindowUpdate]));
+        // The edge at 6001, a FIN, an ACK of seen data, the sender's next sequence
+        // number: no event.
+        assert!(first(hdr(1500, 5012, ACK, 989), TS).0.is_empty());
+        assert!(first(hdr(1500, 5100, ACK | FIN, 100), TS).0.is_empty());
+        assert!(first(hdr(1500, 5011, ACK, 100), TS).0.is_empty());
+        assert!(first(hdr(1011, 5100, ACK, 100), TS).0.is_empty());
+        // The server's side the same way.
+        assert!(only(first(hdr(5500, 1100, ACK, 100), TC).0, &[E::PktBadWindowUpdate]));
     }
 
     #[test]

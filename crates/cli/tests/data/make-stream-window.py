@@ -22,10 +22,13 @@ def csum(data):
     return ~s & 0xFFFF
 
 
-def frame(src, dst, sport, dport, seq, ack, flags, win, payload=b"", wscale=None):
+def frame(src, dst, sport, dport, seq, ack, flags, win, payload=b"", wscale=None, ts=None):
     opts = b""
     if wscale is not None:
         opts = bytes([1, 3, 3, wscale])
+    if ts is not None:
+        # NOP, NOP, timestamps (value, echo reply).
+        opts += struct.pack("!BBBBII", 1, 1, 8, 10, ts[0] & 0xFFFFFFFF, ts[1] & 0xFFFFFFFF)
     off = (20 + len(opts)) // 4
     tcp = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
                       off << 4, flags, win, 0, 0) + opts + payload
@@ -44,11 +47,13 @@ class Session:
     def __init__(self, out, port):
         self.out, self.port = out, port
 
-    def c(self, seq, ack, flags, win=1024, data=b"", wscale=None):
-        self.out.append(frame(CLIENT, SERVER, self.port, 80, seq, ack, flags, win, data, wscale))
+    def c(self, seq, ack, flags, win=1024, data=b"", wscale=None, ts=None):
+        self.out.append(
+            frame(CLIENT, SERVER, self.port, 80, seq, ack, flags, win, data, wscale, ts))
 
-    def s(self, seq, ack, flags, win=1024, data=b"", wscale=None):
-        self.out.append(frame(SERVER, CLIENT, 80, self.port, seq, ack, flags, win, data, wscale))
+    def s(self, seq, ack, flags, win=1024, data=b"", wscale=None, ts=None):
+        self.out.append(
+            frame(SERVER, CLIENT, 80, self.port, seq, ack, flags, win, data, wscale, ts))
 
     def handshake(self, cw=None, sw=None, cwin=1024, swin=1024):
         self.c(1000, 0, SYN, cwin, wscale=cw)
