@@ -23,9 +23,9 @@ pub struct TcpHeader {
     /// The window-scale option's shift, when the header carries one (only a SYN's or
     /// a SYN/ACK's counts, see [`crate::tcp_window`]).
     pub wscale: Option<u8>,
-    /// The timestamp option's value (TSval), when the header carries one (see
+    /// The timestamp option (value, echo reply), when the header carries one (see
     /// [`crate::tcp_paws`]).
-    pub tsval: Option<u32>,
+    pub ts: Option<(u32, u32)>,
 }
 
 impl TcpHeader {
@@ -281,8 +281,12 @@ impl TcpSession {
         let fin = h.flags & FIN != 0;
         let di = d.index();
         let oi = d.reverse().index();
-        if crate::tcp_paws::check(self, d, h, &mut st.events)
+        // Timestamps first, except in SYN_SENT: a SYN/ACK's acknowledgement is checked
+        // before its timestamps (sv-ether 100.73.5.8:45511).
+        let syn_sent = self.state == TcpState::SynSent;
+        if (!syn_sent && crate::tcp_paws::check(self, d, h, &mut st.events))
             || crate::tcp_events::check(self, cfg, d, h, payload_len, &mut st.events)
+            || (syn_sent && crate::tcp_paws::check(self, d, h, &mut st.events))
             || crate::tcp_window::check(self, cfg, d, h, payload_len, base, &mut st.events)
         {
             return st;
@@ -543,7 +547,7 @@ mod tests {
             window: 65535,
             tfo: false,
             wscale: None,
-            tsval: None,
+            ts: None,
         }
     }
 

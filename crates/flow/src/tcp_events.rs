@@ -214,7 +214,7 @@ mod tests {
             window: 1000,
             tfo: false,
             wscale: None,
-            tsval: None,
+            ts: None,
         }
     }
 

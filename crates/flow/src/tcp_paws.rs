@@ -7,7 +7,8 @@
 //!   carry the option. Each side starts from its handshake packet's value; a side
 //!   whose value was 0 is not checked, except that the client's third packet of the
 //!   handshake sets its value then. A SYN/ACK (or any server packet before the
-//!   handshake completes) with the option, answering a SYN without it, is invalid;
+//!   handshake completes) with the option and a non-zero echo reply, answering a SYN
+//!   without it, is invalid (with a zero echo reply it is taken, without timestamps);
 //! * **check**: a packet that carries the option with a value before its sender's last
 //!   one (32-bit serial comparison: a value more than 2^31 ahead is before) is invalid,
 //!   a RST included. A packet without the option is not checked;
@@ -24,21 +25,21 @@ use wire::{flags as pf, Packet, StreamEvent as E, StreamEvents};
 
 use crate::tcp::{Direction, TcpHeader, TcpSession, TcpState, H_TS};
 
-/// The timestamp value (TSval) of `p`'s TCP header, when the decoder saw the option.
-/// Only such packets have their options walked again.
-pub fn tsval(p: &Packet, buf: &[u8]) -> Option<u32> {
+/// The timestamp option (value, echo reply) of `p`'s TCP header, when the decoder saw
+/// one. Only such packets have their options walked again.
+pub fn timestamps(p: &Packet, buf: &[u8]) -> Option<(u32, u32)> {
     if !p.has(pf::TCP_TS) {
         return None;
     }
     p.tcp(buf)?.options().find_map(|o| match o {
-        TcpOption::Timestamps(v, _) => Some(v),
+        TcpOption::Timestamps(v, e) => Some((v, e)),
         _ => None,
     })
 }
 
 /// Records the timestamp of the SYN that opens a session (sender `d`).
 pub(crate) fn syn(s: &mut TcpSession, d: Direction, h: &TcpHeader) {
-    if let Some(ts) = h.tsval {
+    if let Some((ts, _)) = h.ts {
         let half = &mut s.half[d.index()];
         half.flags |= H_TS;
         half.last_ts = ts;
@@ -48,7 +49,7 @@ pub(crate) fn syn(s: &mut TcpSession, d: Direction, h: &TcpHeader) {
 /// Records the timestamp of the SYN/ACK (sender `d`) that answered the SYN: the
 /// session checks timestamps when both carried the option.
 pub(crate) fn synack(s: &mut TcpSession, d: Direction, h: &TcpHeader) {
-    if let Some(ts) = h.tsval {
+    if let Some((ts, _)) = h.ts {
         if s.half[d.reverse().index()].flags & H_TS != 0 {
             let half = &mut s.half[d.index()];
             half.flags |= H_TS;
@@ -67,14 +68,16 @@ fn negotiated(s: &TcpSession) -> bool {
 /// checks; raises `pkt_invalid_timestamp` into `ev` and returns true when the session
 /// must refuse the packet.
 pub(crate) fn check(s: &mut TcpSession, d: Direction, h: &TcpHeader, ev: &mut StreamEvents) -> bool {
-    let Some(ts) = h.tsval else {
+    let Some((ts, echo)) = h.ts else {
         return false;
     };
     match s.state {
         TcpState::None => false,
-        // The server answers a SYN without timestamps with them.
+        // The server answers a SYN without timestamps with them, echoing a value.
         TcpState::SynSent => {
-            let bad = d == Direction::ToClient && s.half[d.reverse().index()].flags & H_TS == 0;
+            let bad = d == Direction::ToClient
+                && echo != 0
+                && s.half[d.reverse().index()].flags & H_TS == 0;
             if bad {
                 ev.set(E::PktInvalidTimestamp);
             }
@@ -105,7 +108,7 @@ pub(crate) fn update(s: &mut TcpSession, d: Direction, h: &TcpHeader, len: usize
     if len != 0 || s.state < TcpState::SynRecv || !negotiated(s) {
         return;
     }
-    if let Some(ts) = h.tsval {
+    if let Some((ts, _)) = h.ts {
         let half = &mut s.half[d.index()];
         if half.last_ts != 0 && (ts.wrapping_sub(half.last_ts) as i32) > 0 {
             half.last_ts = ts;
@@ -130,7 +133,7 @@ mod tests {
             window: 1024,
             tfo: false,
             wscale: None,
-            tsval,
+            ts: tsval.map(|v| (v, 7)),
         }
     }
 
@@ -206,21 +209,32 @@ mod tests {
 
     #[test]
     fn synack_with_timestamps_answering_a_syn_without() {
-        // 40082, 40085.
+        // 40023 of make-stream-window.py: with an echo reply, refused.
         let mut s = TcpSession::default();
         step(&mut s, TS, hdr(1000, 0, SYN, None), 0);
         assert!(invalid(step(&mut s, TC, hdr(5000, 1001, SYN | ACK, Some(500)), 0)));
         assert_eq!(s.state, TcpState::SynSent);
         assert!(step(&mut s, TC, hdr(5000, 1001, SYN | ACK, None), 0).events.is_empty());
         assert_eq!(s.state, TcpState::SynRecv);
+        // Without one (echo 0), taken, and the session has no timestamps.
+        let mut s = TcpSession::default();
+        step(&mut s, TS, hdr(1000, 0, SYN, None), 0);
+        let sa = TcpHeader {
+            ts: Some((500, 0)),
+            ..hdr(5000, 1001, SYN | ACK, None)
+        };
+        assert!(step(&mut s, TC, sa, 0).events.is_empty());
+        step(&mut s, TS, hdr(1001, 5001, ACK, Some(10)), 0);
+        assert!(step(&mut s, TC, hdr(5001, 1001, ACK, Some(5)), 0).events.is_empty());
+        assert_eq!(s.state, TcpState::Established);
     }
 
     #[test]
-    fn tsval_reads_the_option() {
+    fn timestamps_reads_the_option() {
         let mut p = Packet::default();
-        assert_eq!(tsval(&p, &[]), None);
+        assert_eq!(timestamps(&p, &[]), None);
         p.flags |= pf::TCP_TS;
         // Flag set but no TCP header to read: no value, no panic.
-        assert_eq!(tsval(&p, &[]), None);
+        assert_eq!(timestamps(&p, &[]), None);
     }
 }

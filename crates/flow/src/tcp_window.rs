@@ -37,6 +37,9 @@
 //!   sender's next (`closing_ack_wrong_seq`, `timewait_ack_wrong_seq`), invalid ACK
 //!   numbers (`closing_invalid_ack`, `timewait_invalid_ack`); LAST_ACK: the same for
 //!   the client's ACKs only (`lastack_ack_wrong_seq`, `lastack_invalid_ack`);
+//! * from FIN_WAIT1 on (LAST_ACK: the client's packets): a payload that ends at or
+//!   before its sender's next sequence number (`pkt_retransmission`, the packet is
+//!   then checked as any other; make-stream-window.py 40031);
 //! * any of these states: a RST with an invalid ACK number (`rst_invalid_ack`); an
 //!   ACK (without FIN) ahead of its sender's next sequence number that acknowledges
 //!   data the other side never sent and whose window ends before the other side's
@@ -184,6 +187,20 @@ pub(crate) fn check(
     let before_last_ack = !keepalive && seq_gt(snd.last_ack, end);
     let past_win = seq_gt(end, snd.next_win);
     let wrong_seq = h.seq != snd.next_seq;
+    // Data its sender had all sent before, once a side closed (Suricata's retransmission
+    // check of its closing states; the packet goes on to the state's checks). LAST_ACK
+    // checks the client's packets only.
+    let closing = matches!(
+        s.state,
+        TcpState::FinWait1
+            | TcpState::FinWait2
+            | TcpState::CloseWait
+            | TcpState::Closing
+            | TcpState::TimeWait
+    ) || (s.state == TcpState::LastAck && to_server);
+    if closing && len > 0 && !seq_gt(end, snd.next_seq) {
+        ev.set(E::PktRetransmission);
+    }
     match s.state {
         TcpState::Established if fin => {
             if fin_oow {
@@ -310,7 +327,7 @@ mod tests {
             window,
             tfo: false,
             wscale: None,
-            tsval: None,
+            ts: None,
         }
     }
 
@@ -545,6 +562,35 @@ mod tests {
         assert!(first(hdr(1011, 5100, ACK, 100), TS).0.is_empty());
         // The server's side the same way.
         assert!(only(first(hdr(5500, 1100, ACK, 100), TC).0, &[E::PktBadWindowUpdate]));
+    }
+
+    #[test]
+    fn retransmissions_once_a_side_closed() {
+        // make-stream-window.py 40031: the client closed, the server resends.
+        let mut s = session(None, None, 1000, 1000);
+        step(&mut s, TS, hdr(1001, 5001, ACK | FIN, 1000), 0);
+        assert_eq!(s.state, TcpState::CloseWait);
+        assert!(step(&mut s, TC, hdr(5001, 1002, ACK | PSH, 1000), 10).is_empty());
+        let e = step(&mut s, TC, hdr(5001, 1002, ACK | PSH, 1000), 10);
+        assert!(only(e, &[E::PktRetransmission]));
+        let e = step(&mut s, TC, hdr(5005, 1002, ACK | PSH, 1000), 6);
+        assert!(only(e, &[E::PktRetransmission]));
+        // Past the next sequence number, or without payload: none.
+        assert!(step(&mut s, TC, hdr(5005, 1002, ACK | PSH, 1000), 10).is_empty());
+        assert!(step(&mut s, TC, hdr(5005, 1002, ACK, 1000), 0).is_empty());
+        // The client's data again in CLOSE_WAIT too.
+        let e = step(&mut s, TS, hdr(1001, 5001, ACK, 1000), 1);
+        assert!(e.has(E::PktRetransmission));
+        // Established: a retransmission is no event.
+        let mut s = session(None, None, 1000, 1000);
+        step(&mut s, TS, hdr(1001, 5001, ACK | PSH, 1000), 10);
+        assert!(step(&mut s, TS, hdr(1001, 5001, ACK | PSH, 1000), 10).is_empty());
+        // LAST_ACK: not the server's.
+        step(&mut s, TS, hdr(1011, 5001, ACK | FIN, 1000), 0);
+        step(&mut s, TC, hdr(5001, 1012, ACK | PSH, 1000), 10);
+        step(&mut s, TC, hdr(5011, 1012, ACK | FIN, 1000), 0);
+        assert_eq!(s.state, TcpState::LastAck);
+        assert!(step(&mut s, TC, hdr(5001, 1012, ACK | PSH, 1000), 10).is_empty());
     }
 
     #[test]
