@@ -14,7 +14,8 @@
 //! event name Suricata 7.0.10 knows (sid 9100 + its index); what Suricata wrote with
 //! them is `data/stream-events.suricata.txt`. `data/stream-window.pcap` holds crafted
 //! sessions for receive-window tracking, the closing states, TCP timestamps (PAWS), bad
-//! window updates and retransmissions in the closing states (written by
+//! window updates, retransmissions in the closing states and four-way handshakes
+//! (written by
 //! `data/make-stream-window.py`, Suricata's records in
 //! `data/stream-window.suricata.txt`).
 //!
@@ -51,10 +52,6 @@ const NOT_RAISED: &[(&str, &str)] = &[
         "3whs_synack_tfo_data_ignored",
         "a Fast Open SYN/ACK's data is not tracked",
     ),
-    ("4whs_invalid_ack", "no four-way handshake states"),
-    ("4whs_synack_with_wrong_ack", "no four-way handshake states"),
-    ("4whs_synack_with_wrong_syn", "no four-way handshake states"),
-    ("4whs_wrong_seq", "no four-way handshake states"),
     (
         "est_ack_zwp_data",
         "zero-window probes are told, their ACKs are not followed",
@@ -398,7 +395,7 @@ const WINDOW_END_STATES: &str = "40001 fin_wait1 40002 fin_wait1 40003 establish
     40016 closed 40017 closed 40018 closed 40019 closed 40020 closed 40021 closed \
     40022 closed 40023 syn_sent 40024 closed 40025 closed 40026 established \
     40027 established 40028 closed 40029 closed 40030 closed 40031 closed \
-    40032 close_wait";
+    40032 close_wait 40033 closed 40034 closed 40035 closed 40036 closed";
 
 /// `port state` of each TCP `flow` record of an eve.json, sorted, space-separated.
 fn end_states(eve: &str) -> String {
@@ -477,6 +474,10 @@ const WINDOW_EVENTS: &[&str] = &[
     "pkt_invalid_timestamp",
     "pkt_bad_window_update",
     "pkt_retransmission",
+    "4whs_synack_with_wrong_ack",
+    "4whs_synack_with_wrong_syn",
+    "4whs_wrong_seq",
+    "4whs_invalid_ack",
 ];
 
 /// The records of a saved Suricata run (comment lines left out).

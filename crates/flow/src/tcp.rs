@@ -284,9 +284,9 @@ impl TcpSession {
         // Timestamps first, except in SYN_SENT: a SYN/ACK's acknowledgement is checked
         // before its timestamps (sv-ether 100.73.5.8:45511).
         let syn_sent = self.state == TcpState::SynSent;
-        if (!syn_sent && crate::tcp_paws::check(self, d, h, &mut st.events))
+        if (!syn_sent && crate::tcp_paws::check(self, d, h, payload_len, &mut st.events))
             || crate::tcp_events::check(self, cfg, d, h, payload_len, &mut st.events)
-            || (syn_sent && crate::tcp_paws::check(self, d, h, &mut st.events))
+            || (syn_sent && crate::tcp_paws::check(self, d, h, payload_len, &mut st.events))
             || crate::tcp_window::check(self, cfg, d, h, payload_len, base, &mut st.events)
         {
             return st;
@@ -366,14 +366,46 @@ impl TcpSession {
                     // ACK (sequence taken from that ACK) leaves the SYN pending, and the
                     // retransmitted SYN then opens the session.
                     return st;
-                } else if syn && !ack && d == Direction::ToClient {
+                } else if syn && !ack && d == Direction::ToClient && !rst {
+                    // The server's own SYN: a four-way handshake (its sequence space
+                    // starts here; the client's SYN/ACK answers it).
+                    self.set_isn(d, h.seq);
                     self.half[di].flags |= H_SYN;
+                    crate::tcp_window::syn(self, d, h);
+                    crate::tcp_paws::syn(self, d, h);
+                    return st;
+                } else if syn
+                    && ack
+                    && d == Direction::ToServer
+                    && !rst
+                    && self.half[oi].flags & H_SYN != 0
+                {
+                    // The client's SYN/ACK of a four-way handshake (`tcp_events` checked
+                    // that it acknowledges the server's SYN).
+                    self.half[oi].last_ack = h.ack;
+                    self.half[oi].flags |= H_ACKED;
+                    crate::tcp_window::synack(self, d, h);
+                    crate::tcp_paws::synack(self, d, h);
+                    self.state = TcpState::SynRecv;
+                    return st;
                 } else if syn && !ack && d == Direction::ToServer {
                     // Retransmitted SYN: as Suricata, the session keeps the first
                     // SYN's ISN (a SYN/ACK answering another one has the wrong ack).
                     st.accept_data = payload_len > 0 && h.tfo && h.seq == self.half[di].isn;
                     return st;
                 }
+            }
+            // Four-way handshake: the server's ACK of the client's SYN/ACK.
+            TcpState::SynRecv
+                if self.half[di].flags & H_SYN != 0
+                    && !self.midstream
+                    && ack
+                    && !syn
+                    && !rst
+                    && d == Direction::ToClient =>
+            {
+                self.state = TcpState::Established;
+                st.established = true;
             }
             TcpState::SynRecv
                 if ack

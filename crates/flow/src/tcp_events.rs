@@ -18,6 +18,12 @@
 //!   sequence number and a wrong acknowledgement (`3whs_right_seq_wrong_ack_evasion`)
 //!   or both wrong (`3whs_wrong_seq_wrong_ack`), a one-sided client's ACK out of
 //!   sequence (`3whs_async_wrong_seq`);
+//! * **four-way handshake** (SYN, the server's SYN, the client's SYN/ACK, the server's
+//!   ACK): a client SYN/ACK that does not acknowledge the server's SYN
+//!   (`4whs_synack_with_wrong_ack`) or does not repeat the client's SYN
+//!   (`4whs_synack_with_wrong_syn`), a server ACK whose sequence number does not follow
+//!   its SYN (`4whs_wrong_seq`) or that acknowledges more than the client's SYN
+//!   (`pkt_invalid_ack`, `4whs_invalid_ack`) (make-stream-window.py 40033-40036);
 //! * **established**: a SYN or SYN/ACK again (`est_syn_resend`,
 //!   `est_syn_resend_diff_seq`, `est_syn_toclient`, `est_synack_toserver`,
 //!   `est_synack_resend`, `est_synack_resend_with_diff_ack`/`_diff_seq`);
@@ -80,8 +86,17 @@ pub(crate) fn check(
     match s.state {
         TcpState::SynSent => {
             if syn && ack {
-                // Not after a SYN from the server (a four-way handshake).
+                // After a SYN from the server (a four-way handshake), the client's
+                // SYN/ACK must acknowledge it and repeat the client's SYN.
                 if to_server && sv.flags & crate::tcp::H_SYN != 0 {
+                    if h.ack != sv.isn.wrapping_add(1) {
+                        ev.set(E::FourwhsSynackWithWrongAck);
+                        return true;
+                    }
+                    if h.seq != c.isn {
+                        ev.set(E::FourwhsSynackWithWrongSyn);
+                        return true;
+                    }
                     return false;
                 }
                 if to_server {
@@ -98,6 +113,30 @@ pub(crate) fn check(
                 return true;
             } else if !syn && spurious(s.half[d.index()], h, payload_len) {
                 ev.set(E::PktSpuriousRetransmission);
+            }
+            false
+        }
+        // Four-way handshake: the server's ACK of the client's SYN/ACK completes it. Its
+        // sequence number must follow the server's SYN (the SYN's own is ignored) and
+        // it may acknowledge nothing past the client's SYN.
+        TcpState::SynRecv
+            if !s.midstream
+                && sv.flags & crate::tcp::H_SYN != 0
+                && !to_server
+                && ack
+                && !syn
+                && !fin =>
+        {
+            if h.seq != sv.isn.wrapping_add(1) {
+                if h.seq != sv.isn {
+                    ev.set(E::FourwhsWrongSeq);
+                }
+                return true;
+            }
+            if seq_gt(h.ack, c.next_seq) {
+                ev.set(E::PktInvalidAck);
+                ev.set(E::FourwhsInvalidAck);
+                return true;
             }
             false
         }
@@ -176,16 +215,24 @@ pub(crate) fn check(
             true
         }
         _ => {
-            // A keep-alive (one byte or none just before the next sequence number) is
-            // not a spurious retransmission (make-stream-window.py e2).
-            let snd = s.half[d.index()];
-            let keepalive = payload_len <= 1 && h.seq == snd.next_seq.wrapping_sub(1);
-            if !keepalive && spurious(snd, h, payload_len) {
+            if spurious_not_keepalive(s.half[d.index()], h, payload_len) {
                 ev.set(E::PktSpuriousRetransmission);
             }
             false
         }
     }
+}
+
+/// [`spurious`], unless a keep-alive (one byte or none just before the next sequence
+/// number: make-stream-window.py e2).
+#[inline]
+pub(crate) fn spurious_not_keepalive(
+    sender: crate::tcp::Half,
+    h: &TcpHeader,
+    payload_len: usize,
+) -> bool {
+    let keepalive = payload_len <= 1 && h.seq == sender.next_seq.wrapping_sub(1);
+    !keepalive && spurious(sender, h, payload_len)
 }
 
 /// A packet whose payload its receiver had all acknowledged already (Suricata's
@@ -407,5 +454,49 @@ mod tests {
         step(&mut s, TS, hdr(1000, 0, SYN), 0);
         assert!(step(&mut s, TC, hdr(3000, 0, SYN), 0).is_empty());
         assert!(step(&mut s, TS, hdr(1000, 3001, SYN | ACK), 0).is_empty());
+        assert_eq!(s.state, TcpState::SynRecv);
+        let st = s.step(&TcpConfig::default(), TC, &hdr(3001, 1001, ACK), 0);
+        assert!(st.established && st.events.is_empty());
+        let st = s.step(&TcpConfig::default(), TS, &hdr(1001, 3001, ACK | PSH), 5);
+        assert!(st.accept_data && st.events.is_empty());
+    }
+
+    #[test]
+    fn four_way_handshake_checks() {
+        // make-stream-window.py 40033-40036.
+        let four = || {
+            let mut s = TcpSession::default();
+            step(&mut s, TS, hdr(1000, 0, SYN), 0);
+            step(&mut s, TC, hdr(3000, 0, SYN), 0);
+            s
+        };
+        let mut s = four();
+        let e = step(&mut s, TS, hdr(1000, 3005, SYN | ACK), 0);
+        assert!(only(e, E::FourwhsSynackWithWrongAck));
+        let e = step(&mut s, TS, hdr(1007, 3001, SYN | ACK), 0);
+        assert!(only(e, E::FourwhsSynackWithWrongSyn));
+        assert_eq!(s.state, TcpState::SynSent);
+        assert!(step(&mut s, TS, hdr(1000, 3001, SYN | ACK), 0).is_empty());
+        assert_eq!(s.state, TcpState::SynRecv);
+        assert!(only(
+            step(&mut s, TC, hdr(3002, 1001, ACK), 0),
+            E::FourwhsWrongSeq
+        ));
+        assert!(only(
+            step(&mut s, TC, hdr(2999, 1001, ACK), 0),
+            E::FourwhsWrongSeq
+        ));
+        // The SYN's own sequence number: ignored without an event.
+        assert!(step(&mut s, TC, hdr(3000, 1001, ACK), 0).is_empty());
+        let e = step(&mut s, TC, hdr(3001, 1002, ACK), 0);
+        assert!(e.has(E::PktInvalidAck) && e.has(E::FourwhsInvalidAck) && e.iter().count() == 2);
+        assert_eq!(s.state, TcpState::SynRecv);
+        // An older acknowledgement is taken, in inline mode too.
+        let inline = TcpConfig {
+            inline: true,
+            ..TcpConfig::default()
+        };
+        let st = s.step(&inline, TC, &hdr(3001, 900, ACK), 0);
+        assert!(st.established && st.events.is_empty());
     }
 }

@@ -146,12 +146,10 @@ pub(crate) fn check(
     if !tracked(s, cfg) {
         return false;
     }
-    let end = h.seq.wrapping_add(len as u32);
-    // Without a stream yet, the sender's first sequence number is the base.
-    let base = base.unwrap_or(s.half[d.index()].isn.wrapping_add(1));
-    if len > 0 && h.flags & flags::RST == 0 && !seq_gt(end, base) {
+    if released(s, d, h, len, base) {
         return true;
     }
+    let end = h.seq.wrapping_add(len as u32);
     let (di, oi) = (d.index(), d.reverse().index());
     let to_server = d == Direction::ToServer;
     let ackf = h.flags & flags::ACK != 0;
@@ -300,6 +298,15 @@ pub(crate) fn check(
         }
         _ => false,
     }
+}
+
+/// Whether the payload of `h` (direction `d`, `len` bytes) ends at or before `base`,
+/// where its sender's stream was consumed up to (its first sequence number when
+/// `None`): bytes long released, which Suricata skips before the checks of an
+/// established or closing session.
+fn released(s: &TcpSession, d: Direction, h: &TcpHeader, len: usize, base: Option<u32>) -> bool {
+    let base = base.unwrap_or(s.half[d.index()].isn.wrapping_add(1));
+    len > 0 && h.flags & flags::RST == 0 && !seq_gt(h.seq.wrapping_add(len as u32), base)
 }
 
 /// When `bad`, raises `pkt_invalid_ack` and `state_event`: the packet is refused.
@@ -553,7 +560,10 @@ mod tests {
         assert!(only(e, &[E::PktBadWindowUpdate]));
         assert_eq!(s.half[0].next_seq, 1011);
         // The edge just before 6001, with an ACK of one unseen byte: refused.
-        assert!(only(first(hdr(1500, 5012, ACK, 988), TS).0, &[E::PktBadWindowUpdate]));
+        assert!(only(
+            first(hdr(1500, 5012, ACK, 988), TS).0,
+            &[E::PktBadWindowUpdate]
+        ));
         // The edge at 6001, a FIN, an ACK of seen data, the sender's next sequence
         // number: no event.
         assert!(first(hdr(1500, 5012, ACK, 989), TS).0.is_empty());
@@ -561,7 +571,10 @@ mod tests {
         assert!(first(hdr(1500, 5011, ACK, 100), TS).0.is_empty());
         assert!(first(hdr(1011, 5100, ACK, 100), TS).0.is_empty());
         // The server's side the same way.
-        assert!(only(first(hdr(5500, 1100, ACK, 100), TC).0, &[E::PktBadWindowUpdate]));
+        assert!(only(
+            first(hdr(5500, 1100, ACK, 100), TC).0,
+            &[E::PktBadWindowUpdate]
+        ));
     }
 
     #[test]

@@ -253,7 +253,54 @@ def scenarios():
     paws(out)
     bad_window_updates(out)
     retransmissions(out)
+    four_way_handshakes(out)
     return out
+
+
+def four_way_handshakes(out):
+    """Sessions 40033-40036: SYN, the server's SYN, the client's SYN/ACK, the server's
+    ACK, each with its wrong variants refused first."""
+    def syns(port):
+        s = Session(out, port)
+        s.c(1000, 0, SYN)
+        s.s(3000, 0, SYN)
+        return s
+
+    def rest(s):
+        s.c(1001, 3001, ACK | PSH, data=b"x" * 5)
+        s.s(3001, 1006, ACK | FIN)
+        s.c(1006, 3002, ACK | FIN)
+        s.s(3002, 1007, ACK)
+
+    # 40033: the client's SYN/ACK acknowledges something else than the server's SYN,
+    # then repeats another SYN; the right one follows.
+    s = syns(40033)
+    s.c(1000, 3005, SYN | ACK)
+    s.c(1007, 3001, SYN | ACK)
+    s.c(1000, 3001, SYN | ACK)
+    s.s(3001, 1001, ACK)
+    rest(s)
+    # 40034: the server's ACK with wrong sequence numbers (the SYN's own: no event).
+    s = syns(40034)
+    s.c(1000, 3001, SYN | ACK)
+    s.s(3009, 1001, ACK)
+    s.s(2999, 1001, ACK)
+    s.s(3000, 1001, ACK)
+    s.s(3001, 1001, ACK)
+    rest(s)
+    # 40035: the server's ACK acknowledges more than the client's SYN; an older
+    # acknowledgement completes the handshake.
+    s = syns(40035)
+    s.c(1000, 3001, SYN | ACK)
+    s.s(3001, 1002, ACK)
+    s.s(3001, 1500, ACK)
+    s.s(3001, 900, ACK)
+    rest(s)
+    # 40036: no anomaly.
+    s = syns(40036)
+    s.c(1000, 3001, SYN | ACK)
+    s.s(3001, 1001, ACK)
+    rest(s)
 
 
 def retransmissions(out):
