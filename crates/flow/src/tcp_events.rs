@@ -27,6 +27,8 @@
 //! * **established**: a SYN or SYN/ACK again (`est_syn_resend`,
 //!   `est_syn_resend_diff_seq`, `est_syn_toclient`, `est_synack_toserver`,
 //!   `est_synack_resend`, `est_synack_resend_with_diff_ack`/`_diff_seq`);
+//! * **closing** (FIN_WAIT1 to TIME_WAIT): the client's SYN that starts no new session
+//!   or the server's SYN/ACK (`shutdown_syn_resend`; refused);
 //! * **any state from SYN_RECV on**: a payload whose every byte its receiver had
 //!   already acknowledged (`pkt_spurious_retransmission`; in SYN_RECV the packet is
 //!   then ignored, as Suricata ignores it, elsewhere Osprey's tracker still takes its
@@ -197,6 +199,22 @@ pub(crate) fn check(
                 E::ThreewhsWrongSeqWrongAck
             });
             true
+        }
+        // Once a side closed: the client's SYN or the server's SYN/ACK again, unless the
+        // SYN starts a new session on the tuple (make-stream-window.py 40037-40039).
+        TcpState::FinWait1
+        | TcpState::FinWait2
+        | TcpState::CloseWait
+        | TcpState::Closing
+        | TcpState::LastAck
+        | TcpState::TimeWait
+            if syn && !fin =>
+        {
+            if (to_server && !ack && !s.syn_reuses(d, h.seq)) || (!to_server && ack) {
+                ev.set(E::ShutdownSynResend);
+                return true;
+            }
+            false
         }
         // A FIN with SYN is the FIN handling's (`tcp_window`).
         TcpState::Established if syn && !fin => {
@@ -415,6 +433,44 @@ mod tests {
         step(&mut s, TS, hdr(101, 501, ACK), 0);
         assert!(step(&mut s, TC, hdr(500, 101, SYN | ACK), 0).is_empty());
         assert_eq!(s.state, TcpState::Established);
+    }
+
+    #[test]
+    fn syn_again_once_a_side_closed() {
+        // make-stream-window.py 40037-40039.
+        let closing = |fin_from: Direction| {
+            let mut s = syn_recv();
+            step(&mut s, TS, hdr(101, 501, ACK), 0);
+            let h = if fin_from == TS {
+                hdr(101, 501, ACK | FIN)
+            } else {
+                hdr(501, 101, ACK | FIN)
+            };
+            step(&mut s, fin_from, h, 0);
+            s
+        };
+        let mut s = closing(TC);
+        assert_eq!(s.state, TcpState::FinWait1);
+        assert!(only(
+            step(&mut s, TS, hdr(100, 0, SYN), 0),
+            E::ShutdownSynResend
+        ));
+        assert!(only(
+            step(&mut s, TS, hdr(7777, 0, SYN), 0),
+            E::ShutdownSynResend
+        ));
+        let e = step(&mut s, TC, hdr(500, 101, SYN | ACK), 0);
+        assert!(only(e, E::ShutdownSynResend));
+        assert_eq!(s.state, TcpState::FinWait1);
+        // CLOSE_WAIT: the same SYN again is one; another starts a new session.
+        let mut s = closing(TS);
+        assert_eq!(s.state, TcpState::CloseWait);
+        assert!(only(
+            step(&mut s, TS, hdr(100, 0, SYN), 0),
+            E::ShutdownSynResend
+        ));
+        let st = s.step(&TcpConfig::default(), TS, &hdr(9000, 0, SYN), 0);
+        assert!(st.reuse && st.events.is_empty());
     }
 
     #[test]

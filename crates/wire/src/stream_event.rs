@@ -172,10 +172,6 @@ const NOT_RAISED: &[(StreamEvent, &str)] = &[
         "zero-window probes are told, their ACKs are not followed",
     ),
     (
-        StreamEvent::ShutdownSynResend,
-        "its conditions could not be told from Suricata's runs",
-    ),
-    (
         StreamEvent::SuspectedRstInject,
         "no RST sequence validation",
     ),
@@ -278,7 +274,7 @@ mod tests {
             .filter(|e| e.not_raised().is_some())
             .count();
         assert_eq!(n, NOT_RAISED.len());
-        assert_eq!(n, 13);
+        assert_eq!(n, 12);
     }
 
     #[test]

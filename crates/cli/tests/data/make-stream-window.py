@@ -254,7 +254,36 @@ def scenarios():
     bad_window_updates(out)
     retransmissions(out)
     four_way_handshakes(out)
+    shutdown_syns(out)
     return out
+
+
+def shutdown_syns(out):
+    """Sessions 40037-40039: shutdown_syn_resend, a SYN again once a side closed."""
+    # 40037: FIN_WAIT1 (the server's FIN): the client's SYN, with its ISN and another,
+    # and the server's SYN/ACK again.
+    s = Session(out, 40037)
+    s.handshake(swin=1000, cwin=1000)
+    s.s(5001, 1001, ACK | FIN, 1000)
+    s.c(1000, 0, SYN, 1000)
+    s.c(7777, 0, SYN, 1000)
+    s.s(5000, 1001, SYN | ACK, 1000)
+    s.c(1001, 5002, ACK | FIN, 1000)
+    s.s(5002, 1002, ACK, 1000)
+    # 40038: CLOSE_WAIT (the client's FIN): the client's SYN with its ISN.
+    s = Session(out, 40038)
+    s.handshake(swin=1000, cwin=1000)
+    s.c(1001, 5001, ACK | FIN, 1000)
+    s.c(1000, 0, SYN, 1000)
+    s.s(5001, 1002, ACK | FIN, 1000)
+    s.c(1002, 5002, ACK, 1000)
+    # 40039: TIME_WAIT: the client's SYN with its ISN.
+    s = Session(out, 40039)
+    s.handshake(swin=1000, cwin=1000)
+    s.s(5001, 1001, ACK | FIN, 1000)
+    s.c(1001, 5002, ACK | FIN, 1000)
+    s.c(1000, 0, SYN, 1000)
+    s.s(5002, 1002, ACK, 1000)
 
 
 def four_way_handshakes(out):
