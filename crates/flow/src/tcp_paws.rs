@@ -1,7 +1,7 @@
 //! TCP timestamps (RFC 7323 option kind 8) and the protection against wrapped
 //! sequence numbers (PAWS) as Suricata 7.0.10 applies it, with the stream event
-//! `pkt_invalid_timestamp` (learned by running it on the crafted sessions 40016 to
-//! 40033 of `cli/tests/data/make-stream-window.py`):
+//! `pkt_invalid_timestamp` (learned by running it on crafted sessions, kept as 40016 to
+//! 40023 and 40030 of `cli/tests/data/make-stream-window.py`, and on sv-ether.pcap):
 //!
 //! * **negotiation**: a session checks timestamps when its SYN and its SYN/ACK both
 //!   carry the option. Each side starts from its handshake packet's value; a side
@@ -16,7 +16,9 @@
 //! * **update**: only a packet without payload that passed every check moves its
 //!   sender's last value (a data packet's timestamp never does, whatever its order);
 //! * an invalid packet raises `pkt_invalid_timestamp` and is refused, in IDS mode too:
-//!   it changes no state and gives its stream no data.
+//!   it changes no state and gives its stream no data (a payload its receiver had all
+//!   acknowledged also raises `pkt_spurious_retransmission`, as Suricata does);
+//! * a closed session is not checked (sv-ether's sessions replayed on their tuple).
 //!
 //! Suricata's exception for a sender idle for more than 24 days (RFC 7323's PAWS
 //! timeout) is not modelled: the tracker does not keep each side's last packet time.
