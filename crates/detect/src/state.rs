@@ -34,6 +34,14 @@ pub(crate) struct TxSeen {
     pub body_cands: Vec<u32>,
 }
 
+impl Drop for TxSeen {
+    /// The lists go back to the worker's pool ([`crate::cand_pool`]).
+    fn drop(&mut self) {
+        crate::cand_pool::give(std::mem::take(&mut self.pkt_cands));
+        crate::cand_pool::give(std::mem::take(&mut self.body_cands));
+    }
+}
+
 /// Detection state of one flow. The engine keeps one beside each flow and passes it to
 /// every [`crate::Detector::inspect`] call for a packet of that flow.
 #[derive(Debug, Default, Clone)]
@@ -325,6 +333,10 @@ pub struct Scratch {
     pub(crate) pre_active: bool,
     /// Outcomes of the packet payload's `pcre` DFAs run elsewhere (`offload`).
     pub(crate) pcre_pre: PcrePre,
+    /// The packet and body candidate lists of a transaction's pass, before they are
+    /// copied into the lists the flow keeps ([`crate::cand_pool::refill`]).
+    pub(crate) pkt_tmp: Vec<u32>,
+    pub(crate) body_tmp: Vec<u32>,
 }
 
 /// Whether each `pcre` DFA run elsewhere matched one payload (Kargus §4.5): a regex whose
@@ -427,6 +439,8 @@ impl Scratch {
             pre_sigs: Vec::new(),
             pre_active: false,
             pcre_pre: PcrePre::default(),
+            pkt_tmp: Vec::new(),
+            body_tmp: Vec::new(),
         }
     }
 

@@ -5,6 +5,7 @@
 //! one never-counted transaction), so neither does this parser.
 
 use super::cert::CertInfo;
+use std::sync::Arc;
 use super::ja3::{ja3, ja3s, Ja3};
 use super::ja4::ja4;
 use super::parser::{
@@ -63,10 +64,9 @@ pub struct TlsState {
     client_versions: Vec<u16>,
     sni: Option<Vec<u8>>,
     server_version: Option<u16>,
-    cert_subject: Option<String>,
-    cert_issuer: Option<String>,
-    /// Serial, fingerprint and validity of the server's first certificate.
-    cert: Option<Box<CertInfo>>,
+    /// Subject, issuer, serial, fingerprint and validity of the server's first
+    /// certificate (shared with the thread's other flows that saw the same one).
+    cert: Option<Arc<CertInfo>>,
     /// The ClientHello's JA3.
     ja3: Option<Ja3>,
     /// The ServerHello's JA3S.
@@ -131,12 +131,12 @@ impl TlsState {
 
     /// `tls.cert_subject` of the server's first certificate.
     pub fn cert_subject(&self) -> Option<&str> {
-        self.cert_subject.as_deref()
+        self.cert.as_deref().map(|c| c.subject.as_str())
     }
 
     /// `tls.cert_issuer` of the server's first certificate.
     pub fn cert_issuer(&self) -> Option<&str> {
-        self.cert_issuer.as_deref()
+        self.cert.as_deref().map(|c| c.issuer.as_str())
     }
 
     /// Serial, fingerprint and validity of the server's first certificate.
@@ -266,8 +266,7 @@ impl TlsState {
         if !s.lost
             && !self.error
             && !inside_record
-            && self.cert_subject.is_some()
-            && self.cert_issuer.is_some()
+            && self.cert.is_some()
         {
             self.hs_done = true;
         }
@@ -446,10 +445,8 @@ impl TlsState {
                 self.cert_seen = true;
                 match certificates(body) {
                     Some(certs) => {
-                        if let Some(c) = certs.first().and_then(|c| CertInfo::parse(c)) {
-                            self.cert_subject = Some(c.subject.clone());
-                            self.cert_issuer = Some(c.issuer.clone());
-                            self.cert = Some(Box::new(c));
+                        if let Some(c) = certs.first().and_then(|c| CertInfo::parse_cached(c)) {
+                            self.cert = Some(c);
                         }
                         self.certs = certs.into_iter().map(<[u8]>::to_vec).collect();
                     }
