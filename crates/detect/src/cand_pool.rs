@@ -13,6 +13,8 @@
 
 use std::cell::RefCell;
 
+use crate::state::TxSeen;
+
 /// The smallest capacity a non-empty list gets.
 const MIN_CAP: usize = 4;
 /// Lists up to this capacity are kept; longer ones are allocated exactly and freed.
@@ -22,8 +24,41 @@ const CLASSES: usize = (MAX_CAP / MIN_CAP).trailing_zeros() as usize + 1;
 /// Most lists kept per size class and thread.
 const MAX_KEPT: usize = 64;
 
+/// The capacity of a flow's list of remembered transactions after its first push (what
+/// `Vec` gives elements of this size); only lists of this capacity are kept.
+const SEEN_CAP: usize = 4;
+/// Most lists of remembered transactions kept per thread (about 80 KiB).
+const MAX_SEEN_KEPT: usize = 256;
+
 thread_local! {
     static POOL: RefCell<[Vec<Vec<u32>>; CLASSES]> = RefCell::new(Default::default());
+    /// Emptied lists of remembered transactions of ended flows.
+    static SEEN: RefCell<Vec<Vec<TxSeen>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An empty list for a flow's remembered transactions, with the capacity its first
+/// push would give it: a kept one when there is one.
+pub(crate) fn seen_list() -> Vec<TxSeen> {
+    SEEN.try_with(|p| p.try_borrow_mut().ok()?.pop())
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| Vec::with_capacity(SEEN_CAP))
+}
+
+/// Keeps a flow's list of remembered transactions (emptied: their candidate lists go
+/// back to the pool) when it has the capacity [`seen_list`] gives and there is room.
+pub(crate) fn give_seen(mut v: Vec<TxSeen>) {
+    v.clear();
+    if v.capacity() != SEEN_CAP {
+        return;
+    }
+    let _ = SEEN.try_with(|p| {
+        if let Ok(mut p) = p.try_borrow_mut() {
+            if p.len() < MAX_SEEN_KEPT {
+                p.push(v);
+            }
+        }
+    });
 }
 
 /// The class of a list of capacity `cap`, when lists of that capacity are kept.
@@ -114,6 +149,28 @@ mod tests {
         give(e);
         give(c);
         assert_eq!(kept(0), before + 1);
+    }
+
+    #[test]
+    fn lists_of_remembered_transactions_come_back_empty() {
+        let mut v = seen_list();
+        assert_eq!((v.len(), v.capacity()), (0, SEEN_CAP));
+        let mut t = TxSeen::default();
+        t.pkt_cands = refill(Vec::new(), &[1, 2]);
+        v.push(t);
+        let ptr = v.as_ptr();
+        let before = kept(0);
+        give_seen(v);
+        // The entry's candidate list went back to its own pool.
+        assert_eq!(kept(0), before + 1);
+        let v = seen_list();
+        assert_eq!((v.len(), v.as_ptr()), (0, ptr));
+        // Other capacities are freed; the kept lists are bounded.
+        give_seen(Vec::with_capacity(8));
+        for _ in 0..MAX_SEEN_KEPT + 3 {
+            give_seen(Vec::with_capacity(SEEN_CAP));
+        }
+        assert_eq!(SEEN.with(|p| p.borrow().len()), MAX_SEEN_KEPT);
     }
 
     #[test]

@@ -83,6 +83,14 @@ pub struct FlowDetect {
     int_order: Vec<u32>,
 }
 
+impl Drop for FlowDetect {
+    /// The list of remembered transactions goes back to the worker's pool
+    /// ([`crate::cand_pool`]).
+    fn drop(&mut self) {
+        crate::cand_pool::give_seen(std::mem::take(&mut self.tx_seen));
+    }
+}
+
 impl FlowDetect {
     /// Fresh state for a new flow.
     pub fn new() -> Self {
@@ -262,6 +270,9 @@ impl FlowDetect {
             if let Some((i, _)) = self.tx_seen.iter().enumerate().min_by_key(|(_, t)| t.id) {
                 self.tx_seen.swap_remove(i);
             }
+        }
+        if self.tx_seen.capacity() == 0 {
+            self.tx_seen = crate::cand_pool::seen_list();
         }
         self.tx_seen.push(seen);
     }
@@ -567,11 +578,9 @@ mod tx_seen_tests {
     use super::*;
 
     fn seen(dir: u8, id: u64) -> TxSeen {
-        TxSeen {
-            dir,
-            id,
-            ..TxSeen::default()
-        }
+        let mut t = TxSeen::default();
+        (t.dir, t.id) = (dir, id);
+        t
     }
 
     #[test]

@@ -139,6 +139,8 @@ fn report_samples() {
         return;
     }
     let mut sites: HashMap<String, usize> = HashMap::new();
+    // By the source file of the innermost frame of ours (`crate/src/file.rs`).
+    let mut files: HashMap<String, usize> = HashMap::new();
     for bt in &samples {
         let text = bt.to_string();
         let ours: Vec<&str> = text
@@ -147,7 +149,18 @@ fn report_samples() {
             .filter(|l| l.contains("/crates/") && l.starts_with("at "))
             .take(4)
             .collect();
+        let file = ours.first().map_or("(no frame of ours)", |l| {
+            let l = &l[l.find("/crates/").map_or(0, |i| i + 8)..];
+            l.split(':').next().unwrap_or(l)
+        });
+        *files.entry(file.to_string()).or_default() += 1;
         *sites.entry(ours.join(" <- ")).or_default() += 1;
+    }
+    let mut files: Vec<_> = files.into_iter().collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.1));
+    eprintln!("{} sampled allocations, by source file:", samples.len());
+    for (file, n) in files.iter().take(30) {
+        eprintln!("{n:6}  {file}");
     }
     let mut sites: Vec<_> = sites.into_iter().collect();
     sites.sort_by_key(|s| std::cmp::Reverse(s.1));

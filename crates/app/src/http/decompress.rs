@@ -390,9 +390,13 @@ fn push_room(out: &mut Vec<u8>, data: &[u8], limit: usize) {
     out.extend_from_slice(&data[..data.len().min(room)]);
 }
 
+/// The most output space a [`Decoder`] keeps between calls.
+const KEEP_TMP: usize = 16 << 10;
+
 /// A chain of decoders for one body.
 pub(crate) struct Decoder {
     layers: Vec<Layer>,
+    /// Output space of the layers, kept between calls up to [`KEEP_TMP`] bytes.
     tmp: Vec<u8>,
 }
 
@@ -416,7 +420,10 @@ impl Decoder {
     /// layer found corrupt data after producing output.
     pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
         let mut corrupt = false;
-        let mut cur: Vec<u8> = input.to_vec();
+        // The first layer reads `input` itself; each layer writes into the kept `tmp`
+        // buffer, which then holds the next layer's input (no copy of `input`, no
+        // allocation per chunk once `tmp` has grown).
+        let mut cur: Vec<u8> = Vec::new();
         let n = self.layers.len();
         for (i, layer) in self.layers.iter_mut().enumerate() {
             self.tmp.clear();
@@ -427,10 +434,16 @@ impl Decoder {
             } else {
                 room.saturating_add(1 << 16)
             };
-            corrupt |= layer.feed(&cur, &mut self.tmp, cap);
+            let src: &[u8] = if i == 0 { input } else { &cur };
+            corrupt |= layer.feed(src, &mut self.tmp, cap);
             std::mem::swap(&mut cur, &mut self.tmp);
         }
-        push_room(out, &cur, out.len() + room);
+        push_room(out, if n == 0 { input } else { &cur }, out.len() + room);
+        // The decoder keeps one buffer, as before: the last layer's output's, while it
+        // is small (a flow waiting for more body holds no large buffer).
+        if cur.capacity() <= KEEP_TMP {
+            self.tmp = cur;
+        }
         corrupt
     }
 
