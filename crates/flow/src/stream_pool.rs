@@ -209,7 +209,10 @@ mod tests {
         let ptr = k.as_ptr();
         give(k, Vec::new());
         shrink_bytes(&mut b, REGION);
-        assert_eq!((&b[..], b.capacity(), b.as_ptr()), (&b"held"[..], REGION, ptr));
+        assert_eq!(
+            (&b[..], b.capacity(), b.as_ptr()),
+            (&b"held"[..], REGION, ptr)
+        );
         POOL.with(|p| assert_eq!(p.borrow().bufs[1].len(), 1));
         // Never below the length, never a growth.
         shrink_bytes(&mut b, 0);

@@ -235,7 +235,11 @@ pub use app::log::ip_string;
 impl AlertRecord<'_> {
     /// The EVE JSON object of this alert.
     pub fn to_eve(&self) -> Value {
-        self.to_eve_with(self.extra.iter().map(|(name, value)| (*name, value.clone())))
+        self.to_eve_with(
+            self.extra
+                .iter()
+                .map(|(name, value)| (*name, value.clone())),
+        )
     }
 
     /// [`AlertRecord::to_eve`] with the extra objects `extra` (moved into the record,
@@ -395,7 +399,10 @@ pub(crate) mod tests {
     #[test]
     fn extra_objects_moved_in_write_what_copies_write() {
         let extra = [
-            ("http", serde_json::json!({"hostname": "a.example", "url": "/x"})),
+            (
+                "http",
+                serde_json::json!({"hostname": "a.example", "url": "/x"}),
+            ),
             ("files", serde_json::json!([{"filename": "f"}])),
         ];
         let mut r = record();

@@ -121,7 +121,9 @@ pub fn ja4(ch: &ClientHello<'_>, transport: char) -> String {
     push_hash12(&mut out, h);
     out.push('_');
     let mut h = Sha256::new();
-    hash_sorted(&mut h, &ch.extensions, |e| !is_grease(e) && e != 0 && e != 16);
+    hash_sorted(&mut h, &ch.extensions, |e| {
+        !is_grease(e) && e != 0 && e != 16
+    });
     h.update(b"_");
     hash_hex_list(&mut h, ch.signature_algorithms.iter().copied());
     push_hash12(&mut out, h);

@@ -5,7 +5,6 @@
 //! one never-counted transaction), so neither does this parser.
 
 use super::cert::CertInfo;
-use std::sync::Arc;
 use super::ja3::{ja3, ja3s, Ja3};
 use super::ja4::ja4;
 use super::parser::{
@@ -14,6 +13,7 @@ use super::parser::{
 };
 use crate::util::push_capped;
 use crate::{AppCtx, Counter, Direction};
+use std::sync::Arc;
 
 /// The handshake message kinds `ssl_state` tells apart (bits of its values).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -263,11 +263,7 @@ impl TlsState {
         // Suricata's parser returns "incomplete" (and so skips its end-of-call checks)
         // when the input ends inside a record whose header it has read.
         let inside_record = s.rec.len() >= 5 && record_header(&s.rec).is_some();
-        if !s.lost
-            && !self.error
-            && !inside_record
-            && self.cert.is_some()
-        {
+        if !s.lost && !self.error && !inside_record && self.cert.is_some() {
             self.hs_done = true;
         }
     }
