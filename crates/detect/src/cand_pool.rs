@@ -75,10 +75,14 @@ fn cap_for(len: usize) -> usize {
 /// A list holding `src`: `old` emptied and refilled when its capacity is the one
 /// `src.len()` gets, else a kept list of that capacity (`old` goes to the pool), else
 /// a new one. An empty `src` gives an empty list without allocation.
+#[inline]
 pub(crate) fn refill(mut old: Vec<u32>, src: &[u32]) -> Vec<u32> {
     if src.is_empty() {
-        give(old);
-        return Vec::new();
+        // The common case (no candidate left): nothing to copy, nothing to free.
+        if old.capacity() != 0 {
+            give(std::mem::take(&mut old));
+        }
+        return old;
     }
     let cap = cap_for(src.len());
     if old.capacity() != cap {
@@ -98,7 +102,11 @@ pub(crate) fn refill(mut old: Vec<u32>, src: &[u32]) -> Vec<u32> {
 
 /// Keeps `v` for a later list (emptied) when it has a kept size and there is room;
 /// frees it otherwise.
+#[inline]
 pub(crate) fn give(mut v: Vec<u32>) {
+    if v.capacity() == 0 {
+        return;
+    }
     let Some(c) = class_of(v.capacity()) else {
         return;
     };

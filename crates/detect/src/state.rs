@@ -37,8 +37,11 @@ pub(crate) struct TxSeen {
 impl Drop for TxSeen {
     /// The lists go back to the worker's pool ([`crate::cand_pool`]).
     fn drop(&mut self) {
-        crate::cand_pool::give(std::mem::take(&mut self.pkt_cands));
-        crate::cand_pool::give(std::mem::take(&mut self.body_cands));
+        for list in [&mut self.pkt_cands, &mut self.body_cands] {
+            if list.capacity() != 0 {
+                crate::cand_pool::give(std::mem::take(list));
+            }
+        }
     }
 }
 

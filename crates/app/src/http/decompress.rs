@@ -52,7 +52,9 @@ pub(crate) fn codings(value: &[u8], limit: usize) -> Vec<Coding> {
 const MAX_KEPT_INFLATERS: usize = 4;
 
 thread_local! {
-    /// Inflate states of finished bodies (every worker is one thread).
+    /// Inflate states of finished bodies (every worker is one thread). Boxed as the
+    /// layers hold them: they move between the two without being copied or reboxed.
+    #[allow(clippy::vec_box)]
     static INFLATERS: std::cell::RefCell<Vec<Box<Decompress>>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
