@@ -59,6 +59,7 @@ mod bidir;
 mod bypass;
 mod byte_jump;
 mod bytes;
+mod cand_pool;
 mod csum_opt;
 mod detector;
 mod events;
