@@ -4,7 +4,9 @@
 //! (`http.stat_code`, `http.response_body`, `http.server`, ...): "rule mixes keywords
 //! with conflicting directions". Buffers of both sides (`file_data`, `http.header`,
 //! `http.cookie`, `http.content_type`, ...) mix with either (found by the differential
-//! harness: tests/parity/difftest/fixed/dt-1-8).
+//! harness: tests/parity/difftest/fixed/dt-1-8). `flow:to_client` with a request-only
+//! buffer or keyword (`http.uri`, `ja3.hash`, `ssh.hassh`, `mqtt.qos` ...) fails the same
+//! way (the `ssh` and `mqtt` families, dt-1-ssh-*, dt-1-mqtt-*).
 
 use crate::sig::{failed, Refusal};
 
@@ -33,5 +35,28 @@ mod tests {
         assert!(!r("http.cookie", "http.uri"));
         assert!(!r("http.method", "http.uri"));
         assert!(!r("http.response_body", "http.stat_code"));
+    }
+
+    #[test]
+    fn to_client_rules_refuse_request_only_keywords() {
+        let r = |p: &str, o: &str| {
+            refused(&format!(
+                "alert {p} any any -> any any (flow:to_client,established; {o} sid:1;)"
+            ))
+        };
+        assert!(r("http", "http.uri; content:\"a\";"));
+        assert!(r("ssh", "ssh.hassh.string; content:\"a\";"));
+        assert!(r("mqtt", "mqtt.connect.clientid; content:\"a\";"));
+        assert!(r("mqtt", "mqtt.qos:1;"));
+        assert!(!r("http", "http.stat_code; content:\"2\";"));
+        assert!(!r("mqtt", "mqtt.subscribe.topic; content:\"a\";"));
+        assert!(!r("mqtt", "mqtt.connack.session_present:true;"));
+        assert!(!r("mqtt", "mqtt.type:CONNACK;"));
+        assert!(refused(
+            "alert mqtt any any -> any any (flow:to_server; mqtt.connack.session_present:true; sid:1;)"
+        ));
+        assert!(refused(
+            "alert mqtt any any -> any any (mqtt.qos:1; mqtt.connack.session_present:true; sid:1;)"
+        ));
     }
 }

@@ -611,6 +611,16 @@ pub(crate) fn compile(
             prog,
         });
     }
+    // Protocol keywords of one direction (`mqtt.qos` to the server ...) count as its
+    // buffers do.
+    for o in &sig.tx_opts {
+        if let Some(d) = app::mqtt::option_direction(o.name) {
+            match app_dirs {
+                Some(x) if x != d => return Err(crate::app_dir::conflicting(o.name)),
+                _ => app_dirs = Some(d),
+            }
+        }
+    }
     tx_opts_proto(&mut sig, app_proto)?;
     sig.files = crate::files::compile(&sig.tx_opts, lr.file.as_deref())?;
     if let Some(hp) = app_proto.take() {
@@ -644,6 +654,9 @@ pub(crate) fn compile(
         sig.app_both = !sig.flow.to_client && !sig.flow.to_server && app_dirs.is_none();
         if sig.flow.to_server && app_dirs == Some(app::Direction::ToClient) {
             return Err(failed("flow", "to_server rule with response buffers"));
+        }
+        if sig.flow.to_client && app_dirs == Some(app::Direction::ToServer) {
+            return Err(crate::app_dir::conflicting("flow"));
         }
     }
     let tcp_capable =

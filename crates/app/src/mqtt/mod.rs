@@ -15,6 +15,7 @@ mod proto;
 pub mod state;
 
 pub(crate) use proto::{new_state, BUFFERS};
+pub use keywords::option_direction;
 pub use state::{MqttState, MqttTx};
 
 use crate::detect::{AppProto, Probe};

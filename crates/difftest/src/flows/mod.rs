@@ -16,7 +16,11 @@
 //!   with the payload keywords' edge values (offsets at 0, at the end and past it,
 //!   `bsize`, `isdataat`, negative distances);
 //! - [`tls`]: TLS 1.2 handshakes with a generated certificate chain: SNI, certificate
-//!   buffers and dates, JA3/JA3S, random, version and state keywords.
+//!   buffers and dates, JA3/JA3S, random, version and state keywords;
+//! - [`ssh`]: SSH identification lines and KEXINIT packets: protocol and software
+//!   versions, hassh and hassh.server;
+//! - [`mqtt`]: MQTT 3.1.1 and 5 sessions (CONNECT/CONNACK, PUBLISH with its
+//!   acknowledgements, SUBSCRIBE, UNSUBSCRIBE, PING, DISCONNECT): every MQTT keyword.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -30,6 +34,8 @@ pub mod frag;
 pub mod http;
 pub mod http2;
 pub mod httpbuf;
+pub mod mqtt;
+pub mod ssh;
 pub mod tcpseg;
 pub mod tls;
 pub mod xform;
@@ -47,6 +53,8 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     httpbuf::HTTPBUF,
     tls::TLS,
     xform::XFORM,
+    ssh::SSH,
+    mqtt::MQTT,
 ];
 
 /// How a flow's IP packets travel.
