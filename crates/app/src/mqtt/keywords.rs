@@ -26,10 +26,11 @@ pub fn option_direction(name: &str) -> Option<Direction> {
 
 /// Evaluates one `mqtt.*` keyword on a transaction inspected in `dir`: a transaction is
 /// only ever inspected in the direction of the packet that opened it (Suricata's
-/// transactions made for one direction skip the other's inspection), whatever the
-/// keyword's negation.
+/// transactions made for one direction skip the other's inspection) and once complete
+/// (Suricata registers the MQTT keywords at progress 1: a QoS 2 PUBLISH is inspected
+/// after its PUBCOMP), whatever the keyword's negation.
 pub(crate) fn check(tx: &MqttTx, opt: &AppOpt, dir: Direction) -> bool {
-    if dir != tx.dir {
+    if dir != tx.dir || !tx.complete {
         return false;
     }
     let any = |f: &dyn Fn(&Packet) -> bool| tx.packets.iter().any(f);
@@ -41,9 +42,13 @@ pub(crate) fn check(tx: &MqttTx, opt: &AppOpt, dir: Direction) -> bool {
         (AppValue::Ints(v), "mqtt.qos") => {
             any(&|p| v.iter().any(|c| c.matches(u64::from(p.header.qos()))))
         }
-        (AppValue::Ints(v), "mqtt.reason_code") => any(&|p| {
-            reason_codes(p, tx.version >= 5).any(|r| v.iter().any(|c| c.matches(u64::from(r))))
-        }),
+        // The first packet that carries a code decides (a QoS 2 PUBLISH whose PUBREC says
+        // 0x10 does not match `mqtt.reason_code:0` through its PUBCOMP's implied 0).
+        (AppValue::Ints(v), "mqtt.reason_code") => tx
+            .packets
+            .iter()
+            .find_map(|p| reason_codes(p, tx.version >= 5).next())
+            .is_some_and(|r| v.iter().any(|c| c.matches(u64::from(r)))),
         (AppValue::Ints(v), "mqtt.protocol_version") => {
             tx.version != 0 && v.iter().any(|c| c.matches(u64::from(tx.version)))
         }
@@ -175,6 +180,27 @@ mod tests {
         assert!(check_ts(&t, &opt("mqtt.qos", ints(0))), "the PUBACK's");
         assert!(!check_ts(&t, &opt("mqtt.qos", ints(2))));
         assert!(check_ts(&t, &opt("mqtt.reason_code", ints(0))));
+        // The first code decides: PUBREC 0x10, then a PUBCOMP with its code left out.
+        let rec = |kind, code| {
+            let b = Body::Ack {
+                message_id: 1,
+                reason_code: code,
+                properties: vec![],
+            };
+            packet(kind, 0, b)
+        };
+        let pubq2 = Body::Publish {
+            topic: b"t".to_vec(),
+            message_id: Some(1),
+            message: vec![],
+            properties: vec![],
+        };
+        let q2 = tx(
+            vec![packet(3, 4, pubq2), rec(5, Some(0x10)), rec(7, None)],
+            5,
+        );
+        assert!(!check_ts(&q2, &opt("mqtt.reason_code", ints(0))));
+        assert!(check_ts(&q2, &opt("mqtt.reason_code", ints(0x10))));
         assert!(check_ts(&t, &opt("mqtt.protocol_version", ints(5))));
         let gt = AppValue::Ints(vec![IntCmp::Gt(5)]);
         assert!(!check_ts(&t, &opt("mqtt.protocol_version", gt)));
@@ -220,6 +246,10 @@ mod tests {
         assert!(!check(&t, &o, Direction::ToClient));
         o.negated = true;
         assert!(!check(&t, &o, Direction::ToClient));
+        let mut open = t.clone();
+        open.complete = false;
+        o.negated = false;
+        assert!(!check(&open, &o, Direction::ToServer));
         assert_eq!(option_direction("mqtt.qos"), Some(Direction::ToServer));
         assert_eq!(
             option_direction("mqtt.connack.session_present"),

@@ -107,10 +107,10 @@ impl Transaction for MqttTx {
         (mix(self.packets.len() as u64, u64::from(self.complete)), 0)
     }
 
-    /// Nothing in the other direction than the packet that opened the transaction (see
-    /// `super::keywords::check`).
+    /// Nothing in the other direction than the packet that opened the transaction, nor
+    /// before it is complete (see `super::keywords::check`).
     fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
-        if dir == self.dir {
+        if dir == self.dir && self.complete {
             self.each_buffer(b.local(), f)
         }
     }
