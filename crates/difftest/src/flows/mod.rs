@@ -19,6 +19,7 @@
 //!   buffers and dates, JA3/JA3S, random, version and state keywords;
 //! - [`ssh`]: SSH identification lines and KEXINIT packets: protocol and software
 //!   versions, hassh and hassh.server;
+//! - [`csum`]: IPv4, TCP, UDP and ICMP checksums broken or correct on one packet;
 //! - [`mqtt`]: MQTT 3.1.1 and 5 sessions (CONNECT/CONNACK, PUBLISH with its
 //!   acknowledgements, SUBSCRIBE, UNSUBSCRIBE, PING, DISCONNECT): every MQTT keyword.
 
@@ -28,6 +29,7 @@ use crate::case::Addrs;
 
 mod bufcond;
 pub mod build;
+pub mod csum;
 pub mod dns;
 pub mod encap;
 pub mod frag;
@@ -55,6 +57,7 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     xform::XFORM,
     ssh::SSH,
     mqtt::MQTT,
+    csum::CSUM,
 ];
 
 /// How a flow's IP packets travel.
