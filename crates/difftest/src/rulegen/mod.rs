@@ -11,6 +11,7 @@ mod addr;
 mod bytes;
 mod hdr;
 mod header;
+mod meta;
 mod payload;
 mod state;
 
@@ -116,6 +117,7 @@ pub static FAMILIES: &[Family] = &[
     addr::PORTS,
     hdr::HDR,
     state::STATE,
+    meta::META,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.
