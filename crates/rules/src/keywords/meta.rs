@@ -24,13 +24,13 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         .once()
         .about("the rule's revision number", "rules/meta.html#rev-revision"),
     Keyword::new("gid", Value::Required, Kind::Meta, gid).about(
-            "the rule's generator id (1 unless set)",
-            "rules/meta.html#gid-group-id",
-        ),
+        "the rule's generator id (1 unless set)",
+        "rules/meta.html#gid-group-id",
+    ),
     Keyword::new("classtype", Value::Required, Kind::Meta, classtype).about(
-            "class of the alert, from classification.config (sets a default priority)",
-            "rules/meta.html#classtype",
-        ),
+        "class of the alert, from classification.config (sets a default priority)",
+        "rules/meta.html#classtype",
+    ),
     Keyword::new("priority", Value::Required, Kind::Meta, priority).about(
         "alert priority (1 is the highest), overriding the classtype",
         "rules/meta.html#priority",
@@ -96,7 +96,12 @@ fn gid(st: &mut State, c: &Ctx<'_>) {
     let val = c.val.trim_matches('"').trim();
     st.seen_gid = true;
     if val.is_empty() || !val.bytes().all(|b| b.is_ascii_digit()) {
-        st.err(o.value_off, Reason::InvalidValue, kw, format!("bad gid '{val}'"));
+        st.err(
+            o.value_off,
+            Reason::InvalidValue,
+            kw,
+            format!("bad gid '{val}'"),
+        );
         return;
     }
     st.meta.gid = tryv!(st, o, kw, v::uint(val, u64::from(u32::MAX) - 1)) as u32;
@@ -130,7 +135,12 @@ fn priority(st: &mut State, c: &Ctx<'_>) {
     let val = c.val.trim();
     let off = c.o.value_off;
     if val.is_empty() || !val.bytes().all(|b| b.is_ascii_digit()) {
-        st.err(off, Reason::InvalidValue, kw, format!("bad priority '{val}'"));
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            format!("bad priority '{val}'"),
+        );
         return;
     }
     let p = val.parse::<u64>().unwrap_or(u64::MAX);
@@ -196,7 +206,10 @@ fn target(st: &mut State, c: &Ctx<'_>) {
 #[cfg(test)]
 mod tests {
     fn loads(opts: &str) -> bool {
-        crate::parse_rule(&format!("alert udp any any -> any any (msg:\"m\"; {opts} sid:1;)")).is_ok()
+        crate::parse_rule(&format!(
+            "alert udp any any -> any any (msg:\"m\"; {opts} sid:1;)"
+        ))
+        .is_ok()
     }
 
     /// Values found by the differential harness's `meta` family (Suricata 7.0.10's
