@@ -389,3 +389,14 @@ fn snort_29_style_rules_load() {
     let x = ok(rules[7]);
     assert_eq!(x.matches_in(Buffer::Base64Data).count(), 1);
 }
+
+/// `bsize` against a content's offset and length, across two mentions of the buffer
+/// (Suricata 7.0.10: "required content length 21 exceeds bsize value: 18").
+#[test]
+fn bsize_counts_the_offset_and_both_mentions() {
+    let r = |o: &str| parse_rule(&format!("alert ssh any any -> any any ({o} sid:1;)")).is_ok();
+    assert!(!r("ssh.software; content:\"abcde\"; offset:16; bsize:18;"));
+    assert!(!r("ssh.software; content:\"abcde\"; offset:16; ssh.software; bsize:18;"));
+    assert!(r("ssh.software; content:\"abcde\"; offset:13; bsize:18;"));
+    assert!(r("ssh.software; content:!\"abcde\"; offset:16; bsize:18;"));
+}

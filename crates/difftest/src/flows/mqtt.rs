@@ -558,11 +558,12 @@ fn mqtt(g: &mut Gen<'_>) -> Spec {
         _ if side_client => "flow:to_server; ",
         _ => "flow:to_client; ",
     };
+    // Named by the first condition first (known differences are listed by prefix).
     let name = format!(
-        "{}-v{}-{}",
+        "{}-{}-v{}",
+        conds[0].0,
         if side_client { "client" } else { "server" },
-        s.version,
-        conds[0].0
+        s.version
     );
     let rproto = g.pick(&["mqtt", "mqtt", "tcp"]);
     let mut sp = base(&name, intent, v6, L4::Tcp, rproto);
