@@ -476,7 +476,14 @@ pub(crate) fn compile(
                 }
                 let (p, only) = match proto {
                     AppLayerProto::Known(RuleApp::Failed) => (app::AppProto::Failed, None),
-                    AppLayerProto::Unknown => (app::AppProto::Unknown, None),
+                    // Suricata 7.0.10 refuses the name (found by the differential
+                    // harness's `flowkw` family).
+                    AppLayerProto::Unknown => {
+                        return Err(failed(
+                            "app-layer-protocol",
+                            "app-layer-protocol keyword supplied with unknown protocol \"unknown\"",
+                        ))
+                    }
                     AppLayerProto::Known(a) => match app::registry::rule_name(a.name()) {
                         Some((n, _)) => (n.proto, n.only),
                         None => {

@@ -9,6 +9,7 @@ use crate::case::{Intent, Spec, L4};
 
 mod addr;
 mod bytes;
+mod flowkw;
 mod hdr;
 mod header;
 mod meta;
@@ -118,6 +119,7 @@ pub static FAMILIES: &[Family] = &[
     hdr::HDR,
     state::STATE,
     meta::META,
+    flowkw::FLOWKW,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.
