@@ -334,8 +334,10 @@ mod tests {
                 );
                 let bad =
                     wire::flags::INVALID | wire::flags::IP_CSUM_BAD | wire::flags::L4_CSUM_BAD;
+                // The `csum` family breaks checksums on purpose (its own test checks it).
                 assert!(
-                    out.packets().iter().all(|p| !p.has(bad)),
+                    c.spec.template.starts_with("csum/")
+                        || out.packets().iter().all(|p| !p.has(bad)),
                     "case {} ({}): a bad frame",
                     c.index,
                     c.spec.template
