@@ -239,6 +239,36 @@ fn finish(st: &mut State, end: usize) {
                 Match::Bsize(IntCmp::Eq(n) | IntCmp::Lt(n) | IntCmp::Range(_, n)) => Some(*n),
                 _ => None,
             });
+        // The length a chain of contents needs: the first content, then each later
+        // non-negated relative one with its distance ("required content length 4
+        // exceeds bsize value: 3" for `content:"2.0"; content:"2.0"; distance:-2;`).
+        if let (Some(max), true) = (bsize_max, std::ptr::eq(b, first_of(&st.blocks, b))) {
+            let mut need: Option<i64> = None;
+            let lists = st.blocks.iter().filter(|o| std::ptr::eq(*o, b) || same(o));
+            for c in lists.flat_map(|o| o.matches.iter()).filter_map(|m| match m {
+                Match::Content(c) => Some(c),
+                _ => None,
+            }) {
+                let len = c.pattern.len() as i64;
+                need = match need {
+                    None if !c.negated => Some(len),
+                    Some(n) if c.is_relative() && !c.negated => {
+                        let d = match c.distance {
+                            Some(Num::Lit(d)) => d,
+                            _ => 0,
+                        };
+                        Some(n + d + len)
+                    }
+                    n => n,
+                };
+            }
+            if let Some(n) = need.filter(|&n| n > 0 && n as u64 > max) {
+                errs.push((
+                    "bsize",
+                    format!("required content length {n} exceeds bsize value: {max}"),
+                ));
+            }
+        }
         for m in &b.matches {
             let Match::Content(c) = m else { continue };
             let len = c.pattern.len() as i64;
@@ -374,3 +404,15 @@ fn app_proto_check(st: &mut State, h: &Header, off: usize) {
 #[cfg(test)]
 #[path = "parser_tests.rs"]
 mod tests;
+
+/// The first list of `blocks` that `b` continues (itself when none before it names the
+/// same untransformed buffer).
+fn first_of<'a>(blocks: &'a [BufferMatches], b: &'a BufferMatches) -> &'a BufferMatches {
+    blocks
+        .iter()
+        .find(|o| {
+            std::ptr::eq(*o, b)
+                || (o.buffer == b.buffer && o.transforms.is_empty() && b.transforms.is_empty())
+        })
+        .unwrap_or(b)
+}

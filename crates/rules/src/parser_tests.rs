@@ -399,4 +399,8 @@ fn bsize_counts_the_offset_and_both_mentions() {
     assert!(!r("ssh.software; content:\"abcde\"; offset:16; ssh.software; bsize:18;"));
     assert!(r("ssh.software; content:\"abcde\"; offset:13; bsize:18;"));
     assert!(r("ssh.software; content:!\"abcde\"; offset:16; bsize:18;"));
+    // A chain of relative contents: 3 + (-2 + 3) = 4 bytes needed.
+    assert!(!r("ssh.proto; bsize:3; ssh.proto; content:\"2.0\"; content:\"2.0\"; distance:-2;"));
+    assert!(r("ssh.proto; bsize:4; content:\"2.0\"; content:\"2.0\"; distance:-2;"));
+    assert!(r("ssh.proto; bsize:3; content:\"2.0\"; content:!\"2.0\"; distance:-2;"));
 }
