@@ -29,7 +29,13 @@ fn binds_packet(r: &Rule) -> bool {
                 | Opt::Fragbits(_)
                 | Opt::Fragoffset(_)
                 | Opt::IpProto { .. }
-        ) || matches!(o, Opt::Keyword { name: "flow.age", .. })
+        ) || matches!(
+            o,
+            Opt::Keyword {
+                name: "flow.age",
+                ..
+            }
+        )
     }) || r.buffers.iter().any(|b| {
         matches!(
             b.buffer,

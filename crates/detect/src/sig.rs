@@ -474,29 +474,28 @@ pub(crate) fn compile(
                         "app-layer-protocol with a mode",
                     ));
                 }
-                let (p, only) = match proto {
-                    AppLayerProto::Known(RuleApp::Failed) => (app::AppProto::Failed, None),
-                    // Suricata 7.0.10 refuses the name (found by the differential
-                    // harness's `flowkw` family).
-                    AppLayerProto::Unknown => {
-                        return Err(failed(
+                let (p, only) =
+                    match proto {
+                        AppLayerProto::Known(RuleApp::Failed) => (app::AppProto::Failed, None),
+                        // Suricata 7.0.10 refuses the name (found by the differential
+                        // harness's `flowkw` family).
+                        AppLayerProto::Unknown => return Err(failed(
                             "app-layer-protocol",
                             "app-layer-protocol keyword supplied with unknown protocol \"unknown\"",
-                        ))
-                    }
-                    AppLayerProto::Known(a) => match app::registry::rule_name(a.name()) {
-                        Some((n, _)) => (n.proto, n.only),
-                        None => {
-                            return Err(unsupported(
-                                "app-layer-protocol",
-                                format!(
+                        )),
+                        AppLayerProto::Known(a) => match app::registry::rule_name(a.name()) {
+                            Some((n, _)) => (n.proto, n.only),
+                            None => {
+                                return Err(unsupported(
+                                    "app-layer-protocol",
+                                    format!(
                                     "app-layer-protocol {}: protocol not detected by the app layer",
                                     a.name()
                                 ),
-                            ))
-                        }
-                    },
-                };
+                                ))
+                            }
+                        },
+                    };
                 sig.alp.push(AlpC {
                     negated: *negated,
                     proto: p,

@@ -96,12 +96,20 @@ mod tests {
             crate::testutil::refused(&format!("alert ssh any any -> any any ({o} sid:1;)"))
         };
         assert!(!ssh(&format!("ssh.hassh; content:\"{h}\";")));
-        assert!(!ssh(&format!("ssh.hassh.server; content:!\"{h}\"; content:\"{h}\";")));
-        assert!(ssh(&format!("ssh.hassh; content:\"{h}\"; content:\"abc\";")));
-        assert!(ssh(&format!("ssh.hassh; content:\"{h}\"; ssh.hassh; content:\"abc\";")));
+        assert!(!ssh(&format!(
+            "ssh.hassh.server; content:!\"{h}\"; content:\"{h}\";"
+        )));
+        assert!(ssh(&format!(
+            "ssh.hassh; content:\"{h}\"; content:\"abc\";"
+        )));
+        assert!(ssh(&format!(
+            "ssh.hassh; content:\"{h}\"; ssh.hassh; content:\"abc\";"
+        )));
         assert!(!ssh("ssh.hassh.string; content:\"ab\";"));
         assert!(ssh("ssh.hassh; content:\"0123\";"));
-        assert!(ssh("ssh.hassh.server; content:\"0123456789abcdef0123456789abcde~\";"));
+        assert!(ssh(
+            "ssh.hassh.server; content:\"0123456789abcdef0123456789abcde~\";"
+        ));
         assert!(ssh("ssh.hassh.server; content:!\"abc\";"));
     }
 }

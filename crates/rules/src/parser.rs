@@ -245,10 +245,13 @@ fn finish(st: &mut State, end: usize) {
         if let (Some(max), true) = (bsize_max, std::ptr::eq(b, first_of(&st.blocks, b))) {
             let mut need: Option<i64> = None;
             let lists = st.blocks.iter().filter(|o| std::ptr::eq(*o, b) || same(o));
-            for c in lists.flat_map(|o| o.matches.iter()).filter_map(|m| match m {
-                Match::Content(c) => Some(c),
-                _ => None,
-            }) {
+            for c in lists
+                .flat_map(|o| o.matches.iter())
+                .filter_map(|m| match m {
+                    Match::Content(c) => Some(c),
+                    _ => None,
+                })
+            {
                 let len = c.pattern.len() as i64;
                 need = match need {
                     None if !c.negated => Some(len),

@@ -14,8 +14,8 @@ pub mod parser;
 mod proto;
 pub mod state;
 
-pub(crate) use proto::{new_state, BUFFERS};
 pub use keywords::option_direction;
+pub(crate) use proto::{new_state, BUFFERS};
 pub use state::{MqttState, MqttTx};
 
 use crate::detect::{AppProto, Probe};

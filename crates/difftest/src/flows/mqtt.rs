@@ -332,7 +332,10 @@ fn version_cond(g: &mut Gen<'_>, v: u8) -> Cond {
         0 => (format!("{v}"), format!("{}", v + 1)),
         1 => (format!("<{}", v + 1), format!("<{v}")),
         2 => (format!(">{}", v - 1), format!(">{v}")),
-        _ => (format!("{}-{}", v - 1, v + 1), format!("{}-{}", v + 1, v + 3)),
+        _ => (
+            format!("{}-{}", v - 1, v + 1),
+            format!("{}-{}", v + 1, v + 3),
+        ),
     };
     Cond {
         hit: format!("mqtt.protocol_version:{h};"),
@@ -450,12 +453,14 @@ fn mqtt(g: &mut Gen<'_>) -> Spec {
                     ("false", "true")
                 };
                 let yes = g.chance(0.3);
-                let word = |w: &str| match (w, yes) {
-                    ("true", true) => "yes",
-                    ("false", true) => "no",
-                    _ => w,
-                }
-                .to_string();
+                let word = |w: &str| {
+                    match (w, yes) {
+                        ("true", true) => "yes",
+                        ("false", true) => "no",
+                        _ => w,
+                    }
+                    .to_string()
+                };
                 (
                     "mqtt.connack.session_present".into(),
                     Cond {
@@ -516,11 +521,21 @@ fn mqtt(g: &mut Gen<'_>) -> Spec {
                 let bufs: Vec<Buf> = if side_client {
                     let p = s.publish.as_ref();
                     vec![
-                        buf("mqtt.connect.clientid", None, None, Some(s.clientid.clone())),
+                        buf(
+                            "mqtt.connect.clientid",
+                            None,
+                            None,
+                            Some(s.clientid.clone()),
+                        ),
                         buf("mqtt.connect.username", None, None, s.username.clone()),
                         buf("mqtt.connect.password", None, None, s.password.clone()),
                         buf("mqtt.connect.willtopic", None, None, s.willtopic.clone()),
-                        buf("mqtt.connect.willmessage", None, None, s.willmessage.clone()),
+                        buf(
+                            "mqtt.connect.willmessage",
+                            None,
+                            None,
+                            s.willmessage.clone(),
+                        ),
                         buf("mqtt.publish.topic", None, None, p.map(|p| p.0.clone())),
                         buf("mqtt.publish.message", None, None, p.map(|p| p.1.clone())),
                         buf("mqtt.subscribe.topic", None, None, s.subscribe.clone()),

@@ -94,9 +94,7 @@ fn kexinit(g: &mut Gen<'_>) -> (Vec<u8>, String) {
     let (enc, mac, comp) = (subset(g, ENC), subset(g, MAC), subset(g, COMP));
     let mut p = vec![20u8];
     p.extend((0..16).map(|_| g.num(0, 255) as u8));
-    for l in [
-        &kex, &hostkey, &enc, &enc, &mac, &mac, &comp, &comp, "", "",
-    ] {
+    for l in [&kex, &hostkey, &enc, &enc, &mac, &mac, &comp, &comp, "", ""] {
         p.extend_from_slice(&(l.len() as u32).to_be_bytes());
         p.extend_from_slice(l.as_bytes());
     }
@@ -125,11 +123,18 @@ fn banner(g: &mut Gen<'_>, client: bool) -> (Vec<u8>, String, String) {
         0 if client => "OpenSSH_8.9p1".to_string(),
         0 => "OpenSSH_9.6".to_string(),
         1 => "PuTTY_Release_0.78".to_string(),
-        2 => format!("dt-{}_1.{}", String::from_utf8_lossy(&g.needle(5)), g.num(0, 9)),
+        2 => format!(
+            "dt-{}_1.{}",
+            String::from_utf8_lossy(&g.needle(5)),
+            g.num(0, 9)
+        ),
         _ => format!("{}_{}", String::from_utf8_lossy(&g.needle(4)), g.num(1, 99)),
     };
     let comment = if g.chance(0.4) {
-        format!(" {}", g.pick(&["Ubuntu-3ubuntu0.1", "FreeBSD-20240104", "dt comment"]))
+        format!(
+            " {}",
+            g.pick(&["Ubuntu-3ubuntu0.1", "FreeBSD-20240104", "dt comment"])
+        )
     } else {
         String::new()
     };

@@ -92,7 +92,11 @@ fn flowkw(g: &mut Gen<'_>) -> super::Spec {
     };
     let name = format!(
         "{variant}-{}{}",
-        if content.is_empty() { "alone" } else { "content" },
+        if content.is_empty() {
+            "alone"
+        } else {
+            "content"
+        },
         if http { "-http" } else { "" }
     );
     let mut s = base(&name, intent, v6, L4::Tcp, "tcp");

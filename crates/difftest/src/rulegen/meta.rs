@@ -160,7 +160,14 @@ mod tests {
             };
             ok += usize::from(rules::parse_rule(&c.rule()).is_ok());
         }
-        for k in ["gid", "classtype", "priority", "reference", "metadata", "target"] {
+        for k in [
+            "gid",
+            "classtype",
+            "priority",
+            "reference",
+            "metadata",
+            "target",
+        ] {
             assert!(seen.contains(k), "{k} never written");
         }
         assert!(ok > 150, "{ok} of 400 parse");
