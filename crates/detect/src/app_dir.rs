@@ -10,6 +10,14 @@
 
 use crate::sig::{failed, Refusal};
 
+/// Whether `flow:to_client` refuses buffer `name` of direction `dir`: every request
+/// buffer but `http2.header_name`, `krb5.cname` and `krb5.sname`, which Suricata 7.0.10
+/// registers for both directions (each request buffer checked with `suricata -T`).
+pub(crate) fn request_only(name: &str, dir: app::Direction) -> bool {
+    dir == app::Direction::ToServer
+        && !matches!(name, "http2.header_name" | "krb5.cname" | "krb5.sname")
+}
+
 /// The refusal of a rule whose buffer `name` is of the other direction than an earlier one.
 pub(crate) fn conflicting(name: &str) -> Refusal {
     failed(name, "rule mixes keywords with conflicting directions")
@@ -52,6 +60,8 @@ mod tests {
         assert!(!r("mqtt", "mqtt.subscribe.topic; content:\"a\";"));
         assert!(!r("mqtt", "mqtt.connack.session_present:true;"));
         assert!(!r("mqtt", "mqtt.type:CONNACK;"));
+        assert!(!r("http2", "http2.header_name; content:\"accept\";"));
+        assert!(!r("krb5", "krb5.cname; content:\"a\";"));
         assert!(refused(
             "alert mqtt any any -> any any (flow:to_server; mqtt.connack.session_present:true; sid:1;)"
         ));

@@ -550,6 +550,8 @@ pub(crate) fn compile(
     };
     // Buffers.
     let mut app_dirs: Option<app::Direction> = None;
+    // A buffer or keyword `flow:to_client` refuses (see `crate::app_dir`).
+    let mut request_only = false;
     crate::tls_content::check(&r.buffers)?;
     for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
         crate::xform_check::check(bm)?;
@@ -601,6 +603,7 @@ pub(crate) fn compile(
                 Some(x) if x != d => return Err(crate::app_dir::conflicting(bm.buffer.name())),
                 _ => app_dirs = Some(d),
             }
+            request_only |= crate::app_dir::request_only(bm.buffer.name(), d);
         }
         match sig.app_proto {
             Some(p) if p != ab.proto() => {
@@ -625,6 +628,7 @@ pub(crate) fn compile(
                 Some(x) if x != d => return Err(crate::app_dir::conflicting(o.name)),
                 _ => app_dirs = Some(d),
             }
+            request_only |= d == app::Direction::ToServer;
         }
     }
     tx_opts_proto(&mut sig, app_proto)?;
@@ -661,7 +665,7 @@ pub(crate) fn compile(
         if sig.flow.to_server && app_dirs == Some(app::Direction::ToClient) {
             return Err(failed("flow", "to_server rule with response buffers"));
         }
-        if sig.flow.to_client && app_dirs == Some(app::Direction::ToServer) {
+        if sig.flow.to_client && request_only {
             return Err(crate::app_dir::conflicting("flow"));
         }
     }
