@@ -594,7 +594,7 @@ fn mqtt(g: &mut Gen<'_>) -> Spec {
 
 /// Type names in lowercase for a few codes (the keyword takes any case).
 fn g_lower(k: u8) -> bool {
-    k % 5 == 0
+    k.is_multiple_of(5)
 }
 
 #[cfg(test)]
