@@ -4,22 +4,27 @@
 //! (`http.stat_code`, `http.response_body`, `http.server`, ...): "rule mixes keywords
 //! with conflicting directions". Buffers of both sides (`file_data`, `http.header`,
 //! `http.cookie`, `http.content_type`, ...) mix with either (found by the differential
-//! harness: tests/parity/difftest/fixed/dt-1-8).
+//! harness: tests/parity/difftest/fixed/dt-1-8). `flow:to_client` with a request-only
+//! buffer or keyword (`http.uri`, `ja3.hash`, `ssh.hassh`, `mqtt.qos` ...) fails the same
+//! way (the `ssh` and `mqtt` families, dt-1-ssh-*, dt-1-mqtt-*).
 
 use crate::sig::{failed, Refusal};
+
+/// Whether `flow:to_client` refuses buffer `name` of direction `dir`: every request
+/// buffer but `http2.header_name`, `krb5.cname`, `krb5.sname` and
+/// `mqtt.subscribe.topic`, which Suricata 7.0.10 loads with `flow:to_client` (each
+/// request buffer checked with `suricata -T`).
+pub(crate) fn request_only(name: &str, dir: app::Direction) -> bool {
+    dir == app::Direction::ToServer
+        && !matches!(
+            name,
+            "http2.header_name" | "krb5.cname" | "krb5.sname" | "mqtt.subscribe.topic"
+        )
+}
 
 /// The refusal of a rule whose buffer `name` is of the other direction than an earlier one.
 pub(crate) fn conflicting(name: &str) -> Refusal {
     failed(name, "rule mixes keywords with conflicting directions")
-}
-
-/// Whether a `flow:to_client` rule with the request-only buffer `name` is refused, as
-/// Suricata 7.0.10 refuses `flow:to_client; http.uri;` (the same message). Not for
-/// `krb5.cname`, `krb5.sname` and `mqtt.subscribe.topic`: Suricata loads those rules
-/// (`suricata -T`), its registered directions differ from Osprey's request-only model
-/// of these buffers there.
-pub(crate) fn refuses_to_client(name: &str) -> bool {
-    !matches!(name, "krb5.cname" | "krb5.sname" | "mqtt.subscribe.topic")
 }
 
 #[cfg(test)]
@@ -60,5 +65,30 @@ mod tests {
         assert!(!r("mqtt", "mqtt.subscribe.topic"));
         assert!(!r("http", "http.response_header"));
         assert!(!r("http", "http2.header_name"));
+    }
+
+    #[test]
+    fn to_client_rules_refuse_request_only_keywords() {
+        let r = |p: &str, o: &str| {
+            refused(&format!(
+                "alert {p} any any -> any any (flow:to_client,established; {o} sid:1;)"
+            ))
+        };
+        assert!(r("http", "http.uri; content:\"a\";"));
+        assert!(r("ssh", "ssh.hassh.string; content:\"a\";"));
+        assert!(r("mqtt", "mqtt.connect.clientid; content:\"a\";"));
+        assert!(r("mqtt", "mqtt.qos:1;"));
+        assert!(!r("http", "http.stat_code; content:\"2\";"));
+        assert!(!r("mqtt", "mqtt.subscribe.topic; content:\"a\";"));
+        assert!(!r("mqtt", "mqtt.connack.session_present:true;"));
+        assert!(!r("mqtt", "mqtt.type:CONNACK;"));
+        assert!(!r("http2", "http2.header_name; content:\"accept\";"));
+        assert!(!r("krb5", "krb5.cname; content:\"a\";"));
+        assert!(refused(
+            "alert mqtt any any -> any any (flow:to_server; mqtt.connack.session_present:true; sid:1;)"
+        ));
+        assert!(refused(
+            "alert mqtt any any -> any any (mqtt.qos:1; mqtt.connack.session_present:true; sid:1;)"
+        ));
     }
 }

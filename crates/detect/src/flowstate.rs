@@ -60,9 +60,22 @@ pub(crate) fn stream_size(side: &str, op: &str, size: u64) -> Result<StateOpt, R
 /// `flow.age` from its value (a 32-bit comparison as Suricata's integer keywords).
 pub(crate) fn flow_age(val: Option<&str>) -> Result<StateOpt, Refusal> {
     let v = val.ok_or_else(|| bad("flow.age", "flow.age needs a value".into()))?;
-    rules::values::int_cmp(v, u32::MAX as u64)
-        .map(StateOpt::FlowAge)
-        .map_err(|e| bad("flow.age", format!("flow.age: {e}")))
+    let max = u64::from(u32::MAX);
+    match rules::values::int_cmp(v, max) {
+        // Suricata 7.0.10 refuses comparisons that can never or always hold (`<0`,
+        // `>=0`; found by the differential harness's `flowkw` family), as its unsigned
+        // integer keywords do.
+        Ok(IntCmp::Lt(0) | IntCmp::Ge(0)) => Err(bad(
+            "flow.age",
+            format!("flow.age:{v}: a comparison that never or always holds"),
+        )),
+        Ok(IntCmp::Gt(n) | IntCmp::Le(n)) if n == max => Err(bad(
+            "flow.age",
+            format!("flow.age:{v}: a comparison that never or always holds"),
+        )),
+        Ok(c) => Ok(StateOpt::FlowAge(c)),
+        Err(e) => Err(bad("flow.age", format!("flow.age: {e}"))),
+    }
 }
 
 impl StateOpt {
@@ -126,6 +139,8 @@ mod tests {
     fn flow_age_counts_seconds_since_the_first_packet() {
         let f = flow(None, 100);
         assert!(flow_age(Some(">5")).unwrap().matches(f, 106));
+        assert!(flow_age(Some("<0")).is_err() && flow_age(Some(">=0")).is_err());
+        assert!(flow_age(Some("<=0")).is_ok() && flow_age(Some(">0")).is_ok());
         assert!(!flow_age(Some(">5")).unwrap().matches(f, 105));
         assert!(flow_age(Some("0")).unwrap().matches(f, 100));
         assert!(flow_age(Some("2-9")).unwrap().matches(f, 103));

@@ -7,7 +7,8 @@
 //! client data packet (4) holds the content and whose FIN (6) flushes the stream:
 //! `ttl:64; content:...` alerts on packet 4 only, `content:...` alone on 6, with
 //! `stream_size` on 4 and 6, with `flow`, `flowbits` or `l3_proto` on 6. Found by the
-//! differential harness (tests/parity/difftest/fixed/dt-1-6).
+//! differential harness (tests/parity/difftest/fixed/dt-1-6). `flow.age` binds the rule
+//! to the packet as the header keywords do (the `flowkw` family, dt-1-flowkw-16).
 
 use rules::{Buffer, Opt, Rule};
 
@@ -28,6 +29,12 @@ fn binds_packet(r: &Rule) -> bool {
                 | Opt::Fragbits(_)
                 | Opt::Fragoffset(_)
                 | Opt::IpProto { .. }
+        ) || matches!(
+            o,
+            Opt::Keyword {
+                name: "flow.age",
+                ..
+            }
         )
     }) || r.buffers.iter().any(|b| {
         matches!(

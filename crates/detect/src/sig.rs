@@ -479,22 +479,28 @@ pub(crate) fn compile(
                         "app-layer-protocol with a mode",
                     ));
                 }
-                let (p, only) = match proto {
-                    AppLayerProto::Known(RuleApp::Failed) => (app::AppProto::Failed, None),
-                    AppLayerProto::Unknown => (app::AppProto::Unknown, None),
-                    AppLayerProto::Known(a) => match app::registry::rule_name(a.name()) {
-                        Some((n, _)) => (n.proto, n.only),
-                        None => {
-                            return Err(unsupported(
-                                "app-layer-protocol",
-                                format!(
+                let (p, only) =
+                    match proto {
+                        AppLayerProto::Known(RuleApp::Failed) => (app::AppProto::Failed, None),
+                        // Suricata 7.0.10 refuses the name (found by the differential
+                        // harness's `flowkw` family).
+                        AppLayerProto::Unknown => return Err(failed(
+                            "app-layer-protocol",
+                            "app-layer-protocol keyword supplied with unknown protocol \"unknown\"",
+                        )),
+                        AppLayerProto::Known(a) => match app::registry::rule_name(a.name()) {
+                            Some((n, _)) => (n.proto, n.only),
+                            None => {
+                                return Err(unsupported(
+                                    "app-layer-protocol",
+                                    format!(
                                     "app-layer-protocol {}: protocol not detected by the app layer",
                                     a.name()
                                 ),
-                            ))
-                        }
-                    },
-                };
+                                ))
+                            }
+                        },
+                    };
                 sig.alp.push(AlpC {
                     negated: *negated,
                     proto: p,
@@ -549,8 +555,8 @@ pub(crate) fn compile(
     };
     // Buffers.
     let mut app_dirs: Option<app::Direction> = None;
-    // A request-only buffer a `flow:to_client` rule may not use (`crate::app_dir`).
-    let mut strict_request = false;
+    // A buffer or keyword `flow:to_client` refuses (see `crate::app_dir`).
+    let mut request_only = false;
     crate::tls_content::check(&r.buffers)?;
     for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
         crate::xform_check::check(bm)?;
@@ -597,13 +603,12 @@ pub(crate) fn compile(
             .map(crate::transform::compile)
             .collect::<Result<Vec<_>, _>>()?;
         let prog = program(&bm.matches, &mut vars, ab.def().uri)?;
-        strict_request |= ab.direction() == Some(app::Direction::ToServer)
-            && crate::app_dir::refuses_to_client(ab.name());
         if let Some(d) = ab.direction() {
             match app_dirs {
                 Some(x) if x != d => return Err(crate::app_dir::conflicting(bm.buffer.name())),
                 _ => app_dirs = Some(d),
             }
+            request_only |= crate::app_dir::request_only(bm.buffer.name(), d);
         }
         match sig.app_proto {
             Some(p) if p != ab.proto() => {
@@ -619,6 +624,17 @@ pub(crate) fn compile(
             transforms,
             prog,
         });
+    }
+    // Protocol keywords of one direction (`mqtt.qos` to the server ...) count as its
+    // buffers do.
+    for o in &sig.tx_opts {
+        if let Some(d) = app::mqtt::option_direction(o.name) {
+            match app_dirs {
+                Some(x) if x != d => return Err(crate::app_dir::conflicting(o.name)),
+                _ => app_dirs = Some(d),
+            }
+            request_only |= d == app::Direction::ToServer;
+        }
     }
     tx_opts_proto(&mut sig, app_proto)?;
     sig.files = crate::files::compile(&sig.tx_opts, lr.file.as_deref())?;
@@ -654,10 +670,8 @@ pub(crate) fn compile(
         if sig.flow.to_server && app_dirs == Some(app::Direction::ToClient) {
             return Err(failed("flow", "to_server rule with response buffers"));
         }
-        // Suricata 7.0.10 refuses the mirror case too ("mixes keywords with
-        // conflicting directions": `flow:to_client; http.uri;`).
-        if sig.flow.to_client && strict_request {
-            return Err(failed("flow", "to_client rule with request buffers"));
+        if sig.flow.to_client && request_only {
+            return Err(crate::app_dir::conflicting("flow"));
         }
     }
     let tcp_capable =

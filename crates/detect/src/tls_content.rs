@@ -6,7 +6,10 @@
 //! ("No colon delimiters ':' detected"); negated contents count, a transform before
 //! them exempts the buffer, and a second mention of the buffer continues its list (its
 //! first content is not checked again). Found by the differential harness's `tls`
-//! family (tests/parity/difftest/fixed/dt-1-tls-*).
+//! family (tests/parity/difftest/fixed/dt-1-tls-*). The SSH fingerprints are stricter:
+//! every content of `ssh.hassh` or `ssh.hassh.server` (negated ones too, in any mention)
+//! must be 32 hexadecimal digits ("Invalid length of the specified ssh.hassh", "should
+//! be string of hexadecimal characters"; the `ssh` family, dt-1-ssh-*).
 
 use rules::{Buffer, BufferMatches, Match};
 
@@ -25,6 +28,9 @@ pub(crate) fn check(buffers: &[BufferMatches]) -> Result<(), Refusal> {
             let len = c.pattern.len();
             let bad = match bm.buffer {
                 Buffer::Ja3Hash | Buffer::Ja3sHash => first && len != 32,
+                Buffer::SshHassh | Buffer::SshHasshServer => {
+                    len != 32 || !c.pattern.iter().all(u8::is_ascii_hexdigit)
+                }
                 Buffer::TlsCertFingerprint => len != 59,
                 Buffer::TlsCertSerial => first && len > 2 && !c.pattern.contains(&b':'),
                 _ => false,
@@ -81,5 +87,29 @@ mod tests {
             "tls.cert_serial; content:\"AB:CD\"; content:\"ABC\";"
         ));
         assert!(refused("tls.cert_serial; content:\"ABC\";"));
+    }
+
+    #[test]
+    fn hassh_buffers_take_whole_hex_hashes_only() {
+        let h = "0123456789abcdef0123456789ABCDEF";
+        let ssh = |o: &str| {
+            crate::testutil::refused(&format!("alert ssh any any -> any any ({o} sid:1;)"))
+        };
+        assert!(!ssh(&format!("ssh.hassh; content:\"{h}\";")));
+        assert!(!ssh(&format!(
+            "ssh.hassh.server; content:!\"{h}\"; content:\"{h}\";"
+        )));
+        assert!(ssh(&format!(
+            "ssh.hassh; content:\"{h}\"; content:\"abc\";"
+        )));
+        assert!(ssh(&format!(
+            "ssh.hassh; content:\"{h}\"; ssh.hassh; content:\"abc\";"
+        )));
+        assert!(!ssh("ssh.hassh.string; content:\"ab\";"));
+        assert!(ssh("ssh.hassh; content:\"0123\";"));
+        assert!(ssh(
+            "ssh.hassh.server; content:\"0123456789abcdef0123456789abcde~\";"
+        ));
+        assert!(ssh("ssh.hassh.server; content:!\"abc\";"));
     }
 }

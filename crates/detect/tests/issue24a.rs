@@ -13,7 +13,7 @@ fn ssh_keywords_on_the_side_of_the_packet() {
          alert ssh any any -> any any (ssh.softwareversion:OpenSSH_8.2p1; sid:3;)\n\
          alert ssh any any -> any any (ssh.proto; content:\"1.99\"; sid:4;)\n\
          alert ssh any any -> any any (ssh.software; content:\"openssh\"; nocase; sid:5;)\n\
-         alert ssh any any -> any any (ssh.hassh.server; content:\"deadbeef\"; sid:6;)",
+         alert ssh any any -> any any (ssh.hassh.server; content:\"deadbeefdeadbeefdeadbeefdeadbeef\"; sid:6;)",
     );
     let mut ctx = app::AppCtx::new(app::Config::default());
     let mut af = app::AppFlow::new(app::Transport::Tcp, 40000, 22);

@@ -142,8 +142,9 @@ mod tests {
                 let p = &out.packets()[0];
                 let bad =
                     wire::flags::INVALID | wire::flags::IP_CSUM_BAD | wire::flags::L4_CSUM_BAD;
+                // The `csum` family breaks checksums on purpose (its own test checks it).
                 assert!(
-                    !p.has(bad),
+                    !p.has(bad) || c.spec.template.starts_with("csum/"),
                     "case {} ({}): a bad frame",
                     c.index,
                     c.spec.template

@@ -116,6 +116,7 @@ impl DetectStage {
             app_proto,
             counts: detect::FlowCounts {
                 stream_events: update.stream_events,
+                stream: fin_not_counted(flow_counts(update.flow).stream, p, update.dir, tcp),
                 ..flow_counts(update.flow)
             },
         };
@@ -352,6 +353,24 @@ fn pseudo_packet(
         vlan: [key.vlan[0], key.vlan[1]],
         ..Packet::default()
     }
+}
+
+/// `stream_size` on the packet that carries a side's FIN: Suricata 7.0.10 counts the
+/// FIN's sequence number from the next packet on (a 36-byte client stream is 37 on its
+/// FIN, 38 after it; found by the differential harness's `flowkw` family).
+fn fin_not_counted(
+    stream: Option<[u32; 2]>,
+    p: &wire::Packet,
+    dir: wire::Direction,
+    tcp: bool,
+) -> Option<[u32; 2]> {
+    let mut s = stream?;
+    let fin = tcp && p.tcp_flags & wire::tcp_flags::FIN != 0;
+    let i = usize::from(dir != wire::Direction::ToServer);
+    if fin && s[i] > 0 {
+        s[i] -= 1;
+    }
+    Some(s)
 }
 
 /// What detection's `stream_size` and `flow.age` read from the tracker's flow: the

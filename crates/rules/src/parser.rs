@@ -222,10 +222,56 @@ fn finish(st: &mut State, end: usize) {
         // `bsize:N`, `bsize:<N` and `bsize:A<>N` refuse contents longer than N (a
         // 4-byte content with `bsize:<4` loads, though it can never match), `<=` is not
         // checked.
-        let bsize_max = b.matches.iter().find_map(|m| match m {
-            Match::Bsize(IntCmp::Eq(n) | IntCmp::Lt(n) | IntCmp::Range(_, n)) => Some(*n),
-            _ => None,
-        });
+        // A second mention of an untransformed buffer continues its list: its `bsize`
+        // counts for the contents of the first and the reverse. A content's literal
+        // `offset` counts too ("required content length 21 exceeds bsize value: 18":
+        // `content:"_0.78"; offset:16; bsize:18;`, found by the differential harness's
+        // `ssh` family).
+        let same = |o: &&BufferMatches| {
+            o.buffer == b.buffer && o.transforms.is_empty() && b.transforms.is_empty()
+        };
+        let bsize_max = st
+            .blocks
+            .iter()
+            .filter(|o| std::ptr::eq(*o, b) || same(o))
+            .flat_map(|o| o.matches.iter())
+            .find_map(|m| match m {
+                Match::Bsize(IntCmp::Eq(n) | IntCmp::Lt(n) | IntCmp::Range(_, n)) => Some(*n),
+                _ => None,
+            });
+        // The length a chain of contents needs: the first content, then each later
+        // non-negated relative one with its distance ("required content length 4
+        // exceeds bsize value: 3" for `content:"2.0"; content:"2.0"; distance:-2;`).
+        if let (Some(max), true) = (bsize_max, std::ptr::eq(b, first_of(&st.blocks, b))) {
+            let mut need: Option<i64> = None;
+            let lists = st.blocks.iter().filter(|o| std::ptr::eq(*o, b) || same(o));
+            for c in lists
+                .flat_map(|o| o.matches.iter())
+                .filter_map(|m| match m {
+                    Match::Content(c) => Some(c),
+                    _ => None,
+                })
+            {
+                let len = c.pattern.len() as i64;
+                need = match need {
+                    None if !c.negated => Some(len),
+                    Some(n) if c.is_relative() && !c.negated => {
+                        let d = match c.distance {
+                            Some(Num::Lit(d)) => d,
+                            _ => 0,
+                        };
+                        Some(n + d + len)
+                    }
+                    n => n,
+                };
+            }
+            if let Some(n) = need.filter(|&n| n > 0 && n as u64 > max) {
+                errs.push((
+                    "bsize",
+                    format!("required content length {n} exceeds bsize value: {max}"),
+                ));
+            }
+        }
         for m in &b.matches {
             let Match::Content(c) = m else { continue };
             let len = c.pattern.len() as i64;
@@ -281,8 +327,12 @@ fn finish(st: &mut State, end: usize) {
             }
             if !c.negated {
                 if let Some(max) = bsize_max {
-                    if len as u64 > max {
-                        errs.push(("bsize", format!("content of {len} bytes can never fit bsize (at most {max}) of {name}")));
+                    let off = match c.offset {
+                        Some(Num::Lit(o)) if o > 0 => o as u64,
+                        _ => 0,
+                    };
+                    if len as u64 + off > max {
+                        errs.push(("bsize", format!("content of {len} bytes at offset {off} can never fit bsize (at most {max}) of {name}")));
                     }
                 }
                 if b.buffer == Buffer::Payload {
@@ -357,3 +407,15 @@ fn app_proto_check(st: &mut State, h: &Header, off: usize) {
 #[cfg(test)]
 #[path = "parser_tests.rs"]
 mod tests;
+
+/// The first list of `blocks` that `b` continues (itself when none before it names the
+/// same untransformed buffer).
+fn first_of<'a>(blocks: &'a [BufferMatches], b: &'a BufferMatches) -> &'a BufferMatches {
+    blocks
+        .iter()
+        .find(|o| {
+            std::ptr::eq(*o, b)
+                || (o.buffer == b.buffer && o.transforms.is_empty() && b.transforms.is_empty())
+        })
+        .unwrap_or(b)
+}

@@ -402,3 +402,26 @@ fn snort_29_style_rules_load() {
     let x = ok(rules[7]);
     assert_eq!(x.matches_in(Buffer::Base64Data).count(), 1);
 }
+
+/// `bsize` against a content's offset and length, across two mentions of the buffer
+/// (Suricata 7.0.10: "required content length 21 exceeds bsize value: 18").
+#[test]
+fn bsize_counts_the_offset_and_both_mentions() {
+    let r = |o: &str| parse_rule(&format!("alert ssh any any -> any any ({o} sid:1;)")).is_ok();
+    assert!(!r("ssh.software; content:\"abcde\"; offset:16; bsize:18;"));
+    assert!(!r(
+        "ssh.software; content:\"abcde\"; offset:16; ssh.software; bsize:18;"
+    ));
+    assert!(r("ssh.software; content:\"abcde\"; offset:13; bsize:18;"));
+    assert!(r("ssh.software; content:!\"abcde\"; offset:16; bsize:18;"));
+    // A chain of relative contents: 3 + (-2 + 3) = 4 bytes needed.
+    assert!(!r(
+        "ssh.proto; bsize:3; ssh.proto; content:\"2.0\"; content:\"2.0\"; distance:-2;"
+    ));
+    assert!(r(
+        "ssh.proto; bsize:4; content:\"2.0\"; content:\"2.0\"; distance:-2;"
+    ));
+    assert!(r(
+        "ssh.proto; bsize:3; content:\"2.0\"; content:!\"2.0\"; distance:-2;"
+    ));
+}

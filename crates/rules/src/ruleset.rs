@@ -179,7 +179,10 @@ impl RuleSet {
         let mut loaded = None;
         if let Some(rule) = parsed.rule {
             match resolve(&rule, vars, opts, rec) {
-                Ok(lr) => loaded = Some(lr),
+                Ok((lr, warnings)) => {
+                    loaded = Some(lr);
+                    rule_diags.extend(warnings);
+                }
                 Err(d) => rule_diags.extend(d),
             }
         }
@@ -281,9 +284,10 @@ fn resolve(
     vars: &Vars,
     opts: &LoadOptions,
     rec: &Record<'_>,
-) -> Result<LoadedRule, Vec<Diagnostic>> {
+) -> Result<(LoadedRule, Vec<Diagnostic>), Vec<Diagnostic>> {
     let h = &rule.header;
     let mut errs = Vec::new();
+    let mut warnings = Vec::new();
     let header_pos = |i: usize| -> (u32, u32) {
         let off = lexer::split_rule(&rec.text)
             .ok()
@@ -319,19 +323,22 @@ fn resolve(
         .ok();
     let (l, c) = rec.pos(0);
     let mut priority = rule.meta.priority;
+    // Suricata 7.0.10 loads a rule whose classtype or reference system its files do not
+    // name (a warning; the default priority 3), and looks class types up in any case
+    // (found by the differential harness's `meta` family).
     if let Some(cls) = &opts.classifications {
         if let Some(ct) = &rule.meta.classtype {
-            match cls.get(ct) {
+            match cls.get(ct).or_else(|| cls.get(&ct.to_ascii_lowercase())) {
                 Some(c) => priority = priority.or(Some(c.priority)),
                 None => {
-                    let mut d = Diagnostic::error(
+                    let mut d = Diagnostic::warning(
                         Reason::InvalidValue,
                         Some("classtype"),
-                        format!("unknown classtype '{ct}'"),
+                        format!("unknown classtype '{ct}', using default priority 3"),
                     )
                     .at(l, c);
                     d.sid = Some(rule.meta.sid);
-                    errs.push(d);
+                    warnings.push(d);
                 }
             }
         }
@@ -339,31 +346,34 @@ fn resolve(
     if let Some(refs) = &opts.references {
         for r in &rule.meta.references {
             if refs.get(&r.system).is_none() {
-                let mut d = Diagnostic::error(
+                let mut d = Diagnostic::warning(
                     Reason::InvalidValue,
                     Some("reference"),
                     format!("unknown reference system '{}'", r.system),
                 )
                 .at(l, c);
                 d.sid = Some(rule.meta.sid);
-                errs.push(d);
+                warnings.push(d);
             }
         }
     }
     if !errs.is_empty() {
         return Err(errs);
     }
-    Ok(LoadedRule {
-        rule: rule.clone(),
-        src_addrs: src_addrs.unwrap_or_default(),
-        dst_addrs: dst_addrs.unwrap_or_default(),
-        src_ports: src_ports.unwrap_or_default(),
-        dst_ports: dst_ports.unwrap_or_default(),
-        priority: priority.unwrap_or(3),
-        file: None,
-        line: 0,
-        addr_use: h.src.uses(vars).or(h.dst.uses(vars)),
-    })
+    Ok((
+        LoadedRule {
+            rule: rule.clone(),
+            src_addrs: src_addrs.unwrap_or_default(),
+            dst_addrs: dst_addrs.unwrap_or_default(),
+            src_ports: src_ports.unwrap_or_default(),
+            dst_ports: dst_ports.unwrap_or_default(),
+            priority: priority.unwrap_or(3),
+            file: None,
+            line: 0,
+            addr_use: h.src.uses(vars).or(h.dst.uses(vars)),
+        },
+        warnings,
+    ))
 }
 
 #[cfg(test)]
@@ -459,10 +469,16 @@ mod tests {
         let src =
             "alert tcp any any -> any any (classtype:trojan-activity; reference:url,x; sid:1;)\n\
                    alert tcp any any -> any any (classtype:nope; sid:2;)\n\
-                   alert tcp any any -> any any (reference:cve,1; sid:3;)\n";
+                   alert tcp any any -> any any (reference:cve,1; sid:3;)\n\
+                   alert tcp any any -> any any (classtype:Trojan-Activity; sid:4;)\n";
         let (set, d) = load(src, &opts);
-        assert_eq!(set.len(), 1);
+        // Unknown names are warnings (Suricata 7.0.10 loads those rules), class types
+        // are looked up in any case.
+        assert_eq!(set.len(), 4);
         assert_eq!(set.rules[0].priority, 1);
+        assert_eq!(set.get(1, 2).unwrap().priority, 3);
+        assert_eq!(set.get(1, 4).unwrap().priority, 1);
         assert_eq!(d.len(), 2);
+        assert!(d.iter().all(|x| !x.is_error()));
     }
 }

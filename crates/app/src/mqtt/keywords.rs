@@ -6,9 +6,33 @@ use rules::{AppOpt, AppValue};
 
 use super::parser::{Body, Packet};
 use super::MqttTx;
+use crate::Direction;
 
-/// Evaluates one `mqtt.*` keyword on a transaction.
-pub(crate) fn check(tx: &MqttTx, opt: &AppOpt) -> bool {
+/// The one direction Suricata 7.0.10 registers an `mqtt.*` keyword for (`None`: both):
+/// the fixed-header fields and the CONNECT flags are inspected to the server only, the
+/// CONNACK's session-present flag to the client only. A rule with `flow` of the other
+/// direction fails to load ("rule mixes keywords with conflicting directions"); one
+/// without `flow` inspects that direction only (found by the differential harness's
+/// `mqtt` family, tests/parity/difftest/fixed/dt-1-mqtt-*).
+pub fn option_direction(name: &str) -> Option<Direction> {
+    match name {
+        "mqtt.flags" | "mqtt.qos" | "mqtt.protocol_version" | "mqtt.connect.flags" => {
+            Some(Direction::ToServer)
+        }
+        "mqtt.connack.session_present" => Some(Direction::ToClient),
+        _ => None,
+    }
+}
+
+/// Evaluates one `mqtt.*` keyword on a transaction inspected in `dir`: a transaction is
+/// only ever inspected in the direction of the packet that opened it (Suricata's
+/// transactions made for one direction skip the other's inspection) and once complete
+/// (Suricata registers the MQTT keywords at progress 1: a QoS 2 PUBLISH is inspected
+/// after its PUBCOMP), whatever the keyword's negation.
+pub(crate) fn check(tx: &MqttTx, opt: &AppOpt, dir: Direction) -> bool {
+    if dir != tx.dir || !tx.complete {
+        return false;
+    }
     let any = |f: &dyn Fn(&Packet) -> bool| tx.packets.iter().any(f);
     let hit = match (&opt.value, opt.name) {
         (AppValue::Text(t), "mqtt.type") => any(&|p| type_is(p.header.kind, t)),
@@ -18,9 +42,13 @@ pub(crate) fn check(tx: &MqttTx, opt: &AppOpt) -> bool {
         (AppValue::Ints(v), "mqtt.qos") => {
             any(&|p| v.iter().any(|c| c.matches(u64::from(p.header.qos()))))
         }
-        (AppValue::Ints(v), "mqtt.reason_code") => any(&|p| {
-            reason_codes(p, tx.version >= 5).any(|r| v.iter().any(|c| c.matches(u64::from(r))))
-        }),
+        // The first packet that carries a code decides (a QoS 2 PUBLISH whose PUBREC says
+        // 0x10 does not match `mqtt.reason_code:0` through its PUBCOMP's implied 0).
+        (AppValue::Ints(v), "mqtt.reason_code") => tx
+            .packets
+            .iter()
+            .find_map(|p| reason_codes(p, tx.version >= 5).next())
+            .is_some_and(|r| v.iter().any(|c| c.matches(u64::from(r)))),
         (AppValue::Ints(v), "mqtt.protocol_version") => {
             tx.version != 0 && v.iter().any(|c| c.matches(u64::from(tx.version)))
         }
@@ -98,6 +126,10 @@ mod tests {
         }
     }
 
+    fn check_ts(t: &MqttTx, o: &AppOpt) -> bool {
+        check(t, o, Direction::ToServer)
+    }
+
     fn tx(packets: Vec<Packet>, version: u8) -> MqttTx {
         MqttTx {
             id: 0,
@@ -124,15 +156,15 @@ mod tests {
         };
         // PUBLISH QoS 1 with RETAIN, then its PUBACK.
         let t = tx(vec![packet(3, 0b0011, publish), packet(4, 0, ack)], 5);
-        assert!(check(
+        assert!(check_ts(
             &t,
             &opt("mqtt.type", AppValue::Text("PUBLISH".into()))
         ));
-        assert!(check(
+        assert!(check_ts(
             &t,
             &opt("mqtt.type", AppValue::Text("PUBACK".into()))
         ));
-        assert!(!check(
+        assert!(!check_ts(
             &t,
             &opt("mqtt.type", AppValue::Text("CONNECT".into()))
         ));
@@ -141,19 +173,40 @@ mod tests {
             clear,
             text: String::new(),
         };
-        assert!(check(&t, &opt("mqtt.flags", flags(1, 8))));
-        assert!(!check(&t, &opt("mqtt.flags", flags(8, 0))));
+        assert!(check_ts(&t, &opt("mqtt.flags", flags(1, 8))));
+        assert!(!check_ts(&t, &opt("mqtt.flags", flags(8, 0))));
         let ints = |n| AppValue::Ints(vec![IntCmp::Eq(n)]);
-        assert!(check(&t, &opt("mqtt.qos", ints(1))));
-        assert!(check(&t, &opt("mqtt.qos", ints(0))), "the PUBACK's");
-        assert!(!check(&t, &opt("mqtt.qos", ints(2))));
-        assert!(check(&t, &opt("mqtt.reason_code", ints(0))));
-        assert!(check(&t, &opt("mqtt.protocol_version", ints(5))));
+        assert!(check_ts(&t, &opt("mqtt.qos", ints(1))));
+        assert!(check_ts(&t, &opt("mqtt.qos", ints(0))), "the PUBACK's");
+        assert!(!check_ts(&t, &opt("mqtt.qos", ints(2))));
+        assert!(check_ts(&t, &opt("mqtt.reason_code", ints(0))));
+        // The first code decides: PUBREC 0x10, then a PUBCOMP with its code left out.
+        let rec = |kind, code| {
+            let b = Body::Ack {
+                message_id: 1,
+                reason_code: code,
+                properties: vec![],
+            };
+            packet(kind, 0, b)
+        };
+        let pubq2 = Body::Publish {
+            topic: b"t".to_vec(),
+            message_id: Some(1),
+            message: vec![],
+            properties: vec![],
+        };
+        let q2 = tx(
+            vec![packet(3, 4, pubq2), rec(5, Some(0x10)), rec(7, None)],
+            5,
+        );
+        assert!(!check_ts(&q2, &opt("mqtt.reason_code", ints(0))));
+        assert!(check_ts(&q2, &opt("mqtt.reason_code", ints(0x10))));
+        assert!(check_ts(&t, &opt("mqtt.protocol_version", ints(5))));
         let gt = AppValue::Ints(vec![IntCmp::Gt(5)]);
-        assert!(!check(&t, &opt("mqtt.protocol_version", gt)));
+        assert!(!check_ts(&t, &opt("mqtt.protocol_version", gt)));
         let mut neg = opt("mqtt.type", AppValue::Text("CONNECT".into()));
         neg.negated = true;
-        assert!(check(&t, &neg));
+        assert!(check_ts(&t, &neg));
     }
 
     #[test]
@@ -165,23 +218,43 @@ mod tests {
         };
         let t = tx(vec![packet(2, 0, connack)], 0);
         let text = |s: &str| AppValue::Text(s.into());
-        assert!(check(
+        assert!(check_ts(
             &t,
             &opt("mqtt.connack.session_present", text("true"))
         ));
-        assert!(!check(
+        assert!(!check_ts(
             &t,
             &opt("mqtt.connack.session_present", text("false"))
         ));
         let five = AppValue::Ints(vec![IntCmp::Eq(5)]);
-        assert!(check(&t, &opt("mqtt.reason_code", five)));
+        assert!(check_ts(&t, &opt("mqtt.reason_code", five)));
         let any_version = AppValue::Ints(vec![IntCmp::Ge(0)]);
-        assert!(!check(&t, &opt("mqtt.protocol_version", any_version)));
+        assert!(!check_ts(&t, &opt("mqtt.protocol_version", any_version)));
         let flags = AppValue::Bits {
             set: 0x02,
             clear: 0,
             text: "clean_session".into(),
         };
-        assert!(!check(&t, &opt("mqtt.connect.flags", flags)));
+        assert!(!check_ts(&t, &opt("mqtt.connect.flags", flags)));
+    }
+
+    #[test]
+    fn a_transaction_is_inspected_in_its_own_direction_only() {
+        let t = tx(vec![packet(12, 0, Body::Ping)], 4);
+        let mut o = opt("mqtt.type", AppValue::Text("PINGREQ".into()));
+        assert!(check(&t, &o, Direction::ToServer));
+        assert!(!check(&t, &o, Direction::ToClient));
+        o.negated = true;
+        assert!(!check(&t, &o, Direction::ToClient));
+        let mut open = t.clone();
+        open.complete = false;
+        o.negated = false;
+        assert!(!check(&open, &o, Direction::ToServer));
+        assert_eq!(option_direction("mqtt.qos"), Some(Direction::ToServer));
+        assert_eq!(
+            option_direction("mqtt.connack.session_present"),
+            Some(Direction::ToClient)
+        );
+        assert_eq!(option_direction("mqtt.type"), None);
     }
 }

@@ -14,6 +14,7 @@ pub mod parser;
 mod proto;
 pub mod state;
 
+pub use keywords::option_direction;
 pub(crate) use proto::{new_state, BUFFERS};
 pub use state::{MqttState, MqttTx};
 

@@ -19,7 +19,9 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("mqtt.connect.willmessage", Some(Direction::ToServer)),
     BufferDef::new("mqtt.publish.topic", None),
     BufferDef::new("mqtt.publish.message", None),
-    BufferDef::new("mqtt.subscribe.topic", Some(Direction::ToServer)).multi(),
+    // Suricata 7.0.10 takes `flow:to_client` with it (a SUBSCRIBE's transaction is still
+    // inspected to the server only).
+    BufferDef::new("mqtt.subscribe.topic", None).multi(),
     BufferDef::new("mqtt.unsubscribe.topic", Some(Direction::ToServer)).multi(),
 ];
 
@@ -105,13 +107,17 @@ impl Transaction for MqttTx {
         (mix(self.packets.len() as u64, u64::from(self.complete)), 0)
     }
 
-    fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
-        self.each_buffer(b.local(), f)
+    /// Nothing in the other direction than the packet that opened the transaction, nor
+    /// before it is complete (see `super::keywords::check`).
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if dir == self.dir && self.complete {
+            self.each_buffer(b.local(), f)
+        }
     }
 
     /// `mqtt.type`, `mqtt.flags`, `mqtt.qos` ... (see `super::keywords`).
-    fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
-        super::keywords::check(self, opt)
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
+        super::keywords::check(self, opt, dir)
     }
 
     fn log(&self, _extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {

@@ -64,7 +64,12 @@ pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bo
         }
     }
     for c in &s.alp {
-        if proto_matches(c.proto, c.only, cur) == c.negated {
+        // A negated name holds only once the flow's protocol is known (Suricata 7.0.10:
+        // `app-layer-protocol:!http` never matches before detection; found by the
+        // differential harness's `flowkw` family).
+        if proto_matches(c.proto, c.only, cur) == c.negated
+            || (c.negated && cur == app::AppProto::Unknown)
+        {
             return false;
         }
     }

@@ -16,7 +16,12 @@
 //!   with the payload keywords' edge values (offsets at 0, at the end and past it,
 //!   `bsize`, `isdataat`, negative distances);
 //! - [`tls`]: TLS 1.2 handshakes with a generated certificate chain: SNI, certificate
-//!   buffers and dates, JA3/JA3S, random, version and state keywords.
+//!   buffers and dates, JA3/JA3S, random, version and state keywords;
+//! - [`ssh`]: SSH identification lines and KEXINIT packets: protocol and software
+//!   versions, hassh and hassh.server;
+//! - [`csum`]: IPv4, TCP, UDP and ICMP checksums broken or correct on one packet;
+//! - [`mqtt`]: MQTT 3.1.1 and 5 sessions (CONNECT/CONNACK, PUBLISH with its
+//!   acknowledgements, SUBSCRIBE, UNSUBSCRIBE, PING, DISCONNECT): every MQTT keyword.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -24,12 +29,15 @@ use crate::case::Addrs;
 
 mod bufcond;
 pub mod build;
+pub mod csum;
 pub mod dns;
 pub mod encap;
 pub mod frag;
 pub mod http;
 pub mod http2;
 pub mod httpbuf;
+pub mod mqtt;
+pub mod ssh;
 pub mod tcpseg;
 pub mod tls;
 pub mod xform;
@@ -47,6 +55,9 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     httpbuf::HTTPBUF,
     tls::TLS,
     xform::XFORM,
+    ssh::SSH,
+    mqtt::MQTT,
+    csum::CSUM,
 ];
 
 /// How a flow's IP packets travel.
@@ -323,8 +334,10 @@ mod tests {
                 );
                 let bad =
                     wire::flags::INVALID | wire::flags::IP_CSUM_BAD | wire::flags::L4_CSUM_BAD;
+                // The `csum` family breaks checksums on purpose (its own test checks it).
                 assert!(
-                    out.packets().iter().all(|p| !p.has(bad)),
+                    c.spec.template.starts_with("csum/")
+                        || out.packets().iter().all(|p| !p.has(bad)),
                     "case {} ({}): a bad frame",
                     c.index,
                     c.spec.template

@@ -276,7 +276,7 @@ fn is_grease(x: u16) -> bool {
     x & 0x0f0f == 0x0a0a && x >> 8 == x & 0xff
 }
 
-fn md5_hex(s: &str) -> String {
+pub(super) fn md5_hex(s: &str) -> String {
     md5::Md5::digest(s.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))

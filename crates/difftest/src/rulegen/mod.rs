@@ -9,8 +9,10 @@ use crate::case::{Intent, Spec, L4};
 
 mod addr;
 mod bytes;
+mod flowkw;
 mod hdr;
 mod header;
+mod meta;
 mod payload;
 mod state;
 
@@ -116,6 +118,8 @@ pub static FAMILIES: &[Family] = &[
     addr::PORTS,
     hdr::HDR,
     state::STATE,
+    meta::META,
+    flowkw::FLOWKW,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.

@@ -23,18 +23,14 @@ pub(super) const KEYWORDS: &[Keyword] = &[
     Keyword::new("rev", Value::Required, Kind::Meta, rev)
         .once()
         .about("the rule's revision number", "rules/meta.html#rev-revision"),
-    Keyword::new("gid", Value::Required, Kind::Meta, gid)
-        .once()
-        .about(
-            "the rule's generator id (1 unless set)",
-            "rules/meta.html#gid-group-id",
-        ),
-    Keyword::new("classtype", Value::Required, Kind::Meta, classtype)
-        .once()
-        .about(
-            "class of the alert, from classification.config (sets a default priority)",
-            "rules/meta.html#classtype",
-        ),
+    Keyword::new("gid", Value::Required, Kind::Meta, gid).about(
+        "the rule's generator id (1 unless set)",
+        "rules/meta.html#gid-group-id",
+    ),
+    Keyword::new("classtype", Value::Required, Kind::Meta, classtype).about(
+        "class of the alert, from classification.config (sets a default priority)",
+        "rules/meta.html#classtype",
+    ),
     Keyword::new("priority", Value::Required, Kind::Meta, priority).about(
         "alert priority (1 is the highest), overriding the classtype",
         "rules/meta.html#priority",
@@ -92,25 +88,30 @@ fn rev(st: &mut State, c: &Ctx<'_>) {
     st.meta.rev = tryv!(st, o, kw, v::uint(val.trim_matches('"'), u32::MAX as u64)) as u32;
 }
 
+/// `gid:N`: decimal digits only, below 4294967295 (Suricata 7.0.10 refuses `0x10` and
+/// 4294967295); given twice, the last one holds (as Suricata takes it).
 fn gid(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
-    let val = c.val;
-    if st.seen_gid {
-        st.err(o.name_off, Reason::Semantic, kw, "gid given twice");
-    }
+    let val = c.val.trim_matches('"').trim();
     st.seen_gid = true;
-    st.meta.gid = tryv!(st, o, kw, v::uint(val.trim_matches('"'), u32::MAX as u64)) as u32;
+    if val.is_empty() || !val.bytes().all(|b| b.is_ascii_digit()) {
+        st.err(
+            o.value_off,
+            Reason::InvalidValue,
+            kw,
+            format!("bad gid '{val}'"),
+        );
+        return;
+    }
+    st.meta.gid = tryv!(st, o, kw, v::uint(val, u64::from(u32::MAX) - 1)) as u32;
 }
 
 fn classtype(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
-    let o = c.o;
     let val = c.val;
     let off = c.o.value_off;
-    if st.seen_classtype {
-        st.err(o.name_off, Reason::Semantic, kw, "classtype given twice");
-    }
+    // Given twice, the last one holds (Suricata 7.0.10 warns and uses it).
     st.seen_classtype = true;
     if !val
         .bytes()
@@ -127,16 +128,23 @@ fn classtype(st: &mut State, c: &Ctx<'_>) {
     st.meta.classtype = Some(val.to_owned());
 }
 
+/// `priority:N`: decimal digits (Suricata 7.0.10 takes 0 and values past 255, refuses a
+/// sign, hexadecimal and trailing letters); given twice, the last one holds.
 fn priority(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
-    let o = c.o;
-    let val = c.val;
+    let val = c.val.trim();
     let off = c.o.value_off;
-    let p = tryv!(st, o, kw, v::uint(val, 255));
-    if p == 0 {
-        st.err(off, Reason::InvalidValue, kw, "priority must be 1..=255");
+    if val.is_empty() || !val.bytes().all(|b| b.is_ascii_digit()) {
+        st.err(
+            off,
+            Reason::InvalidValue,
+            kw,
+            format!("bad priority '{val}'"),
+        );
+        return;
     }
-    st.meta.priority = Some(p as u32);
+    let p = val.parse::<u64>().unwrap_or(u64::MAX);
+    st.meta.priority = Some(p.min(u64::from(u32::MAX)) as u32);
 }
 
 fn reference(st: &mut State, c: &Ctx<'_>) {
@@ -173,7 +181,7 @@ fn target(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let val = c.val;
     let off = c.o.value_off;
-    st.meta.target = Some(match val {
+    let t = match val {
         "src_ip" => Target::SrcIp,
         "dest_ip" => Target::DestIp,
         _ => {
@@ -185,5 +193,41 @@ fn target(st: &mut State, c: &Ctx<'_>) {
             );
             return;
         }
-    });
+    };
+    // Twice: the same side again is taken, the other side is refused (as Suricata 7.0.10
+    // does).
+    if st.meta.target.is_some_and(|old| old != t) {
+        st.err(off, Reason::Semantic, kw, "conflicting target values");
+        return;
+    }
+    st.meta.target = Some(t);
+}
+
+#[cfg(test)]
+mod tests {
+    fn loads(opts: &str) -> bool {
+        crate::parse_rule(&format!(
+            "alert udp any any -> any any (msg:\"m\"; {opts} sid:1;)"
+        ))
+        .is_ok()
+    }
+
+    /// Values found by the differential harness's `meta` family (Suricata 7.0.10's
+    /// answers on the same rules).
+    #[test]
+    fn meta_values_load_as_suricata_loads_them() {
+        assert!(loads("gid:4294967294;"));
+        assert!(!loads("gid:4294967295;"));
+        assert!(!loads("gid:0x10;"));
+        assert!(loads("gid:1; gid:2;"));
+        assert!(loads("priority:0;"));
+        assert!(loads("priority:256;"));
+        assert!(loads("priority:2147483648;"));
+        assert!(!loads("priority:+5;"));
+        assert!(!loads("priority:0x10;"));
+        assert!(!loads("priority:-1;"));
+        assert!(loads("classtype:bad-unknown; classtype:trojan-activity;"));
+        assert!(loads("target:src_ip; target:src_ip;"));
+        assert!(!loads("target:src_ip; target:dest_ip;"));
+    }
 }
