@@ -33,7 +33,18 @@
 //! Only the frame types Osprey records are [`recorded`]; a rule naming another is
 //! refused as unsupported by the detection engine. Nothing is recorded unless
 //! [`crate::Config::frames`] is set (the engine sets it when a loaded rule uses
-//! `frame`). Per direction, at most [`MAX_PENDING`] frames and [`ARENA_LIMIT`] bytes
+//! `frame`), and then only the types of [`crate::Config::frame_types`] (the types the
+//! rules use), as Suricata 7.0.10 creates only those.
+//!
+//! Each frame carries what Suricata's EVE alert `frame` object says of it
+//! ([`Frame`]): its id (1, 2, ... per direction, counting the recorded frames in the
+//! order Suricata creates them: a TLS record's `hdr` before its `pdu` and `data`, a
+//! NetBIOS message's `pdu`, `hdr`, `data` before its SMB message's, a SIP datagram's
+//! `pdu`, line, headers, body), its offset in the direction's TCP stream (the
+//! bytes before the protocol started, e.g. SMTP before STARTTLS, included), its length
+//! on the wire and, for HTTP/1, its transaction. Checked with Suricata 7.0.10 on
+//! smtp-starttls.pcap, smb.pcap, smb-psexec-pipes.pcap, http-files.pcap and the SIP
+//! flows of issue24b.pcap. Per direction, at most [`MAX_PENDING`] frames and [`ARENA_LIMIT`] bytes
 //! wait for inspection; one unit's bytes are kept up to [`UNIT_LIMIT`] (a longer
 //! frame is inspected on its first bytes). Frames over these limits are dropped and
 //! counted (`osprey.app.frames.dropped`).
@@ -64,13 +75,51 @@ pub fn recorded(t: FrameType) -> bool {
     )
 }
 
-/// One frame waiting for inspection.
+/// A set of frame types ([`crate::Config::frame_types`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameSet([u64; 4]);
+
+impl FrameSet {
+    /// Every frame type.
+    pub const ALL: FrameSet = FrameSet([u64::MAX; 4]);
+    /// No frame type.
+    pub const EMPTY: FrameSet = FrameSet([0; 4]);
+
+    /// Adds `t`.
+    pub fn insert(&mut self, t: FrameType) {
+        self.0[usize::from(t.0 >> 6)] |= 1 << (t.0 & 63);
+    }
+
+    /// Whether `t` is in the set.
+    pub fn contains(&self, t: FrameType) -> bool {
+        self.0[usize::from(t.0 >> 6)] & (1 << (t.0 & 63)) != 0
+    }
+}
+
+impl Default for FrameSet {
+    fn default() -> Self {
+        FrameSet::ALL
+    }
+}
+
+/// One frame waiting for inspection, with what the EVE alert `frame` object says of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Frame {
     /// Its type.
     pub ty: FrameType,
+    /// Its number in its direction (1 first), counting the recorded frames in the order
+    /// Suricata 7.0.10 creates them (`frame.id`).
+    pub id: u64,
+    /// Offset of its first byte in the direction's TCP stream (`stream_offset`);
+    /// `None` for a frame of a datagram.
+    pub stream_offset: Option<u64>,
+    /// Its length on the wire (`length`): the bytes kept may be fewer
+    /// ([`UNIT_LIMIT`]).
+    pub len: u64,
+    /// The transaction it belongs to (HTTP/1 messages: `tx_id`).
+    pub tx_id: Option<u64>,
     start: u32,
-    len: u32,
+    kept: u32,
 }
 
 /// How a direction's stream is cut into units.
@@ -131,6 +180,15 @@ struct DirFrames {
     lost: bool,
     /// HTTP/1: stream offset of the next byte (gaps included), as the parser counts.
     off: u64,
+    /// Bytes of the direction's TCP stream so far, gaps included (the stream offset
+    /// after the last byte the flow was given).
+    recv: u64,
+    /// Stream offset of the unit (or HTTP/1 message) being assembled.
+    unit_off: u64,
+    /// The last frame id given.
+    next_id: u64,
+    /// HTTP/1 messages framed (the next one's transaction).
+    msgs: u64,
     arena: Vec<u8>,
     pending: Vec<Frame>,
     /// How many of `pending` the detection engine inspected (it holds the flow
@@ -139,6 +197,12 @@ struct DirFrames {
 }
 
 impl DirFrames {
+    /// The kept bytes of frame `f`.
+    fn bytes(&self, f: &Frame) -> &[u8] {
+        let s = f.start as usize;
+        &self.arena[s..s + f.kept as usize]
+    }
+
     /// Drops the frames already inspected.
     fn compact(&mut self) {
         let n = self.inspected.replace(0).min(self.pending.len());
@@ -153,7 +217,20 @@ impl DirFrames {
         }
     }
 
-    fn push(&mut self, ctx: &mut AppCtx, ty: FrameType, bytes: &[u8]) {
+    /// Records a frame of type `ty` (when a rule uses the type): its kept bytes, stream
+    /// offset, length on the wire and transaction.
+    fn push(
+        &mut self,
+        ctx: &mut AppCtx,
+        ty: FrameType,
+        bytes: &[u8],
+        at: (Option<u64>, u64),
+        tx_id: Option<u64>,
+    ) {
+        if !ctx.config.frame_types.contains(ty) {
+            return;
+        }
+        self.next_id += 1;
         self.compact();
         if self.pending.len() >= MAX_PENDING || self.arena.len() + bytes.len() > ARENA_LIMIT {
             ctx.counters.incr(Counter::FramesDropped);
@@ -161,19 +238,34 @@ impl DirFrames {
         }
         self.pending.push(Frame {
             ty,
+            id: self.next_id,
+            stream_offset: at.0,
+            len: at.1,
+            tx_id,
             start: self.arena.len() as u32,
-            len: bytes.len() as u32,
+            kept: bytes.len() as u32,
         });
         self.arena.extend_from_slice(bytes);
     }
 
+    /// A datagram's frame: no stream offset, its length is its bytes'.
+    fn push_dgram(&mut self, ctx: &mut AppCtx, ty: FrameType, bytes: &[u8]) {
+        self.push(ctx, ty, bytes, (None, bytes.len() as u64), None);
+    }
+
+    /// The stream bytes `data`, the last of them at stream offset `self.recv`.
     fn stream(&mut self, ctx: &mut AppCtx, unit: Unit, mut data: &[u8]) {
+        let mut pos = self.recv.saturating_sub(data.len() as u64);
         while !data.is_empty() && !self.lost {
             let hl = unit.header_len();
             if self.total.is_none() {
+                if self.seen == 0 {
+                    self.unit_off = pos;
+                }
                 let take = (hl - self.unit.len()).min(data.len());
                 self.unit.extend_from_slice(&data[..take]);
                 self.seen += take;
+                pos += take as u64;
                 data = &data[take..];
                 if self.unit.len() < hl {
                     return;
@@ -191,13 +283,14 @@ impl DirFrames {
             let keep = take.min(UNIT_LIMIT.saturating_sub(self.unit.len()));
             self.unit.extend_from_slice(&data[..keep]);
             self.seen += take;
+            pos += take as u64;
             data = &data[take..];
             if self.seen == total {
                 if total > UNIT_LIMIT {
                     ctx.counters.incr(Counter::FramesTruncated);
                 }
                 let u = std::mem::take(&mut self.unit);
-                self.emit(ctx, unit, &u);
+                self.emit(ctx, unit, &u, total as u64);
                 self.unit = u;
                 self.unit.clear();
                 self.total = None;
@@ -206,42 +299,48 @@ impl DirFrames {
         }
     }
 
-    fn emit(&mut self, ctx: &mut AppCtx, unit: Unit, u: &[u8]) {
+    /// The frames of one complete unit `u` (its first [`UNIT_LIMIT`] bytes) of
+    /// `total` bytes on the wire, in the order Suricata 7.0.10 creates them.
+    fn emit(&mut self, ctx: &mut AppCtx, unit: Unit, u: &[u8], total: u64) {
         let t = |p: RuleApp, n: &str| FrameType::lookup(p, n).unwrap_or_default();
+        let off = self.unit_off;
+        let at = |skip: u64| (Some(off + skip), total - skip);
         match unit {
             Unit::Tls => {
-                self.push(ctx, t(RuleApp::Tls, "pdu"), u);
-                self.push(ctx, t(RuleApp::Tls, "hdr"), &u[..5]);
-                self.push(ctx, t(RuleApp::Tls, "data"), &u[5..]);
+                self.push(ctx, t(RuleApp::Tls, "hdr"), &u[..5], (Some(off), 5), None);
+                self.push(ctx, t(RuleApp::Tls, "pdu"), u, at(0), None);
+                self.push(ctx, t(RuleApp::Tls, "data"), &u[5..], at(5), None);
                 match u[0] {
-                    21 => self.push(ctx, t(RuleApp::Tls, "alert"), &u[5..]),
-                    24 => self.push(ctx, t(RuleApp::Tls, "heartbeat"), &u[5..]),
+                    21 => self.push(ctx, t(RuleApp::Tls, "alert"), &u[5..], at(5), None),
+                    24 => self.push(ctx, t(RuleApp::Tls, "heartbeat"), &u[5..], at(5), None),
                     _ => {}
                 }
             }
-            Unit::DnsTcp => self.push(ctx, t(RuleApp::Dns, "pdu"), &u[2..]),
+            Unit::DnsTcp => self.push(ctx, t(RuleApp::Dns, "pdu"), &u[2..], at(2), None),
             Unit::Nbss => {
-                self.push(ctx, t(RuleApp::Smb, "nbss.pdu"), u);
-                self.push(ctx, t(RuleApp::Smb, "nbss.hdr"), &u[..4]);
-                self.push(ctx, t(RuleApp::Smb, "nbss.data"), &u[4..]);
+                self.push(ctx, t(RuleApp::Smb, "nbss.pdu"), u, at(0), None);
+                self.push(ctx, t(RuleApp::Smb, "nbss.hdr"), &u[..4], (Some(off), 4), None);
+                self.push(ctx, t(RuleApp::Smb, "nbss.data"), &u[4..], at(4), None);
                 if u[0] == 0 {
-                    self.smb(ctx, &u[4..]);
+                    self.smb(ctx, &u[4..], off + 4, total - 4);
                 }
             }
         }
     }
 
-    /// HTTP/1 bytes of one direction; `ends` are the stream offsets where the parser
-    /// completed messages while it parsed them (see [`crate::http::HttpState::take_ends`]).
+    /// HTTP/1 bytes of one direction, the last of them at stream offset `self.recv`;
+    /// `ends` are the parser's offsets where it completed messages while it parsed
+    /// them (see [`crate::http::HttpState::take_ends`]).
     fn http(&mut self, ctx: &mut AppCtx, ty: FrameType, data: &[u8], ends: &[u64]) {
         let base = self.off;
+        let abs = self.recv.saturating_sub(data.len() as u64);
         self.off += data.len() as u64;
         let mut from = 0;
         for &e in ends {
             let cut = usize::try_from(e.saturating_sub(base))
                 .unwrap_or(usize::MAX)
                 .clamp(from, data.len());
-            self.http_append(&data[from..cut]);
+            self.http_append(&data[from..cut], abs + from as u64);
             from = cut;
             if self.seen == 0 {
                 continue;
@@ -250,20 +349,24 @@ impl DirFrames {
                 ctx.counters.incr(Counter::FramesTruncated);
             }
             let u = std::mem::take(&mut self.unit);
-            self.push(ctx, ty, &u);
+            let at = (Some(self.unit_off), self.seen as u64);
+            self.push(ctx, ty, &u, at, Some(self.msgs));
+            self.msgs += 1;
             self.unit = u;
             self.unit.clear();
             self.seen = 0;
         }
-        self.http_append(&data[from..]);
+        self.http_append(&data[from..], abs + from as u64);
     }
 
-    /// Adds bytes to the HTTP message being framed: the line endings between messages
-    /// (which the parser skips) do not start one.
-    fn http_append(&mut self, mut b: &[u8]) {
+    /// Adds bytes to the HTTP message being framed (the first of them at stream offset
+    /// `at`): the line endings between messages (which the parser skips) do not start
+    /// one.
+    fn http_append(&mut self, mut b: &[u8], at: u64) {
         if self.seen == 0 {
             let skip = b.iter().take_while(|&&c| c == b'\r' || c == b'\n').count();
             b = &b[skip..];
+            self.unit_off = at + skip as u64;
         }
         let keep = b.len().min(UNIT_LIMIT.saturating_sub(self.unit.len()));
         self.unit.extend_from_slice(&b[..keep]);
@@ -276,7 +379,7 @@ impl DirFrames {
     /// and a non-empty body of a message the parser accepted.
     fn sip(&mut self, ctx: &mut AppCtx, dir: Direction, p: &[u8], ok: bool) {
         let t = |n: &str| FrameType::lookup(RuleApp::Sip, n).unwrap_or_default();
-        self.push(ctx, t("pdu"), p);
+        self.push_dgram(ctx, t("pdu"), p);
         if !ok {
             return;
         }
@@ -287,7 +390,7 @@ impl DirFrames {
         let Some(eol) = p.iter().position(|&b| b == b'\n') else {
             return;
         };
-        self.push(ctx, t(line), &p[..=eol]);
+        self.push_dgram(ctx, t(line), &p[..=eol]);
         let rest = &p[eol + 1..];
         let (hdrs, b) = match rest.windows(4).position(|w| w == b"\r\n\r\n") {
             Some(i) => (&rest[..i + 2], &rest[i + 4..]),
@@ -295,15 +398,16 @@ impl DirFrames {
             None => (rest, &rest[rest.len()..]),
         };
         if !hdrs.is_empty() {
-            self.push(ctx, t(headers), hdrs);
+            self.push_dgram(ctx, t(headers), hdrs);
         }
         if !b.is_empty() {
-            self.push(ctx, t(body), b);
+            self.push_dgram(ctx, t(body), b);
         }
     }
 
-    /// The SMB message(s) of one NetBIOS session message.
-    fn smb(&mut self, ctx: &mut AppCtx, mut b: &[u8]) {
+    /// The SMB message(s) of one NetBIOS session message: `b` its kept bytes, at
+    /// stream offset `off`, `total` bytes on the wire.
+    fn smb(&mut self, ctx: &mut AppCtx, mut b: &[u8], mut off: u64, mut total: u64) {
         let t = |n: &str| FrameType::lookup(RuleApp::Smb, n).unwrap_or_default();
         let ((pdu, hdr, data), hl, compound) = match b.get(..4) {
             Some(b"\xffSMB") => (("smb1.pdu", "smb1.hdr", "smb1.data"), 32, false),
@@ -328,13 +432,18 @@ impl DirFrames {
                 b.len()
             };
             let m = &b[..end];
-            self.push(ctx, pdu, m);
-            self.push(ctx, hdr, &m[..hl]);
-            self.push(ctx, data, &m[hl..]);
+            // The last message runs to the end of the session message on the wire.
+            let len = if end == b.len() { total } else { end as u64 };
+            self.push(ctx, pdu, m, (Some(off), len), None);
+            self.push(ctx, hdr, &m[..hl], (Some(off), hl as u64), None);
+            let rest = (Some(off + hl as u64), len.saturating_sub(hl as u64));
+            self.push(ctx, data, &m[hl..], rest, None);
             if end == b.len() {
                 return;
             }
             b = &b[end..];
+            off += end as u64;
+            total = total.saturating_sub(end as u64);
         }
     }
 }
@@ -384,7 +493,7 @@ impl FlowFrames {
         match proto {
             AppProto::Dns if ok => {
                 let t = FrameType::lookup(RuleApp::Dns, "pdu").unwrap_or_default();
-                d.push(ctx, t, payload);
+                d.push_dgram(ctx, t, payload);
             }
             AppProto::Sip => d.sip(ctx, dir, payload, ok),
             _ => {}
@@ -402,14 +511,43 @@ impl FlowFrames {
         d.seen = 0;
     }
 
+    /// `len` bytes of `dir`'s TCP stream came to the flow (before protocol detection
+    /// or parsing: the stream offsets of frames count them).
+    pub(crate) fn received(&mut self, dir: Direction, len: u64) {
+        self.dirs[dir.index()].recv += len;
+    }
+
     /// The frames of `dir` waiting for inspection, with their bytes.
     pub fn pending(&self, dir: Direction) -> impl Iterator<Item = (FrameType, &[u8])> + '_ {
+        self.pending_frames(dir).map(|(f, b)| (f.ty, b))
+    }
+
+    /// The frames of `dir` waiting for inspection, with their bytes (those kept).
+    pub fn pending_frames(&self, dir: Direction) -> impl Iterator<Item = (Frame, &[u8])> + '_ {
         let d = &self.dirs[dir.index()];
         let from = d.inspected.get().min(d.pending.len());
-        d.pending[from..].iter().map(move |f| {
-            let s = f.start as usize;
-            (f.ty, &d.arena[s..s + f.len as usize])
-        })
+        d.pending[from..].iter().map(move |f| (*f, d.bytes(f)))
+    }
+
+    /// The frame of `dir` with id `id`, with its bytes, while it is held (until the
+    /// next frame of `dir` is recorded after its inspection): what the alert of a
+    /// `frame` rule writes.
+    pub fn get(&self, dir: Direction, id: u64) -> Option<(Frame, &[u8])> {
+        let d = &self.dirs[dir.index()];
+        let i = d.pending.binary_search_by_key(&id, |f| f.id).ok()?;
+        let f = &d.pending[i];
+        Some((*f, d.bytes(f)))
+    }
+
+    /// The lowest transaction a frame waiting for inspection belongs to (an HTTP/1
+    /// message's): the flow keeps that transaction until the frame was inspected, so
+    /// the frame's alert can write it (`tx_id`, `http{}`).
+    pub fn pending_tx_min(&self) -> Option<u64> {
+        self.dirs
+            .iter()
+            .flat_map(|d| &d.pending[d.inspected.get().min(d.pending.len())..])
+            .filter_map(|f| f.tx_id)
+            .min()
     }
 
     /// Whether frames of `dir` wait for inspection.
@@ -440,7 +578,57 @@ mod tests {
         data: &[u8],
     ) {
         h.parse(ctx, dir, data);
+        f.received(dir, data.len() as u64);
         f.http(ctx, dir, data, &h.take_ends(dir));
+    }
+
+    /// Frame ids count the recorded types in Suricata's order (a TLS record's header
+    /// first); stream offsets count the bytes before the protocol started (SMTP before
+    /// STARTTLS); only the types a rule uses are recorded and numbered.
+    #[test]
+    fn ids_offsets_and_recorded_types() {
+        let mut ctx = AppCtx::default();
+        let t = |n| FrameType::lookup(RuleApp::Tls, n).unwrap();
+        let d = Direction::ToServer;
+        let rec = [0x16, 3, 1, 0, 2, 1, 0, 0x15, 3, 3, 0, 2, 2, 40];
+        let mut f = FlowFrames::default();
+        f.received(d, 31);
+        f.received(d, rec.len() as u64);
+        f.stream(&mut ctx, AppProto::Tls, d, &rec);
+        let got: Vec<_> = f
+            .pending_frames(d)
+            .map(|(fr, b)| (fr.ty.name(), fr.id, fr.stream_offset, fr.len, b.len()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("tls.hdr", 1, Some(31), 5, 5),
+                ("tls.pdu", 2, Some(31), 7, 7),
+                ("tls.data", 3, Some(36), 2, 2),
+                ("tls.hdr", 4, Some(38), 5, 5),
+                ("tls.pdu", 5, Some(38), 7, 7),
+                ("tls.data", 6, Some(43), 2, 2),
+                ("tls.alert", 7, Some(43), 2, 2),
+            ]
+        );
+        let five = f.get(d, 5).map(|(fr, b)| (fr.ty, b.to_vec()));
+        assert_eq!(five, Some((t("pdu"), rec[7..].to_vec())));
+        assert!(f.get(d, 8).is_none());
+        let mut set = FrameSet::EMPTY;
+        set.insert(t("pdu"));
+        ctx.config.frame_types = set;
+        let mut g = FlowFrames::default();
+        g.received(d, rec.len() as u64);
+        g.stream(&mut ctx, AppProto::Tls, d, &rec);
+        let got: Vec<_> = g
+            .pending_frames(d)
+            .map(|(fr, _)| (fr.id, fr.stream_offset))
+            .collect();
+        assert_eq!(got, [(1, Some(0)), (2, Some(7))]);
+        assert!(set.contains(t("pdu")) && !set.contains(t("hdr")));
+        // A type no rule uses is not recorded.
+        g.datagram(&mut ctx, AppProto::Dns, d, &[1, 2, 3], true);
+        assert_eq!(g.pending_frames(d).count(), 2);
     }
 
     fn names(f: &FlowFrames, dir: Direction) -> Vec<(String, usize)> {
@@ -462,11 +650,11 @@ mod tests {
             assert_eq!(
                 n,
                 [
+                    ("tls.hdr".into(), 5),
                     ("tls.pdu".into(), 9),
-                    ("tls.hdr".into(), 5),
                     ("tls.data".into(), 4),
-                    ("tls.pdu".into(), 7),
                     ("tls.hdr".into(), 5),
+                    ("tls.pdu".into(), 7),
                     ("tls.data".into(), 2),
                     ("tls.alert".into(), 2),
                 ],
@@ -489,7 +677,7 @@ mod tests {
                 .collect();
             assert_eq!(
                 got,
-                [vec![0x17, 3, 3, 0, 1, 9], vec![0x17, 3, 3, 0, 1], vec![9]]
+                [vec![0x17, 3, 3, 0, 1], vec![0x17, 3, 3, 0, 1, 9], vec![9]]
             );
         }
     }
@@ -519,7 +707,7 @@ mod tests {
             Direction::ToClient,
             &[0x17, 3, 3, 0, 0],
         );
-        assert_eq!(names(&f, Direction::ToClient)[0], ("tls.pdu".into(), 5));
+        assert_eq!(names(&f, Direction::ToClient)[1], ("tls.pdu".into(), 5));
     }
 
     #[test]
@@ -618,11 +806,26 @@ mod tests {
                 ],
                 "cut {cut}"
             );
+            // Each request its transaction and stream offset.
+            let at: Vec<_> = f
+                .pending_frames(Direction::ToServer)
+                .map(|(fr, _)| (fr.id, fr.stream_offset, fr.len, fr.tx_id))
+                .collect();
+            let n = req.len() as u64;
+            assert_eq!(
+                at,
+                [(1, Some(0), 28, Some(0)), (2, Some(28), n - 28, Some(1))]
+            );
             assert_eq!(
                 got(Direction::ToClient),
                 [("http1.response".into(), res.to_vec())],
                 "cut {cut}"
             );
+            assert_eq!(f.pending_tx_min(), Some(0));
+            f.inspected(Direction::ToServer);
+            assert_eq!(f.pending_tx_min(), Some(0), "the response's");
+            f.inspected(Direction::ToClient);
+            assert_eq!(f.pending_tx_min(), None);
         }
     }
 

@@ -16,6 +16,15 @@
 //!   Suricata run is compared too when it is installed: one alert per matching frame,
 //!   on the first packet of the frame's direction after the parser saw it. Three
 //!   HTTP/1 response alerts land two packets late ([`LATE`]).
+//! - The same alerts' EVE `frame` objects (type, id, direction, stream offset, length,
+//!   payload, completeness, transaction) and top-level `tx_id` and `http{}` are
+//!   Suricata's too ([`frame_keys`]; the saved lines keep each payload as the first 16
+//!   hex digits of its SHA-256, `payload_hash`, made from the EVE of
+//!   `suricata -c CONFIG -r PCAP -S data/frames/frames.rules -k none --runmode single`).
+//!   Kept apart: the payload and `complete` of the [`LATE`] alerts (Suricata inspected
+//!   those frames still open, `complete: false` with the bytes it had), and the
+//!   payload of alerts on end-of-flow pseudo-packets (Suricata writes `[N bytes
+//!   missing]` when its stream already released the bytes).
 //! - `data/frames/refused.rules`: rules Suricata 7.0.10 refuses (`suricata -T`), each
 //!   refused by `osprey rules check` with its file:line:column and Suricata's reason.
 
@@ -67,6 +76,80 @@ fn as_osprey(name: &str, mut keys: Vec<String>) -> Vec<String> {
     keys
 }
 
+/// `sid pcap_cnt src:port dst:port tx_id http frame{}` of every alert of an EVE text
+/// of capture `pcap` (`saved`: the saved lines, which name their capture), sorted: the
+/// frame object in its key order with its payload as `payload_hash`
+/// (`payload_printable`, the same bytes, left out). Suricata's (`theirs`) [`LATE`]
+/// alerts are moved to Osprey's packets; the payload and `complete` of those, and the
+/// payload of end-of-flow alerts, are left out (module docs).
+fn frame_keys(eve: &str, pcap: &str, saved: bool, theirs: bool) -> Vec<String> {
+    use base64::Engine;
+    use sha2::Digest;
+    let late: Vec<(String, String)> = LATE
+        .iter()
+        .filter(|l| l.0 == pcap)
+        .map(|(_, from, to)| {
+            let sid = from.split(' ').next().unwrap_or_default();
+            (from.to_string(), format!("{sid} {to}"))
+        })
+        .collect();
+    let mut out: Vec<String> = eve
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .filter(|o| !saved || o["pcap"] == pcap)
+        .filter(|o| o.get("event_type").is_none() || o["event_type"] == "alert")
+        .map(|o| {
+            let sid = o["alert"]["signature_id"].as_u64().or(o["sid"].as_u64());
+            let cnt = o["pcap_cnt"].as_u64();
+            let mut at = format!(
+                "{} {}",
+                sid.unwrap_or(0),
+                cnt.map_or("-".into(), |c| c.to_string())
+            );
+            let mut open = !theirs && late.iter().any(|(_, to)| *to == at);
+            if let Some((_, to)) = late.iter().find(|(from, _)| theirs && *from == at) {
+                at.clone_from(to);
+                open = true;
+            }
+            let mut frame = serde_json::Map::new();
+            for (k, v) in o["frame"].as_object().into_iter().flatten() {
+                match k.as_str() {
+                    "payload_printable" => {}
+                    "payload" => {
+                        let b = base64::engine::general_purpose::STANDARD
+                            .decode(v.as_str().unwrap_or_default())
+                            .expect("base64 payload");
+                        let h = format!("{:x}", sha2::Sha256::digest(&b));
+                        frame.insert("payload_hash".into(), h[..16].into());
+                    }
+                    _ => {
+                        frame.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            if open || cnt.is_none() {
+                frame.shift_remove("payload_hash");
+            }
+            if open {
+                frame.shift_remove("complete");
+            }
+            format!(
+                "{at} {}:{} {}:{} tx_id={} http={} {}",
+                o["src_ip"].as_str().unwrap_or("-"),
+                o["src_port"],
+                o["dest_ip"].as_str().unwrap_or("-"),
+                o["dest_port"],
+                o["tx_id"],
+                o.get("http").is_some_and(|h| h != &Value::Bool(false)),
+                Value::Object(frame),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// `sid pcap_cnt src:port dst:port` of every alert of an EVE text (or of the saved
 /// lines of capture `pcap`), sorted.
 fn keys(eve: &str, pcap: Option<&str>) -> Vec<String> {
@@ -103,11 +186,14 @@ fn frame_rules_alert_as_suricata() {
     for (i, name) in PCAPS.iter().enumerate() {
         let pcap = data.join(name);
         let dir = common::tempdir(&format!("keywords-frame-{i}"));
-        let got = keys(&common::osprey_eve(&dir, CONFIG, &pcap, &rules), None);
+        let ours = common::osprey_eve(&dir, CONFIG, &pcap, &rules);
+        let got = keys(&ours, None);
         let want = as_osprey(name, keys(&saved, Some(name)));
         assert!(!want.is_empty(), "{name}: saved alerts");
         eprintln!("{name}: {} alerts", got.len());
         common::assert_same_records(&got, &want);
+        let got_frames = frame_keys(&ours, name, false, false);
+        common::assert_same_records(&got_frames, &frame_keys(&saved, name, true, true));
         if live {
             let yaml = dir.join("osprey.yaml");
             let theirs = |eve: &str| as_osprey(name, keys(eve, None));
@@ -116,9 +202,10 @@ fn frame_rules_alert_as_suricata() {
                 &pcap,
                 &rules,
                 &dir.join("suricata"),
-                |eve| theirs(eve) == got,
+                |eve| theirs(eve) == got && frame_keys(eve, name, false, true) == got_frames,
             );
             common::assert_same_records(&got, &theirs(&eve));
+            common::assert_same_records(&got_frames, &frame_keys(&eve, name, false, true));
         }
         all.extend(got);
     }
