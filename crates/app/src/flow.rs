@@ -788,6 +788,7 @@ impl AppFlow {
             let f = self.frames.get_or_insert_with(Default::default);
             match &mut self.state {
                 AppState::Http(h) => f.http(ctx, dir, data, &h.take_ends(dir)),
+                AppState::Rfb(r) => f.rfb(ctx, dir, data.len(), r.take_pdus()),
                 _ => f.stream(ctx, self.proto, dir, data),
             }
         }

@@ -71,7 +71,7 @@ pub fn recorded(t: FrameType) -> bool {
     }
     matches!(
         t.proto(),
-        RuleApp::Tls | RuleApp::Dns | RuleApp::Smb | RuleApp::Http1 | RuleApp::Sip
+        RuleApp::Tls | RuleApp::Dns | RuleApp::Smb | RuleApp::Http1 | RuleApp::Sip | RuleApp::Rfb
     )
 }
 
@@ -477,6 +477,28 @@ impl FlowFrames {
         };
         let ty = FrameType::lookup(RuleApp::Http1, name).unwrap_or_default();
         self.dirs[dir.index()].http(ctx, ty, data, ends);
+    }
+
+    /// `len` bytes of `dir` given to the RFB parser, and the handshake messages it took
+    /// (`rfb.pdu`: direction, offset among the bytes it was given in that direction,
+    /// bytes; see [`crate::rfb::RfbState::take_pdus`]). A message of the other
+    /// direction (the parser takes them in handshake order) waits for that
+    /// direction's next packet.
+    pub(crate) fn rfb(
+        &mut self,
+        ctx: &mut AppCtx,
+        dir: Direction,
+        len: usize,
+        pdus: Vec<(Direction, u64, Vec<u8>)>,
+    ) {
+        self.dirs[dir.index()].off += len as u64;
+        let ty = FrameType::lookup(RuleApp::Rfb, "pdu").unwrap_or_default();
+        for (d, at, m) in pdus {
+            let d = &mut self.dirs[d.index()];
+            // The parser's offsets count its own bytes; the stream's all of them.
+            let off = d.recv.saturating_sub(d.off.saturating_sub(at));
+            d.push(ctx, ty, &m, (Some(off), m.len() as u64), None);
+        }
     }
 
     /// One datagram of `dir` given to the protocol `proto`'s parser; `ok`: the parser

@@ -222,6 +222,51 @@ fn frame_rules_alert_as_suricata() {
     }
 }
 
+/// `rfb.pdu` frames (each RFB handshake message; a failure reason is not framed) on the
+/// first 24 packets of each RFB flow of sv-ether.pcap (`data/frames/rfb.pcap`,
+/// `rfb.rules`): the alerts and their `frame` objects are Suricata 7.0.10's
+/// (`rfb.suricata.jsonl`, made as `frames.suricata.jsonl`), live too when Suricata is
+/// installed, except one: on the 3.3 flow (192.168.1.123:58048) the server's security
+/// type and challenge came in one packet; Suricata frames the challenge only with the
+/// server's next packet, as the rest of its input then (challenge and security
+/// result, 20 bytes), Osprey frames the 16-byte challenge on the packet that brought
+/// it (tests/parity/KNOWN_DIFFERENCES.md, `frame`).
+#[test]
+fn rfb_frames_as_suricata() {
+    let data = common::repo("crates/cli/tests/data");
+    let (pcap, rules) = (data.join("frames/rfb.pcap"), data.join("frames/rfb.rules"));
+    let name = "frames/rfb.pcap";
+    let saved = std::fs::read_to_string(data.join("frames/rfb.suricata.jsonl")).unwrap();
+    let dir = common::tempdir("keywords-frame-rfb");
+    let ours = common::osprey_eve(&dir, CONFIG, &pcap, &rules);
+    // The challenge of the 3.3 flow, as each frames it (sid 51 matches every frame).
+    let apart = |keys: Vec<String>, theirs: bool| {
+        let (n, len) = if theirs { (42, 20) } else { (40, 16) };
+        let at = format!("51 {n} 192.168.1.10:5900 192.168.1.123:58048 ");
+        let frame = format!("\"stream_offset\":16,\"length\":{len},");
+        let (odd, rest): (Vec<String>, Vec<String>) = keys
+            .into_iter()
+            .partition(|k| k.starts_with(&at) && k.contains(&frame));
+        assert_eq!(odd.len(), 1, "the 3.3 challenge");
+        rest
+    };
+    let got = apart(frame_keys(&ours, name, false, false), false);
+    assert_eq!(got.len(), 45);
+    common::assert_same_records(&got, &apart(frame_keys(&saved, name, true, true), true));
+    for sid in 50..=52 {
+        assert!(got.iter().any(|k| k.starts_with(&format!("{sid} "))), "sid {sid}");
+    }
+    if common::suricata().is_some() {
+        let eve = common::suricata_rules_eve(
+            &dir.join("osprey.yaml"),
+            &pcap,
+            &rules,
+            &dir.join("suricata"),
+        );
+        common::assert_same_records(&got, &apart(frame_keys(&eve, name, false, true), true));
+    }
+}
+
 /// Rules Suricata refuses are refused with their position and Suricata's reason.
 #[test]
 fn refused_frame_rules() {
