@@ -319,7 +319,13 @@ impl DirFrames {
             Unit::DnsTcp => self.push(ctx, t(RuleApp::Dns, "pdu"), &u[2..], at(2), None),
             Unit::Nbss => {
                 self.push(ctx, t(RuleApp::Smb, "nbss.pdu"), u, at(0), None);
-                self.push(ctx, t(RuleApp::Smb, "nbss.hdr"), &u[..4], (Some(off), 4), None);
+                self.push(
+                    ctx,
+                    t(RuleApp::Smb, "nbss.hdr"),
+                    &u[..4],
+                    (Some(off), 4),
+                    None,
+                );
                 self.push(ctx, t(RuleApp::Smb, "nbss.data"), &u[4..], at(4), None);
                 if u[0] == 0 {
                     self.smb(ctx, &u[4..], off + 4, total - 4);

@@ -254,7 +254,10 @@ fn rfb_frames_as_suricata() {
     assert_eq!(got.len(), 45);
     common::assert_same_records(&got, &apart(frame_keys(&saved, name, true, true), true));
     for sid in 50..=52 {
-        assert!(got.iter().any(|k| k.starts_with(&format!("{sid} "))), "sid {sid}");
+        assert!(
+            got.iter().any(|k| k.starts_with(&format!("{sid} "))),
+            "sid {sid}"
+        );
     }
     if common::suricata().is_some() {
         let eve = common::suricata_rules_eve(

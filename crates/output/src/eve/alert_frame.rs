@@ -48,7 +48,11 @@ impl AlertFrame<'_> {
         let mut o = Map::new();
         o.insert("type".into(), self.ty.into());
         o.insert("id".into(), self.id.into());
-        let dir = if self.to_server { "toserver" } else { "toclient" };
+        let dir = if self.to_server {
+            "toserver"
+        } else {
+            "toclient"
+        };
         o.insert("direction".into(), dir.into());
         let payload = |o: &mut Map<String, Value>, max: usize| {
             let p = &self.payload[..self.payload.len().min(max)];
@@ -121,7 +125,15 @@ mod tests {
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(
             keys,
-            ["type", "id", "direction", "length", "complete", "payload", "payload_printable"]
+            [
+                "type",
+                "id",
+                "direction",
+                "length",
+                "complete",
+                "payload",
+                "payload_printable"
+            ]
         );
         assert_eq!(v["payload_printable"].as_str().unwrap().len(), 256);
         let v = AlertFrame {
