@@ -29,6 +29,12 @@
 //!   `sip.response.line` (the start line and its CRLF), `.headers` (the header lines,
 //!   the blank line after them not included) and `.body` (when not empty). Checked
 //!   with Suricata 7.0.10 on issue24b.pcap's SIP flows.
+//! - RFB: `rfb.pdu`, each handshake message as the parser takes it
+//!   ([`crate::rfb::RfbState::take_pdus`]; the server's failure reason is not framed).
+//! - NFS: each ONC RPC message (a TCP record with its mark, or a datagram):
+//!   `nfs.rpc.pdu`; a call's `nfs.rpc.creds`; a reply's `nfs.rpc.hdr` (mark, xid,
+//!   message type) and `nfs.rpc.data`. `nfs.nfs.pdu`/`nfs.nfs.status` are not
+//!   recorded: Suricata 7.0.10 crashes with them on sv-ether.pcap.
 //!
 //! Only the frame types Osprey records are [`recorded`]; a rule naming another is
 //! refused as unsupported by the detection engine. Nothing is recorded unless
@@ -69,10 +75,20 @@ pub fn recorded(t: FrameType) -> bool {
     if t.is_stream() {
         return false;
     }
-    matches!(
-        t.proto(),
-        RuleApp::Tls | RuleApp::Dns | RuleApp::Smb | RuleApp::Http1 | RuleApp::Sip | RuleApp::Rfb
-    )
+    match t.proto() {
+        // `nfs.nfs.pdu`/`nfs.nfs.status` crash Suricata 7.0.10 on sv-ether.pcap:
+        // nothing to compare with.
+        RuleApp::Nfs => t.type_name().starts_with("rpc."),
+        p => matches!(
+            p,
+            RuleApp::Tls
+                | RuleApp::Dns
+                | RuleApp::Smb
+                | RuleApp::Http1
+                | RuleApp::Sip
+                | RuleApp::Rfb
+        ),
+    }
 }
 
 /// A set of frame types ([`crate::Config::frame_types`]).
@@ -128,6 +144,8 @@ enum Unit {
     Tls,
     DnsTcp,
     Nbss,
+    /// ONC RPC records (NFS over TCP): a 4-byte record mark, then the message.
+    Rpc,
 }
 
 impl Unit {
@@ -136,6 +154,7 @@ impl Unit {
             AppProto::Tls => Some(Unit::Tls),
             AppProto::Dns => Some(Unit::DnsTcp),
             AppProto::Smb => Some(Unit::Nbss),
+            AppProto::Nfs => Some(Unit::Rpc),
             _ => None,
         }
     }
@@ -144,7 +163,7 @@ impl Unit {
         match self {
             Unit::Tls => 5,
             Unit::DnsTcp => 2,
-            Unit::Nbss => 4,
+            Unit::Nbss | Unit::Rpc => 4,
         }
     }
 
@@ -162,6 +181,10 @@ impl Unit {
                 // 17 for the other NetBIOS message types).
                 let mask = if h[0] == 0 { 0xff_ffff } else { 0x1_ffff };
                 Some(4 + (u32::from_be_bytes([0, h[1], h[2], h[3]]) & mask) as usize)
+            }
+            // The record mark's top bit flags the last fragment; each fragment is framed.
+            Unit::Rpc => {
+                Some(4 + (u32::from_be_bytes([h[0], h[1], h[2], h[3]]) & 0x7fff_ffff) as usize)
             }
         }
     }
@@ -189,6 +212,11 @@ struct DirFrames {
     next_id: u64,
     /// HTTP/1 messages framed (the next one's transaction).
     msgs: u64,
+    /// Bytes of the chunk the unit being assembled started in, from its start (ONC
+    /// RPC: Suricata's frame of a message against the direction spans them).
+    chunk_rest: usize,
+    /// The direction is to the server (set with each stream chunk).
+    to_server: bool,
     arena: Vec<u8>,
     pending: Vec<Frame>,
     /// How many of `pending` the detection engine inspected (it holds the flow
@@ -261,6 +289,7 @@ impl DirFrames {
             if self.total.is_none() {
                 if self.seen == 0 {
                     self.unit_off = pos;
+                    self.chunk_rest = data.len();
                 }
                 let take = (hl - self.unit.len()).min(data.len());
                 self.unit.extend_from_slice(&data[..take]);
@@ -290,7 +319,7 @@ impl DirFrames {
                     ctx.counters.incr(Counter::FramesTruncated);
                 }
                 let u = std::mem::take(&mut self.unit);
-                self.emit(ctx, unit, &u, total as u64);
+                self.emit(ctx, unit, &u, total as u64, data);
                 self.unit = u;
                 self.unit.clear();
                 self.total = None;
@@ -300,8 +329,9 @@ impl DirFrames {
     }
 
     /// The frames of one complete unit `u` (its first [`UNIT_LIMIT`] bytes) of
-    /// `total` bytes on the wire, in the order Suricata 7.0.10 creates them.
-    fn emit(&mut self, ctx: &mut AppCtx, unit: Unit, u: &[u8], total: u64) {
+    /// `total` bytes on the wire, in the order Suricata 7.0.10 creates them; `tail`:
+    /// the bytes after it in the current chunk.
+    fn emit(&mut self, ctx: &mut AppCtx, unit: Unit, u: &[u8], total: u64, tail: &[u8]) {
         let t = |p: RuleApp, n: &str| FrameType::lookup(p, n).unwrap_or_default();
         let off = self.unit_off;
         let at = |skip: u64| (Some(off + skip), total - skip);
@@ -331,6 +361,63 @@ impl DirFrames {
                     self.smb(ctx, &u[4..], off + 4, total - 4);
                 }
             }
+            Unit::Rpc => {
+                let pdu = t(RuleApp::Nfs, "rpc.pdu");
+                let kind = u
+                    .get(8..12)
+                    .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+                // A call to the client or a reply to the server (NFSv4 callbacks):
+                // Suricata 7.0.10 frames only its `rpc.pdu`, as long as the rest of the
+                // chunk the message started in (checked on nfs_tftp.pcap's TCP flow).
+                if kind == Some(u32::from(self.to_server)) && u.len() as u64 == total {
+                    let len = self.chunk_rest.max(u.len());
+                    let extra = (len - u.len()).min(tail.len());
+                    let b = [u, &tail[..extra]].concat();
+                    self.push(ctx, pdu, &b, (Some(off), b.len() as u64), None);
+                    return;
+                }
+                self.push(ctx, pdu, u, at(0), None);
+                self.rpc(ctx, u, 4, Some(off), total);
+            }
+        }
+    }
+
+    /// The parts of an ONC RPC message `m` (its kept bytes, `total` on the wire; the
+    /// message itself after `mark` bytes: 4 for a TCP record's mark, 0 in a datagram)
+    /// at stream offset `off` (`None`: a datagram), as Suricata 7.0.10 frames them
+    /// (checked on nfs_tftp.pcap and sv-ether.pcap's NFS over TCP): a reply's
+    /// `rpc.hdr` (the mark, xid and message type) and `rpc.data` (the rest); a call's
+    /// `rpc.creds` (flavor, length and body of its credentials).
+    fn rpc(&mut self, ctx: &mut AppCtx, m: &[u8], mark: usize, off: Option<u64>, total: u64) {
+        let t = |n: &str| FrameType::lookup(RuleApp::Nfs, n).unwrap_or_default();
+        let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        let at = |from: usize, len: u64| (off.map(|o| o + from as u64), len);
+        let Some(kind) = m.get(mark + 4..mark + 8).map(be32) else {
+            return;
+        };
+        match kind {
+            1 => {
+                let h = mark + 8;
+                self.push(ctx, t("rpc.hdr"), &m[..h], at(0, h as u64), None);
+                let rest = total.saturating_sub(h as u64);
+                self.push(ctx, t("rpc.data"), &m[h..], at(h, rest), None);
+            }
+            0 => {
+                // xid, type, RPC version, program, version, procedure: 24 bytes.
+                let c = mark + 24;
+                let Some(len) = m.get(c + 4..c + 8).map(be32) else {
+                    return;
+                };
+                let end = (c + 8).saturating_add(len as usize).min(m.len());
+                self.push(
+                    ctx,
+                    t("rpc.creds"),
+                    &m[c..end],
+                    at(c, (end - c) as u64),
+                    None,
+                );
+            }
+            _ => {}
         }
     }
 
@@ -470,7 +557,9 @@ impl FlowFrames {
         data: &[u8],
     ) {
         if let Some(u) = Unit::of(proto) {
-            self.dirs[dir.index()].stream(ctx, u, data);
+            let d = &mut self.dirs[dir.index()];
+            d.to_server = dir == Direction::ToServer;
+            d.stream(ctx, u, data);
         }
     }
 
@@ -524,6 +613,11 @@ impl FlowFrames {
                 d.push_dgram(ctx, t, payload);
             }
             AppProto::Sip => d.sip(ctx, dir, payload, ok),
+            AppProto::Nfs if ok => {
+                let t = FrameType::lookup(RuleApp::Nfs, "rpc.pdu").unwrap_or_default();
+                d.push_dgram(ctx, t, payload);
+                d.rpc(ctx, payload, 0, None, payload.len() as u64);
+            }
             _ => {}
         }
     }
@@ -935,6 +1029,76 @@ mod tests {
         );
     }
 
+    /// ONC RPC messages of NFS: a call's credentials, a reply's header and data, over
+    /// UDP and TCP (the record mark in the pdu and header); a reply to the server is
+    /// only a pdu, spanning the rest of its chunk.
+    #[test]
+    fn nfs_rpc_messages() {
+        let mut ctx = AppCtx::default();
+        let mut call = vec![0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0x86, 0xa3];
+        call.extend_from_slice(&[0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 4, 9, 9, 9, 9]);
+        call.extend_from_slice(&[0; 8]);
+        let reply = [0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 0, 5, 5];
+        let mut f = FlowFrames::default();
+        let (c, s) = (Direction::ToServer, Direction::ToClient);
+        f.datagram(&mut ctx, AppProto::Nfs, c, &call, true);
+        f.datagram(&mut ctx, AppProto::Nfs, s, &reply, true);
+        let all = |f: &FlowFrames, d| {
+            f.pending_frames(d)
+                .map(|(fr, b)| (fr.ty.name(), fr.stream_offset, fr.len, b.to_vec()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            all(&f, c),
+            [
+                ("nfs.rpc.pdu", None, 44, call.clone()),
+                ("nfs.rpc.creds", None, 12, call[24..36].to_vec()),
+            ]
+        );
+        assert_eq!(
+            all(&f, s),
+            [
+                ("nfs.rpc.pdu", None, 14, reply.to_vec()),
+                ("nfs.rpc.hdr", None, 8, reply[..8].to_vec()),
+                ("nfs.rpc.data", None, 6, reply[8..].to_vec()),
+            ]
+        );
+        // TCP: record marks; the client's reply (a callback's) is only its pdu, with
+        // the rest of the chunk.
+        let mut g = FlowFrames::default();
+        let rec = |m: &[u8]| [&(0x8000_0000u32 | m.len() as u32).to_be_bytes()[..], m].concat();
+        let chunk = [rec(&reply), rec(&call)].concat();
+        g.received(c, chunk.len() as u64);
+        g.stream(&mut ctx, AppProto::Nfs, c, &chunk);
+        let got: Vec<_> = all(&g, c)
+            .into_iter()
+            .map(|(n, o, l, _)| (n, o, l))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("nfs.rpc.pdu", Some(0), 66),
+                ("nfs.rpc.pdu", Some(18), 48),
+                ("nfs.rpc.creds", Some(46), 12),
+            ]
+        );
+        let r = rec(&reply);
+        g.received(s, r.len() as u64);
+        g.stream(&mut ctx, AppProto::Nfs, s, &r);
+        let got: Vec<_> = all(&g, s)
+            .into_iter()
+            .map(|(n, o, l, _)| (n, o, l))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("nfs.rpc.pdu", Some(0), 18),
+                ("nfs.rpc.hdr", Some(0), 12),
+                ("nfs.rpc.data", Some(12), 6),
+            ]
+        );
+    }
+
     #[test]
     fn recorded_types() {
         let t = |p, n| FrameType::lookup(p, n).unwrap();
@@ -943,6 +1107,8 @@ mod tests {
         assert!(recorded(t(RuleApp::Http1, "request")));
         assert!(recorded(t(RuleApp::Sip, "pdu")));
         assert!(!recorded(t(RuleApp::Mqtt, "pdu")));
+        assert!(recorded(t(RuleApp::Nfs, "rpc.creds")));
+        assert!(!recorded(t(RuleApp::Nfs, "nfs.pdu")));
         assert!(!recorded(FrameType::stream(RuleApp::Tls)));
     }
 }
