@@ -827,15 +827,23 @@ impl AppFlow {
             self.hold(ctx, dir, data);
             return;
         }
-        // Everything held for this direction, then the new bytes.
-        let mut first: Vec<u8> = Vec::new();
-        for (hd, b) in &self.held {
-            if *hd == dir {
-                first.extend_from_slice(b);
+        // Everything held for this direction, then the new bytes (copied together only
+        // when something is held).
+        let joined: Vec<u8>;
+        let first = if self.held.iter().any(|(hd, _)| *hd == dir) {
+            let mut v = Vec::new();
+            for (hd, b) in &self.held {
+                if *hd == dir {
+                    v.extend_from_slice(b);
+                }
             }
-        }
-        first.extend_from_slice(data);
-        match probe_tcp_ports(dir, &first, self.ports, ctx.config.opt_in) {
+            v.extend_from_slice(data);
+            joined = v;
+            &joined[..]
+        } else {
+            data
+        };
+        match probe_tcp_ports(dir, first, self.ports, ctx.config.opt_in) {
             Probe::Match(p) if self.wrong_first_direction(p, dir) => self.fail(ctx),
             Probe::Match(p) => {
                 self.set_proto(ctx, p);

@@ -120,6 +120,14 @@ pub trait Transaction {
     /// inspectable yet not at all). `b` is one of the protocol's buffers.
     fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8]));
 
+    /// Whether Suricata 7.0.10's multi-pattern matcher never finds a pattern in buffer
+    /// `b` of this transaction although its inspection reads it (HTTP/2 response
+    /// headers): a rule whose fast pattern lies in `b` then never matches the
+    /// transaction, as in Suricata. `false` by default.
+    fn prefilter_blind(&self, _b: BufferId) -> bool {
+        false
+    }
+
     /// For a protocol whose requests and responses are separate transactions (DNS):
     /// the key a response shares with its request (the DNS message id) and whether
     /// this transaction is the response. A `config: logging disable` match on the

@@ -154,11 +154,14 @@ fn app_records_match_suricata() {
     assert!((1..=2).contains(&tls), "tls parser errors {tls}");
     // Flows of the protocols only detected (SMTP) or framed (SMB records, DCERPC PDUs),
     // and HTTP/2 (prior knowledge), against Suricata's `app_layer.flow.*`: dcerpc_tcp 59,
-    // http2 10 as Suricata, smb 78 vs 77, smtp 51 vs 50, tls 103 vs 104. The TLS flow
+    // http2 10 as Suricata, smb 78 vs 77, smtp 51 vs 50, tls 102 vs 104. The TLS flows
     // less: 192.0.2.10:43210 -> 198.51.100.5:443 is replayed three times with the same
     // ISN and timestamps no later than the first copy's; Suricata 7.0.10 keeps all four
     // copies on one flow when run over them alone, and in its whole-capture run its
-    // flow manager happened to end the flow between copies.
+    // flow manager happened to end the flow between copies. 10.8.236.206:55418 ->
+    // 192.225.158.103:443 is TLS for neither: its SYN/ACK carries timestamps echoing a
+    // value to a SYN without them, refused as Suricata refuses it (`flow::tcp_paws`),
+    // the session stays in SYN_SENT (Suricata's reference: no TLS record, syn_sent).
     let flows = &stats["app_layer"]["flow"];
     println!("flows: {flows}");
     let smb = flows["smb"].as_u64().unwrap();
@@ -166,7 +169,7 @@ fn app_records_match_suricata() {
     assert_eq!(flows["dcerpc_tcp"], 59);
     assert_eq!(flows["http2"], 10);
     let tls = flows["tls"].as_u64().unwrap();
-    assert!((103..=104).contains(&tls), "tls flows {tls}");
+    assert!((102..=104).contains(&tls), "tls flows {tls}");
     let smtp = flows["smtp"].as_u64().unwrap();
     assert!((50..=51).contains(&smtp), "smtp flows {smtp}");
 }

@@ -13,7 +13,9 @@
 //! session with another acknowledgement). `data/stream-events.rules` has one rule per
 //! event name Suricata 7.0.10 knows (sid 9100 + its index); what Suricata wrote with
 //! them is `data/stream-events.suricata.txt`. `data/stream-window.pcap` holds crafted
-//! sessions for receive-window tracking and the closing states (written by
+//! sessions for receive-window tracking, the closing states, TCP timestamps (PAWS), bad
+//! window updates, retransmissions and SYNs in the closing states and four-way handshakes
+//! (written by
 //! `data/make-stream-window.py`, Suricata's records in
 //! `data/stream-window.suricata.txt`).
 //!
@@ -50,23 +52,9 @@ const NOT_RAISED: &[(&str, &str)] = &[
         "3whs_synack_tfo_data_ignored",
         "a Fast Open SYN/ACK's data is not tracked",
     ),
-    ("4whs_invalid_ack", "no four-way handshake states"),
-    ("4whs_synack_with_wrong_ack", "no four-way handshake states"),
-    ("4whs_synack_with_wrong_syn", "no four-way handshake states"),
-    ("4whs_wrong_seq", "no four-way handshake states"),
     (
         "est_ack_zwp_data",
         "zero-window probes are told, their ACKs are not followed",
-    ),
-    ("pkt_bad_window_update", "window updates are not classified"),
-    ("pkt_invalid_timestamp", "no TCP timestamp (PAWS) tracking"),
-    (
-        "pkt_retransmission",
-        "retransmissions are not classified as Suricata's pre-state checks do",
-    ),
-    (
-        "shutdown_syn_resend",
-        "its conditions could not be told from Suricata's runs",
     ),
     ("suspected_rst_inject", "no RST sequence validation"),
     (
@@ -395,10 +383,16 @@ fn window_and_closing_records_equal_suricatas_on_crafted_sessions() {
 /// The state each crafted session of `data/stream-window.pcap` ends in (the `tcp.state`
 /// of its EVE `flow` record, by client port), as Suricata 7.0.10 logged them: the
 /// closing states in Suricata's orientation (the server's FIN first: FIN_WAIT1), the
-/// refused packets leaving 40001-40004 and 40012 short of CLOSED.
+/// refused packets leaving 40001-40004 and 40012 short of CLOSED, and 40023 (a SYN/ACK
+/// refused for its timestamps) in SYN_SENT.
 const WINDOW_END_STATES: &str = "40001 fin_wait1 40002 fin_wait1 40003 established \
     40004 established 40005 closed 40006 closed 40007 closed 40008 closed 40009 closed \
-    40010 closed 40011 closed 40012 time_wait 40013 closed 40014 closed 40015 closed";
+    40010 closed 40011 closed 40012 time_wait 40013 closed 40014 closed 40015 closed \
+    40016 closed 40017 closed 40018 closed 40019 closed 40020 closed 40021 closed \
+    40022 closed 40023 syn_sent 40024 closed 40025 closed 40026 established \
+    40027 established 40028 closed 40029 closed 40030 closed 40031 closed \
+    40032 close_wait 40033 closed 40034 closed 40035 closed 40036 closed \
+    40037 closed 40038 closed 40039 closed";
 
 /// `port state` of each TCP `flow` record of an eve.json, sorted, space-separated.
 fn end_states(eve: &str) -> String {
@@ -448,8 +442,8 @@ fn crafted_sessions_end_in_suricatas_states() {
     }
 }
 
-/// The events the window tracking and the closing states raise, each present in
-/// `data/stream-window.pcap`.
+/// The events the window tracking, the closing states and the timestamps (PAWS) raise,
+/// each present in `data/stream-window.pcap`.
 const WINDOW_EVENTS: &[&str] = &[
     "est_packet_out_of_window",
     "est_invalid_ack",
@@ -474,6 +468,14 @@ const WINDOW_EVENTS: &[&str] = &[
     "timewait_invalid_ack",
     "timewait_ack_wrong_seq",
     "rst_invalid_ack",
+    "pkt_invalid_timestamp",
+    "pkt_bad_window_update",
+    "pkt_retransmission",
+    "4whs_synack_with_wrong_ack",
+    "4whs_synack_with_wrong_syn",
+    "4whs_wrong_seq",
+    "4whs_invalid_ack",
+    "shutdown_syn_resend",
 ];
 
 /// The records of a saved Suricata run (comment lines left out).

@@ -13,6 +13,15 @@ pub(crate) fn conflicting(name: &str) -> Refusal {
     failed(name, "rule mixes keywords with conflicting directions")
 }
 
+/// Whether a `flow:to_client` rule with the request-only buffer `name` is refused, as
+/// Suricata 7.0.10 refuses `flow:to_client; http.uri;` (the same message). Not for
+/// `krb5.cname`, `krb5.sname` and `mqtt.subscribe.topic`: Suricata loads those rules
+/// (`suricata -T`), its registered directions differ from Osprey's request-only model
+/// of these buffers there.
+pub(crate) fn refuses_to_client(name: &str) -> bool {
+    !matches!(name, "krb5.cname" | "krb5.sname" | "mqtt.subscribe.topic")
+}
+
 #[cfg(test)]
 mod tests {
     use crate::testutil::refused;
@@ -33,5 +42,23 @@ mod tests {
         assert!(!r("http.cookie", "http.uri"));
         assert!(!r("http.method", "http.uri"));
         assert!(!r("http.response_body", "http.stat_code"));
+    }
+
+    #[test]
+    fn to_client_rules_with_request_buffers() {
+        let r = |proto: &str, b: &str| {
+            refused(&format!(
+                "alert {proto} any any -> any any (flow:to_client; {b}; content:\"x\"; sid:1;)"
+            ))
+        };
+        // As `suricata -T` answers.
+        assert!(r("http", "http.uri"));
+        assert!(r("http", "http.request_header"));
+        assert!(r("dns", "dns.query"));
+        assert!(r("tls", "tls.sni"));
+        assert!(!r("krb5", "krb5.cname"));
+        assert!(!r("mqtt", "mqtt.subscribe.topic"));
+        assert!(!r("http", "http.response_header"));
+        assert!(!r("http", "http2.header_name"));
     }
 }

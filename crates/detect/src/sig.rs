@@ -214,6 +214,10 @@ pub(crate) struct Sig {
     pub vars: Vec<crate::vars::VarCond>,
     /// Fast pattern: slot, bytes, nocase.
     pub fp: Option<(Slot, Vec<u8>, bool)>,
+    /// The app-layer buffer of Suricata's fast pattern (`crate::mpm_blind`): a
+    /// transaction whose matcher cannot see it (`Transaction::prefilter_blind`) never
+    /// matches the rule.
+    pub mpm_buf: Option<app::BufferId>,
     /// Flowbits use, for ordering: 3 set only, 2 set and read, 1 read, 0 none.
     pub bits_rank: u8,
     /// IP-only rule: evaluated on the first packet of each flow direction.
@@ -371,6 +375,7 @@ pub(crate) fn compile(
         noalert: r.action == Action::Pass,
         vars: Vec::new(),
         fp: None,
+        mpm_buf: None,
         bits_rank: 0,
         iponly: false,
         like_iponly: false,
@@ -544,6 +549,8 @@ pub(crate) fn compile(
     };
     // Buffers.
     let mut app_dirs: Option<app::Direction> = None;
+    // A request-only buffer a `flow:to_client` rule may not use (`crate::app_dir`).
+    let mut strict_request = false;
     crate::tls_content::check(&r.buffers)?;
     for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
         crate::xform_check::check(bm)?;
@@ -590,6 +597,8 @@ pub(crate) fn compile(
             .map(crate::transform::compile)
             .collect::<Result<Vec<_>, _>>()?;
         let prog = program(&bm.matches, &mut vars, ab.def().uri)?;
+        strict_request |= ab.direction() == Some(app::Direction::ToServer)
+            && crate::app_dir::refuses_to_client(ab.name());
         if let Some(d) = ab.direction() {
             match app_dirs {
                 Some(x) if x != d => return Err(crate::app_dir::conflicting(bm.buffer.name())),
@@ -645,6 +654,11 @@ pub(crate) fn compile(
         if sig.flow.to_server && app_dirs == Some(app::Direction::ToClient) {
             return Err(failed("flow", "to_server rule with response buffers"));
         }
+        // Suricata 7.0.10 refuses the mirror case too ("mixes keywords with
+        // conflicting directions": `flow:to_client; http.uri;`).
+        if sig.flow.to_client && strict_request {
+            return Err(failed("flow", "to_client rule with request buffers"));
+        }
     }
     let tcp_capable =
         matches!(proto, ProtoM::Ip(_) | ProtoM::L4(ip_proto::TCP)) || sig.app_proto.is_some();
@@ -669,6 +683,9 @@ pub(crate) fn compile(
     if let Some((Slot::App(b), _, _)) = &mut sig.fp {
         *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);
     }
+    sig.mpm_buf = crate::mpm_blind::fast_pattern_buffer(r)
+        .and_then(app_buf)
+        .map(|b| crate::proto_buffer::resolve(b, sig.app_proto, None));
     // IP-only (Suricata's SignatureIsIPOnly): no buffers, no packet options, no `flow`
     // keyword (not even `flow:stateless`), only `flowbits:set`; then no negated address
     // (crate::iponly). Matched on the first packet of each direction.

@@ -34,6 +34,17 @@ pub(crate) struct TxSeen {
     pub body_cands: Vec<u32>,
 }
 
+impl Drop for TxSeen {
+    /// The lists go back to the worker's pool ([`crate::cand_pool`]).
+    fn drop(&mut self) {
+        for list in [&mut self.pkt_cands, &mut self.body_cands] {
+            if list.capacity() != 0 {
+                crate::cand_pool::give(std::mem::take(list));
+            }
+        }
+    }
+}
+
 /// Detection state of one flow. The engine keeps one beside each flow and passes it to
 /// every [`crate::Detector::inspect`] call for a packet of that flow.
 #[derive(Debug, Default, Clone)]
@@ -73,6 +84,14 @@ pub struct FlowDetect {
     /// The ids of the `flowint` variables set, in the order they were first set (EVE
     /// `metadata.flowints`).
     int_order: Vec<u32>,
+}
+
+impl Drop for FlowDetect {
+    /// The list of remembered transactions goes back to the worker's pool
+    /// ([`crate::cand_pool`]).
+    fn drop(&mut self) {
+        crate::cand_pool::give_seen(std::mem::take(&mut self.tx_seen));
+    }
 }
 
 impl FlowDetect {
@@ -255,6 +274,9 @@ impl FlowDetect {
                 self.tx_seen.swap_remove(i);
             }
         }
+        if self.tx_seen.capacity() == 0 {
+            self.tx_seen = crate::cand_pool::seen_list();
+        }
         self.tx_seen.push(seen);
     }
 
@@ -325,6 +347,10 @@ pub struct Scratch {
     pub(crate) pre_active: bool,
     /// Outcomes of the packet payload's `pcre` DFAs run elsewhere (`offload`).
     pub(crate) pcre_pre: PcrePre,
+    /// The packet and body candidate lists of a transaction's pass, before they are
+    /// copied into the lists the flow keeps ([`crate::cand_pool::refill`]).
+    pub(crate) pkt_tmp: Vec<u32>,
+    pub(crate) body_tmp: Vec<u32>,
 }
 
 /// Whether each `pcre` DFA run elsewhere matched one payload (Kargus §4.5): a regex whose
@@ -427,6 +453,8 @@ impl Scratch {
             pre_sigs: Vec::new(),
             pre_active: false,
             pcre_pre: PcrePre::default(),
+            pkt_tmp: Vec::new(),
+            body_tmp: Vec::new(),
         }
     }
 
@@ -553,11 +581,9 @@ mod tx_seen_tests {
     use super::*;
 
     fn seen(dir: u8, id: u64) -> TxSeen {
-        TxSeen {
-            dir,
-            id,
-            ..TxSeen::default()
-        }
+        let mut t = TxSeen::default();
+        (t.dir, t.id) = (dir, id);
+        t
     }
 
     #[test]

@@ -50,7 +50,7 @@ mod tests {
             }
         }
         assert!(
-            compile("engine-event", "pkt_invalid_timestamp")
+            compile("engine-event", "suspected_rst_inject")
                 .unwrap_err()
                 .unsupported
         );

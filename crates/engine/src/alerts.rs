@@ -390,7 +390,8 @@ impl AlertSink {
             metadata: &metadata,
             flowbits: &flowbits,
             target,
-            extra: &extra,
+            // Moved into the EVE record below instead (a copy per alert otherwise).
+            extra: &[],
             flow: origin
                 .flow
                 .as_ref()
@@ -417,7 +418,9 @@ impl AlertSink {
         if self.keep_blocked && record.action == "blocked" && self.blocked.is_none() {
             self.blocked = Some(blocked_part(&record.to_eve()));
         }
-        let mut eve = out.wants_alerts().then(|| record.to_eve());
+        let mut eve = out
+            .wants_alerts()
+            .then(|| record.to_eve_with(std::mem::take(&mut extra)));
         if let (Some(fd), Some(e)) = (flow_detect, eve.as_mut()) {
             crate::alert_vars::add(e, fd, det);
         }

@@ -178,6 +178,7 @@ pub fn packet_info<'a>(p: &Packet, buf: &'a [u8]) -> Option<PacketInfo<'a>> {
         window: p.window,
         tfo: crate::tfo::syn_has_tfo(p, buf),
         wscale: p.has(pf::TCP_WSCALE).then_some(p.tcp_wscale),
+        ts: crate::tcp_paws::timestamps(p, buf),
     });
     Some(PacketInfo {
         key,

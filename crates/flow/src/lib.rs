@@ -21,6 +21,7 @@ mod stream_pool;
 pub mod table;
 pub mod tcp;
 pub mod tcp_events;
+pub mod tcp_paws;
 pub mod tcp_window;
 pub mod tfo;
 pub mod tracker;

@@ -336,7 +336,8 @@ impl Reassembly {
                 std::mem::take(&mut self.segs),
             );
         } else if self.buf.capacity() > 2 * self.buf.len() + REGION {
-            self.buf.shrink_to(round_up(self.buf.len(), REGION));
+            let cap = round_up(self.buf.len(), REGION);
+            crate::stream_pool::shrink_bytes(&mut self.buf, cap);
         }
         if self.segs.capacity() > 4 * self.segs.len() + 8 {
             self.segs.shrink_to(self.segs.len() * 2);

@@ -3,11 +3,13 @@
 //! A stream ([`crate::reasm::Reassembly`]) frees its buffer whenever its consumers have
 //! taken everything it held, so that an idle flow holds no memory; the next segment
 //! then needs a new buffer and a new segment list, and the first few segments grow
-//! them. Those allocations have a few sizes (one to [`BUF_CLASSES`] regions of
-//! bytes, one to [`SEG_CLASSES`] ranges), so they are kept here for the next stream
-//! instead of going back to the allocator: every worker is one thread, so the pool is
-//! the worker's own and needs no lock. It is bounded ([`MAX_KEPT`] per size, under
-//! 1 MiB per thread in all); what does not fit is freed as before.
+//! them, and a buffer whose consumers caught up is shrunk again. Those allocations
+//! have a few sizes (one to [`BUF_CLASSES`] regions of bytes, one to [`SEG_CLASSES`]
+//! ranges), so they are kept here for the next stream (or the next shrink) instead of
+//! going back to the allocator: every worker is one thread, so the pool is the
+//! worker's own and needs no lock. It is bounded ([`MAX_KEPT`] per size up to
+//! [`SMALL_CLASSES`] regions, [`MAX_KEPT_LARGE`] per larger size: about 1 MiB of
+//! buffers per thread at most); what does not fit is freed as before.
 //!
 //! Capacities stay exactly what the stream asked for, so the memory accounting of the
 //! streams (`stream.reassembly.memcap`) does not change.
@@ -17,11 +19,25 @@ use std::cell::RefCell;
 use std::ops::Range;
 
 /// Byte buffers of 1..=this many regions are kept.
-const BUF_CLASSES: usize = 4;
+const BUF_CLASSES: usize = 8;
+/// Byte buffers of 1..=this many regions, and segment lists, are kept up to
+/// [`MAX_KEPT`] per size; larger buffers up to [`MAX_KEPT_LARGE`].
+const SMALL_CLASSES: usize = 4;
 /// Segment lists of capacity 1..=this are kept.
 const SEG_CLASSES: usize = 4;
-/// Most allocations kept per size and thread.
+/// Most allocations kept per size and thread (small sizes).
 const MAX_KEPT: usize = 64;
+/// Most byte buffers kept per size and thread over [`SMALL_CLASSES`] regions.
+const MAX_KEPT_LARGE: usize = 16;
+
+/// Most byte buffers of class `c` (`c + 1` regions) kept.
+fn max_kept(c: usize) -> usize {
+    if c < SMALL_CLASSES {
+        MAX_KEPT
+    } else {
+        MAX_KEPT_LARGE
+    }
+}
 
 #[derive(Default)]
 struct Pool {
@@ -72,6 +88,28 @@ pub(crate) fn grow_bytes(v: &mut Vec<u8>, cap: usize) {
     give(std::mem::replace(v, new), Vec::new());
 }
 
+/// Gives `v` a capacity of exactly `cap` (at least its length, less than its
+/// capacity), as `shrink_to(cap)` would, taking a kept buffer of that size when there
+/// is one (the old one is then kept when it has a size the pool keeps, else freed).
+pub(crate) fn shrink_bytes(v: &mut Vec<u8>, cap: usize) {
+    let cap = cap.max(v.len());
+    if v.capacity() <= cap {
+        return;
+    }
+    let kept = buf_class(cap).and_then(|c| {
+        POOL.try_with(|p| p.try_borrow_mut().ok()?.bufs[c].pop())
+            .ok()
+            .flatten()
+    });
+    match kept {
+        Some(mut new) => {
+            new.extend_from_slice(v);
+            give(std::mem::replace(v, new), Vec::new());
+        }
+        None => v.shrink_to(cap),
+    }
+}
+
 /// [`grow_bytes`] for a segment list.
 pub(crate) fn grow_segs(v: &mut Vec<Range<u64>>, cap: usize) {
     if v.capacity() >= cap {
@@ -96,7 +134,7 @@ pub(crate) fn give(mut buf: Vec<u8>, mut seg: Vec<Range<u64>>) {
     let _ = POOL.try_with(|p| {
         let mut p = p.borrow_mut();
         if let Some(c) = buf_class(buf.capacity()) {
-            if p.bufs[c].len() < MAX_KEPT {
+            if p.bufs[c].len() < max_kept(c) {
                 buf.clear();
                 p.bufs[c].push(buf);
             }
@@ -148,8 +186,43 @@ mod tests {
         let mut big = Vec::new();
         grow_bytes(&mut big, 5 * REGION + 1);
         assert_eq!(big.capacity(), 5 * REGION + 1);
+        let mut huge = Vec::new();
+        grow_bytes(&mut huge, (BUF_CLASSES + 1) * REGION);
+        give(huge, Vec::new());
+        POOL.with(|p| assert!(p.borrow().bufs.iter().all(|b| b.len() <= MAX_KEPT)));
         let mut many = Vec::new();
         grow_segs(&mut many, 7);
         assert_eq!(many.capacity(), 7);
+    }
+
+    #[test]
+    fn shrinking_takes_a_kept_buffer_and_keeps_the_old_one() {
+        // Nothing kept yet: the buffer shrinks in place, to exactly the size asked.
+        let mut b = Vec::new();
+        grow_bytes(&mut b, 6 * REGION);
+        b.extend_from_slice(b"held");
+        shrink_bytes(&mut b, 2 * REGION);
+        assert_eq!((&b[..], b.capacity()), (&b"held"[..], 2 * REGION));
+        // A kept buffer of the size asked: taken, the old one kept in its place.
+        let mut k = Vec::new();
+        grow_bytes(&mut k, REGION);
+        let ptr = k.as_ptr();
+        give(k, Vec::new());
+        shrink_bytes(&mut b, REGION);
+        assert_eq!(
+            (&b[..], b.capacity(), b.as_ptr()),
+            (&b"held"[..], REGION, ptr)
+        );
+        POOL.with(|p| assert_eq!(p.borrow().bufs[1].len(), 1));
+        // Never below the length, never a growth.
+        shrink_bytes(&mut b, 0);
+        assert_eq!((&b[..], b.capacity()), (&b"held"[..], 4));
+        shrink_bytes(&mut b, REGION);
+        assert_eq!(b.capacity(), 4);
+        // Larger sizes are kept up to their own bound.
+        for _ in 0..MAX_KEPT_LARGE + 4 {
+            give(Vec::with_capacity(7 * REGION), Vec::new());
+        }
+        POOL.with(|p| assert_eq!(p.borrow().bufs[6].len(), MAX_KEPT_LARGE));
     }
 }

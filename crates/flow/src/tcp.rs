@@ -23,6 +23,9 @@ pub struct TcpHeader {
     /// The window-scale option's shift, when the header carries one (only a SYN's or
     /// a SYN/ACK's counts, see [`crate::tcp_window`]).
     pub wscale: Option<u8>,
+    /// The timestamp option (value, echo reply), when the header carries one (see
+    /// [`crate::tcp_paws`]).
+    pub ts: Option<(u32, u32)>,
 }
 
 impl TcpHeader {
@@ -140,6 +143,10 @@ pub struct Half {
     /// SYN's or SYN/ACK's window-scale option when both handshake packets carry one,
     /// else 0.
     pub wscale: u8,
+    /// The timestamp this sender last sent on a packet without payload (or on its
+    /// handshake packet), when the session checks timestamps (see
+    /// [`crate::tcp_paws`]); 0: not checked.
+    pub last_ts: u32,
 }
 
 impl Half {
@@ -178,6 +185,9 @@ pub(crate) const H_CONFIRMED: u8 = 16;
 pub(crate) const H_WSCALE: u8 = 32;
 /// [`Half::win`] came from a packet after the handshake: it is scaled.
 pub(crate) const H_SCALED: u8 = 64;
+/// This sender's SYN or SYN/ACK carried the timestamp option (both: the session checks
+/// timestamps, see [`crate::tcp_paws`]).
+pub(crate) const H_TS: u8 = 128;
 
 /// Session state, inline in the flow entry (about 44 bytes).
 #[derive(Clone, Copy, Debug, Default)]
@@ -271,17 +281,24 @@ impl TcpSession {
         let fin = h.flags & FIN != 0;
         let di = d.index();
         let oi = d.reverse().index();
-        if crate::tcp_events::check(self, cfg, d, h, payload_len, &mut st.events)
+        // Timestamps first, except in SYN_SENT: a SYN/ACK's acknowledgement is checked
+        // before its timestamps (sv-ether 100.73.5.8:45511).
+        let syn_sent = self.state == TcpState::SynSent;
+        if (!syn_sent && crate::tcp_paws::check(self, d, h, payload_len, &mut st.events))
+            || crate::tcp_events::check(self, cfg, d, h, payload_len, &mut st.events)
+            || (syn_sent && crate::tcp_paws::check(self, d, h, payload_len, &mut st.events))
             || crate::tcp_window::check(self, cfg, d, h, payload_len, base, &mut st.events)
         {
             return st;
         }
+        crate::tcp_paws::update(self, d, h, payload_len);
         let before = self.state;
         match self.state {
             TcpState::None => {
                 if syn && !ack && !rst {
                     self.set_isn(d, h.seq);
                     crate::tcp_window::syn(self, d, h);
+                    crate::tcp_paws::syn(self, d, h);
                     self.state = TcpState::SynSent;
                     st.created = true;
                     // TCP Fast Open: data on a SYN with the TFO option.
@@ -322,6 +339,7 @@ impl TcpSession {
                         self.half[oi].last_ack = h.ack;
                         self.half[oi].flags |= H_ACKED;
                         crate::tcp_window::synack(self, d, h);
+                        crate::tcp_paws::synack(self, d, h);
                         self.state = TcpState::SynRecv;
                     }
                     return st;
@@ -348,14 +366,46 @@ impl TcpSession {
                     // ACK (sequence taken from that ACK) leaves the SYN pending, and the
                     // retransmitted SYN then opens the session.
                     return st;
-                } else if syn && !ack && d == Direction::ToClient {
+                } else if syn && !ack && d == Direction::ToClient && !rst {
+                    // The server's own SYN: a four-way handshake (its sequence space
+                    // starts here; the client's SYN/ACK answers it).
+                    self.set_isn(d, h.seq);
                     self.half[di].flags |= H_SYN;
+                    crate::tcp_window::syn(self, d, h);
+                    crate::tcp_paws::syn(self, d, h);
+                    return st;
+                } else if syn
+                    && ack
+                    && d == Direction::ToServer
+                    && !rst
+                    && self.half[oi].flags & H_SYN != 0
+                {
+                    // The client's SYN/ACK of a four-way handshake (`tcp_events` checked
+                    // that it acknowledges the server's SYN).
+                    self.half[oi].last_ack = h.ack;
+                    self.half[oi].flags |= H_ACKED;
+                    crate::tcp_window::synack(self, d, h);
+                    crate::tcp_paws::synack(self, d, h);
+                    self.state = TcpState::SynRecv;
+                    return st;
                 } else if syn && !ack && d == Direction::ToServer {
                     // Retransmitted SYN: as Suricata, the session keeps the first
                     // SYN's ISN (a SYN/ACK answering another one has the wrong ack).
                     st.accept_data = payload_len > 0 && h.tfo && h.seq == self.half[di].isn;
                     return st;
                 }
+            }
+            // Four-way handshake: the server's ACK of the client's SYN/ACK.
+            TcpState::SynRecv
+                if self.half[di].flags & H_SYN != 0
+                    && !self.midstream
+                    && ack
+                    && !syn
+                    && !rst
+                    && d == Direction::ToClient =>
+            {
+                self.state = TcpState::Established;
+                st.established = true;
             }
             TcpState::SynRecv
                 if ack
@@ -529,6 +579,7 @@ mod tests {
             window: 65535,
             tfo: false,
             wscale: None,
+            ts: None,
         }
     }
 

@@ -18,9 +18,17 @@
 //!   sequence number and a wrong acknowledgement (`3whs_right_seq_wrong_ack_evasion`)
 //!   or both wrong (`3whs_wrong_seq_wrong_ack`), a one-sided client's ACK out of
 //!   sequence (`3whs_async_wrong_seq`);
+//! * **four-way handshake** (SYN, the server's SYN, the client's SYN/ACK, the server's
+//!   ACK): a client SYN/ACK that does not acknowledge the server's SYN
+//!   (`4whs_synack_with_wrong_ack`) or does not repeat the client's SYN
+//!   (`4whs_synack_with_wrong_syn`), a server ACK whose sequence number does not follow
+//!   its SYN (`4whs_wrong_seq`) or that acknowledges more than the client's SYN
+//!   (`pkt_invalid_ack`, `4whs_invalid_ack`) (make-stream-window.py 40033-40036);
 //! * **established**: a SYN or SYN/ACK again (`est_syn_resend`,
 //!   `est_syn_resend_diff_seq`, `est_syn_toclient`, `est_synack_toserver`,
 //!   `est_synack_resend`, `est_synack_resend_with_diff_ack`/`_diff_seq`);
+//! * **closing** (FIN_WAIT1 to TIME_WAIT): the client's SYN that starts no new session
+//!   or the server's SYN/ACK (`shutdown_syn_resend`; refused);
 //! * **any state from SYN_RECV on**: a payload whose every byte its receiver had
 //!   already acknowledged (`pkt_spurious_retransmission`; in SYN_RECV the packet is
 //!   then ignored, as Suricata ignores it, elsewhere Osprey's tracker still takes its
@@ -80,8 +88,17 @@ pub(crate) fn check(
     match s.state {
         TcpState::SynSent => {
             if syn && ack {
-                // Not after a SYN from the server (a four-way handshake).
+                // After a SYN from the server (a four-way handshake), the client's
+                // SYN/ACK must acknowledge it and repeat the client's SYN.
                 if to_server && sv.flags & crate::tcp::H_SYN != 0 {
+                    if h.ack != sv.isn.wrapping_add(1) {
+                        ev.set(E::FourwhsSynackWithWrongAck);
+                        return true;
+                    }
+                    if h.seq != c.isn {
+                        ev.set(E::FourwhsSynackWithWrongSyn);
+                        return true;
+                    }
                     return false;
                 }
                 if to_server {
@@ -98,6 +115,30 @@ pub(crate) fn check(
                 return true;
             } else if !syn && spurious(s.half[d.index()], h, payload_len) {
                 ev.set(E::PktSpuriousRetransmission);
+            }
+            false
+        }
+        // Four-way handshake: the server's ACK of the client's SYN/ACK completes it. Its
+        // sequence number must follow the server's SYN (the SYN's own is ignored) and
+        // it may acknowledge nothing past the client's SYN.
+        TcpState::SynRecv
+            if !s.midstream
+                && sv.flags & crate::tcp::H_SYN != 0
+                && !to_server
+                && ack
+                && !syn
+                && !fin =>
+        {
+            if h.seq != sv.isn.wrapping_add(1) {
+                if h.seq != sv.isn {
+                    ev.set(E::FourwhsWrongSeq);
+                }
+                return true;
+            }
+            if seq_gt(h.ack, c.next_seq) {
+                ev.set(E::PktInvalidAck);
+                ev.set(E::FourwhsInvalidAck);
+                return true;
             }
             false
         }
@@ -159,6 +200,22 @@ pub(crate) fn check(
             });
             true
         }
+        // Once a side closed: the client's SYN or the server's SYN/ACK again, unless the
+        // SYN starts a new session on the tuple (make-stream-window.py 40037-40039).
+        TcpState::FinWait1
+        | TcpState::FinWait2
+        | TcpState::CloseWait
+        | TcpState::Closing
+        | TcpState::LastAck
+        | TcpState::TimeWait
+            if syn && !fin =>
+        {
+            if (to_server && !ack && !s.syn_reuses(d, h.seq)) || (!to_server && ack) {
+                ev.set(E::ShutdownSynResend);
+                return true;
+            }
+            false
+        }
         // A FIN with SYN is the FIN handling's (`tcp_window`).
         TcpState::Established if syn && !fin => {
             ev.set(match (ack, to_server) {
@@ -176,16 +233,24 @@ pub(crate) fn check(
             true
         }
         _ => {
-            // A keep-alive (one byte or none just before the next sequence number) is
-            // not a spurious retransmission (make-stream-window.py e2).
-            let snd = s.half[d.index()];
-            let keepalive = payload_len <= 1 && h.seq == snd.next_seq.wrapping_sub(1);
-            if !keepalive && spurious(snd, h, payload_len) {
+            if spurious_not_keepalive(s.half[d.index()], h, payload_len) {
                 ev.set(E::PktSpuriousRetransmission);
             }
             false
         }
     }
+}
+
+/// [`spurious`], unless a keep-alive (one byte or none just before the next sequence
+/// number: make-stream-window.py e2).
+#[inline]
+pub(crate) fn spurious_not_keepalive(
+    sender: crate::tcp::Half,
+    h: &TcpHeader,
+    payload_len: usize,
+) -> bool {
+    let keepalive = payload_len <= 1 && h.seq == sender.next_seq.wrapping_sub(1);
+    !keepalive && spurious(sender, h, payload_len)
 }
 
 /// A packet whose payload its receiver had all acknowledged already (Suricata's
@@ -214,6 +279,7 @@ mod tests {
             window: 1000,
             tfo: false,
             wscale: None,
+            ts: None,
         }
     }
 
@@ -370,6 +436,44 @@ mod tests {
     }
 
     #[test]
+    fn syn_again_once_a_side_closed() {
+        // make-stream-window.py 40037-40039.
+        let closing = |fin_from: Direction| {
+            let mut s = syn_recv();
+            step(&mut s, TS, hdr(101, 501, ACK), 0);
+            let h = if fin_from == TS {
+                hdr(101, 501, ACK | FIN)
+            } else {
+                hdr(501, 101, ACK | FIN)
+            };
+            step(&mut s, fin_from, h, 0);
+            s
+        };
+        let mut s = closing(TC);
+        assert_eq!(s.state, TcpState::FinWait1);
+        assert!(only(
+            step(&mut s, TS, hdr(100, 0, SYN), 0),
+            E::ShutdownSynResend
+        ));
+        assert!(only(
+            step(&mut s, TS, hdr(7777, 0, SYN), 0),
+            E::ShutdownSynResend
+        ));
+        let e = step(&mut s, TC, hdr(500, 101, SYN | ACK), 0);
+        assert!(only(e, E::ShutdownSynResend));
+        assert_eq!(s.state, TcpState::FinWait1);
+        // CLOSE_WAIT: the same SYN again is one; another starts a new session.
+        let mut s = closing(TS);
+        assert_eq!(s.state, TcpState::CloseWait);
+        assert!(only(
+            step(&mut s, TS, hdr(100, 0, SYN), 0),
+            E::ShutdownSynResend
+        ));
+        let st = s.step(&TcpConfig::default(), TS, &hdr(9000, 0, SYN), 0);
+        assert!(st.reuse && st.events.is_empty());
+    }
+
+    #[test]
     fn any_state_broken_ack_and_rst_data() {
         let mut s = syn_recv();
         step(&mut s, TS, hdr(101, 501, ACK), 0);
@@ -406,5 +510,49 @@ mod tests {
         step(&mut s, TS, hdr(1000, 0, SYN), 0);
         assert!(step(&mut s, TC, hdr(3000, 0, SYN), 0).is_empty());
         assert!(step(&mut s, TS, hdr(1000, 3001, SYN | ACK), 0).is_empty());
+        assert_eq!(s.state, TcpState::SynRecv);
+        let st = s.step(&TcpConfig::default(), TC, &hdr(3001, 1001, ACK), 0);
+        assert!(st.established && st.events.is_empty());
+        let st = s.step(&TcpConfig::default(), TS, &hdr(1001, 3001, ACK | PSH), 5);
+        assert!(st.accept_data && st.events.is_empty());
+    }
+
+    #[test]
+    fn four_way_handshake_checks() {
+        // make-stream-window.py 40033-40036.
+        let four = || {
+            let mut s = TcpSession::default();
+            step(&mut s, TS, hdr(1000, 0, SYN), 0);
+            step(&mut s, TC, hdr(3000, 0, SYN), 0);
+            s
+        };
+        let mut s = four();
+        let e = step(&mut s, TS, hdr(1000, 3005, SYN | ACK), 0);
+        assert!(only(e, E::FourwhsSynackWithWrongAck));
+        let e = step(&mut s, TS, hdr(1007, 3001, SYN | ACK), 0);
+        assert!(only(e, E::FourwhsSynackWithWrongSyn));
+        assert_eq!(s.state, TcpState::SynSent);
+        assert!(step(&mut s, TS, hdr(1000, 3001, SYN | ACK), 0).is_empty());
+        assert_eq!(s.state, TcpState::SynRecv);
+        assert!(only(
+            step(&mut s, TC, hdr(3002, 1001, ACK), 0),
+            E::FourwhsWrongSeq
+        ));
+        assert!(only(
+            step(&mut s, TC, hdr(2999, 1001, ACK), 0),
+            E::FourwhsWrongSeq
+        ));
+        // The SYN's own sequence number: ignored without an event.
+        assert!(step(&mut s, TC, hdr(3000, 1001, ACK), 0).is_empty());
+        let e = step(&mut s, TC, hdr(3001, 1002, ACK), 0);
+        assert!(e.has(E::PktInvalidAck) && e.has(E::FourwhsInvalidAck) && e.iter().count() == 2);
+        assert_eq!(s.state, TcpState::SynRecv);
+        // An older acknowledgement is taken, in inline mode too.
+        let inline = TcpConfig {
+            inline: true,
+            ..TcpConfig::default()
+        };
+        let st = s.step(&inline, TC, &hdr(3001, 900, ACK), 0);
+        assert!(st.established && st.events.is_empty());
     }
 }

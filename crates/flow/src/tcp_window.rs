@@ -37,7 +37,14 @@
 //!   sender's next (`closing_ack_wrong_seq`, `timewait_ack_wrong_seq`), invalid ACK
 //!   numbers (`closing_invalid_ack`, `timewait_invalid_ack`); LAST_ACK: the same for
 //!   the client's ACKs only (`lastack_ack_wrong_seq`, `lastack_invalid_ack`);
-//! * any of these states: a RST with an invalid ACK number (`rst_invalid_ack`).
+//! * from FIN_WAIT1 on (LAST_ACK: the client's packets): a payload that ends at or
+//!   before its sender's next sequence number (`pkt_retransmission`, the packet is
+//!   then checked as any other; make-stream-window.py 40031);
+//! * any of these states: a RST with an invalid ACK number (`rst_invalid_ack`); an
+//!   ACK (without FIN) ahead of its sender's next sequence number that acknowledges
+//!   data the other side never sent and whose window ends before the other side's
+//!   `next_win` (`pkt_bad_window_update`: the right edge would move back; make-stream-
+//!   window.py 40040 to 40059).
 //!
 //! Every such packet is refused, as Suricata's state functions refuse it (in IDS mode
 //! too): it changes no state and gives its stream no data. Sessions picked up
@@ -139,12 +146,10 @@ pub(crate) fn check(
     if !tracked(s, cfg) {
         return false;
     }
-    let end = h.seq.wrapping_add(len as u32);
-    // Without a stream yet, the sender's first sequence number is the base.
-    let base = base.unwrap_or(s.half[d.index()].isn.wrapping_add(1));
-    if len > 0 && h.flags & flags::RST == 0 && !seq_gt(end, base) {
+    if released(s, d, h, len, base) {
         return true;
     }
+    let end = h.seq.wrapping_add(len as u32);
     let (di, oi) = (d.index(), d.reverse().index());
     let to_server = d == Direction::ToServer;
     let ackf = h.flags & flags::ACK != 0;
@@ -156,6 +161,16 @@ pub(crate) fn check(
     }
     if syn && !fin {
         return false;
+    }
+    // Ahead of its sender's next sequence number, acknowledging data the other side
+    // never sent, and pulling the right edge of the sender's receive window back before
+    // what the other side may already send (Suricata's bad window update).
+    if ackf && !fin && seq_gt(h.seq, snd.next_seq) && seq_gt(h.ack, rcv.next_seq) {
+        let edge = h.ack.wrapping_add(u32::from(h.window) << snd.wscale);
+        if seq_gt(rcv.next_win, edge) {
+            ev.set(E::PktBadWindowUpdate);
+            return true;
+        }
     }
     // A FIN before what its sender sent or past what it may send; its own FIN again
     // is no anomaly (sv-ether 127.0.0.1:33734, a capture with every packet twice).
@@ -170,6 +185,20 @@ pub(crate) fn check(
     let before_last_ack = !keepalive && seq_gt(snd.last_ack, end);
     let past_win = seq_gt(end, snd.next_win);
     let wrong_seq = h.seq != snd.next_seq;
+    // Data its sender had all sent before, once a side closed (Suricata's retransmission
+    // check of its closing states; the packet goes on to the state's checks). LAST_ACK
+    // checks the client's packets only.
+    let closing = matches!(
+        s.state,
+        TcpState::FinWait1
+            | TcpState::FinWait2
+            | TcpState::CloseWait
+            | TcpState::Closing
+            | TcpState::TimeWait
+    ) || (s.state == TcpState::LastAck && to_server);
+    if closing && len > 0 && !seq_gt(end, snd.next_seq) {
+        ev.set(E::PktRetransmission);
+    }
     match s.state {
         TcpState::Established if fin => {
             if fin_oow {
@@ -271,6 +300,15 @@ pub(crate) fn check(
     }
 }
 
+/// Whether the payload of `h` (direction `d`, `len` bytes) ends at or before `base`,
+/// where its sender's stream was consumed up to (its first sequence number when
+/// `None`): bytes long released, which Suricata skips before the checks of an
+/// established or closing session.
+fn released(s: &TcpSession, d: Direction, h: &TcpHeader, len: usize, base: Option<u32>) -> bool {
+    let base = base.unwrap_or(s.half[d.index()].isn.wrapping_add(1));
+    len > 0 && h.flags & flags::RST == 0 && !seq_gt(h.seq.wrapping_add(len as u32), base)
+}
+
 /// When `bad`, raises `pkt_invalid_ack` and `state_event`: the packet is refused.
 fn invalid(bad: bool, state_event: E, ev: &mut StreamEvents) -> bool {
     if bad {
@@ -296,6 +334,7 @@ mod tests {
             window,
             tfo: false,
             wscale: None,
+            ts: None,
         }
     }
 
@@ -504,6 +543,67 @@ mod tests {
             s.step(&TcpConfig::default(), TS, &hdr(1002, 5002, ACK, 1000), 0)
                 .closed
         );
+    }
+
+    #[test]
+    fn bad_window_updates_are_refused() {
+        // make-stream-window.py 40040 to 40059: after 10 bytes each way, the server
+        // may send up to 6001 (its next_win).
+        let first = |h: TcpHeader, d: Direction| {
+            let mut s = session(None, None, 1000, 1000);
+            step(&mut s, TS, hdr(1001, 5001, ACK | PSH, 1000), 10);
+            step(&mut s, TC, hdr(5001, 1011, ACK | PSH, 1000), 10);
+            let st = s.step(&TcpConfig::default(), d, &h, 0);
+            (st.events, st.accept_data, s)
+        };
+        let (e, _, s) = first(hdr(1500, 5100, ACK, 100), TS);
+        assert!(only(e, &[E::PktBadWindowUpdate]));
+        assert_eq!(s.half[0].next_seq, 1011);
+        // The edge just before 6001, with an ACK of one unseen byte: refused.
+        assert!(only(
+            first(hdr(1500, 5012, ACK, 988), TS).0,
+            &[E::PktBadWindowUpdate]
+        ));
+        // The edge at 6001, a FIN, an ACK of seen data, the sender's next sequence
+        // number: no event.
+        assert!(first(hdr(1500, 5012, ACK, 989), TS).0.is_empty());
+        assert!(first(hdr(1500, 5100, ACK | FIN, 100), TS).0.is_empty());
+        assert!(first(hdr(1500, 5011, ACK, 100), TS).0.is_empty());
+        assert!(first(hdr(1011, 5100, ACK, 100), TS).0.is_empty());
+        // The server's side the same way.
+        assert!(only(
+            first(hdr(5500, 1100, ACK, 100), TC).0,
+            &[E::PktBadWindowUpdate]
+        ));
+    }
+
+    #[test]
+    fn retransmissions_once_a_side_closed() {
+        // make-stream-window.py 40031: the client closed, the server resends.
+        let mut s = session(None, None, 1000, 1000);
+        step(&mut s, TS, hdr(1001, 5001, ACK | FIN, 1000), 0);
+        assert_eq!(s.state, TcpState::CloseWait);
+        assert!(step(&mut s, TC, hdr(5001, 1002, ACK | PSH, 1000), 10).is_empty());
+        let e = step(&mut s, TC, hdr(5001, 1002, ACK | PSH, 1000), 10);
+        assert!(only(e, &[E::PktRetransmission]));
+        let e = step(&mut s, TC, hdr(5005, 1002, ACK | PSH, 1000), 6);
+        assert!(only(e, &[E::PktRetransmission]));
+        // Past the next sequence number, or without payload: none.
+        assert!(step(&mut s, TC, hdr(5005, 1002, ACK | PSH, 1000), 10).is_empty());
+        assert!(step(&mut s, TC, hdr(5005, 1002, ACK, 1000), 0).is_empty());
+        // The client's data again in CLOSE_WAIT too.
+        let e = step(&mut s, TS, hdr(1001, 5001, ACK, 1000), 1);
+        assert!(e.has(E::PktRetransmission));
+        // Established: a retransmission is no event.
+        let mut s = session(None, None, 1000, 1000);
+        step(&mut s, TS, hdr(1001, 5001, ACK | PSH, 1000), 10);
+        assert!(step(&mut s, TS, hdr(1001, 5001, ACK | PSH, 1000), 10).is_empty());
+        // LAST_ACK: not the server's.
+        step(&mut s, TS, hdr(1011, 5001, ACK | FIN, 1000), 0);
+        step(&mut s, TC, hdr(5001, 1012, ACK | PSH, 1000), 10);
+        step(&mut s, TC, hdr(5011, 1012, ACK | FIN, 1000), 0);
+        assert_eq!(s.state, TcpState::LastAck);
+        assert!(step(&mut s, TC, hdr(5001, 1012, ACK | PSH, 1000), 10).is_empty());
     }
 
     #[test]

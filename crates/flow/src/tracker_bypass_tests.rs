@@ -26,6 +26,7 @@ fn pkt(to_server: bool, seq: u32, ack: u32, f: u8, payload: &[u8], ts: u64) -> P
             window: 65535,
             tfo: false,
             wscale: None,
+            ts: None,
         }),
         payload,
     }

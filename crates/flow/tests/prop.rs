@@ -154,7 +154,7 @@ proptest! {
             let k = FlowKey::v4([10, 0, 0, *flow], 1000 + *flow as u16, [10, 0, 1, 1], 80, 6);
             let key = if *dir { k } else { k.reversed() };
             // Keep sequence numbers near each other so streams really build up.
-            let p = PacketInfo { key, ts_us: i as u64 * 1000, len: 40, tcp: Some(TcpHeader { seq: seq % 5000, ack: ack % 5000, flags: fl & (SYN | ACK | FIN | RST | PSH), window: 1000, tfo: false, wscale: None }), payload };
+            let p = PacketInfo { key, ts_us: i as u64 * 1000, len: 40, tcp: Some(TcpHeader { seq: seq % 5000, ack: ack % 5000, flags: fl & (SYN | ACK | FIN | RST | PSH), window: 1000, tfo: false, wscale: None, ts: None }), payload };
             if let Some(u) = t.packet(&p) {
                 for s in [u.app, u.raw] {
                     for piece in s.pieces() {

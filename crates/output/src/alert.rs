@@ -237,6 +237,16 @@ pub use app::log::ip_string;
 impl AlertRecord<'_> {
     /// The EVE JSON object of this alert.
     pub fn to_eve(&self) -> Value {
+        self.to_eve_with(
+            self.extra
+                .iter()
+                .map(|(name, value)| (*name, value.clone())),
+        )
+    }
+
+    /// [`AlertRecord::to_eve`] with the extra objects `extra` (moved into the record,
+    /// not copied) in place of [`AlertRecord::extra`].
+    pub fn to_eve_with<'b>(&self, extra: impl IntoIterator<Item = (&'b str, Value)>) -> Value {
         let mut o = Map::new();
         crate::eve::Header {
             ts_secs: self.ts_secs,
@@ -293,8 +303,8 @@ impl AlertRecord<'_> {
         if let Some(t) = &self.tunnel {
             o.insert("tunnel".into(), t.to_eve());
         }
-        for (name, value) in self.extra {
-            o.insert((*name).to_string(), value.clone());
+        for (name, value) in extra {
+            o.insert(name.to_string(), value);
         }
         if let Some(app) = self.app_proto {
             o.insert("app_proto".into(), app.into());
@@ -394,6 +404,26 @@ pub(crate) mod tests {
         let mut r = record();
         r.pcap_cnt = None;
         assert!(r.to_eve().get("pcap_cnt").is_none());
+    }
+
+    #[test]
+    fn extra_objects_moved_in_write_what_copies_write() {
+        let extra = [
+            (
+                "http",
+                serde_json::json!({"hostname": "a.example", "url": "/x"}),
+            ),
+            ("files", serde_json::json!([{"filename": "f"}])),
+        ];
+        let mut r = record();
+        r.extra = &extra;
+        let copied = r.to_eve();
+        assert_eq!(copied["http"]["hostname"], "a.example");
+        let mut moved_in = record();
+        moved_in.extra = &[];
+        let moved = moved_in.to_eve_with(extra.iter().cloned());
+        assert_eq!(copied.to_string(), moved.to_string());
+        assert!(moved_in.to_eve().get("http").is_none());
     }
 
     #[test]

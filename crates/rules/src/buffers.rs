@@ -159,6 +159,20 @@ define_buffers! {
 }
 
 impl Buffer {
+    /// Whether each use of the sticky buffer keyword starts a list of its own, which
+    /// may match another instance of the multi-buffer than the rule's other lists of
+    /// the same buffer (Suricata 7's multiple buffer matching:
+    /// `http.request_header; content:"Host: "; http.request_header; content:"Accept: ";`
+    /// matches two different headers). Checked against Suricata 7.0.10 for these
+    /// buffers (`cli/tests/keywords_request_header.rs`); the other multi-buffers still
+    /// gather every use of their keyword in one list.
+    pub fn list_per_keyword(self) -> bool {
+        matches!(
+            self,
+            Buffer::HttpRequestHeader | Buffer::HttpResponseHeader | Buffer::Http2HeaderName
+        )
+    }
+
     /// The buffer a Snort-style content modifier (`content:"x"; http_uri;`) moves the
     /// preceding content to.
     pub fn from_content_modifier(kw: &str) -> Option<Buffer> {

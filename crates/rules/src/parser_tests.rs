@@ -202,6 +202,19 @@ fn snort_modifiers_and_sticky_buffers_map_to_one_model() {
         r#"http.uri; content:"a"; http.host; content:"b"; http.uri; content:"c"; distance:0;"#,
     ));
     assert_eq!(x.matches_in(Buffer::HttpUri).count(), 2);
+    assert_eq!(x.buffers.len(), 2);
+    // A multi-buffer whose every keyword starts its own list (each may match another
+    // header): three lists, the transformed one too.
+    let x = ok(&r(
+        r#"http.request_header; content:"a"; http.uri; content:"u"; http.request_header; content:"b"; http.request_header; to_lowercase; content:"c";"#,
+    ));
+    let lists: Vec<_> = x
+        .buffers
+        .iter()
+        .filter(|b| b.buffer == Buffer::HttpRequestHeader)
+        .map(|b| (b.matches.len(), b.transforms.len()))
+        .collect();
+    assert_eq!(lists, [(1, 0), (1, 0), (1, 1)]);
 }
 
 #[test]

@@ -154,8 +154,30 @@ pub enum DnsError {
 
 /// Reads a (possibly compressed) name at `pos`; returns it and the offset after it in
 /// the original position's sequence.
-pub fn parse_name(msg: &[u8], mut pos: usize) -> Result<(Vec<u8>, usize), DnsError> {
-    let mut name = Vec::new();
+pub fn parse_name(msg: &[u8], pos: usize) -> Result<(Vec<u8>, usize), DnsError> {
+    // Built in a per-thread buffer, then copied once at its final length (growing the
+    // name label by label took a few allocations per name, and left slack).
+    let done = NAME_SCRATCH.try_with(|n| {
+        let mut n = n.try_borrow_mut().ok()?;
+        Some(parse_name_into(msg, pos, &mut n).map(|end| (n.to_vec(), end)))
+    });
+    match done.ok().flatten() {
+        Some(r) => r,
+        None => {
+            let mut name = Vec::new();
+            parse_name_into(msg, pos, &mut name).map(|end| (name, end))
+        }
+    }
+}
+
+thread_local! {
+    /// Where [`parse_name`] builds a name (at most [`MAX_NAME`] bytes).
+    static NAME_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`parse_name`] into `name` (emptied first); returns the offset after the name.
+fn parse_name_into(msg: &[u8], mut pos: usize, name: &mut Vec<u8>) -> Result<usize, DnsError> {
+    name.clear();
     let mut end = None;
     let mut jumps = 0;
     loop {
@@ -163,7 +185,7 @@ pub fn parse_name(msg: &[u8], mut pos: usize) -> Result<(Vec<u8>, usize), DnsErr
         match len & 0xc0 {
             0x00 => {
                 if len == 0 {
-                    return Ok((name, end.unwrap_or(pos + 1)));
+                    return Ok(end.unwrap_or(pos + 1));
                 }
                 let l = usize::from(len);
                 let label = msg.get(pos + 1..pos + 1 + l).ok_or(DnsError::Truncated)?;

@@ -47,6 +47,58 @@ pub(crate) fn codings(value: &[u8], limit: usize) -> Vec<Coding> {
     v
 }
 
+/// Most inflate states kept per thread for the next compressed body (each holds its
+/// 32 KiB window and tables, about 43 KiB).
+const MAX_KEPT_INFLATERS: usize = 4;
+
+thread_local! {
+    /// Inflate states of finished bodies (every worker is one thread). Boxed as the
+    /// layers hold them: they move between the two without being copied or reboxed.
+    #[allow(clippy::vec_box)]
+    static INFLATERS: std::cell::RefCell<Vec<Box<Decompress>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// An inflate state that goes back to the thread's kept ones when the layer leaves
+/// the inflate phase or is dropped, so a compressed body does not allocate one. (Only
+/// its drop takes the state out.)
+struct Inflater(Option<Box<Decompress>>);
+
+impl Inflater {
+    /// A fresh state (a kept one reset, else a new one), with or without the zlib
+    /// header.
+    fn new(zlib: bool) -> Self {
+        let kept = INFLATERS
+            .try_with(|k| k.try_borrow_mut().ok()?.pop())
+            .ok()
+            .flatten();
+        Inflater(Some(match kept {
+            Some(mut d) => {
+                // flate2: the same as replacing it with a freshly made state.
+                d.reset(zlib);
+                d
+            }
+            None => Box::new(Decompress::new(zlib)),
+        }))
+    }
+}
+
+impl Drop for Inflater {
+    fn drop(&mut self) {
+        let Some(d) = self.0.take() else {
+            return;
+        };
+        // During thread teardown the kept states may be gone: it is then freed.
+        let _ = INFLATERS.try_with(|k| {
+            if let Ok(mut k) = k.try_borrow_mut() {
+                if k.len() < MAX_KEPT_INFLATERS {
+                    k.push(d);
+                }
+            }
+        });
+    }
+}
+
 /// Where one layer is.
 enum Phase {
     /// Collecting the first bytes to pick the format.
@@ -54,7 +106,7 @@ enum Phase {
     /// Collecting a gzip header of unknown length.
     GzipHeader(Vec<u8>),
     /// Inflating.
-    Inflate(Box<Decompress>),
+    Inflate(Inflater),
     /// A gzip stream ended: its trailer (CRC-32 and size) is being collected to check
     /// it against the output.
     Trailer(Vec<u8>),
@@ -246,7 +298,7 @@ impl Layer {
                             self.mismatch = MISMATCH;
                             self.guessed = true;
                         }
-                        self.phase = Phase::Inflate(Box::new(Decompress::new(zlib)));
+                        self.phase = Phase::Inflate(Inflater::new(zlib));
                         if self.inflate(&head, out, limit) {
                             return true;
                         }
@@ -274,7 +326,7 @@ impl Layer {
                             let rest = buf.split_off(n);
                             // Bytes of `input` past what was taken belong after `rest`.
                             input = &input[take..];
-                            self.phase = Phase::Inflate(Box::new(Decompress::new(false)));
+                            self.phase = Phase::Inflate(Inflater::new(false));
                             if self.inflate(&rest, out, limit) {
                                 return true;
                             }
@@ -299,7 +351,7 @@ impl Layer {
     }
 
     fn inflate(&mut self, mut input: &[u8], out: &mut Vec<u8>, limit: usize) -> bool {
-        let Phase::Inflate(z) = &mut self.phase else {
+        let Phase::Inflate(Inflater(Some(z))) = &mut self.phase else {
             return false;
         };
         let mut scratch = [0u8; SCRATCH];
@@ -390,9 +442,13 @@ fn push_room(out: &mut Vec<u8>, data: &[u8], limit: usize) {
     out.extend_from_slice(&data[..data.len().min(room)]);
 }
 
+/// The most output space a [`Decoder`] keeps between calls.
+const KEEP_TMP: usize = 16 << 10;
+
 /// A chain of decoders for one body.
 pub(crate) struct Decoder {
     layers: Vec<Layer>,
+    /// Output space of the layers, kept between calls up to [`KEEP_TMP`] bytes.
     tmp: Vec<u8>,
 }
 
@@ -416,7 +472,10 @@ impl Decoder {
     /// layer found corrupt data after producing output.
     pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
         let mut corrupt = false;
-        let mut cur: Vec<u8> = input.to_vec();
+        // The first layer reads `input` itself; each layer writes into the kept `tmp`
+        // buffer, which then holds the next layer's input (no copy of `input`, no
+        // allocation per chunk once `tmp` has grown).
+        let mut cur: Vec<u8> = Vec::new();
         let n = self.layers.len();
         for (i, layer) in self.layers.iter_mut().enumerate() {
             self.tmp.clear();
@@ -427,10 +486,16 @@ impl Decoder {
             } else {
                 room.saturating_add(1 << 16)
             };
-            corrupt |= layer.feed(&cur, &mut self.tmp, cap);
+            let src: &[u8] = if i == 0 { input } else { &cur };
+            corrupt |= layer.feed(src, &mut self.tmp, cap);
             std::mem::swap(&mut cur, &mut self.tmp);
         }
-        push_room(out, &cur, out.len() + room);
+        push_room(out, if n == 0 { input } else { &cur }, out.len() + room);
+        // The decoder keeps one buffer, as before: the last layer's output's, while it
+        // is small (a flow waiting for more body holds no large buffer).
+        if cur.capacity() <= KEEP_TMP {
+            self.tmp = cur;
+        }
         corrupt
     }
 
@@ -498,6 +563,36 @@ mod tests {
         let r = room - out.len().min(room);
         d.finish(&mut out, r);
         out
+    }
+
+    #[test]
+    fn kept_inflate_states_decode_the_next_bodies_as_fresh_ones() {
+        let kept = || INFLATERS.with(|k| k.borrow().len());
+        let text: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        // A body cut off mid-stream leaves its state dirty; it is kept on drop.
+        let g = gz(&text);
+        let _ = run(&[Coding::Gzip], &g[..g.len() / 2], 100, usize::MAX);
+        assert_eq!(kept(), 1);
+        // The next bodies (gzip, zlib, raw deflate) take it, reset, and decode right.
+        for (c, data) in [
+            (Coding::Gzip, gz(&text)),
+            (Coding::Deflate, zl(&text)),
+            (Coding::Deflate, raw(&text)),
+        ] {
+            assert_eq!(run(&[c], &data, 333, usize::MAX), text);
+            assert_eq!(kept(), 1);
+        }
+        // Bounded: many layers alive at once give back at most the bound.
+        let mut many: Vec<Decoder> = (0..MAX_KEPT_INFLATERS + 3)
+            .map(|_| Decoder::new(&[Coding::Gzip]))
+            .collect();
+        let mut out = Vec::new();
+        for d in &mut many {
+            d.feed(&g[..40], &mut out, usize::MAX);
+        }
+        assert_eq!(kept(), 0);
+        drop(many);
+        assert_eq!(kept(), MAX_KEPT_INFLATERS);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! - [`state`]: the per-flow streaming state machine ([`HttpState`]);
 //! - [`tx`]: transactions and their buffers ([`HttpTx`]);
 //! - `probe`: protocol detection (request methods, `HTTP/`);
+//! - `header_bufs`: the `http.request_header`/`http.response_header` multi-buffers;
 //! - `proto`: the buffer table and the protocol contract ([`crate::Protocol`],
 //!   [`crate::Transaction`]);
 //! - [`log`]: the EVE `http` object.
@@ -18,6 +19,7 @@ mod connect;
 pub(crate) mod decompress;
 mod events;
 pub(crate) mod files;
+mod header_bufs;
 pub mod log;
 pub(crate) mod multipart;
 pub mod parser;

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::header_bufs::{self, Side};
 use super::{HttpBuffer, HttpState, HttpTx, Progress, ALL_BUFFERS};
 use crate::buffers::BufferDef;
 use crate::flow::AppState;
@@ -14,7 +15,8 @@ const C: Option<Direction> = Some(Direction::ToClient);
 
 /// HTTP's inspection buffers: [`ALL_BUFFERS`] in order (the local index of a
 /// [`BufferId`] is the index there), then `file.data` (the body of the rule's
-/// direction) and `http2.header_name` (HTTP/2 only).
+/// direction), `http2.header_name` (HTTP/2 only) and the header multi-buffers
+/// `http.request_header`/`http.response_header` (`header_bufs.rs`).
 pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("http.method", S),
     BufferDef::new("http.uri", S).uri(),
@@ -44,8 +46,25 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("http.location", C),
     BufferDef::new("http.start", None),
     BufferDef::new("file.data", None).file(),
-    BufferDef::new("http2.header_name", S).multi(),
+    // Request names only (`http2::keywords::header_names`), but a rule may pair it
+    // with response buffers or `flow:to_client`: Suricata 7.0.10 loads those rules.
+    BufferDef::new("http2.header_name", None).multi(),
+    BufferDef::new("http.request_header", S).multi(),
+    BufferDef::new("http.response_header", C).multi(),
 ];
+
+/// The local index of `http.request_header` in [`BUFFERS`] (`http.response_header`
+/// follows it).
+const REQUEST_HEADER: usize = ALL_BUFFERS.len() + 2;
+
+/// The header multi-buffer a local index names, if it names one.
+fn header_side(local: usize) -> Option<Side> {
+    match local.checked_sub(REQUEST_HEADER)? {
+        0 => Some(Side::Request),
+        1 => Some(Side::Response),
+        _ => None,
+    }
+}
 
 pub(crate) use super::events::EVENTS;
 
@@ -152,6 +171,9 @@ impl Transaction for HttpTx {
         if b.local() == ALL_BUFFERS.len() + 1 {
             return crate::http2::keywords::header_names(self, dir, f);
         }
+        if let Some(side) = header_side(b.local()) {
+            return header_bufs::each(self, side, dir, f);
+        }
         let h = match ALL_BUFFERS.get(b.local()) {
             Some(h) => *h,
             // `file.data`: the body of the direction.
@@ -163,6 +185,10 @@ impl Transaction for HttpTx {
         if let Some(x) = self.buffer(h, dir) {
             f(x)
         }
+    }
+
+    fn prefilter_blind(&self, b: BufferId) -> bool {
+        header_side(b.local()).is_some_and(|side| header_bufs::prefilter_blind(self, side))
     }
 
     /// The `http2.*` keywords (HTTP/2 transactions only).
@@ -192,7 +218,11 @@ mod tests {
 
     #[test]
     fn table_follows_all_buffers() {
-        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 2);
+        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 4);
+        assert_eq!(BUFFERS[REQUEST_HEADER].name, "http.request_header");
+        assert_eq!(BUFFERS[REQUEST_HEADER + 1].name, "http.response_header");
+        assert_eq!(header_side(REQUEST_HEADER + 1), Some(Side::Response));
+        assert_eq!(header_side(REQUEST_HEADER - 1), None);
         for (d, h) in BUFFERS.iter().zip(ALL_BUFFERS) {
             assert_eq!(d.name, h.name());
             assert_eq!(d.dir, h.direction());

@@ -703,8 +703,7 @@ impl HttpState {
             Direction::ToServer => {
                 if tx.host.is_none() {
                     if let Some(h) = tx.request.header("host") {
-                        let raw = h[host_range(h)].to_vec();
-                        tx.host = Some(normalize_host(&raw));
+                        tx.host = Some(normalize_host(&h[host_range(h)]));
                         tx.port = host_port(h);
                         tx.host_raw = Some(h.to_vec());
                     }

@@ -2,6 +2,30 @@
 //! and issuer, serial, SHA-1 fingerprint and validity.
 
 use sha1::{Digest, Sha1};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// Certificates remembered per thread (see [`CertInfo::parse_cached`]).
+const CACHE_ENTRIES: usize = 32;
+/// Certificates longer than this are parsed every time, never remembered, so the cache
+/// holds at most `CACHE_ENTRIES * CACHE_MAX_DER` bytes of DER (256 KiB) per thread.
+const CACHE_MAX_DER: usize = 8 * 1024;
+
+/// The facts of the certificates this thread parsed last: servers present the same
+/// certificate to every client, and parsing one (x509-parser's extension and name
+/// tables, the formatted names) costs about a hundred allocations. Every worker is one
+/// thread, so the cache is the worker's own and needs no lock.
+#[derive(Default)]
+struct Cache {
+    /// The DER bytes and their facts, the next one replaced at `next`.
+    entries: Vec<(Vec<u8>, Arc<CertInfo>)>,
+    /// Where the next new certificate goes once the cache is full (oldest first).
+    next: usize,
+}
+
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
+}
 
 /// The logged facts of one DER certificate.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,6 +87,42 @@ impl CertInfo {
             not_after: time(validity.not_after),
         })
     }
+
+    /// [`CertInfo::parse`], shared: a certificate this thread parsed recently (the same
+    /// DER bytes) is not parsed again, its facts are shared.
+    pub fn parse_cached(der: &[u8]) -> Option<Arc<CertInfo>> {
+        let hit = CACHE
+            .try_with(|c| {
+                c.try_borrow().ok().and_then(|c| {
+                    c.entries
+                        .iter()
+                        .find(|(d, _)| d.as_slice() == der)
+                        .map(|(_, info)| Arc::clone(info))
+                })
+            })
+            .ok()
+            .flatten();
+        if hit.is_some() {
+            return hit;
+        }
+        let info = Arc::new(CertInfo::parse(der)?);
+        if der.len() <= CACHE_MAX_DER {
+            let _ = CACHE.try_with(|c| {
+                let Ok(mut c) = c.try_borrow_mut() else {
+                    return;
+                };
+                let entry = (der.to_vec(), Arc::clone(&info));
+                if c.entries.len() < CACHE_ENTRIES {
+                    c.entries.push(entry);
+                } else {
+                    let i = c.next;
+                    c.entries[i] = entry;
+                    c.next = (i + 1) % CACHE_ENTRIES;
+                }
+            });
+        }
+        Some(info)
+    }
 }
 
 #[cfg(test)]
@@ -94,5 +154,33 @@ mod tests {
         assert_eq!(c.not_before, "2021-12-26T00:39:18");
         assert_eq!(c.not_after, "2024-12-25T00:39:18");
         assert!(CertInfo::parse(&certs[0][..100]).is_none());
+    }
+
+    #[test]
+    fn the_cache_shares_a_certificate_parsed_before_and_stays_bounded() {
+        let flight = include_bytes!("testdata/sliver_server_flight.bin");
+        let certs = super::super::parser::certificates(&flight[75 + 5 + 4..]).unwrap();
+        let a = CertInfo::parse_cached(certs[0]).unwrap();
+        let b = CertInfo::parse_cached(certs[0]).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(*a, CertInfo::parse(certs[0]).unwrap());
+        assert!(CertInfo::parse_cached(&certs[0][..100]).is_none());
+        // Other certificates (the same one with a changed signature byte) push it out
+        // once the cache is full, oldest first; the cache never holds more.
+        for i in 0..CACHE_ENTRIES {
+            let mut der = certs[0].to_vec();
+            let n = der.len();
+            der[n - 1 - i % 200] ^= 1 + (i / 200) as u8;
+            let c = CertInfo::parse_cached(&der).unwrap();
+            assert_eq!(c.subject, a.subject);
+        }
+        CACHE.with(|c| {
+            let c = c.borrow();
+            assert_eq!(c.entries.len(), CACHE_ENTRIES);
+            assert!(c.entries.iter().all(|(d, _)| d.as_slice() != certs[0]));
+        });
+        let c = CertInfo::parse_cached(certs[0]).unwrap();
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(*a, *c);
     }
 }

@@ -46,8 +46,11 @@ fn join<T: Copy + Into<u32>>(out: &mut String, vals: &[T], skip_grease: bool) {
 
 /// The JA3 of a ClientHello.
 pub fn ja3(ch: &ClientHello<'_>) -> Ja3 {
-    let mut s = ch.version.to_string();
-    s.push(',');
+    use std::fmt::Write;
+    // Room for every value (at most 5 digits and a separator each): one allocation.
+    let values = ch.ciphers.len() + ch.extensions.len() + ch.curves.len();
+    let mut s = String::with_capacity(6 * (values + ch.point_formats.len()) + 10);
+    let _ = write!(s, "{},", ch.version);
     join(&mut s, &ch.ciphers, true);
     s.push(',');
     join(&mut s, &ch.extensions, true);
@@ -60,7 +63,9 @@ pub fn ja3(ch: &ClientHello<'_>) -> Ja3 {
 
 /// The JA3S of a ServerHello.
 pub fn ja3s(sh: &ServerHello) -> Ja3 {
-    let mut s = format!("{},{},", sh.version, sh.cipher);
+    use std::fmt::Write;
+    let mut s = String::with_capacity(6 * sh.extensions.len() + 14);
+    let _ = write!(s, "{},{},", sh.version, sh.cipher);
     join(&mut s, &sh.extensions, true);
     Ja3::new(s)
 }

@@ -140,6 +140,9 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
         version,
         ..Default::default()
     };
+    // Every list below is sized once from its byte length (pushes grew each a few
+    // times per ClientHello).
+    ch.ciphers.reserve_exact(suites.b.len() / 2);
     while let Some(c) = suites.u16() {
         ch.ciphers.push(c);
     }
@@ -147,6 +150,8 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
         return Some(ch);
     }
     let mut ext = Reader { b: r.vec16()? };
+    // At most one extension per 4 bytes (the list lives only as long as the hello).
+    ch.extensions.reserve_exact(ext.b.len() / 4);
     while !ext.b.is_empty() {
         let t = ext.u16()?;
         let data = ext.vec16()?;
@@ -165,6 +170,7 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
             }
             10 => {
                 let mut list = Reader { b: d.vec16()? };
+                ch.curves.reserve_exact(list.b.len() / 2);
                 while let Some(v) = list.u16() {
                     ch.curves.push(v);
                 }
@@ -175,6 +181,7 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
                 let mut list = Reader {
                     b: d.vec16().unwrap_or_default(),
                 };
+                ch.signature_algorithms.reserve_exact(list.b.len() / 2);
                 while let Some(v) = list.u16() {
                     ch.signature_algorithms.push(v);
                 }
@@ -189,6 +196,7 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
             }
             43 => {
                 let mut list = Reader { b: d.vec8()? };
+                ch.supported_versions.reserve_exact(list.b.len() / 2);
                 while let Some(v) = list.u16() {
                     ch.supported_versions.push(v);
                 }
@@ -224,6 +232,7 @@ pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
         return Some(sh);
     }
     let mut ext = Reader { b: r.vec16()? };
+    sh.extensions.reserve_exact(ext.b.len() / 4);
     while !ext.b.is_empty() {
         let t = ext.u16()?;
         let data = ext.vec16()?;

@@ -13,6 +13,7 @@ use super::parser::{
 };
 use crate::util::push_capped;
 use crate::{AppCtx, Counter, Direction};
+use std::sync::Arc;
 
 /// The handshake message kinds `ssl_state` tells apart (bits of its values).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,10 +64,9 @@ pub struct TlsState {
     client_versions: Vec<u16>,
     sni: Option<Vec<u8>>,
     server_version: Option<u16>,
-    cert_subject: Option<String>,
-    cert_issuer: Option<String>,
-    /// Serial, fingerprint and validity of the server's first certificate.
-    cert: Option<Box<CertInfo>>,
+    /// Subject, issuer, serial, fingerprint and validity of the server's first
+    /// certificate (shared with the thread's other flows that saw the same one).
+    cert: Option<Arc<CertInfo>>,
     /// The ClientHello's JA3.
     ja3: Option<Ja3>,
     /// The ServerHello's JA3S.
@@ -131,12 +131,12 @@ impl TlsState {
 
     /// `tls.cert_subject` of the server's first certificate.
     pub fn cert_subject(&self) -> Option<&str> {
-        self.cert_subject.as_deref()
+        self.cert.as_deref().map(|c| c.subject.as_str())
     }
 
     /// `tls.cert_issuer` of the server's first certificate.
     pub fn cert_issuer(&self) -> Option<&str> {
-        self.cert_issuer.as_deref()
+        self.cert.as_deref().map(|c| c.issuer.as_str())
     }
 
     /// Serial, fingerprint and validity of the server's first certificate.
@@ -263,12 +263,7 @@ impl TlsState {
         // Suricata's parser returns "incomplete" (and so skips its end-of-call checks)
         // when the input ends inside a record whose header it has read.
         let inside_record = s.rec.len() >= 5 && record_header(&s.rec).is_some();
-        if !s.lost
-            && !self.error
-            && !inside_record
-            && self.cert_subject.is_some()
-            && self.cert_issuer.is_some()
-        {
+        if !s.lost && !self.error && !inside_record && self.cert.is_some() {
             self.hs_done = true;
         }
     }
@@ -446,10 +441,8 @@ impl TlsState {
                 self.cert_seen = true;
                 match certificates(body) {
                     Some(certs) => {
-                        if let Some(c) = certs.first().and_then(|c| CertInfo::parse(c)) {
-                            self.cert_subject = Some(c.subject.clone());
-                            self.cert_issuer = Some(c.issuer.clone());
-                            self.cert = Some(Box::new(c));
+                        if let Some(c) = certs.first().and_then(|c| CertInfo::parse_cached(c)) {
+                            self.cert = Some(c);
                         }
                         self.certs = certs.into_iter().map(<[u8]>::to_vec).collect();
                     }

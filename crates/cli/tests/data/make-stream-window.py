@@ -22,10 +22,13 @@ def csum(data):
     return ~s & 0xFFFF
 
 
-def frame(src, dst, sport, dport, seq, ack, flags, win, payload=b"", wscale=None):
+def frame(src, dst, sport, dport, seq, ack, flags, win, payload=b"", wscale=None, ts=None):
     opts = b""
     if wscale is not None:
         opts = bytes([1, 3, 3, wscale])
+    if ts is not None:
+        # NOP, NOP, timestamps (value, echo reply).
+        opts += struct.pack("!BBBBII", 1, 1, 8, 10, ts[0] & 0xFFFFFFFF, ts[1] & 0xFFFFFFFF)
     off = (20 + len(opts)) // 4
     tcp = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
                       off << 4, flags, win, 0, 0) + opts + payload
@@ -44,11 +47,13 @@ class Session:
     def __init__(self, out, port):
         self.out, self.port = out, port
 
-    def c(self, seq, ack, flags, win=1024, data=b"", wscale=None):
-        self.out.append(frame(CLIENT, SERVER, self.port, 80, seq, ack, flags, win, data, wscale))
+    def c(self, seq, ack, flags, win=1024, data=b"", wscale=None, ts=None):
+        self.out.append(
+            frame(CLIENT, SERVER, self.port, 80, seq, ack, flags, win, data, wscale, ts))
 
-    def s(self, seq, ack, flags, win=1024, data=b"", wscale=None):
-        self.out.append(frame(SERVER, CLIENT, 80, self.port, seq, ack, flags, win, data, wscale))
+    def s(self, seq, ack, flags, win=1024, data=b"", wscale=None, ts=None):
+        self.out.append(
+            frame(SERVER, CLIENT, 80, self.port, seq, ack, flags, win, data, wscale, ts))
 
     def handshake(self, cw=None, sw=None, cwin=1024, swin=1024):
         self.c(1000, 0, SYN, cwin, wscale=cw)
@@ -245,7 +250,261 @@ def scenarios():
     s.c(1015, 5001, ACK | FIN, 1000)
     s.s(5001, 1016, ACK | FIN, 1000)
     s.c(1016, 5002, ACK, 1000)
+    paws(out)
+    bad_window_updates(out)
+    retransmissions(out)
+    four_way_handshakes(out)
+    shutdown_syns(out)
     return out
+
+
+def shutdown_syns(out):
+    """Sessions 40037-40039: shutdown_syn_resend, a SYN again once a side closed."""
+    # 40037: FIN_WAIT1 (the server's FIN): the client's SYN, with its ISN and another,
+    # and the server's SYN/ACK again.
+    s = Session(out, 40037)
+    s.handshake(swin=1000, cwin=1000)
+    s.s(5001, 1001, ACK | FIN, 1000)
+    s.c(1000, 0, SYN, 1000)
+    s.c(7777, 0, SYN, 1000)
+    s.s(5000, 1001, SYN | ACK, 1000)
+    s.c(1001, 5002, ACK | FIN, 1000)
+    s.s(5002, 1002, ACK, 1000)
+    # 40038: CLOSE_WAIT (the client's FIN): the client's SYN with its ISN.
+    s = Session(out, 40038)
+    s.handshake(swin=1000, cwin=1000)
+    s.c(1001, 5001, ACK | FIN, 1000)
+    s.c(1000, 0, SYN, 1000)
+    s.s(5001, 1002, ACK | FIN, 1000)
+    s.c(1002, 5002, ACK, 1000)
+    # 40039: TIME_WAIT: the client's SYN with its ISN.
+    s = Session(out, 40039)
+    s.handshake(swin=1000, cwin=1000)
+    s.s(5001, 1001, ACK | FIN, 1000)
+    s.c(1001, 5002, ACK | FIN, 1000)
+    s.c(1000, 0, SYN, 1000)
+    s.s(5002, 1002, ACK, 1000)
+
+
+def four_way_handshakes(out):
+    """Sessions 40033-40036: SYN, the server's SYN, the client's SYN/ACK, the server's
+    ACK, each with its wrong variants refused first."""
+    def syns(port):
+        s = Session(out, port)
+        s.c(1000, 0, SYN)
+        s.s(3000, 0, SYN)
+        return s
+
+    def rest(s):
+        s.c(1001, 3001, ACK | PSH, data=b"x" * 5)
+        s.s(3001, 1006, ACK | FIN)
+        s.c(1006, 3002, ACK | FIN)
+        s.s(3002, 1007, ACK)
+
+    # 40033: the client's SYN/ACK acknowledges something else than the server's SYN,
+    # then repeats another SYN; the right one follows.
+    s = syns(40033)
+    s.c(1000, 3005, SYN | ACK)
+    s.c(1007, 3001, SYN | ACK)
+    s.c(1000, 3001, SYN | ACK)
+    s.s(3001, 1001, ACK)
+    rest(s)
+    # 40034: the server's ACK with wrong sequence numbers (the SYN's own: no event).
+    s = syns(40034)
+    s.c(1000, 3001, SYN | ACK)
+    s.s(3009, 1001, ACK)
+    s.s(2999, 1001, ACK)
+    s.s(3000, 1001, ACK)
+    s.s(3001, 1001, ACK)
+    rest(s)
+    # 40035: the server's ACK acknowledges more than the client's SYN; an older
+    # acknowledgement completes the handshake.
+    s = syns(40035)
+    s.c(1000, 3001, SYN | ACK)
+    s.s(3001, 1002, ACK)
+    s.s(3001, 1500, ACK)
+    s.s(3001, 900, ACK)
+    rest(s)
+    # 40036: no anomaly.
+    s = syns(40036)
+    s.c(1000, 3001, SYN | ACK)
+    s.s(3001, 1001, ACK)
+    rest(s)
+
+
+def retransmissions(out):
+    """Session 40031: pkt_retransmission, raised once a side closed."""
+    s = Session(out, 40031)
+    s.handshake(swin=1000, cwin=1000)
+    s.c(1001, 5001, ACK | PSH, 1000, data=b"a" * 10)
+    s.c(1001, 5001, ACK | PSH, 1000, data=b"a" * 10)
+    s.c(1011, 5001, ACK | FIN, 1000)
+    s.c(1001, 5001, ACK | PSH, 1000, data=b"a" * 10)
+    s.s(5001, 1012, ACK | PSH, 1000, data=b"b" * 10)
+    s.s(5001, 1012, ACK | PSH, 1000, data=b"b" * 10)
+    s.s(5005, 1012, ACK | PSH, 1000, data=b"b" * 6)
+    s.s(5005, 1012, ACK | PSH, 1000, data=b"b" * 10)
+    s.s(5005, 1012, ACK, 1000)
+    s.c(1012, 5015, ACK, 1000)
+    s.s(5015, 1012, ACK | FIN, 1000)
+    s.c(1012, 5016, ACK, 1000)
+
+
+def ts_handshake(s, cts=100, sts=500, ack_ts=None):
+    """A handshake whose SYN and SYN/ACK carry timestamps (None: no option)."""
+    s.c(1000, 0, SYN, ts=None if cts is None else (cts, 0))
+    s.s(5000, 1001, SYN | ACK, ts=None if sts is None else (sts, cts or 0))
+    s.c(1001, 5001, ACK, ts=(ack_ts if ack_ts is not None else (cts or 0) + 1, sts or 0))
+
+
+def paws(out):
+    """Sessions 40016-40023 and 40030: TCP timestamps (PAWS, pkt_invalid_timestamp)."""
+    # 40016: a value before the sender's last is refused (data, a pure ACK, a RST,
+    # the value 0); a packet without the option is not checked.
+    s = Session(out, 40016)
+    ts_handshake(s)
+    s.c(1001, 5001, ACK | PSH, data=b"a" * 10, ts=(102, 500))
+    s.c(1011, 5001, ACK | PSH, data=b"b" * 10, ts=(50, 500))
+    s.c(1011, 5001, ACK | PSH, data=b"c" * 10)
+    s.c(1021, 5001, ACK | PSH, data=b"d" * 10, ts=(0, 500))
+    s.c(1021, 5001, ACK | PSH, data=b"e" * 10, ts=(102, 500))
+    s.s(5001, 1031, ACK, ts=(501, 102))
+    s.s(5001, 1031, ACK, ts=(400, 102))
+    s.s(5001, 1031, ACK | RST, ts=(300, 102))
+    s.c(1031, 5001, ACK | FIN, ts=(103, 501))
+    s.s(5001, 1032, ACK | FIN, ts=(502, 103))
+    s.c(1032, 5002, ACK, ts=(104, 502))
+    # 40017: the SYN/ACK without the option: timestamps are not checked.
+    s = Session(out, 40017)
+    ts_handshake(s, sts=None)
+    s.c(1001, 5001, ACK | PSH, data=b"a" * 10, ts=(102, 0))
+    s.c(1011, 5001, ACK | PSH, data=b"b" * 10, ts=(50, 0))
+    s.s(5001, 1021, ACK | FIN)
+    s.c(1021, 5002, ACK | FIN, ts=(40, 0))
+    s.s(5002, 1022, ACK)
+    # 40018: 32-bit serial order (a value 2^31 + 10 ahead is before); a data packet's
+    # value never becomes the last one, so 150 after 200 passes and 60 does not.
+    s = Session(out, 40018)
+    ts_handshake(s)
+    s.c(1001, 5001, ACK | PSH, data=b"a" * 10, ts=(102, 500))
+    s.c(1011, 5001, ACK | PSH, data=b"b" * 10, ts=(102 + 2**31 + 10, 500))
+    s.c(1011, 5001, ACK | PSH, data=b"c" * 10, ts=(200, 500))
+    s.c(1021, 5001, ACK | PSH, data=b"d" * 10, ts=(150, 500))
+    s.c(1031, 5001, ACK | PSH, data=b"e" * 10, ts=(60, 500))
+    s.c(1031, 5001, ACK | PSH, data=b"f" * 10, ts=(201, 500))
+    s.s(5001, 1041, ACK | FIN, ts=(501, 201))
+    s.c(1041, 5002, ACK | FIN, ts=(202, 501))
+    s.s(5002, 1042, ACK, ts=(502, 202))
+    # 40019: packets without payload (pure ACKs, a FIN) move the last value.
+    s = Session(out, 40019)
+    ts_handshake(s)
+    s.c(1001, 5001, ACK | PSH, data=b"a" * 10, ts=(200, 500))
+    s.c(1011, 5001, ACK, ts=(150, 500))
+    s.c(1011, 5001, ACK, ts=(140, 500))
+    s.c(1011, 5001, ACK | FIN, ts=(300, 500))
+    s.c(1012, 5001, ACK, ts=(250, 500))
+    s.s(5001, 1012, ACK | FIN, ts=(501, 300))
+    s.c(1012, 5002, ACK, ts=(301, 501))
+    # 40020: the SYN says 0: the handshake's ACK sets the client's value (then 5 after
+    # 20 is refused); the server is checked from its SYN/ACK's value.
+    s = Session(out, 40020)
+    ts_handshake(s, cts=0, ack_ts=10)
+    s.c(1001, 5001, ACK, ts=(20, 500))
+    s.c(1001, 5001, ACK, ts=(5, 500))
+    s.s(5001, 1001, ACK, ts=(600, 20))
+    s.s(5001, 1001, ACK, ts=(550, 20))
+    s.c(1001, 5001, ACK | FIN, ts=(21, 600))
+    s.s(5001, 1002, ACK | FIN, ts=(601, 21))
+    s.c(1002, 5002, ACK, ts=(22, 601))
+    # 40021: the SYN/ACK says 0: the server is not checked, the client is.
+    s = Session(out, 40021)
+    ts_handshake(s, sts=0)
+    s.c(1001, 5001, ACK, ts=(120, 0))
+    s.c(1001, 5001, ACK, ts=(110, 0))
+    s.s(5001, 1001, ACK, ts=(5, 120))
+    s.s(5001, 1001, ACK, ts=(4, 120))
+    s.c(1001, 5001, ACK | FIN, ts=(121, 5))
+    s.s(5001, 1002, ACK | FIN, ts=(6, 121))
+    s.c(1002, 5002, ACK, ts=(122, 6))
+    # 40022: the handshake's ACK before the SYN's value is refused, and so is the data
+    # after it; the server's ACK then completes the handshake (IDS mode).
+    s = Session(out, 40022)
+    ts_handshake(s, ack_ts=50)
+    s.c(1001, 5001, ACK | PSH, data=b"a" * 10, ts=(60, 500))
+    s.s(5001, 1001, ACK, ts=(501, 100))
+    s.c(1001, 5001, ACK | PSH, data=b"b" * 10, ts=(101, 501))
+    s.s(5001, 1011, ACK | FIN, ts=(502, 101))
+    s.c(1011, 5002, ACK | FIN, ts=(102, 502))
+    s.s(5002, 1012, ACK, ts=(503, 102))
+    # 40023: a SYN/ACK with the option and an echo reply answering a SYN without the
+    # option is refused, and so are the server's later packets with them: the session
+    # stays in SYN_SENT.
+    s = Session(out, 40023)
+    s.c(1000, 0, SYN)
+    s.s(5000, 1001, SYN | ACK, ts=(500, 100))
+    s.c(1001, 5001, ACK)
+    s.c(1001, 5001, ACK | PSH, data=b"a" * 10)
+    s.s(5001, 1011, ACK | PSH, data=b"b" * 10, ts=(501, 100))
+    s.c(1011, 5011, ACK | FIN)
+    s.s(5011, 1012, ACK | FIN, ts=(502, 100))
+    s.c(1012, 5012, ACK)
+    # 40030: the same with an echo reply of 0: taken, and no timestamps are checked.
+    s = Session(out, 40030)
+    s.c(1000, 0, SYN)
+    s.s(5000, 1001, SYN | ACK, ts=(500, 0))
+    s.c(1001, 5001, ACK, ts=(10, 500))
+    s.c(1001, 5001, ACK, ts=(5, 500))
+    s.s(5001, 1001, ACK, ts=(600, 10))
+    s.s(5001, 1001, ACK, ts=(550, 10))
+    s.c(1001, 5001, ACK | FIN)
+    s.s(5001, 1002, ACK | FIN)
+    s.c(1002, 5002, ACK)
+
+
+def bad_window_updates(out):
+    """Sessions 40024-40029 and 40032: pkt_bad_window_update. After the handshake each side sends
+    10 bytes; the server may then send up to 6001 (last ACK 5001 + window 1000)."""
+    def session(port):
+        s = Session(out, port)
+        s.handshake(swin=1000, cwin=1000)
+        s.c(1001, 5001, ACK | PSH, 1000, data=b"a" * 10)
+        s.s(5001, 1011, ACK | PSH, 1000, data=b"b" * 10)
+        return s
+
+    def close(s, c, sv):
+        s.c(c, sv, ACK | FIN, 1000)
+        s.s(sv, c + 1, ACK | FIN, 1000)
+        s.c(c + 1, sv + 1, ACK, 1000)
+
+    # 40024: client packets ahead of its next sequence number, acknowledging server
+    # data never sent, whose window ends before 6001 (with data too); a FIN is not one.
+    s = session(40024)
+    s.c(1500, 5100, ACK, 100)
+    s.c(1500, 5100, ACK | PSH, 100, data=b"x" * 5)
+    s.c(1500, 5012, ACK, 988)
+    close(s, 1011, 5011)
+    s = session(40032)
+    s.c(1500, 5100, ACK | FIN, 100)
+    # 40025: the window ends at 6001 exactly: no event.
+    s = session(40025)
+    s.c(1500, 5012, ACK, 989)
+    close(s, 1500, 5011)
+    # 40026: at its next sequence number, or acknowledging only what was sent: no event.
+    s = session(40026)
+    s.c(1011, 5100, ACK, 100)
+    s = session(40027)
+    s.c(1500, 5011, ACK, 100)
+    # 40028: the server's in CLOSE_WAIT, the client's in FIN_WAIT1.
+    s = session(40028)
+    s.c(1011, 5011, ACK | FIN, 1000)
+    s.s(5500, 1100, ACK, 100)
+    s.s(5011, 1012, ACK | FIN, 1000)
+    s.c(1012, 5012, ACK, 1000)
+    s = session(40029)
+    s.s(5011, 1011, ACK | FIN, 1000)
+    s.c(1500, 5100, ACK, 100)
+    s.c(1011, 5012, ACK | FIN, 1000)
+    s.s(5012, 1012, ACK, 1000)
 
 
 def main(path):

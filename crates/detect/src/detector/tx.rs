@@ -83,7 +83,7 @@ impl Detector {
             // The lists of this transaction's previous pass are reused (emptied), and
             // its body list is kept when only packet-dependent rules run again.
             let keep_body = matches!((seen_i, body_only), (Some(_), None));
-            let (mut pkt_cands, mut body_cands) = match fd.tx_seen_index(di, id) {
+            let (old_pkt, old_body) = match fd.tx_seen_index(di, id) {
                 Some(i) => {
                     let t = &mut fd.tx_seen[i];
                     (
@@ -93,10 +93,12 @@ impl Detector {
                 }
                 None => (Vec::new(), Vec::new()),
             };
+            // Built in the worker's scratch lists, then copied into lists of the
+            // worker's pool (no allocation per transaction once warm).
+            let mut pkt_cands = std::mem::take(&mut scratch.pkt_tmp);
+            let mut body_cands = std::mem::take(&mut scratch.body_tmp);
             pkt_cands.clear();
-            if !keep_body {
-                body_cands.clear();
-            }
+            body_cands.clear();
             for &si in &cands {
                 let s = &self.sigs[si as usize];
                 // A file rule alerts once per direction (each file travels one way), an
@@ -129,6 +131,14 @@ impl Detector {
                 }
             }
             scratch.cands = cands;
+            let pkt_list = crate::cand_pool::refill(old_pkt, &pkt_cands);
+            let body_list = if keep_body {
+                old_body
+            } else {
+                crate::cand_pool::refill(old_body, &body_cands)
+            };
+            scratch.pkt_tmp = pkt_cands;
+            scratch.body_tmp = body_cands;
             // Flowbits set by this pass change the fingerprint: the next packet
             // inspects the transaction in full again.
             fd.remember_tx(crate::state::TxSeen {
@@ -136,8 +146,8 @@ impl Detector {
                 id,
                 fp,
                 fp_body,
-                pkt_cands,
-                body_cands,
+                pkt_cands: pkt_list,
+                body_cands: body_list,
             });
             if tx.is_final() {
                 fd.finish_tx(di, id);
@@ -179,6 +189,10 @@ impl Detector {
         payload: &[u8],
     ) -> bool {
         if s.app_proto != Some(tx.proto()) || !self.pre_checks(s, fd, input) {
+            return false;
+        }
+        // Suricata's matcher never finds this rule's fast pattern in the transaction.
+        if s.mpm_buf.is_some_and(|b| tx.prefilter_blind(b)) {
             return false;
         }
         scratch.stats.rules_evaluated += 1;

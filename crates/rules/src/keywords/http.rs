@@ -193,13 +193,12 @@ pub(super) const STICKY: Stickies = &[
         ],
         HTTP,
     ),
+    (&[Buffer::Http2HeaderName], HTTP2_FIRST),
+    // HTTP/1 headers too: Suricata 7.0.10 loads them in `http1` rules and matches
+    // HTTP/1 transactions.
     (
-        &[
-            Buffer::HttpRequestHeader,
-            Buffer::HttpResponseHeader,
-            Buffer::Http2HeaderName,
-        ],
-        HTTP2_FIRST,
+        &[Buffer::HttpRequestHeader, Buffer::HttpResponseHeader],
+        &[AppProto::Http2, AppProto::Http, AppProto::Http1],
     ),
 ];
 

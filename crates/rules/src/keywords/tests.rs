@@ -218,7 +218,7 @@ fn old_buffer_proto(b: Buffer) -> Option<&'static [AppProto]> {
     let n = b.name();
     Some(if n.starts_with("http.") {
         if matches!(b, Buffer::HttpRequestHeader | Buffer::HttpResponseHeader) {
-            &[Http2, Http]
+            &[Http2, Http, Http1]
         } else {
             HTTP
         }

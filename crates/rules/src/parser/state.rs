@@ -69,6 +69,16 @@ impl State {
             Some(mut s) => {
                 let b = match s.block {
                     Some(b) => b,
+                    None if s.buffer.list_per_keyword() => {
+                        self.blocks.push(BufferMatches {
+                            buffer: s.buffer,
+                            transforms: s.transforms.clone(),
+                            matches: Vec::new(),
+                        });
+                        let b = self.blocks.len() - 1;
+                        s.block = Some(b);
+                        b
+                    }
                     None => {
                         let b = self.block_for(s.buffer, &s.transforms);
                         s.block = Some(b);
