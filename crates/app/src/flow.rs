@@ -637,6 +637,17 @@ impl AppFlow {
 
     /// In-order (acknowledged) stream bytes of one TCP direction, split anywhere.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        if ctx.config.frames && !data.is_empty() {
+            // Frames' stream offsets count every byte of the direction.
+            let f = self.frames.get_or_insert_with(Default::default);
+            f.received(dir, data.len() as u64);
+        }
+        self.parse_bytes(ctx, dir, data);
+    }
+
+    /// [`AppFlow::parse`] of bytes the stream offsets already count (those after a
+    /// change of protocol, given again to the new protocol).
+    pub(super) fn parse_bytes(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         if data.is_empty() || self.failed() {
             return;
         }
@@ -719,8 +730,12 @@ impl AppFlow {
 
     /// A hole of `len` bytes in one TCP direction.
     pub fn gap(&mut self, ctx: &mut AppCtx, dir: Direction, len: u64) {
-        if let Some(f) = &mut self.frames {
-            f.gap(dir, len);
+        if ctx.config.frames {
+            let f = self.frames.get_or_insert_with(Default::default);
+            f.received(dir, len);
+            if !matches!(self.state, AppState::None) {
+                f.gap(dir, len);
+            }
         }
         let detecting = with_state!(mut &mut self.state, p => {
             Protocol::gap(p, ctx, dir, len);
@@ -773,6 +788,7 @@ impl AppFlow {
             let f = self.frames.get_or_insert_with(Default::default);
             match &mut self.state {
                 AppState::Http(h) => f.http(ctx, dir, data, &h.take_ends(dir)),
+                AppState::Rfb(r) => f.rfb(ctx, dir, data.len(), r.take_pdus()),
                 _ => f.stream(ctx, self.proto, dir, data),
             }
         }

@@ -29,11 +29,28 @@
 //!   `sip.response.line` (the start line and its CRLF), `.headers` (the header lines,
 //!   the blank line after them not included) and `.body` (when not empty). Checked
 //!   with Suricata 7.0.10 on issue24b.pcap's SIP flows.
+//! - RFB: `rfb.pdu`, each handshake message as the parser takes it
+//!   ([`crate::rfb::RfbState::take_pdus`]; the server's failure reason is not framed).
+//! - NFS: each ONC RPC message (a TCP record with its mark, or a datagram):
+//!   `nfs.rpc.pdu`; a call's `nfs.rpc.creds`; a reply's `nfs.rpc.hdr` (mark, xid,
+//!   message type) and `nfs.rpc.data`. `nfs.nfs.pdu`/`nfs.nfs.status` are not
+//!   recorded: Suricata 7.0.10 crashes with them on sv-ether.pcap.
 //!
 //! Only the frame types Osprey records are [`recorded`]; a rule naming another is
 //! refused as unsupported by the detection engine. Nothing is recorded unless
 //! [`crate::Config::frames`] is set (the engine sets it when a loaded rule uses
-//! `frame`). Per direction, at most [`MAX_PENDING`] frames and [`ARENA_LIMIT`] bytes
+//! `frame`), and then only the types of [`crate::Config::frame_types`] (the types the
+//! rules use), as Suricata 7.0.10 creates only those.
+//!
+//! Each frame carries what Suricata's EVE alert `frame` object says of it
+//! ([`Frame`]): its id (1, 2, ... per direction, counting the recorded frames in the
+//! order Suricata creates them: a TLS record's `hdr` before its `pdu` and `data`, a
+//! NetBIOS message's `pdu`, `hdr`, `data` before its SMB message's, a SIP datagram's
+//! `pdu`, line, headers, body), its offset in the direction's TCP stream (the
+//! bytes before the protocol started, e.g. SMTP before STARTTLS, included), its length
+//! on the wire and, for HTTP/1, its transaction. Checked with Suricata 7.0.10 on
+//! smtp-starttls.pcap, smb.pcap, smb-psexec-pipes.pcap, http-files.pcap and the SIP
+//! flows of issue24b.pcap. Per direction, at most [`MAX_PENDING`] frames and [`ARENA_LIMIT`] bytes
 //! wait for inspection; one unit's bytes are kept up to [`UNIT_LIMIT`] (a longer
 //! frame is inspected on its first bytes). Frames over these limits are dropped and
 //! counted (`osprey.app.frames.dropped`).
@@ -58,19 +75,67 @@ pub fn recorded(t: FrameType) -> bool {
     if t.is_stream() {
         return false;
     }
-    matches!(
-        t.proto(),
-        RuleApp::Tls | RuleApp::Dns | RuleApp::Smb | RuleApp::Http1 | RuleApp::Sip
-    )
+    match t.proto() {
+        // `nfs.nfs.pdu`/`nfs.nfs.status` crash Suricata 7.0.10 on sv-ether.pcap:
+        // nothing to compare with.
+        RuleApp::Nfs => t.type_name().starts_with("rpc."),
+        p => matches!(
+            p,
+            RuleApp::Tls
+                | RuleApp::Dns
+                | RuleApp::Smb
+                | RuleApp::Http1
+                | RuleApp::Sip
+                | RuleApp::Rfb
+        ),
+    }
 }
 
-/// One frame waiting for inspection.
+/// A set of frame types ([`crate::Config::frame_types`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameSet([u64; 4]);
+
+impl FrameSet {
+    /// Every frame type.
+    pub const ALL: FrameSet = FrameSet([u64::MAX; 4]);
+    /// No frame type.
+    pub const EMPTY: FrameSet = FrameSet([0; 4]);
+
+    /// Adds `t`.
+    pub fn insert(&mut self, t: FrameType) {
+        self.0[usize::from(t.0 >> 6)] |= 1 << (t.0 & 63);
+    }
+
+    /// Whether `t` is in the set.
+    pub fn contains(&self, t: FrameType) -> bool {
+        self.0[usize::from(t.0 >> 6)] & (1 << (t.0 & 63)) != 0
+    }
+}
+
+impl Default for FrameSet {
+    fn default() -> Self {
+        FrameSet::ALL
+    }
+}
+
+/// One frame waiting for inspection, with what the EVE alert `frame` object says of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Frame {
     /// Its type.
     pub ty: FrameType,
+    /// Its number in its direction (1 first), counting the recorded frames in the order
+    /// Suricata 7.0.10 creates them (`frame.id`).
+    pub id: u64,
+    /// Offset of its first byte in the direction's TCP stream (`stream_offset`);
+    /// `None` for a frame of a datagram.
+    pub stream_offset: Option<u64>,
+    /// Its length on the wire (`length`): the bytes kept may be fewer
+    /// ([`UNIT_LIMIT`]).
+    pub len: u64,
+    /// The transaction it belongs to (HTTP/1 messages: `tx_id`).
+    pub tx_id: Option<u64>,
     start: u32,
-    len: u32,
+    kept: u32,
 }
 
 /// How a direction's stream is cut into units.
@@ -79,6 +144,8 @@ enum Unit {
     Tls,
     DnsTcp,
     Nbss,
+    /// ONC RPC records (NFS over TCP): a 4-byte record mark, then the message.
+    Rpc,
 }
 
 impl Unit {
@@ -87,6 +154,7 @@ impl Unit {
             AppProto::Tls => Some(Unit::Tls),
             AppProto::Dns => Some(Unit::DnsTcp),
             AppProto::Smb => Some(Unit::Nbss),
+            AppProto::Nfs => Some(Unit::Rpc),
             _ => None,
         }
     }
@@ -95,7 +163,7 @@ impl Unit {
         match self {
             Unit::Tls => 5,
             Unit::DnsTcp => 2,
-            Unit::Nbss => 4,
+            Unit::Nbss | Unit::Rpc => 4,
         }
     }
 
@@ -114,6 +182,10 @@ impl Unit {
                 let mask = if h[0] == 0 { 0xff_ffff } else { 0x1_ffff };
                 Some(4 + (u32::from_be_bytes([0, h[1], h[2], h[3]]) & mask) as usize)
             }
+            // The record mark's top bit flags the last fragment; each fragment is framed.
+            Unit::Rpc => {
+                Some(4 + (u32::from_be_bytes([h[0], h[1], h[2], h[3]]) & 0x7fff_ffff) as usize)
+            }
         }
     }
 }
@@ -131,6 +203,20 @@ struct DirFrames {
     lost: bool,
     /// HTTP/1: stream offset of the next byte (gaps included), as the parser counts.
     off: u64,
+    /// Bytes of the direction's TCP stream so far, gaps included (the stream offset
+    /// after the last byte the flow was given).
+    recv: u64,
+    /// Stream offset of the unit (or HTTP/1 message) being assembled.
+    unit_off: u64,
+    /// The last frame id given.
+    next_id: u64,
+    /// HTTP/1 messages framed (the next one's transaction).
+    msgs: u64,
+    /// Bytes of the chunk the unit being assembled started in, from its start (ONC
+    /// RPC: Suricata's frame of a message against the direction spans them).
+    chunk_rest: usize,
+    /// The direction is to the server (set with each stream chunk).
+    to_server: bool,
     arena: Vec<u8>,
     pending: Vec<Frame>,
     /// How many of `pending` the detection engine inspected (it holds the flow
@@ -139,6 +225,12 @@ struct DirFrames {
 }
 
 impl DirFrames {
+    /// The kept bytes of frame `f`.
+    fn bytes(&self, f: &Frame) -> &[u8] {
+        let s = f.start as usize;
+        &self.arena[s..s + f.kept as usize]
+    }
+
     /// Drops the frames already inspected.
     fn compact(&mut self) {
         let n = self.inspected.replace(0).min(self.pending.len());
@@ -153,7 +245,20 @@ impl DirFrames {
         }
     }
 
-    fn push(&mut self, ctx: &mut AppCtx, ty: FrameType, bytes: &[u8]) {
+    /// Records a frame of type `ty` (when a rule uses the type): its kept bytes, stream
+    /// offset, length on the wire and transaction.
+    fn push(
+        &mut self,
+        ctx: &mut AppCtx,
+        ty: FrameType,
+        bytes: &[u8],
+        at: (Option<u64>, u64),
+        tx_id: Option<u64>,
+    ) {
+        if !ctx.config.frame_types.contains(ty) {
+            return;
+        }
+        self.next_id += 1;
         self.compact();
         if self.pending.len() >= MAX_PENDING || self.arena.len() + bytes.len() > ARENA_LIMIT {
             ctx.counters.incr(Counter::FramesDropped);
@@ -161,19 +266,35 @@ impl DirFrames {
         }
         self.pending.push(Frame {
             ty,
+            id: self.next_id,
+            stream_offset: at.0,
+            len: at.1,
+            tx_id,
             start: self.arena.len() as u32,
-            len: bytes.len() as u32,
+            kept: bytes.len() as u32,
         });
         self.arena.extend_from_slice(bytes);
     }
 
+    /// A datagram's frame: no stream offset, its length is its bytes'.
+    fn push_dgram(&mut self, ctx: &mut AppCtx, ty: FrameType, bytes: &[u8]) {
+        self.push(ctx, ty, bytes, (None, bytes.len() as u64), None);
+    }
+
+    /// The stream bytes `data`, the last of them at stream offset `self.recv`.
     fn stream(&mut self, ctx: &mut AppCtx, unit: Unit, mut data: &[u8]) {
+        let mut pos = self.recv.saturating_sub(data.len() as u64);
         while !data.is_empty() && !self.lost {
             let hl = unit.header_len();
             if self.total.is_none() {
+                if self.seen == 0 {
+                    self.unit_off = pos;
+                    self.chunk_rest = data.len();
+                }
                 let take = (hl - self.unit.len()).min(data.len());
                 self.unit.extend_from_slice(&data[..take]);
                 self.seen += take;
+                pos += take as u64;
                 data = &data[take..];
                 if self.unit.len() < hl {
                     return;
@@ -191,13 +312,14 @@ impl DirFrames {
             let keep = take.min(UNIT_LIMIT.saturating_sub(self.unit.len()));
             self.unit.extend_from_slice(&data[..keep]);
             self.seen += take;
+            pos += take as u64;
             data = &data[take..];
             if self.seen == total {
                 if total > UNIT_LIMIT {
                     ctx.counters.incr(Counter::FramesTruncated);
                 }
                 let u = std::mem::take(&mut self.unit);
-                self.emit(ctx, unit, &u);
+                self.emit(ctx, unit, &u, total as u64, data);
                 self.unit = u;
                 self.unit.clear();
                 self.total = None;
@@ -206,42 +328,112 @@ impl DirFrames {
         }
     }
 
-    fn emit(&mut self, ctx: &mut AppCtx, unit: Unit, u: &[u8]) {
+    /// The frames of one complete unit `u` (its first [`UNIT_LIMIT`] bytes) of
+    /// `total` bytes on the wire, in the order Suricata 7.0.10 creates them; `tail`:
+    /// the bytes after it in the current chunk.
+    fn emit(&mut self, ctx: &mut AppCtx, unit: Unit, u: &[u8], total: u64, tail: &[u8]) {
         let t = |p: RuleApp, n: &str| FrameType::lookup(p, n).unwrap_or_default();
+        let off = self.unit_off;
+        let at = |skip: u64| (Some(off + skip), total - skip);
         match unit {
             Unit::Tls => {
-                self.push(ctx, t(RuleApp::Tls, "pdu"), u);
-                self.push(ctx, t(RuleApp::Tls, "hdr"), &u[..5]);
-                self.push(ctx, t(RuleApp::Tls, "data"), &u[5..]);
+                self.push(ctx, t(RuleApp::Tls, "hdr"), &u[..5], (Some(off), 5), None);
+                self.push(ctx, t(RuleApp::Tls, "pdu"), u, at(0), None);
+                self.push(ctx, t(RuleApp::Tls, "data"), &u[5..], at(5), None);
                 match u[0] {
-                    21 => self.push(ctx, t(RuleApp::Tls, "alert"), &u[5..]),
-                    24 => self.push(ctx, t(RuleApp::Tls, "heartbeat"), &u[5..]),
+                    21 => self.push(ctx, t(RuleApp::Tls, "alert"), &u[5..], at(5), None),
+                    24 => self.push(ctx, t(RuleApp::Tls, "heartbeat"), &u[5..], at(5), None),
                     _ => {}
                 }
             }
-            Unit::DnsTcp => self.push(ctx, t(RuleApp::Dns, "pdu"), &u[2..]),
+            Unit::DnsTcp => self.push(ctx, t(RuleApp::Dns, "pdu"), &u[2..], at(2), None),
             Unit::Nbss => {
-                self.push(ctx, t(RuleApp::Smb, "nbss.pdu"), u);
-                self.push(ctx, t(RuleApp::Smb, "nbss.hdr"), &u[..4]);
-                self.push(ctx, t(RuleApp::Smb, "nbss.data"), &u[4..]);
+                self.push(ctx, t(RuleApp::Smb, "nbss.pdu"), u, at(0), None);
+                self.push(
+                    ctx,
+                    t(RuleApp::Smb, "nbss.hdr"),
+                    &u[..4],
+                    (Some(off), 4),
+                    None,
+                );
+                self.push(ctx, t(RuleApp::Smb, "nbss.data"), &u[4..], at(4), None);
                 if u[0] == 0 {
-                    self.smb(ctx, &u[4..]);
+                    self.smb(ctx, &u[4..], off + 4, total - 4);
                 }
+            }
+            Unit::Rpc => {
+                let pdu = t(RuleApp::Nfs, "rpc.pdu");
+                let kind = u
+                    .get(8..12)
+                    .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+                // A call to the client or a reply to the server (NFSv4 callbacks):
+                // Suricata 7.0.10 frames only its `rpc.pdu`, as long as the rest of the
+                // chunk the message started in (checked on nfs_tftp.pcap's TCP flow).
+                if kind == Some(u32::from(self.to_server)) && u.len() as u64 == total {
+                    let len = self.chunk_rest.max(u.len());
+                    let extra = (len - u.len()).min(tail.len());
+                    let b = [u, &tail[..extra]].concat();
+                    self.push(ctx, pdu, &b, (Some(off), b.len() as u64), None);
+                    return;
+                }
+                self.push(ctx, pdu, u, at(0), None);
+                self.rpc(ctx, u, 4, Some(off), total);
             }
         }
     }
 
-    /// HTTP/1 bytes of one direction; `ends` are the stream offsets where the parser
-    /// completed messages while it parsed them (see [`crate::http::HttpState::take_ends`]).
+    /// The parts of an ONC RPC message `m` (its kept bytes, `total` on the wire; the
+    /// message itself after `mark` bytes: 4 for a TCP record's mark, 0 in a datagram)
+    /// at stream offset `off` (`None`: a datagram), as Suricata 7.0.10 frames them
+    /// (checked on nfs_tftp.pcap and sv-ether.pcap's NFS over TCP): a reply's
+    /// `rpc.hdr` (the mark, xid and message type) and `rpc.data` (the rest); a call's
+    /// `rpc.creds` (flavor, length and body of its credentials).
+    fn rpc(&mut self, ctx: &mut AppCtx, m: &[u8], mark: usize, off: Option<u64>, total: u64) {
+        let t = |n: &str| FrameType::lookup(RuleApp::Nfs, n).unwrap_or_default();
+        let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        let at = |from: usize, len: u64| (off.map(|o| o + from as u64), len);
+        let Some(kind) = m.get(mark + 4..mark + 8).map(be32) else {
+            return;
+        };
+        match kind {
+            1 => {
+                let h = mark + 8;
+                self.push(ctx, t("rpc.hdr"), &m[..h], at(0, h as u64), None);
+                let rest = total.saturating_sub(h as u64);
+                self.push(ctx, t("rpc.data"), &m[h..], at(h, rest), None);
+            }
+            0 => {
+                // xid, type, RPC version, program, version, procedure: 24 bytes.
+                let c = mark + 24;
+                let Some(len) = m.get(c + 4..c + 8).map(be32) else {
+                    return;
+                };
+                let end = (c + 8).saturating_add(len as usize).min(m.len());
+                self.push(
+                    ctx,
+                    t("rpc.creds"),
+                    &m[c..end],
+                    at(c, (end - c) as u64),
+                    None,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// HTTP/1 bytes of one direction, the last of them at stream offset `self.recv`;
+    /// `ends` are the parser's offsets where it completed messages while it parsed
+    /// them (see [`crate::http::HttpState::take_ends`]).
     fn http(&mut self, ctx: &mut AppCtx, ty: FrameType, data: &[u8], ends: &[u64]) {
         let base = self.off;
+        let abs = self.recv.saturating_sub(data.len() as u64);
         self.off += data.len() as u64;
         let mut from = 0;
         for &e in ends {
             let cut = usize::try_from(e.saturating_sub(base))
                 .unwrap_or(usize::MAX)
                 .clamp(from, data.len());
-            self.http_append(&data[from..cut]);
+            self.http_append(&data[from..cut], abs + from as u64);
             from = cut;
             if self.seen == 0 {
                 continue;
@@ -250,20 +442,24 @@ impl DirFrames {
                 ctx.counters.incr(Counter::FramesTruncated);
             }
             let u = std::mem::take(&mut self.unit);
-            self.push(ctx, ty, &u);
+            let at = (Some(self.unit_off), self.seen as u64);
+            self.push(ctx, ty, &u, at, Some(self.msgs));
+            self.msgs += 1;
             self.unit = u;
             self.unit.clear();
             self.seen = 0;
         }
-        self.http_append(&data[from..]);
+        self.http_append(&data[from..], abs + from as u64);
     }
 
-    /// Adds bytes to the HTTP message being framed: the line endings between messages
-    /// (which the parser skips) do not start one.
-    fn http_append(&mut self, mut b: &[u8]) {
+    /// Adds bytes to the HTTP message being framed (the first of them at stream offset
+    /// `at`): the line endings between messages (which the parser skips) do not start
+    /// one.
+    fn http_append(&mut self, mut b: &[u8], at: u64) {
         if self.seen == 0 {
             let skip = b.iter().take_while(|&&c| c == b'\r' || c == b'\n').count();
             b = &b[skip..];
+            self.unit_off = at + skip as u64;
         }
         let keep = b.len().min(UNIT_LIMIT.saturating_sub(self.unit.len()));
         self.unit.extend_from_slice(&b[..keep]);
@@ -276,7 +472,7 @@ impl DirFrames {
     /// and a non-empty body of a message the parser accepted.
     fn sip(&mut self, ctx: &mut AppCtx, dir: Direction, p: &[u8], ok: bool) {
         let t = |n: &str| FrameType::lookup(RuleApp::Sip, n).unwrap_or_default();
-        self.push(ctx, t("pdu"), p);
+        self.push_dgram(ctx, t("pdu"), p);
         if !ok {
             return;
         }
@@ -287,7 +483,7 @@ impl DirFrames {
         let Some(eol) = p.iter().position(|&b| b == b'\n') else {
             return;
         };
-        self.push(ctx, t(line), &p[..=eol]);
+        self.push_dgram(ctx, t(line), &p[..=eol]);
         let rest = &p[eol + 1..];
         let (hdrs, b) = match rest.windows(4).position(|w| w == b"\r\n\r\n") {
             Some(i) => (&rest[..i + 2], &rest[i + 4..]),
@@ -295,15 +491,16 @@ impl DirFrames {
             None => (rest, &rest[rest.len()..]),
         };
         if !hdrs.is_empty() {
-            self.push(ctx, t(headers), hdrs);
+            self.push_dgram(ctx, t(headers), hdrs);
         }
         if !b.is_empty() {
-            self.push(ctx, t(body), b);
+            self.push_dgram(ctx, t(body), b);
         }
     }
 
-    /// The SMB message(s) of one NetBIOS session message.
-    fn smb(&mut self, ctx: &mut AppCtx, mut b: &[u8]) {
+    /// The SMB message(s) of one NetBIOS session message: `b` its kept bytes, at
+    /// stream offset `off`, `total` bytes on the wire.
+    fn smb(&mut self, ctx: &mut AppCtx, mut b: &[u8], mut off: u64, mut total: u64) {
         let t = |n: &str| FrameType::lookup(RuleApp::Smb, n).unwrap_or_default();
         let ((pdu, hdr, data), hl, compound) = match b.get(..4) {
             Some(b"\xffSMB") => (("smb1.pdu", "smb1.hdr", "smb1.data"), 32, false),
@@ -328,13 +525,18 @@ impl DirFrames {
                 b.len()
             };
             let m = &b[..end];
-            self.push(ctx, pdu, m);
-            self.push(ctx, hdr, &m[..hl]);
-            self.push(ctx, data, &m[hl..]);
+            // The last message runs to the end of the session message on the wire.
+            let len = if end == b.len() { total } else { end as u64 };
+            self.push(ctx, pdu, m, (Some(off), len), None);
+            self.push(ctx, hdr, &m[..hl], (Some(off), hl as u64), None);
+            let rest = (Some(off + hl as u64), len.saturating_sub(hl as u64));
+            self.push(ctx, data, &m[hl..], rest, None);
             if end == b.len() {
                 return;
             }
             b = &b[end..];
+            off += end as u64;
+            total = total.saturating_sub(end as u64);
         }
     }
 }
@@ -355,7 +557,9 @@ impl FlowFrames {
         data: &[u8],
     ) {
         if let Some(u) = Unit::of(proto) {
-            self.dirs[dir.index()].stream(ctx, u, data);
+            let d = &mut self.dirs[dir.index()];
+            d.to_server = dir == Direction::ToServer;
+            d.stream(ctx, u, data);
         }
     }
 
@@ -368,6 +572,28 @@ impl FlowFrames {
         };
         let ty = FrameType::lookup(RuleApp::Http1, name).unwrap_or_default();
         self.dirs[dir.index()].http(ctx, ty, data, ends);
+    }
+
+    /// `len` bytes of `dir` given to the RFB parser, and the handshake messages it took
+    /// (`rfb.pdu`: direction, offset among the bytes it was given in that direction,
+    /// bytes; see [`crate::rfb::RfbState::take_pdus`]). A message of the other
+    /// direction (the parser takes them in handshake order) waits for that
+    /// direction's next packet.
+    pub(crate) fn rfb(
+        &mut self,
+        ctx: &mut AppCtx,
+        dir: Direction,
+        len: usize,
+        pdus: Vec<(Direction, u64, Vec<u8>)>,
+    ) {
+        self.dirs[dir.index()].off += len as u64;
+        let ty = FrameType::lookup(RuleApp::Rfb, "pdu").unwrap_or_default();
+        for (d, at, m) in pdus {
+            let d = &mut self.dirs[d.index()];
+            // The parser's offsets count its own bytes; the stream's all of them.
+            let off = d.recv.saturating_sub(d.off.saturating_sub(at));
+            d.push(ctx, ty, &m, (Some(off), m.len() as u64), None);
+        }
     }
 
     /// One datagram of `dir` given to the protocol `proto`'s parser; `ok`: the parser
@@ -384,9 +610,14 @@ impl FlowFrames {
         match proto {
             AppProto::Dns if ok => {
                 let t = FrameType::lookup(RuleApp::Dns, "pdu").unwrap_or_default();
-                d.push(ctx, t, payload);
+                d.push_dgram(ctx, t, payload);
             }
             AppProto::Sip => d.sip(ctx, dir, payload, ok),
+            AppProto::Nfs if ok => {
+                let t = FrameType::lookup(RuleApp::Nfs, "rpc.pdu").unwrap_or_default();
+                d.push_dgram(ctx, t, payload);
+                d.rpc(ctx, payload, 0, None, payload.len() as u64);
+            }
             _ => {}
         }
     }
@@ -402,14 +633,43 @@ impl FlowFrames {
         d.seen = 0;
     }
 
+    /// `len` bytes of `dir`'s TCP stream came to the flow (before protocol detection
+    /// or parsing: the stream offsets of frames count them).
+    pub(crate) fn received(&mut self, dir: Direction, len: u64) {
+        self.dirs[dir.index()].recv += len;
+    }
+
     /// The frames of `dir` waiting for inspection, with their bytes.
     pub fn pending(&self, dir: Direction) -> impl Iterator<Item = (FrameType, &[u8])> + '_ {
+        self.pending_frames(dir).map(|(f, b)| (f.ty, b))
+    }
+
+    /// The frames of `dir` waiting for inspection, with their bytes (those kept).
+    pub fn pending_frames(&self, dir: Direction) -> impl Iterator<Item = (Frame, &[u8])> + '_ {
         let d = &self.dirs[dir.index()];
         let from = d.inspected.get().min(d.pending.len());
-        d.pending[from..].iter().map(move |f| {
-            let s = f.start as usize;
-            (f.ty, &d.arena[s..s + f.len as usize])
-        })
+        d.pending[from..].iter().map(move |f| (*f, d.bytes(f)))
+    }
+
+    /// The frame of `dir` with id `id`, with its bytes, while it is held (until the
+    /// next frame of `dir` is recorded after its inspection): what the alert of a
+    /// `frame` rule writes.
+    pub fn get(&self, dir: Direction, id: u64) -> Option<(Frame, &[u8])> {
+        let d = &self.dirs[dir.index()];
+        let i = d.pending.binary_search_by_key(&id, |f| f.id).ok()?;
+        let f = &d.pending[i];
+        Some((*f, d.bytes(f)))
+    }
+
+    /// The lowest transaction a frame waiting for inspection belongs to (an HTTP/1
+    /// message's): the flow keeps that transaction until the frame was inspected, so
+    /// the frame's alert can write it (`tx_id`, `http{}`).
+    pub fn pending_tx_min(&self) -> Option<u64> {
+        self.dirs
+            .iter()
+            .flat_map(|d| &d.pending[d.inspected.get().min(d.pending.len())..])
+            .filter_map(|f| f.tx_id)
+            .min()
     }
 
     /// Whether frames of `dir` wait for inspection.
@@ -440,7 +700,57 @@ mod tests {
         data: &[u8],
     ) {
         h.parse(ctx, dir, data);
+        f.received(dir, data.len() as u64);
         f.http(ctx, dir, data, &h.take_ends(dir));
+    }
+
+    /// Frame ids count the recorded types in Suricata's order (a TLS record's header
+    /// first); stream offsets count the bytes before the protocol started (SMTP before
+    /// STARTTLS); only the types a rule uses are recorded and numbered.
+    #[test]
+    fn ids_offsets_and_recorded_types() {
+        let mut ctx = AppCtx::default();
+        let t = |n| FrameType::lookup(RuleApp::Tls, n).unwrap();
+        let d = Direction::ToServer;
+        let rec = [0x16, 3, 1, 0, 2, 1, 0, 0x15, 3, 3, 0, 2, 2, 40];
+        let mut f = FlowFrames::default();
+        f.received(d, 31);
+        f.received(d, rec.len() as u64);
+        f.stream(&mut ctx, AppProto::Tls, d, &rec);
+        let got: Vec<_> = f
+            .pending_frames(d)
+            .map(|(fr, b)| (fr.ty.name(), fr.id, fr.stream_offset, fr.len, b.len()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("tls.hdr", 1, Some(31), 5, 5),
+                ("tls.pdu", 2, Some(31), 7, 7),
+                ("tls.data", 3, Some(36), 2, 2),
+                ("tls.hdr", 4, Some(38), 5, 5),
+                ("tls.pdu", 5, Some(38), 7, 7),
+                ("tls.data", 6, Some(43), 2, 2),
+                ("tls.alert", 7, Some(43), 2, 2),
+            ]
+        );
+        let five = f.get(d, 5).map(|(fr, b)| (fr.ty, b.to_vec()));
+        assert_eq!(five, Some((t("pdu"), rec[7..].to_vec())));
+        assert!(f.get(d, 8).is_none());
+        let mut set = FrameSet::EMPTY;
+        set.insert(t("pdu"));
+        ctx.config.frame_types = set;
+        let mut g = FlowFrames::default();
+        g.received(d, rec.len() as u64);
+        g.stream(&mut ctx, AppProto::Tls, d, &rec);
+        let got: Vec<_> = g
+            .pending_frames(d)
+            .map(|(fr, _)| (fr.id, fr.stream_offset))
+            .collect();
+        assert_eq!(got, [(1, Some(0)), (2, Some(7))]);
+        assert!(set.contains(t("pdu")) && !set.contains(t("hdr")));
+        // A type no rule uses is not recorded.
+        g.datagram(&mut ctx, AppProto::Dns, d, &[1, 2, 3], true);
+        assert_eq!(g.pending_frames(d).count(), 2);
     }
 
     fn names(f: &FlowFrames, dir: Direction) -> Vec<(String, usize)> {
@@ -462,11 +772,11 @@ mod tests {
             assert_eq!(
                 n,
                 [
+                    ("tls.hdr".into(), 5),
                     ("tls.pdu".into(), 9),
-                    ("tls.hdr".into(), 5),
                     ("tls.data".into(), 4),
-                    ("tls.pdu".into(), 7),
                     ("tls.hdr".into(), 5),
+                    ("tls.pdu".into(), 7),
                     ("tls.data".into(), 2),
                     ("tls.alert".into(), 2),
                 ],
@@ -489,7 +799,7 @@ mod tests {
                 .collect();
             assert_eq!(
                 got,
-                [vec![0x17, 3, 3, 0, 1, 9], vec![0x17, 3, 3, 0, 1], vec![9]]
+                [vec![0x17, 3, 3, 0, 1], vec![0x17, 3, 3, 0, 1, 9], vec![9]]
             );
         }
     }
@@ -519,7 +829,7 @@ mod tests {
             Direction::ToClient,
             &[0x17, 3, 3, 0, 0],
         );
-        assert_eq!(names(&f, Direction::ToClient)[0], ("tls.pdu".into(), 5));
+        assert_eq!(names(&f, Direction::ToClient)[1], ("tls.pdu".into(), 5));
     }
 
     #[test]
@@ -618,11 +928,26 @@ mod tests {
                 ],
                 "cut {cut}"
             );
+            // Each request its transaction and stream offset.
+            let at: Vec<_> = f
+                .pending_frames(Direction::ToServer)
+                .map(|(fr, _)| (fr.id, fr.stream_offset, fr.len, fr.tx_id))
+                .collect();
+            let n = req.len() as u64;
+            assert_eq!(
+                at,
+                [(1, Some(0), 28, Some(0)), (2, Some(28), n - 28, Some(1))]
+            );
             assert_eq!(
                 got(Direction::ToClient),
                 [("http1.response".into(), res.to_vec())],
                 "cut {cut}"
             );
+            assert_eq!(f.pending_tx_min(), Some(0));
+            f.inspected(Direction::ToServer);
+            assert_eq!(f.pending_tx_min(), Some(0), "the response's");
+            f.inspected(Direction::ToClient);
+            assert_eq!(f.pending_tx_min(), None);
         }
     }
 
@@ -704,6 +1029,76 @@ mod tests {
         );
     }
 
+    /// ONC RPC messages of NFS: a call's credentials, a reply's header and data, over
+    /// UDP and TCP (the record mark in the pdu and header); a reply to the server is
+    /// only a pdu, spanning the rest of its chunk.
+    #[test]
+    fn nfs_rpc_messages() {
+        let mut ctx = AppCtx::default();
+        let mut call = vec![0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0x86, 0xa3];
+        call.extend_from_slice(&[0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 4, 9, 9, 9, 9]);
+        call.extend_from_slice(&[0; 8]);
+        let reply = [0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 0, 5, 5];
+        let mut f = FlowFrames::default();
+        let (c, s) = (Direction::ToServer, Direction::ToClient);
+        f.datagram(&mut ctx, AppProto::Nfs, c, &call, true);
+        f.datagram(&mut ctx, AppProto::Nfs, s, &reply, true);
+        let all = |f: &FlowFrames, d| {
+            f.pending_frames(d)
+                .map(|(fr, b)| (fr.ty.name(), fr.stream_offset, fr.len, b.to_vec()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            all(&f, c),
+            [
+                ("nfs.rpc.pdu", None, 44, call.clone()),
+                ("nfs.rpc.creds", None, 12, call[24..36].to_vec()),
+            ]
+        );
+        assert_eq!(
+            all(&f, s),
+            [
+                ("nfs.rpc.pdu", None, 14, reply.to_vec()),
+                ("nfs.rpc.hdr", None, 8, reply[..8].to_vec()),
+                ("nfs.rpc.data", None, 6, reply[8..].to_vec()),
+            ]
+        );
+        // TCP: record marks; the client's reply (a callback's) is only its pdu, with
+        // the rest of the chunk.
+        let mut g = FlowFrames::default();
+        let rec = |m: &[u8]| [&(0x8000_0000u32 | m.len() as u32).to_be_bytes()[..], m].concat();
+        let chunk = [rec(&reply), rec(&call)].concat();
+        g.received(c, chunk.len() as u64);
+        g.stream(&mut ctx, AppProto::Nfs, c, &chunk);
+        let got: Vec<_> = all(&g, c)
+            .into_iter()
+            .map(|(n, o, l, _)| (n, o, l))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("nfs.rpc.pdu", Some(0), 66),
+                ("nfs.rpc.pdu", Some(18), 48),
+                ("nfs.rpc.creds", Some(46), 12),
+            ]
+        );
+        let r = rec(&reply);
+        g.received(s, r.len() as u64);
+        g.stream(&mut ctx, AppProto::Nfs, s, &r);
+        let got: Vec<_> = all(&g, s)
+            .into_iter()
+            .map(|(n, o, l, _)| (n, o, l))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("nfs.rpc.pdu", Some(0), 18),
+                ("nfs.rpc.hdr", Some(0), 12),
+                ("nfs.rpc.data", Some(12), 6),
+            ]
+        );
+    }
+
     #[test]
     fn recorded_types() {
         let t = |p, n| FrameType::lookup(p, n).unwrap();
@@ -712,6 +1107,8 @@ mod tests {
         assert!(recorded(t(RuleApp::Http1, "request")));
         assert!(recorded(t(RuleApp::Sip, "pdu")));
         assert!(!recorded(t(RuleApp::Mqtt, "pdu")));
+        assert!(recorded(t(RuleApp::Nfs, "rpc.creds")));
+        assert!(!recorded(t(RuleApp::Nfs, "nfs.pdu")));
         assert!(!recorded(FrameType::stream(RuleApp::Tls)));
     }
 }

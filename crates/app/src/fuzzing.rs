@@ -48,7 +48,14 @@ pub fn drive(data: &[u8]) {
         }
         rest = next;
         if let Some(f) = flow.frames() {
-            let _: usize = f.pending(dir).map(|(t, b)| t.name().len() + b.len()).sum();
+            // As detection and the alert's `frame` object read them: every pending
+            // frame, then each again by its id; its bytes never exceed its length.
+            for (fr, b) in f.pending_frames(dir) {
+                let again = f.get(dir, fr.id).map(|(g, c)| (g, c.len()));
+                assert_eq!(again, Some((fr, b.len())), "frame {} by id", fr.id);
+                assert!(b.len() as u64 <= fr.len, "frame {} bytes", fr.id);
+            }
+            let _ = f.pending_tx_min();
             f.inspected(dir);
         }
         // Rendering walks every live transaction: now and then, not after every record

@@ -130,6 +130,10 @@ pub struct Config {
     /// Record application-layer frames for the `frame` rule keyword ([`frames`]); the
     /// engine sets it when a loaded rule uses `frame` (false: nothing is recorded).
     pub frames: bool,
+    /// The frame types a loaded rule inspects (the engine sets them with `frames`):
+    /// only frames of these types are recorded and numbered, as Suricata 7.0.10 creates
+    /// only the frame types a rule uses (the EVE `frame.id` counts them).
+    pub frame_types: frames::FrameSet,
     /// How the files transactions carry are tracked (hashes, bytes kept).
     pub files: FileConfig,
     /// `app-layer.protocols.smtp.mime`: how SMTP messages are decoded.
@@ -165,6 +169,7 @@ impl Default for Config {
             tls_handshake_limit: 256 * 1024,
             dns_tcp_limit: 65_535,
             frames: false,
+            frame_types: frames::FrameSet::ALL,
             files: FileConfig::default(),
             smtp_mime: smtp::mime::MimeConfig::default(),
             expectations: expect::Expectations::default(),

@@ -614,8 +614,9 @@ impl Detector {
             }
         }
         // One alert per rule per packet; a transaction rule may alert once for each
-        // transaction it matched (Suricata keeps alerts that differ by tx id).
-        if !matches!(on, MatchedOn::Tx(_)) {
+        // transaction it matched (Suricata keeps alerts that differ by tx id), a frame
+        // rule once for each frame.
+        if !matches!(on, MatchedOn::Tx(_) | MatchedOn::Frame(_)) {
             let st = &mut scratch.hit_stamp[si as usize];
             if *st == scratch.hit_gen {
                 return;
@@ -658,6 +659,7 @@ impl Detector {
         scratch.hits.sort_unstable_by_key(|h| {
             let tx = match h.alert.matched_on {
                 MatchedOn::Tx(id) => id,
+                MatchedOn::Frame(f) => f.id,
                 _ => 0,
             };
             (h.sig, tx)
@@ -675,7 +677,8 @@ impl Detector {
             // whole flow; matches on a packet's own payload or options on the packet.
             let flow_scope = input.flow.is_some()
                 && (s.flow_action
-                    || matches!(h.alert.matched_on, MatchedOn::Tx(_) | MatchedOn::Stream));
+                    || matches!(h.alert.matched_on, MatchedOn::Tx(_) | MatchedOn::Stream)
+                    || matches!(h.alert.matched_on, MatchedOn::Frame(f) if !f.datagram));
             if s.action == Action::Pass {
                 scratch.verdict.add(Action::Pass, flow_scope);
                 if flow_scope {

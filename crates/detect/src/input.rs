@@ -93,6 +93,31 @@ pub enum MatchedOn {
     Stream,
     /// An application-layer transaction (HTTP, DNS, TLS) with its id.
     Tx(u64),
+    /// An application-layer frame (`frame` rules): the alert's EVE `frame` object
+    /// describes it ([`app::frames::FlowFrames::get`]).
+    Frame(FrameHit),
+}
+
+/// The frame a `frame` rule matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FrameHit {
+    /// Its direction is to the server.
+    pub to_server: bool,
+    /// Its id in that direction ([`app::frames::Frame::id`]).
+    pub id: u64,
+    /// It came in a datagram (UDP), not a TCP stream.
+    pub datagram: bool,
+}
+
+impl FrameHit {
+    /// The frame's direction.
+    pub fn dir(self) -> app::Direction {
+        if self.to_server {
+            app::Direction::ToServer
+        } else {
+            app::Direction::ToClient
+        }
+    }
 }
 
 /// One alert raised by [`crate::Detector::inspect`]. Text fields (msg, classtype,

@@ -174,7 +174,7 @@ pub use batch::{BatchMatches, BatchPrefilter, CpuBatchPrefilter, ItemMatches};
 pub use detector::{Detector, RuleInfo};
 pub use fastpat::{FpReason, NoFastPattern};
 pub use files::FileNeeds;
-pub use input::{Alert, FlowCounts, FlowInfo, Input, MatchedOn};
+pub use input::{Alert, FlowCounts, FlowInfo, FrameHit, Input, MatchedOn};
 pub use offload::{OffloadPlan, PcreDfas};
 pub use options::{ActionClass, BuildStats, DetectOptions, DiagKind, Diagnostic};
 pub use pcre::PcreLimits;

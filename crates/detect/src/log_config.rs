@@ -64,7 +64,7 @@ impl LogMarks {
     pub(crate) fn mark(&mut self, on: MatchedOn) {
         let id = match on {
             MatchedOn::Tx(id) => id,
-            MatchedOn::Packet | MatchedOn::Stream => 0,
+            MatchedOn::Packet | MatchedOn::Stream | MatchedOn::Frame(_) => 0,
         };
         if !self.ids.contains(&id) {
             self.ids.push(id);

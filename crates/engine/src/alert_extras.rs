@@ -20,7 +20,11 @@ pub(crate) fn payload<'a>(
     if !(opts.payload || opts.payload_printable || opts.packet) {
         return None;
     }
-    let on_stream = !matches!(alert.matched_on, detect::MatchedOn::Packet);
+    let on_stream = match alert.matched_on {
+        detect::MatchedOn::Packet => false,
+        detect::MatchedOn::Frame(f) => !f.datagram,
+        detect::MatchedOn::Stream | detect::MatchedOn::Tx(_) => true,
+    };
     let (bytes, is_stream) = match stream {
         Some(s) if on_stream && !s.is_empty() => (s, true),
         _ => (pkt.payload(frame), false),

@@ -307,10 +307,20 @@ impl AlertSink {
         // Alerts on a transaction carry its http/dns/tls object, as Suricata's do.
         // A stream match is attributed to the direction's inspect transaction, as
         // Suricata does (`tx_guessed`), when the flow's parser has that transaction.
+        // A frame match names its frame (still held by the flow: frames are dropped
+        // only when the next one is recorded) and, for an HTTP/1 message, its
+        // transaction; other frames have none (Suricata writes no tx_id, no tls{}).
+        let frame_match = match alert.matched_on {
+            detect::MatchedOn::Frame(h) => app
+                .and_then(app::AppFlow::frames)
+                .and_then(|f| f.get(h.dir(), h.id)),
+            _ => None,
+        };
         let (tx_id, guessed) = match alert.matched_on {
             detect::MatchedOn::Tx(id) => (Some(id), false),
             detect::MatchedOn::Stream => (guessed_tx, true),
             detect::MatchedOn::Packet => (None, false),
+            detect::MatchedOn::Frame(_) => (frame_match.and_then(|(f, _)| f.tx_id), false),
         };
         let mut extra: Vec<(&str, serde_json::Value)> = match (tx_id, app) {
             (Some(id), Some(a)) => output::eve::alert_app_object(a, id).into_iter().collect(),
@@ -390,6 +400,20 @@ impl AlertSink {
                 .tunnel
                 .filter(|_| !matches!(pkt.tunnel, wire::Tunnel::None | wire::Tunnel::Reassembled)),
             payload: crate::alert_extras::payload(&opts, alert, pkt, frame, stream),
+            frame: frame_match.map(|(f, bytes)| output::eve::AlertFrame {
+                ty: f.ty.type_name(),
+                id: f.id,
+                to_server: matches!(
+                    alert.matched_on,
+                    detect::MatchedOn::Frame(h) if h.to_server
+                ),
+                stream_offset: f.stream_offset,
+                len: f.len,
+                // Osprey inspects a frame once the parser completed it.
+                complete: true,
+                tx_id: f.tx_id,
+                payload: bytes,
+            }),
         };
         if self.keep_blocked && record.action == "blocked" && self.blocked.is_none() {
             self.blocked = Some(blocked_part(&record.to_eve()));

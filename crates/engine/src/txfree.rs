@@ -3,6 +3,7 @@
 //! are freed, so a long keep-alive flow holds only the transactions still in progress.
 //! A transaction goes once it is complete both ways and inspected in its final state in
 //! each direction that has transaction rules ([`detect::Detector::tx_done_before`]),
+//! no frame of it waits for inspection (`app::frames::FlowFrames::pending_tx_min`),
 //! and its records and files were written ([`output::AppLogger::done_before`]).
 
 use crate::flows::FlowExt;
@@ -23,6 +24,11 @@ pub(crate) fn free_done(
     let mut bound = logger.done_before(app, &ext.log);
     if let Some(det) = detector.filter(|_| !ext.no_inspect) {
         bound = bound.min(det.tx_done_before(&ext.detect));
+        // An HTTP/1 message's frame still to inspect keeps its transaction (its
+        // alert writes it).
+        if let Some(t) = app.frames().and_then(|f| f.pending_tx_min()) {
+            bound = bound.min(t);
+        }
     }
     // Complete both ways, in order: the first transaction still in progress stops it.
     let (mut first, mut upto) = (None, None);

@@ -68,6 +68,8 @@ pub struct AlertRecord<'a> {
     pub tunnel: Option<crate::eve::AlertTunnel>,
     /// The payload and frame, written as the output's alert options ask.
     pub payload: Option<(crate::eve::AlertPayload<'a>, crate::eve::AlertOptions)>,
+    /// The application-layer frame a `frame` rule matched (`frame{}`).
+    pub frame: Option<crate::eve::AlertFrame<'a>>,
 }
 
 /// Suricata 7.0.10's `proto` names for IP protocol numbers 0 to 143 (IANA keywords, with
@@ -311,8 +313,15 @@ impl AlertRecord<'_> {
             o.insert("direction".into(), f.direction().into());
             o.insert("flow".into(), f.to_eve());
         }
+        // Suricata's order: the payload, the frame, then the captured packet.
         if let Some((p, opts)) = &self.payload {
-            p.write(opts, &mut o);
+            p.write_payload(opts, &mut o);
+        }
+        if let Some(f) = &self.frame {
+            o.insert("frame".into(), f.to_eve());
+        }
+        if let Some((p, opts)) = &self.payload {
+            p.write_packet(opts, &mut o);
         }
         Value::Object(o)
     }
@@ -380,6 +389,7 @@ pub(crate) mod tests {
             flow: None,
             tunnel: None,
             payload: None,
+            frame: None,
         }
     }
 

@@ -72,7 +72,7 @@ impl AppFlow {
         for dir in [Direction::ToServer, Direction::ToClient] {
             let bytes = std::mem::take(&mut rest[dir.index()]);
             if !bytes.is_empty() {
-                self.parse(ctx, dir, &bytes);
+                self.parse_bytes(ctx, dir, &bytes);
             }
         }
     }

@@ -64,6 +64,13 @@ pub struct RfbState {
     buf: [Vec<u8>; 2],
     events: Events,
     failed: bool,
+    /// Bytes of each direction the handshake consumed.
+    taken: [u64; 2],
+    /// Record each message for the `frame` keyword ([`crate::Config::frames`]).
+    record: bool,
+    /// The messages taken since [`RfbState::take_pdus`] last asked: direction,
+    /// offset among the bytes the parser was given in that direction, bytes.
+    pdus: Vec<(Direction, u64, Vec<u8>)>,
 }
 
 impl Default for RfbState {
@@ -74,6 +81,9 @@ impl Default for RfbState {
             buf: Default::default(),
             events: Events::default(),
             failed: false,
+            taken: [0; 2],
+            record: false,
+            pdus: Vec::new(),
         }
     }
 }
@@ -116,8 +126,16 @@ impl RfbState {
             .is_some_and(|v| v.minor.as_str() >= "008")
     }
 
+    /// The handshake messages taken since the last call, for `rfb.pdu` frames
+    /// (recorded only with [`crate::Config::frames`]): direction, offset among the
+    /// bytes the parser was given in that direction, the message.
+    pub fn take_pdus(&mut self) -> Vec<(Direction, u64, Vec<u8>)> {
+        std::mem::take(&mut self.pdus)
+    }
+
     /// In-order bytes of one direction.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        self.record = ctx.config.frames;
         if self.step == Step::Done || self.failed {
             return;
         }
@@ -145,10 +163,22 @@ impl RfbState {
         }
     }
 
-    /// Takes `n` bytes of `dir` if they are there.
+    /// Takes `n` bytes of `dir` if they are there: one handshake message, an
+    /// `rfb.pdu` frame.
     fn take(&mut self, dir: Direction, n: usize) -> Option<Vec<u8>> {
+        self.take_as(dir, n, true)
+    }
+
+    /// [`RfbState::take`], the message recorded as a frame only when `framed`.
+    fn take_as(&mut self, dir: Direction, n: usize, framed: bool) -> Option<Vec<u8>> {
         let b = &mut self.buf[dir.index()];
-        (b.len() >= n).then(|| b.drain(..n).collect())
+        let m: Vec<u8> = (b.len() >= n).then(|| b.drain(..n).collect())?;
+        let at = self.taken[dir.index()];
+        self.taken[dir.index()] += n as u64;
+        if self.record && framed {
+            self.pdus.push((dir, at, m.clone()));
+        }
+        Some(m)
     }
 
     fn peek(&self, dir: Direction, n: usize) -> Option<&[u8]> {
@@ -220,7 +250,9 @@ impl RfbState {
                 if len > MAX_BUFFER {
                     return None;
                 }
-                let Some(b) = self.take(S, 4 + len) else {
+                // Suricata 7.0.10 parses the reason without framing it (checked on
+                // sv-ether.pcap's 10.0.0.1:40000 flow).
+                let Some(b) = self.take_as(S, 4 + len, false) else {
                     return Some(false);
                 };
                 self.tx.failure_reason = Some(b[4..].to_vec());
@@ -376,6 +408,50 @@ mod tests {
             assert_eq!(ctx.counters.get(Counter::TxRfb), 1);
             assert_eq!(t.failure_reason.as_deref(), Some(&b"AAAAAAAAAAAAAAAA"[..]));
         }
+    }
+
+    /// With frames on, each handshake message is an `rfb.pdu` (its direction and
+    /// offset), as Suricata 7.0.10 frames them on sv-ether.pcap's 3.8 flow; a failure
+    /// reason is not framed; with frames off nothing is kept.
+    #[test]
+    fn handshake_messages_for_frames() {
+        let mut ctx = AppCtx::default();
+        ctx.config.frames = true;
+        let mut s = RfbState::default();
+        let (c, v) = (Direction::ToServer, Direction::ToClient);
+        let server = include_bytes!("testdata/v38_server.bin");
+        let client = include_bytes!("testdata/v38_client.bin");
+        s.parse(&mut ctx, v, server);
+        s.parse(&mut ctx, c, client);
+        let got: Vec<_> = s
+            .take_pdus()
+            .into_iter()
+            .map(|(d, at, m)| (d == c, at, m.len()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (false, 0, 12),
+                (true, 0, 12),
+                (false, 12, 2),
+                (true, 12, 1),
+                (false, 14, 16),
+                (true, 13, 16),
+                (false, 30, 4),
+                (true, 29, 1),
+                (false, 34, 25),
+            ]
+        );
+        assert!(s.take_pdus().is_empty());
+        let mut s = RfbState::default();
+        s.parse(&mut ctx, v, include_bytes!("testdata/fail_server.bin"));
+        s.parse(&mut ctx, c, include_bytes!("testdata/fail_client.bin"));
+        let got: Vec<_> = s.take_pdus().into_iter().map(|p| p.2.len()).collect();
+        assert_eq!(got, [12, 12, 1]);
+        ctx.config.frames = false;
+        let mut s = RfbState::default();
+        s.parse(&mut ctx, v, server);
+        assert!(s.take_pdus().is_empty());
     }
 
     #[test]

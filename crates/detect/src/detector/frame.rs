@@ -3,13 +3,25 @@
 //! since the last such packet, each rule once per matching frame.
 
 use super::Detector;
-use crate::input::{FlowInfo, Input, MatchedOn};
+use crate::input::{FlowInfo, FrameHit, Input, MatchedOn};
 use crate::state::{FlowDetect, Scratch};
 
 impl Detector {
     /// Whether a loaded rule inspects frames (the app layer then records them).
     pub fn uses_frames(&self) -> bool {
         !self.frame_sigs.is_empty()
+    }
+
+    /// The frame types the loaded rules inspect (the app layer records only those,
+    /// which numbers them as Suricata does).
+    pub fn frame_types(&self) -> app::frames::FrameSet {
+        let mut set = app::frames::FrameSet::EMPTY;
+        for &si in &self.frame_sigs {
+            if let Some(fp) = self.sigs[si as usize].frames.first() {
+                set.insert(fp.ty);
+            }
+        }
+        set
     }
 
     /// Runs the frame rules over the frames of the packet's direction.
@@ -30,15 +42,16 @@ impl Detector {
         if !frames.has_pending(dir) {
             return;
         }
-        let on = if input.packet.proto == wire::ip_proto::UDP {
-            MatchedOn::Packet
-        } else {
-            MatchedOn::Stream
-        };
-        for (ty, bytes) in frames.pending(dir) {
+        let datagram = input.packet.proto == wire::ip_proto::UDP;
+        for (frame, bytes) in frames.pending_frames(dir) {
+            let on = MatchedOn::Frame(FrameHit {
+                to_server: fi.to_server,
+                id: frame.id,
+                datagram,
+            });
             for &si in &self.frame_sigs {
                 let s = &self.sigs[si as usize];
-                let Some(fp) = s.frames.first().filter(|f| f.ty == ty) else {
+                let Some(fp) = s.frames.first().filter(|f| f.ty == frame.ty) else {
                     continue;
                 };
                 if !self.pre_checks(s, fd, input) {
@@ -56,8 +69,6 @@ impl Detector {
                 if hit {
                     // One alert per matching frame: several frames of a packet alert
                     // several times (Suricata's frame alerts are per frame).
-                    let st = &mut scratch.hit_stamp[si as usize];
-                    *st = scratch.hit_gen.wrapping_sub(1);
                     self.matched(si, s, on, scratch, fd, input.packet);
                 }
             }

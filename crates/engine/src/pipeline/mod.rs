@@ -125,6 +125,10 @@ impl Pipeline {
         };
         // The app layer records frames only for `frame` rules.
         p.flows.app.config.frames = config.detector.as_ref().is_some_and(|d| d.uses_frames());
+        if let Some(d) = &config.detector {
+            // Only the types the rules use (Suricata numbers only those).
+            p.flows.app.config.frame_types = d.frame_types();
+        }
         p
     }
 
@@ -378,6 +382,9 @@ impl Pipeline {
     pub fn set_detector(&mut self, detector: Option<Arc<detect::Detector>>) {
         let timing = self.timer.times().is_some();
         self.flows.app.config.frames = detector.as_ref().is_some_and(|d| d.uses_frames());
+        if let Some(d) = &detector {
+            self.flows.app.config.frame_types = d.frame_types();
+        }
         self.detection.set_detector(detector, timing);
         self.flows.reset_detect();
     }

@@ -40,6 +40,12 @@ pub fn printable(b: &[u8]) -> String {
 impl AlertPayload<'_> {
     /// Adds what `opts` asks for to the alert record `o`.
     pub fn write(&self, opts: &AlertOptions, o: &mut Map<String, Value>) {
+        self.write_payload(opts, o);
+        self.write_packet(opts, o);
+    }
+
+    /// The payload fields `opts` asks for (`payload`, `payload_printable`, `stream`).
+    pub fn write_payload(&self, opts: &AlertOptions, o: &mut Map<String, Value>) {
         let payload = &self.payload[..self.payload.len().min(opts.payload_buffer_size)];
         if opts.payload {
             o.insert("payload".into(), STANDARD.encode(payload).into());
@@ -51,6 +57,10 @@ impl AlertPayload<'_> {
             // Suricata writes it with every logged payload: 0 for the packet's own.
             o.insert("stream".into(), u8::from(self.stream).into());
         }
+    }
+
+    /// The captured frame, when `opts` asks for it (`packet`, `packet_info`).
+    pub fn write_packet(&self, opts: &AlertOptions, o: &mut Map<String, Value>) {
         if opts.packet && !self.packet.is_empty() {
             o.insert("packet".into(), STANDARD.encode(self.packet).into());
             let mut info = Map::new();

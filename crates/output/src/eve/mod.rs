@@ -3,6 +3,7 @@
 //! protocol in `app` (its `log.rs`), through [`app::Transaction`].
 
 mod alert_ctx;
+mod alert_frame;
 mod alert_payload;
 mod anomaly;
 mod applog;
@@ -16,6 +17,7 @@ mod tagged;
 mod types;
 
 pub use alert_ctx::{AlertFlow, AlertTarget, AlertTunnel};
+pub use alert_frame::{AlertFrame, DATAGRAM_FRAME_PAYLOAD_MAX, STREAM_FRAME_PAYLOAD_MAX};
 pub use alert_payload::{printable, write_http_bodies, AlertPayload};
 pub use anomaly::{app_anomaly, decode_anomaly, stream_anomaly};
 pub use applog::{alert_app_object, AppLogger, LogCursor};
