@@ -67,7 +67,9 @@ struct Side {
     line: Vec<u8>,
     pending: Option<Vec<u8>>,
     tx: Option<u64>,
-    decoder: Option<Decoder>,
+    /// The body's content-coding decoder: boxed, as most bodies have none and every
+    /// open flow holds two sides.
+    decoder: Option<Box<Decoder>>,
     st: Option<St>,
     /// Response headers: the last line ended in a bare LF; a CR right after it belongs
     /// to that line ending (libhtp's LF-CR line ending).
@@ -203,6 +205,13 @@ impl HttpState {
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         self.parse_data(ctx, dir, data);
         self.settle_deferred(ctx, dir);
+        // No partial line left: the line buffer goes back to the pool until the next
+        // line starts (`lines::next_line` takes one then), so an open flow waiting for
+        // its peer holds none.
+        let side = &mut self.sides[dir.index()];
+        if side.line.is_empty() && side.line.capacity() > 0 {
+            pool::give_line(std::mem::take(&mut side.line));
+        }
     }
 
     fn parse_data(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
@@ -736,7 +745,7 @@ impl HttpState {
                 // libhtp undoes request codings too.
                 let limit = ctx.config.response_body_decompress_layer_limit;
                 self.sides[0].decoder =
-                    Decoder::for_header(tx.request.header("content-encoding"), limit);
+                    Decoder::for_header(tx.request.header("content-encoding"), limit).map(Box::new);
                 tx.request.progress = Progress::Body;
                 self.sides[0].st = Some(next);
             }
@@ -809,7 +818,8 @@ impl HttpState {
                 };
                 let limit = ctx.config.response_body_decompress_layer_limit;
                 self.sides[1].decoder =
-                    Decoder::for_header(tx.response.header("content-encoding"), limit);
+                    Decoder::for_header(tx.response.header("content-encoding"), limit)
+                        .map(Box::new);
                 tx.response.progress = Progress::Body;
                 self.sides[1].st = Some(next);
             }
