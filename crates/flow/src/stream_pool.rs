@@ -16,8 +16,8 @@ use crate::reasm::REGION;
 use std::cell::RefCell;
 use std::ops::Range;
 
-/// Byte buffers of 1..=this many regions are kept.
-const BUF_CLASSES: usize = 4;
+/// Byte buffers of 1..=this many regions (up to 4 KiB) are kept.
+const BUF_CLASSES: usize = 8;
 /// Segment lists of capacity 1..=this are kept.
 const SEG_CLASSES: usize = 4;
 /// Most allocations kept per size and thread.

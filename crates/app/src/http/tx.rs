@@ -170,6 +170,14 @@ impl Message {
         if self.headers.len() >= max {
             return false;
         }
+        if self.headers.len() == self.headers.capacity()
+            && (HEADERS_FIRST..HEADERS_GROW_BY_ONE).contains(&self.headers.len())
+        {
+            // Past the first four, one entry at a time up to eight (then doubling): a
+            // request with five headers held room for eight, 144 bytes in every open
+            // flow. A pooled message keeps the capacity it grew to.
+            self.headers.reserve_exact(1);
+        }
         let mut h = self.spare_headers.pop().unwrap_or(Header {
             name: Vec::new(),
             value: Vec::new(),
@@ -258,6 +266,12 @@ impl Message {
 fn chunk_room(len: usize) -> usize {
     ((len + 8).div_ceil(16) * 16 - 8).max(24)
 }
+
+/// Header entries a message's first growth makes room for.
+const HEADERS_FIRST: usize = 4;
+/// Header entries held before the list grows by doubling (by one from
+/// [`HEADERS_FIRST`] up to here).
+const HEADERS_GROW_BY_ONE: usize = 8;
 
 /// Spare bytes a completed header buffer may keep (more is given back).
 const SLACK_BYTES: usize = 1024;
@@ -465,6 +479,13 @@ mod tests {
             .map(|h| (h.name.capacity(), h.value.capacity()))
             .collect();
         assert_eq!(caps, [(24, 24), (24, 104)]);
+        // Four entries first, then one at a time up to eight, then doubling.
+        let mut caps = Vec::new();
+        for i in 0..10u8 {
+            assert!(m.add_header(&[b'a' + i], b"v", 64));
+            caps.push(m.headers.capacity());
+        }
+        assert_eq!(caps, [4, 4, 5, 6, 7, 8, 16, 16, 16, 16]);
         assert_eq!(m.header("user-agent").map(<[u8]>::len), Some(100));
     }
 
