@@ -535,7 +535,7 @@ impl HttpState {
             tx.host = Some(normalize_host(h));
             tx.port = host_port(auth);
         }
-        tx.request.parts = [rl.method, rl.uri, rl.protocol];
+        tx.request.set_parts([rl.method, rl.uri, rl.protocol]);
         tx.request.progress = Progress::Line;
         if no_protocol {
             tx.request.build_header_buffers(Direction::ToServer);
@@ -584,9 +584,9 @@ impl HttpState {
         pool::set(&mut tx.response.line, l);
         tx.response.version = Some(parse_protocol(&l[rl.protocol.clone()]));
         tx.status = parse_status(&l[rl.status.clone()]);
-        tx.response.parts = [rl.protocol, rl.status, rl.message];
+        tx.response.set_parts([rl.protocol, rl.status, rl.message]);
         tx.response.progress = Progress::Line;
-        let bad_proto = !ev::exact_protocol(&tx.response.line[tx.response.parts[0].clone()]);
+        let bad_proto = !ev::exact_protocol(&tx.response.line[tx.response.part_range(0)]);
         let bad_status = tx.status.is_none_or(|s| s > 999);
         self.sides[1].st = Some(St::Headers);
         if bad_proto {

@@ -71,7 +71,7 @@ pub struct Message {
     /// Cut short by a gap, the end of the flow or a parse error.
     pub(crate) truncated: bool,
     /// Parts of the line: method/uri/protocol or protocol/status/message.
-    pub(crate) parts: [Range<usize>; 3],
+    pub(crate) parts: [Range<u32>; 3],
     pub(crate) version: Option<ProtocolVersion>,
     /// Body bytes needed before an unfinished body is inspected
     /// (`request-body-minimal-inspect-size` / `response-body-minimal-inspect-size`).
@@ -152,7 +152,21 @@ impl Message {
         if self.progress == Progress::None || self.parts[i].is_empty() {
             return None;
         }
-        self.line.get(self.parts[i].clone())
+        self.line.get(self.part_range(i))
+    }
+
+    /// Records where the line's three parts lie (in the line's bytes; a line is far
+    /// shorter than 4 GiB: the field limit bounds it, and an offset beyond is kept as
+    /// `u32::MAX`, a part that reads as absent).
+    pub(crate) fn set_parts(&mut self, parts: [Range<usize>; 3]) {
+        let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        self.parts = parts.map(|r| at(r.start)..at(r.end));
+    }
+
+    /// Where part `i` of the line lies.
+    pub(crate) fn part_range(&self, i: usize) -> Range<usize> {
+        let r = &self.parts[i];
+        r.start as usize..r.end as usize
     }
 
     pub(crate) fn add_header(&mut self, name: &[u8], value: &[u8], max: usize) -> bool {
