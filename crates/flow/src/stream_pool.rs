@@ -7,7 +7,7 @@
 //! bytes, one to [`SEG_CLASSES`] ranges), so they are kept here for the next stream
 //! instead of going back to the allocator: every worker is one thread, so the pool is
 //! the worker's own and needs no lock. It is bounded ([`MAX_KEPT`] per size, under
-//! 1 MiB per thread in all); what does not fit is freed as before.
+//! 1.2 MiB per thread in all); what does not fit is freed as before.
 //!
 //! Capacities stay exactly what the stream asked for, so the memory accounting of the
 //! streams (`stream.reassembly.memcap`) does not change.
