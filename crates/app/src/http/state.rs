@@ -67,8 +67,7 @@ struct Side {
     line: Vec<u8>,
     pending: Option<Vec<u8>>,
     tx: Option<u64>,
-    /// The body's content-coding decoder: boxed, as most bodies have none and every
-    /// open flow holds two sides.
+    /// The body's content-coding decoder (boxed: most bodies have none).
     decoder: Option<Box<Decoder>>,
     st: Option<St>,
     /// Response headers: the last line ended in a bare LF; a CR right after it belongs
@@ -205,13 +204,7 @@ impl HttpState {
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         self.parse_data(ctx, dir, data);
         self.settle_deferred(ctx, dir);
-        // No partial line left: the line buffer goes back to the pool until the next
-        // line starts (`lines::next_line` takes one then), so an open flow waiting for
-        // its peer holds none.
-        let side = &mut self.sides[dir.index()];
-        if side.line.is_empty() && side.line.capacity() > 0 {
-            pool::give_line(std::mem::take(&mut side.line));
-        }
+        pool::release_idle_line(&mut self.sides[dir.index()].line);
     }
 
     fn parse_data(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
