@@ -90,7 +90,7 @@ pub enum AppState {
     /// TLS.
     Tls(Box<TlsState>),
     /// SIP (UDP).
-    Sip(SipState),
+    Sip(Box<SipState>),
     /// SMB over TCP.
     Smb(Box<SmbState>),
     /// DCERPC over TCP or UDP.
@@ -102,7 +102,7 @@ pub enum AppState {
     /// NFS (TCP or UDP).
     Nfs(Box<NfsState>),
     /// TFTP (UDP).
-    Tftp(TftpState),
+    Tftp(Box<TftpState>),
     /// SSH.
     Ssh(Box<SshState>),
     /// Kerberos 5.
@@ -142,13 +142,13 @@ impl AppState {
             AppState::Http2(h) => &**h,
             AppState::Dns(d) => &**d,
             AppState::Tls(t) => &**t,
-            AppState::Sip(s) => s,
+            AppState::Sip(s) => &**s,
             AppState::Smb(s) => &**s,
             AppState::Dcerpc(d) => &**d,
             AppState::Smtp(s) => &**s,
             AppState::Mqtt(s) => &**s,
             AppState::Nfs(n) => &**n,
-            AppState::Tftp(t) => t,
+            AppState::Tftp(t) => &**t,
             AppState::Ssh(s) => &**s,
             AppState::Krb5(k) => &**k,
             AppState::Snmp(s) => &**s,
@@ -212,7 +212,10 @@ macro_rules! with_state {
                 let $p: &TlsState = $p;
                 $body
             }
-            AppState::Sip($p) => $body,
+            AppState::Sip($p) => {
+                let $p: &SipState = $p;
+                $body
+            }
             AppState::Smb($p) => {
                 let $p: &SmbState = $p;
                 $body
@@ -233,7 +236,10 @@ macro_rules! with_state {
                 let $p: &NfsState = $p;
                 $body
             }
-            AppState::Tftp($p) => $body,
+            AppState::Tftp($p) => {
+                let $p: &TftpState = $p;
+                $body
+            }
             AppState::Ssh($p) => {
                 let $p: &SshState = $p;
                 $body
@@ -311,7 +317,10 @@ macro_rules! with_state {
                 let $p: &mut TlsState = $p;
                 $body
             }
-            AppState::Sip($p) => $body,
+            AppState::Sip($p) => {
+                let $p: &mut SipState = $p;
+                $body
+            }
             AppState::Smb($p) => {
                 let $p: &mut SmbState = $p;
                 $body
@@ -332,7 +341,10 @@ macro_rules! with_state {
                 let $p: &mut NfsState = $p;
                 $body
             }
-            AppState::Tftp($p) => $body,
+            AppState::Tftp($p) => {
+                let $p: &mut TftpState = $p;
+                $body
+            }
             AppState::Ssh($p) => {
                 let $p: &mut SshState = $p;
                 $body
@@ -908,6 +920,12 @@ mod first_dir;
 mod tests {
     use super::*;
     use crate::http::HttpBuffer;
+
+    #[test]
+    fn a_parser_state_is_a_tag_and_a_pointer() {
+        // Every open flow holds one: every protocol's state is boxed.
+        assert!(std::mem::size_of::<AppState>() <= 16);
+    }
 
     #[test]
     fn http_detected_on_any_port_and_replayed() {

@@ -33,9 +33,12 @@ pub(crate) fn push_capped(buf: &mut Vec<u8>, data: &[u8], limit: usize) -> bool 
     let room = limit.saturating_sub(buf.len());
     let want = buf.len() + data.len().min(room);
     if want > buf.capacity() {
-        // Grow by doubling as `Vec` does, but never past `limit`: a body buffer of a
+        // Grow by half (amortized appends with less slack than doubling: every open
+        // flow's body in progress holds it), never past `limit`: a body buffer of a
         // 100 KiB limit would otherwise reach 128 KiB.
-        let cap = (buf.capacity() * 2).max(want).min(limit.max(want));
+        let cap = (buf.capacity() + buf.capacity() / 2)
+            .max(want)
+            .min(limit.max(want));
         buf.reserve_exact(cap - buf.len());
     }
     if data.len() <= room {

@@ -24,10 +24,11 @@ const CLASSES: usize = (MAX_CAP / MIN_CAP).trailing_zeros() as usize + 1;
 /// Most lists kept per size class and thread.
 const MAX_KEPT: usize = 64;
 
-/// The capacity of a flow's list of remembered transactions after its first push (what
-/// `Vec` gives elements of this size); only lists of this capacity are kept.
-const SEEN_CAP: usize = 4;
-/// Most lists of remembered transactions kept per thread (about 80 KiB).
+/// The capacity of a flow's list of remembered transactions after its first push (it
+/// then grows one at a time while short, `FlowDetect::remember_tx`); only lists of
+/// this capacity are kept.
+const SEEN_CAP: usize = 1;
+/// Most lists of remembered transactions kept per thread (about 20 KiB).
 const MAX_SEEN_KEPT: usize = 256;
 
 thread_local! {

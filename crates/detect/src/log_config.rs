@@ -48,9 +48,15 @@ pub(crate) fn of_rule(options: &[Opt]) -> bool {
 /// Request keys (DNS message ids) a flow keeps for the responses to come.
 pub const MAX_KEYS: usize = 64;
 
-/// The transactions of a flow whose logging a `config` rule disabled.
+/// The transactions of a flow whose logging a `config` rule disabled. Boxed and made
+/// on the first mark: every open flow has one and few rules disable logging.
 #[derive(Debug, Default, Clone)]
 pub struct LogMarks {
+    marks: Option<Box<Marks>>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Marks {
     /// Transaction ids, unordered, each once.
     ids: Vec<u64>,
     /// Keys of skipped requests whose response is to be skipped too, oldest first.
@@ -66,35 +72,39 @@ impl LogMarks {
             MatchedOn::Tx(id) => id,
             MatchedOn::Packet | MatchedOn::Stream | MatchedOn::Frame(_) => 0,
         };
-        if !self.ids.contains(&id) {
-            self.ids.push(id);
+        let m = self.marks.get_or_insert_with(Box::default);
+        if !m.ids.contains(&id) {
+            m.ids.push(id);
         }
     }
 
     /// Whether the logging of transaction `tx_id` was disabled.
     pub fn disabled(&self, tx_id: u64) -> bool {
-        self.ids.contains(&tx_id)
+        self.marks.as_ref().is_some_and(|m| m.ids.contains(&tx_id))
     }
 
     /// Whether the transaction loggers skip `tx`: it was marked, or it is the
     /// response to a skipped request (whose key this remembers, for the response).
     pub fn skip(&mut self, tx: &dyn app::Transaction) -> bool {
+        let Some(m) = &mut self.marks else {
+            return false;
+        };
         let pair = tx.log_pair();
-        if self.disabled(tx.id()) {
+        if m.ids.contains(&tx.id()) {
             if let Some((key, false)) = pair {
-                self.keys.retain(|&k| k != key);
-                if self.keys.len() >= MAX_KEYS {
-                    self.keys.remove(0);
-                    self.evicted += 1;
+                m.keys.retain(|&k| k != key);
+                if m.keys.len() >= MAX_KEYS {
+                    m.keys.remove(0);
+                    m.evicted += 1;
                 }
-                self.keys.push(key);
+                m.keys.push(key);
             }
             return true;
         }
         match pair {
-            Some((key, true)) => match self.keys.iter().position(|&k| k == key) {
+            Some((key, true)) => match m.keys.iter().position(|&k| k == key) {
                 Some(i) => {
-                    self.keys.remove(i);
+                    m.keys.remove(i);
                     true
                 }
                 None => false,
@@ -106,28 +116,36 @@ impl LogMarks {
     /// Request keys replaced by newer ones (more than [`MAX_KEYS`] requests skipped
     /// with no response yet) since the last call.
     pub fn take_evicted(&mut self) -> u64 {
-        std::mem::take(&mut self.evicted)
+        self.marks
+            .as_mut()
+            .map_or(0, |m| std::mem::take(&mut m.evicted))
     }
 
     /// Forgets the marks of transactions below `next` (logged, or skipped, already).
     pub fn forget_below(&mut self, next: u64) {
-        self.ids.retain(|&id| id >= next);
+        if let Some(m) = &mut self.marks {
+            m.ids.retain(|&id| id >= next);
+        }
     }
 
     /// Forgets every mark and request key.
     pub fn clear(&mut self) {
-        self.ids.clear();
-        self.keys.clear();
+        if let Some(m) = &mut self.marks {
+            m.ids.clear();
+            m.keys.clear();
+        }
     }
 
     /// Number of marks and request keys kept.
     pub fn len(&self) -> usize {
-        self.ids.len() + self.keys.len()
+        self.marks
+            .as_ref()
+            .map_or(0, |m| m.ids.len() + m.keys.len())
     }
 
     /// Whether no mark or request key is kept.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty() && self.keys.is_empty()
+        self.len() == 0
     }
 }
 

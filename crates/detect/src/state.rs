@@ -14,6 +14,9 @@ pub const MAX_TX_DONE: usize = 65_536;
 /// Most transactions per flow whose last inspection is remembered (the oldest is
 /// forgotten first; a forgotten transaction is simply inspected in full again).
 pub const MAX_TX_SEEN: usize = 64;
+/// Remembered inspections held before the list grows by doubling (one at a time up to
+/// here).
+const TX_SEEN_GROW_BY_ONE: usize = 4;
 
 /// How a transaction looked when it was last inspected in one direction, and the
 /// candidates whose verdict may still change without the transaction changing.
@@ -53,7 +56,11 @@ pub struct FlowDetect {
     /// The ids of the flowbits that are set, in the order they were set (EVE
     /// `metadata.flowbits`).
     set_order: Vec<u32>,
-    tx_done: HashSet<(u64, u32)>,
+    /// (transaction, rule) pairs already done; boxed and made on the first one, as
+    /// every open flow holds a `FlowDetect` (the set itself is 48 bytes inline, the
+    /// box 8 until used: the extra allocation is the point).
+    #[allow(clippy::box_collection)]
+    tx_done: Option<Box<HashSet<(u64, u32)>>>,
     /// Bumped whenever a flowbit changes value.
     pub(crate) bits_gen: u64,
     /// Last inspection of recent transactions.
@@ -67,8 +74,8 @@ pub struct FlowDetect {
     pub(crate) dropped: bool,
     /// IP-only rules already ran for [to-server, to-client] packets.
     pub(crate) iponly_done: [bool; 2],
-    /// `flowint` variables by id (`None`: not set).
-    ints: Vec<Option<u32>>,
+    /// `flowint` variables, made on the first one set (few flows have any).
+    ints: Option<Box<FlowInts>>,
     /// Session tags (`tag:session`).
     pub(crate) tags: crate::tag::FlowTags,
     /// `flowvar`/`pktvar` values (`vars.rs`).
@@ -81,9 +88,16 @@ pub struct FlowDetect {
     pub(crate) bypass: bool,
     /// Transactions a `config` rule asked not to log (`log_config.rs`).
     pub(crate) log_marks: crate::log_config::LogMarks,
-    /// The ids of the `flowint` variables set, in the order they were first set (EVE
+}
+
+/// The `flowint` variables of a flow.
+#[derive(Debug, Default, Clone)]
+struct FlowInts {
+    /// Values by id (`None`: not set).
+    vals: Vec<Option<u32>>,
+    /// The ids of the variables set, in the order they were first set (EVE
     /// `metadata.flowints`).
-    int_order: Vec<u32>,
+    order: Vec<u32>,
 }
 
 impl Drop for FlowDetect {
@@ -132,15 +146,14 @@ impl FlowDetect {
     pub(crate) fn reset(&mut self) {
         self.bits.iter_mut().for_each(|w| *w = 0);
         self.set_order.clear();
-        self.tx_done.clear();
+        self.tx_done = None;
         self.bits_gen = 0;
         self.tx_seen.clear();
         self.tx_floor = [0; 2];
         self.passed = false;
         self.dropped = false;
         self.iponly_done = [false; 2];
-        self.ints.clear();
-        self.int_order.clear();
+        self.ints = None;
         self.alerted = false;
         self.tags.clear();
         self.vars.clear();
@@ -153,34 +166,38 @@ impl FlowDetect {
     /// flow changed protocol (SMTP `STARTTLS` to TLS) and its new transactions count
     /// from 0 again.
     pub fn restart_txs(&mut self) {
-        self.tx_done.clear();
+        self.tx_done = None;
         self.tx_seen.clear();
         self.tx_floor = [0; 2];
     }
 
     /// The value of `flowint` variable `id`, if set.
     pub(crate) fn int(&self, id: u32) -> Option<u32> {
-        self.ints.get(id as usize).copied().flatten()
+        self.ints
+            .as_ref()
+            .and_then(|i| i.vals.get(id as usize).copied().flatten())
     }
 
     /// Sets `flowint` variable `id` (a change of flow state, as a flowbit's).
     pub(crate) fn set_int(&mut self, id: u32, v: u32) {
+        let ints = self.ints.get_or_insert_with(Box::default);
         let i = id as usize;
-        if self.ints.len() <= i {
-            self.ints.resize(i + 1, None);
+        if ints.vals.len() <= i {
+            ints.vals.resize(i + 1, None);
         }
-        if self.ints[i].is_none() {
-            self.int_order.push(id);
+        if ints.vals[i].is_none() {
+            ints.order.push(id);
         }
-        self.ints[i] = Some(v);
+        ints.vals[i] = Some(v);
         self.bits_gen += 1;
     }
 
     /// The `flowint` variables that are set, `(id, value)` in the order they were
     /// first set (EVE `metadata.flowints`; names by [`crate::Detector::flowint_name`]).
     pub fn flowints(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.int_order
+        self.ints
             .iter()
+            .flat_map(|i| i.order.iter())
             .filter_map(|&id| Some((id, self.int(id)?)))
     }
 
@@ -219,25 +236,30 @@ impl FlowDetect {
     }
 
     pub(crate) fn tx_done(&self, tx: u64, sig: u32) -> bool {
-        self.tx_done.contains(&(tx, sig))
+        self.tx_done
+            .as_ref()
+            .is_some_and(|d| d.contains(&(tx, sig)))
     }
 
     pub(crate) fn mark_tx_done(&mut self, tx: u64, sig: u32) {
-        if self.tx_done.len() >= MAX_TX_DONE {
+        let done = self.tx_done.get_or_insert_with(Box::default);
+        if done.len() >= MAX_TX_DONE {
             // Forget the older half of the transactions: a flow with that many live
             // (transaction, rule) pairs is hostile; re-alerting is the safe failure.
-            let mut ids: Vec<u64> = self.tx_done.iter().map(|x| x.0).collect();
+            let mut ids: Vec<u64> = done.iter().map(|x| x.0).collect();
             ids.sort_unstable();
             let cut = ids[ids.len() / 2];
-            self.tx_done.retain(|x| x.0 > cut);
+            done.retain(|x| x.0 > cut);
         }
-        self.tx_done.insert((tx, sig));
+        done.insert((tx, sig));
     }
 
     /// Forgets per-transaction state of transactions below `id` (call when the app layer
     /// frees them).
     pub fn forget_txs_before(&mut self, id: u64) {
-        self.tx_done.retain(|x| x.0 >= id);
+        if let Some(d) = &mut self.tx_done {
+            d.retain(|x| x.0 >= id);
+        }
         self.tx_seen.retain(|x| x.id >= id);
     }
 
@@ -276,6 +298,13 @@ impl FlowDetect {
         }
         if self.tx_seen.capacity() == 0 {
             self.tx_seen = crate::cand_pool::seen_list();
+        } else if self.tx_seen.len() < TX_SEEN_GROW_BY_ONE
+            && self.tx_seen.len() == self.tx_seen.capacity()
+        {
+            // A flow usually has one or two transactions in inspection: room for one
+            // more at a time while short (the first growth would reserve four, 320
+            // bytes for every open flow).
+            self.tx_seen.reserve_exact(1);
         }
         self.tx_seen.push(seen);
     }
@@ -584,6 +613,32 @@ mod tx_seen_tests {
         let mut t = TxSeen::default();
         (t.dir, t.id) = (dir, id);
         t
+    }
+
+    #[test]
+    fn rarely_used_parts_cost_a_pointer_until_used() {
+        // Every open flow holds one: flowints, flowvars, logging marks and the
+        // (transaction, rule) pairs done are boxed on first use.
+        let n = std::mem::size_of::<FlowDetect>();
+        assert!(n <= 200, "{n}");
+        let mut fd = FlowDetect::new();
+        assert_eq!((fd.int(3), fd.flowints().count()), (None, 0));
+        assert!(!fd.tx_done(1, 7));
+        fd.set_int(3, 9);
+        fd.set_int(1, 4);
+        fd.set_int(3, 10);
+        assert_eq!(fd.flowints().collect::<Vec<_>>(), [(3, 10), (1, 4)]);
+        fd.mark_tx_done(1, 7);
+        assert!(fd.tx_done(1, 7) && !fd.tx_done(2, 7));
+        fd.forget_txs_before(2);
+        assert!(!fd.tx_done(1, 7));
+        fd.restart_txs();
+        assert!(!fd.tx_done(1, 7));
+        // The remembered inspections grow one at a time while short.
+        fd.remember_tx(seen(0, 1));
+        assert_eq!(fd.tx_seen.capacity(), 1);
+        fd.remember_tx(seen(1, 1));
+        assert_eq!(fd.tx_seen.capacity(), 2);
     }
 
     #[test]

@@ -45,8 +45,8 @@ pub(crate) fn of_rule(options: &[Opt]) -> bool {
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Requests {
     /// The direction of the packet being inspected (to the server: 0); `None` without
-    /// a flow.
-    current: Option<usize>,
+    /// a flow. A byte: every open flow holds one.
+    current: Option<u8>,
     /// A `tls_store` rule matched a packet of this direction.
     requested: [bool; 2],
 }
@@ -55,13 +55,13 @@ impl Requests {
     /// A packet of the flow is inspected (`to_server`: its direction, `None` without a
     /// flow).
     pub(crate) fn start_packet(&mut self, to_server: Option<bool>) {
-        self.current = to_server.map(|t| usize::from(!t));
+        self.current = to_server.map(|t| u8::from(!t));
     }
 
     /// A `tls_store` rule matched the packet being inspected.
     pub(crate) fn request(&mut self) {
         if let Some(d) = self.current {
-            self.requested[d] = true;
+            self.requested[usize::from(d)] = true;
         }
     }
 

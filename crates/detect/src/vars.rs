@@ -115,9 +115,12 @@ pub(crate) struct VarCond {
 impl VarCond {
     /// Whether the variable is set and its value contains the content.
     pub(crate) fn matches(&self, v: &FlowVars) -> bool {
+        let Some(l) = &v.lists else {
+            return false;
+        };
         let list = match self.kind {
-            VarKind::Flow => &v.flow,
-            VarKind::Pkt => &v.pkt,
+            VarKind::Flow => &l.flow,
+            VarKind::Pkt => &l.pkt,
         };
         list.iter()
             .find(|(n, _)| *n == self.name)
@@ -161,14 +164,23 @@ pub(crate) fn cond(keyword: &str, value: Option<&str>) -> Result<VarCond, Refusa
 }
 
 /// The variables of a flow and of the packet being inspected (kept in its
-/// [`crate::FlowDetect`]), each list in the order its names were first set.
+/// [`crate::FlowDetect`]), each list in the order its names were first set. Boxed and
+/// made on the first capture: every open flow has one and few rules capture.
 #[derive(Debug, Default, Clone)]
 pub struct FlowVars {
+    lists: Option<Box<VarLists>>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct VarLists {
     flow: Vec<(Arc<str>, Vec<u8>)>,
     /// Flow variables captured on the packet being inspected.
     pending: Vec<(Arc<str>, Vec<u8>)>,
     pkt: Vec<(Arc<str>, Vec<u8>)>,
 }
+
+/// No variables (what [`FlowVars::flow`] and [`FlowVars::pkt`] read before a capture).
+static NO_VARS: Vec<(Arc<str>, Vec<u8>)> = Vec::new();
 
 fn put(list: &mut Vec<(Arc<str>, Vec<u8>)>, name: Arc<str>, val: Vec<u8>) {
     match list.iter_mut().find(|(n, _)| *n == name) {
@@ -180,42 +192,50 @@ fn put(list: &mut Vec<(Arc<str>, Vec<u8>)>, name: Arc<str>, val: Vec<u8>) {
 impl FlowVars {
     /// A packet's inspection starts: no packet variables yet.
     pub(crate) fn start_packet(&mut self) {
-        self.pkt.clear();
+        if let Some(l) = &mut self.lists {
+            l.pkt.clear();
+        }
     }
 
     /// The rule whose evaluation captured `c` matched: its packet variables are set,
     /// its flow variables wait for the end of the packet.
     pub(crate) fn commit(&mut self, c: &mut Captured) {
+        if c.is_empty() {
+            return;
+        }
+        let l = self.lists.get_or_insert_with(Box::default);
         for (kind, name, val) in c.drain(..) {
             match kind {
-                VarKind::Pkt => put(&mut self.pkt, name, val),
-                VarKind::Flow => put(&mut self.pending, name, val),
+                VarKind::Pkt => put(&mut l.pkt, name, val),
+                VarKind::Flow => put(&mut l.pending, name, val),
             }
         }
     }
 
     /// The packet was inspected: its flow variables are stored on the flow.
     pub(crate) fn end_packet(&mut self) {
-        for (name, val) in std::mem::take(&mut self.pending) {
-            put(&mut self.flow, name, val);
+        if let Some(l) = &mut self.lists {
+            for (name, val) in std::mem::take(&mut l.pending) {
+                put(&mut l.flow, name, val);
+            }
         }
     }
 
     /// Forgets everything.
     pub(crate) fn clear(&mut self) {
-        self.flow.clear();
-        self.pending.clear();
-        self.pkt.clear();
+        self.lists = None;
     }
 
     /// The flow's variables (EVE `metadata.flowvars`).
     pub fn flow(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.flow.iter().map(|(n, v)| (&**n, &v[..]))
+        let l = self.lists.as_ref().map_or(&NO_VARS, |l| &l.flow);
+        l.iter().map(|(n, v)| (&**n, &v[..]))
     }
 
     /// The packet's variables (EVE `metadata.pktvars`).
     pub fn pkt(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.pkt.iter().map(|(n, v)| (&**n, &v[..]))
+        let l = self.lists.as_ref().map_or(&NO_VARS, |l| &l.pkt);
+        l.iter().map(|(n, v)| (&**n, &v[..]))
     }
 }
 

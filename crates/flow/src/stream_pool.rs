@@ -18,7 +18,7 @@ use crate::reasm::REGION;
 use std::cell::RefCell;
 use std::ops::Range;
 
-/// Byte buffers of 1..=this many regions are kept.
+/// Byte buffers of 1..=this many regions (up to 4 KiB) are kept.
 const BUF_CLASSES: usize = 8;
 /// Byte buffers of 1..=this many regions, and segment lists, are kept up to
 /// [`MAX_KEPT`] per size; larger buffers up to [`MAX_KEPT_LARGE`].

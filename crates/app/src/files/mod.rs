@@ -108,6 +108,13 @@ pub struct Digests {
     pub sha256: Option<[u8; 32]>,
 }
 
+/// The digests of a file that computed none.
+static NO_DIGESTS: Digests = Digests {
+    md5: None,
+    sha1: None,
+    sha256: None,
+};
+
 /// One file of a transaction.
 #[derive(Clone, Debug)]
 pub struct File {
@@ -118,8 +125,12 @@ pub struct File {
     gaps: bool,
     head: Vec<u8>,
     head_limit: usize,
-    hashers: Hashers,
-    digests: Digests,
+    /// Running hashes, boxed and only when the configuration asks for one: an open
+    /// file is held by every transaction in progress that carries a body, and the
+    /// three hash states (336 bytes) were half of its size.
+    hashers: Option<Box<Hashers>>,
+    /// Final digests once closed, only when some hash was computed.
+    digests: Option<Box<Digests>>,
     store: core::cell::Cell<bool>,
     range: Option<(u64, u64)>,
     logged: core::cell::Cell<bool>,
@@ -167,7 +178,7 @@ impl File {
 
     /// Its digests; set once the file is no longer [`FileState::Open`].
     pub fn digests(&self) -> &Digests {
-        &self.digests
+        self.digests.as_deref().unwrap_or(&NO_DIGESTS)
     }
 
     /// Whether a rule asked for it to be stored (`filestore`), or storing is forced.
@@ -240,14 +251,16 @@ impl File {
         if room > 0 && !self.gaps {
             self.head.extend_from_slice(&data[..room.min(data.len())]);
         }
-        if let Some(h) = &mut self.hashers.md5 {
-            h.update(data);
-        }
-        if let Some(h) = &mut self.hashers.sha1 {
-            h.update(data);
-        }
-        if let Some(h) = &mut self.hashers.sha256 {
-            h.update(data);
+        if let Some(hs) = &mut self.hashers {
+            if let Some(h) = &mut hs.md5 {
+                h.update(data);
+            }
+            if let Some(h) = &mut hs.sha1 {
+                h.update(data);
+            }
+            if let Some(h) = &mut hs.sha256 {
+                h.update(data);
+            }
         }
         self.store_state.keep(data);
     }
@@ -259,7 +272,7 @@ impl File {
         self.size = self.size.saturating_add(len);
         self.gaps = true;
         // A file with a hole has no meaningful hash.
-        self.hashers = Hashers::default();
+        self.hashers = None;
         self.store_state.lose();
     }
 
@@ -268,12 +281,14 @@ impl File {
             return;
         }
         self.state = state;
-        let h = core::mem::take(&mut self.hashers);
-        self.digests = Digests {
-            md5: h.md5.map(|h| h.finalize().into()),
-            sha1: h.sha1.map(|h| h.finalize().into()),
-            sha256: h.sha256.map(|h| h.finalize().into()),
-        };
+        self.digests = self.hashers.take().map(|h| {
+            let h = *h;
+            Box::new(Digests {
+                md5: h.md5.map(|h| h.finalize().into()),
+                sha1: h.sha1.map(|h| h.finalize().into()),
+                sha256: h.sha256.map(|h| h.finalize().into()),
+            })
+        });
     }
 }
 
@@ -344,12 +359,14 @@ impl Files {
             gaps: false,
             head: Vec::new(),
             head_limit: cfg.head_limit,
-            hashers: Hashers {
-                md5: cfg.md5.then(Md5::new),
-                sha1: cfg.sha1.then(Sha1::new),
-                sha256: cfg.sha256.then(Sha256::new),
-            },
-            digests: Digests::default(),
+            hashers: (cfg.md5 || cfg.sha1 || cfg.sha256).then(|| {
+                Box::new(Hashers {
+                    md5: cfg.md5.then(Md5::new),
+                    sha1: cfg.sha1.then(Sha1::new),
+                    sha256: cfg.sha256.then(Sha256::new),
+                })
+            }),
+            digests: None,
             store: core::cell::Cell::new(cfg.store && cfg.force_store),
             range: None,
             logged: core::cell::Cell::new(false),
@@ -526,6 +543,37 @@ mod tests {
         files.close(done, FileState::Closed);
         assert_eq!(files.count_truncated(), 1);
         assert_eq!(files.count_truncated(), 0);
+    }
+
+    #[test]
+    fn a_file_holds_hash_state_only_when_hashes_are_asked_for() {
+        // Every open HTTP body is a file: without hashing it carries no hash state.
+        assert!(
+            std::mem::size_of::<File>() <= 280,
+            "{}",
+            std::mem::size_of::<File>()
+        );
+        let mut files = Files::default();
+        let id = files
+            .open(&FileConfig::default(), b"x", Direction::ToClient)
+            .unwrap();
+        files.append(id, b"abc");
+        assert!(files.get(id).unwrap().hashers.is_none());
+        files.close(id, FileState::Closed);
+        assert_eq!(files.get(id).unwrap().digests(), &Digests::default());
+        let sha = FileConfig {
+            sha256: true,
+            ..FileConfig::default()
+        };
+        let id = files.open(&sha, b"y", Direction::ToClient).unwrap();
+        files.append(id, b"abc");
+        files.close(id, FileState::Closed);
+        let d = files.get(id).unwrap().digests();
+        assert_eq!((d.md5, d.sha1), (None, None));
+        assert_eq!(
+            hex(&d.sha256.unwrap()),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]

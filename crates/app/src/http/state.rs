@@ -67,7 +67,8 @@ struct Side {
     line: Vec<u8>,
     pending: Option<Vec<u8>>,
     tx: Option<u64>,
-    decoder: Option<Decoder>,
+    /// The body's content-coding decoder (boxed: most bodies have none).
+    decoder: Option<Box<Decoder>>,
     st: Option<St>,
     /// Response headers: the last line ended in a bare LF; a CR right after it belongs
     /// to that line ending (libhtp's LF-CR line ending).
@@ -203,6 +204,7 @@ impl HttpState {
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         self.parse_data(ctx, dir, data);
         self.settle_deferred(ctx, dir);
+        pool::release_idle_line(&mut self.sides[dir.index()].line);
     }
 
     fn parse_data(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
@@ -526,7 +528,7 @@ impl HttpState {
             tx.host = Some(normalize_host(h));
             tx.port = host_port(auth);
         }
-        tx.request.parts = [rl.method, rl.uri, rl.protocol];
+        tx.request.set_parts([rl.method, rl.uri, rl.protocol]);
         tx.request.progress = Progress::Line;
         if no_protocol {
             tx.request.build_header_buffers(Direction::ToServer);
@@ -575,9 +577,9 @@ impl HttpState {
         pool::set(&mut tx.response.line, l);
         tx.response.version = Some(parse_protocol(&l[rl.protocol.clone()]));
         tx.status = parse_status(&l[rl.status.clone()]);
-        tx.response.parts = [rl.protocol, rl.status, rl.message];
+        tx.response.set_parts([rl.protocol, rl.status, rl.message]);
         tx.response.progress = Progress::Line;
-        let bad_proto = !ev::exact_protocol(&tx.response.line[tx.response.parts[0].clone()]);
+        let bad_proto = !ev::exact_protocol(&tx.response.line[tx.response.part_range(0)]);
         let bad_status = tx.status.is_none_or(|s| s > 999);
         self.sides[1].st = Some(St::Headers);
         if bad_proto {
@@ -735,7 +737,7 @@ impl HttpState {
                 // libhtp undoes request codings too.
                 let limit = ctx.config.response_body_decompress_layer_limit;
                 self.sides[0].decoder =
-                    Decoder::for_header(tx.request.header("content-encoding"), limit);
+                    Decoder::for_header(tx.request.header("content-encoding"), limit).map(Box::new);
                 tx.request.progress = Progress::Body;
                 self.sides[0].st = Some(next);
             }
@@ -808,7 +810,8 @@ impl HttpState {
                 };
                 let limit = ctx.config.response_body_decompress_layer_limit;
                 self.sides[1].decoder =
-                    Decoder::for_header(tx.response.header("content-encoding"), limit);
+                    Decoder::for_header(tx.response.header("content-encoding"), limit)
+                        .map(Box::new);
                 tx.response.progress = Progress::Body;
                 self.sides[1].st = Some(next);
             }

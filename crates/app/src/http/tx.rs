@@ -71,7 +71,7 @@ pub struct Message {
     /// Cut short by a gap, the end of the flow or a parse error.
     pub(crate) truncated: bool,
     /// Parts of the line: method/uri/protocol or protocol/status/message.
-    pub(crate) parts: [Range<usize>; 3],
+    pub(crate) parts: [Range<u32>; 3],
     pub(crate) version: Option<ProtocolVersion>,
     /// Body bytes needed before an unfinished body is inspected
     /// (`request-body-minimal-inspect-size` / `response-body-minimal-inspect-size`).
@@ -152,7 +152,21 @@ impl Message {
         if self.progress == Progress::None || self.parts[i].is_empty() {
             return None;
         }
-        self.line.get(self.parts[i].clone())
+        self.line.get(self.part_range(i))
+    }
+
+    /// Records where the line's three parts lie (in the line's bytes; a line is far
+    /// shorter than 4 GiB: the field limit bounds it, and an offset beyond is kept as
+    /// `u32::MAX`, a part that reads as absent).
+    pub(crate) fn set_parts(&mut self, parts: [Range<usize>; 3]) {
+        let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        self.parts = parts.map(|r| at(r.start)..at(r.end));
+    }
+
+    /// Where part `i` of the line lies.
+    pub(crate) fn part_range(&self, i: usize) -> Range<usize> {
+        let r = &self.parts[i];
+        r.start as usize..r.end as usize
     }
 
     pub(crate) fn add_header(&mut self, name: &[u8], value: &[u8], max: usize) -> bool {
@@ -170,16 +184,26 @@ impl Message {
         if self.headers.len() >= max {
             return false;
         }
+        if self.headers.len() == self.headers.capacity()
+            && (HEADERS_FIRST..HEADERS_GROW_BY_ONE).contains(&self.headers.len())
+        {
+            // Past the first four, one entry at a time up to eight (then doubling): a
+            // request with five headers held room for eight, 144 bytes in every open
+            // flow. A pooled message keeps the capacity it grew to.
+            self.headers.reserve_exact(1);
+        }
         let mut h = self.spare_headers.pop().unwrap_or(Header {
             name: Vec::new(),
             value: Vec::new(),
         });
-        // Room in steps of at least 32/64 bytes, so a reused header fits the next one.
+        // A new buffer gets the whole allocator chunk its bytes take anyway (see
+        // `chunk_room`), so a reused header often fits the next one without a larger
+        // fixed minimum: every open flow holds its request's headers.
         h.name.clear();
-        h.name.reserve(name.len().max(32));
+        h.name.reserve(chunk_room(name.len()));
         h.name.extend_from_slice(name);
         h.value.clear();
-        h.value.reserve(value.len().max(64));
+        h.value.reserve(chunk_room(value.len()));
         h.value.extend_from_slice(value);
         self.headers.push(h);
         true
@@ -193,10 +217,24 @@ impl Message {
             Direction::ToServer => b"cookie",
             Direction::ToClient => b"set-cookie",
         };
+        // Each buffer's exact size first: one allocation of the right size instead of
+        // doubling growth, whose slack every open flow's request kept.
+        let (mut start, mut names, mut norm) = (self.line.len() + 4, 4, 0);
+        for h in &self.headers {
+            let line = h.name.len() + h.value.len() + 4;
+            start += line;
+            names += h.name.len() + 2;
+            if !h.name.eq_ignore_ascii_case(skip) {
+                norm += line;
+            }
+        }
         self.header_norm.clear();
+        self.header_norm.reserve_exact(norm);
         self.header_names.clear();
+        self.header_names.reserve_exact(names);
         self.header_names.extend_from_slice(b"\r\n");
         self.start.clear();
+        self.start.reserve_exact(start);
         self.start.extend_from_slice(&self.line);
         self.start.extend_from_slice(b"\r\n");
         for h in &self.headers {
@@ -235,6 +273,19 @@ impl Message {
         }
     }
 }
+
+/// The capacity to ask for `len` bytes: what the allocator's chunk for them holds
+/// anyway (glibc: chunks of 16-byte steps with 8 bytes of header, at least 24 usable),
+/// so the room costs no memory.
+fn chunk_room(len: usize) -> usize {
+    ((len + 8).div_ceil(16) * 16 - 8).max(24)
+}
+
+/// Header entries a message's first growth makes room for.
+const HEADERS_FIRST: usize = 4;
+/// Header entries held before the list grows by doubling (by one from
+/// [`HEADERS_FIRST`] up to here).
+const HEADERS_GROW_BY_ONE: usize = 8;
 
 /// Spare bytes a completed header buffer may keep (more is given back).
 const SLACK_BYTES: usize = 1024;
@@ -418,6 +469,62 @@ impl HttpTx {
             HttpBuffer::Server => self.response.header("server"),
             HttpBuffer::Location => self.response.header("location"),
             HttpBuffer::Start => headers_done(msg).then_some(msg.start.as_slice()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_room_is_the_allocator_chunk() {
+        let rooms: Vec<usize> = [0, 1, 24, 25, 40, 41, 100]
+            .iter()
+            .map(|&n| chunk_room(n))
+            .collect();
+        assert_eq!(rooms, [24, 24, 24, 40, 40, 56, 104]);
+        let mut m = Message::default();
+        assert!(m.add_header(b"Host", b"example.com", 64));
+        assert!(m.add_header(b"User-Agent", &[b'a'; 100], 64));
+        let caps: Vec<(usize, usize)> = m
+            .headers
+            .iter()
+            .map(|h| (h.name.capacity(), h.value.capacity()))
+            .collect();
+        assert_eq!(caps, [(24, 24), (24, 104)]);
+        // Four entries first, then one at a time up to eight, then doubling.
+        let mut caps = Vec::new();
+        for i in 0..10u8 {
+            assert!(m.add_header(&[b'a' + i], b"v", 64));
+            caps.push(m.headers.capacity());
+        }
+        assert_eq!(caps, [4, 4, 5, 6, 7, 8, 16, 16, 16, 16]);
+        assert_eq!(m.header("user-agent").map(<[u8]>::len), Some(100));
+    }
+
+    #[test]
+    fn header_buffers_are_built_at_their_size() {
+        let mut m = Message {
+            line: b"GET / HTTP/1.1".to_vec(),
+            ..Message::default()
+        };
+        for (n, v) in [
+            (&b"Host"[..], &b"a.test"[..]),
+            (b"Cookie", b"x=1"),
+            (b"Accept", b"*/*"),
+        ] {
+            assert!(m.add_header(n, v, 64));
+        }
+        m.build_header_buffers(Direction::ToServer);
+        assert_eq!(
+            m.start,
+            b"GET / HTTP/1.1\r\nHost: a.test\r\nCookie: x=1\r\nAccept: */*\r\n\r\n"
+        );
+        assert_eq!(m.header_norm, b"Host: a.test\r\nAccept: */*\r\n");
+        assert_eq!(m.header_names, b"\r\nHost\r\nCookie\r\nAccept\r\n\r\n");
+        for b in [&m.start, &m.header_norm, &m.header_names] {
+            assert_eq!(b.capacity(), b.len());
         }
     }
 }

@@ -66,11 +66,11 @@ pub(super) fn fill_request(tx: &mut HttpTx) {
     line.push(b' ');
     let proto_at = line.len();
     line.extend_from_slice(PROTOCOL);
-    m.parts = [
+    m.set_parts([
         0..method.len(),
         method.len() + 1..method.len() + 1 + path.len(),
         proto_at..line.len(),
-    ];
+    ]);
     m.line = line;
     m.version = Some(ProtocolVersion::V2);
     build_header_buffers(m, Direction::ToServer);
@@ -100,7 +100,7 @@ pub(super) fn fill_response(tx: &mut HttpTx) {
     line.push(b' ');
     line.extend_from_slice(&status);
     let end = line.len();
-    m.parts = [0..PROTOCOL.len(), PROTOCOL.len() + 1..end, end..end];
+    m.set_parts([0..PROTOCOL.len(), PROTOCOL.len() + 1..end, end..end]);
     m.line = line;
     m.version = Some(ProtocolVersion::V2);
     build_header_buffers(m, Direction::ToClient);

@@ -24,7 +24,7 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
 
 /// The state of a new SIP flow (UDP only: Suricata 7.0 has no SIP over TCP).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
-    (t == Transport::Udp).then(|| (AppState::Sip(SipState::default()), Counter::FlowSip))
+    (t == Transport::Udp).then(|| (AppState::Sip(Box::default()), Counter::FlowSip))
 }
 
 impl Protocol for SipState {

@@ -41,7 +41,7 @@ impl TftpState {
 
 /// The state of a new TFTP flow (UDP only).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
-    (t == Transport::Udp).then(|| (AppState::Tftp(TftpState::default()), Counter::FlowTftp))
+    (t == Transport::Udp).then(|| (AppState::Tftp(Box::default()), Counter::FlowTftp))
 }
 
 impl Protocol for TftpState {

@@ -183,6 +183,15 @@ pub(super) fn give_line(v: Vec<u8>) {
     });
 }
 
+/// Gives a side's line buffer back to the pool when it holds no partial line (the
+/// next line takes one again, `lines::next_line`), so that an open flow waiting for
+/// its peer holds none.
+pub(super) fn release_idle_line(line: &mut Vec<u8>) {
+    if line.is_empty() && line.capacity() > 0 {
+        give_line(std::mem::take(line));
+    }
+}
+
 /// Sets `dst` to `src`, keeping `dst`'s buffer.
 pub(super) fn set(dst: &mut Vec<u8>, src: &[u8]) {
     dst.clear();
