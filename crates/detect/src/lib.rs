@@ -70,6 +70,7 @@ mod flowstate;
 mod frames;
 pub mod fuzzing;
 mod hdr_buf;
+mod header_proto;
 mod host_case;
 mod input;
 mod ip_proto_opt;

@@ -336,7 +336,7 @@ pub(crate) fn compile(
         b64: crate::base64::data_matches(r)?,
         lists: (opts.lists.clone(), lr.file.clone()),
     };
-    let (proto, mut app_proto) = header_proto(r.header.protocol)?;
+    let (proto, mut app_proto) = crate::header_proto::compile(r.header.protocol)?;
     app_proto = app_proto.or(crate::bytes::uses_dce(r).then_some(app::AppProto::Dcerpc));
     let http_only = match r.header.protocol {
         Protocol::App(a) => app::registry::rule_name(a.name()).and_then(|(n, _)| n.only),
@@ -726,31 +726,6 @@ pub(crate) fn compile(
         && !no_stream;
     crate::iponly::settle(&mut sig, lr)?;
     Ok(sig)
-}
-
-fn header_proto(p: Protocol) -> Result<(ProtoM, Option<app::AppProto>), Refusal> {
-    Ok(match p {
-        Protocol::Ip => (ProtoM::Ip(None), None),
-        Protocol::Ipv4 => (ProtoM::Ip(Some(4)), None),
-        Protocol::Ipv6 => (ProtoM::Ip(Some(6)), None),
-        Protocol::Tcp | Protocol::TcpPkt | Protocol::TcpStream => (ProtoM::L4(ip_proto::TCP), None),
-        Protocol::Udp => (ProtoM::L4(ip_proto::UDP), None),
-        Protocol::Icmp => (ProtoM::AnyIcmp, None),
-        Protocol::Icmpv4 => (ProtoM::L4(1), None),
-        Protocol::Icmpv6 => (ProtoM::L4(58), None),
-        Protocol::Sctp => (ProtoM::L4(132), None),
-        Protocol::Pkthdr => (ProtoM::Ip(None), None),
-        Protocol::App(a) => match app::registry::rule_name(a.name()) {
-            Some((n, true)) => (ProtoM::L4(ip_proto::TCP), Some(n.proto)),
-            Some((n, false)) => (ProtoM::Ip(None), Some(n.proto)),
-            None => {
-                return Err(unsupported(
-                    a.name(),
-                    format!("protocol {}: not detected by the app layer", a.name()),
-                ))
-            }
-        },
-    })
 }
 
 fn read_how(c: &rules::ByteCommon) -> Result<Read, Refusal> {
