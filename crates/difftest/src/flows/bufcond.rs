@@ -4,6 +4,7 @@
 //! `pcre` (on the sticky buffer or with the buffer's flag), the Snort-style modifier;
 //! with its just-missing twin.
 
+use crate::case::Intent;
 use crate::rulegen::{content_text, Gen};
 
 /// One buffer of the transaction as the rule's side sees it.
@@ -27,6 +28,33 @@ pub(super) struct Cond {
     pub(super) hit: String,
     /// The condition as it just misses.
     pub(super) miss: String,
+}
+
+/// The texts of a rule's conditions: each as it matches, or for a miss case one drawn at
+/// random as it just misses.
+pub(super) fn texts<'a>(
+    g: &mut Gen<'_>,
+    intent: Intent,
+    conds: impl ExactSizeIterator<Item = &'a Cond>,
+) -> Vec<String> {
+    let spoiled = if intent == Intent::Hit {
+        usize::MAX
+    } else {
+        g.size(0, conds.len() - 1)
+    };
+    conds
+        .enumerate()
+        .map(|(i, c)| if i == spoiled { &c.miss } else { &c.hit }.clone())
+        .collect()
+}
+
+/// A `flow:` option for a rule on one side of the session (none a third of the time).
+pub(super) fn flow_opt(g: &mut Gen<'_>, side_client: bool) -> &'static str {
+    match g.size(0, 2) {
+        0 => "",
+        _ if side_client => "flow:to_server; ",
+        _ => "flow:to_client; ",
+    }
 }
 
 /// A copy of `b` whose last byte is changed to one no generated value contains.

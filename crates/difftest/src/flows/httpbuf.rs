@@ -23,7 +23,7 @@
 
 use super::bufcond::{cond, Buf};
 use super::Flow;
-use crate::case::{Intent, Spec, L4};
+use crate::case::{Spec, L4};
 use crate::rulegen::{base, Family, Gen};
 use wire::tcp_flags::{ACK, PSH};
 
@@ -586,22 +586,7 @@ fn httpbuf(g: &mut Gen<'_>) -> Spec {
             break;
         }
     }
-    let spoiled = if intent == Intent::Hit {
-        usize::MAX
-    } else {
-        g.size(0, conds.len() - 1)
-    };
-    let mut texts: Vec<String> = conds
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            if i == spoiled {
-                c.miss.clone()
-            } else {
-                c.hit.clone()
-            }
-        })
-        .collect();
+    let mut texts = super::bufcond::texts(g, intent, conds.iter());
     if g.chance(0.2) {
         // `fast_pattern` on one content (the last content of a condition).
         let i = g.size(0, texts.len() - 1);

@@ -15,7 +15,7 @@
 use super::bufcond::{cond, Buf, Cond};
 use super::httpbuf::buf;
 use super::Flow;
-use crate::case::{Intent, Spec, L4};
+use crate::case::{Spec, L4};
 use crate::rulegen::{base, Family, Gen};
 use wire::tcp_flags::{ACK, PSH};
 
@@ -558,21 +558,8 @@ fn mqtt(g: &mut Gen<'_>) -> Spec {
         };
         conds.push(c);
     }
-    let spoiled = if intent == Intent::Hit {
-        usize::MAX
-    } else {
-        g.size(0, conds.len() - 1)
-    };
-    let texts: Vec<String> = conds
-        .iter()
-        .enumerate()
-        .map(|(i, (_, c))| if i == spoiled { &c.miss } else { &c.hit }.clone())
-        .collect();
-    let flow = match g.size(0, 2) {
-        0 => "",
-        _ if side_client => "flow:to_server; ",
-        _ => "flow:to_client; ",
-    };
+    let texts = super::bufcond::texts(g, intent, conds.iter().map(|(_, c)| c));
+    let flow = super::bufcond::flow_opt(g, side_client);
     // Named by the first condition first (known differences are listed by prefix).
     let name = format!(
         "{}-{}-v{}",

@@ -14,7 +14,7 @@ use super::bufcond::{cond, spoil, Buf, Cond};
 use super::httpbuf::buf;
 use super::tls::md5_hex;
 use super::Flow;
-use crate::case::{Intent, Spec, L4};
+use crate::case::{Spec, L4};
 use crate::rulegen::{base, Family, Gen};
 use wire::tcp_flags::{ACK, PSH};
 
@@ -254,21 +254,8 @@ fn ssh(g: &mut Gen<'_>) -> Spec {
             conds.push((format!("{}-{form}", b.kw), c));
         }
     }
-    let spoiled = if intent == Intent::Hit {
-        usize::MAX
-    } else {
-        g.size(0, conds.len() - 1)
-    };
-    let texts: Vec<String> = conds
-        .iter()
-        .enumerate()
-        .map(|(i, (_, c))| if i == spoiled { &c.miss } else { &c.hit }.clone())
-        .collect();
-    let flow = match g.size(0, 2) {
-        0 => "",
-        _ if side_client => "flow:to_server; ",
-        _ => "flow:to_client; ",
-    };
+    let texts = super::bufcond::texts(g, intent, conds.iter().map(|(_, c)| c));
+    let flow = super::bufcond::flow_opt(g, side_client);
     let name = format!(
         "{}-{}",
         if side_client { "client" } else { "server" },

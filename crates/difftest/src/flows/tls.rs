@@ -21,7 +21,7 @@ use md5::Digest as _;
 use super::bufcond::{cond, spoil, Buf, Cond};
 use super::httpbuf::buf;
 use super::Flow;
-use crate::case::{Intent, Spec, L4};
+use crate::case::{Spec, L4};
 use crate::rulegen::{base, Family, Gen};
 use wire::tcp_flags::{ACK, PSH};
 
@@ -632,27 +632,8 @@ fn tls(g: &mut Gen<'_>) -> Spec {
             conds.push((format!("{}-{form}", b.kw), c));
         }
     }
-    let spoiled = if intent == Intent::Hit {
-        usize::MAX
-    } else {
-        g.size(0, conds.len() - 1)
-    };
-    let texts: Vec<String> = conds
-        .iter()
-        .enumerate()
-        .map(|(i, (_, c))| {
-            if i == spoiled {
-                c.miss.clone()
-            } else {
-                c.hit.clone()
-            }
-        })
-        .collect();
-    let flow = match g.size(0, 2) {
-        0 => "",
-        _ if side_client => "flow:to_server; ",
-        _ => "flow:to_client; ",
-    };
+    let texts = super::bufcond::texts(g, intent, conds.iter().map(|(_, c)| c));
+    let flow = super::bufcond::flow_opt(g, side_client);
     // Named by the first condition, or by `ssl_state` wherever it is (its timing is
     // a class of its own).
     let first = if conds.iter().any(|c| c.0 == "ssl_state") {
