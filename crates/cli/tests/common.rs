@@ -389,3 +389,23 @@ pub const GEN_ATTACK_RULES: &str = "alert http $HOME_NET any -> $EXTERNAL_NET an
 pub const GEN_BODY_RULE: &str = "alert http $EXTERNAL_NET any -> $HOME_NET any (msg:\"body\"; \
     flow:established,to_client; http.response_body; content:\"EVILPAYLOAD\"; sid:1000003; \
     rev:1;)\n";
+
+/// Each alert once as (sid, source port, destination port, tx_id).
+pub fn alert_txs(lines: &str) -> Vec<(u64, u64, u64, u64)> {
+    let mut v: Vec<_> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("EVE lines are JSON"))
+        .filter(|r| r["event_type"] == "alert")
+        .map(|r| {
+            (
+                r["alert"]["signature_id"].as_u64().unwrap(),
+                r["src_port"].as_u64().unwrap(),
+                r["dest_port"].as_u64().unwrap(),
+                r["tx_id"].as_u64().unwrap_or(u64::MAX),
+            )
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}

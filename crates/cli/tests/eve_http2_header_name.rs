@@ -8,31 +8,10 @@
 mod common;
 
 use common::{osprey_eve, repo, tempdir};
-use serde_json::Value;
 use std::path::Path;
 
 const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      \
     filetype: regular\n      filename: eve.json\n      types:\n        - alert\n";
-
-/// Each alert once as (sid, source port, destination port, tx_id).
-fn alerts(lines: &str) -> Vec<(u64, u64, u64, u64)> {
-    let mut v: Vec<_> = lines
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("EVE lines are JSON"))
-        .filter(|r| r["event_type"] == "alert")
-        .map(|r| {
-            (
-                r["alert"]["signature_id"].as_u64().unwrap(),
-                r["src_port"].as_u64().unwrap(),
-                r["dest_port"].as_u64().unwrap(),
-                r["tx_id"].as_u64().unwrap_or(u64::MAX),
-            )
-        })
-        .collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
 
 #[test]
 fn http2_header_name_alerts_as_suricata() {
@@ -80,7 +59,7 @@ fn http2_header_name_alerts_as_suricata() {
         (108, 56238, 443, 8),
         (108, 56238, 443, 11),
     ];
-    assert_eq!(alerts(&eve), want);
+    assert_eq!(common::alert_txs(&eve), want);
 
     if common::suricata().is_none() {
         return;
@@ -91,5 +70,5 @@ fn http2_header_name_alerts_as_suricata() {
         &rules,
         &dir.join("suricata"),
     );
-    assert_eq!(alerts(&live), want);
+    assert_eq!(common::alert_txs(&live), want);
 }

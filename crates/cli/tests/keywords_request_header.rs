@@ -28,26 +28,6 @@ use std::path::Path;
 const CONFIG: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      \
     filetype: regular\n      filename: eve.json\n      types:\n        - alert\n";
 
-/// Each alert once as (sid, source port, destination port, tx_id).
-fn alerts(lines: &str) -> Vec<(u64, u64, u64, u64)> {
-    let mut v: Vec<_> = lines
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("EVE lines are JSON"))
-        .filter(|r| r["event_type"] == "alert")
-        .map(|r| {
-            (
-                r["alert"]["signature_id"].as_u64().unwrap(),
-                r["src_port"].as_u64().unwrap(),
-                r["dest_port"].as_u64().unwrap(),
-                r["tx_id"].as_u64().unwrap_or(u64::MAX),
-            )
-        })
-        .collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
 /// What Suricata 7.0.10 raised on keywords24.pcap (HTTP/2).
 const HTTP2: &[(u64, u64, u64, u64)] = &[
     (21, 43326, 80, 3),
@@ -226,7 +206,7 @@ fn check(name: &str, pcap: &str, want: &[(u64, u64, u64, u64)]) {
     let pcap = repo(pcap);
     let rules = repo("crates/cli/tests/data/request-header.rules");
     let eve = osprey_eve(&dir, CONFIG, &pcap, &rules);
-    assert_eq!(alerts(&eve), want);
+    assert_eq!(common::alert_txs(&eve), want);
     if common::suricata().is_none() {
         return;
     }
@@ -236,7 +216,7 @@ fn check(name: &str, pcap: &str, want: &[(u64, u64, u64, u64)]) {
         &rules,
         &dir.join("suricata"),
     );
-    assert_eq!(alerts(&live), want);
+    assert_eq!(common::alert_txs(&live), want);
 }
 
 #[test]
