@@ -22,6 +22,18 @@ pub(crate) fn request_only(name: &str, dir: app::Direction) -> bool {
         )
 }
 
+/// The one side Suricata 7.0.10 registers buffer `name` for where Osprey inspects it on
+/// both sides or on the other (its `suricata -T` refuses the other `flow:` direction
+/// with it): `ike.vendor` and `mqtt.publish.message` to the server, `krb5.cname` and
+/// `krb5.sname` to the client. Only the rules accepted change, not what they inspect.
+pub(crate) fn suricata_side(name: &str) -> Option<app::Direction> {
+    match name {
+        "ike.vendor" | "mqtt.publish.message" => Some(app::Direction::ToServer),
+        "krb5.cname" | "krb5.sname" => Some(app::Direction::ToClient),
+        _ => None,
+    }
+}
+
 /// The refusal of a rule whose buffer `name` is of the other direction than an earlier one.
 pub(crate) fn conflicting(name: &str) -> Refusal {
     failed(name, "rule mixes keywords with conflicting directions")
@@ -89,6 +101,26 @@ mod tests {
         ));
         assert!(refused(
             "alert mqtt any any -> any any (mqtt.qos:1; mqtt.connack.session_present:true; sid:1;)"
+        ));
+    }
+
+    #[test]
+    fn one_sided_in_suricata() {
+        // As `suricata -T` answers.
+        let r = |p: &str, dir: &str, b: &str| {
+            refused(&format!(
+                "alert {p} any any -> any any (flow:{dir}; {b}; content:\"a\"; sid:1;)"
+            ))
+        };
+        assert!(r("krb5", "to_server", "krb5.cname"));
+        assert!(r("krb5", "to_server", "krb5.sname"));
+        assert!(!r("krb5", "to_client", "krb5.sname"));
+        assert!(r("ike", "to_client", "ike.vendor"));
+        assert!(!r("ike", "to_server", "ike.vendor"));
+        assert!(r("mqtt", "to_client", "mqtt.publish.message"));
+        assert!(!r("mqtt", "to_client", "mqtt.publish.topic"));
+        assert!(!refused(
+            "alert krb5 any any -> any any (krb5.cname; content:\"a\"; krb5.sname; content:\"b\"; sid:1;)"
         ));
     }
 }

@@ -557,6 +557,8 @@ pub(crate) fn compile(
     let mut app_dirs: Option<app::Direction> = None;
     // A buffer or keyword `flow:to_client` refuses (see `crate::app_dir`).
     let mut request_only = false;
+    // A buffer `flow:to_server` refuses (see `crate::app_dir::suricata_side`).
+    let mut response_only = false;
     crate::tls_content::check(&r.buffers)?;
     for bm in r.buffers.iter().filter(|b| b.buffer != Buffer::Base64Data) {
         crate::xform_check::check(bm)?;
@@ -609,6 +611,11 @@ pub(crate) fn compile(
                 _ => app_dirs = Some(d),
             }
             request_only |= crate::app_dir::request_only(bm.buffer.name(), d);
+        }
+        match crate::app_dir::suricata_side(bm.buffer.name()) {
+            Some(app::Direction::ToServer) => request_only = true,
+            Some(app::Direction::ToClient) => response_only = true,
+            None => {}
         }
         match sig.app_proto {
             Some(p) if p != ab.proto() => {
@@ -670,7 +677,7 @@ pub(crate) fn compile(
         if sig.flow.to_server && app_dirs == Some(app::Direction::ToClient) {
             return Err(failed("flow", "to_server rule with response buffers"));
         }
-        if sig.flow.to_client && request_only {
+        if (sig.flow.to_client && request_only) || (sig.flow.to_server && response_only) {
             return Err(crate::app_dir::conflicting("flow"));
         }
     }
