@@ -233,12 +233,6 @@ fn frame_rules_alert_as_suricata() {
 /// it (tests/parity/KNOWN_DIFFERENCES.md, `frame`).
 #[test]
 fn rfb_frames_as_suricata() {
-    let data = common::repo("crates/cli/tests/data");
-    let (pcap, rules) = (data.join("frames/rfb.pcap"), data.join("frames/rfb.rules"));
-    let name = "frames/rfb.pcap";
-    let saved = std::fs::read_to_string(data.join("frames/rfb.suricata.jsonl")).unwrap();
-    let dir = common::tempdir("keywords-frame-rfb");
-    let ours = common::osprey_eve(&dir, CONFIG, &pcap, &rules);
     // The challenge of the 3.3 flow, as each frames it (sid 51 matches every frame).
     let apart = |keys: Vec<String>, theirs: bool| {
         let (n, len) = if theirs { (42, 20) } else { (40, 16) };
@@ -250,24 +244,7 @@ fn rfb_frames_as_suricata() {
         assert_eq!(odd.len(), 1, "the 3.3 challenge");
         rest
     };
-    let got = apart(frame_keys(&ours, name, false, false), false);
-    assert_eq!(got.len(), 45);
-    common::assert_same_records(&got, &apart(frame_keys(&saved, name, true, true), true));
-    for sid in 50..=52 {
-        assert!(
-            got.iter().any(|k| k.starts_with(&format!("{sid} "))),
-            "sid {sid}"
-        );
-    }
-    if common::suricata().is_some() {
-        let eve = common::suricata_rules_eve(
-            &dir.join("osprey.yaml"),
-            &pcap,
-            &rules,
-            &dir.join("suricata"),
-        );
-        common::assert_same_records(&got, &apart(frame_keys(&eve, name, false, true), true));
-    }
+    frames_as_suricata("rfb", 45, 50..=52, apart);
 }
 
 /// `nfs.rpc.pdu`/`.hdr`/`.data`/`.creds` frames (ONC RPC messages of NFS flows: a
@@ -281,12 +258,6 @@ fn rfb_frames_as_suricata() {
 /// tests/parity/KNOWN_DIFFERENCES.md, `frame`).
 #[test]
 fn nfs_rpc_frames_as_suricata() {
-    let data = common::repo("crates/cli/tests/data");
-    let (pcap, rules) = (data.join("frames/nfs.pcap"), data.join("frames/nfs.rules"));
-    let name = "frames/nfs.pcap";
-    let saved = std::fs::read_to_string(data.join("frames/nfs.suricata.jsonl")).unwrap();
-    let dir = common::tempdir("keywords-frame-nfs");
-    let ours = common::osprey_eve(&dir, CONFIG, &pcap, &rules);
     let apart = |keys: Vec<String>, theirs: bool| {
         let lens = if theirs { [204, 160] } else { [76, 28] };
         let odd = |k: &String| {
@@ -301,18 +272,41 @@ fn nfs_rpc_frames_as_suricata() {
         assert_eq!(apart.len(), 2, "the callback messages");
         rest
     };
-    let got = apart(frame_keys(&ours, name, false, false), false);
-    assert_eq!(got.len(), 201);
-    common::assert_same_records(&got, &apart(frame_keys(&saved, name, true, true), true));
-    for sid in 60..=63 {
+    let got = frames_as_suricata("nfs", 201, 60..=63, apart);
+    // Over both transports: a datagram's frames have no stream offset.
+    assert!(got.iter().any(|k| !k.contains("stream_offset")));
+    assert!(got.iter().any(|k| k.contains("stream_offset")));
+}
+
+/// Runs `data/frames/<case>.rules` over `<case>.pcap` and compares Osprey's alerts and
+/// `frame` objects (`want` of them, every sid of `sids` among them) with Suricata's
+/// saved ones (`<case>.suricata.jsonl`) and, when Suricata is installed, a live run;
+/// `apart` takes out the frames each engine cuts differently (its `bool`: Suricata's
+/// keys). Returns Osprey's keys.
+fn frames_as_suricata(
+    case: &str,
+    want: usize,
+    sids: std::ops::RangeInclusive<u32>,
+    apart: impl Fn(Vec<String>, bool) -> Vec<String>,
+) -> Vec<String> {
+    let data = common::repo("crates/cli/tests/data/frames");
+    let (pcap, rules) = (
+        data.join(format!("{case}.pcap")),
+        data.join(format!("{case}.rules")),
+    );
+    let name = format!("frames/{case}.pcap");
+    let saved = std::fs::read_to_string(data.join(format!("{case}.suricata.jsonl"))).unwrap();
+    let dir = common::tempdir(&format!("keywords-frame-{case}"));
+    let ours = common::osprey_eve(&dir, CONFIG, &pcap, &rules);
+    let got = apart(frame_keys(&ours, &name, false, false), false);
+    assert_eq!(got.len(), want);
+    common::assert_same_records(&got, &apart(frame_keys(&saved, &name, true, true), true));
+    for sid in sids {
         assert!(
             got.iter().any(|k| k.starts_with(&format!("{sid} "))),
             "sid {sid}"
         );
     }
-    // Over both transports: a datagram's frames have no stream offset.
-    assert!(got.iter().any(|k| !k.contains("stream_offset")));
-    assert!(got.iter().any(|k| k.contains("stream_offset")));
     if common::suricata().is_some() {
         let eve = common::suricata_rules_eve(
             &dir.join("osprey.yaml"),
@@ -320,8 +314,9 @@ fn nfs_rpc_frames_as_suricata() {
             &rules,
             &dir.join("suricata"),
         );
-        common::assert_same_records(&got, &apart(frame_keys(&eve, name, false, true), true));
+        common::assert_same_records(&got, &apart(frame_keys(&eve, &name, false, true), true));
     }
+    got
 }
 
 /// Rules Suricata refuses are refused with their position and Suricata's reason.

@@ -4,7 +4,8 @@
 //! `pcre` (on the sticky buffer or with the buffer's flag), the Snort-style modifier;
 //! with its just-missing twin.
 
-use crate::case::Intent;
+use super::Flow;
+use crate::case::{Intent, Spec};
 use crate::rulegen::{content_text, Gen};
 
 /// One buffer of the transaction as the rule's side sees it.
@@ -55,6 +56,27 @@ pub(super) fn flow_opt(g: &mut Gen<'_>, side_client: bool) -> &'static str {
         _ if side_client => "flow:to_server; ",
         _ => "flow:to_client; ",
     }
+}
+
+/// Case `s` of a rule with options `opts` over TCP session `f` to server port `dport`:
+/// the rule's header turned around when it is about what the server sends, `payload`
+/// the session's first message.
+pub(super) fn tcp_case(
+    mut s: Spec,
+    f: Flow,
+    dport: u16,
+    opts: String,
+    server_side: bool,
+    payload: Vec<u8>,
+) -> Spec {
+    s.tweaks.dport = Some(dport);
+    s.opts = opts;
+    if server_side {
+        s.header = Some(f.server_to_client_header());
+    }
+    s.payload = payload;
+    s.script = Some(f.frames);
+    s
 }
 
 /// A copy of `b` whose last byte is changed to one no generated value contains.

@@ -605,8 +605,7 @@ fn httpbuf(g: &mut Gen<'_>) -> Spec {
         if side == 'S' { "req" } else { "resp" },
         forms.first().copied().unwrap_or("content")
     );
-    let mut s = base(&name, intent, v6, L4::Tcp, g.pick(&["http", "tcp"]));
-    s.tweaks.dport = Some(80);
+    let s = base(&name, intent, v6, L4::Tcp, g.pick(&["http", "tcp"]));
     // A flow direction in most rules (Suricata refuses raw-header rules without one).
     let flow = match (g.size(0, 4), side) {
         (0, _) => "",
@@ -615,13 +614,8 @@ fn httpbuf(g: &mut Gen<'_>) -> Spec {
         (_, 'S') => "flow:to_server; ",
         _ => "flow:to_client; ",
     };
-    s.opts = format!("{flow}{}", texts.join(" "));
-    if side == 'C' {
-        s.header = Some(f.server_to_client_header());
-    }
-    s.payload = rq;
-    s.script = Some(f.frames);
-    s
+    let opts = format!("{flow}{}", texts.join(" "));
+    super::bufcond::tcp_case(s, f, 80, opts, side == 'C', rq)
 }
 
 #[cfg(test)]

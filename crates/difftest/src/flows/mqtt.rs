@@ -568,15 +568,10 @@ fn mqtt(g: &mut Gen<'_>) -> Spec {
         s.version
     );
     let rproto = g.pick(&["mqtt", "mqtt", "tcp"]);
-    let mut sp = base(&name, intent, v6, L4::Tcp, rproto);
-    sp.tweaks.dport = Some(1883);
-    sp.opts = format!("{flow}{}", texts.join(" "));
-    if !side_client {
-        sp.header = Some(f.server_to_client_header());
-    }
-    sp.payload = msgs[0].bytes.clone();
-    sp.script = Some(f.frames);
-    sp
+    let sp = base(&name, intent, v6, L4::Tcp, rproto);
+    let opts = format!("{flow}{}", texts.join(" "));
+    let payload = msgs[0].bytes.clone();
+    super::bufcond::tcp_case(sp, f, 1883, opts, !side_client, payload)
 }
 
 /// Type names in lowercase for a few codes (the keyword takes any case).

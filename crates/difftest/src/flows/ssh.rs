@@ -262,15 +262,9 @@ fn ssh(g: &mut Gen<'_>) -> Spec {
         conds[0].0
     );
     let rproto = g.pick(&["ssh", "ssh", "tcp"]);
-    let mut s = base(&name, intent, v6, L4::Tcp, rproto);
-    s.tweaks.dport = Some(22);
-    s.opts = format!("{flow}{}", texts.join(" "));
-    if !side_client {
-        s.header = Some(f.server_to_client_header());
-    }
-    s.payload = cb;
-    s.script = Some(f.frames);
-    s
+    let s = base(&name, intent, v6, L4::Tcp, rproto);
+    let opts = format!("{flow}{}", texts.join(" "));
+    super::bufcond::tcp_case(s, f, 22, opts, !side_client, cb)
 }
 
 #[cfg(test)]

@@ -643,15 +643,9 @@ fn tls(g: &mut Gen<'_>) -> Spec {
     };
     let name = format!("{}-{first}", if side_client { "client" } else { "server" });
     let proto = g.pick(&["tls", "tls", "tcp"]);
-    let mut s = base(&name, intent, v6, L4::Tcp, proto);
-    s.tweaks.dport = Some(443);
-    s.opts = format!("{flow}{}", texts.join(" "));
-    if !side_client {
-        s.header = Some(f.server_to_client_header());
-    }
-    s.payload = client_hello;
-    s.script = Some(f.frames);
-    s
+    let s = base(&name, intent, v6, L4::Tcp, proto);
+    let opts = format!("{flow}{}", texts.join(" "));
+    super::bufcond::tcp_case(s, f, 443, opts, !side_client, client_hello)
 }
 
 #[cfg(test)]
