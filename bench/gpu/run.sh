@@ -5,16 +5,18 @@
 #   2. the GPU crate's device and NVRTC tests (OSPREY_REQUIRE_GPU=1: a skip fails);
 #   3. traffic generated on the device (`osprey gen`, the issue's capture);
 #   4. `osprey bench gpu` (kernel-only and end-to-end AC and DFA throughput) -> bench-gpu.json;
-#   5. the end-to-end table: --gpu off / auto / on at 1, 4 and 16 workers, wall time,
+#   5. the end-to-end table: --gpu off / auto / on at 1, 2, 4 and 16 workers, wall time,
 #      alerts (each GPU run's alerts compared with --gpu off's) and the GPU counters ->
-#      e2e.json, e2e.md, and e2e.png when matplotlib is there (else a message).
+#      e2e.json, e2e.md, and e2e.png when matplotlib is there (else a message); the
+#      packet time of each run (its summary's `time:`) beside the wall time.
 # Everything goes to $OUT (default ./gpu-out).
 #
 # Usage: bench/gpu/run.sh [--dry]
 #   --dry: tiny sizes and the CPU executor (--gpu cpu-sim for `on`, `--backend cpu-sim`),
 #   no device tests: what can be checked on a machine without a GPU, in seconds.
 # Environment: CARRY (default bench/gpu/carry), OSPREY (default $CARRY/osprey),
-#   RULES (default: $CARRY/rules.gz unpacked).
+#   RULES (default: $CARRY/rules.gz unpacked), WORKERS (default "1 2 4 16"), BATCHES and
+#   SIZES (the `bench gpu` grid, comma-separated).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DRY=0
@@ -35,8 +37,9 @@ if [ "$DRY" = 1 ]; then
     PACKETS=5000 FLOWS=100 WORKERS="1 2" MODES="off auto cpu-sim"
     BENCH=(--batch-sizes 64,512 --packet-sizes 64,1514 --seconds 0.01 --backend cpu-sim)
 else
-    PACKETS=2500000 FLOWS=20000 WORKERS="1 4 16" MODES="off auto on"
-    BENCH=(--batch-sizes 512,2048,8192,32768,65536 --packet-sizes 64,256,512,1024,1514 --seconds 0.05)
+    PACKETS=2500000 FLOWS=20000 WORKERS=${WORKERS:-1 2 4 16} MODES="off auto on"
+    BENCH=(--batch-sizes "${BATCHES:-512,2048,8192,32768,65536}"
+        --packet-sizes "${SIZES:-64,256,512,1024,1514}" --seconds 0.05)
 fi
 
 # 1. The device.
@@ -123,9 +126,12 @@ try:
     g = json.load(open(f"{d}/stats.json")).get("osprey", {}).get("gpu", {})
 except Exception:
     g = {}
+import re
+m = re.findall(r"time: ([0-9.]+) s", open(f"{d}/out.log", errors="replace").read())
 json.dump(alerts, open(f"{d}/alerts.json", "w"))
 print(json.dumps({"workers": int(w), "gpu": mode, "rc": int(rc),
-                  "wall_s": round(float(t1) - float(t0), 3), "alerts": len(alerts), "gpu_counters": g}))
+                  "wall_s": round(float(t1) - float(t0), 3), "packet_s": float(m[-1]) if m else None,
+                  "alerts": len(alerts), "gpu_counters": g}))
 PY
         log "workers $w --gpu $mode: rc $rc, $(tail -1 "$OUT/e2e.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["wall_s"], "s,", r["alerts"], "alerts")')"
     done
@@ -137,8 +143,8 @@ import json, sys
 out, work = sys.argv[1:]
 rows = [json.loads(l) for l in open(f"{out}/e2e.jsonl")]
 base = {r["workers"]: r for r in rows if r["gpu"] == "off"}
-lines = ["| workers | --gpu | wall s | vs off | alerts | = off | GPU cycles | CPU-only decisions | setup ms |",
-         "|---|---|---|---|---|---|---|---|---|"]
+lines = ["| workers | --gpu | wall s | vs off | packet s | alerts | = off | GPU cycles | CPU-only decisions | setup ms |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
     b = base.get(r["workers"])
     same = json.load(open(f"{work}/e2e-{r['workers']}-{r['gpu']}/alerts.json")) == \
@@ -146,7 +152,7 @@ for r in rows:
     r["alerts_equal_off"] = same
     r["speed_vs_off"] = round(b["wall_s"] / r["wall_s"], 3) if b and r["wall_s"] else None
     g = r["gpu_counters"]
-    lines.append(f"| {r['workers']} | {r['gpu']} | {r['wall_s']} | {r['speed_vs_off']} | {r['alerts']} | "
+    lines.append(f"| {r['workers']} | {r['gpu']} | {r['wall_s']} | {r['speed_vs_off']} | {r['packet_s']} | {r['alerts']} | "
                  f"{same} | {g.get('cycles_gpu', 0)} | {g.get('cost_cpu_only', 0)} | {g.get('setup_ms', '-')} |")
 open(f"{out}/e2e.md", "w").write("\n".join(lines) + "\n")
 json.dump(rows, open(f"{out}/e2e.json", "w"), indent=1)
