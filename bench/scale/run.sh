@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 29 point 5: scaling on a lent 16-core device in one call. Osprey with 1, 2, 4, 8
 # and 16 workers (default readers: `--readers` unset) and Suricata 7.0.10 autofp on
-# generated 1514-byte and IMIX traffic with ET Open, checksums off; a table to $OUT.
+# generated 1514-byte and IMIX traffic with ET Open, checksums off, `--gpu off` (the CPU
+# alone: a lent machine has a GPU, and `--gpu auto` would use it); a table to $OUT.
 #
 # Two steps:
 #   bench/scale/run.sh prepare      on the CPU machine: copies into bench/scale/carry/
@@ -67,7 +68,7 @@ osprey_run() { # pcap workers dir
     local o t a
     rm -rf "$3" && mkdir -p "$3"
     o=$("$OSPREY" -c "$CARRY/etc/suricata.yaml" -r "$1" -S "$WORK/et.rules" -k none \
-        --threads "$2" ${READERS:+--readers "$READERS"} -l "$3" --no-progress 2>&1) \
+        --threads "$2" ${READERS:+--readers "$READERS"} -l "$3" --no-progress --gpu off 2>&1) \
         || { echo "$o" >&2; return 1; }
     echo "$o" >"$3/osprey.log"
     t=$(grep -oE 'time: [0-9.]+' <<<"$o" | tail -1 | grep -oE '[0-9.]+$')
