@@ -14,6 +14,16 @@
 //! waits for an unfinished set-up only when that set-up is filling the cache (it missed):
 //! that cost is paid once per rule set and target; with a warm cache a short capture is
 //! never held up by the GPU's set-up.
+//!
+//! **Nothing slow on the packets' path.** With `--gpu auto` the caller resolves the mode
+//! to [`Backend::Probe`] (a `stat` of the device nodes): CUDA's initialisation, the device
+//! query and the context creation run first thing in the set-up thread, not before the
+//! capture starts. A set-up still running at the end of a run that hit the cache (or has
+//! not reached it) is abandoned, not joined: the process exits under it, and the cache
+//! files it may be writing are written to a temporary name and renamed, so nothing is
+//! torn. A finished offload is handed to the process's exit with
+//! [`GpuOffload::keep_until_exit`] rather than freed piece by piece (device memory,
+//! pinned buffers, the context).
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -22,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use detect::{Detector, OffloadPlan};
 use gpu::cache::{decode_tables, encode_tables, CacheKey, DiskCache};
-use gpu::{AcTables, Backend, DfaSet, Offload};
+use gpu::{AcTables, Backend, DeviceInfo, DfaSet, Offload};
 
 use crate::offload::GpuSettings;
 
@@ -51,6 +61,11 @@ pub struct GpuOffload {
     cache: Option<DiskCache>,
     started: Instant,
     took: OnceLock<Duration>,
+    /// The device the set-up found (a GPU backend, once probed).
+    device: OnceLock<DeviceInfo>,
+    /// Held by tests to stop the set-up just before the device side (where CUDA's context
+    /// is created), after the cache lookups.
+    gate: Option<Arc<Mutex<()>>>,
 }
 
 impl std::fmt::Debug for GpuOffload {
@@ -113,6 +128,16 @@ impl GpuOffload {
         settings: GpuSettings,
         cache: Option<DiskCache>,
     ) -> Option<Arc<GpuOffload>> {
+        Self::start_gated(detector, backend, settings, cache, None)
+    }
+
+    fn start_gated(
+        detector: &Arc<Detector>,
+        backend: &Backend,
+        settings: GpuSettings,
+        cache: Option<DiskCache>,
+        gate: Option<Arc<Mutex<()>>>,
+    ) -> Option<Arc<GpuOffload>> {
         if matches!(backend, Backend::Cpu) {
             return None;
         }
@@ -124,6 +149,8 @@ impl GpuOffload {
             cache,
             started: Instant::now(),
             took: OnceLock::new(),
+            device: OnceLock::new(),
+            gate,
         });
         let (me, backend) = (off.clone(), backend.clone());
         let spawned = std::thread::Builder::new()
@@ -145,6 +172,15 @@ impl GpuOffload {
     fn build(&self, backend: &Backend) -> Result<Ready, String> {
         let settings = self.settings;
         settings.balance.validate().map_err(|e| e.to_string())?;
+        // `--gpu auto`: the driver is initialised and the device queried here, in the
+        // background, not before the capture starts.
+        let backend = &match backend {
+            Backend::Probe(ordinal) => Backend::Gpu(gpu::probe(*ordinal).map_err(|e| e.0)?),
+            b => b.clone(),
+        };
+        if let Backend::Gpu(info) = backend {
+            let _ = self.device.set(info.clone());
+        }
         let plan = OffloadPlan::build(&self.detector);
         let mut limits = mpm::Limits::default();
         if settings.table_memory > 0 {
@@ -175,6 +211,10 @@ impl GpuOffload {
                 .map_err(|e| format!("GPU regex DFAs: {e}"))?;
             Some(Arc::new(set))
         };
+        let _held = self
+            .gate
+            .as_ref()
+            .map(|g| g.lock().unwrap_or_else(|e| e.into_inner()));
         let offload = Offload::with_cache(
             backend,
             Arc::new(tables),
@@ -226,6 +266,19 @@ impl GpuOffload {
         Some(self.wait())
     }
 
+    /// Hand the offload to the process's exit: its device memory, pinned buffers, CUDA
+    /// context and dispatcher thread are released with the process instead of one by one
+    /// (tens to hundreds of milliseconds with a GPU) when the run is over. For a program's
+    /// last use only: nothing of it is freed before the process ends.
+    pub fn keep_until_exit(this: Arc<GpuOffload>) {
+        std::mem::forget(this);
+    }
+
+    /// The GPU the set-up found, once probed (`None` for the CPU executor).
+    pub fn device(&self) -> Option<&DeviceInfo> {
+        self.device.get()
+    }
+
     /// The detector this offload was built for.
     pub fn detector(&self) -> &Arc<Detector> {
         &self.detector
@@ -259,5 +312,119 @@ impl GpuOffload {
             v.push(("osprey.gpu.setup_ms", t.as_millis() as u64));
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    fn detector() -> Arc<Detector> {
+        let (set, _) = rules::RuleSet::load_str(
+            "alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n\
+             alert tcp any any -> any any (msg:\"b\"; content:\"evil\"; pcre:\"/evil[0-9]/\"; sid:2;)\n",
+            None,
+            &rules::Vars::suricata_default(),
+            &Default::default(),
+        );
+        let (d, diags) = Detector::build(
+            &set.rules,
+            &detect::DetectOptions::default(),
+            &rules::Vars::default(),
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        Arc::new(d)
+    }
+
+    fn cache_dir(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "osprey-offload-setup-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    /// Wait until `f` holds (the set-up thread reaching a point), at most 30 s.
+    fn until(f: impl Fn() -> bool) {
+        let t = Instant::now();
+        while !f() {
+            assert!(t.elapsed() < Duration::from_secs(30), "set-up never got there");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    #[test]
+    fn a_warm_cache_set_up_still_running_at_the_end_is_abandoned_not_joined() {
+        let det = detector();
+        let dir = cache_dir("warm");
+        // Fill the cache.
+        let cold = GpuOffload::start(
+            &det,
+            &Backend::CpuSim,
+            GpuSettings::default(),
+            Some(DiskCache::new(&dir)),
+        )
+        .unwrap();
+        cold.wait().unwrap();
+        assert!(cold.counters().contains(&("osprey.gpu.cache_misses", 2)));
+        // Warm: the set-up is held just before the device side (where CUDA's context is
+        // created), after its cache lookups hit.
+        let gate = Arc::new(Mutex::new(()));
+        let held = gate.lock().unwrap();
+        let cache = DiskCache::new(&dir);
+        let stats = cache.stats().clone();
+        let warm = GpuOffload::start_gated(
+            &det,
+            &Backend::CpuSim,
+            GpuSettings::default(),
+            Some(cache),
+            Some(gate.clone()),
+        )
+        .unwrap();
+        until(|| stats.hits.load(Ordering::Relaxed) == 2);
+        let t = Instant::now();
+        assert!(warm.finish().is_none(), "not ready, not waited for");
+        assert!(t.elapsed() < Duration::from_millis(50), "{:?}", t.elapsed());
+        assert!(
+            warm.builder.lock().unwrap().is_some(),
+            "the set-up thread was not joined"
+        );
+        assert_eq!(stats.misses.load(Ordering::Relaxed), 0);
+        drop(held);
+        warm.wait().unwrap();
+        assert!(warm.ready().is_some());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_set_up_filling_the_cache_is_waited_for_at_the_end() {
+        let det = detector();
+        let dir = cache_dir("cold");
+        let gate = Arc::new(Mutex::new(()));
+        let held = gate.lock().unwrap();
+        let cache = DiskCache::new(&dir);
+        let stats = cache.stats().clone();
+        let off = GpuOffload::start_gated(
+            &det,
+            &Backend::CpuSim,
+            GpuSettings::default(),
+            Some(cache),
+            Some(gate.clone()),
+        )
+        .unwrap();
+        until(|| stats.misses.load(Ordering::Relaxed) == 2);
+        let t = Instant::now();
+        let ending = off.clone();
+        let end = std::thread::spawn(move || ending.finish());
+        std::thread::sleep(Duration::from_millis(100));
+        drop(held);
+        // The cache is being filled: finish waited for it (paid once per rule set).
+        assert_eq!(end.join().unwrap(), Some(Ok(())));
+        assert!(t.elapsed() >= Duration::from_millis(90));
+        assert!(off.builder.lock().unwrap().is_none(), "joined");
+        assert!(off.device().is_none(), "the CPU executor has no device");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
