@@ -278,8 +278,11 @@ impl PlanView<'_> {
 pub(crate) struct OffloadStage {
     handle: Arc<GpuOffload>,
     cost: CostModel,
-    /// The running cycle: its start, whether on the GPU, its packets.
+    /// The running cycle, when the cost model chose its mode: its start, whether on the
+    /// GPU, its packets.
     last: Option<(Instant, bool, usize)>,
+    /// The cost model chose the running cycle's mode.
+    consulted: bool,
     /// Set once the background set-up is ready.
     prefilter: Option<GpuPrefilter>,
     balancer: Balancer,
@@ -312,6 +315,7 @@ impl OffloadStage {
             prefilter: None,
             cost: CostModel::new(CostConfig::default()),
             last: None,
+            consulted: false,
             handle: shared,
             queue: 0,
             located: Vec::new(),
@@ -327,14 +331,21 @@ impl OffloadStage {
     /// `detector` is the pipeline's current detector: after a rule reload the offload
     /// (built for the old rules) is not used.
     pub(crate) fn begin(&mut self, count: usize, detector: Option<&Arc<Detector>>) -> bool {
-        // The cycle that ends here: its wall time per packet, for the cost model.
+        // The cycle that ends here: its wall time per packet, for the cost model. Only
+        // the cycles the model chose for count: they are the ones the queue gave to the
+        // GPU (long queues, full batches), so the two modes' figures compare like with
+        // like; a short cycle the queue kept on the CPU costs more per packet and would
+        // make the GPU look cheaper than it is.
         let now = Instant::now();
         if let Some((start, gpu, n)) = self.last.take() {
             let nanos = now.duration_since(start).as_nanos().min(u64::MAX as u128) as u64;
             self.cost.record(gpu, nanos, n);
         }
+        self.consulted = false;
         let gpu = self.decide(count, detector);
-        self.last = Some((now, gpu, count));
+        if self.consulted {
+            self.last = Some((now, gpu, count));
+        }
         gpu
     }
 
@@ -370,6 +381,9 @@ impl OffloadStage {
         if !detector.is_some_and(|d| Arc::ptr_eq(d, self.handle.detector())) {
             self.counters.stale += 1;
             return false;
+        }
+        if policy == GpuPolicy::Measured {
+            self.consulted = true;
         }
         if policy == GpuPolicy::Measured && !self.cost.choose().is_gpu() {
             self.counters.cycles_cpu += 1;

@@ -31,7 +31,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use detect::{Detector, OffloadPlan};
-use gpu::cache::{decode_tables, encode_tables, CacheKey, DiskCache};
+use gpu::cache::{decode_dfas, decode_tables, encode_dfas, encode_tables, CacheKey, DiskCache};
 use gpu::{AcTables, Backend, DeviceInfo, DfaSet, Offload};
 
 use crate::offload::GpuSettings;
@@ -102,6 +102,54 @@ fn tables_key(plan: &OffloadPlan, limits: &mpm::Limits, target: &str) -> CacheKe
         }
     }
     CacheKey::new("ac-tables", target, &[&words])
+}
+
+/// The cache key of the regex DFAs of `sources` (what [`OffloadPlan::pcre_sources`]
+/// lists): the same for every target, the DFAs are the CPU's tables.
+fn dfas_key(sources: &[(String, rules::PcreFlags)]) -> CacheKey {
+    let mut words = Vec::new();
+    words.extend_from_slice(&detect::PCRE_DFA_MAX_STATES.to_le_bytes());
+    for (text, flags) in sources {
+        words.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        words.extend_from_slice(text.as_bytes());
+        words.extend_from_slice(format!("{flags:?}").as_bytes());
+        words.push(0);
+    }
+    CacheKey::new("pcre-dfas", "any", &[&words])
+}
+
+/// The offload plan of `detector`, its regex DFAs taken from `cache` when it holds them
+/// (they are most of the plan's build time: seconds for ET Open), else built and stored.
+fn plan_with_cache(detector: &Arc<Detector>, cache: Option<&DiskCache>) -> OffloadPlan {
+    let Some(cache) = cache else {
+        return OffloadPlan::build(detector);
+    };
+    let sources = OffloadPlan::pcre_sources(detector);
+    let build = || -> Result<Vec<Option<mpm::PlainDfa>>, ()> {
+        Ok(sources
+            .iter()
+            .map(|s| detect::pcre_dfa(&s.0, s.1, detect::PCRE_DFA_MAX_STATES).ok())
+            .collect())
+    };
+    let dfas = cache
+        .get_or_build(
+            &dfas_key(&sources),
+            |b| decode_dfas(b).filter(|d| d.len() == sources.len()),
+            |d| encode_dfas(d),
+            build,
+        )
+        .unwrap_or_default();
+    let mut next = 0;
+    OffloadPlan::build_with(detector, &mut |src| {
+        let i = next;
+        next += 1;
+        match (sources.get(i), dfas.get(i)) {
+            (Some(s), Some(d)) if s == src => d.clone(),
+            // Not the order the key was made from (cannot happen with the same detector):
+            // build it.
+            _ => detect::pcre_dfa(&src.0, src.1, detect::PCRE_DFA_MAX_STATES).ok(),
+        }
+    })
 }
 
 impl GpuOffload {
@@ -181,7 +229,7 @@ impl GpuOffload {
         if let Backend::Gpu(info) = backend {
             let _ = self.device.set(info.clone());
         }
-        let plan = OffloadPlan::build(&self.detector);
+        let plan = plan_with_cache(&self.detector, self.cache.as_ref());
         let mut limits = mpm::Limits::default();
         if settings.table_memory > 0 {
             limits.memory = settings.table_memory;
@@ -368,7 +416,12 @@ mod tests {
         )
         .unwrap();
         cold.wait().unwrap();
+        // Two entries: the regex DFAs and the AC tables.
         assert!(cold.counters().contains(&("osprey.gpu.cache_misses", 2)));
+        let plain = OffloadPlan::build(&det);
+        let cached = plan_with_cache(&det, Some(&DiskCache::new(&dir)));
+        assert_eq!(plain.pcre_dfas(), cached.pcre_dfas());
+        assert_eq!(cached.pcre_dfas().len(), 1);
         // Warm: the set-up is held just before the device side (where CUDA's context is
         // created), after its cache lookups hit.
         let gate = Arc::new(Mutex::new(()));
