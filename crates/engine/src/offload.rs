@@ -62,7 +62,7 @@ pub enum GpuPolicy {
 }
 
 /// Settings of GPU offload.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct GpuSettings {
     /// Size threshold, queue thresholds and dequeue sizes.
     pub balance: BalanceConfig,
@@ -72,6 +72,27 @@ pub struct GpuSettings {
     pub device: GpuConfig,
     /// Memory cap for the AC-Full tables of the offload groups (bytes; 0: `mpm`'s default).
     pub table_memory: usize,
+}
+
+impl Default for GpuSettings {
+    /// The device's kernel is the packet-per-block one (a warp per payload): a cycle hands
+    /// the GPU at most one RX batch of payloads (tens of packets, the H100 run's GPU
+    /// cycles averaged 37), too few threads to hide memory latency, so the kernel's time
+    /// is the longest chain of dependent table lookups one thread walks. One thread per
+    /// packet walks the whole payload (1,514 lookups, each a DRAM miss of ~0.6 us on an
+    /// H100: ~1 ms a batch); a warp per packet walks a 32nd of it plus the longest
+    /// pattern's overlap.
+    fn default() -> GpuSettings {
+        GpuSettings {
+            balance: BalanceConfig::default(),
+            policy: GpuPolicy::default(),
+            device: GpuConfig {
+                layout: gpu::cpu::AcLayout::BLOCK_WARP,
+                ..GpuConfig::default()
+            },
+            table_memory: 0,
+        }
+    }
 }
 
 /// The GPU's [`BatchPrefilter`]: payloads go into the worker's one batch buffer with

@@ -140,6 +140,7 @@ pub struct AcOffload {
     tables: Arc<AcTables>,
     handle: DispatchHandle,
     report_cap: u32,
+    dfa_kernel_ns: Option<u64>,
 }
 
 /// The shared part: tables and the dispatcher thread. Workers take an [`AcOffload`] each
@@ -225,6 +226,7 @@ impl Offload {
             tables: self.tables.clone(),
             handle: self.dispatcher.handle(),
             report_cap: self.report_cap,
+            dfa_kernel_ns: None,
         }
     }
 
@@ -269,7 +271,9 @@ impl AcOffload {
             .recv()
             .map_err(|_| OffloadError("GPU dispatcher stopped".into()))?
             .map_err(OffloadError)?;
-        let stats = merge_ac(&self.tables, &batch, &rows, out);
+        let t = std::time::Instant::now();
+        let mut stats = merge_ac(&self.tables, &batch, &rows, out);
+        stats.merge_ns = Some(t.elapsed().as_nanos().min(u64::MAX as u128) as u64);
         Ok((batch, stats))
     }
 
@@ -282,14 +286,21 @@ impl AcOffload {
         jobs: Vec<DfaJob>,
         out: &mut Vec<u32>,
     ) -> Result<(Batch, Vec<DfaJob>), OffloadError> {
-        let (batch, jobs, ends) = self
+        let (batch, jobs, ends, kernel_ns) = self
             .handle
             .submit_dfa(batch, jobs)
             .recv()
             .map_err(|_| OffloadError("GPU dispatcher stopped".into()))?
             .map_err(OffloadError)?;
         *out = ends;
+        self.dfa_kernel_ns = kernel_ns;
         Ok((batch, jobs))
+    }
+
+    /// How long the kernel of the last [`AcOffload::run_dfa`] ran (nanoseconds), when its
+    /// executor timed it (device time on a GPU, the executor's run on the CPU).
+    pub fn dfa_kernel_ns(&self) -> Option<u64> {
+        self.dfa_kernel_ns
     }
 
     /// Report slots per packet.
@@ -340,6 +351,8 @@ mod tests {
                     let (b, stats) = w.scan(b, &mut out).unwrap();
                     assert_eq!(b.len(), 4, "the batch comes back");
                     assert_eq!(stats.overflowed, 1);
+                    // The CPU executor times its kernel; the merge is timed too.
+                    assert!(stats.kernel_ns.is_some() && stats.merge_ns.is_some());
                     let got: Vec<(u32, u32, u32)> =
                         out.iter().map(|m| (m.packet, m.pattern, m.end)).collect();
                     assert_eq!(
@@ -387,7 +400,9 @@ mod tests {
             DfaJob { packet: 9, dfa: 0 },
         ];
         let mut ends = Vec::new();
+        assert_eq!(w.dfa_kernel_ns(), None);
         let (b, jobs) = w.run_dfa(b, jobs, &mut ends).unwrap();
+        assert!(w.dfa_kernel_ns().is_some(), "the executor timed the kernel");
         let mut want = Vec::new();
         crate::cpu::run_dfa(&set, &b, &jobs, &mut want);
         assert_eq!(ends, want);
