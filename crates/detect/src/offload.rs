@@ -435,6 +435,30 @@ mod tests {
     }
 
     #[test]
+    fn dfas_from_the_hook_make_the_plan_build_makes() {
+        let d = det(concat!(
+            "alert tcp any any -> any any (msg:\"a\"; content:\"GET\"; pcre:\"/id=[0-9]+x/\"; sid:1;)\n",
+            "alert tcp any any -> any any (msg:\"b\"; content:\"GET\"; pcre:\"/(a)\\1/\"; sid:2;)\n",
+            "alert tcp any any -> any any (msg:\"c\"; content:\"POST\"; pcre:\"/id=[0-9]+x/\"; sid:3;)\n",
+        ));
+        let plan = OffloadPlan::build(&d);
+        let sources = OffloadPlan::pcre_sources(&d);
+        // Each distinct regex once, the back-reference included (it is asked, has no DFA).
+        assert_eq!(sources.len(), 2, "{sources:?}");
+        let mut calls = Vec::new();
+        let hooked = OffloadPlan::build_with(&d, &mut |s| {
+            calls.push(s.clone());
+            pcre_dfa(&s.0, s.1, crate::PCRE_DFA_MAX_STATES).ok()
+        });
+        assert_eq!(calls, sources);
+        assert_eq!(hooked.pcre_dfas(), plan.pcre_dfas());
+        assert_eq!(plan.pcre_dfas().len(), 1);
+        // A hook without DFAs leaves every regex to PCRE2.
+        let none = OffloadPlan::build_with(&d, &mut |_| None);
+        assert!(none.pcre_dfas().is_empty());
+    }
+
+    #[test]
     fn pcre_dfa_outcomes_replace_pcre2_only_where_they_decide() {
         let d = det(concat!(
             "alert tcp any any -> any any (msg:\"a\"; content:\"GET\"; pcre:\"/id=[0-9]+x/\"; sid:1;)\n",
