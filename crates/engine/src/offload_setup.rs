@@ -398,7 +398,10 @@ mod tests {
     fn until(f: impl Fn() -> bool) {
         let t = Instant::now();
         while !f() {
-            assert!(t.elapsed() < Duration::from_secs(30), "set-up never got there");
+            assert!(
+                t.elapsed() < Duration::from_secs(30),
+                "set-up never got there"
+            );
             std::thread::sleep(Duration::from_millis(2));
         }
     }

@@ -432,7 +432,9 @@ pub fn decode_dfas(bytes: &[u8]) -> Option<Vec<Option<PlainDfa>>> {
                 .collect()
         };
         let flags = r.bytes(states)?;
-        out.push(Some(PlainDfa::new(states as u32, start, transitions, flags).ok()?));
+        out.push(Some(
+            PlainDfa::new(states as u32, start, transitions, flags).ok()?,
+        ));
     }
     r.0.is_empty().then_some(out)
 }

@@ -187,7 +187,11 @@ impl CostModel {
         };
         if gpu > cpu * self.cfg.wide {
             self.losses += 1;
-            let most = self.cfg.probe_every.max(1).saturating_mul(self.cfg.max_backoff.max(1));
+            let most = self
+                .cfg
+                .probe_every
+                .max(1)
+                .saturating_mul(self.cfg.max_backoff.max(1));
             self.gpu_interval = self.gpu_interval.saturating_mul(2).min(most);
             if self.losses >= self.cfg.give_up_after.max(1) {
                 self.given_up = true;
@@ -307,7 +311,11 @@ mod tests {
         let mut m = CostModel::new(CostConfig::default());
         let run = drive(&mut m, 100_000, |_| 2_000, |_| 17_000);
         // The CPU is measured first, then the GPU.
-        assert!(run[..4].iter().all(|&c| c == Choice::ProbeCpu), "{:?}", &run[..8]);
+        assert!(
+            run[..4].iter().all(|&c| c == Choice::ProbeCpu),
+            "{:?}",
+            &run[..8]
+        );
         assert_eq!(run[4], Choice::ProbeGpu);
         let gpu = run.iter().filter(|c| c.is_gpu()).count();
         let cfg = CostConfig::default();
@@ -316,7 +324,10 @@ mod tests {
             "{gpu} GPU cycles"
         );
         assert!(m.given_up());
-        assert!(!run[20_000..].iter().any(|c| c.is_gpu()), "probed after giving up");
+        assert!(
+            !run[20_000..].iter().any(|c| c.is_gpu()),
+            "probed after giving up"
+        );
         // What the probes lost is within the budget (and one cycle).
         let share = lost_share(&run, 2_000, 17_000);
         assert!(share <= cfg.budget + 1e-4, "{share}");
@@ -350,7 +361,11 @@ mod tests {
         let mut m = CostModel::new(CostConfig::default());
         let run = drive(&mut m, 300, |_| 100, |i| if i < 100 { 50 } else { 300 });
         let late: Vec<_> = run[100..].iter().filter(|c| c.is_gpu()).collect();
-        assert!(late.len() < 40, "{} GPU cycles after it got slow", late.len());
+        assert!(
+            late.len() < 40,
+            "{} GPU cycles after it got slow",
+            late.len()
+        );
     }
 
     #[test]

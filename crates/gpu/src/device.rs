@@ -492,14 +492,18 @@ impl DfaBuffers {
         jobs: usize,
     ) -> Result<DfaBuffers, String> {
         Ok(DfaBuffers {
-            bytes: s.alloc_zeros::<u8>(bytes.max(1)).map_err(gpu_err("alloc"))?,
+            bytes: s
+                .alloc_zeros::<u8>(bytes.max(1))
+                .map_err(gpu_err("alloc"))?,
             meta: s
                 .alloc_zeros::<u32>(2 * packets.max(1))
                 .map_err(gpu_err("alloc"))?,
             jobs: s
                 .alloc_zeros::<u32>(2 * jobs.max(1))
                 .map_err(gpu_err("alloc"))?,
-            result: s.alloc_zeros::<u32>(jobs.max(1)).map_err(gpu_err("alloc"))?,
+            result: s
+                .alloc_zeros::<u32>(jobs.max(1))
+                .map_err(gpu_err("alloc"))?,
         })
     }
 
@@ -746,7 +750,7 @@ impl Dispatcher {
                             let t = std::time::Instant::now();
                             crate::cpu::run_ac(&tables, &batch, layout, &mut rows);
                             rows.set_kernel_ns(Some(
-                                t.elapsed().as_nanos().min(u64::MAX as u128) as u64,
+                                t.elapsed().as_nanos().min(u64::MAX as u128) as u64
                             ));
                             let _ = reply.send(Ok((batch, rows)));
                         }
