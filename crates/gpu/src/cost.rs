@@ -262,7 +262,8 @@ impl CostModel {
 
     /// Decisions made so far, under `osprey.gpu.`: measured GPU, measured CPU only, the
     /// cycles that measured either mode, what the GPU cycles lost against the CPU
-    /// (microseconds) and whether the GPU was given up (1).
+    /// (microseconds) and whether the GPU was given up (1; summed over the workers, the
+    /// workers that gave it up).
     pub fn counters(&self) -> [(&'static str, u64); 6] {
         [
             ("osprey.gpu.cost_gpu", self.counts[0]),
