@@ -143,8 +143,8 @@ import json, sys
 out, work = sys.argv[1:]
 rows = [json.loads(l) for l in open(f"{out}/e2e.jsonl")]
 base = {r["workers"]: r for r in rows if r["gpu"] == "off"}
-lines = ["| workers | --gpu | wall s | vs off | packet s | alerts | = off | GPU cycles | CPU-only decisions | setup ms |",
-         "|---|---|---|---|---|---|---|---|---|---|"]
+lines = ["| workers | --gpu | wall s | vs off | packet s | alerts | = off | GPU cycles | CPU-only decisions | GPU lost ms | gave up | setup ms |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
     b = base.get(r["workers"])
     same = json.load(open(f"{work}/e2e-{r['workers']}-{r['gpu']}/alerts.json")) == \
@@ -153,7 +153,8 @@ for r in rows:
     r["speed_vs_off"] = round(b["wall_s"] / r["wall_s"], 3) if b and r["wall_s"] else None
     g = r["gpu_counters"]
     lines.append(f"| {r['workers']} | {r['gpu']} | {r['wall_s']} | {r['speed_vs_off']} | {r['packet_s']} | {r['alerts']} | "
-                 f"{same} | {g.get('cycles_gpu', 0)} | {g.get('cost_cpu_only', 0)} | {g.get('setup_ms', '-')} |")
+                 f"{same} | {g.get('cycles_gpu', 0)} | {g.get('cost_cpu_only', 0)} | "
+                 f"{g.get('cost_lost_us', 0) // 1000} | {g.get('cost_gave_up', 0)} | {g.get('setup_ms', '-')} |")
 open(f"{out}/e2e.md", "w").write("\n".join(lines) + "\n")
 json.dump(rows, open(f"{out}/e2e.json", "w"), indent=1)
 print("\n".join(lines))

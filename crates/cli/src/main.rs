@@ -84,11 +84,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// `--gpu MODE`: probe for a GPU; `on` without a usable GPU is an error. The line that
-/// says what runs where is printed by [`gpu_offload`] once the rules are loaded.
+/// `--gpu MODE`: `on` probes for a GPU (without a usable one it is an error); `auto` only
+/// looks for the driver's device nodes and leaves the probe to the background set-up
+/// ([`gpu::GpuMode::resolve_deferred`]). The line that says what runs where is printed by
+/// [`gpu_offload`] once the rules are loaded.
 fn gpu_select(mode: &str) -> Result<(gpu::GpuMode, gpu::Backend, String), String> {
     let mode: gpu::GpuMode = mode.parse().map_err(|e: gpu::OffloadError| e.to_string())?;
-    let (backend, line) = mode.resolve(0).map_err(|e| e.to_string())?;
+    let (backend, line) = mode.resolve_deferred(0).map_err(|e| e.to_string())?;
     Ok((mode, backend, line))
 }
 
@@ -211,8 +213,16 @@ fn gpu_finish(
     let Some(g) = gpu else { return Ok(()) };
     match g.finish() {
         Some(Ok(())) => tracing::info!(
-            "GPU offload was ready after {} ms ({} MiB of tables)",
+            "GPU offload was ready after {} ms ({}{} MiB of tables)",
             g.setup_time().unwrap_or_default().as_millis(),
+            g.device().map_or(String::new(), |d| format!(
+                "{}, device {}, compute {}.{}, {} MiB; ",
+                d.name,
+                d.ordinal,
+                d.compute_capability.0,
+                d.compute_capability.1,
+                d.total_mem >> 20
+            )),
             g.device_bytes() >> 20
         ),
         Some(Err(e)) if mode == "on" => return Err(format!("--gpu on: {e}")),
@@ -353,6 +363,10 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     );
     stats.add("osprey.rules.unsupported", setup.rules_unsupported as u64);
     gpu_finish(config.gpu.as_ref(), &args.gpu, &mut stats)?;
+    if let Some(g) = config.gpu.take() {
+        // Device memory, pinned buffers and the CUDA context go with the process.
+        engine::GpuOffload::keep_until_exit(g);
+    }
     let report = engine::RunReport { stats, ..report };
     let stats_path = log_dir.join("stats.json");
     report

@@ -113,6 +113,13 @@ fn the_cache_is_filled_then_hit_and_a_corrupt_file_is_rebuilt() {
             .is_some_and(|n| n.to_string_lossy().starts_with("ac-tables-cpu_sim-"))),
         "{files:?}"
     );
+    // The offload plan's regex DFAs too (the same for every target).
+    assert!(
+        files.iter().any(|f| f
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("pcre-dfas-any-"))),
+        "{files:?}"
+    );
 
     let second = dir.join("second");
     run(&case, &second, &sim);

@@ -56,6 +56,31 @@ pub struct OffloadPlan {
 impl OffloadPlan {
     /// The plan of `detector` (built once, shared read-only by the workers).
     pub fn build(detector: &Arc<Detector>) -> OffloadPlan {
+        Self::build_with(detector, &mut |src| {
+            pcre_dfa(&src.0, src.1, crate::PCRE_DFA_MAX_STATES).ok()
+        })
+    }
+
+    /// The `pcre` sources whose DFAs [`OffloadPlan::build`] builds, once each, in the order
+    /// it builds them (cheap: no DFA is built). A cache of the DFAs is keyed by them.
+    pub fn pcre_sources(detector: &Arc<Detector>) -> Vec<(String, rules::PcreFlags)> {
+        let mut v = Vec::new();
+        Self::build_with(detector, &mut |src| {
+            v.push(src.clone());
+            None
+        });
+        v
+    }
+
+    /// [`OffloadPlan::build`] with the regex DFAs from `dfa_of` (called once per distinct
+    /// `pcre` source, in [`OffloadPlan::pcre_sources`]' order; `None`: no DFA, the regex
+    /// stays with PCRE2): the hook through which the GPU set-up takes them from its cache.
+    /// `dfa_of` must answer what [`crate::pcre_dfa`] would (at most
+    /// [`crate::PCRE_DFA_MAX_STATES`] states).
+    pub fn build_with(
+        detector: &Arc<Detector>,
+        dfa_of: &mut dyn FnMut(&(String, rules::PcreFlags)) -> Option<mpm::PlainDfa>,
+    ) -> OffloadPlan {
         let mut groups = Vec::new();
         let mut class_group = [None; CLASSES];
         let mut sigs = vec![Vec::new(); CLASSES * DIRS];
@@ -99,12 +124,15 @@ impl OffloadPlan {
             dfas: Vec::new(),
             dfa_srcs: Vec::new(),
         };
-        plan.number_pcre_dfas();
+        plan.number_pcre_dfas(dfa_of);
         plan
     }
 
     /// Build the DFAs of the candidates' payload `pcre` and note which patterns call for them.
-    fn number_pcre_dfas(&mut self) {
+    fn number_pcre_dfas(
+        &mut self,
+        dfa_of: &mut dyn FnMut(&(String, rules::PcreFlags)) -> Option<mpm::PlainDfa>,
+    ) {
         let det = self.detector.clone();
         let mut by_text: HashMap<(String, rules::PcreFlags), Option<u32>> = HashMap::new();
         let mut by_src: HashMap<usize, Option<u32>> = HashMap::new();
@@ -131,12 +159,7 @@ impl OffloadPlan {
                             let id = *by_src.entry(key).or_insert_with(|| {
                                 let id =
                                     *by_text.entry((*pc.source).clone()).or_insert_with(|| {
-                                        let d = pcre_dfa(
-                                            &pc.source.0,
-                                            pc.source.1,
-                                            crate::PCRE_DFA_MAX_STATES,
-                                        )
-                                        .ok()?;
+                                        let d = dfa_of(&pc.source)?;
                                         self.dfas.push(d);
                                         self.dfa_srcs.push(Vec::new());
                                         Some(self.dfas.len() as u32 - 1)
@@ -409,6 +432,30 @@ mod tests {
         );
         assert_eq!(r.refused.values().sum::<usize>(), 1);
         assert!(r.dfas[0].1.find_end(b"xAAB").is_some());
+    }
+
+    #[test]
+    fn dfas_from_the_hook_make_the_plan_build_makes() {
+        let d = det(concat!(
+            "alert tcp any any -> any any (msg:\"a\"; content:\"GET\"; pcre:\"/id=[0-9]+x/\"; sid:1;)\n",
+            "alert tcp any any -> any any (msg:\"b\"; content:\"GET\"; pcre:\"/(a)\\1/\"; sid:2;)\n",
+            "alert tcp any any -> any any (msg:\"c\"; content:\"POST\"; pcre:\"/id=[0-9]+x/\"; sid:3;)\n",
+        ));
+        let plan = OffloadPlan::build(&d);
+        let sources = OffloadPlan::pcre_sources(&d);
+        // Each distinct regex once, the back-reference included (it is asked, has no DFA).
+        assert_eq!(sources.len(), 2, "{sources:?}");
+        let mut calls = Vec::new();
+        let hooked = OffloadPlan::build_with(&d, &mut |s| {
+            calls.push(s.clone());
+            pcre_dfa(&s.0, s.1, crate::PCRE_DFA_MAX_STATES).ok()
+        });
+        assert_eq!(calls, sources);
+        assert_eq!(hooked.pcre_dfas(), plan.pcre_dfas());
+        assert_eq!(plan.pcre_dfas().len(), 1);
+        // A hook without DFAs leaves every regex to PCRE2.
+        let none = OffloadPlan::build_with(&d, &mut |_| None);
+        assert!(none.pcre_dfas().is_empty());
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub enum GpuPolicy {
 }
 
 /// Settings of GPU offload.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct GpuSettings {
     /// Size threshold, queue thresholds and dequeue sizes.
     pub balance: BalanceConfig,
@@ -72,6 +72,27 @@ pub struct GpuSettings {
     pub device: GpuConfig,
     /// Memory cap for the AC-Full tables of the offload groups (bytes; 0: `mpm`'s default).
     pub table_memory: usize,
+}
+
+impl Default for GpuSettings {
+    /// The device's kernel is the packet-per-block one (a warp per payload): a cycle hands
+    /// the GPU at most one RX batch of payloads (tens of packets, the H100 run's GPU
+    /// cycles averaged 37), too few threads to hide memory latency, so the kernel's time
+    /// is the longest chain of dependent table lookups one thread walks. One thread per
+    /// packet walks the whole payload (1,514 lookups, each a DRAM miss of ~0.6 us on an
+    /// H100: ~1 ms a batch); a warp per packet walks a 32nd of it plus the longest
+    /// pattern's overlap.
+    fn default() -> GpuSettings {
+        GpuSettings {
+            balance: BalanceConfig::default(),
+            policy: GpuPolicy::default(),
+            device: GpuConfig {
+                layout: gpu::cpu::AcLayout::BLOCK_WARP,
+                ..GpuConfig::default()
+            },
+            table_memory: 0,
+        }
+    }
 }
 
 /// The GPU's [`BatchPrefilter`]: payloads go into the worker's one batch buffer with
@@ -278,8 +299,11 @@ impl PlanView<'_> {
 pub(crate) struct OffloadStage {
     handle: Arc<GpuOffload>,
     cost: CostModel,
-    /// The running cycle: its start, whether on the GPU, its packets.
+    /// The running cycle, when the cost model chose its mode: its start, whether on the
+    /// GPU, its packets.
     last: Option<(Instant, bool, usize)>,
+    /// The cost model chose the running cycle's mode.
+    consulted: bool,
     /// Set once the background set-up is ready.
     prefilter: Option<GpuPrefilter>,
     balancer: Balancer,
@@ -312,6 +336,7 @@ impl OffloadStage {
             prefilter: None,
             cost: CostModel::new(CostConfig::default()),
             last: None,
+            consulted: false,
             handle: shared,
             queue: 0,
             located: Vec::new(),
@@ -327,14 +352,21 @@ impl OffloadStage {
     /// `detector` is the pipeline's current detector: after a rule reload the offload
     /// (built for the old rules) is not used.
     pub(crate) fn begin(&mut self, count: usize, detector: Option<&Arc<Detector>>) -> bool {
-        // The cycle that ends here: its wall time per packet, for the cost model.
+        // The cycle that ends here: its wall time per packet, for the cost model. Only
+        // the cycles the model chose for count: they are the ones the queue gave to the
+        // GPU (long queues, full batches), so the two modes' figures compare like with
+        // like; a short cycle the queue kept on the CPU costs more per packet and would
+        // make the GPU look cheaper than it is.
         let now = Instant::now();
         if let Some((start, gpu, n)) = self.last.take() {
             let nanos = now.duration_since(start).as_nanos().min(u64::MAX as u128) as u64;
             self.cost.record(gpu, nanos, n);
         }
+        self.consulted = false;
         let gpu = self.decide(count, detector);
-        self.last = Some((now, gpu, count));
+        if self.consulted {
+            self.last = Some((now, gpu, count));
+        }
         gpu
     }
 
@@ -370,6 +402,9 @@ impl OffloadStage {
         if !detector.is_some_and(|d| Arc::ptr_eq(d, self.handle.detector())) {
             self.counters.stale += 1;
             return false;
+        }
+        if policy == GpuPolicy::Measured {
+            self.consulted = true;
         }
         if policy == GpuPolicy::Measured && !self.cost.choose().is_gpu() {
             self.counters.cycles_cpu += 1;

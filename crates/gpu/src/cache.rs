@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use mpm::{DfaTables, PatternInfo, PatternStore};
+use mpm::{DfaTables, PatternInfo, PatternStore, PlainDfa};
 use sha2::{Digest, Sha256};
 
 const MAGIC: &[u8; 8] = b"OSPRGPU1";
@@ -66,7 +66,7 @@ pub struct DiskCache {
 /// The key of one entry: its kind (`ptx`, `tables`), target and content hash.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CacheKey {
-    /// What is cached (`ptx`, `ac-tables`).
+    /// What is cached (`ptx`, `ac-tables`, `pcre-dfas`).
     pub kind: &'static str,
     /// The target: a `compute_XY` architecture, or `cpu-sim`.
     pub target: String,
@@ -370,6 +370,75 @@ pub fn decode_tables(bytes: &[u8]) -> Option<Vec<DfaTables>> {
     r.0.is_empty().then_some(groups)
 }
 
+/// Serialise regex DFAs, one entry per `pcre` source (`None`: the regex has no DFA), in
+/// the order the detector's offload plan lists its `pcre` sources. Transitions are 16-bit
+/// when the DFA's states fit, else 32-bit.
+pub fn encode_dfas(dfas: &[Option<PlainDfa>]) -> Vec<u8> {
+    let mut w = Vec::new();
+    let put = |w: &mut Vec<u8>, v: u32| w.extend_from_slice(&v.to_le_bytes());
+    put(&mut w, dfas.len() as u32);
+    for d in dfas {
+        let Some(d) = d else {
+            put(&mut w, 0);
+            continue;
+        };
+        let narrow = d.num_states() <= u16::MAX as u32 + 1;
+        put(&mut w, if narrow { 16 } else { 32 });
+        put(&mut w, d.num_states());
+        put(&mut w, d.start());
+        for &t in d.transitions() {
+            if narrow {
+                w.extend_from_slice(&(t as u16).to_le_bytes());
+            } else {
+                put(&mut w, t);
+            }
+        }
+        w.extend_from_slice(d.flags());
+    }
+    w
+}
+
+/// Decode [`encode_dfas`]'s bytes; every table is checked again by [`PlainDfa::new`]
+/// (entries and start within the states, known flags). `None` when anything is off.
+pub fn decode_dfas(bytes: &[u8]) -> Option<Vec<Option<PlainDfa>>> {
+    let mut r = Reader(bytes);
+    let n = r.u32()? as usize;
+    if n > r.0.len() / 4 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let width = r.u32()?;
+        if width == 0 {
+            out.push(None);
+            continue;
+        }
+        let states = r.u32()? as usize;
+        let start = r.u32()?;
+        let entry = match width {
+            16 => 2,
+            32 => 4,
+            _ => return None,
+        };
+        let size = states.checked_mul(256)?.checked_mul(entry)?;
+        let raw = r.bytes(size)?;
+        let transitions: Vec<u32> = if entry == 2 {
+            raw.chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]) as u32)
+                .collect()
+        } else {
+            raw.chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let flags = r.bytes(states)?;
+        out.push(Some(
+            PlainDfa::new(states as u32, start, transitions, flags).ok()?,
+        ));
+    }
+    r.0.is_empty().then_some(out)
+}
+
 /// The PTX of `kernel` for `arch` (`compute_XY`): from `cache` when it holds it (keyed by the
 /// source, the architecture and NVRTC's version), else compiled by NVRTC and stored.
 pub fn compiled_ptx(
@@ -448,6 +517,30 @@ mod tests {
         let mut bad = bytes.clone();
         bad[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(decode_tables(&bad).is_none());
+    }
+
+    #[test]
+    fn dfas_round_trip_and_bad_tables_are_refused() {
+        let mut t = vec![0u32; 2 * 256];
+        t[b'a' as usize] = 1;
+        let small = PlainDfa::new(2, 0, t, vec![0, PlainDfa::MATCH]).unwrap();
+        // More states than 16 bits hold: 32-bit entries.
+        let n = 70_000u32;
+        let big = PlainDfa::new(n, 1, vec![n - 1; n as usize * 256], vec![0; n as usize]).unwrap();
+        let dfas = vec![Some(small.clone()), None, Some(big)];
+        let bytes = encode_dfas(&dfas);
+        assert_eq!(decode_dfas(&bytes), Some(dfas));
+        assert_eq!(decode_dfas(&encode_dfas(&[])), Some(vec![]));
+        // Truncated, trailing bytes, a transition past the states: refused.
+        let one = encode_dfas(&[Some(small)]);
+        assert!(decode_dfas(&one[..one.len() - 1]).is_none());
+        assert!(decode_dfas(&[one.as_slice(), &[0]].concat()).is_none());
+        let mut bad = one.clone();
+        bad[16] = 9; // state 0 on byte 0 -> state 9 of 2
+        assert!(decode_dfas(&bad).is_none());
+        let mut width = one;
+        width[4] = 8;
+        assert!(decode_dfas(&width).is_none());
     }
 
     #[test]

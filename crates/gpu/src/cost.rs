@@ -13,17 +13,36 @@
 //! Costs change with the traffic, so the mode not in use is measured again: after
 //! [`CostConfig::probe_every`] cycles of one mode, the next [`CostConfig::probe_len`]
 //! cycles the queue gives to the GPU run in the other mode. Before both modes have a
-//! figure, the missing one is measured first.
+//! figure, the missing one is measured first, the CPU's before the GPU's.
+//!
+//! **Never much worse than the CPU alone.** Measuring the GPU costs what the GPU loses,
+//! so that loss is bounded three ways: a GPU probe that loses by a wide margin
+//! ([`CostConfig::wide`] times the CPU's cost) doubles the interval before the next one
+//! (up to [`CostConfig::max_backoff`] times `probe_every`), and after
+//! [`CostConfig::give_up_after`] such losses in a row the GPU is not measured again; and
+//! every GPU cycle's excess over the CPU's figure is accounted: while the excess summed
+//! over the run is above [`CostConfig::budget`] of the run's measured time, no cycle goes
+//! to the GPU at all (probe or not). The excess and the give-up are counters.
 
 /// Settings of the cost model.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CostConfig {
     /// The GPU is used while its cost per packet is below `(1 - margin)` times the CPU's.
     pub margin: f64,
-    /// Cycles in one mode between two measurements of the other.
+    /// Cycles in one mode between two measurements of the other (the GPU's interval grows
+    /// after each wide loss).
     pub probe_every: u32,
     /// Cycles of a measurement.
     pub probe_len: u32,
+    /// A GPU measurement above `wide` times the CPU's cost is a wide loss.
+    pub wide: f64,
+    /// The GPU's probe interval doubles after each wide loss, up to this factor.
+    pub max_backoff: u32,
+    /// Wide losses in a row after which the GPU is not measured again.
+    pub give_up_after: u32,
+    /// Largest share of the measured time that GPU cycles may lose against the CPU's
+    /// figure, summed over the run.
+    pub budget: f64,
 }
 
 impl Default for CostConfig {
@@ -31,7 +50,11 @@ impl Default for CostConfig {
         CostConfig {
             margin: 0.05,
             probe_every: 256,
-            probe_len: 8,
+            probe_len: 4,
+            wide: 1.5,
+            max_backoff: 64,
+            give_up_after: 3,
+            budget: 0.01,
         }
     }
 }
@@ -41,7 +64,7 @@ impl Default for CostConfig {
 pub enum Choice {
     /// Measured: the GPU pays.
     Gpu,
-    /// Measured: the GPU does not pay; CPU only.
+    /// Measured: the GPU does not pay (or lost its budget, or was given up); CPU only.
     Cpu,
     /// Measuring the GPU (no figure yet, or re-measuring).
     ProbeGpu,
@@ -67,6 +90,17 @@ pub struct CostModel {
     /// Cycles left of the running measurement.
     probing: u32,
     probe_gpu: bool,
+    /// A GPU measurement ended and is to be judged at the next choice.
+    judge_gpu: bool,
+    /// Cycles between two GPU measurements while the CPU is used.
+    gpu_interval: u32,
+    /// Wide losses of the GPU in a row.
+    losses: u32,
+    given_up: bool,
+    /// Nanoseconds GPU cycles took above the CPU's figure for their packets.
+    lost_ns: f64,
+    /// Nanoseconds of every recorded cycle.
+    total_ns: f64,
     /// Decisions: [gpu, cpu, probe_gpu, probe_cpu].
     counts: [u64; 4],
 }
@@ -84,15 +118,28 @@ impl CostModel {
             since_probe: 0,
             probing: 0,
             probe_gpu: false,
+            judge_gpu: false,
+            gpu_interval: cfg.probe_every.max(1),
+            losses: 0,
+            given_up: false,
+            lost_ns: 0.0,
+            total_ns: 0.0,
             counts: [0; 4],
         }
     }
 
     /// Record a finished cycle: `gpu` for the mode it ran in, its wall time in nanoseconds
-    /// and its packets. Cycles of no packets teach nothing.
+    /// (the wait for the GPU's results included) and its packets. Cycles of no packets
+    /// teach nothing.
     pub fn record(&mut self, gpu: bool, nanos: u64, packets: usize) {
         if packets == 0 {
             return;
+        }
+        self.total_ns += nanos as f64;
+        if gpu {
+            if let Some(cpu) = self.cpu {
+                self.lost_ns += (nanos as f64 - cpu * packets as f64).max(0.0);
+            }
         }
         let per = nanos as f64 / packets as f64;
         let slot = if gpu { &mut self.gpu } else { &mut self.cpu };
@@ -114,43 +161,87 @@ impl CostModel {
         c
     }
 
+    /// True while the GPU's accounted losses are within the budget.
+    fn affordable(&self) -> bool {
+        self.lost_ns <= self.cfg.budget * self.total_ns
+    }
+
+    /// Start a measurement of `gpu`'s mode; its first cycle's choice.
+    fn start_probe(&mut self, gpu: bool) -> Choice {
+        self.probe_gpu = gpu;
+        self.probing = self.cfg.probe_len.saturating_sub(1);
+        self.since_probe = 0;
+        if gpu {
+            self.judge_gpu = self.probing == 0;
+            Choice::ProbeGpu
+        } else {
+            Choice::ProbeCpu
+        }
+    }
+
+    /// Judge the GPU measurement that just ended: a wide loss backs the next one off.
+    fn judge(&mut self) {
+        self.judge_gpu = false;
+        let (Some(cpu), Some(gpu)) = (self.cpu, self.gpu) else {
+            return;
+        };
+        if gpu > cpu * self.cfg.wide {
+            self.losses += 1;
+            let most = self
+                .cfg
+                .probe_every
+                .max(1)
+                .saturating_mul(self.cfg.max_backoff.max(1));
+            self.gpu_interval = self.gpu_interval.saturating_mul(2).min(most);
+            if self.losses >= self.cfg.give_up_after.max(1) {
+                self.given_up = true;
+            }
+        } else {
+            self.losses = 0;
+            self.gpu_interval = self.cfg.probe_every.max(1);
+        }
+    }
+
     fn pick(&mut self) -> Choice {
         if self.probing > 0 {
             self.probing -= 1;
-            return if self.probe_gpu {
-                Choice::ProbeGpu
-            } else {
-                Choice::ProbeCpu
-            };
+            if !self.probe_gpu {
+                return Choice::ProbeCpu;
+            }
+            if self.affordable() {
+                self.judge_gpu = self.probing == 0;
+                return Choice::ProbeGpu;
+            }
+            // Over budget: the measurement stops here.
+            self.probing = 0;
+            self.judge_gpu = true;
         }
-        let (Some(cpu), Some(gpu)) = (self.cpu, self.gpu) else {
-            // Measure the missing mode first.
-            self.probe_gpu = self.gpu.is_none();
-            self.probing = self.cfg.probe_len.saturating_sub(1);
-            self.since_probe = 0;
-            return if self.probe_gpu {
-                Choice::ProbeGpu
+        if self.judge_gpu {
+            self.judge();
+        }
+        let gpu_allowed = !self.given_up && self.affordable();
+        let Some(cpu) = self.cpu else {
+            return self.start_probe(false);
+        };
+        let Some(gpu) = self.gpu else {
+            return if gpu_allowed {
+                self.start_probe(true)
             } else {
-                Choice::ProbeCpu
+                Choice::Cpu
             };
         };
-        let pays = gpu < cpu * (1.0 - self.cfg.margin);
+        let pays = gpu_allowed && gpu < cpu * (1.0 - self.cfg.margin);
         self.since_probe += 1;
-        if self.since_probe >= self.cfg.probe_every {
-            self.since_probe = 0;
-            self.probe_gpu = !pays;
-            self.probing = self.cfg.probe_len.saturating_sub(1);
-            return if pays {
-                Choice::ProbeCpu
-            } else {
-                Choice::ProbeGpu
-            };
-        }
         if pays {
-            Choice::Gpu
-        } else {
-            Choice::Cpu
+            if self.since_probe >= self.cfg.probe_every.max(1) {
+                return self.start_probe(false);
+            }
+            return Choice::Gpu;
         }
+        if gpu_allowed && self.since_probe >= self.gpu_interval {
+            return self.start_probe(true);
+        }
+        Choice::Cpu
     }
 
     /// The running figures (ns per packet): CPU, GPU.
@@ -158,14 +249,29 @@ impl CostModel {
         (self.cpu, self.gpu)
     }
 
-    /// Decisions made so far, under `osprey.gpu.`: measured GPU, measured CPU only, and
-    /// the cycles that measured either mode.
-    pub fn counters(&self) -> [(&'static str, u64); 4] {
+    /// True once the GPU lost widely [`CostConfig::give_up_after`] times in a row: it is
+    /// not measured again.
+    pub fn given_up(&self) -> bool {
+        self.given_up
+    }
+
+    /// Nanoseconds GPU cycles took above the CPU's figure, summed.
+    pub fn lost_ns(&self) -> u64 {
+        self.lost_ns as u64
+    }
+
+    /// Decisions made so far, under `osprey.gpu.`: measured GPU, measured CPU only, the
+    /// cycles that measured either mode, what the GPU cycles lost against the CPU
+    /// (microseconds) and whether the GPU was given up (1; summed over the workers, the
+    /// workers that gave it up).
+    pub fn counters(&self) -> [(&'static str, u64); 6] {
         [
             ("osprey.gpu.cost_gpu", self.counts[0]),
             ("osprey.gpu.cost_cpu_only", self.counts[1]),
             ("osprey.gpu.cost_probe_gpu", self.counts[2]),
             ("osprey.gpu.cost_probe_cpu", self.counts[3]),
+            ("osprey.gpu.cost_lost_us", self.lost_ns() / 1000),
+            ("osprey.gpu.cost_gave_up", u64::from(self.given_up)),
         ]
     }
 }
@@ -192,30 +298,86 @@ mod tests {
             .collect()
     }
 
+    /// The share of the time of `run` (costs per packet `cpu` and `gpu`, 100 packets a
+    /// cycle) that its GPU cycles lost against the CPU.
+    fn lost_share(run: &[Choice], cpu: u64, gpu: u64) -> f64 {
+        let total: u64 = run.iter().map(|c| if c.is_gpu() { gpu } else { cpu }).sum();
+        let lost = run.iter().filter(|c| c.is_gpu()).count() as u64 * gpu.saturating_sub(cpu);
+        lost as f64 / total as f64
+    }
+
     #[test]
-    fn a_gpu_that_does_not_pay_is_left_alone_but_measured_again() {
+    fn a_gpu_much_slower_than_the_cpu_is_given_up_after_a_few_probes() {
+        // 1.7 ms GPU cycles against 0.2 ms on the CPU (the H100 run's 2-worker case).
         let mut m = CostModel::new(CostConfig::default());
-        // The CPU is measured, then the GPU: slower.
-        m.record(false, 1_000, 10);
-        let run = drive(&mut m, 2_000, |_| 100, |_| 300);
-        assert!(run[..8].iter().all(|&c| c == Choice::ProbeGpu));
+        let run = drive(&mut m, 100_000, |_| 2_000, |_| 17_000);
+        // The CPU is measured first, then the GPU.
+        assert!(
+            run[..4].iter().all(|&c| c == Choice::ProbeCpu),
+            "{:?}",
+            &run[..8]
+        );
+        assert_eq!(run[4], Choice::ProbeGpu);
         let gpu = run.iter().filter(|c| c.is_gpu()).count();
-        // Re-measured every 256 cycles for 8: about 3 % of the cycles.
-        assert!((50..=80).contains(&gpu), "{gpu} GPU cycles");
-        assert!(run[8..].iter().all(|&c| c != Choice::Gpu));
-        assert_eq!(m.counters()[1].1 as usize + gpu, 2_000);
+        let cfg = CostConfig::default();
+        assert!(
+            gpu <= (cfg.give_up_after * cfg.probe_len) as usize,
+            "{gpu} GPU cycles"
+        );
+        assert!(m.given_up());
+        assert!(
+            !run[20_000..].iter().any(|c| c.is_gpu()),
+            "probed after giving up"
+        );
+        // What the probes lost is within the budget (and one cycle).
+        let share = lost_share(&run, 2_000, 17_000);
+        assert!(share <= cfg.budget + 1e-4, "{share}");
+        assert_eq!(m.counters()[5], ("osprey.gpu.cost_gave_up", 1));
+        assert_eq!(
+            m.counters()[4].1,
+            gpu as u64 * 15_000 * 100 / 1000,
+            "lost microseconds"
+        );
+    }
+
+    #[test]
+    fn a_gpu_slightly_slower_is_measured_again_within_the_budget() {
+        let mut m = CostModel::new(CostConfig::default());
+        let run = drive(&mut m, 50_000, |_| 100, |_| 130);
+        let gpu = run.iter().filter(|c| c.is_gpu()).count();
+        // Not a wide loss: measured again and again, never given up ...
+        assert!(!m.given_up());
+        assert!(gpu > 3 * CostConfig::default().probe_len as usize, "{gpu}");
+        assert!(!run.contains(&Choice::Gpu), "the GPU never pays here");
+        // ... and what that costs stays within the budget.
+        let share = lost_share(&run, 100, 130);
+        assert!(share <= CostConfig::default().budget + 1e-3, "{share}");
+        assert!(share > 0.0);
+    }
+
+    #[test]
+    fn the_budget_stops_even_a_gpu_that_looked_fast() {
+        // The GPU measured fast, then every GPU cycle costs 3x the CPU's while the running
+        // figure lags: the budget cuts it off whatever the figure says.
+        let mut m = CostModel::new(CostConfig::default());
+        let run = drive(&mut m, 300, |_| 100, |i| if i < 100 { 50 } else { 300 });
+        let late: Vec<_> = run[100..].iter().filter(|c| c.is_gpu()).collect();
+        assert!(
+            late.len() < 40,
+            "{} GPU cycles after it got slow",
+            late.len()
+        );
     }
 
     #[test]
     fn a_gpu_that_pays_is_used_and_the_switch_follows_the_traffic() {
         let mut m = CostModel::new(CostConfig::default());
-        // No figures at all: the GPU is measured first, then the CPU (in a run the CPU's
-        // figure comes from the cycles the queue kept on the CPU).
+        // No figures at all: the CPU is measured first, then the GPU.
         let run = drive(
             &mut m,
             4_000,
             |_| 200,
-            |i| if i < 2_000 { 100 } else { 400 },
+            |i| if i < 2_000 { 100 } else { 260 },
         );
         let gpu_first = run[..2_000].iter().filter(|&&c| c == Choice::Gpu).count();
         assert!(gpu_first > 1_800, "{gpu_first}");

@@ -11,8 +11,10 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -144,6 +146,11 @@ struct Slot {
     d_meta: CudaSlice<u32>,
     d_counts: CudaSlice<u32>,
     d_reports: CudaSlice<u32>,
+    /// Recorded just before and just after the kernel launch: the kernel's device time.
+    ev_start: CudaEvent,
+    ev_end: CudaEvent,
+    /// The events were recorded for the batch in flight (not for an empty batch).
+    timed: bool,
     /// The batch in flight in this slot and where its result goes.
     pending: Option<(Batch, Sender<AcReply>)>,
 }
@@ -170,6 +177,20 @@ pub struct GpuMatcher {
 
 /// A finished batch: the batch itself (for reuse) and its report rows, or the error.
 pub type AcReply = Result<(Batch, ReportBuffer), String>;
+
+/// An event that records time (cudarc's default disables timing).
+fn timing_event(ctx: &Arc<CudaContext>) -> Result<CudaEvent, String> {
+    ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .map_err(gpu_err("event"))
+}
+
+/// Device nanoseconds between two recorded events.
+fn elapsed_ns(start: &CudaEvent, end: &CudaEvent) -> Option<u64> {
+    start
+        .elapsed_ms(end)
+        .ok()
+        .map(|ms| (f64::from(ms) * 1e6).max(0.0) as u64)
+}
 
 fn upload<T: cudarc::driver::DeviceRepr + Default + Clone>(
     stream: &Arc<CudaStream>,
@@ -267,6 +288,9 @@ impl GpuMatcher {
                 d_meta: stream.alloc_zeros::<u32>(3 * n).map_err(gpu_err("alloc"))?,
                 d_counts: stream.alloc_zeros::<u32>(n).map_err(gpu_err("alloc"))?,
                 d_reports: stream.alloc_zeros::<u32>(rows).map_err(gpu_err("alloc"))?,
+                ev_start: timing_event(&ctx)?,
+                ev_end: timing_event(&ctx)?,
+                timed: false,
                 stream,
                 pending: None,
             });
@@ -314,6 +338,7 @@ impl GpuMatcher {
         let cap = self.cfg.report_cap.max(1);
         let t = &self.tables;
         let slot = &mut self.slots[i];
+        slot.timed = false;
         if n == 0 {
             return Ok(());
         }
@@ -372,11 +397,14 @@ impl GpuMatcher {
             .arg(&mut slot.d_counts)
             .arg(&mut slot.d_reports)
             .arg(&cap);
+        slot.ev_start.record(&s).map_err(gpu_err("event"))?;
         // SAFETY: the argument list matches the kernel signature in kernels/ac.cu (payload,
         // offsets, lengths, groups, count, transitions, group table, group count, output
         // offsets, outputs, counters, report rows, row capacity); every index the kernel
         // forms is bounded by the table layout checked in AcTables and the batch layout.
         unsafe { b.launch(cfg) }.map_err(gpu_err("launch"))?;
+        slot.ev_end.record(&s).map_err(gpu_err("event"))?;
+        slot.timed = true;
         let hc = slot.h_counts.as_mut_slice().map_err(gpu_err("pinned"))?;
         s.memcpy_dtoh(&slot.d_counts.slice(..n), &mut hc[..n])
             .map_err(gpu_err("copy out"))?;
@@ -399,6 +427,9 @@ impl GpuMatcher {
             let n = batch.len();
             let mut buf = ReportBuffer::new(cap);
             buf.reset(n);
+            if slot.timed {
+                buf.set_kernel_ns(elapsed_ns(&slot.ev_start, &slot.ev_end));
+            }
             let (counts, reports) = buf.raw_mut();
             let hc = slot.h_counts.as_slice().map_err(gpu_err("pinned"))?;
             counts.copy_from_slice(&hc[..n]);
@@ -435,6 +466,50 @@ pub struct GpuDfaMatcher {
     flags: CudaSlice<u8>,
     info: CudaSlice<u32>,
     ndfas: u32,
+    /// Device buffers kept from one call to the next (grown when a call needs more): an
+    /// allocation and a free per call cost more than the kernel (the H100 run's 1.7 ms
+    /// GPU cycles).
+    bufs: Option<DfaBuffers>,
+    ev_start: CudaEvent,
+    ev_end: CudaEvent,
+    kernel_ns: Option<u64>,
+}
+
+/// The per-call device buffers of [`GpuDfaMatcher`].
+struct DfaBuffers {
+    bytes: CudaSlice<u8>,
+    meta: CudaSlice<u32>,
+    jobs: CudaSlice<u32>,
+    result: CudaSlice<u32>,
+}
+
+impl DfaBuffers {
+    /// Buffers holding at least the given sizes (each at least 1 element).
+    fn alloc(
+        s: &Arc<CudaStream>,
+        bytes: usize,
+        packets: usize,
+        jobs: usize,
+    ) -> Result<DfaBuffers, String> {
+        Ok(DfaBuffers {
+            bytes: s
+                .alloc_zeros::<u8>(bytes.max(1))
+                .map_err(gpu_err("alloc"))?,
+            meta: s
+                .alloc_zeros::<u32>(2 * packets.max(1))
+                .map_err(gpu_err("alloc"))?,
+            jobs: s
+                .alloc_zeros::<u32>(2 * jobs.max(1))
+                .map_err(gpu_err("alloc"))?,
+            result: s
+                .alloc_zeros::<u32>(jobs.max(1))
+                .map_err(gpu_err("alloc"))?,
+        })
+    }
+
+    fn fits(&self, bytes: usize, packets: usize, jobs: usize) -> bool {
+        self.bytes.len() >= bytes && self.meta.len() >= 2 * packets && self.result.len() >= jobs
+    }
 }
 
 impl GpuDfaMatcher {
@@ -472,6 +547,10 @@ impl GpuDfaMatcher {
                 info: upload(&stream, &info)?,
                 ndfas: set.len() as u32,
                 kernel,
+                bufs: None,
+                ev_start: timing_event(&ctx)?,
+                ev_end: timing_event(&ctx)?,
+                kernel_ns: None,
                 stream,
             })
         })
@@ -487,32 +566,50 @@ impl GpuDfaMatcher {
     ) -> Result<(), String> {
         out.clear();
         out.resize(jobs.len(), crate::cpu::NO_MATCH);
+        self.kernel_ns = None;
         if jobs.is_empty() || batch.is_empty() {
             return Ok(());
         }
         guarded("CUDA", || {
-            let s = &self.stream;
-            let bytes = upload(s, batch.bytes())?;
-            let off = upload(s, batch.offsets())?;
-            let len = upload(s, batch.lens())?;
+            let s = self.stream.clone();
+            let (nb, n, nj) = (batch.bytes().len(), batch.len(), jobs.len());
+            if !self.bufs.as_ref().is_some_and(|b| b.fits(nb, n, nj)) {
+                // Grow by half again, so a slowly growing load does not allocate each call.
+                self.bufs = None;
+                self.bufs = Some(DfaBuffers::alloc(&s, nb + nb / 2, n + n / 2, nj + nj / 2)?);
+            }
+            let Some(bufs) = self.bufs.as_mut() else {
+                return Err("no DFA buffers".into());
+            };
+            let mut meta = Vec::with_capacity(2 * n);
+            meta.extend_from_slice(batch.offsets());
+            meta.extend_from_slice(batch.lens());
             let flat: Vec<u32> = jobs.iter().flat_map(|j| [j.packet, j.dfa]).collect();
-            let jobs_d = upload(s, &flat)?;
-            let mut result = s.alloc_zeros::<u32>(jobs.len()).map_err(gpu_err("alloc"))?;
-            let (npkts, njobs) = (batch.len() as u32, jobs.len() as u32);
+            s.memcpy_htod(batch.bytes(), &mut bufs.bytes.slice_mut(..nb))
+                .map_err(gpu_err("copy in"))?;
+            s.memcpy_htod(&meta, &mut bufs.meta.slice_mut(..2 * n))
+                .map_err(gpu_err("copy in"))?;
+            s.memcpy_htod(&flat, &mut bufs.jobs.slice_mut(..2 * nj))
+                .map_err(gpu_err("copy in"))?;
+            let off = bufs.meta.slice(..n);
+            let len = bufs.meta.slice(n..2 * n);
+            let (npkts, njobs) = (n as u32, nj as u32);
             let mut b = s.launch_builder(&self.kernel);
-            b.arg(&bytes)
+            b.arg(&bufs.bytes)
                 .arg(&off)
                 .arg(&len)
                 .arg(&npkts)
-                .arg(&jobs_d)
+                .arg(&bufs.jobs)
                 .arg(&njobs)
                 .arg(&self.trans)
                 .arg(&self.flags)
                 .arg(&self.info)
                 .arg(&self.ndfas)
-                .arg(&mut result);
+                .arg(&mut bufs.result);
+            self.ev_start.record(&s).map_err(gpu_err("event"))?;
             // SAFETY: the arguments match dfa_u16 in kernels/dfa.cu; the kernel checks every
-            // job index against npkts and ndfas, and DfaSet checked the tables.
+            // job index against npkts and ndfas, and DfaSet checked the tables; the buffers
+            // hold at least the batch's bytes, 2 x its packets and its jobs (`fits`).
             unsafe {
                 b.launch(LaunchConfig {
                     grid_dim: (njobs.div_ceil(256), 1, 1),
@@ -521,16 +618,26 @@ impl GpuDfaMatcher {
                 })
             }
             .map_err(gpu_err("launch"))?;
-            s.memcpy_dtoh(&result, out.as_mut_slice())
+            self.ev_end.record(&s).map_err(gpu_err("event"))?;
+            s.memcpy_dtoh(&bufs.result.slice(..nj), out.as_mut_slice())
                 .map_err(gpu_err("copy out"))?;
-            s.synchronize().map_err(gpu_err("sync"))
+            s.synchronize().map_err(gpu_err("sync"))?;
+            self.kernel_ns = elapsed_ns(&self.ev_start, &self.ev_end);
+            Ok(())
         })
+    }
+
+    /// Device time of the last [`GpuDfaMatcher::run`]'s kernel (nanoseconds; CUDA events
+    /// around the launch).
+    pub fn kernel_ns(&self) -> Option<u64> {
+        self.kernel_ns
     }
 }
 
-/// What the dispatcher sends back for regex-DFA jobs: the batch and jobs, and per job its
-/// earliest match end or [`crate::cpu::NO_MATCH`].
-pub type DfaReply = Result<(Batch, Vec<DfaJob>, Vec<u32>), String>;
+/// What the dispatcher sends back for regex-DFA jobs: the batch and jobs, per job its
+/// earliest match end or [`crate::cpu::NO_MATCH`], and the kernel's time in nanoseconds
+/// when the executor timed it.
+pub type DfaReply = Result<(Batch, Vec<DfaJob>, Vec<u32>, Option<u64>), String>;
 
 enum Request {
     Ac(Batch, Sender<AcReply>),
@@ -576,8 +683,9 @@ impl DispatchHandle {
     }
 }
 
-/// An executor of regex-DFA jobs (the GPU's or the CPU's).
-type DfaRun<'a> = &'a mut dyn FnMut(&Batch, &[DfaJob], &mut Vec<u32>) -> Result<(), String>;
+/// An executor of regex-DFA jobs (the GPU's or the CPU's): the kernel's time, when timed.
+type DfaRun<'a> =
+    &'a mut dyn FnMut(&Batch, &[DfaJob], &mut Vec<u32>) -> Result<Option<u64>, String>;
 
 /// Run regex-DFA jobs with `run` (or refuse them when there is no DFA set).
 fn dfa_reply(run: Option<DfaRun<'_>>, batch: Batch, jobs: Vec<DfaJob>) -> DfaReply {
@@ -585,8 +693,8 @@ fn dfa_reply(run: Option<DfaRun<'_>>, batch: Batch, jobs: Vec<DfaJob>) -> DfaRep
         return Err("no regex DFAs on this dispatcher".into());
     };
     let mut out = Vec::new();
-    run(&batch, &jobs, &mut out)?;
-    Ok((batch, jobs, out))
+    let ns = run(&batch, &jobs, &mut out)?;
+    Ok((batch, jobs, out, ns))
 }
 
 impl Dispatcher {
@@ -629,16 +737,21 @@ impl Dispatcher {
             .name("gpu-dispatch-cpu-sim".into())
             .spawn(move || {
                 let mut run = |b: &Batch, j: &[DfaJob], out: &mut Vec<u32>| {
+                    let t = std::time::Instant::now();
                     if let Some(set) = &dfas {
                         crate::cpu::run_dfa(set, b, j, out);
                     }
-                    Ok(())
+                    Ok(Some(t.elapsed().as_nanos().min(u64::MAX as u128) as u64))
                 };
                 while let Ok(req) = rx.recv() {
                     match req {
                         Request::Ac(batch, reply) => {
                             let mut rows = ReportBuffer::new(report_cap);
+                            let t = std::time::Instant::now();
                             crate::cpu::run_ac(&tables, &batch, layout, &mut rows);
+                            rows.set_kernel_ns(Some(
+                                t.elapsed().as_nanos().min(u64::MAX as u128) as u64
+                            ));
                             let _ = reply.send(Ok((batch, rows)));
                         }
                         Request::Dfa(batch, jobs, reply) => {
@@ -690,8 +803,10 @@ impl Dispatcher {
                     m.finish_all();
                     let r = match dfa.as_mut() {
                         Some(d) => {
-                            let mut run =
-                                |b: &Batch, j: &[DfaJob], out: &mut Vec<u32>| d.run(b, j, out);
+                            let mut run = |b: &Batch, j: &[DfaJob], out: &mut Vec<u32>| {
+                                d.run(b, j, out)?;
+                                Ok(d.kernel_ns())
+                            };
                             dfa_reply(Some(&mut run), batch, jobs)
                         }
                         None => dfa_reply(None, batch, jobs),

@@ -53,6 +53,6 @@ pub use device::{
     probe, AcReply, DeviceInfo, DfaReply, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher,
     GpuMatcher, NoGpu, CUDA_VERSION,
 };
-pub use offload::{AcOffload, Backend, GpuMode, Offload, OffloadError};
+pub use offload::{device_nodes_present, AcOffload, Backend, GpuMode, Offload, OffloadError};
 pub use reports::{merge_ac, AcMatch, MergeStats, RawReport, ReportBuffer};
 pub use tables::{AcTables, DfaInfo, DfaSet, GroupInfo, TableError, Width};

@@ -66,6 +66,11 @@ pub enum Backend {
     CpuSim,
     /// Offload batches to this GPU.
     Gpu(DeviceInfo),
+    /// A GPU may be there (its device nodes are): device `ordinal` is probed where the
+    /// offload is set up — in the background thread, off the packets' critical path
+    /// (CUDA's initialisation and context creation take a few hundred milliseconds) — and
+    /// the CPU carries on alone when there is none.
+    Probe(usize),
 }
 
 impl GpuMode {
@@ -98,6 +103,35 @@ impl GpuMode {
             },
         }
     }
+
+    /// [`GpuMode::resolve`] for a run, with nothing slow on the caller's thread: `Auto`
+    /// only looks for the NVIDIA device nodes ([`device_nodes_present`], a `stat`) and
+    /// resolves to [`Backend::Probe`], leaving the driver's initialisation and the device
+    /// query to the set-up thread; without the nodes it is the CPU at once, with the
+    /// reason. `On` probes here (its absence must stop the run before it starts), `Off`
+    /// and `CpuSim` are as in `resolve`.
+    pub fn resolve_deferred(self, ordinal: usize) -> Result<(Backend, String), OffloadError> {
+        match self {
+            GpuMode::Auto if device_nodes_present() => Ok((
+                Backend::Probe(ordinal),
+                format!("GPU: auto, device {ordinal} probed in the background"),
+            )),
+            GpuMode::Auto => Ok((
+                Backend::Cpu,
+                "GPU: none (no NVIDIA device node: /dev/nvidiactl), running on the CPU".into(),
+            )),
+            _ => self.resolve(ordinal),
+        }
+    }
+}
+
+/// True when the NVIDIA driver's device nodes are there (`/dev/nvidiactl`, or `/dev/dxg`
+/// under WSL): without them no CUDA device can be opened, so `--gpu auto` needs to load
+/// nothing to know there is no GPU.
+pub fn device_nodes_present() -> bool {
+    ["/dev/nvidiactl", "/dev/dxg"]
+        .iter()
+        .any(|p| std::path::Path::new(p).exists())
 }
 
 /// Aho-Corasick offload for one worker: a batch in, confirmed matches out, through the
@@ -106,6 +140,7 @@ pub struct AcOffload {
     tables: Arc<AcTables>,
     handle: DispatchHandle,
     report_cap: u32,
+    dfa_kernel_ns: Option<u64>,
 }
 
 /// The shared part: tables and the dispatcher thread. Workers take an [`AcOffload`] each
@@ -140,8 +175,17 @@ impl Offload {
         cache: Option<&DiskCache>,
     ) -> Result<Option<Offload>, OffloadError> {
         let mut has_dfas = dfas.as_ref().is_some_and(|d| !d.is_empty());
+        let probed;
+        let backend = match backend {
+            Backend::Probe(ordinal) => {
+                probed = Backend::Gpu(probe(*ordinal).map_err(|e| OffloadError(e.to_string()))?);
+                &probed
+            }
+            b => b,
+        };
         let dispatcher = match backend {
             Backend::Cpu => return Ok(None),
+            Backend::Probe(_) => unreachable!("probed above"),
             Backend::CpuSim => Dispatcher::spawn_cpu(
                 tables.clone(),
                 dfas.filter(|d| !d.is_empty()),
@@ -182,6 +226,7 @@ impl Offload {
             tables: self.tables.clone(),
             handle: self.dispatcher.handle(),
             report_cap: self.report_cap,
+            dfa_kernel_ns: None,
         }
     }
 
@@ -226,7 +271,9 @@ impl AcOffload {
             .recv()
             .map_err(|_| OffloadError("GPU dispatcher stopped".into()))?
             .map_err(OffloadError)?;
-        let stats = merge_ac(&self.tables, &batch, &rows, out);
+        let t = std::time::Instant::now();
+        let mut stats = merge_ac(&self.tables, &batch, &rows, out);
+        stats.merge_ns = Some(t.elapsed().as_nanos().min(u64::MAX as u128) as u64);
         Ok((batch, stats))
     }
 
@@ -239,14 +286,21 @@ impl AcOffload {
         jobs: Vec<DfaJob>,
         out: &mut Vec<u32>,
     ) -> Result<(Batch, Vec<DfaJob>), OffloadError> {
-        let (batch, jobs, ends) = self
+        let (batch, jobs, ends, kernel_ns) = self
             .handle
             .submit_dfa(batch, jobs)
             .recv()
             .map_err(|_| OffloadError("GPU dispatcher stopped".into()))?
             .map_err(OffloadError)?;
         *out = ends;
+        self.dfa_kernel_ns = kernel_ns;
         Ok((batch, jobs))
+    }
+
+    /// How long the kernel of the last [`AcOffload::run_dfa`] ran (nanoseconds), when its
+    /// executor timed it (device time on a GPU, the executor's run on the CPU).
+    pub fn dfa_kernel_ns(&self) -> Option<u64> {
+        self.dfa_kernel_ns
     }
 
     /// Report slots per packet.
@@ -297,6 +351,8 @@ mod tests {
                     let (b, stats) = w.scan(b, &mut out).unwrap();
                     assert_eq!(b.len(), 4, "the batch comes back");
                     assert_eq!(stats.overflowed, 1);
+                    // The CPU executor times its kernel; the merge is timed too.
+                    assert!(stats.kernel_ns.is_some() && stats.merge_ns.is_some());
                     let got: Vec<(u32, u32, u32)> =
                         out.iter().map(|m| (m.packet, m.pattern, m.end)).collect();
                     assert_eq!(
@@ -344,7 +400,9 @@ mod tests {
             DfaJob { packet: 9, dfa: 0 },
         ];
         let mut ends = Vec::new();
+        assert_eq!(w.dfa_kernel_ns(), None);
         let (b, jobs) = w.run_dfa(b, jobs, &mut ends).unwrap();
+        assert!(w.dfa_kernel_ns().is_some(), "the executor timed the kernel");
         let mut want = Vec::new();
         crate::cpu::run_dfa(&set, &b, &jobs, &mut want);
         assert_eq!(ends, want);
@@ -366,8 +424,18 @@ mod tests {
                 assert!(GpuMode::On.resolve(0).is_err());
             }
             Backend::Gpu(_) => assert!(GpuMode::On.resolve(0).is_ok()),
-            Backend::CpuSim => unreachable!(),
+            Backend::CpuSim | Backend::Probe(_) => unreachable!(),
         }
+        // Deferred: a stat, never the driver; `On` still probes at once.
+        let (b, line) = GpuMode::Auto.resolve_deferred(0).unwrap();
+        assert_eq!(device_nodes_present(), b == Backend::Probe(0), "{line}");
+        if b == Backend::Cpu {
+            assert!(line.starts_with("GPU: none (") && line.ends_with("running on the CPU"));
+        }
+        assert_eq!(
+            GpuMode::CpuSim.resolve_deferred(0).unwrap().0,
+            Backend::CpuSim
+        );
         // An absent device is a reason, not a panic.
         assert!(GpuMode::On.resolve(4096).is_err());
     }

@@ -26,6 +26,7 @@ pub struct ReportBuffer {
     cap: u32,
     counts: Vec<u32>,
     reports: Vec<RawReport>,
+    kernel_ns: Option<u64>,
 }
 
 impl ReportBuffer {
@@ -35,7 +36,20 @@ impl ReportBuffer {
             cap: cap.max(1),
             counts: Vec::new(),
             reports: Vec::new(),
+            kernel_ns: None,
         }
+    }
+
+    /// How long the kernel that filled the rows ran, in nanoseconds, when its executor
+    /// timed it: CUDA events around the launch on a GPU (device time, no transfer), the
+    /// executor's own run on the CPU.
+    pub fn kernel_ns(&self) -> Option<u64> {
+        self.kernel_ns
+    }
+
+    /// Record the kernel's time ([`ReportBuffer::kernel_ns`]).
+    pub fn set_kernel_ns(&mut self, ns: Option<u64>) {
+        self.kernel_ns = ns;
     }
 
     /// Slots per packet.
@@ -45,6 +59,7 @@ impl ReportBuffer {
 
     /// Size the buffer for `packets` rows and zero every counter.
     pub fn reset(&mut self, packets: usize) {
+        self.kernel_ns = None;
         self.counts.clear();
         self.counts.resize(packets, 0);
         self.reports
@@ -103,6 +118,12 @@ pub struct MergeStats {
     pub case_rejected: u64,
     /// Packets whose row overflowed and were rescanned on the CPU.
     pub overflowed: u64,
+    /// The kernel's time in nanoseconds, when the executor timed it
+    /// ([`ReportBuffer::kernel_ns`]).
+    pub kernel_ns: Option<u64>,
+    /// Nanoseconds the merge took (case checks, rescans of overflowed packets, sorting)
+    /// when the caller timed it ([`crate::AcOffload::scan`] does).
+    pub merge_ns: Option<u64>,
 }
 
 /// Turn the rows of `buf` (filled for `batch` against `tables`) into confirmed matches,
@@ -114,7 +135,10 @@ pub fn merge_ac(
     buf: &ReportBuffer,
     out: &mut Vec<AcMatch>,
 ) -> MergeStats {
-    let mut stats = MergeStats::default();
+    let mut stats = MergeStats {
+        kernel_ns: buf.kernel_ns(),
+        ..MergeStats::default()
+    };
     let mut scratch = Vec::new();
     for p in 0..batch.len().min(buf.packets()) {
         let group = batch.group(p) as usize;

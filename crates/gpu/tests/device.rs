@@ -109,6 +109,8 @@ fn gpu_reports_equal_the_cpu_executor() {
                 for (b, rx) in all.iter().zip(pending) {
                     let (back, rows) = rx.recv().unwrap().unwrap();
                     assert_eq!(back.bytes(), b.bytes());
+                    // CUDA events timed the kernel alone (bench gpu's kernel-only figure).
+                    assert!(rows.kernel_ns().is_some_and(|ns| ns > 0), "kernel time");
                     let mut want_rows = ReportBuffer::new(cap);
                     cpu::run_ac(&tables, b, layout, &mut want_rows);
                     for p in 0..b.len() {
@@ -168,5 +170,15 @@ fn gpu_dfa_equals_the_cpu_executor() {
     let (mut got, mut want) = (Vec::new(), Vec::new());
     m.run(&batch, &jobs, &mut got).unwrap();
     cpu::run_dfa(&set, &batch, &jobs, &mut want);
+    assert_eq!(got, want);
+    assert!(m.kernel_ns().is_some_and(|ns| ns > 0), "kernel time");
+    // The device buffers are kept: a smaller call reuses them, a larger one grows them.
+    let few = &jobs[..100];
+    m.run(&batch, few, &mut got).unwrap();
+    cpu::run_dfa(&set, &batch, few, &mut want);
+    assert_eq!(got, want);
+    let twice: Vec<DfaJob> = jobs.iter().chain(jobs.iter()).copied().collect();
+    m.run(&batch, &twice, &mut got).unwrap();
+    cpu::run_dfa(&set, &batch, &twice, &mut want);
     assert_eq!(got, want);
 }

@@ -5,9 +5,19 @@
 //! Each point first counts what the kernels do — payload bytes, bytes moved each way
 //! (payloads and per-packet metadata in; per-packet counts and report rows out) and table
 //! lookups (one per byte walked, the packet-per-block layout walking each chunk's overlap
-//! again) — and then times it: **kernel-only** (the executor over a batch already in
-//! place) and **end-to-end** (a worker's `scan`: the copy into staging memory, the
-//! transfers, the kernel, the report rows back and their merge into matches).
+//! again) — and then times it: **kernel-only** (the executor's own timer around the
+//! kernel: CUDA events around the launch on a GPU, the CPU executor's run with
+//! `cpu-sim`), **end-to-end** (a worker's `scan`: the copy into staging memory, the
+//! transfers, the kernel, the report rows back and their merge into matches) and, apart,
+//! the merge (`merge_s`: case checks, CPU rescans of the packets whose report row
+//! overflowed, sorting) and the device round trip without it (`device_e2e_gbps`).
+//!
+//! The payloads are HTTP-like: one request head, then random bytes, one in 64 carrying a
+//! fast pattern. The report rows are sized to the workload ([`report_cap_for`]): with 64
+//! slots (the engine's), ET Open's short fast patterns overflowed every row of a 512- or
+//! 1,514-byte payload and the merge rescanned every packet on the CPU inside the timed
+//! region, so the H100's end-to-end figures were one core's Aho-Corasick speed.
+//! `report_cap`, `overflowed` and `matches_per_packet` say what each point did.
 //!
 //! On a machine without a GPU the executor is the CPU one (`gpu::cpu`, the kernels'
 //! semantics) behind the same dispatcher thread (`cpu-sim`), and the JSON says so
@@ -17,8 +27,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use gpu::cpu::{self, AcLayout};
-use gpu::{AcTables, Backend, Batch, DfaJob, DfaSet, GpuConfig, Offload, ReportBuffer, Width};
+use gpu::cpu::AcLayout;
+use gpu::{AcTables, Backend, Batch, DfaJob, DfaSet, GpuConfig, Offload, Width};
 use mpm::{DfaTables, Limits, Pattern};
 use rules::{LoadOptions, Match, RuleSet, Vars};
 use serde_json::{json, Value};
@@ -41,6 +51,9 @@ pub struct BenchGpuOptions {
     pub backend: String,
     /// Regex DFAs at most (the ones of the rules that convert, in rule order).
     pub max_dfas: usize,
+    /// Report slots per payload; 0: sized to the workload ([`report_cap_for`]), so that
+    /// no row overflows and the figures are the device's, not the CPU's rescans.
+    pub report_cap: u32,
 }
 
 impl Default for BenchGpuOptions {
@@ -52,19 +65,20 @@ impl Default for BenchGpuOptions {
             seconds: 0.2,
             backend: "auto".into(),
             max_dfas: 256,
+            report_cap: 0,
         }
     }
 }
 
-/// A batch of `n` payloads of `size` bytes: HTTP-like text and random bytes, one in 64
-/// carrying a pattern (so matches and report rows are exercised).
+/// A batch of `n` payloads of `size` bytes: one HTTP request head (cut to the size) and
+/// random bytes, one in 64 carrying a pattern (so matches and report rows are exercised).
 fn batch(n: usize, size: usize, patterns: &[Pattern], seed: u64) -> Batch {
     let head =
         b"GET /index.html HTTP/1.1\r\nHost: www.example.com\r\nUser-Agent: Mozilla/5.0\r\n\r\n";
     let noise = random_bytes(seed, 64 * 1024);
     let mut b = Batch::new(n, n * size.next_multiple_of(gpu::ALIGN));
     for i in 0..n {
-        let mut p: Vec<u8> = head.iter().copied().cycle().take(size / 2).collect();
+        let mut p: Vec<u8> = head[..head.len().min(size)].to_vec();
         let at = (i * 4099) % (noise.len() - size);
         p.extend_from_slice(&noise[at..at + size - p.len()]);
         if i % 64 == 0 && !patterns.is_empty() {
@@ -77,6 +91,24 @@ fn batch(n: usize, size: usize, patterns: &[Pattern], seed: u64) -> Batch {
         b.push(0, &p).expect("sized for the batch");
     }
     b
+}
+
+/// Report slots per payload for `tables`: a power of two (64 to 512) at least the most
+/// raw reports any payload of a sample batch of `size` bytes has. ET Open's 17,883 fast
+/// patterns, many of one or two bytes, find ~120 matches in a payload of 1,514 random
+/// bytes, so 64 slots (the engine's default, where real traffic averages ~5) overflow on
+/// every payload and the merge rescans each on the CPU.
+fn report_cap_for(tables: &AcTables, size: usize, patterns: &[Pattern]) -> u32 {
+    let sample = batch(256, size, patterns, 0x5eed);
+    let most = (0..sample.len())
+        .map(|p| {
+            let mut n = 0u32;
+            gpu::cpu::scan_packet(tables, 0, sample.payload(p), &mut |_| n += 1);
+            n
+        })
+        .max()
+        .unwrap_or(0);
+    most.next_power_of_two().clamp(64, 512)
 }
 
 /// Table lookups a layout makes over `batch` (one per byte walked).
@@ -115,7 +147,12 @@ fn time(seconds: f64, mut f: impl FnMut()) -> f64 {
 }
 
 fn gbps(bytes: u64, secs: f64) -> f64 {
-    bytes as f64 * 8.0 / secs / 1e9
+    bytes as f64 * 8.0 / secs.max(1e-9) / 1e9
+}
+
+/// Mean seconds of `total_ns` over `runs` runs (`None` without a run).
+fn mean_s(total_ns: u64, runs: u64) -> Option<f64> {
+    (runs > 0).then(|| total_ns as f64 / 1e9 / runs as f64)
 }
 
 /// The regexes of `set` that have a DFA (at most `max`).
@@ -209,8 +246,13 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
     for (width, npat, t) in &tables {
         let t = Arc::new(t.clone());
         let max_len = t.groups()[0].max_len as usize;
+        let report_cap = match opts.report_cap {
+            0 => report_cap_for(&t, max_size, &fast),
+            n => n,
+        };
         for (lname, layout) in layouts {
             let cfg = GpuConfig {
+                report_cap,
                 layout,
                 max_packets,
                 max_bytes: max_packets * max_size.next_multiple_of(gpu::ALIGN),
@@ -228,23 +270,26 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                     let h2d = b.bytes().len() as u64 + 12 * n as u64;
                     let d2h = 4 * n as u64 + rows;
                     let lk = lookups(&b, layout, max_len);
-                    let mut out = ReportBuffer::new(cfg.report_cap);
-                    // Kernel-only: the CPU executor over the batch in place; on a GPU the
-                    // end-to-end figure below includes the kernel and the transfers.
-                    let kernel = match backend {
-                        Backend::Gpu(_) => None,
-                        _ => Some(time(opts.seconds, || {
-                            cpu::run_ac(&t, &b, layout, &mut out);
-                        })),
-                    };
                     let mut home = Some(b);
                     let mut found = Vec::new();
                     let mut err = None;
+                    // Kernel-only from the executor's timer; the merge timed apart.
+                    let (mut kernel_ns, mut kernel_runs, mut merge_ns, mut runs) = (0, 0, 0, 0);
+                    let mut overflowed = 0;
                     let e2e = time(opts.seconds, || {
                         found.clear();
                         if let Some(b) = home.take() {
                             match worker.scan(b, &mut found) {
-                                Ok((b, _)) => home = Some(b),
+                                Ok((b, st)) => {
+                                    home = Some(b);
+                                    runs += 1;
+                                    if let Some(k) = st.kernel_ns {
+                                        kernel_ns += k.max(1);
+                                        kernel_runs += 1;
+                                    }
+                                    merge_ns += st.merge_ns.unwrap_or(0);
+                                    overflowed = st.overflowed;
+                                }
                                 Err(e) => err = Some(e.to_string()),
                             }
                         }
@@ -252,6 +297,8 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                     if let Some(e) = err {
                         return Err(format!("scan: {e}"));
                     }
+                    let kernel = mean_s(kernel_ns, kernel_runs);
+                    let merge = mean_s(merge_ns, runs).unwrap_or(0.0);
                     points.push(json!({
                         "kernel": "ac", "layout": lname,
                         "width": if *width == Width::U16 { 16 } else { 32 },
@@ -259,8 +306,12 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                         "payload_bytes": payload, "bytes_h2d": h2d, "bytes_d2h": d2h,
                         "lookups": lk, "lookups_per_byte": lk as f64 / payload as f64,
                         "matches": found.len(),
+                        "matches_per_packet": found.len() as f64 / n as f64,
+                        "report_cap": cfg.report_cap, "overflowed": overflowed,
                         "kernel_s": kernel, "kernel_gbps": kernel.map(|k| gbps(payload, k)),
                         "e2e_s": e2e, "e2e_gbps": gbps(payload, e2e),
+                        "merge_s": merge,
+                        "device_e2e_gbps": gbps(payload, (e2e - merge).max(1e-9)),
                     }));
                 }
             }
@@ -293,22 +344,24 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                     .collect();
                 let walked: u64 = b.lens().iter().map(|&l| 4 * l as u64).sum();
                 let mut ends = Vec::new();
-                let kernel = match backend {
-                    Backend::Gpu(_) => None,
-                    _ => Some(time(opts.seconds, || {
-                        cpu::run_dfa(&dset, &b, &jobs, &mut ends)
-                    })),
-                };
                 let mut home = Some((b, jobs));
                 let mut err = None;
+                let (mut kernel_ns, mut kernel_runs) = (0, 0);
                 let e2e = time(opts.seconds, || {
                     if let Some((b, j)) = home.take() {
                         match worker.run_dfa(b, j, &mut ends) {
-                            Ok(back) => home = Some(back),
+                            Ok(back) => {
+                                home = Some(back);
+                                if let Some(k) = worker.dfa_kernel_ns() {
+                                    kernel_ns += k.max(1);
+                                    kernel_runs += 1;
+                                }
+                            }
                             Err(e) => err = Some(e.to_string()),
                         }
                     }
                 });
+                let kernel = mean_s(kernel_ns, kernel_runs);
                 if let Some(e) = err {
                     return Err(format!("DFA: {e}"));
                 }
@@ -372,6 +425,7 @@ mod tests {
             seconds: 0.0,
             backend: "cpu-sim".into(),
             max_dfas: 4,
+            report_cap: 0,
         };
         let v = bench_gpu(&opts).unwrap();
         assert_eq!(v["executor"]["kind"], "cpu-sim");
@@ -381,9 +435,19 @@ mod tests {
         assert_eq!(points.len(), 16 + 4);
         for p in points {
             assert!(p["e2e_gbps"].as_f64().unwrap() > 0.0, "{p}");
+            // Kernel-only comes from the executor's own timer, as on a GPU (CUDA events).
             assert!(p["kernel_gbps"].as_f64().unwrap() > 0.0, "{p}");
+            assert!(
+                p["kernel_s"].as_f64().unwrap() <= p["e2e_s"].as_f64().unwrap(),
+                "{p}"
+            );
+            if p["kernel"] == "ac" {
+                assert!(p["merge_s"].as_f64().unwrap() > 0.0, "{p}");
+                assert!(p["device_e2e_gbps"].as_f64().unwrap() >= p["e2e_gbps"].as_f64().unwrap());
+                assert_eq!(p["overflowed"], 0, "{p}");
+            }
         }
-        // "User-Agent: Mozilla" is in every payload's text head (200 bytes: 100 of text).
+        // "User-Agent: Mozilla" is in every payload's head (200 bytes: the whole head).
         let ac200 = points
             .iter()
             .find(|p| p["kernel"] == "ac" && p["packet_size"] == 200 && p["batch"] == 16)
