@@ -31,6 +31,7 @@ mod bufcond;
 pub mod build;
 pub mod csum;
 pub mod dns;
+pub mod dnsedge;
 pub mod encap;
 pub mod frag;
 pub mod http;
@@ -58,6 +59,7 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     ssh::SSH,
     mqtt::MQTT,
     csum::CSUM,
+    dnsedge::DNSEDGE,
 ];
 
 /// How a flow's IP packets travel.
