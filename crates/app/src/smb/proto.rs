@@ -97,6 +97,14 @@ impl Transaction for SmbTx {
             }
             return;
         }
+        // `dcerpc.stub_data` on a call over a named pipe (Suricata's DCERPC buffers
+        // also inspect SMB).
+        if b.proto() == AppProto::Dcerpc {
+            if let TxKind::Dcerpc { call, .. } = &self.kind {
+                call.buffers(b, dir, f);
+            }
+            return;
+        }
         match (&self.kind, b.local()) {
             (TxKind::TreeConnect { path, pipe, .. }, 0) if *pipe => f(path),
             (TxKind::TreeConnect { path, pipe, .. }, 1) if !*pipe => f(path),

@@ -33,11 +33,13 @@ pub mod csum;
 pub mod dns;
 pub mod dnsedge;
 pub mod encap;
+pub mod filekw;
 pub mod frag;
 pub mod http;
 pub mod http2;
 pub mod httpbuf;
 pub mod mqtt;
+pub mod smb;
 pub mod ssh;
 pub mod tcpseg;
 pub mod tls;
@@ -60,6 +62,8 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     mqtt::MQTT,
     csum::CSUM,
     dnsedge::DNSEDGE,
+    smb::SMB,
+    filekw::FILEKW,
 ];
 
 /// How a flow's IP packets travel.
