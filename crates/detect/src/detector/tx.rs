@@ -245,7 +245,7 @@ impl Detector {
         s.tx_opts
             .iter()
             .all(|o| crate::files::is_file(o) || crate::tls::check(tx, o, dir, input))
-            && s.files.matches(tx, dir, s.sid)
+            && s.files.matches(tx, dir, s.sid, self.digest)
             && s.lua_tx
                 .iter()
                 .all(|l| l.matches_tx(tx, dir, input, fd, s.app_both))
