@@ -176,6 +176,18 @@ impl Transaction for HttpTx {
         }
         let h = match ALL_BUFFERS.get(b.local()) {
             Some(h) => *h,
+            // `file.data` to the server: the uploaded files' bytes when the request
+            // carries files (a multipart/form-data part, as Suricata 7.0.10; the
+            // difftest `filekw` family), else the request body.
+            None if dir == Direction::ToServer
+                && Transaction::files(self)
+                    .is_some_and(|fs| fs.iter().any(|x| x.direction() == dir)) =>
+            {
+                if let Some(fs) = Transaction::files(self) {
+                    fs.each_data(dir, f);
+                }
+                return;
+            }
             // `file.data`: the body of the direction.
             None => match dir {
                 Direction::ToServer => HttpBuffer::RequestBody,
