@@ -51,7 +51,14 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("http2.header_name", None).multi(),
     BufferDef::new("http.request_header", S).multi(),
     BufferDef::new("http.response_header", C).multi(),
+    // The name of each file of the direction (the URI's path, a multipart part's or a
+    // `Content-Disposition` filename), as Suricata 7.0.10's `file.name` (the difftest
+    // `filekw` family).
+    BufferDef::new("file.name", None).multi(),
 ];
+
+/// The local index of `file.name` in [`BUFFERS`].
+const FILE_NAME: usize = REQUEST_HEADER + 2;
 
 /// The local index of `http.request_header` in [`BUFFERS`] (`http.response_header`
 /// follows it).
@@ -170,6 +177,14 @@ impl Transaction for HttpTx {
     fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
         if b.local() == ALL_BUFFERS.len() + 1 {
             return crate::http2::keywords::header_names(self, dir, f);
+        }
+        if b.local() == FILE_NAME {
+            if let Some(fs) = Transaction::files(self) {
+                fs.iter()
+                    .filter(|x| x.direction() == dir)
+                    .for_each(|x| f(x.name()));
+            }
+            return;
         }
         if let Some(side) = header_side(b.local()) {
             return header_bufs::each(self, side, dir, f);
