@@ -298,11 +298,10 @@ impl Cond {
                 // A file cut short by the flow's end has its final size too (Suricata
                 // 7.0.10 matches `filesize` on it; difftest filekw/get-cut-filesize).
                 FileState::Closed | FileState::Truncated => c.matches(f.size()),
-                // The size only grows: a lower bound already passed holds.
-                FileState::Open => match c {
-                    IntCmp::Gt(_) | IntCmp::Ge(_) if c.matches(f.size()) => true,
-                    _ => return None,
-                },
+                // An open file waits for its end, a lower bound already passed too
+                // (Suricata 7.0.10: difftest filekw/get-cut-filesize, `filesize:>=N`
+                // alerts at the flow's end only).
+                FileState::Open => return None,
                 FileState::Error => return Some(false),
             },
             Test::Digest(h, set) => {
@@ -460,7 +459,7 @@ mod tests {
     }
 
     #[test]
-    fn sizes_wait_for_the_end_unless_a_lower_bound_passed() {
+    fn sizes_wait_for_the_end() {
         let open = file(b"a", b"0123456789", None);
         let closed = file(b"a", b"0123456789", Some(FileState::Closed));
         let cut = file(b"a", b"0123456789", Some(FileState::Truncated));
@@ -473,7 +472,7 @@ mod tests {
                 AppValue::Ints(vec![IntCmp::Range(5, 10)]),
             ),
         ];
-        assert_eq!(eval(&opts, &open), [None, Some(true), None]);
+        assert_eq!(eval(&opts, &open), [None, None, None]);
         assert_eq!(eval(&opts, &closed), [Some(true), Some(true), Some(false)]);
         // A file cut short by the flow's end has its final size (as Suricata 7.0.10).
         assert_eq!(eval(&opts, &cut), [Some(true), Some(true), Some(false)]);

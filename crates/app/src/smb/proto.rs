@@ -84,6 +84,15 @@ impl Transaction for SmbTx {
     fn fingerprint(&self) -> (u64, u64) {
         let h = mix(self.id, u64::from(self.done) | u64::from(self.stale) << 1);
         let h = mix(h, self.status.as_ref().map_or(0, |s| s.1.len() as u64 + 1));
+        // A DCERPC call over a pipe progresses fragment by fragment (its stub grows):
+        // inspected again then, as Suricata does (smb/smb2-pipe-*-frag-stub).
+        let h = match &self.kind {
+            TxKind::Dcerpc { call, .. } => {
+                let (ch, cb) = Transaction::fingerprint(call.as_ref());
+                mix(mix(h, ch), cb)
+            }
+            _ => h,
+        };
         let body = self.files().map_or(0, |f| {
             f.iter().fold(0, |h, x| mix(h, x.size() ^ x.state() as u64))
         });
