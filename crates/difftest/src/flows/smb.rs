@@ -488,8 +488,10 @@ fn buf_cond(g: &mut Gen<'_>, kw: &str, v: &[u8]) -> (String, String) {
 }
 
 /// A TCP conversation of alternating messages (`true`: the client's), each in one
-/// segment (or cut in two), then the FIN exchange.
-fn conv(g: &mut Gen<'_>, f: &mut Flow, msgs: &[(bool, Vec<u8>)]) {
+/// segment (or cut in two), then the FIN exchange; with `acked`, the other side
+/// acknowledges each message at once (so the application layer gets messages one by
+/// one, not two client messages together).
+fn conv(g: &mut Gen<'_>, f: &mut Flow, msgs: &[(bool, Vec<u8>)], acked: bool) {
     let (ci, si) = (31_000u32, 61_000u32);
     f.handshake(ci, si);
     let (mut c, mut s) = (ci + 1, si + 1);
@@ -508,6 +510,9 @@ fn conv(g: &mut Gen<'_>, f: &mut Flow, msgs: &[(bool, Vec<u8>)]) {
                 f.tcp(false, s, c, PSH | ACK, &[], p);
                 s += p.len() as u32;
             }
+        }
+        if acked {
+            f.tcp(!client, if *client { s } else { c }, if *client { c } else { s }, ACK, &[], &[]);
         }
     }
     f.tcp(true, c, s, ACK, &[], &[]);
@@ -534,11 +539,13 @@ fn smb(g: &mut Gen<'_>) -> Spec {
             msgs.push((true, q.clone()));
         }
         msgs.push((false, r.response.clone()));
-        conv(g, &mut f, &msgs);
+        let acked = g.chance(0.3);
+        conv(g, &mut f, &msgs, acked);
         let (h, m, what) = rpc_cond(g, &r);
         s.template = format!(
-            "dcerpc-tcp{}-{what}{}",
+            "dcerpc-tcp{}{}-{what}{}",
             rpc_shape(&r),
+            if acked { "-acked" } else { "" },
             if r.accepted { "" } else { "-rejected" }
         );
         s.proto = g.pick(&["tcp", "dcerpc", "dcerpc"]);
@@ -779,7 +786,7 @@ fn smb(g: &mut Gen<'_>) -> Spec {
         msgs.push((true, read(&sm, data.len())));
         msgs.push((false, read_resp(&sm, &data)));
     }
-    conv(g, &mut f, &msgs);
+    conv(g, &mut f, &msgs, false);
     // The rule.
     let which = if pipe {
         g.pick(&[
