@@ -245,8 +245,10 @@ mod tests {
 
     #[test]
     fn table_follows_all_buffers() {
-        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 4);
+        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 5);
         assert_eq!(BUFFERS[REQUEST_HEADER].name, "http.request_header");
+        assert_eq!(BUFFERS[FILE_NAME].name, "file.name");
+        assert_eq!(BufferId::by_name("file.name").unwrap().local(), FILE_NAME);
         assert_eq!(BUFFERS[REQUEST_HEADER + 1].name, "http.response_header");
         assert_eq!(header_side(REQUEST_HEADER + 1), Some(Side::Response));
         assert_eq!(header_side(REQUEST_HEADER - 1), None);
