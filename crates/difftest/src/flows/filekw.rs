@@ -128,7 +128,10 @@ fn hash_list(g: &mut Gen<'_>, own: Option<&str>, len: usize) -> Vec<u8> {
     t.into_bytes()
 }
 
-/// The rule condition on the file (hit, miss) and the side files it names.
+/// Files a rule names: (file name, contents).
+type SideFiles = Vec<(String, Vec<u8>)>;
+
+/// The rule condition on the file (hit, miss), its kind and the side files it names.
 fn file_cond(
     g: &mut Gen<'_>,
     name: &str,
@@ -136,7 +139,7 @@ fn file_cond(
     data: &[u8],
     word: &str,
     size: usize,
-) -> (String, String, &'static str, Vec<(String, Vec<u8>)>) {
+) -> (String, String, &'static str, SideFiles) {
     let idx = g.index;
     let kind = g.pick(&[
         "filename",
