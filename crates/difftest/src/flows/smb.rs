@@ -512,7 +512,14 @@ fn conv(g: &mut Gen<'_>, f: &mut Flow, msgs: &[(bool, Vec<u8>)], acked: bool) {
             }
         }
         if acked {
-            f.tcp(!client, if *client { s } else { c }, if *client { c } else { s }, ACK, &[], &[]);
+            f.tcp(
+                !client,
+                if *client { s } else { c },
+                if *client { c } else { s },
+                ACK,
+                &[],
+                &[],
+            );
         }
     }
     f.tcp(true, c, s, ACK, &[], &[]);
