@@ -527,7 +527,7 @@ fn conv(g: &mut Gen<'_>, f: &mut Flow, msgs: &[(bool, Vec<u8>)], acked: bool) {
 }
 
 fn smb(g: &mut Gen<'_>) -> Spec {
-    let variant = g.pick(&["smb2-disk", "smb2-pipe", "smb2-pipe", "dcerpc-tcp"]);
+    let variant = g.pick(&["smb2-disk", "smb2-pipe", "smb2-pipe", "dcerpc-tcp", "smb1"]);
     let intent = g.intent();
     let hit = intent == Intent::Hit;
     let v6 = g.v6();
@@ -562,6 +562,9 @@ fn smb(g: &mut Gen<'_>) -> Spec {
         return s;
     }
     s.tweaks.dport = Some(445);
+    if variant == "smb1" {
+        return smb1(g, s, hit);
+    }
     let mut f = Flow::new(g.index, v6, 445);
     let mut sm = Smb2 {
         msg_id: 0,
@@ -859,6 +862,161 @@ fn smb(g: &mut Gen<'_>) -> Spec {
         ""
     };
     s.opts = format!("{flow}{}", if hit { h } else { m });
+    s.payload = msgs[0].1.clone();
+    s.script = Some(f.frames);
+    s
+}
+
+/// An SMB1 message (header, words, bytes) in its NetBIOS session header; `uid`/`tid`
+/// as the session has them.
+fn smb1_msg(
+    command: u8,
+    response: bool,
+    ids: (u16, u16, u16),
+    words: &[u8],
+    bytes: &[u8],
+) -> Vec<u8> {
+    let (tid, uid, mid) = ids;
+    let mut h = vec![0xff, b'S', b'M', b'B', command, 0, 0, 0, 0];
+    h.push(if response { 0x98 } else { 0x18 });
+    u16le(&mut h, 0xc807);
+    u16le(&mut h, 0);
+    h.extend_from_slice(&[0; 8]);
+    u16le(&mut h, 0);
+    u16le(&mut h, tid);
+    u16le(&mut h, 0xfeff);
+    u16le(&mut h, uid);
+    u16le(&mut h, mid);
+    h.push((words.len() / 2) as u8);
+    h.extend_from_slice(words);
+    u16le(&mut h, bytes.len() as u16);
+    h.extend_from_slice(bytes);
+    nbss(&h)
+}
+
+/// An SMB1 session: NEGOTIATE (NT LM 0.12, extended security), two SESSION_SETUP_ANDX
+/// rounds with NTLMSSP, TREE_CONNECT_ANDX to a disk share or `IPC$`. Rules on the share,
+/// the NTLMSSP user and domain, `smb.version`.
+fn smb1(g: &mut Gen<'_>, mut s: Spec, hit: bool) -> Spec {
+    let mut f = Flow::new(g.index, s.v6, 445);
+    let mut msgs: Vec<(bool, Vec<u8>)> = Vec::new();
+    let uid = 0x0800 + g.num(0, 255) as u16;
+    let tid = 0x0100 + g.num(0, 255) as u16;
+    msgs.push((
+        true,
+        smb1_msg(0x72, false, (0, 0, 1), &[], b"\x02NT LM 0.12\0"),
+    ));
+    let mut w = Vec::new();
+    u16le(&mut w, 0);
+    w.push(3);
+    u16le(&mut w, 50);
+    u16le(&mut w, 1);
+    u32le(&mut w, 16644);
+    u32le(&mut w, 65536);
+    u32le(&mut w, 0);
+    u32le(&mut w, 0x8000_e3fd);
+    w.extend_from_slice(&[0; 8]);
+    u16le(&mut w, 0);
+    w.push(0);
+    let guid: Vec<u8> = (0..16).map(|_| g.num(0, 255) as u8).collect();
+    msgs.push((false, smb1_msg(0x72, true, (0, 0, 1), &w, &guid)));
+    let setup = |blob: &[u8]| {
+        let mut w = vec![0xff, 0];
+        u16le(&mut w, 0);
+        u16le(&mut w, 16644);
+        u16le(&mut w, 50);
+        u16le(&mut w, 0);
+        u32le(&mut w, 0);
+        u16le(&mut w, blob.len() as u16);
+        u32le(&mut w, 0);
+        u32le(&mut w, 0x8000_00d4);
+        let mut b = blob.to_vec();
+        // Native OS and LAN manager, Unicode, aligned on two bytes from the header.
+        if !(32 + 1 + w.len() + 2 + b.len()).is_multiple_of(2) {
+            b.push(0);
+        }
+        b.extend(utf16(b"Unix\0Samba\0"));
+        (w, b)
+    };
+    let setup_resp = |blob: &[u8]| {
+        let mut w = vec![0xff, 0];
+        u16le(&mut w, 0);
+        u16le(&mut w, 0);
+        u16le(&mut w, blob.len() as u16);
+        (w, blob.to_vec())
+    };
+    let (w, b) = setup(&ntlm_negotiate());
+    msgs.push((true, smb1_msg(0x73, false, (0, 0, 2), &w, &b)));
+    let ch = ntlm_challenge(g);
+    let (w, b) = setup_resp(&ch);
+    let mut m = smb1_msg(0x73, true, (0, uid, 2), &w, &b);
+    // STATUS_MORE_PROCESSING_REQUIRED.
+    m[4 + 5..4 + 9].copy_from_slice(&0xc000_0016u32.to_le_bytes());
+    msgs.push((false, m));
+    let domain_l = g.size(4, 9);
+    let domain = g.needle(domain_l).to_ascii_uppercase();
+    let user_l = g.size(4, 10);
+    let user = g.needle(user_l);
+    let (w, b) = setup(&ntlm_auth(&domain, &user, b"HOST"));
+    msgs.push((true, smb1_msg(0x73, false, (0, uid, 3), &w, &b)));
+    let (w, b) = setup_resp(&[]);
+    msgs.push((false, smb1_msg(0x73, true, (0, uid, 3), &w, &b)));
+    // TREE_CONNECT_ANDX.
+    let pipe = g.chance(0.5);
+    let server_l = g.size(3, 8);
+    let server = g.needle(server_l).to_ascii_uppercase();
+    let share = if pipe {
+        b"IPC$".to_vec()
+    } else {
+        let l = g.size(3, 8);
+        g.needle(l)
+    };
+    let path = [&b"\\\\"[..], &server, b"\\", &share].concat();
+    let mut w = vec![0xff, 0];
+    u16le(&mut w, 0);
+    u16le(&mut w, 0x0008);
+    u16le(&mut w, 1);
+    let mut b = vec![0];
+    if !(32 + 1 + w.len() + 2 + b.len()).is_multiple_of(2) {
+        b.push(0);
+    }
+    b.extend(utf16(&path));
+    b.extend_from_slice(&[0, 0]);
+    b.extend_from_slice(b"?????\0");
+    msgs.push((true, smb1_msg(0x75, false, (0, uid, 4), &w, &b)));
+    let mut w = vec![0xff, 0];
+    u16le(&mut w, 0);
+    u16le(&mut w, 1);
+    u32le(&mut w, 0x001f_01ff);
+    u32le(&mut w, 0);
+    let service: &[u8] = if pipe { b"IPC\0" } else { b"A:\0" };
+    let mut b = service.to_vec();
+    // The native file system (empty for a pipe).
+    b.extend(utf16(if pipe { b"\0" } else { b"NTFS\0" }));
+    msgs.push((false, smb1_msg(0x75, true, (tid, uid, 4), &w, &b)));
+    conv(g, &mut f, &msgs, false);
+    let which = g.pick(&["named_pipe", "share", "share", "user", "domain", "version"]);
+    let (h, m) = match which {
+        "named_pipe" | "share" => {
+            let kw = if which == "named_pipe" {
+                "smb.named_pipe"
+            } else {
+                "smb.share"
+            };
+            let v = if g.chance(0.5) {
+                path.clone()
+            } else {
+                share.clone()
+            };
+            buf_cond(g, kw, &v)
+        }
+        "user" => buf_cond(g, "smb.ntlmssp_user", &user),
+        "domain" => buf_cond(g, "smb.ntlmssp_domain", &domain),
+        _ => ("smb.version:1;".to_string(), "smb.version:2;".to_string()),
+    };
+    s.template = format!("smb1-{}-{which}", if pipe { "ipc" } else { "disk" });
+    s.proto = g.pick(&["tcp", "smb", "smb"]);
+    s.opts = if hit { h } else { m };
     s.payload = msgs[0].1.clone();
     s.script = Some(f.frames);
     s
