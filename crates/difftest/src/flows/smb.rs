@@ -767,6 +767,7 @@ fn smb(g: &mut Gen<'_>) -> Spec {
         sm.msg(cmd::READ, true, 0, &b)
     };
     let sec = [&b"\\PIPE\\"[..], pipe_name, b"\0"].concat();
+    let mut file_data = Vec::new();
     let r = rpc(g, &sec);
     let mut id = 5;
     if pipe {
@@ -789,6 +790,7 @@ fn smb(g: &mut Gen<'_>) -> Spec {
         }
     } else {
         let data = [&g.filler(20)[..], &r.stub].concat();
+        file_data = data.clone();
         sm.msg_id = id;
         msgs.push((true, write(&sm, &data)));
         msgs.push((false, write_resp(&sm, data.len())));
@@ -809,7 +811,15 @@ fn smb(g: &mut Gen<'_>) -> Spec {
             "rpc",
         ])
     } else {
-        g.pick(&["named_pipe", "share", "share", "user", "domain", "version"])
+        g.pick(&[
+            "named_pipe",
+            "share",
+            "user",
+            "domain",
+            "version",
+            "file",
+            "file",
+        ])
     };
     let (h, m) = match which {
         "named_pipe" | "share" => {
@@ -824,6 +834,27 @@ fn smb(g: &mut Gen<'_>) -> Spec {
                 _ => file.clone(),
             };
             buf_cond(g, kw, &v)
+        }
+        "file" => {
+            // The file written then read back: its name, extension, size or bytes.
+            let n = file_data.len();
+            match g.size(0, 3) {
+                0 => {
+                    let v = String::from_utf8_lossy(&file[..file.len().min(5)]).into_owned();
+                    let sp = String::from_utf8_lossy(&spoil(v.as_bytes())).into_owned();
+                    (format!("filename:\"{v}\";"), format!("filename:\"{sp}\";"))
+                }
+                1 => (
+                    "fileext:\"txt\";".to_string(),
+                    "fileext:\"exe\";".to_string(),
+                ),
+                2 => (format!("filesize:{n};"), format!("filesize:{};", n + 1)),
+                _ => {
+                    let piece = r.stub[..r.stub.len().min(5)].to_vec();
+                    let t = |c: &[u8]| format!("file.data; content:\"{}\";", content_text(c));
+                    (t(&piece), t(&spoil(&piece)))
+                }
+            }
         }
         "user" => buf_cond(g, "smb.ntlmssp_user", &user),
         "domain" => buf_cond(g, "smb.ntlmssp_domain", &domain),
