@@ -21,7 +21,13 @@
 //!   versions, hassh and hassh.server;
 //! - [`csum`]: IPv4, TCP, UDP and ICMP checksums broken or correct on one packet;
 //! - [`mqtt`]: MQTT 3.1.1 and 5 sessions (CONNECT/CONNACK, PUBLISH with its
-//!   acknowledgements, SUBSCRIBE, UNSUBSCRIBE, PING, DISCONNECT): every MQTT keyword.
+//!   acknowledgements, SUBSCRIBE, UNSUBSCRIBE, PING, DISCONNECT): every MQTT keyword;
+//! - [`dnsedge`]: DNS messages several to a TCP segment, split length prefixes, cut
+//!   messages, pointer loops, every opcode;
+//! - [`smb`]: SMB1 and SMB2 sessions (NTLMSSP, trees, files) and DCERPC over named
+//!   pipes and over TCP;
+//! - [`filekw`]: HTTP/1 downloads and uploads of real file types for every file
+//!   keyword (hash lists written next to the rule file).
 
 use std::net::{IpAddr, Ipv4Addr};
 
