@@ -662,6 +662,11 @@ impl AppFlow {
     /// One UDP payload.
     pub fn datagram(&mut self, ctx: &mut AppCtx, dir: Direction, payload: &[u8]) {
         if self.proto == AppProto::Unknown {
+            // Suricata probes a direction's first datagram only: one that is not
+            // recognised ends that direction's detection (dnsedge/udp-cut).
+            if self.probe[dir.index()] == DirProbe::NoMatch {
+                return;
+            }
             match probe_udp_ports(dir, payload, self.ports, ctx.config.opt_in) {
                 Probe::Match(p) => self.set_proto(ctx, p),
                 _ => {

@@ -97,6 +97,8 @@ pub struct Detector {
     hosts: crate::xbits::HostTable,
     /// Host tags (`tag:host`), shared by the workers.
     pub(crate) host_tags: crate::tag::HostTags,
+    /// The digest files of each direction carry, as Suricata computes them.
+    pub(crate) digest: crate::files::DigestInUse,
 }
 
 pub(crate) fn class_of_proto(p: u8) -> usize {
@@ -368,7 +370,14 @@ impl Detector {
         for (name, &id) in &bits.ids {
             bit_names[id as usize] = name.clone();
         }
+        let dirs: Vec<Vec<usize>> = sigs.iter().map(sig_dirs).collect();
+        let digest = crate::files::DigestInUse::of(
+            sigs.iter()
+                .zip(&dirs)
+                .map(|(s, d)| (s.sid, &s.files, &d[..])),
+        );
         let det = Detector {
+            digest,
             sigs,
             bit_names,
             int_names,

@@ -41,8 +41,8 @@ pub(crate) fn is_file(o: &AppOpt) -> bool {
     NAMES.contains(&o.name)
 }
 
-/// Which digest a hash list holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which digest a hash list holds (in the order of strength).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Hash {
     Md5,
     Sha1,
@@ -103,6 +103,45 @@ struct Store {
 pub(crate) struct FileOpts {
     conds: Vec<Cond>,
     store: Option<Store>,
+}
+
+/// The one digest Suricata 7.0.10 gives the files of each direction (to the server,
+/// to the client): the one named by the rule with the lowest signature id among the
+/// loaded rules that inspect that direction and name a digest (MD5 before SHA-1 before
+/// SHA-256 when that rule names several). So a `filemd5` rule never matches a file of
+/// a direction whose first digest rule is a `filesha1` or `filesha256` one (found by
+/// the difftest `filekw` family; Suricata's `fileinfo` records then carry that one
+/// digest only).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct DigestInUse([Option<(u32, Hash)>; 2]);
+
+impl DigestInUse {
+    /// From each rule's signature id, file options and the directions (0 to the
+    /// server, 1 to the client) it inspects.
+    pub(crate) fn of<'a>(rules: impl Iterator<Item = (u32, &'a FileOpts, &'a [usize])>) -> Self {
+        let mut d = DigestInUse::default();
+        for (sid, f, dirs) in rules {
+            let first = f
+                .conds
+                .iter()
+                .filter_map(|c| match c.test {
+                    Test::Digest(h, _) => Some(h),
+                    _ => None,
+                })
+                .min();
+            let Some(h) = first else { continue };
+            for &i in dirs.iter().filter(|&&i| i < 2) {
+                if d.0[i].is_none_or(|(s, _)| sid < s) {
+                    d.0[i] = Some((sid, h));
+                }
+            }
+        }
+        d
+    }
+
+    fn get(&self, dir: Direction) -> Option<Hash> {
+        self.0[usize::from(dir == Direction::ToClient)].map(|(_, h)| h)
+    }
 }
 
 /// Which digests the rules need the app layer to compute.
@@ -246,7 +285,7 @@ fn contains_nocase(hay: &[u8], needle: &[u8]) -> bool {
 impl Cond {
     /// `Some(verdict)` once the file says, `None` while it must wait (more bytes, the
     /// file's end).
-    fn eval(&self, f: &File) -> Option<bool> {
+    fn eval(&self, f: &File, digest: Option<Hash>) -> Option<bool> {
         let ended = f.state() != FileState::Open;
         let hit = match &self.test {
             Test::Name(n) => contains_nocase(f.name(), n),
@@ -256,16 +295,17 @@ impl Cond {
             }
             Test::Magic(m) => contains_nocase(f.magic()?.as_bytes(), m),
             Test::Size(c) => match f.state() {
-                FileState::Closed => c.matches(f.size()),
-                // The size only grows: a lower bound already passed holds.
-                FileState::Open => match c {
-                    IntCmp::Gt(_) | IntCmp::Ge(_) if c.matches(f.size()) => true,
-                    _ => return None,
-                },
-                FileState::Truncated | FileState::Error => return Some(false),
+                // A file cut short by the flow's end has its final size too (Suricata
+                // 7.0.10 matches `filesize` on it; difftest filekw/get-cut-filesize).
+                FileState::Closed | FileState::Truncated => c.matches(f.size()),
+                // An open file waits for its end, a lower bound already passed too
+                // (Suricata 7.0.10: difftest filekw/get-cut-filesize, `filesize:>=N`
+                // alerts at the flow's end only).
+                FileState::Open => return None,
+                FileState::Error => return Some(false),
             },
             Test::Digest(h, set) => {
-                if !ended {
+                if !ended || digest != Some(*h) {
                     return None;
                 }
                 let d = f.digests();
@@ -305,7 +345,13 @@ impl FileOpts {
     /// Whether a file of `tx` travelling `dir` satisfies every condition (true when
     /// there is none); on a match, asks for the files `filestore` names to be stored
     /// (by rule `sid`).
-    pub(crate) fn matches(&self, tx: &dyn Transaction, dir: Direction, sid: u32) -> bool {
+    pub(crate) fn matches(
+        &self,
+        tx: &dyn Transaction,
+        dir: Direction,
+        sid: u32,
+        digest: DigestInUse,
+    ) -> bool {
         if self.is_empty() {
             return true;
         }
@@ -314,7 +360,11 @@ impl FileOpts {
         if !self.conds.is_empty() {
             let Some(files) = files else { return false };
             matched = files.iter().find(|f| {
-                f.direction() == dir && self.conds.iter().all(|c| c.eval(f) == Some(true))
+                f.direction() == dir
+                    && self
+                        .conds
+                        .iter()
+                        .all(|c| c.eval(f, digest.get(dir)) == Some(true))
             });
             if matched.is_none() {
                 return false;
@@ -385,7 +435,11 @@ mod tests {
     fn eval(opts: &[AppOpt], files: &app::Files) -> Vec<Option<bool>> {
         let c = compile(opts, None).unwrap();
         let f = files.get(0).unwrap();
-        c.conds.iter().map(|c| c.eval(f)).collect()
+        let d = DigestInUse::of(std::iter::once((1, &c, &[0, 1][..])));
+        c.conds
+            .iter()
+            .map(|x| x.eval(f, d.get(f.direction())))
+            .collect()
     }
 
     #[test]
@@ -405,7 +459,7 @@ mod tests {
     }
 
     #[test]
-    fn sizes_wait_for_the_end_unless_a_lower_bound_passed() {
+    fn sizes_wait_for_the_end() {
         let open = file(b"a", b"0123456789", None);
         let closed = file(b"a", b"0123456789", Some(FileState::Closed));
         let cut = file(b"a", b"0123456789", Some(FileState::Truncated));
@@ -418,9 +472,10 @@ mod tests {
                 AppValue::Ints(vec![IntCmp::Range(5, 10)]),
             ),
         ];
-        assert_eq!(eval(&opts, &open), [None, Some(true), None]);
+        assert_eq!(eval(&opts, &open), [None, None, None]);
         assert_eq!(eval(&opts, &closed), [Some(true), Some(true), Some(false)]);
-        assert_eq!(eval(&opts, &cut), [Some(false), Some(false), Some(false)]);
+        // A file cut short by the flow's end has its final size (as Suricata 7.0.10).
+        assert_eq!(eval(&opts, &cut), [Some(true), Some(true), Some(false)]);
     }
 
     #[test]
@@ -441,10 +496,30 @@ mod tests {
         let abc = file(b"a", b"abc", Some(FileState::Closed));
         let other = file(b"a", b"abd", Some(FileState::Closed));
         let f = |fs: &app::Files| fs.get(0).unwrap().clone();
-        assert_eq!(c.conds[0].eval(&f(&abc_open)), None);
-        assert_eq!(c.conds[0].eval(&f(&abc)), Some(true));
-        assert_eq!(c.conds[0].eval(&f(&other)), Some(false));
-        assert_eq!(n.conds[0].eval(&f(&other)), Some(true));
+        let md = Some(Hash::Md5);
+        assert_eq!(c.conds[0].eval(&f(&abc_open), md), None);
+        assert_eq!(c.conds[0].eval(&f(&abc), md), Some(true));
+        assert_eq!(c.conds[0].eval(&f(&other), md), Some(false));
+        assert_eq!(n.conds[0].eval(&f(&other), md), Some(true));
+        // A SHA-1 or SHA-256 rule of the direction leaves files without their MD5.
+        assert_eq!(c.conds[0].eval(&f(&abc), Some(Hash::Sha1)), None);
+        let sha = compile(
+            &[opt("filesha256", false, text("bad.md5"))],
+            Some(&rule_file),
+        );
+        assert!(sha.is_err(), "an MD5 list is no SHA-256 list");
+        std::fs::write(
+            dir.join("x.sha1"),
+            "a9993e364706816aba3e25717850c26c9cd0d89d\n",
+        )
+        .unwrap();
+        let s1 = compile(&[opt("filesha1", false, text("x.sha1"))], Some(&rule_file)).unwrap();
+        // The lowest sid of each direction decides.
+        let d = DigestInUse::of([(9, &c, &[0, 1][..]), (5, &s1, &[1][..])].into_iter());
+        assert_eq!(
+            (d.get(Direction::ToServer), d.get(Direction::ToClient)),
+            (md, Some(Hash::Sha1))
+        );
         let e = compile(
             &[opt("filemd5", false, text("broken.md5"))],
             Some(&rule_file),

@@ -659,6 +659,8 @@ pub(crate) fn compile(
                     format!("file.data of {}: only HTTP files are extracted", hp.name()),
                 ))
             }
+            // `alert smb` with `dcerpc.stub_data`: the calls over SMB's named pipes.
+            Some(app::AppProto::Dcerpc) if hp == app::AppProto::Smb => sig.app_proto = Some(hp),
             Some(p) if p != hp => {
                 return Err(failed("protocol", "header protocol and buffers disagree"))
             }

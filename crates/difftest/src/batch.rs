@@ -56,11 +56,12 @@ impl Batch {
         self.cases.get(i as usize)
     }
 
-    /// Writes the rule file.
+    /// Writes the rule file, and next to it the files the rules name.
     pub fn write_rules(&self, path: &Path) -> io::Result<()> {
         let mut w = BufWriter::new(std::fs::File::create(path)?);
         for c in &self.cases {
             writeln!(w, "{}", c.rule())?;
+            write_side_files(c, path)?;
         }
         w.flush()
     }
@@ -79,9 +80,20 @@ impl Batch {
     }
 }
 
-/// Writes one case alone: its rule as `rules`, its flow as `pcap`.
+/// Writes the files case `c`'s rule names into the directory of the rule file `rules`.
+fn write_side_files(c: &Case, rules: &Path) -> io::Result<()> {
+    let dir = rules.parent().unwrap_or(Path::new("."));
+    for (name, data) in &c.spec.files {
+        std::fs::write(dir.join(name), data)?;
+    }
+    Ok(())
+}
+
+/// Writes one case alone: its rule as `rules` (and the files it names next to it), its
+/// flow as `pcap`.
 pub fn write_case(case: &Case, rules: &Path, pcap: &Path) -> io::Result<()> {
     std::fs::write(rules, format!("{}\n", case.rule()))?;
+    write_side_files(case, rules)?;
     let mut w = PcapWriter::new(BufWriter::new(std::fs::File::create(pcap)?))?;
     for (ts, f) in case.frames(T0_US) {
         w.write(ts, &f)?;

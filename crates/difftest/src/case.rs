@@ -74,6 +74,9 @@ pub struct Spec {
     /// Frames written by a traffic family (`crate::flows`); when set they are the case's
     /// flow and `l4`, `payload` and `tweaks` only describe it.
     pub script: Option<Vec<Vec<u8>>>,
+    /// Files the rule names (hash lists ...): (file name, contents), written next to the
+    /// rule file, whose directory both engines resolve such names against.
+    pub files: Vec<(String, Vec<u8>)>,
 }
 
 /// A case's addresses.

@@ -1,13 +1,13 @@
 //! DNS message parsing (RFC 1035): header, questions, answer records.
 //!
 //! Names are rebuilt as Suricata prints them: labels joined by `.`, no trailing dot,
-//! the root as an empty name. Compression pointers are followed at most
-//! [`MAX_POINTERS`] times and only backwards-or-anywhere within the message, so loops
-//! end; names are capped at [`MAX_NAME`] bytes.
+//! the root as an empty name. A name reads at most [`MAX_POINTERS`] labels and
+//! compression pointers and at most [`MAX_NAME`] bytes, then stops with what it has, so
+//! pointer loops end; a pointer to itself or past the message is a bad name.
 
 use crate::Direction;
 
-/// Most compression pointers followed for one name.
+/// Most labels and compression pointers read for one name.
 pub const MAX_POINTERS: usize = 255;
 /// Longest name kept, in bytes (longer names are cut; the message still parses).
 pub const MAX_NAME: usize = 1025;
@@ -179,7 +179,11 @@ thread_local! {
 fn parse_name_into(msg: &[u8], mut pos: usize, name: &mut Vec<u8>) -> Result<usize, DnsError> {
     name.clear();
     let mut end = None;
-    let mut jumps = 0;
+    // Labels and pointers followed: as Suricata 7.0.10, a name stops (and keeps what it
+    // has) after 255 of them or once longer than MAX_NAME (cut there), so a pointer loop
+    // through labels gives a long repeated name (`too_many_labels`, `name_too_long`);
+    // the message goes on after the first pointer.
+    let mut steps = 0;
     loop {
         let len = *msg.get(pos).ok_or(DnsError::Truncated)?;
         match len & 0xc0 {
@@ -192,22 +196,27 @@ fn parse_name_into(msg: &[u8], mut pos: usize, name: &mut Vec<u8>) -> Result<usi
                 if !name.is_empty() {
                     name.push(b'.');
                 }
-                let room = MAX_NAME.saturating_sub(name.len());
-                name.extend_from_slice(&label[..l.min(room)]);
+                name.extend_from_slice(label);
                 pos += 1 + l;
             }
             0xc0 => {
                 let lo = *msg.get(pos + 1).ok_or(DnsError::Truncated)?;
+                let target = usize::from(u16::from_be_bytes([len & 0x3f, lo]));
+                // A pointer past the message or to itself: not a name.
+                if target > msg.len() || target == pos {
+                    return Err(DnsError::BadName);
+                }
                 if end.is_none() {
                     end = Some(pos + 2);
                 }
-                jumps += 1;
-                if jumps > MAX_POINTERS {
-                    return Err(DnsError::BadName);
-                }
-                pos = usize::from(u16::from_be_bytes([len & 0x3f, lo]));
+                pos = target;
             }
             _ => return Err(DnsError::BadName),
+        }
+        steps += 1;
+        if steps > MAX_POINTERS || name.len() > MAX_NAME {
+            name.truncate(MAX_NAME);
+            return Ok(end.unwrap_or(pos));
         }
     }
 }
@@ -338,7 +347,7 @@ pub fn probe_header(b: &[u8], dir: Direction, whole: bool, len: usize) -> bool {
     let Some(h) = DnsHeader::parse(b) else {
         return false;
     };
-    if h.opcode() > 6 || (dir == Direction::ToServer && h.is_response()) {
+    if dir == Direction::ToServer && h.is_response() {
         return false;
     }
     let records = [h.qdcount, h.ancount, h.nscount, h.arcount]
@@ -471,6 +480,28 @@ pub(crate) mod tests {
         m.truncate(12);
         m.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1]);
         assert_eq!(parse_message(&m), Err(DnsError::BadName));
+        // A pointer past the message: rejected.
+        let mut m = query(1, "a", 1);
+        m.truncate(12);
+        m.extend_from_slice(&[0xc0, 0xff, 0, 1, 0, 1]);
+        assert_eq!(parse_message(&m), Err(DnsError::BadName));
+        // A loop through labels (`ab`, then back to the start): the name stops after
+        // 255 labels and pointers, as Suricata 7.0.10 (128 labels), and the question
+        // goes on after the pointer (dnsedge/ptr-loop-start).
+        let mut m = query(1, "a", 1);
+        m.truncate(12);
+        m.extend_from_slice(&[2, b'a', b'b', 0xc0, 12, 0, 28, 0, 1]);
+        let q = parse_message(&m).unwrap();
+        assert_eq!(q.queries[0].name.len(), 128 * 3 - 1);
+        assert_eq!(q.queries[0].rrtype, 28);
+        // Longer labels: cut at MAX_NAME bytes.
+        let mut m = query(1, "a", 1);
+        m.truncate(12);
+        m.push(40);
+        m.extend_from_slice(&[b'x'; 40]);
+        m.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1]);
+        let q = parse_message(&m).unwrap();
+        assert_eq!(q.queries[0].name.len(), MAX_NAME);
         // Reserved label type.
         let mut m = query(1, "a", 1);
         m[12] = 0x40;

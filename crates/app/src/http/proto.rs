@@ -51,7 +51,14 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("http2.header_name", None).multi(),
     BufferDef::new("http.request_header", S).multi(),
     BufferDef::new("http.response_header", C).multi(),
+    // The name of each file of the direction (the URI's path, a multipart part's or a
+    // `Content-Disposition` filename), as Suricata 7.0.10's `file.name` (the difftest
+    // `filekw` family).
+    BufferDef::new("file.name", None).multi(),
 ];
+
+/// The local index of `file.name` in [`BUFFERS`].
+const FILE_NAME: usize = REQUEST_HEADER + 2;
 
 /// The local index of `http.request_header` in [`BUFFERS`] (`http.response_header`
 /// follows it).
@@ -171,11 +178,31 @@ impl Transaction for HttpTx {
         if b.local() == ALL_BUFFERS.len() + 1 {
             return crate::http2::keywords::header_names(self, dir, f);
         }
+        if b.local() == FILE_NAME {
+            if let Some(fs) = Transaction::files(self) {
+                fs.iter()
+                    .filter(|x| x.direction() == dir)
+                    .for_each(|x| f(x.name()));
+            }
+            return;
+        }
         if let Some(side) = header_side(b.local()) {
             return header_bufs::each(self, side, dir, f);
         }
         let h = match ALL_BUFFERS.get(b.local()) {
             Some(h) => *h,
+            // `file.data` to the server: the uploaded files' bytes when the request
+            // carries files (a multipart/form-data part, as Suricata 7.0.10; the
+            // difftest `filekw` family), else the request body.
+            None if dir == Direction::ToServer
+                && Transaction::files(self)
+                    .is_some_and(|fs| fs.iter().any(|x| x.direction() == dir)) =>
+            {
+                if let Some(fs) = Transaction::files(self) {
+                    fs.each_data(dir, f);
+                }
+                return;
+            }
             // `file.data`: the body of the direction.
             None => match dir {
                 Direction::ToServer => HttpBuffer::RequestBody,
@@ -218,8 +245,10 @@ mod tests {
 
     #[test]
     fn table_follows_all_buffers() {
-        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 4);
+        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 5);
         assert_eq!(BUFFERS[REQUEST_HEADER].name, "http.request_header");
+        assert_eq!(BUFFERS[FILE_NAME].name, "file.name");
+        assert_eq!(BufferId::by_name("file.name").unwrap().local(), FILE_NAME);
         assert_eq!(BUFFERS[REQUEST_HEADER + 1].name, "http.response_header");
         assert_eq!(header_side(REQUEST_HEADER + 1), Some(Side::Response));
         assert_eq!(header_side(REQUEST_HEADER - 1), None);

@@ -117,7 +117,10 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
             let Some((_len, offset, fid)) = smb2::read_request(m) else {
                 return malformed(st, ctx);
             };
-            if st.fid(fid).is_some_and(|f| f.pipe) {
+            if let Some(f) = st.fid(fid).filter(|f| f.pipe) {
+                if !pipe::dcerpc_service(&f.name) {
+                    return;
+                }
                 let w = Wait::Pipe {
                     fid: fid.to_vec(),
                     ids,
@@ -136,7 +139,10 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
             let Some(w) = smb2::write_request(m) else {
                 return malformed(st, ctx);
             };
-            if st.fid(w.1).is_some_and(|f| f.pipe) {
+            if let Some(f) = st.fid(w.1).filter(|f| f.pipe) {
+                if !pipe::dcerpc_service(&f.name) {
+                    return;
+                }
                 if pipe::not_dcerpc(st, Direction::ToServer, (w.1, w.2)) {
                     return malformed(st, ctx);
                 }

@@ -14,6 +14,16 @@ use crate::{AppCtx, Direction};
 /// Pipes followed per flow at most (the oldest is forgotten).
 pub const MAX_PIPES: usize = 64;
 
+/// Whether Suricata 7.0.10 follows DCERPC on a named pipe opened as `name`: only the
+/// services it knows by name (a write or read on another pipe, `netlogon` or `PSEXESVC`,
+/// opens no transaction; the `smb` difftest family).
+pub(crate) fn dcerpc_service(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"svcctl" | b"srvsvc" | b"atsvc" | b"lsarpc" | b"samr" | b"spoolss" | b"winreg"
+    )
+}
+
 /// Whether the bytes of a message on pipe `fid` travelling `dir` are not DCERPC:
 /// they should start a PDU (none is in progress) but are no PDU header (a psexec
 /// service's own protocol, a console's stdin and stdout). Such bytes are not parsed;

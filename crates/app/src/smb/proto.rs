@@ -84,6 +84,15 @@ impl Transaction for SmbTx {
     fn fingerprint(&self) -> (u64, u64) {
         let h = mix(self.id, u64::from(self.done) | u64::from(self.stale) << 1);
         let h = mix(h, self.status.as_ref().map_or(0, |s| s.1.len() as u64 + 1));
+        // A DCERPC call over a pipe progresses fragment by fragment (its stub grows):
+        // inspected again then, as Suricata does (smb/smb2-pipe-*-frag-stub).
+        let h = match &self.kind {
+            TxKind::Dcerpc { call, .. } => {
+                let (ch, cb) = Transaction::fingerprint(call.as_ref());
+                mix(mix(h, ch), cb)
+            }
+            _ => h,
+        };
         let body = self.files().map_or(0, |f| {
             f.iter().fold(0, |h, x| mix(h, x.size() ^ x.state() as u64))
         });
@@ -94,6 +103,14 @@ impl Transaction for SmbTx {
         if b.def().file {
             if let Some(files) = SmbTx::files(self) {
                 files.each_data(dir, f);
+            }
+            return;
+        }
+        // `dcerpc.stub_data` on a call over a named pipe (Suricata's DCERPC buffers
+        // also inspect SMB).
+        if b.proto() == AppProto::Dcerpc {
+            if let TxKind::Dcerpc { call, .. } = &self.kind {
+                call.buffers(b, dir, f);
             }
             return;
         }

@@ -62,13 +62,22 @@ impl Detector {
                 None => Some(false),
             };
             if let Some(body_only) = body_only {
+                // DCERPC rules also inspect the calls SMB carries.
+                let dce_in_smb = proto == app::AppProto::Smb;
                 if !body_only {
                     if let Some(v) = tg.always.get(&proto) {
                         scratch.add_sorted(v);
                     }
+                    if dce_in_smb {
+                        if let Some(v) = tg.always.get(&app::AppProto::Dcerpc) {
+                            scratch.add_sorted(v);
+                        }
+                    }
                 }
                 for (b, pf) in &tg.bufs {
-                    if b.proto() != proto || (body_only && !b.is_body()) {
+                    let covered =
+                        b.proto() == proto || (dce_in_smb && b.proto() == app::AppProto::Dcerpc);
+                    if !covered || (body_only && !b.is_body()) {
                         continue;
                     }
                     let mut seen = std::mem::take(&mut scratch.seen);
@@ -188,7 +197,8 @@ impl Detector {
         dir: app::Direction,
         payload: &[u8],
     ) -> bool {
-        if s.app_proto != Some(tx.proto()) || !self.pre_checks(s, fd, input) {
+        // DCERPC rules also inspect the DCERPC calls SMB carries.
+        if !s.app_proto.is_some_and(|p| p.covers(tx.proto())) || !self.pre_checks(s, fd, input) {
             return false;
         }
         // Suricata's matcher never finds this rule's fast pattern in the transaction.
@@ -235,7 +245,7 @@ impl Detector {
         s.tx_opts
             .iter()
             .all(|o| crate::files::is_file(o) || crate::tls::check(tx, o, dir, input))
-            && s.files.matches(tx, dir, s.sid)
+            && s.files.matches(tx, dir, s.sid, self.digest)
             && s.lua_tx
                 .iter()
                 .all(|l| l.matches_tx(tx, dir, input, fd, s.app_both))

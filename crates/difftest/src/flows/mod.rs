@@ -21,7 +21,13 @@
 //!   versions, hassh and hassh.server;
 //! - [`csum`]: IPv4, TCP, UDP and ICMP checksums broken or correct on one packet;
 //! - [`mqtt`]: MQTT 3.1.1 and 5 sessions (CONNECT/CONNACK, PUBLISH with its
-//!   acknowledgements, SUBSCRIBE, UNSUBSCRIBE, PING, DISCONNECT): every MQTT keyword.
+//!   acknowledgements, SUBSCRIBE, UNSUBSCRIBE, PING, DISCONNECT): every MQTT keyword;
+//! - [`dnsedge`]: DNS messages several to a TCP segment, split length prefixes, cut
+//!   messages, pointer loops, every opcode;
+//! - [`smb`]: SMB1 and SMB2 sessions (NTLMSSP, trees, files) and DCERPC over named
+//!   pipes and over TCP;
+//! - [`filekw`]: HTTP/1 downloads and uploads of real file types for every file
+//!   keyword (hash lists written next to the rule file).
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -31,12 +37,15 @@ mod bufcond;
 pub mod build;
 pub mod csum;
 pub mod dns;
+pub mod dnsedge;
 pub mod encap;
+pub mod filekw;
 pub mod frag;
 pub mod http;
 pub mod http2;
 pub mod httpbuf;
 pub mod mqtt;
+pub mod smb;
 pub mod ssh;
 pub mod tcpseg;
 pub mod tls;
@@ -58,6 +67,9 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     ssh::SSH,
     mqtt::MQTT,
     csum::CSUM,
+    dnsedge::DNSEDGE,
+    smb::SMB,
+    filekw::FILEKW,
 ];
 
 /// How a flow's IP packets travel.

@@ -189,6 +189,7 @@ pub fn base(template: &str, intent: Intent, v6: bool, l4: L4, proto: &'static st
         payload: Vec::new(),
         tweaks: Default::default(),
         script: None,
+        files: Vec::new(),
     }
 }
 

@@ -54,6 +54,8 @@ pub(crate) fn parse_iface(v: &str) -> Result<AppValue, String> {
         let n = crate::values::uint(n.trim(), u64::from(u16::MAX))
             .map_err(|e| format!("dcerpc.iface: version: {e}"))?;
         version = Some(match op.trim() {
+            // No version is below 0: Suricata 7.0.10 refuses the option.
+            "<" if n == 0 => return Err("dcerpc.iface: version `<0` matches nothing".into()),
             "<" => IntCmp::Lt(n),
             ">" => IntCmp::Gt(n),
             "=" => IntCmp::Eq(n),

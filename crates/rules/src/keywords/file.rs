@@ -94,6 +94,7 @@ fn text(st: &mut State, c: &Ctx<'_>) {
     let v = c.o.value.unwrap_or("");
     let (neg, s) = tryv!(st, c.o, c.kw, string_value(v));
     push_app(st, c, neg, AppValue::Text(s));
+    st.file_text_after = Some(st.last_content);
 }
 
 /// `filename:[!]"..."` (the name also selects the `file.name` buffer when it has no
@@ -111,6 +112,7 @@ pub(super) fn legacy_filename(st: &mut State, c: &Ctx<'_>, b: Buffer, v: &str) -
         })),
         Err(e) => st.err(c.o.value_off, Reason::InvalidValue, c.kw, e),
     }
+    st.file_text_after = Some(st.last_content);
     true
 }
 
@@ -207,6 +209,19 @@ mod tests {
         assert_eq!((o[1].name, o[1].negated), ("fileext", true));
         assert_eq!(o[1].value, AppValue::Text("pdf".into()));
         assert_eq!(o[2].value, AppValue::Text("PE32 executable".into()));
+    }
+
+    #[test]
+    fn nocase_after_a_file_text_keyword_is_refused() {
+        // Suricata 7.0.10: these keywords are a content with `nocase` set already.
+        for r in [
+            "filemagic:\"ELF\"; nocase;",
+            "fileext:\"exe\"; nocase;",
+            "content:\"abc\"; filename:\"x\"; nocase;",
+        ] {
+            assert!(crate::parse_rule(&rule(r)).is_err(), "{r}");
+        }
+        assert!(crate::parse_rule(&rule("filemagic:\"ELF\"; content:\"abc\"; nocase;")).is_ok());
     }
 
     #[test]

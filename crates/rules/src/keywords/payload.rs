@@ -146,6 +146,16 @@ fn content(st: &mut State, c: &Ctx<'_>) {
 fn content_flag(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
+    if kw == "nocase" && st.file_text_after.is_some_and(|at| at == st.last_content) {
+        // `filemagic:"x"; nocase;` (difftest filekw): refused as Suricata 7.0.10 does.
+        st.err(
+            o.name_off,
+            Reason::Semantic,
+            kw,
+            "can't use multiple nocase modifiers with the same content (filename, fileext and filemagic are nocase already)",
+        );
+        return;
+    }
     if kw == "rawbytes" && st.last_content_mut().is_none() {
         // Snort allows rawbytes on isdataat/byte_* too: harmless.
         return;

@@ -34,6 +34,10 @@ pub(crate) struct State {
     pub(crate) seen_classtype: bool,
     /// The rule header's protocol (the `frame` keyword reads it).
     pub(crate) header: Option<Protocol>,
+    /// Set by `filename`/`fileext`/`filemagic` to the last content then: Suricata
+    /// 7.0.10 makes each a content of its own with `nocase` already set, so a `nocase`
+    /// right after one is a second `nocase` on that content.
+    pub(crate) file_text_after: Option<Option<(usize, usize)>>,
 }
 
 impl State {
