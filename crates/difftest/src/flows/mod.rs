@@ -27,9 +27,11 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use crate::case::Addrs;
 
+mod appval;
 mod bufcond;
 pub mod build;
 pub mod csum;
+pub mod dhcp;
 pub mod dns;
 pub mod encap;
 pub mod frag;
@@ -37,6 +39,8 @@ pub mod http;
 pub mod http2;
 pub mod httpbuf;
 pub mod mqtt;
+pub mod sip;
+pub mod snmp;
 pub mod ssh;
 pub mod tcpseg;
 pub mod tls;
@@ -58,6 +62,9 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     ssh::SSH,
     mqtt::MQTT,
     csum::CSUM,
+    dhcp::DHCP,
+    snmp::SNMP,
+    sip::SIP,
 ];
 
 /// How a flow's IP packets travel.
