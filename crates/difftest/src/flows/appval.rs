@@ -10,7 +10,7 @@ use crate::rulegen::Gen;
 
 /// A condition on integer keyword `kw` whose value in the traffic is `v` (`max`: the
 /// largest value of the keyword's type). The forms: `N`, `<N`, `>N`, `<=N`, `>=N`,
-/// `N-M` (exclusive), `!N`, and at the edges `>=0`, `<=max`, `max` itself; the miss twin
+/// `N-M` (exclusive), `!N`, and at the edges `<1`, `>max-1`, `>=1`, `<=0`; the miss twin
 /// moves the bound by one so it just misses. Values past `max` are written now and then
 /// (a rule Suricata may refuse: a second check of acceptance).
 pub(super) fn uint_cond(g: &mut Gen<'_>, kw: &str, v: u64, max: u64) -> (&'static str, Cond) {
@@ -30,7 +30,7 @@ pub(super) fn uint_cond(g: &mut Gen<'_>, kw: &str, v: u64, max: u64) -> (&'stati
         "ne" => (format!("!{other}"), format!("!{v}")),
         "edge" if v == 0 => ("<1".to_string(), ">0".to_string()),
         "edge" if v == max => (format!(">{}", max - 1), format!("<{max}")),
-        "edge" => (">=0".to_string(), format!(">={max}")),
+        "edge" => (">=1".to_string(), "<=0".to_string()),
         "past" => (format!("{v}"), format!("{}", u128::from(max) + 1)),
         _ => (format!("{v}"), format!("{other}")),
     };

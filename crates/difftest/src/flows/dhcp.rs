@@ -121,7 +121,7 @@ fn dhcp(g: &mut Gen<'_>) -> Spec {
                 (format!("{kw}-{form}"), c)
             }
             None => {
-                let c = format!("{kw}:>=0;");
+                let c = format!("{kw}:<=4294967295;");
                 (
                     format!("{kw}-absent"),
                     Cond {

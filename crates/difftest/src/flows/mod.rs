@@ -22,6 +22,16 @@
 //! - [`csum`]: IPv4, TCP, UDP and ICMP checksums broken or correct on one packet;
 //! - [`mqtt`]: MQTT 3.1.1 and 5 sessions (CONNECT/CONNACK, PUBLISH with its
 //!   acknowledgements, SUBSCRIBE, UNSUBSCRIBE, PING, DISCONNECT): every MQTT keyword.
+//! - [`dhcp`]: DHCP requests and replies with lease, renewal and rebinding times at
+//!   their edges;
+//! - [`snmp`]: SNMP v1, v2c and v3 requests, responses and traps (version, PDU type,
+//!   community, USM user name);
+//! - [`sip`]: SIP requests and responses over UDP (every `sip.*` buffer);
+//! - [`rfb`]: RFB handshakes (security types and results, the desktop name);
+//! - [`krb5`]: Kerberos 5 AS/TGS requests, replies and errors over UDP and TCP;
+//! - [`ike`]: IKEv1 Main and Aggressive Mode and IKEv2 IKE_SA_INIT exchanges;
+//! - [`xchain`]: chains of transforms (`pcrexform`, `header_lowercase`,
+//!   `strip_pseudo_headers` with the others) on HTTP and DNS buffers.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -38,12 +48,16 @@ pub mod frag;
 pub mod http;
 pub mod http2;
 pub mod httpbuf;
+pub mod ike;
+pub mod krb5;
 pub mod mqtt;
+pub mod rfb;
 pub mod sip;
 pub mod snmp;
 pub mod ssh;
 pub mod tcpseg;
 pub mod tls;
+pub mod xchain;
 pub mod xform;
 
 use build::{ether, ethertype_of, Frag6, Seg};
@@ -65,6 +79,10 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     dhcp::DHCP,
     snmp::SNMP,
     sip::SIP,
+    rfb::RFB,
+    krb5::KRB5,
+    ike::IKE,
+    xchain::XCHAIN,
 ];
 
 /// How a flow's IP packets travel.

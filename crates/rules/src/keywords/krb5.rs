@@ -88,12 +88,13 @@ fn ticket_encryption(st: &mut State, c: &Ctx<'_>) {
 /// Kerberos 5 buffers are declared with the other protocols' (`apps.rs`).
 pub(super) const STICKY: Stickies = &[];
 
-/// `krb5_msg_type:N` (a message type, 0 to 255, or a comparison).
+/// `krb5_msg_type:N` (a message type, 0 to 255: a plain decimal number, as Suricata
+/// 7.0.10 takes no comparison here).
 fn msg_type(st: &mut State, c: &Ctx<'_>) {
     ints(st, c, 255)
 }
 
-/// `krb5_err_code:N` (an error code, or a comparison).
+/// `krb5_err_code:N` (an error code: a plain decimal number).
 fn err_code(st: &mut State, c: &Ctx<'_>) {
     ints(st, c, i32::MAX as u64)
 }
@@ -108,7 +109,12 @@ fn ints(st: &mut State, c: &Ctx<'_>, max: u64) {
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, max).map_err(|e| format!("{}: {e}", c.def.name))
+        crate::values::decimal(v, max).map_err(|e| format!("{}: {e}", c.def.name))
     );
-    push_app(st, c, false, AppValue::Ints(vec![cmp]));
+    push_app(
+        st,
+        c,
+        false,
+        AppValue::Ints(vec![crate::ast::IntCmp::Eq(cmp)]),
+    );
 }

@@ -33,9 +33,17 @@ fn version(st: &mut State, c: &Ctx<'_>) {
     ints(st, c)
 }
 
-/// `snmp.pdu_type:N` (or a comparison).
+/// `snmp.pdu_type:N`: a plain decimal number only (Suricata 7.0.10 takes no
+/// comparison here).
 fn pdu_type(st: &mut State, c: &Ctx<'_>) {
-    ints(st, c)
+    let v = c.o.value.unwrap_or("");
+    let n = tryv!(
+        st,
+        c.o,
+        c.kw,
+        crate::values::decimal(v, u64::MAX).map_err(|e| format!("{}: {e}", c.def.name))
+    );
+    push_app(st, c, false, AppValue::Ints(vec![crate::ast::IntCmp::Eq(n)]));
 }
 
 fn ints(st: &mut State, c: &Ctx<'_>) {
@@ -44,7 +52,8 @@ fn ints(st: &mut State, c: &Ctx<'_>) {
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, u64::from(u32::MAX)).map_err(|e| format!("{}: {e}", c.def.name))
+        crate::values::suricata_uint(v, u64::from(u32::MAX))
+            .map_err(|e| format!("{}: {e}", c.def.name))
     );
     push_app(st, c, false, AppValue::Ints(vec![cmp]));
 }
