@@ -25,7 +25,8 @@ pub(crate) enum Xform {
 }
 
 /// A compiled `pcrexform`: its one capture group replaces the buffer when the regex
-/// matches; the buffer is left as it is otherwise (as in Suricata 7.0.10).
+/// matches and the capture is not empty; the buffer is left as it is otherwise (as in
+/// Suricata 7.0.10).
 #[derive(Debug, Clone)]
 pub(crate) struct PcreX {
     source: String,
@@ -161,8 +162,12 @@ fn one(x: &Xform, b: &[u8], o: &mut Vec<u8>) {
                 }
             }
         }
+        // An empty (or unset) capture leaves the buffer as it is too, as in Suricata
+        // 7.0.10 (found by the differential harness's `xchain` family).
         Xform::Pcre(p) => match p.re.captures(b) {
-            Ok(Some(c)) => o.extend_from_slice(c.get(1).map_or(&[][..], |m| m.as_bytes())),
+            Ok(Some(c)) if c.get(1).is_some_and(|m| !m.as_bytes().is_empty()) => {
+                o.extend_from_slice(c.get(1).map_or(&[][..], |m| m.as_bytes()))
+            }
             _ => o.extend_from_slice(b),
         },
     }
@@ -243,6 +248,9 @@ mod tests {
         // No match: the buffer is kept.
         assert_eq!(run(std::slice::from_ref(&p), b"/p?b=2"), b"/p?b=2");
         assert_eq!(run(&[p, Xform::Upper], b"a=x"), b"X");
+        // An empty capture: the buffer is kept.
+        let e = x(Transform::PcreXform("xny(.*)".into()));
+        assert_eq!(run(std::slice::from_ref(&e), b"sid=xny"), b"sid=xny");
         assert!(compile(&Transform::PcreXform("(a)(b)".into())).is_err());
         assert!(compile(&Transform::PcreXform("ab".into())).is_err());
         assert!(compile(&Transform::PcreXform("(".into())).is_err());

@@ -104,7 +104,8 @@ fn hex(b: &[u8]) -> String {
 
 impl IkeTx {
     /// The value of the chosen transform's attribute named `name` (`alg_hash`,
-    /// `sa_key_length`, ...; IKEv2: `alg_enc`, `alg_auth`, `alg_prf`, `alg_dh`).
+    /// `sa_key_length`, ...; IKEv2: `alg_enc`, `alg_auth`, `alg_prf`, `alg_dh`) as
+    /// logged: what the flow knows when the message came.
     pub fn chosen_attribute(&self, name: &str) -> Option<u64> {
         if self.hdr.major == 2 {
             let c = &self.known.v2_chosen;
@@ -146,7 +147,13 @@ impl Transaction for IkeTx {
         (0, 0)
     }
 
+    /// A message's buffers in the direction it travelled only, as Suricata 7.0.10
+    /// inspects IKE transactions; no key exchange data or nonce for IKEv2, which
+    /// Suricata does not expose (found by the differential harness's `ike` family).
     fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if dir != self.dir || (self.hdr.major == 2 && b.local() >= 3) {
+            return;
+        }
         match b.local() {
             0 => f(hex(&self.hdr.init_spi).as_bytes()),
             1 => f(hex(&self.hdr.resp_spi).as_bytes()),
@@ -167,11 +174,29 @@ impl Transaction for IkeTx {
 
     /// `ike.exchtype`, `ike.chosen_sa_attribute`, `ike.nonce_payload_length` and
     /// `ike.key_exchange_payload_length` (of the side sending in `dir`; no match when
-    /// it sent none).
+    /// it sent none), in the message's direction only. The chosen SA attribute matches
+    /// on the IKEv1 responder message that carries the SA, not on later ones; IKEv2's
+    /// payload lengths never match (as in Suricata 7.0.10).
     fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
+        if dir != self.dir {
+            return false;
+        }
+        let v1 = self.hdr.major == 1;
         let (value, cmps) = match (&opt.value, opt.name) {
             (rules::AppValue::Named { name, cmp }, "ike.chosen_sa_attribute") => {
-                (self.chosen_attribute(name), std::slice::from_ref(cmp))
+                let carries_sa = !v1
+                    || (self.dir == Direction::ToClient
+                        && self.payload_types.iter().any(|t| t == "SecurityAssociation"));
+                (
+                    self.chosen_attribute(name).filter(|_| carries_sa),
+                    std::slice::from_ref(cmp),
+                )
+            }
+            (rules::AppValue::Ints(_), "ike.nonce_payload_length")
+            | (rules::AppValue::Ints(_), "ike.key_exchange_payload_length")
+                if !v1 =>
+            {
+                return false
             }
             (rules::AppValue::Ints(v), name) => {
                 let side = self.side(dir);

@@ -16,6 +16,9 @@ pub const MAX_RECORD: usize = 256 * 1024;
 #[derive(Clone, Debug)]
 pub struct Krb5Tx {
     pub(crate) id: u64,
+    /// The direction the message travelled: Suricata 7.0.10 inspects a Kerberos
+    /// transaction in that direction only.
+    pub dir: Direction,
     /// The message.
     pub msg: Krb5Message,
     /// For an error: the type of the flow's last request.
@@ -86,7 +89,7 @@ impl Krb5State {
 
     /// One whole message travelling `dir`; `false` when it does not parse (raises
     /// `krb5.malformed_data` and counts the parser error).
-    pub fn message(&mut self, ctx: &mut AppCtx, _dir: Direction, data: &[u8]) -> bool {
+    pub fn message(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> bool {
         let msg = match parser::parse_message(data) {
             Parsed::Message(m) => m,
             Parsed::Other => return true,
@@ -117,6 +120,7 @@ impl Krb5State {
         }
         self.txs.push_back(Krb5Tx {
             id,
+            dir,
             msg,
             failed_request,
         });

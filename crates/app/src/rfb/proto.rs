@@ -26,6 +26,8 @@ pub(crate) const MALFORMED_MESSAGE: usize = 0;
 pub(crate) const UNIMPLEMENTED_SECURITY_TYPE: usize = 1;
 /// A security result other than OK, failed or too many.
 pub(crate) const UNKNOWN_SECURITY_RESULT: usize = 2;
+/// Bytes of the side the handshake does not wait for.
+pub(crate) const CONFUSED_STATE: usize = 3;
 
 /// The state of a new RFB flow (TCP only).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {

@@ -147,6 +147,16 @@ impl RfbState {
             return;
         }
         b.extend_from_slice(data);
+        // Suricata 7.0.10 keeps one state for both directions: bytes of the side the
+        // handshake is not waiting for confuse it (`rfb.confused_state`) and stop the
+        // parser, e.g. the server's security result after "None" (found by the
+        // differential harness's `rfb` family).
+        if self.waits_for().is_some_and(|w| w != dir) {
+            self.failed = true;
+            self.raise(ctx, super::CONFUSED_STATE);
+            ctx.counters.incr(Counter::ErrorRfb);
+            return;
+        }
         while self.step != Step::Done && !self.failed {
             match self.step(ctx) {
                 Some(true) => {}
@@ -161,6 +171,16 @@ impl RfbState {
         if self.step == Step::Done {
             self.buf = Default::default();
         }
+    }
+
+    /// The direction whose bytes the next step reads (`None` once done).
+    fn waits_for(&self) -> Option<Direction> {
+        use Direction::{ToClient as S, ToServer as C};
+        Some(match self.step {
+            Step::ClientVersion | Step::ClientChoice | Step::Response | Step::ClientInit => C,
+            Step::Done => return None,
+            _ => S,
+        })
     }
 
     /// Takes `n` bytes of `dir` if they are there: one handshake message, an
@@ -325,7 +345,8 @@ impl RfbState {
         }
         self.step = match t {
             0 => Step::FailureReason,
-            1 if self.v38() => Step::SecurityResult,
+            // No security result after "None", whatever the version: Suricata 7.0.10
+            // waits for ClientInit (a 3.8 server's result then confuses it).
             1 => Step::ClientInit,
             2 => Step::Challenge,
             _ => {
@@ -352,22 +373,40 @@ mod tests {
         let mut ctx = AppCtx::default();
         ctx.anomalies.set_enabled(true);
         let mut s = RfbState::default();
-        // The server speaks first; then both sides in small pieces, server first.
+        // Each side in small pieces, given when the handshake waits for that side (as
+        // a TCP conversation delivers them: a side speaks after it heard the other).
         let (mut c, mut v) = (client.chunks(step), server.chunks(step));
         loop {
-            let a = v.next();
-            let b = c.next();
-            if let Some(a) = a {
-                s.parse(&mut ctx, Direction::ToClient, a);
-            }
-            if let Some(b) = b {
-                s.parse(&mut ctx, Direction::ToServer, b);
-            }
-            if a.is_none() && b.is_none() {
-                break;
-            }
+            let next = match s.waits_for() {
+                Some(Direction::ToServer) => c.next().map(|b| (Direction::ToServer, b)),
+                Some(Direction::ToClient) => v.next().map(|b| (Direction::ToClient, b)),
+                None => None,
+            };
+            let Some((d, b)) = next else { break };
+            s.parse(&mut ctx, d, b);
         }
         (s, ctx)
+    }
+
+    /// After "None" a 3.8 server's security result confuses Suricata 7.0.10's parser
+    /// (it waits for ClientInit): `rfb.confused_state`, nothing more is read, no name.
+    #[test]
+    fn a_result_after_none_confuses_the_parser() {
+        let mut ctx = AppCtx::default();
+        let mut s = RfbState::default();
+        let (c, v) = (Direction::ToServer, Direction::ToClient);
+        s.parse(&mut ctx, v, b"RFB 003.008\n");
+        s.parse(&mut ctx, c, b"RFB 003.008\n");
+        s.parse(&mut ctx, v, &[1, 1]);
+        s.parse(&mut ctx, c, &[1]);
+        assert!(!s.errored());
+        s.parse(&mut ctx, v, &[0, 0, 0, 0]);
+        assert!(s.errored());
+        assert!(s.events().has(super::super::CONFUSED_STATE));
+        s.parse(&mut ctx, c, &[1]);
+        let t = s.tx().unwrap();
+        assert_eq!((t.security_type, t.security_result), (Some(1), None));
+        assert!(t.server_init.is_none());
     }
 
     #[test]

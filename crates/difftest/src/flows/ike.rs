@@ -377,12 +377,13 @@ fn ike(g: &mut Gen<'_>) -> Spec {
             }
             _ => {
                 if seen.chosen.is_empty() {
-                    let c = "ike.chosen_sa_attribute:alg_hash=2;".to_string();
+                    // IKEv2: the responder's transforms of `v2_sa`.
+                    let (n, v) = g.pick(&[("alg_enc", 12u32), ("alg_prf", 5), ("alg_auth", 12), ("alg_dh", 14)]);
                     (
-                        "ike.chosen_sa_attribute-v2".to_string(),
+                        format!("ike.chosen_sa_attribute-v2-{n}"),
                         Cond {
-                            hit: c.clone(),
-                            miss: c,
+                            hit: format!("ike.chosen_sa_attribute:{n}={v};"),
+                            miss: format!("ike.chosen_sa_attribute:{n}={};", v + 1),
                         },
                     )
                 } else {

@@ -34,7 +34,7 @@ fn version(st: &mut State, c: &Ctx<'_>) {
 }
 
 /// `snmp.pdu_type:N`: a plain decimal number only (Suricata 7.0.10 takes no
-/// comparison here).
+/// comparison here), its low 32 bits.
 fn pdu_type(st: &mut State, c: &Ctx<'_>) {
     let v = c.o.value.unwrap_or("");
     let n = tryv!(
@@ -43,6 +43,9 @@ fn pdu_type(st: &mut State, c: &Ctx<'_>) {
         c.kw,
         crate::values::decimal(v, u64::MAX).map_err(|e| format!("{}: {e}", c.def.name))
     );
+    // Suricata keeps the number's low 32 bits: `4294967296` is type 0 (found by the
+    // differential harness's `snmp` family).
+    let n = n & u64::from(u32::MAX);
     push_app(st, c, false, AppValue::Ints(vec![crate::ast::IntCmp::Eq(n)]));
 }
 
