@@ -103,12 +103,18 @@ impl Transaction for RfbTx {
     }
 
     /// `rfb.sectype` (the security type in use) and `rfb.secresult` (`ok`, `fail`,
-    /// `toomany` or `unknown`); no match before the handshake gets there.
+    /// `toomany` or `unknown`), once the transaction is complete, as Suricata 7.0.10
+    /// registers them; a type the parser does not follow reads as 0 there (found by the
+    /// differential harness's `rfb` family).
     fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+        if !self.complete {
+            return false;
+        }
         match (opt.name, &opt.value) {
-            ("rfb.sectype", rules::AppValue::Ints(v)) => self
-                .security_type
-                .is_some_and(|t| v.iter().any(|c| c.matches(u64::from(t))) != opt.negated),
+            ("rfb.sectype", rules::AppValue::Ints(v)) => {
+                let t = self.security_type.filter(|t| matches!(t, 1 | 2)).unwrap_or(0);
+                v.iter().any(|c| c.matches(u64::from(t))) != opt.negated
+            }
             ("rfb.secresult", rules::AppValue::Text(want)) => {
                 self.security_result.is_some_and(|r| {
                     super::log::result_name(r).eq_ignore_ascii_case(want) != opt.negated

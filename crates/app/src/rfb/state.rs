@@ -32,7 +32,7 @@ pub struct RfbTx {
     pub shared: Option<bool>,
     /// ServerInit: framebuffer width, height, pixel format and desktop name.
     pub server_init: Option<(u16, u16, PixelFormat, Vec<u8>)>,
-    /// ServerInit was read.
+    /// ServerInit was read, or a security type the parser does not follow was chosen.
     pub complete: bool,
 }
 
@@ -349,8 +349,10 @@ impl RfbState {
             // waits for ClientInit (a 3.8 server's result then confuses it).
             1 => Step::ClientInit,
             2 => Step::Challenge,
+            // Suricata 7.0.10 skips the rest and counts the transaction complete.
             _ => {
                 self.raise(ctx, super::UNIMPLEMENTED_SECURITY_TYPE);
+                self.tx.complete = true;
                 Step::Done
             }
         };

@@ -2,7 +2,7 @@
 //! one or two segments): an AS-REQ or TGS-REQ (client name, realm, service name with one
 //! to three components, requested encryption types) answered by an AS-REP/TGS-REP (the
 //! ticket and the reply's encrypted part each with an encryption type, weak or strong)
-//! or a KRB-ERROR (error codes from 0 to the usual ones and a large one). The rule takes
+//! or a KRB-ERROR (error codes from 0 to the usual ones and 999, the largest a rule takes). The rule takes
 //! one or two of `krb5_msg_type`, `krb5_err_code` (exact, one off, and forms Suricata
 //! refuses), `krb5.ticket_encryption` (`weak`, `!weak`, names and numbers, lists),
 //! `app-layer-event:krb5.weak_encryption`, or a condition on the multi-buffers
@@ -177,7 +177,7 @@ fn krb5(g: &mut Gen<'_>) -> Spec {
         2 => 24,
         3 => 25,
         4 => 68,
-        5 => 2_147_483_647,
+        5 => 999,
         _ => 7,
     };
     let tkt = ETYPES[g.size(0, ETYPES.len() - 1)];
@@ -246,10 +246,13 @@ fn krb5(g: &mut Gen<'_>) -> Spec {
             }
             1 => {
                 let c = if is_error { code } else { 0 };
-                let miss = if c == i32::MAX { c - 1 } else { c + 1 };
+                let miss = if c == 999 { c - 1 } else { c + 1 };
+                // Suricata takes plain numbers of up to three characters: `>N`,
+                // `1000` and `0NN` are refused (a check of acceptance).
                 let (h, m) = match g.size(0, 6) {
                     0 => (format!(">{}", c.max(1) - 1), format!(">{c}")),
-                    1 => (format!("{c}"), format!("{}", 1u64 << 31)),
+                    1 => (format!("{c}"), "1000".to_string()),
+                    2 => (format!("{c}"), format!("0{miss}")),
                     _ => (format!("{c}"), format!("{miss}")),
                 };
                 (
