@@ -113,6 +113,16 @@ impl Transaction for Krb5Tx {
     /// `krb5_msg_type` (the message type), `krb5_err_code` (an error's code; no
     /// match on other messages) and `krb5.ticket_encryption` (a reply's ticket
     /// encryption: weak or not, or one of a list of types).
+    /// `app-layer-event:krb5.*` holds on the transaction that has the event, in its
+    /// direction (a to-server rule never sees a reply's weak encryption: found by the
+    /// differential harness's `krb5` family).
+    fn tx_events(&self, dir: Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+        if dir == self.dir {
+            self.events.each(EVENTS, f);
+        }
+        true
+    }
+
     fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
         if dir != self.dir {
             return false;

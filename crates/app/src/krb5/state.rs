@@ -23,6 +23,9 @@ pub struct Krb5Tx {
     pub msg: Krb5Message,
     /// For an error: the type of the flow's last request.
     pub failed_request: Option<u32>,
+    /// Its own events, as Suricata 7.0.10 keeps them per transaction: weak encryption
+    /// of a reply, a malformed message that came after it.
+    pub events: Events,
 }
 
 /// One TCP direction: the record being read.
@@ -95,6 +98,9 @@ impl Krb5State {
             Parsed::Other => return true,
             Parsed::Malformed => {
                 self.raise(ctx, super::MALFORMED_DATA, None);
+                if let Some(t) = self.txs.back_mut() {
+                    t.events.raise(super::MALFORMED_DATA);
+                }
                 ctx.counters.incr(self.error_counter());
                 return false;
             }
@@ -107,8 +113,10 @@ impl Krb5State {
         if matches!(msg.msg_type, parser::AS_REQ | parser::TGS_REQ) {
             self.last_request = Some(msg.msg_type);
         }
+        let mut events = Events::default();
         if msg.etype.is_some_and(parser::weak_etype) {
             self.raise(ctx, super::WEAK_ENCRYPTION, Some(id));
+            events.raise(super::WEAK_ENCRYPTION);
         }
         ctx.counters.incr(match self.transport {
             Transport::Tcp => Counter::TxKrb5Tcp,
@@ -123,6 +131,7 @@ impl Krb5State {
             dir,
             msg,
             failed_request,
+            events,
         });
         true
     }

@@ -32,7 +32,8 @@ pub struct RfbTx {
     pub shared: Option<bool>,
     /// ServerInit: framebuffer width, height, pixel format and desktop name.
     pub server_init: Option<(u16, u16, PixelFormat, Vec<u8>)>,
-    /// ServerInit was read, or a security type the parser does not follow was chosen.
+    /// ServerInit was read, a security type the parser does not follow was chosen, or
+    /// bytes of the wrong side confused the parser.
     pub complete: bool,
 }
 
@@ -149,10 +150,11 @@ impl RfbState {
         b.extend_from_slice(data);
         // Suricata 7.0.10 keeps one state for both directions: bytes of the side the
         // handshake is not waiting for confuse it (`rfb.confused_state`) and stop the
-        // parser, e.g. the server's security result after "None" (found by the
-        // differential harness's `rfb` family).
+        // parser, e.g. the server's security result after "None"; the transaction then
+        // counts as complete (found by the differential harness's `rfb` family).
         if self.waits_for().is_some_and(|w| w != dir) {
             self.failed = true;
+            self.tx.complete = true;
             self.raise(ctx, super::CONFUSED_STATE);
             ctx.counters.incr(Counter::ErrorRfb);
             return;
@@ -408,7 +410,7 @@ mod tests {
         s.parse(&mut ctx, c, &[1]);
         let t = s.tx().unwrap();
         assert_eq!((t.security_type, t.security_result), (Some(1), None));
-        assert!(t.server_init.is_none());
+        assert!(t.server_init.is_none() && t.complete);
     }
 
     #[test]

@@ -44,11 +44,12 @@ pub const KRB5: Family = Family {
     make: krb5,
 };
 
-/// Encryption types: (number, name as Suricata writes it, weak).
+/// Encryption types: (number, name as Suricata writes it, weak: all but AES and
+/// Camellia, as Suricata counts them).
 const ETYPES: &[(i32, &str, bool)] = &[
     (1, "des-cbc-crc", true),
     (3, "des-cbc-md5", true),
-    (16, "des3-cbc-sha1-kd", false),
+    (16, "des3-cbc-sha1-kd", true),
     (17, "aes128-cts-hmac-sha1-96", false),
     (18, "aes256-cts-hmac-sha1-96", false),
     (23, "rc4-hmac", true),
