@@ -11,11 +11,13 @@ use crate::flow::AppState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
 
-/// IKE's inspection buffers: the SPIs (as hex text), the vendor IDs (hex text, one
-/// each), and the key exchange data and nonce of the side sending.
+/// IKE's inspection buffers: the SPIs (as hex text; the initiator's to the server, the
+/// responder's to the client, the sides Suricata 7.0.10 registers them for), the vendor
+/// IDs (hex text, one each), and the key exchange data and nonce of the side sending
+/// (none when empty).
 pub(crate) static BUFFERS: &[BufferDef] = &[
-    BufferDef::new("ike.init_spi", None),
-    BufferDef::new("ike.resp_spi", None),
+    BufferDef::new("ike.init_spi", Some(Direction::ToServer)),
+    BufferDef::new("ike.resp_spi", Some(Direction::ToClient)),
     BufferDef::new("ike.vendor", None).multi(),
     BufferDef::new("ike.key_exchange_payload", None),
     BufferDef::new("ike.nonce_payload", None),
@@ -159,12 +161,12 @@ impl Transaction for IkeTx {
             1 => f(hex(&self.hdr.resp_spi).as_bytes()),
             2 => self.vendor_ids.iter().for_each(|v| f(hex(v).as_bytes())),
             3 => {
-                if let Some(k) = &self.side(dir).key_exchange {
+                if let Some(k) = self.side(dir).key_exchange.as_ref().filter(|k| !k.is_empty()) {
                     f(k)
                 }
             }
             4 => {
-                if let Some(n) = &self.side(dir).nonce {
+                if let Some(n) = self.side(dir).nonce.as_ref().filter(|n| !n.is_empty()) {
                     f(n)
                 }
             }
@@ -200,7 +202,10 @@ impl Transaction for IkeTx {
             }
             (rules::AppValue::Ints(v), name) => {
                 let side = self.side(dir);
-                let len = |b: &Option<std::sync::Arc<[u8]>>| b.as_ref().map(|b| b.len() as u64);
+                // An empty payload counts as none, as Suricata 7.0.10 reads it.
+                let len = |b: &Option<std::sync::Arc<[u8]>>| {
+                    b.as_ref().filter(|b| !b.is_empty()).map(|b| b.len() as u64)
+                };
                 let value = match name {
                     "ike.exchtype" => Some(u64::from(self.hdr.exchange_type)),
                     "ike.nonce_payload_length" => len(&side.nonce),

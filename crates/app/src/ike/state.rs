@@ -322,6 +322,23 @@ mod tests {
         assert_eq!((seen(t[0], Direction::ToServer), seen(t[0], Direction::ToClient)), (1, 0));
     }
 
+    /// An initiator SPI of zeros is not a non-ESP marker: the message is IKE (as
+    /// Suricata 7.0.10 detects and parses it).
+    #[test]
+    fn a_zero_initiator_spi_is_a_message() {
+        let mut m = SA_INIT.to_vec();
+        m[..8].fill(0);
+        assert!(matches!(
+            super::super::probe_udp(Direction::ToServer, &m),
+            crate::detect::Probe::Match(_)
+        ));
+        let mut ctx = AppCtx::default();
+        let mut s = IkeState::default();
+        assert!(s.message(&mut ctx, Direction::ToServer, &m));
+        let t = s.txs().next().unwrap();
+        assert_eq!((t.hdr.init_spi, t.proposals.len()), ([0; 8], 1));
+    }
+
     #[test]
     fn bad_messages() {
         let mut ctx = AppCtx::default();
