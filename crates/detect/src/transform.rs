@@ -25,8 +25,7 @@ pub(crate) enum Xform {
 }
 
 /// A compiled `pcrexform`: its one capture group replaces the buffer when the regex
-/// matches and the capture is not empty; the buffer is left as it is otherwise (as in
-/// Suricata 7.0.10).
+/// matches; the buffer is left as it is otherwise (as in Suricata 7.0.10).
 #[derive(Debug, Clone)]
 pub(crate) struct PcreX {
     source: String,
@@ -162,12 +161,11 @@ fn one(x: &Xform, b: &[u8], o: &mut Vec<u8>) {
                 }
             }
         }
-        // An empty (or unset) capture leaves the buffer as it is too, as in Suricata
-        // 7.0.10 (found by the differential harness's `xchain` family).
+        // An empty capture empties the buffer: Suricata 7.0.10 does so once the
+        // transform's inspection buffer has been allocated in the thread, and keeps the
+        // buffer as it is before (tests/parity/KNOWN_DIFFERENCES.md, `xchain/pcrexform-empty`).
         Xform::Pcre(p) => match p.re.captures(b) {
-            Ok(Some(c)) if c.get(1).is_some_and(|m| !m.as_bytes().is_empty()) => {
-                o.extend_from_slice(c.get(1).map_or(&[][..], |m| m.as_bytes()))
-            }
+            Ok(Some(c)) => o.extend_from_slice(c.get(1).map_or(&[][..], |m| m.as_bytes())),
             _ => o.extend_from_slice(b),
         },
     }
@@ -248,9 +246,9 @@ mod tests {
         // No match: the buffer is kept.
         assert_eq!(run(std::slice::from_ref(&p), b"/p?b=2"), b"/p?b=2");
         assert_eq!(run(&[p, Xform::Upper], b"a=x"), b"X");
-        // An empty capture: the buffer is kept.
+        // An empty capture: an empty buffer.
         let e = x(Transform::PcreXform("xny(.*)".into()));
-        assert_eq!(run(std::slice::from_ref(&e), b"sid=xny"), b"sid=xny");
+        assert_eq!(run(std::slice::from_ref(&e), b"sid=xny"), b"");
         assert!(compile(&Transform::PcreXform("(a)(b)".into())).is_err());
         assert!(compile(&Transform::PcreXform("ab".into())).is_err());
         assert!(compile(&Transform::PcreXform("(".into())).is_err());
