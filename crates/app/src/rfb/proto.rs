@@ -115,8 +115,10 @@ impl Transaction for RfbTx {
                 let t = self.security_type.filter(|t| matches!(t, 1 | 2)).unwrap_or(0);
                 v.iter().any(|c| c.matches(u64::from(t))) != opt.negated
             }
+            // A result other than OK or failed completes the transaction but is not
+            // matched (`toomany` holds on none in Suricata 7.0.10).
             ("rfb.secresult", rules::AppValue::Text(want)) => {
-                self.security_result.is_some_and(|r| {
+                self.security_result.filter(|&r| r <= 1).is_some_and(|r| {
                     super::log::result_name(r).eq_ignore_ascii_case(want) != opt.negated
                 })
             }

@@ -32,8 +32,9 @@ pub struct RfbTx {
     pub shared: Option<bool>,
     /// ServerInit: framebuffer width, height, pixel format and desktop name.
     pub server_init: Option<(u16, u16, PixelFormat, Vec<u8>)>,
-    /// ServerInit was read, a security type the parser does not follow was chosen, or
-    /// bytes of the wrong side confused the parser.
+    /// ServerInit was read, the server named a security type the parser does not
+    /// follow, the security result was not OK or failed, or bytes of the wrong side
+    /// confused the parser.
     pub complete: bool,
 }
 
@@ -243,7 +244,7 @@ impl RfbState {
                     return Some(false);
                 };
                 let t = be32(&b);
-                self.choose(ctx, t);
+                self.choose(ctx, t, true);
             }
             Step::SecurityTypes => {
                 let Some(&[n]) = self.peek(S, 1) else {
@@ -262,7 +263,7 @@ impl RfbState {
                 let Some(b) = self.take(C, 1) else {
                     return Some(false);
                 };
-                self.choose(ctx, u32::from(b[0]));
+                self.choose(ctx, u32::from(b[0]), false);
             }
             Step::FailureReason => {
                 let Some(l) = self.peek(S, 4) else {
@@ -303,9 +304,16 @@ impl RfbState {
                 self.step = match r {
                     0 => Step::ClientInit,
                     1 if self.v38() => Step::FailureReason,
-                    1 | 2 => Step::Done,
+                    1 => Step::Done,
+                    // "Too many attempts" and unknown results complete the transaction
+                    // (found by the differential harness's `rfb` family).
+                    2 => {
+                        self.tx.complete = true;
+                        Step::Done
+                    }
                     _ => {
                         self.raise(ctx, super::UNKNOWN_SECURITY_RESULT);
+                        self.tx.complete = true;
                         Step::Done
                     }
                 };
@@ -341,7 +349,7 @@ impl RfbState {
     /// The security type in use: 0 (the server refuses: a reason follows), 1 (none),
     /// 2 (VNC authentication); any other one stops the parser
     /// (`rfb.unimplemented_security_type`).
-    fn choose(&mut self, ctx: &mut AppCtx, t: u32) {
+    fn choose(&mut self, ctx: &mut AppCtx, t: u32, by_server: bool) {
         if t != 0 {
             self.tx.security_type = Some(t);
         }
@@ -351,10 +359,11 @@ impl RfbState {
             // waits for ClientInit (a 3.8 server's result then confuses it).
             1 => Step::ClientInit,
             2 => Step::Challenge,
-            // Suricata 7.0.10 skips the rest and counts the transaction complete.
+            // Suricata 7.0.10 skips the rest; the transaction counts as complete when
+            // the server named the type (3.3), not when the client chose it.
             _ => {
                 self.raise(ctx, super::UNIMPLEMENTED_SECURITY_TYPE);
-                self.tx.complete = true;
+                self.tx.complete = by_server;
                 Step::Done
             }
         };
