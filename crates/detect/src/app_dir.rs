@@ -14,8 +14,7 @@ use crate::sig::{failed, Refusal};
 /// buffer but `http2.header_name` and `mqtt.subscribe.topic`, which Suricata 7.0.10
 /// loads with `flow:to_client` (each request buffer checked with `suricata -T`).
 pub(crate) fn request_only(name: &str, dir: app::Direction) -> bool {
-    dir == app::Direction::ToServer
-        && !matches!(name, "http2.header_name" | "mqtt.subscribe.topic")
+    dir == app::Direction::ToServer && !matches!(name, "http2.header_name" | "mqtt.subscribe.topic")
 }
 
 /// The one side Suricata 7.0.10 registers buffer `name` for where Osprey inspects it on
@@ -93,9 +92,7 @@ mod tests {
     #[test]
     fn one_sided_protocol_keywords() {
         let r = |proto: &str, opts: &str| {
-            refused(&format!(
-                "alert {proto} any any -> any any ({opts} sid:1;)"
-            ))
+            refused(&format!("alert {proto} any any -> any any ({opts} sid:1;)"))
         };
         // As `suricata -T` answers.
         assert!(r("rfb", "flow:to_client; rfb.sectype:2;"));
@@ -104,10 +101,16 @@ mod tests {
         assert!(r("rfb", "rfb.sectype:2; rfb.secresult:ok;"));
         assert!(!r("rfb", "rfb.secresult:ok; rfb.name; content:\"x\";"));
         assert!(r("krb5", "flow:to_server; krb5.ticket_encryption:weak;"));
-        assert!(r("ike", "flow:to_server; ike.chosen_sa_attribute:alg_hash=2;"));
+        assert!(r(
+            "ike",
+            "flow:to_server; ike.chosen_sa_attribute:alg_hash=2;"
+        ));
         assert!(r("ike", "flow:to_client; ike.init_spi; content:\"a\";"));
         assert!(r("ike", "flow:to_server; ike.resp_spi; content:\"a\";"));
-        assert!(!r("ike", "flow:to_client; ike.nonce_payload; content:\"a\";"));
+        assert!(!r(
+            "ike",
+            "flow:to_client; ike.nonce_payload; content:\"a\";"
+        ));
         assert!(!r("rfb", "flow:to_server; rfb.sectype:2;"));
     }
 

@@ -161,7 +161,12 @@ impl Transaction for IkeTx {
             1 => f(hex(&self.hdr.resp_spi).as_bytes()),
             2 => self.vendor_ids.iter().for_each(|v| f(hex(v).as_bytes())),
             3 => {
-                if let Some(k) = self.side(dir).key_exchange.as_ref().filter(|k| !k.is_empty()) {
+                if let Some(k) = self
+                    .side(dir)
+                    .key_exchange
+                    .as_ref()
+                    .filter(|k| !k.is_empty())
+                {
                     f(k)
                 }
             }
@@ -188,7 +193,10 @@ impl Transaction for IkeTx {
             (rules::AppValue::Named { name, cmp }, "ike.chosen_sa_attribute") => {
                 let carries_sa = !v1
                     || (self.dir == Direction::ToClient
-                        && self.payload_types.iter().any(|t| t == "SecurityAssociation"));
+                        && self
+                            .payload_types
+                            .iter()
+                            .any(|t| t == "SecurityAssociation"));
                 (
                     self.chosen_attribute(name).filter(|_| carries_sa),
                     std::slice::from_ref(cmp),

@@ -310,7 +310,10 @@ mod tests {
                 cmp: rules::IntCmp::Eq(hash),
             },
         };
-        let hits: Vec<bool> = t.iter().map(|x| x.check(&opt, Direction::ToClient)).collect();
+        let hits: Vec<bool> = t
+            .iter()
+            .map(|x| x.check(&opt, Direction::ToClient))
+            .collect();
         assert_eq!(hits, [false, true, false, false]);
         assert!(!t[1].check(&opt, Direction::ToServer));
         let spi = crate::BufferId::of(crate::AppProto::Ike, "ike.init_spi").unwrap();
@@ -319,7 +322,13 @@ mod tests {
             x.buffers(spi, d, &mut |_| n += 1);
             n
         };
-        assert_eq!((seen(t[0], Direction::ToServer), seen(t[0], Direction::ToClient)), (1, 0));
+        assert_eq!(
+            (
+                seen(t[0], Direction::ToServer),
+                seen(t[0], Direction::ToClient)
+            ),
+            (1, 0)
+        );
     }
 
     /// An initiator SPI of zeros is not a non-ESP marker: the message is IKE (as

@@ -112,7 +112,10 @@ impl Transaction for RfbTx {
         }
         match (opt.name, &opt.value) {
             ("rfb.sectype", rules::AppValue::Ints(v)) => {
-                let t = self.security_type.filter(|t| matches!(t, 1 | 2)).unwrap_or(0);
+                let t = self
+                    .security_type
+                    .filter(|t| matches!(t, 1 | 2))
+                    .unwrap_or(0);
                 v.iter().any(|c| c.matches(u64::from(t))) != opt.negated
             }
             // A result other than OK or failed completes the transaction but is not

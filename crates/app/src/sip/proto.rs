@@ -166,7 +166,11 @@ mod tests {
     fn the_protocol_buffer_is_the_inspected_direction_s_message() {
         let mut ctx = AppCtx::default();
         let mut s = SipState::default();
-        s.datagram(&mut ctx, Direction::ToServer, b"BYE sip:a@b SIP/2.0\r\n\r\n");
+        s.datagram(
+            &mut ctx,
+            Direction::ToServer,
+            b"BYE sip:a@b SIP/2.0\r\n\r\n",
+        );
         s.datagram(&mut ctx, Direction::ToClient, b"SIP/2.0 200 OK\r\n\r\n");
         let proto = BufferId::of(AppProto::Sip, "sip.protocol").unwrap();
         let seen = |t: &SipTx, d| {

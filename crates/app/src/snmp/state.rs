@@ -108,6 +108,9 @@ mod tests {
             tx.buffers(community, d, &mut |_| n += 1);
             n
         };
-        assert_eq!((seen(Direction::ToServer), seen(Direction::ToClient)), (1, 0));
+        assert_eq!(
+            (seen(Direction::ToServer), seen(Direction::ToClient)),
+            (1, 0)
+        );
     }
 }

@@ -124,7 +124,12 @@ mod tests {
             rng: &mut rng,
             index: 0,
         };
-        for (v, max) in [(0u64, 255u64), (255, 255), (7, 255), (u64::from(u32::MAX), u64::from(u32::MAX))] {
+        for (v, max) in [
+            (0u64, 255u64),
+            (255, 255),
+            (7, 255),
+            (u64::from(u32::MAX), u64::from(u32::MAX)),
+        ] {
             for _ in 0..40 {
                 let (_, c) = uint_cond(&mut g, "k", v, max);
                 assert_ne!(c.hit, c.miss);

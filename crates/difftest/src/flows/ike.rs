@@ -65,7 +65,13 @@ fn payload(next: u8, body: &[u8]) -> Vec<u8> {
 }
 
 /// A message: header and payloads (each `(type, body)`), the next-payload chain filled.
-fn message(spis: ([u8; 8], [u8; 8]), version: u8, exch: u8, flags: u8, pls: &[(u8, Vec<u8>)]) -> Vec<u8> {
+fn message(
+    spis: ([u8; 8], [u8; 8]),
+    version: u8,
+    exch: u8,
+    flags: u8,
+    pls: &[(u8, Vec<u8>)],
+) -> Vec<u8> {
     let mut body = Vec::new();
     for (i, (_, b)) in pls.iter().enumerate() {
         let next = pls.get(i + 1).map_or(0, |p| p.0);
@@ -235,7 +241,12 @@ fn exchange(g: &mut Gen<'_>, f: &mut Flow) -> (Seen, Vec<u8>, &'static str) {
     if kind == "aggressive" {
         seen.exch = 4;
         let id = (5u8, vec![1, 17, 1, 244, 10, 0, 0, 1]);
-        let mut pls = vec![(1u8, v1_sa(&ts)), (4, cke.clone()), (10, cn.clone()), id.clone()];
+        let mut pls = vec![
+            (1u8, v1_sa(&ts)),
+            (4, cke.clone()),
+            (10, cn.clone()),
+            id.clone(),
+        ];
         pls.extend(vids);
         first = message((ispi, [0; 8]), 0x10, 4, 0, &pls);
         f.udp(true, &first);
@@ -253,17 +264,26 @@ fn exchange(g: &mut Gen<'_>, f: &mut Flow) -> (Seen, Vec<u8>, &'static str) {
     pls.extend(vids);
     first = message((ispi, [0; 8]), 0x10, 2, 0, &pls);
     f.udp(true, &first);
-    f.udp(false, &message((ispi, rspi), 0x10, 2, 0, &[(1u8, v1_sa(&[chosen_t]))]));
+    f.udp(
+        false,
+        &message((ispi, rspi), 0x10, 2, 0, &[(1u8, v1_sa(&[chosen_t]))]),
+    );
     // Message 3 and 4: KE and nonce, a side's now and then left out.
     let send3 = g.chance(0.9);
     if send3 {
-        f.udp(true, &message((ispi, rspi), 0x10, 2, 0, &[(4, cke), (10, cn)]));
+        f.udp(
+            true,
+            &message((ispi, rspi), 0x10, 2, 0, &[(4, cke), (10, cn)]),
+        );
     } else {
         seen.ke[0] = None;
         seen.nonce[0] = None;
     }
     if send3 && g.chance(0.9) {
-        f.udp(false, &message((ispi, rspi), 0x10, 2, 0, &[(4, ske), (10, sn)]));
+        f.udp(
+            false,
+            &message((ispi, rspi), 0x10, 2, 0, &[(4, ske), (10, sn)]),
+        );
     } else {
         seen.ke[1] = None;
         seen.nonce[1] = None;
@@ -378,7 +398,12 @@ fn ike(g: &mut Gen<'_>) -> Spec {
             _ => {
                 if seen.chosen.is_empty() {
                     // IKEv2: the responder's transforms of `v2_sa`.
-                    let (n, v) = g.pick(&[("alg_enc", 12u32), ("alg_prf", 5), ("alg_auth", 12), ("alg_dh", 14)]);
+                    let (n, v) = g.pick(&[
+                        ("alg_enc", 12u32),
+                        ("alg_prf", 5),
+                        ("alg_auth", 12),
+                        ("alg_dh", 14),
+                    ]);
                     (
                         format!("ike.chosen_sa_attribute-v2-{n}"),
                         Cond {
@@ -420,9 +445,18 @@ mod tests {
 
     #[test]
     fn headers_chain_payloads_and_count_the_length() {
-        let m = message(([1; 8], [0; 8]), 0x10, 2, 0, &[(1, vec![9; 4]), (13, vec![7; 8])]);
+        let m = message(
+            ([1; 8], [0; 8]),
+            0x10,
+            2,
+            0,
+            &[(1, vec![9; 4]), (13, vec![7; 8])],
+        );
         assert_eq!(m[16], 1);
-        assert_eq!(u32::from_be_bytes([m[24], m[25], m[26], m[27]]) as usize, m.len());
+        assert_eq!(
+            u32::from_be_bytes([m[24], m[25], m[26], m[27]]) as usize,
+            m.len()
+        );
         assert_eq!(&m[28..32], &[13, 0, 0, 8]);
         assert_eq!(&m[36..40], &[0, 0, 0, 12]);
     }

@@ -92,7 +92,13 @@ fn enc(etype: i32, n: usize) -> Vec<u8> {
 const TIME: &[u8] = b"20370913024805Z";
 
 /// An AS-REQ (`tgs` false) or TGS-REQ.
-fn request(tgs: bool, cname: &[Vec<u8>], realm: &[u8], sname: &[Vec<u8>], etypes: &[i32]) -> Vec<u8> {
+fn request(
+    tgs: bool,
+    cname: &[Vec<u8>],
+    realm: &[u8],
+    sname: &[Vec<u8>],
+    etypes: &[i32],
+) -> Vec<u8> {
     let et: Vec<Vec<u8>> = etypes.iter().map(|&e| int32(e)).collect();
     let mut body = vec![ctx(0, tlv(0x03, &[0, 0x40, 0x81, 0, 0x10]))];
     if !tgs {
@@ -109,7 +115,14 @@ fn request(tgs: bool, cname: &[Vec<u8>], realm: &[u8], sname: &[Vec<u8>], etypes
 }
 
 /// An AS-REP or TGS-REP: the ticket's and the encrypted part's encryption types.
-fn reply(tgs: bool, cname: &[Vec<u8>], realm: &[u8], sname: &[Vec<u8>], tkt: i32, part: i32) -> Vec<u8> {
+fn reply(
+    tgs: bool,
+    cname: &[Vec<u8>],
+    realm: &[u8],
+    sname: &[Vec<u8>],
+    tkt: i32,
+    part: i32,
+) -> Vec<u8> {
     let ticket = tlv(
         0x61,
         &seq(&[
@@ -298,7 +311,11 @@ fn krb5(g: &mut Gen<'_>) -> Spec {
                 (
                     format!(
                         "weak_encryption-{}",
-                        if !is_error && part.2 { "weak" } else { "strong" }
+                        if !is_error && part.2 {
+                            "weak"
+                        } else {
+                            "strong"
+                        }
                     ),
                     Cond {
                         hit: c.clone(),
@@ -333,7 +350,13 @@ fn krb5(g: &mut Gen<'_>) -> Spec {
         conds[0].0,
         if side_client { "client" } else { "server" },
         if tcp { "tcp" } else { "udp" },
-        if is_error { "error" } else if tgs { "tgs" } else { "as" }
+        if is_error {
+            "error"
+        } else if tgs {
+            "tgs"
+        } else {
+            "as"
+        }
     );
     let rproto = g.pick(&["krb5", "krb5", if tcp { "tcp" } else { "udp" }]);
     let l4 = if tcp { L4::Tcp } else { L4::Udp };
@@ -355,11 +378,24 @@ mod tests {
 
     #[test]
     fn messages_parse_with_kerberos_parser_s_outer_tags() {
-        let r = request(false, &[b"bob".to_vec()], b"DT.TEST", &[b"krbtgt".to_vec()], &[18, 23]);
+        let r = request(
+            false,
+            &[b"bob".to_vec()],
+            b"DT.TEST",
+            &[b"krbtgt".to_vec()],
+            &[18, 23],
+        );
         assert_eq!(r[0], 0x6a);
         let e = error(25, b"DT.TEST", &[b"krbtgt".to_vec()]);
         assert_eq!(e[0], 0x7e);
-        let p = reply(true, &[b"bob".to_vec()], b"DT.TEST", &[b"host".to_vec()], 23, 18);
+        let p = reply(
+            true,
+            &[b"bob".to_vec()],
+            b"DT.TEST",
+            &[b"host".to_vec()],
+            23,
+            18,
+        );
         assert_eq!(p[0], 0x6d);
     }
 

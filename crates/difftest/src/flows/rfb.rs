@@ -177,9 +177,18 @@ fn rfb(g: &mut Gen<'_>) -> Spec {
                 let other = if r == 0 { g.pick(&[1u32, 2, 3]) } else { 0 };
                 let (h, m) = (word(r), word(other));
                 let up = g.chance(0.2);
-                let case = |w: &str| if up { w.to_ascii_uppercase() } else { w.to_string() };
+                let case = |w: &str| {
+                    if up {
+                        w.to_ascii_uppercase()
+                    } else {
+                        w.to_string()
+                    }
+                };
                 (
-                    format!("rfb.secresult-{}", if result.is_some() { h } else { "none" }),
+                    format!(
+                        "rfb.secresult-{}",
+                        if result.is_some() { h } else { "none" }
+                    ),
                     Cond {
                         hit: format!("rfb.secresult:{};", case(h)),
                         miss: format!("rfb.secresult:{};", case(m)),

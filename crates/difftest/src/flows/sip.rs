@@ -89,7 +89,10 @@ fn sip(g: &mut Gen<'_>) -> Spec {
         6 => ("603", String::new()),
         _ => {
             let n = g.size(2, 6);
-            ("603", format!("Decline {}", String::from_utf8_lossy(&g.needle(n))))
+            (
+                "603",
+                format!("Decline {}", String::from_utf8_lossy(&g.needle(n))),
+            )
         }
     };
     let call = String::from_utf8_lossy(&g.needle(10)).into_owned();

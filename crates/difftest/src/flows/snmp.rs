@@ -61,7 +61,10 @@ fn pdu(ty: u8, id: u32, value: Option<&[u8]>) -> Vec<u8> {
         .concat();
         return tlv(0xa4, &body);
     }
-    tlv(0xa0 | ty, &[int(u64::from(id)), int(0), int(0), binds].concat())
+    tlv(
+        0xa0 | ty,
+        &[int(u64::from(id)), int(0), int(0), binds].concat(),
+    )
 }
 
 /// A whole message of `version` (0, 1 or 3) with `community` (v1/v2c) or USM `user`.
@@ -108,7 +111,10 @@ fn snmp(g: &mut Gen<'_>) -> Spec {
         if version > 0 {
             tys.push(5);
         }
-        (g.pick(&tys), Some(if version == 3 && g.chance(0.3) { 8 } else { 2 }))
+        (
+            g.pick(&tys),
+            Some(if version == 3 && g.chance(0.3) { 8 } else { 2 }),
+        )
     };
     // A trap answered by nobody (v1) or an inform/trap2 answered with a response.
     let dport = if trap { 162 } else { 161 };
@@ -126,7 +132,11 @@ fn snmp(g: &mut Gen<'_>) -> Spec {
     } else {
         resp_ty.unwrap_or(2)
     };
-    let version_no = if version == 3 { 3u64 } else { u64::from(version) + 1 };
+    let version_no = if version == 3 {
+        3u64
+    } else {
+        u64::from(version) + 1
+    };
     let mut conds: Vec<(String, Cond)> = Vec::new();
     for _ in 0..g.size(1, 2) {
         let c = match g.size(0, 5) {

@@ -295,7 +295,8 @@ fn xchain(g: &mut Gen<'_>) -> Spec {
         out = t.apply(&out);
         // A capture that matched nothing: Suricata's result depends on its history
         // (tests/parity/KNOWN_DIFFERENCES.md, `xchain/pcrexform-empty`).
-        empty_capture |= matches!(t, T::Pcre(_, PcreKind::After(_))) && before > 0 && out.is_empty();
+        empty_capture |=
+            matches!(t, T::Pcre(_, PcreKind::After(_))) && before > 0 && out.is_empty();
         chain.push(t);
     }
     let hashed = chain.last().is_some_and(T::is_hash);
@@ -362,13 +363,22 @@ fn xchain(g: &mut Gen<'_>) -> Spec {
     let names: Vec<String> = chain
         .iter()
         .map(|t| match t {
-            T::Base(x) => x.text().trim_end_matches(';').split(':').next().unwrap_or("").to_string(),
-            T::Pcre(_, k) => format!("pcrexform.{}", match k {
-                PcreKind::First(_) => "first",
-                PcreKind::Last(_) => "last",
-                PcreKind::After(_) => "after",
-                PcreKind::NoMatch => "nomatch",
-            }),
+            T::Base(x) => x
+                .text()
+                .trim_end_matches(';')
+                .split(':')
+                .next()
+                .unwrap_or("")
+                .to_string(),
+            T::Pcre(_, k) => format!(
+                "pcrexform.{}",
+                match k {
+                    PcreKind::First(_) => "first",
+                    PcreKind::Last(_) => "last",
+                    PcreKind::After(_) => "after",
+                    PcreKind::NoMatch => "nomatch",
+                }
+            ),
             T::HeaderLower => "header_lowercase".into(),
             T::StripPseudo => "strip_pseudo_headers".into(),
             T::FromBase64 => "from_base64".into(),
@@ -376,7 +386,11 @@ fn xchain(g: &mut Gen<'_>) -> Spec {
         .collect();
     s.template = format!(
         "{}{}/{kw}/{op}",
-        if empty_capture { "pcrexform-empty/" } else { "" },
+        if empty_capture {
+            "pcrexform-empty/"
+        } else {
+            ""
+        },
         names.join("+")
     );
     let texts: String = chain.iter().map(|t| format!("{} ", t.text())).collect();

@@ -46,7 +46,12 @@ fn pdu_type(st: &mut State, c: &Ctx<'_>) {
     // Suricata keeps the number's low 32 bits: `4294967296` is type 0 (found by the
     // differential harness's `snmp` family).
     let n = n & u64::from(u32::MAX);
-    push_app(st, c, false, AppValue::Ints(vec![crate::ast::IntCmp::Eq(n)]));
+    push_app(
+        st,
+        c,
+        false,
+        AppValue::Ints(vec![crate::ast::IntCmp::Eq(n)]),
+    );
 }
 
 fn ints(st: &mut State, c: &Ctx<'_>) {
