@@ -19,12 +19,12 @@ pub(crate) fn request_only(name: &str, dir: app::Direction) -> bool {
 
 /// The one side Suricata 7.0.10 registers buffer `name` for where Osprey inspects it on
 /// both sides or on the other (its `suricata -T` refuses the other `flow:` direction
-/// with it): `ike.vendor` and `mqtt.publish.message` to the server (`krb5.cname`,
-/// `krb5.sname`, `ike.init_spi` and `ike.resp_spi` are buffers of one side, inspected
+/// with it): `mqtt.publish.message` to the server (`krb5.cname`, `krb5.sname`,
+/// `ike.vendor`, `ike.init_spi` and `ike.resp_spi` are buffers of one side, inspected
 /// there only). Only the rules accepted change, not what they inspect.
 pub(crate) fn suricata_side(name: &str) -> Option<app::Direction> {
     match name {
-        "ike.vendor" | "mqtt.publish.message" => Some(app::Direction::ToServer),
+        "mqtt.publish.message" => Some(app::Direction::ToServer),
         _ => None,
     }
 }

@@ -13,12 +13,12 @@ use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
 
 /// IKE's inspection buffers: the SPIs (as hex text; the initiator's to the server, the
 /// responder's to the client, the sides Suricata 7.0.10 registers them for), the vendor
-/// IDs (hex text, one each), and the key exchange data and nonce of the side sending
-/// (none when empty).
+/// IDs of the initiator's messages (hex text, one each), and the key exchange data and
+/// nonce of the message (none when empty).
 pub(crate) static BUFFERS: &[BufferDef] = &[
     BufferDef::new("ike.init_spi", Some(Direction::ToServer)),
     BufferDef::new("ike.resp_spi", Some(Direction::ToClient)),
-    BufferDef::new("ike.vendor", None).multi(),
+    BufferDef::new("ike.vendor", Some(Direction::ToServer)).multi(),
     BufferDef::new("ike.key_exchange_payload", None),
     BufferDef::new("ike.nonce_payload", None),
 ];
@@ -105,6 +105,22 @@ fn hex(b: &[u8]) -> String {
 }
 
 impl IkeTx {
+    /// The key exchange data or nonce (`get`) of the message itself, when it carries a
+    /// payload of type `kind` that is not empty: Suricata 7.0.10 reads a message's own
+    /// payloads, not what the flow learnt before (found by the differential harness's
+    /// `ike` family and `cli/tests/eve_issue24c.rs`).
+    fn own(
+        &self,
+        dir: Direction,
+        kind: &str,
+        get: fn(&super::state::Side) -> &Option<std::sync::Arc<[u8]>>,
+    ) -> Option<&[u8]> {
+        if !self.payload_types.iter().any(|t| t == kind) {
+            return None;
+        }
+        get(self.side(dir)).as_deref().filter(|b| !b.is_empty())
+    }
+
     /// The value of the chosen transform's attribute named `name` (`alg_hash`,
     /// `sa_key_length`, ...; IKEv2: `alg_enc`, `alg_auth`, `alg_prf`, `alg_dh`) as
     /// logged: what the flow knows when the message came.
@@ -161,17 +177,12 @@ impl Transaction for IkeTx {
             1 => f(hex(&self.hdr.resp_spi).as_bytes()),
             2 => self.vendor_ids.iter().for_each(|v| f(hex(v).as_bytes())),
             3 => {
-                if let Some(k) = self
-                    .side(dir)
-                    .key_exchange
-                    .as_ref()
-                    .filter(|k| !k.is_empty())
-                {
+                if let Some(k) = self.own(dir, "KeyExchange", |s| &s.key_exchange) {
                     f(k)
                 }
             }
             4 => {
-                if let Some(n) = self.side(dir).nonce.as_ref().filter(|n| !n.is_empty()) {
+                if let Some(n) = self.own(dir, "Nonce", |s| &s.nonce) {
                     f(n)
                 }
             }
@@ -209,15 +220,14 @@ impl Transaction for IkeTx {
                 return false
             }
             (rules::AppValue::Ints(v), name) => {
-                let side = self.side(dir);
-                // An empty payload counts as none, as Suricata 7.0.10 reads it.
-                let len = |b: &Option<std::sync::Arc<[u8]>>| {
-                    b.as_ref().filter(|b| !b.is_empty()).map(|b| b.len() as u64)
-                };
                 let value = match name {
                     "ike.exchtype" => Some(u64::from(self.hdr.exchange_type)),
-                    "ike.nonce_payload_length" => len(&side.nonce),
-                    "ike.key_exchange_payload_length" => len(&side.key_exchange),
+                    "ike.nonce_payload_length" => {
+                        self.own(dir, "Nonce", |s| &s.nonce).map(|b| b.len() as u64)
+                    }
+                    "ike.key_exchange_payload_length" => self
+                        .own(dir, "KeyExchange", |s| &s.key_exchange)
+                        .map(|b| b.len() as u64),
                     _ => return false,
                 };
                 (value, &v[..])
