@@ -11,25 +11,35 @@
 use crate::sig::{failed, Refusal};
 
 /// Whether `flow:to_client` refuses buffer `name` of direction `dir`: every request
-/// buffer but `http2.header_name`, `krb5.cname`, `krb5.sname` and
-/// `mqtt.subscribe.topic`, which Suricata 7.0.10 loads with `flow:to_client` (each
-/// request buffer checked with `suricata -T`).
+/// buffer but `http2.header_name` and `mqtt.subscribe.topic`, which Suricata 7.0.10
+/// loads with `flow:to_client` (each request buffer checked with `suricata -T`).
 pub(crate) fn request_only(name: &str, dir: app::Direction) -> bool {
-    dir == app::Direction::ToServer
-        && !matches!(
-            name,
-            "http2.header_name" | "krb5.cname" | "krb5.sname" | "mqtt.subscribe.topic"
-        )
+    dir == app::Direction::ToServer && !matches!(name, "http2.header_name" | "mqtt.subscribe.topic")
 }
 
 /// The one side Suricata 7.0.10 registers buffer `name` for where Osprey inspects it on
 /// both sides or on the other (its `suricata -T` refuses the other `flow:` direction
-/// with it): `ike.vendor` and `mqtt.publish.message` to the server, `krb5.cname` and
-/// `krb5.sname` to the client. Only the rules accepted change, not what they inspect.
+/// with it): `mqtt.publish.message` to the server (`krb5.cname`, `krb5.sname`,
+/// `ike.vendor`, `ike.init_spi` and `ike.resp_spi` are buffers of one side, inspected
+/// there only). Only the rules accepted change, not what they inspect.
 pub(crate) fn suricata_side(name: &str) -> Option<app::Direction> {
     match name {
-        "ike.vendor" | "mqtt.publish.message" => Some(app::Direction::ToServer),
-        "krb5.cname" | "krb5.sname" => Some(app::Direction::ToClient),
+        "mqtt.publish.message" => Some(app::Direction::ToServer),
+        _ => None,
+    }
+}
+
+/// The one side Suricata 7.0.10 registers protocol keyword `name` for (its `suricata
+/// -T` refuses the other `flow:` direction, and a rule mixing it with a keyword of the
+/// other side): `rfb.sectype` to the server, `rfb.secresult`, `krb5.ticket_encryption`
+/// and `ike.chosen_sa_attribute` to the client (found by the differential harness's
+/// `rfb`, `krb5` and `ike` families). A rule without `flow` inspects that side only.
+pub(crate) fn option_side(name: &str) -> Option<app::Direction> {
+    match name {
+        "rfb.sectype" => Some(app::Direction::ToServer),
+        "rfb.secresult" | "krb5.ticket_encryption" | "ike.chosen_sa_attribute" => {
+            Some(app::Direction::ToClient)
+        }
         _ => None,
     }
 }
@@ -77,6 +87,31 @@ mod tests {
         assert!(!r("mqtt", "mqtt.subscribe.topic"));
         assert!(!r("http", "http.response_header"));
         assert!(!r("http", "http2.header_name"));
+    }
+
+    #[test]
+    fn one_sided_protocol_keywords() {
+        let r = |proto: &str, opts: &str| {
+            refused(&format!("alert {proto} any any -> any any ({opts} sid:1;)"))
+        };
+        // As `suricata -T` answers.
+        assert!(r("rfb", "flow:to_client; rfb.sectype:2;"));
+        assert!(r("rfb", "flow:to_server; rfb.secresult:ok;"));
+        assert!(r("rfb", "rfb.sectype:2; rfb.name; content:\"x\";"));
+        assert!(r("rfb", "rfb.sectype:2; rfb.secresult:ok;"));
+        assert!(!r("rfb", "rfb.secresult:ok; rfb.name; content:\"x\";"));
+        assert!(r("krb5", "flow:to_server; krb5.ticket_encryption:weak;"));
+        assert!(r(
+            "ike",
+            "flow:to_server; ike.chosen_sa_attribute:alg_hash=2;"
+        ));
+        assert!(r("ike", "flow:to_client; ike.init_spi; content:\"a\";"));
+        assert!(r("ike", "flow:to_server; ike.resp_spi; content:\"a\";"));
+        assert!(!r(
+            "ike",
+            "flow:to_client; ike.nonce_payload; content:\"a\";"
+        ));
+        assert!(!r("rfb", "flow:to_server; rfb.sectype:2;"));
     }
 
     #[test]

@@ -635,7 +635,9 @@ pub(crate) fn compile(
     // Protocol keywords of one direction (`mqtt.qos` to the server ...) count as its
     // buffers do.
     for o in &sig.tx_opts {
-        if let Some(d) = app::mqtt::option_direction(o.name) {
+        if let Some(d) =
+            app::mqtt::option_direction(o.name).or_else(|| crate::app_dir::option_side(o.name))
+        {
             match app_dirs {
                 Some(x) if x != d => return Err(crate::app_dir::conflicting(o.name)),
                 _ => app_dirs = Some(d),

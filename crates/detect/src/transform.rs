@@ -161,6 +161,9 @@ fn one(x: &Xform, b: &[u8], o: &mut Vec<u8>) {
                 }
             }
         }
+        // An empty capture empties the buffer: Suricata 7.0.10 does so once the
+        // transform's inspection buffer has been allocated in the thread, and keeps the
+        // buffer as it is before (tests/parity/KNOWN_DIFFERENCES.md, `xchain/pcrexform-empty`).
         Xform::Pcre(p) => match p.re.captures(b) {
             Ok(Some(c)) => o.extend_from_slice(c.get(1).map_or(&[][..], |m| m.as_bytes())),
             _ => o.extend_from_slice(b),
@@ -243,6 +246,9 @@ mod tests {
         // No match: the buffer is kept.
         assert_eq!(run(std::slice::from_ref(&p), b"/p?b=2"), b"/p?b=2");
         assert_eq!(run(&[p, Xform::Upper], b"a=x"), b"X");
+        // An empty capture: an empty buffer.
+        let e = x(Transform::PcreXform("xny(.*)".into()));
+        assert_eq!(run(std::slice::from_ref(&e), b"sid=xny"), b"");
         assert!(compile(&Transform::PcreXform("(a)(b)".into())).is_err());
         assert!(compile(&Transform::PcreXform("ab".into())).is_err());
         assert!(compile(&Transform::PcreXform("(".into())).is_err());

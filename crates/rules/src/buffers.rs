@@ -164,12 +164,18 @@ impl Buffer {
     /// the same buffer (Suricata 7's multiple buffer matching:
     /// `http.request_header; content:"Host: "; http.request_header; content:"Accept: ";`
     /// matches two different headers). Checked against Suricata 7.0.10 for these
-    /// buffers (`cli/tests/keywords_request_header.rs`); the other multi-buffers still
-    /// gather every use of their keyword in one list.
+    /// buffers (`cli/tests/keywords_request_header.rs`) and for `krb5.cname`/`krb5.sname`
+    /// (`sname; content:"krbtgt"; sname; isdataat:6;` matches `krbtgt/DT.TEST`: found by
+    /// the differential harness's `krb5` family); the other multi-buffers still gather
+    /// every use of their keyword in one list.
     pub fn list_per_keyword(self) -> bool {
         matches!(
             self,
-            Buffer::HttpRequestHeader | Buffer::HttpResponseHeader | Buffer::Http2HeaderName
+            Buffer::HttpRequestHeader
+                | Buffer::HttpResponseHeader
+                | Buffer::Http2HeaderName
+                | Buffer::Krb5Cname
+                | Buffer::Krb5Sname
         )
     }
 

@@ -112,13 +112,69 @@ pub fn int(s: &str) -> Result<i64, String> {
     Ok(if neg { -v } else { v })
 }
 
-/// Parses an unsigned integer in range.
+/// Parses an unsigned integer in range (decimal digits past `i64::MAX` too, for the
+/// 64-bit keywords).
 pub fn uint(s: &str, max: u64) -> Result<u64, String> {
-    let v = int(s)?;
-    if v < 0 || v as u64 > max {
-        return Err(format!("'{}' out of range 0..={max}", s.trim()));
+    let t = s.trim();
+    let v = match int(t) {
+        Ok(v) if v < 0 => return Err(format!("'{t}' out of range 0..={max}")),
+        Ok(v) => v as u64,
+        Err(e) => match t.parse::<u64>() {
+            Ok(v) if t.bytes().all(|b| b.is_ascii_digit()) => v,
+            _ => return Err(e),
+        },
+    };
+    if v > max {
+        return Err(format!("'{t}' out of range 0..={max}"));
     }
-    Ok(v as u64)
+    Ok(v)
+}
+
+/// A comparison in Suricata 7.0.10's unsigned-integer syntax (its `detect_uint`
+/// parser, shared by `dhcp.*`, `snmp.version`, `rfb.sectype`, `ike.exchtype`, the IKE
+/// payload lengths ...): [`int_cmp`]'s forms with decimal numbers only (no `0x`, no
+/// sign), no negated range, and none that holds for no value or for every value
+/// ([`uint_edges`]).
+pub fn suricata_uint(s: &str, max: u64) -> Result<IntCmp, String> {
+    let t = s.trim();
+    if let Some(c) = t
+        .chars()
+        .find(|c| !(c.is_ascii_digit() || c.is_whitespace() || "<>=!-".contains(*c)))
+    {
+        return Err(format!("'{t}': '{c}' in a decimal comparison"));
+    }
+    if t.starts_with('!') && t[1..].contains('-') {
+        return Err(format!("'{t}': a negated range"));
+    }
+    let c = int_cmp(t, max)?;
+    uint_edges(c, max)?;
+    Ok(c)
+}
+
+/// Suricata 7.0.10 refuses an integer comparison that can never or always hold: `<0`,
+/// `>MAX`, `>=0`, `<=MAX`, and a range (exclusive at both ends) with nothing inside.
+pub fn uint_edges(c: IntCmp, max: u64) -> Result<(), String> {
+    match c {
+        IntCmp::Lt(0) | IntCmp::Ge(0) => {
+            Err("the comparison holds for no value or every value".into())
+        }
+        IntCmp::Gt(n) | IntCmp::Le(n) if n >= max => {
+            Err("the comparison holds for no value or every value".into())
+        }
+        IntCmp::Range(a, b) if b <= a + 1 => Err(format!("range {a}-{b} holds no value")),
+        _ => Ok(()),
+    }
+}
+
+/// A plain decimal number (blanks around it allowed, no sign, no `0x`) up to `max`, as
+/// Suricata 7.0.10 reads the keywords that take one value only (`krb5_msg_type`,
+/// `krb5_err_code`, `snmp.pdu_type`).
+pub fn decimal(s: &str, max: u64) -> Result<u64, String> {
+    let t = s.trim();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("'{t}' is not a decimal number"));
+    }
+    uint(t, max)
 }
 
 fn is_var_name(s: &str) -> bool {
@@ -743,6 +799,43 @@ pub fn ip_proto_number(s: &str) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The forms Suricata 7.0.10 takes and refuses in its unsigned-integer syntax and
+    /// for plain numbers (checked with `suricata -T`; found by the differential
+    /// harness's `dhcp`/`snmp`/`krb5` families).
+    #[test]
+    fn suricata_integer_syntax() {
+        let m32 = u64::from(u32::MAX);
+        for ok in [
+            "5", "=5", "!5", "!=5", "<1", ">=1", "<=0", "0-2", "5<>7", " 3 ",
+        ] {
+            assert!(suricata_uint(ok, m32).is_ok(), "{ok}");
+        }
+        for bad in [
+            ">=0",
+            "<0",
+            "<=4294967295",
+            ">4294967295",
+            "4294967296",
+            "1-2",
+            "0-1",
+        ] {
+            assert!(suricata_uint(bad, m32).is_err(), "{bad}");
+        }
+        for bad in ["0x10", "+3", "!5-7", "-1"] {
+            assert!(suricata_uint(bad, m32).is_err(), "{bad}");
+        }
+        assert_eq!(
+            suricata_uint(">=18446744073709551615", u64::MAX).unwrap(),
+            IntCmp::Ge(u64::MAX)
+        );
+        assert!(suricata_uint("<=18446744073709551615", u64::MAX).is_err());
+        assert!(suricata_uint("18446744073709551616", u64::MAX).is_err());
+        assert_eq!(decimal(" 10", 255), Ok(10));
+        for bad in ["<11", "!10", "+10", "0x0a", "256", "-1", ""] {
+            assert!(decimal(bad, 255).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn content_escapes_and_hex() {

@@ -101,14 +101,12 @@ pub fn parse_message(data: &[u8]) -> Option<DhcpMessage> {
         malformed: false,
     };
     let mut rest = &data[HEADER_LEN + 4..];
+    // A pad option (0) is read as Suricata 7.0.10 reads it: like any other option, a
+    // length byte and that many bytes after its code (so a lone pad swallows what
+    // follows; found by the differential harness's `dhcp` family). Only END stops.
     while let [code, tail @ ..] = rest {
-        match code {
-            0 => {
-                rest = tail;
-                continue;
-            }
-            255 => break,
-            _ => {}
+        if *code == 255 {
+            break;
         }
         let Some((&len, tail)) = tail.split_first() else {
             m.truncated = true;
@@ -178,6 +176,26 @@ pub(crate) mod tests {
         assert!(p.malformed && p.truncated);
         assert_eq!(p.msg_type(), Some(5));
         assert!(parse_message(&ACK[..200]).is_none());
+    }
+
+    #[test]
+    fn a_pad_option_has_a_length_as_in_suricata() {
+        let with = |opts: &[u8]| {
+            let mut m = ACK[..HEADER_LEN + 4].to_vec();
+            m.extend_from_slice(opts);
+            m.push(255);
+            parse_message(&m).unwrap()
+        };
+        // Pad, length 0, then the lease time: read.
+        let m = with(&[0, 0, 51, 4, 0, 0, 0, 9]);
+        assert_eq!(m.time(OPT_LEASE_TIME), Some(9));
+        // A lone pad takes the lease time's code as its length: nothing left to read.
+        let m = with(&[0, 51, 4, 0, 0, 0, 9]);
+        assert_eq!(m.time(OPT_LEASE_TIME), None);
+        assert!(m.truncated);
+        // Pad of length 1 skips one byte.
+        let m = with(&[0, 1, 0, 51, 4, 0, 0, 0, 9]);
+        assert_eq!(m.time(OPT_LEASE_TIME), Some(9));
     }
 
     proptest! {

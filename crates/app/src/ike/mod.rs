@@ -26,6 +26,8 @@ use crate::Direction;
 pub(crate) fn strip_marker<'a>(data: &'a [u8], natt: &mut bool) -> Option<&'a [u8]> {
     match data {
         [0xff] => None,
+        // A whole message whose initiator SPI starts with four zero bytes.
+        _ if !*natt && plausible(data) => Some(data),
         [0, 0, 0, 0, rest @ ..] => {
             *natt = true;
             Some(rest)
@@ -36,14 +38,14 @@ pub(crate) fn strip_marker<'a>(data: &'a [u8], natt: &mut bool) -> Option<&'a [u
 }
 
 /// Whether `data` starts with an IKE header Suricata would take: version 1.0 or 2.0,
-/// the length field covering exactly the datagram, a non-zero initiator SPI and, for
-/// IKEv2, an exchange type from IKE_SA_INIT to INFORMATIONAL.
+/// the length field covering exactly the datagram and, for IKEv2, an exchange type
+/// from IKE_SA_INIT to INFORMATIONAL. An initiator SPI of zeros is taken too (Suricata
+/// 7.0.10 detects such an exchange: found by the differential harness's `ike` family).
 fn plausible(data: &[u8]) -> bool {
     let Some(h) = parser::header(data) else {
         return false;
     };
-    h.init_spi != [0; 8]
-        && h.minor == 0
+    h.minor == 0
         && h.length as usize == data.len()
         && match h.major {
             1 => true,
@@ -55,7 +57,7 @@ fn plausible(data: &[u8]) -> bool {
 /// Probes a UDP payload for an IKE message (after a non-ESP marker if any).
 pub(crate) fn probe_udp(_dir: Direction, payload: &[u8]) -> Probe {
     let data = match payload {
-        [0, 0, 0, 0, rest @ ..] => rest,
+        [0, 0, 0, 0, rest @ ..] if !plausible(payload) => rest,
         _ => payload,
     };
     if plausible(data) {

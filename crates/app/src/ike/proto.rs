@@ -11,12 +11,14 @@ use crate::flow::AppState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
 
-/// IKE's inspection buffers: the SPIs (as hex text), the vendor IDs (hex text, one
-/// each), and the key exchange data and nonce of the side sending.
+/// IKE's inspection buffers: the SPIs (as hex text; the initiator's to the server, the
+/// responder's to the client, the sides Suricata 7.0.10 registers them for), the vendor
+/// IDs of the initiator's messages (hex text, one each), and the key exchange data and
+/// nonce of the message (none when empty).
 pub(crate) static BUFFERS: &[BufferDef] = &[
-    BufferDef::new("ike.init_spi", None),
-    BufferDef::new("ike.resp_spi", None),
-    BufferDef::new("ike.vendor", None).multi(),
+    BufferDef::new("ike.init_spi", Some(Direction::ToServer)),
+    BufferDef::new("ike.resp_spi", Some(Direction::ToClient)),
+    BufferDef::new("ike.vendor", Some(Direction::ToServer)).multi(),
     BufferDef::new("ike.key_exchange_payload", None),
     BufferDef::new("ike.nonce_payload", None),
 ];
@@ -103,8 +105,25 @@ fn hex(b: &[u8]) -> String {
 }
 
 impl IkeTx {
+    /// The key exchange data or nonce (`get`) of the message itself, when it carries a
+    /// payload of type `kind` that is not empty: Suricata 7.0.10 reads a message's own
+    /// payloads, not what the flow learnt before (found by the differential harness's
+    /// `ike` family and `cli/tests/eve_issue24c.rs`).
+    fn own(
+        &self,
+        dir: Direction,
+        kind: &str,
+        get: fn(&super::state::Side) -> &Option<std::sync::Arc<[u8]>>,
+    ) -> Option<&[u8]> {
+        if !self.payload_types.iter().any(|t| t == kind) {
+            return None;
+        }
+        get(self.side(dir)).as_deref().filter(|b| !b.is_empty())
+    }
+
     /// The value of the chosen transform's attribute named `name` (`alg_hash`,
-    /// `sa_key_length`, ...; IKEv2: `alg_enc`, `alg_auth`, `alg_prf`, `alg_dh`).
+    /// `sa_key_length`, ...; IKEv2: `alg_enc`, `alg_auth`, `alg_prf`, `alg_dh`) as
+    /// logged: what the flow knows when the message came.
     pub fn chosen_attribute(&self, name: &str) -> Option<u64> {
         if self.hdr.major == 2 {
             let c = &self.known.v2_chosen;
@@ -146,18 +165,24 @@ impl Transaction for IkeTx {
         (0, 0)
     }
 
+    /// A message's buffers in the direction it travelled only, as Suricata 7.0.10
+    /// inspects IKE transactions; no key exchange data or nonce for IKEv2, which
+    /// Suricata does not expose (found by the differential harness's `ike` family).
     fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if dir != self.dir || (self.hdr.major == 2 && b.local() >= 3) {
+            return;
+        }
         match b.local() {
             0 => f(hex(&self.hdr.init_spi).as_bytes()),
             1 => f(hex(&self.hdr.resp_spi).as_bytes()),
             2 => self.vendor_ids.iter().for_each(|v| f(hex(v).as_bytes())),
             3 => {
-                if let Some(k) = &self.side(dir).key_exchange {
+                if let Some(k) = self.own(dir, "KeyExchange", |s| &s.key_exchange) {
                     f(k)
                 }
             }
             4 => {
-                if let Some(n) = &self.side(dir).nonce {
+                if let Some(n) = self.own(dir, "Nonce", |s| &s.nonce) {
                     f(n)
                 }
             }
@@ -167,19 +192,42 @@ impl Transaction for IkeTx {
 
     /// `ike.exchtype`, `ike.chosen_sa_attribute`, `ike.nonce_payload_length` and
     /// `ike.key_exchange_payload_length` (of the side sending in `dir`; no match when
-    /// it sent none).
+    /// it sent none), in the message's direction only. The chosen SA attribute matches
+    /// on the IKEv1 responder message that carries the SA, not on later ones; IKEv2's
+    /// payload lengths never match (as in Suricata 7.0.10).
     fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
+        if dir != self.dir {
+            return false;
+        }
+        let v1 = self.hdr.major == 1;
         let (value, cmps) = match (&opt.value, opt.name) {
             (rules::AppValue::Named { name, cmp }, "ike.chosen_sa_attribute") => {
-                (self.chosen_attribute(name), std::slice::from_ref(cmp))
+                let carries_sa = !v1
+                    || (self.dir == Direction::ToClient
+                        && self
+                            .payload_types
+                            .iter()
+                            .any(|t| t == "SecurityAssociation"));
+                (
+                    self.chosen_attribute(name).filter(|_| carries_sa),
+                    std::slice::from_ref(cmp),
+                )
+            }
+            (rules::AppValue::Ints(_), "ike.nonce_payload_length")
+            | (rules::AppValue::Ints(_), "ike.key_exchange_payload_length")
+                if !v1 =>
+            {
+                return false
             }
             (rules::AppValue::Ints(v), name) => {
-                let side = self.side(dir);
-                let len = |b: &Option<std::sync::Arc<[u8]>>| b.as_ref().map(|b| b.len() as u64);
                 let value = match name {
                     "ike.exchtype" => Some(u64::from(self.hdr.exchange_type)),
-                    "ike.nonce_payload_length" => len(&side.nonce),
-                    "ike.key_exchange_payload_length" => len(&side.key_exchange),
+                    "ike.nonce_payload_length" => {
+                        self.own(dir, "Nonce", |s| &s.nonce).map(|b| b.len() as u64)
+                    }
+                    "ike.key_exchange_payload_length" => self
+                        .own(dir, "KeyExchange", |s| &s.key_exchange)
+                        .map(|b| b.len() as u64),
                     _ => return false,
                 };
                 (value, &v[..])

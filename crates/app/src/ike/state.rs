@@ -283,6 +283,71 @@ mod tests {
         assert!(s.events().is_empty());
     }
 
+    /// As Suricata 7.0.10 inspects them (found by the differential harness's `ike`
+    /// family): a message in its own direction only, the chosen SA attribute on the
+    /// responder's SA message only.
+    #[test]
+    fn messages_are_inspected_in_their_direction_and_the_chosen_sa_once() {
+        use crate::proto::Transaction;
+        let mut ctx = AppCtx::default();
+        let mut s = IkeState::default();
+        for (d, m) in [
+            (Direction::ToServer, SA_INIT),
+            (Direction::ToClient, SA_RESP),
+            (Direction::ToServer, KE_INIT),
+            (Direction::ToClient, KE_RESP),
+        ] {
+            assert!(s.message(&mut ctx, d, m));
+        }
+        let t: Vec<_> = s.txs().collect();
+        let hash = t[1].chosen_attribute("alg_hash").unwrap();
+        let opt = rules::AppOpt {
+            name: "ike.chosen_sa_attribute",
+            protos: &[],
+            negated: false,
+            value: rules::AppValue::Named {
+                name: "alg_hash".into(),
+                cmp: rules::IntCmp::Eq(hash),
+            },
+        };
+        let hits: Vec<bool> = t
+            .iter()
+            .map(|x| x.check(&opt, Direction::ToClient))
+            .collect();
+        assert_eq!(hits, [false, true, false, false]);
+        assert!(!t[1].check(&opt, Direction::ToServer));
+        let spi = crate::BufferId::of(crate::AppProto::Ike, "ike.init_spi").unwrap();
+        let seen = |x: &IkeTx, d| {
+            let mut n = 0;
+            x.buffers(spi, d, &mut |_| n += 1);
+            n
+        };
+        assert_eq!(
+            (
+                seen(t[0], Direction::ToServer),
+                seen(t[0], Direction::ToClient)
+            ),
+            (1, 0)
+        );
+    }
+
+    /// An initiator SPI of zeros is not a non-ESP marker: the message is IKE (as
+    /// Suricata 7.0.10 detects and parses it).
+    #[test]
+    fn a_zero_initiator_spi_is_a_message() {
+        let mut m = SA_INIT.to_vec();
+        m[..8].fill(0);
+        assert!(matches!(
+            super::super::probe_udp(Direction::ToServer, &m),
+            crate::detect::Probe::Match(_)
+        ));
+        let mut ctx = AppCtx::default();
+        let mut s = IkeState::default();
+        assert!(s.message(&mut ctx, Direction::ToServer, &m));
+        let t = s.txs().next().unwrap();
+        assert_eq!((t.hdr.init_spi, t.proposals.len()), ([0; 8], 1));
+    }
+
     #[test]
     fn bad_messages() {
         let mut ctx = AppCtx::default();

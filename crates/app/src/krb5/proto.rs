@@ -9,11 +9,11 @@ use crate::flow::AppState;
 use crate::proto::{ParseResult, Protocol, Transaction};
 use crate::{AppCtx, AppProto, BufferId, Counter, Direction, Transport};
 
-/// Kerberos 5's inspection buffers: each component of a request's client and server
-/// principal names.
+/// Kerberos 5's inspection buffers: each component of the client and server principal
+/// names of a reply or error (the client side only, as Suricata 7.0.10 registers them).
 pub(crate) static BUFFERS: &[BufferDef] = &[
-    BufferDef::new("krb5.cname", Some(Direction::ToServer)).multi(),
-    BufferDef::new("krb5.sname", Some(Direction::ToServer)).multi(),
+    BufferDef::new("krb5.cname", Some(Direction::ToClient)).multi(),
+    BufferDef::new("krb5.sname", Some(Direction::ToClient)).multi(),
 ];
 
 /// Kerberos 5's application-layer events (Suricata's `kerberos-events.rules`).
@@ -93,7 +93,13 @@ impl Transaction for Krb5Tx {
         (0, 0)
     }
 
-    fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
+    /// The names of a message, in the direction it travelled only: with the buffers
+    /// registered to the client (as in Suricata 7.0.10), the names of replies and
+    /// errors (found by the differential harness's `krb5` family).
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if dir != self.dir {
+            return;
+        }
         let names = match b.local() {
             0 => &self.msg.cname,
             1 => &self.msg.sname,
@@ -107,7 +113,20 @@ impl Transaction for Krb5Tx {
     /// `krb5_msg_type` (the message type), `krb5_err_code` (an error's code; no
     /// match on other messages) and `krb5.ticket_encryption` (a reply's ticket
     /// encryption: weak or not, or one of a list of types).
-    fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+    /// `app-layer-event:krb5.*` holds on the transaction that has the event, in its
+    /// direction (a to-server rule never sees a reply's weak encryption: found by the
+    /// differential harness's `krb5` family).
+    fn tx_events(&self, dir: Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+        if dir == self.dir {
+            self.events.each(EVENTS, f);
+        }
+        true
+    }
+
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
+        if dir != self.dir {
+            return false;
+        }
         if opt.name == "krb5.ticket_encryption" {
             let Some(t) = self.msg.ticket_etype else {
                 return false;

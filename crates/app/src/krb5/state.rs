@@ -16,10 +16,16 @@ pub const MAX_RECORD: usize = 256 * 1024;
 #[derive(Clone, Debug)]
 pub struct Krb5Tx {
     pub(crate) id: u64,
+    /// The direction the message travelled: Suricata 7.0.10 inspects a Kerberos
+    /// transaction in that direction only.
+    pub dir: Direction,
     /// The message.
     pub msg: Krb5Message,
     /// For an error: the type of the flow's last request.
     pub failed_request: Option<u32>,
+    /// Its own events, as Suricata 7.0.10 keeps them per transaction: weak encryption
+    /// of a reply, a malformed message that came after it.
+    pub events: Events,
 }
 
 /// One TCP direction: the record being read.
@@ -86,12 +92,15 @@ impl Krb5State {
 
     /// One whole message travelling `dir`; `false` when it does not parse (raises
     /// `krb5.malformed_data` and counts the parser error).
-    pub fn message(&mut self, ctx: &mut AppCtx, _dir: Direction, data: &[u8]) -> bool {
+    pub fn message(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> bool {
         let msg = match parser::parse_message(data) {
             Parsed::Message(m) => m,
             Parsed::Other => return true,
             Parsed::Malformed => {
                 self.raise(ctx, super::MALFORMED_DATA, None);
+                if let Some(t) = self.txs.back_mut() {
+                    t.events.raise(super::MALFORMED_DATA);
+                }
                 ctx.counters.incr(self.error_counter());
                 return false;
             }
@@ -104,8 +113,10 @@ impl Krb5State {
         if matches!(msg.msg_type, parser::AS_REQ | parser::TGS_REQ) {
             self.last_request = Some(msg.msg_type);
         }
+        let mut events = Events::default();
         if msg.etype.is_some_and(parser::weak_etype) {
             self.raise(ctx, super::WEAK_ENCRYPTION, Some(id));
+            events.raise(super::WEAK_ENCRYPTION);
         }
         ctx.counters.incr(match self.transport {
             Transport::Tcp => Counter::TxKrb5Tcp,
@@ -117,8 +128,10 @@ impl Krb5State {
         }
         self.txs.push_back(Krb5Tx {
             id,
+            dir,
             msg,
             failed_request,
+            events,
         });
         true
     }

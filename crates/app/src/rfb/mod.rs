@@ -14,7 +14,7 @@ mod proto;
 pub mod state;
 
 pub(crate) use proto::{
-    new_state, BUFFERS, EVENTS, MALFORMED_MESSAGE, UNIMPLEMENTED_SECURITY_TYPE,
+    new_state, BUFFERS, CONFUSED_STATE, EVENTS, MALFORMED_MESSAGE, UNIMPLEMENTED_SECURITY_TYPE,
     UNKNOWN_SECURITY_RESULT,
 };
 pub use state::{RfbState, RfbTx};

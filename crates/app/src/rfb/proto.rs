@@ -26,6 +26,8 @@ pub(crate) const MALFORMED_MESSAGE: usize = 0;
 pub(crate) const UNIMPLEMENTED_SECURITY_TYPE: usize = 1;
 /// A security result other than OK, failed or too many.
 pub(crate) const UNKNOWN_SECURITY_RESULT: usize = 2;
+/// Bytes of the side the handshake does not wait for.
+pub(crate) const CONFUSED_STATE: usize = 3;
 
 /// The state of a new RFB flow (TCP only).
 pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
@@ -101,14 +103,25 @@ impl Transaction for RfbTx {
     }
 
     /// `rfb.sectype` (the security type in use) and `rfb.secresult` (`ok`, `fail`,
-    /// `toomany` or `unknown`); no match before the handshake gets there.
+    /// `toomany` or `unknown`), once the transaction is complete, as Suricata 7.0.10
+    /// registers them; a type the parser does not follow reads as 0 there (found by the
+    /// differential harness's `rfb` family).
     fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+        if !self.complete {
+            return false;
+        }
         match (opt.name, &opt.value) {
-            ("rfb.sectype", rules::AppValue::Ints(v)) => self
-                .security_type
-                .is_some_and(|t| v.iter().any(|c| c.matches(u64::from(t))) != opt.negated),
+            ("rfb.sectype", rules::AppValue::Ints(v)) => {
+                let t = self
+                    .security_type
+                    .filter(|t| matches!(t, 1 | 2))
+                    .unwrap_or(0);
+                v.iter().any(|c| c.matches(u64::from(t))) != opt.negated
+            }
+            // A result other than OK or failed completes the transaction but is not
+            // matched (`toomany` holds on none in Suricata 7.0.10).
             ("rfb.secresult", rules::AppValue::Text(want)) => {
-                self.security_result.is_some_and(|r| {
+                self.security_result.filter(|&r| r <= 1).is_some_and(|r| {
                     super::log::result_name(r).eq_ignore_ascii_case(want) != opt.negated
                 })
             }

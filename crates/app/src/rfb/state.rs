@@ -32,7 +32,9 @@ pub struct RfbTx {
     pub shared: Option<bool>,
     /// ServerInit: framebuffer width, height, pixel format and desktop name.
     pub server_init: Option<(u16, u16, PixelFormat, Vec<u8>)>,
-    /// ServerInit was read.
+    /// ServerInit was read, the server named a security type the parser does not
+    /// follow, the security result was not OK or failed, or bytes of the wrong side
+    /// confused the parser.
     pub complete: bool,
 }
 
@@ -147,6 +149,17 @@ impl RfbState {
             return;
         }
         b.extend_from_slice(data);
+        // Suricata 7.0.10 keeps one state for both directions: bytes of the side the
+        // handshake is not waiting for confuse it (`rfb.confused_state`) and stop the
+        // parser, e.g. the server's security result after "None"; the transaction then
+        // counts as complete (found by the differential harness's `rfb` family).
+        if self.waits_for().is_some_and(|w| w != dir) {
+            self.failed = true;
+            self.tx.complete = true;
+            self.raise(ctx, super::CONFUSED_STATE);
+            ctx.counters.incr(Counter::ErrorRfb);
+            return;
+        }
         while self.step != Step::Done && !self.failed {
             match self.step(ctx) {
                 Some(true) => {}
@@ -161,6 +174,16 @@ impl RfbState {
         if self.step == Step::Done {
             self.buf = Default::default();
         }
+    }
+
+    /// The direction whose bytes the next step reads (`None` once done).
+    fn waits_for(&self) -> Option<Direction> {
+        use Direction::{ToClient as S, ToServer as C};
+        Some(match self.step {
+            Step::ClientVersion | Step::ClientChoice | Step::Response | Step::ClientInit => C,
+            Step::Done => return None,
+            _ => S,
+        })
     }
 
     /// Takes `n` bytes of `dir` if they are there: one handshake message, an
@@ -221,7 +244,7 @@ impl RfbState {
                     return Some(false);
                 };
                 let t = be32(&b);
-                self.choose(ctx, t);
+                self.choose(ctx, t, true);
             }
             Step::SecurityTypes => {
                 let Some(&[n]) = self.peek(S, 1) else {
@@ -240,7 +263,7 @@ impl RfbState {
                 let Some(b) = self.take(C, 1) else {
                     return Some(false);
                 };
-                self.choose(ctx, u32::from(b[0]));
+                self.choose(ctx, u32::from(b[0]), false);
             }
             Step::FailureReason => {
                 let Some(l) = self.peek(S, 4) else {
@@ -281,9 +304,16 @@ impl RfbState {
                 self.step = match r {
                     0 => Step::ClientInit,
                     1 if self.v38() => Step::FailureReason,
-                    1 | 2 => Step::Done,
+                    1 => Step::Done,
+                    // "Too many attempts" and unknown results complete the transaction
+                    // (found by the differential harness's `rfb` family).
+                    2 => {
+                        self.tx.complete = true;
+                        Step::Done
+                    }
                     _ => {
                         self.raise(ctx, super::UNKNOWN_SECURITY_RESULT);
+                        self.tx.complete = true;
                         Step::Done
                     }
                 };
@@ -319,17 +349,21 @@ impl RfbState {
     /// The security type in use: 0 (the server refuses: a reason follows), 1 (none),
     /// 2 (VNC authentication); any other one stops the parser
     /// (`rfb.unimplemented_security_type`).
-    fn choose(&mut self, ctx: &mut AppCtx, t: u32) {
+    fn choose(&mut self, ctx: &mut AppCtx, t: u32, by_server: bool) {
         if t != 0 {
             self.tx.security_type = Some(t);
         }
         self.step = match t {
             0 => Step::FailureReason,
-            1 if self.v38() => Step::SecurityResult,
+            // No security result after "None", whatever the version: Suricata 7.0.10
+            // waits for ClientInit (a 3.8 server's result then confuses it).
             1 => Step::ClientInit,
             2 => Step::Challenge,
+            // Suricata 7.0.10 skips the rest; the transaction counts as complete when
+            // the server named the type (3.3), not when the client chose it.
             _ => {
                 self.raise(ctx, super::UNIMPLEMENTED_SECURITY_TYPE);
+                self.tx.complete = by_server;
                 Step::Done
             }
         };
@@ -352,22 +386,40 @@ mod tests {
         let mut ctx = AppCtx::default();
         ctx.anomalies.set_enabled(true);
         let mut s = RfbState::default();
-        // The server speaks first; then both sides in small pieces, server first.
+        // Each side in small pieces, given when the handshake waits for that side (as
+        // a TCP conversation delivers them: a side speaks after it heard the other).
         let (mut c, mut v) = (client.chunks(step), server.chunks(step));
         loop {
-            let a = v.next();
-            let b = c.next();
-            if let Some(a) = a {
-                s.parse(&mut ctx, Direction::ToClient, a);
-            }
-            if let Some(b) = b {
-                s.parse(&mut ctx, Direction::ToServer, b);
-            }
-            if a.is_none() && b.is_none() {
-                break;
-            }
+            let next = match s.waits_for() {
+                Some(Direction::ToServer) => c.next().map(|b| (Direction::ToServer, b)),
+                Some(Direction::ToClient) => v.next().map(|b| (Direction::ToClient, b)),
+                None => None,
+            };
+            let Some((d, b)) = next else { break };
+            s.parse(&mut ctx, d, b);
         }
         (s, ctx)
+    }
+
+    /// After "None" a 3.8 server's security result confuses Suricata 7.0.10's parser
+    /// (it waits for ClientInit): `rfb.confused_state`, nothing more is read, no name.
+    #[test]
+    fn a_result_after_none_confuses_the_parser() {
+        let mut ctx = AppCtx::default();
+        let mut s = RfbState::default();
+        let (c, v) = (Direction::ToServer, Direction::ToClient);
+        s.parse(&mut ctx, v, b"RFB 003.008\n");
+        s.parse(&mut ctx, c, b"RFB 003.008\n");
+        s.parse(&mut ctx, v, &[1, 1]);
+        s.parse(&mut ctx, c, &[1]);
+        assert!(!s.errored());
+        s.parse(&mut ctx, v, &[0, 0, 0, 0]);
+        assert!(s.errored());
+        assert!(s.events().has(super::super::CONFUSED_STATE));
+        s.parse(&mut ctx, c, &[1]);
+        let t = s.tx().unwrap();
+        assert_eq!((t.security_type, t.security_result), (Some(1), None));
+        assert!(t.server_init.is_none() && t.complete);
     }
 
     #[test]

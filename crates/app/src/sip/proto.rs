@@ -88,7 +88,15 @@ impl Transaction for SipTx {
         (0, 0)
     }
 
-    fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
+    /// `sip.protocol`, the one buffer of both directions, is the version of the
+    /// message travelling the inspected direction: a request's in a to-server
+    /// inspection, a response's in a to-client one (Suricata 7.0.10 reads the request or
+    /// the response of the transaction by direction, and each message is its own
+    /// transaction).
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if b.local() == 6 && dir != self.dir {
+            return;
+        }
         if let Some(v) = self.buffer(b.local()) {
             f(v)
         }
@@ -152,5 +160,28 @@ mod tests {
             ]
         );
         assert_eq!(BUFFERS.len(), 7);
+    }
+
+    #[test]
+    fn the_protocol_buffer_is_the_inspected_direction_s_message() {
+        let mut ctx = AppCtx::default();
+        let mut s = SipState::default();
+        s.datagram(
+            &mut ctx,
+            Direction::ToServer,
+            b"BYE sip:a@b SIP/2.0\r\n\r\n",
+        );
+        s.datagram(&mut ctx, Direction::ToClient, b"SIP/2.0 200 OK\r\n\r\n");
+        let proto = BufferId::of(AppProto::Sip, "sip.protocol").unwrap();
+        let seen = |t: &SipTx, d| {
+            let mut n = 0;
+            Transaction::buffers(t, proto, d, &mut |_| n += 1);
+            n
+        };
+        let txs: Vec<_> = s.txs().collect();
+        assert_eq!(seen(txs[0], Direction::ToServer), 1);
+        assert_eq!(seen(txs[0], Direction::ToClient), 0);
+        assert_eq!(seen(txs[1], Direction::ToServer), 0);
+        assert_eq!(seen(txs[1], Direction::ToClient), 1);
     }
 }

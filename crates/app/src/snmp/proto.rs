@@ -73,7 +73,13 @@ impl Transaction for SnmpTx {
         (0, 0)
     }
 
-    fn buffers(&self, b: BufferId, _dir: Direction, f: &mut dyn FnMut(&[u8])) {
+    /// The community and USM user name of a message, in the direction it travelled
+    /// only (a request is not inspected by a to-client rule, as in Suricata 7.0.10:
+    /// found by the differential harness's `snmp` family).
+    fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
+        if dir != self.dir {
+            return;
+        }
         let v = match b.local() {
             0 => &self.info.community,
             1 => &self.info.usm,
@@ -84,11 +90,15 @@ impl Transaction for SnmpTx {
         }
     }
 
-    /// `snmp.version` and `snmp.pdu_type` (no match on an encrypted v3 PDU).
-    fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+    /// `snmp.version` and `snmp.pdu_type` (no match on an encrypted v3 PDU), in the
+    /// direction the message travelled only.
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
         let rules::AppValue::Ints(v) = &opt.value else {
             return false;
         };
+        if dir != self.dir {
+            return false;
+        }
         let value = match opt.name {
             "snmp.version" => Some(u64::from(self.info.version)),
             "snmp.pdu_type" => self.info.pdu_type.map(u64::from),

@@ -10,6 +10,9 @@ use crate::{AppCtx, Counter, Direction, Events};
 #[derive(Clone, Debug)]
 pub struct SnmpTx {
     pub(crate) id: u64,
+    /// The direction the message travelled: Suricata 7.0.10 inspects an SNMP
+    /// transaction in that direction only.
+    pub dir: Direction,
     /// The message's fields.
     pub info: SnmpInfo,
 }
@@ -35,7 +38,7 @@ impl SnmpState {
 
     /// One datagram; `false` when it does not parse (raises `snmp.malformed_data` and
     /// counts the parser error).
-    pub fn message(&mut self, ctx: &mut AppCtx, _dir: Direction, data: &[u8]) -> bool {
+    pub fn message(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) -> bool {
         let Some(info) = parser::parse_message(data) else {
             // In the flow's set for `app-layer-event`, but no anomaly record: Suricata
             // 7.0.10 writes none for the five traps of sv-ether.pcap it cannot parse.
@@ -50,7 +53,7 @@ impl SnmpState {
             self.txs.pop_front();
             ctx.counters.incr(Counter::TxLimit);
         }
-        self.txs.push_back(SnmpTx { id, info });
+        self.txs.push_back(SnmpTx { id, dir, info });
         true
     }
 }
@@ -90,5 +93,24 @@ mod tests {
         assert!(!s.message(&mut ctx, Direction::ToServer, &GET_NEXT[..20]));
         assert!(s.events().has(super::super::MALFORMED_DATA));
         assert_eq!(ctx.counters.get(Counter::ErrorSnmp), 1);
+    }
+
+    #[test]
+    fn a_message_is_inspected_in_its_own_direction_only() {
+        use crate::proto::Transaction;
+        let mut ctx = AppCtx::default();
+        let mut s = SnmpState::default();
+        assert!(s.message(&mut ctx, Direction::ToServer, GET_NEXT));
+        let tx = s.txs().next().unwrap();
+        let community = crate::BufferId::of(crate::AppProto::Snmp, "snmp.community").unwrap();
+        let seen = |d| {
+            let mut n = 0;
+            tx.buffers(community, d, &mut |_| n += 1);
+            n
+        };
+        assert_eq!(
+            (seen(Direction::ToServer), seen(Direction::ToClient)),
+            (1, 0)
+        );
     }
 }

@@ -27,15 +27,27 @@
 //! - [`smb`]: SMB1 and SMB2 sessions (NTLMSSP, trees, files) and DCERPC over named
 //!   pipes and over TCP;
 //! - [`filekw`]: HTTP/1 downloads and uploads of real file types for every file
-//!   keyword (hash lists written next to the rule file).
+//!   keyword (hash lists written next to the rule file);
+//! - [`dhcp`]: DHCP requests and replies with lease, renewal and rebinding times at
+//!   their edges;
+//! - [`snmp`]: SNMP v1, v2c and v3 requests, responses and traps (version, PDU type,
+//!   community, USM user name);
+//! - [`sip`]: SIP requests and responses over UDP (every `sip.*` buffer);
+//! - [`rfb`]: RFB handshakes (security types and results, the desktop name);
+//! - [`krb5`]: Kerberos 5 AS/TGS requests, replies and errors over UDP and TCP;
+//! - [`ike`]: IKEv1 Main and Aggressive Mode and IKEv2 IKE_SA_INIT exchanges;
+//! - [`xchain`]: chains of transforms (`pcrexform`, `header_lowercase`,
+//!   `strip_pseudo_headers` with the others) on HTTP and DNS buffers.
 
 use std::net::{IpAddr, Ipv4Addr};
 
 use crate::case::Addrs;
 
+mod appval;
 mod bufcond;
 pub mod build;
 pub mod csum;
+pub mod dhcp;
 pub mod dns;
 pub mod dnsedge;
 pub mod encap;
@@ -44,11 +56,17 @@ pub mod frag;
 pub mod http;
 pub mod http2;
 pub mod httpbuf;
+pub mod ike;
+pub mod krb5;
 pub mod mqtt;
+pub mod rfb;
+pub mod sip;
 pub mod smb;
+pub mod snmp;
 pub mod ssh;
 pub mod tcpseg;
 pub mod tls;
+pub mod xchain;
 pub mod xform;
 
 use build::{ether, ethertype_of, Frag6, Seg};
@@ -70,6 +88,13 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     dnsedge::DNSEDGE,
     smb::SMB,
     filekw::FILEKW,
+    dhcp::DHCP,
+    snmp::SNMP,
+    sip::SIP,
+    rfb::RFB,
+    krb5::KRB5,
+    ike::IKE,
+    xchain::XCHAIN,
 ];
 
 /// How a flow's IP packets travel.

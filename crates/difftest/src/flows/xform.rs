@@ -50,7 +50,7 @@ pub const XFORM: Family = Family {
 
 /// A transform: its rule text and what it does to a buffer.
 #[derive(Clone, Debug)]
-enum Xf {
+pub(super) enum Xf {
     Lower,
     Upper,
     Strip,
@@ -72,7 +72,7 @@ fn hexval(c: u8) -> Option<u8> {
 }
 
 impl Xf {
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         match self {
             Xf::Lower => "to_lowercase;".into(),
             Xf::Upper => "to_uppercase;".into(),
@@ -91,7 +91,7 @@ impl Xf {
     }
 
     /// The buffer after the transform, as Suricata's documentation describes it.
-    fn apply(&self, b: &[u8]) -> Vec<u8> {
+    pub(super) fn apply(&self, b: &[u8]) -> Vec<u8> {
         match self {
             Xf::Lower => b.to_ascii_lowercase(),
             Xf::Upper => b.to_ascii_uppercase(),
@@ -141,12 +141,12 @@ impl Xf {
         }
     }
 
-    fn is_hash(&self) -> bool {
+    pub(super) fn is_hash(&self) -> bool {
         matches!(self, Xf::Md5 | Xf::Sha1 | Xf::Sha256)
     }
 }
 
-fn pick_xf(g: &mut Gen<'_>, lower_only: bool) -> Xf {
+pub(super) fn pick_xf(g: &mut Gen<'_>, lower_only: bool) -> Xf {
     let k = g.size(0, 9);
     match k {
         0 => Xf::Lower,
@@ -167,7 +167,7 @@ fn pick_xf(g: &mut Gen<'_>, lower_only: bool) -> Xf {
 }
 
 /// Mixed case, whitespace runs and percent-encodings around a needle.
-fn messy(g: &mut Gen<'_>, n: usize) -> Vec<u8> {
+pub(super) fn messy(g: &mut Gen<'_>, n: usize) -> Vec<u8> {
     let mut v = Vec::new();
     for i in 0..n {
         let k = g.size(2, 6);

@@ -116,7 +116,9 @@ fn bsize(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let val = c.val;
-    let c = tryv!(st, o, kw, v::int_cmp(val, u32::MAX as u64));
+    // Suricata 7.0.10's 64-bit unsigned-integer syntax: `<0`, `>=0`, `1-2`, `0x10` are
+    // refused, 4294967296 is taken (found by the differential harness's `xchain` family).
+    let c = tryv!(st, o, kw, v::suricata_uint(val, u64::MAX));
     if st.sticky.is_none() {
         st.err(
             o.name_off,

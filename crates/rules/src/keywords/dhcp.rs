@@ -34,14 +34,15 @@ pub(super) const KEYWORDS: &[Keyword] = &[
 /// DHCP has no sticky buffers.
 pub(super) const STICKY: Stickies = &[];
 
-/// A time in seconds or a comparison (`>3`, `1-10`, ...).
+/// A time in seconds or a comparison (`>3`, `1-10`, ...): Suricata 7.0.10's 64-bit
+/// unsigned-integer syntax.
 fn time(st: &mut State, c: &Ctx<'_>) {
     let v = c.o.value.unwrap_or("").trim();
     let cmp = tryv!(
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, u64::from(u32::MAX)).map_err(|e| format!("{}: {e}", c.def.name))
+        crate::values::suricata_uint(v, u64::MAX).map_err(|e| format!("{}: {e}", c.def.name))
     );
     push_app(st, c, false, AppValue::Ints(vec![cmp]));
 }

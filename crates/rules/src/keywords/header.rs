@@ -149,7 +149,7 @@ fn int_cmp_option(st: &mut State, c: &Ctx<'_>) {
     let val = c.val;
     let max = if kw == "dsize" { 65535 } else { 255 };
     let c = tryv!(st, o, kw, v::int_cmp(val, max));
-    tryv!(st, o, kw, uint_edges(c, max));
+    tryv!(st, o, kw, v::uint_edges(c, max));
     if kw == "dsize" && st.options.iter().any(|x| matches!(x, Opt::Dsize(_))) {
         st.err(o.name_off, Reason::Semantic, kw, "dsize given twice");
         return;
@@ -226,20 +226,6 @@ fn tos_value(s: &str) -> Result<u8, String> {
         _ => return Err(format!("'{t}' is not a decimal or x-prefixed hex number")),
     };
     u8::try_from(n).map_err(|_| format!("'{t}' out of range 0..=255"))
-}
-
-/// Suricata 7.0.10 refuses an integer comparison that can never or always hold: `<0`,
-/// `>MAX`, `>=0`, `<=MAX`, and a range (exclusive at both ends) with nothing inside.
-fn uint_edges(c: crate::ast::IntCmp, max: u64) -> Result<(), String> {
-    use crate::ast::IntCmp as C;
-    match c {
-        C::Lt(0) | C::Ge(0) => Err("the comparison holds for no value or every value".into()),
-        C::Gt(n) | C::Le(n) if n >= max => {
-            Err("the comparison holds for no value or every value".into())
-        }
-        C::Range(a, b) if b <= a + 1 => Err(format!("range {a}-{b} holds no value")),
-        _ => Ok(()),
-    }
 }
 
 fn ip_proto(st: &mut State, c: &Ctx<'_>) {

@@ -76,7 +76,7 @@ fn ints(st: &mut State, c: &Ctx<'_>, max: u64) {
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, max).map_err(|e| format!("{}: {e}", c.def.name))
+        crate::values::suricata_uint(v, max).map_err(|e| format!("{}: {e}", c.def.name))
     );
     push_app(st, c, false, AppValue::Ints(vec![cmp]));
 }

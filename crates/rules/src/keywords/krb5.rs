@@ -85,15 +85,27 @@ fn ticket_encryption(st: &mut State, c: &Ctx<'_>) {
     push_app(st, c, false, AppValue::Ints(list));
 }
 
+/// Suricata 7.0.10 copies the number into a 4-byte string: a value of more than three
+/// characters (`1000`, `0999`) fails to load, so error codes stop at 999 (found by the
+/// differential harness's `krb5` family).
+fn three_digits(v: &str) -> Result<&str, String> {
+    let t = v.trim();
+    if t.len() > 3 {
+        return Err(format!("'{t}' is longer than three digits"));
+    }
+    Ok(t)
+}
+
 /// Kerberos 5 buffers are declared with the other protocols' (`apps.rs`).
 pub(super) const STICKY: Stickies = &[];
 
-/// `krb5_msg_type:N` (a message type, 0 to 255, or a comparison).
+/// `krb5_msg_type:N` (a message type, 0 to 255: a plain decimal number, as Suricata
+/// 7.0.10 takes no comparison here).
 fn msg_type(st: &mut State, c: &Ctx<'_>) {
     ints(st, c, 255)
 }
 
-/// `krb5_err_code:N` (an error code, or a comparison).
+/// `krb5_err_code:N` (an error code: a plain decimal number).
 fn err_code(st: &mut State, c: &Ctx<'_>) {
     ints(st, c, i32::MAX as u64)
 }
@@ -108,7 +120,46 @@ fn ints(st: &mut State, c: &Ctx<'_>, max: u64) {
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, max).map_err(|e| format!("{}: {e}", c.def.name))
+        three_digits(v)
+            .and_then(|v| crate::values::decimal(v, max))
+            .map_err(|e| format!("{}: {e}", c.def.name))
     );
-    push_app(st, c, false, AppValue::Ints(vec![cmp]));
+    push_app(
+        st,
+        c,
+        false,
+        AppValue::Ints(vec![crate::ast::IntCmp::Eq(cmp)]),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::first_app_value as app;
+    use crate::ast::{AppValue, IntCmp};
+
+    /// As `suricata -T` answers: plain decimal numbers of at most three characters.
+    #[test]
+    fn plain_short_numbers_only() {
+        let r = |o: &str| app(&format!("alert krb5 any any -> any any ({o} sid:1;)"));
+        assert_eq!(
+            r("krb5_err_code:999;").unwrap(),
+            AppValue::Ints(vec![IntCmp::Eq(999)])
+        );
+        assert_eq!(
+            r("krb5_msg_type: 10;").unwrap(),
+            AppValue::Ints(vec![IntCmp::Eq(10)])
+        );
+        for bad in [
+            "krb5_err_code:1000;",
+            "krb5_err_code:0999;",
+            "krb5_err_code:-1;",
+            "krb5_err_code:>5;",
+            "krb5_msg_type:<11;",
+            "krb5_msg_type:!10;",
+            "krb5_msg_type:256;",
+            "krb5_msg_type:0x0a;",
+        ] {
+            assert!(r(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -35,7 +35,8 @@ fn sectype(st: &mut State, c: &Ctx<'_>) {
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, u64::from(u32::MAX)).map_err(|e| format!("rfb.sectype: {e}"))
+        crate::values::suricata_uint(v, u64::from(u32::MAX))
+            .map_err(|e| format!("rfb.sectype: {e}"))
     );
     push_app(st, c, false, AppValue::Ints(vec![cmp]));
 }

@@ -33,9 +33,25 @@ fn version(st: &mut State, c: &Ctx<'_>) {
     ints(st, c)
 }
 
-/// `snmp.pdu_type:N` (or a comparison).
+/// `snmp.pdu_type:N`: a plain decimal number only (Suricata 7.0.10 takes no
+/// comparison here), its low 32 bits.
 fn pdu_type(st: &mut State, c: &Ctx<'_>) {
-    ints(st, c)
+    let v = c.o.value.unwrap_or("");
+    let n = tryv!(
+        st,
+        c.o,
+        c.kw,
+        crate::values::decimal(v, u64::MAX).map_err(|e| format!("{}: {e}", c.def.name))
+    );
+    // Suricata keeps the number's low 32 bits: `4294967296` is type 0 (found by the
+    // differential harness's `snmp` family).
+    let n = n & u64::from(u32::MAX);
+    push_app(
+        st,
+        c,
+        false,
+        AppValue::Ints(vec![crate::ast::IntCmp::Eq(n)]),
+    );
 }
 
 fn ints(st: &mut State, c: &Ctx<'_>) {
@@ -44,7 +60,8 @@ fn ints(st: &mut State, c: &Ctx<'_>) {
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, u64::from(u32::MAX)).map_err(|e| format!("{}: {e}", c.def.name))
+        crate::values::suricata_uint(v, u64::from(u32::MAX))
+            .map_err(|e| format!("{}: {e}", c.def.name))
     );
     push_app(st, c, false, AppValue::Ints(vec![cmp]));
 }
