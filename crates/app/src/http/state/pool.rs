@@ -222,6 +222,7 @@ impl Drop for HttpState {
         while let Some(tx) = self.txs.pop_front() {
             give_tx(Some(tx));
         }
+        super::mem::give_queue(std::mem::take(&mut self.txs));
         for side in &mut self.sides {
             give_line(std::mem::take(&mut side.line));
             if let Some(p) = side.pending.take() {
