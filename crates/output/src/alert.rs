@@ -727,7 +727,8 @@ pub(crate) mod tests {
             dest_port: None,
             bypassed: false,
         };
-        let mut cases: Vec<Box<dyn Fn(&mut AlertRecord<'_>)>> = vec![
+        type Case = Box<dyn Fn(&mut AlertRecord<'_>)>;
+        let mut cases: Vec<Case> = vec![
             Box::new(|_| {}),
             Box::new(|r| r.vlan = [3, 0]),
             Box::new(|r| r.vlan = [0, 4095]),
@@ -762,7 +763,7 @@ pub(crate) mod tests {
                 r.dest_ip = "::".parse().unwrap();
             }),
         ];
-        let with_target: Box<dyn Fn(&mut AlertRecord<'_>)> = Box::new(|r| {
+        let with_target: Case = Box::new(|r| {
             r.target = Some(crate::eve::AlertTarget::new(
                 (r.src_ip, r.src_port),
                 (r.dest_ip, None),

@@ -338,7 +338,9 @@ mod tests {
         let mut n = 0;
         for _ in 0..MAX_TXS {
             let mut tx = filled();
-            tx.request.body.reserve_exact(MAX_BUF - tx.request.body.capacity());
+            tx.request
+                .body
+                .reserve_exact(MAX_BUF - tx.request.body.capacity());
             give_tx(Some(tx));
             n += 1;
         }
