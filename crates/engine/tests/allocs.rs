@@ -10,7 +10,7 @@
 //! defragmentation datagrams held inline and HTTP transactions recycled, 0.19 with the
 //! certificate cache, the candidate-list, stream-buffer and inflate-state pools, 0.174
 //! with alert records written straight to their line and HTTP spare headers matched
-//! to their lengths), so that a regression fails. What still allocates
+//! to their lengths, 0.166 with host buffers kept), so that a regression fails. What still allocates
 //! (`OSPREY_ALLOC_TRACE=10`, ranked in `bench/RESULTS.md`): HTTP headers and lines of
 //! transactions the per-thread pool could not serve (concurrent flows), TLS
 //! certificates not seen before, the app-layer objects of alert records, HTTP files
@@ -96,7 +96,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// The most allowed allocations per frame after the warm-up (issue 29's target: 0.05).
-const MAX_PER_FRAME: f64 = 0.18;
+const MAX_PER_FRAME: f64 = 0.17;
 
 fn shared(rel: &str) -> Option<PathBuf> {
     let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).join(rel);

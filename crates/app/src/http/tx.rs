@@ -324,6 +324,25 @@ const SLACK_BYTES: usize = 1024;
 /// Spare header entries a completed message may keep.
 const SLACK_HEADERS: usize = 8;
 
+/// [`HttpTx::set_host`] on a transaction's fields (for a caller that holds its
+/// request borrowed): `slots` are `host` and `host_raw`, `spare` their spare buffers.
+pub(crate) fn fill_host(
+    slots: [&mut Option<Vec<u8>>; 2],
+    spare: &mut [Vec<u8>; 2],
+    raw: &[u8],
+    name: &[u8],
+) {
+    let [host, host_raw] = slots;
+    let [spare_host, spare_raw] = spare;
+    let mut h = host.take().unwrap_or_else(|| std::mem::take(spare_host));
+    super::uri::normalize_host_into(name, &mut h);
+    *host = Some(h);
+    let mut r = host_raw.take().unwrap_or_else(|| std::mem::take(spare_raw));
+    r.clear();
+    r.extend_from_slice(raw);
+    *host_raw = Some(r);
+}
+
 /// One HTTP transaction: a request and the response matched to it by order.
 #[derive(Clone, Debug, Default)]
 pub struct HttpTx {
@@ -333,6 +352,9 @@ pub struct HttpTx {
     pub(crate) uri_norm: Vec<u8>,
     pub(crate) host: Option<Vec<u8>>,
     pub(crate) host_raw: Option<Vec<u8>>,
+    /// Emptied buffers for `host` and `host_raw` (a pooled transaction's, see
+    /// [`HttpTx::set_host`]).
+    pub(crate) spare_hosts: [Vec<u8>; 2],
     pub(crate) port: Option<u16>,
     pub(crate) status: Option<u16>,
     /// An HTTP/2 stream's own facts (`None` for HTTP/1).
@@ -342,6 +364,17 @@ pub struct HttpTx {
 }
 
 impl HttpTx {
+    /// Sets `host` to `name` normalized and `host_raw` to `raw`, in the spare buffers
+    /// when there are (a transaction from the pool): no allocation once warm.
+    pub(crate) fn set_host(&mut self, raw: &[u8], name: &[u8]) {
+        fill_host(
+            [&mut self.host, &mut self.host_raw],
+            &mut self.spare_hosts,
+            raw,
+            name,
+        );
+    }
+
     /// The transaction id within its flow (0, 1, 2, ... in request order).
     pub fn id(&self) -> u64 {
         self.id

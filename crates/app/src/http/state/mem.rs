@@ -83,6 +83,7 @@ fn tx_bytes(tx: &HttpTx) -> usize {
         + tx.uri_norm.capacity()
         + tx.host.as_ref().map_or(0, Vec::capacity)
         + tx.host_raw.as_ref().map_or(0, Vec::capacity)
+        + tx.spare_hosts.iter().map(Vec::capacity).sum::<usize>()
         + tx.files.heap_bytes()
 }
 

@@ -89,10 +89,15 @@ pub(super) fn give_tx(tx: Option<HttpTx>) {
     if tx.h2.is_some() {
         return;
     }
+    let [spare_host, spare_raw] = tx.spare_hosts;
     let kept = HttpTx {
         request: reused(tx.request),
         response: reused(tx.response),
         uri_norm: cleared(tx.uri_norm),
+        spare_hosts: [
+            cleared(tx.host.unwrap_or(spare_host)),
+            cleared(tx.host_raw.unwrap_or(spare_raw)),
+        ],
         ..HttpTx::default()
     };
     let bytes = room(&kept);
@@ -170,7 +175,10 @@ fn room(tx: &HttpTx) -> usize {
                 .map(|h: &Header| h.name.capacity() + h.value.capacity())
                 .sum::<usize>()
     };
-    msg(&tx.request) + msg(&tx.response) + tx.uri_norm.capacity()
+    msg(&tx.request)
+        + msg(&tx.response)
+        + tx.uri_norm.capacity()
+        + tx.spare_hosts.iter().map(Vec::capacity).sum::<usize>()
 }
 
 /// A buffer holding `bytes`: a pooled one when there is one.
@@ -282,6 +290,14 @@ mod tests {
             assert_eq!(format!("{m:?}"), format!("{f:?}"));
         }
         assert!(tx.uri_norm.is_empty() && tx.status.is_none() && tx.host.is_none());
+        assert!(tx.spare_hosts[0].is_empty() && tx.spare_hosts[0].capacity() >= 11);
+        // The host is set in the kept buffer.
+        let mut tx = tx;
+        let kept = tx.spare_hosts[0].as_ptr();
+        tx.set_host(b"A.Example.:80", b"A.Example.");
+        assert_eq!(tx.host.as_deref(), Some(&b"a.example"[..]));
+        assert_eq!(tx.host_raw.as_deref(), Some(&b"A.Example.:80"[..]));
+        assert_eq!(tx.host.as_ref().unwrap().as_ptr(), kept);
         assert!(tx.request.line.capacity() > 0 && tx.request.body.capacity() > 0);
         assert_eq!(
             tx.request.spare_headers.len(),
