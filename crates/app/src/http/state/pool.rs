@@ -8,10 +8,6 @@
 //! the next transaction on this thread takes them. Every worker is one thread, so the
 //! pool is the worker's own and needs no lock.
 //!
-//! The pool holds room for many transactions ([`MAX_TXS`]) because flows end in
-//! bursts (a timeout sweep frees hundreds at once) and the next burst of new flows
-//! takes them back; its bytes are bounded as a whole ([`MAX_POOL_BYTES`]).
-//!
 //! Only buffers are reused: a transaction taken from the pool equals
 //! `HttpTx::default()` in everything but its buffers' capacities, so parsing, logging
 //! and detection do not change. The pool is bounded ([`MAX_TXS`] transactions of at
@@ -24,12 +20,9 @@ use super::HttpState;
 use crate::http::tx::{Header, HttpTx, Message};
 
 /// Most transactions kept per thread.
-const MAX_TXS: usize = 256;
-/// Most buffer bytes all kept transactions of a thread hold together (bounds the
-/// pool's memory: a worker keeps at most this much for reuse).
-const MAX_POOL_BYTES: usize = 2 << 20;
+const MAX_TXS: usize = 32;
 /// Most line buffers kept per thread.
-const MAX_LINES: usize = 256;
+const MAX_LINES: usize = 64;
 /// A kept byte buffer holds at most this much (a larger one is freed).
 const MAX_BUF: usize = 16 << 10;
 /// Most buffer bytes one kept transaction may hold.
@@ -41,17 +34,13 @@ const MAX_HEADERS: usize = 64;
 
 #[derive(Default)]
 struct Pool {
-    /// Kept transactions with their buffer bytes ([`room`]).
-    txs: Vec<(HttpTx, usize)>,
-    /// The buffer bytes of `txs`, together.
-    tx_bytes: usize,
+    txs: Vec<HttpTx>,
     lines: Vec<Vec<u8>>,
 }
 
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool {
         txs: Vec::with_capacity(MAX_TXS),
-        tx_bytes: 0,
         lines: Vec::with_capacity(MAX_LINES),
     });
 }
@@ -68,12 +57,7 @@ fn cleared(mut v: Vec<u8>) -> Vec<u8> {
 /// A new transaction with id `id`: a pooled one's buffers when there is one.
 pub(super) fn tx(id: u64) -> HttpTx {
     let pooled = POOL
-        .try_with(|p| {
-            let mut p = p.try_borrow_mut().ok()?;
-            let (tx, bytes) = p.txs.pop()?;
-            p.tx_bytes -= bytes;
-            Some(tx)
-        })
+        .try_with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.txs.pop()))
         .ok()
         .flatten();
     let mut tx = pooled.unwrap_or_default();
@@ -100,15 +84,13 @@ pub(super) fn give_tx(tx: Option<HttpTx>) {
         ],
         ..HttpTx::default()
     };
-    let bytes = room(&kept);
-    if bytes > MAX_TX_BYTES {
+    if room(&kept) > MAX_TX_BYTES {
         return;
     }
     let _ = POOL.try_with(|p| {
         if let Ok(mut p) = p.try_borrow_mut() {
-            if p.txs.len() < MAX_TXS && p.tx_bytes + bytes <= MAX_POOL_BYTES {
-                p.tx_bytes += bytes;
-                p.txs.push((kept, bytes));
+            if p.txs.len() < MAX_TXS {
+                p.txs.push(kept);
             }
         }
     });
@@ -247,11 +229,7 @@ mod tests {
     /// Empties this thread's pool of transactions (tests share threads only one at a
     /// time).
     fn empty_txs() {
-        POOL.with(|p| {
-            let mut p = p.borrow_mut();
-            p.txs.clear();
-            p.tx_bytes = 0;
-        });
+        POOL.with(|p| p.borrow_mut().txs.clear());
     }
 
     fn filled() -> HttpTx {
@@ -346,28 +324,6 @@ mod tests {
             give_tx(Some(filled()));
         }
         assert_eq!(POOL.with(|p| p.borrow().txs.len()), MAX_TXS);
-    }
-
-    #[test]
-    fn the_pool_keeps_at_most_its_byte_bound() {
-        empty_txs();
-        let mut n = 0;
-        for _ in 0..MAX_TXS {
-            let mut tx = filled();
-            tx.request
-                .body
-                .reserve_exact(MAX_BUF - tx.request.body.capacity());
-            give_tx(Some(tx));
-            n += 1;
-        }
-        let (kept, bytes) = POOL.with(|p| (p.borrow().txs.len(), p.borrow().tx_bytes));
-        assert!(kept < n, "{kept} of {n} transactions of over 16 KiB kept");
-        assert!(bytes <= MAX_POOL_BYTES && bytes + 2 * MAX_BUF > MAX_POOL_BYTES);
-        // Taking one gives its bytes back to the budget.
-        let _ = self::tx(0);
-        let after = POOL.with(|p| p.borrow().tx_bytes);
-        assert!(after < bytes);
-        empty_txs();
     }
 
     #[test]
