@@ -283,7 +283,6 @@ mod tests {
             "the headers' buffers are kept"
         );
         // Headers made from the spare ones hold only their own bytes.
-        let mut tx = tx;
         assert!(tx.request.add_header(b"X", b"y", 100));
         assert_eq!(tx.request.headers().len(), 1);
         assert_eq!(tx.request.headers()[0].name, b"X");
