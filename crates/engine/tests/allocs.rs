@@ -10,7 +10,7 @@
 //! defragmentation datagrams held inline and HTTP transactions recycled, 0.19 with the
 //! certificate cache, the candidate-list, stream-buffer and inflate-state pools, 0.174
 //! with alert records written straight to their line and HTTP spare headers matched
-//! to their lengths, 0.166 with host buffers kept), so that a regression fails. What still allocates
+//! to their lengths, 0.164 with host and file-name buffers kept), so that a regression fails. What still allocates
 //! (`OSPREY_ALLOC_TRACE=10`, ranked in `bench/RESULTS.md`): HTTP headers and lines of
 //! transactions the per-thread pool could not serve (concurrent flows), TLS
 //! certificates not seen before, the app-layer objects of alert records, HTTP files
