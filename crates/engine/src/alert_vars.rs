@@ -15,6 +15,18 @@ fn list<'a>(vars: impl Iterator<Item = (&'a str, &'a [u8])>) -> Vec<Value> {
     .collect()
 }
 
+/// Whether [`add`] would add anything: the flow state `fd` holds a flow or packet
+/// variable, or a flow integer with a name in `det`.
+pub(crate) fn any(fd: &detect::FlowDetect, det: &detect::Detector) -> bool {
+    let vars = fd.vars();
+    vars.flow().next().is_some()
+        || vars.pkt().next().is_some()
+        || fd
+            .flowints()
+            .into_iter()
+            .any(|(id, _)| det.flowint_name(id).is_some())
+}
+
 /// Adds the variables of the flow state `fd` (names from `det`) to the alert record
 /// `record`.
 pub(crate) fn add(record: &mut Value, fd: &detect::FlowDetect, det: &detect::Detector) {

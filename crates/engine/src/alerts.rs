@@ -128,7 +128,13 @@ pub(crate) struct AlertSink {
     /// `alert{}` (cleared by the pipeline per packet).
     pub(crate) blocked: Option<serde_json::Map<String, serde_json::Value>>,
     seq: u64,
+    /// Each alerting rule's `metadata` split into key and value, by rule index: made
+    /// at its first alert instead of at every one (bounded by the rule count).
+    metadata: std::collections::HashMap<u32, Box<[(String, String)]>>,
 }
+
+/// Room an alert's EVE line starts with (most records fit: one allocation each).
+const EVE_LINE_ROOM: usize = 1024;
 
 /// An alert held until its shared threshold check is made.
 pub(crate) struct PendingAlert {
@@ -253,6 +259,7 @@ impl AlertSink {
             keep_blocked: false,
             blocked: None,
             seq: 0,
+            metadata: Default::default(),
         }
     }
 
@@ -292,8 +299,8 @@ impl AlertSink {
             .and_then(|i| i.classtype.as_deref())
             .and_then(|c| self.classifications.as_ref()?.get(c))
             .map_or("", |c| c.description.as_str());
-        let metadata: Vec<(String, String)> = info
-            .map(|i| {
+        let metadata: &[(String, String)] = match info {
+            Some(i) => self.metadata.entry(alert.rule).or_insert_with(|| {
                 i.metadata
                     .iter()
                     .filter_map(|m| {
@@ -302,8 +309,9 @@ impl AlertSink {
                         Some((k.to_string(), v.trim().to_string()))
                     })
                     .collect()
-            })
-            .unwrap_or_default();
+            }),
+            None => &[],
+        };
         // Alerts on a transaction carry its http/dns/tls object, as Suricata's do.
         // A stream match is attributed to the direction's inspect transaction, as
         // Suricata does (`tx_guessed`), when the flow's parser has that transaction.
@@ -387,7 +395,7 @@ impl AlertSink {
             signature: msg,
             category,
             severity: alert.priority,
-            metadata: &metadata,
+            metadata,
             flowbits: &flowbits,
             target,
             // Moved into the EVE record below instead (a copy per alert otherwise).
@@ -418,17 +426,36 @@ impl AlertSink {
         if self.keep_blocked && record.action == "blocked" && self.blocked.is_none() {
             self.blocked = Some(blocked_part(&record.to_eve()));
         }
+        // A packet whose IP header did not decode (a `decode-event` alert) has no
+        // addresses, ports or protocol in Suricata's record; nor has an IPv4 packet
+        // whose options broke its decoding (Suricata matched its addresses, read
+        // before the options, but clears the header it logs from).
+        let cleared = pkt.ip_version == 0 || pkt.has_event(wire::Event::Ipv4OptInvalidLen);
+        // The common case: the record written straight into its line, no `Value` tree
+        // (the same bytes: `AlertRecord::write_eve`). Records that are edited after
+        // they are built (variables, a cleared header, an output's added fields) or
+        // held for a shared threshold check are built as `Value`s below.
+        if out.wants_alerts()
+            && check.is_none()
+            && !cleared
+            && flow_detect.is_none_or(|fd| !crate::alert_vars::any(fd, det))
+            && out.alerts_undecorated()
+        {
+            let mut line = Vec::with_capacity(EVE_LINE_ROOM);
+            if record.write_eve(&extra, &mut line) {
+                self.write_errors += out.write_event_line("alert", line);
+                if out.has_fast() {
+                    self.write_errors += out.write_fast(record.to_fast().into_bytes());
+                }
+                return;
+            }
+        }
         let mut eve = out
             .wants_alerts()
             .then(|| record.to_eve_with(std::mem::take(&mut extra)));
         if let (Some(fd), Some(e)) = (flow_detect, eve.as_mut()) {
             crate::alert_vars::add(e, fd, det);
         }
-        // A packet whose IP header did not decode (a `decode-event` alert) has no
-        // addresses, ports or protocol in Suricata's record; nor has an IPv4 packet
-        // whose options broke its decoding (Suricata matched its addresses, read
-        // before the options, but clears the header it logs from).
-        let cleared = pkt.ip_version == 0 || pkt.has_event(wire::Event::Ipv4OptInvalidLen);
         if let (true, Some(serde_json::Value::Object(o))) = (cleared, eve.as_mut()) {
             for k in ["src_ip", "src_port", "dest_ip", "dest_port", "proto"] {
                 o.remove(k);

@@ -232,6 +232,12 @@ pub fn proto_name(proto: u8) -> String {
     }
 }
 
+/// The name of an IP protocol number that has one ([`PROTO_NAMES`]), without
+/// allocating; `None` for the numbers written as decimal.
+pub(crate) fn proto_static_name(proto: u8) -> Option<&'static str> {
+    PROTO_NAMES.get(usize::from(proto)).copied()
+}
+
 pub use app::log::ip_string;
 
 impl AlertRecord<'_> {
@@ -325,7 +331,159 @@ impl AlertRecord<'_> {
         }
         Value::Object(o)
     }
+
+    /// Appends this alert's EVE record, as [`AlertRecord::to_eve_with`] with `extra`
+    /// would give it serialised (`Value::to_string`, byte for byte), to `out`, without
+    /// building the `Value` tree. Returns `false` (and writes nothing) when an extra
+    /// object's name is one of the record's own keys or repeats: a `Value` object would
+    /// replace the earlier field in its place, so the caller builds the record as a
+    /// `Value` then.
+    pub fn write_eve(&self, extra: &[(&str, Value)], out: &mut Vec<u8>) -> bool {
+        for (i, (name, _)) in extra.iter().enumerate() {
+            if OWN_KEYS.contains(name) || extra[..i].iter().any(|(n, _)| n == name) {
+                return false;
+            }
+        }
+        use crate::eve::json::Obj;
+        let mut o = Obj::open(out);
+        crate::eve::Header {
+            ts_secs: self.ts_secs,
+            ts_micros: self.ts_micros,
+            flow_id: self.flow_id,
+            pcap_cnt: self.pcap_cnt,
+            vlan: self.vlan,
+            src: (self.src_ip, self.src_port),
+            dest: (self.dest_ip, self.dest_port),
+            proto: self.proto,
+        }
+        .write_json(&mut o, "alert");
+        if let Some((t, c)) = self.icmp {
+            o.uint("icmp_type", t.into());
+            o.uint("icmp_code", c.into());
+        }
+        o.str("pkt_src", self.pkt_src);
+        if !self.flowbits.is_empty() {
+            let mut md = o.obj("metadata");
+            let buf = md.key("flowbits");
+            buf.push(b'[');
+            for (i, bit) in self.flowbits.iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                crate::eve::json::write_str(buf, bit);
+            }
+            buf.push(b']');
+            md.close();
+        }
+        if let Some(id) = self.tx_id {
+            o.uint("tx_id", id);
+            if self.tx_guessed {
+                o.bool("tx_guessed", true);
+            }
+        }
+        let mut alert = o.obj("alert");
+        alert.str("action", self.action);
+        alert.uint("gid", self.gid.into());
+        alert.uint("signature_id", self.sid.into());
+        alert.uint("rev", self.rev.into());
+        alert.str("signature", self.signature);
+        alert.str("category", self.category);
+        alert.uint("severity", self.severity.into());
+        if let Some(t) = &self.target {
+            t.write_json(&mut alert);
+        }
+        if !self.metadata.is_empty() {
+            // As `to_eve_with`: keys in name order, each key's values in the reverse of
+            // the rule's order (a rule has a handful: no map built).
+            let mut md = alert.obj("metadata");
+            let mut last: Option<&str> = None;
+            loop {
+                let next = self
+                    .metadata
+                    .iter()
+                    .map(|(k, _)| k.as_str())
+                    .filter(|k| last.is_none_or(|l| *k > l))
+                    .min();
+                let Some(key) = next else { break };
+                let buf = md.key(key);
+                buf.push(b'[');
+                let values = self.metadata.iter().rev().filter(|(k, _)| k == key);
+                for (i, (_, v)) in values.enumerate() {
+                    if i > 0 {
+                        buf.push(b',');
+                    }
+                    crate::eve::json::write_str(buf, v);
+                }
+                buf.push(b']');
+                last = Some(key);
+            }
+            md.close();
+        }
+        alert.close();
+        if let Some(t) = &self.tunnel {
+            o.value("tunnel", &t.to_eve());
+        }
+        for (name, value) in extra {
+            o.value(name, value);
+        }
+        if let Some(app) = self.app_proto {
+            o.str("app_proto", app);
+        }
+        if let Some(f) = &self.flow {
+            o.str("direction", f.direction());
+            f.write_json(&mut o);
+        }
+        // The rarer parts, written as `to_eve_with` writes them into its map.
+        let mut rest = Map::new();
+        if let Some((p, opts)) = &self.payload {
+            p.write_payload(opts, &mut rest);
+        }
+        if let Some(f) = &self.frame {
+            rest.insert("frame".into(), f.to_eve());
+        }
+        if let Some((p, opts)) = &self.payload {
+            p.write_packet(opts, &mut rest);
+        }
+        for (k, v) in &rest {
+            o.value(k, v);
+        }
+        o.close();
+        true
+    }
 }
+
+/// The top-level keys an alert record writes itself (an extra object by one of these
+/// names would replace the field: [`AlertRecord::write_eve`] leaves such records to
+/// [`AlertRecord::to_eve_with`]).
+const OWN_KEYS: [&str; 27] = [
+    "timestamp",
+    "flow_id",
+    "pcap_cnt",
+    "event_type",
+    "vlan",
+    "src_ip",
+    "src_port",
+    "dest_ip",
+    "dest_port",
+    "proto",
+    "icmp_type",
+    "icmp_code",
+    "pkt_src",
+    "metadata",
+    "tx_id",
+    "tx_guessed",
+    "alert",
+    "tunnel",
+    "app_proto",
+    "direction",
+    "flow",
+    "payload",
+    "payload_printable",
+    "stream",
+    "frame",
+    "packet",
+    "packet_info",
+];
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -528,6 +686,170 @@ pub(crate) mod tests {
             (8.into(), 0.into())
         );
         assert!(v.get("src_port").is_none());
+    }
+
+    /// `r` written by [`AlertRecord::write_eve`] and by `to_eve_with(...).to_string()`.
+    fn both(r: &AlertRecord<'_>, extra: &[(&str, Value)]) -> (String, String) {
+        let mut direct = b"prefix".to_vec();
+        assert!(r.write_eve(extra, &mut direct));
+        let direct = String::from_utf8(direct.split_off(6)).unwrap();
+        (direct, r.to_eve_with(extra.iter().cloned()).to_string())
+    }
+
+    #[test]
+    fn direct_bytes_equal_the_value_records() {
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let md = [
+            kv("zeta", "b"),
+            kv("alpha", "x\"q"),
+            kv("zeta", "a"),
+            kv("zeta", "c"),
+            kv("beta", "y"),
+            kv("", "empty key"),
+        ];
+        let payload_bytes = b"GET /\x00\xff\r\n".to_vec();
+        let frame_bytes = b"\x00\x01abc".to_vec();
+        let extra = [
+            (
+                "http",
+                serde_json::json!({"hostname": "a.example", "url": "/x\u{1}é", "length": 3}),
+            ),
+            ("files", serde_json::json!([{"filename": "f", "size": 0}])),
+        ];
+        let flow = crate::eve::AlertFlow {
+            to_server: false,
+            pkts: [4, 2],
+            bytes: [409, u64::MAX],
+            start_us: 1_210_953_053_000_001,
+            src_ip: "2001:db8::7".parse().unwrap(),
+            dest_ip: "10.1.2.3".parse().unwrap(),
+            src_port: Some(1),
+            dest_port: None,
+            bypassed: false,
+        };
+        type Case = Box<dyn Fn(&mut AlertRecord<'_>)>;
+        let mut cases: Vec<Case> = vec![
+            Box::new(|_| {}),
+            Box::new(|r| r.vlan = [3, 0]),
+            Box::new(|r| r.vlan = [0, 4095]),
+            Box::new(|r| r.vlan = [1, 2]),
+            Box::new(|r| {
+                r.flow_id = 0;
+                r.pcap_cnt = None;
+                r.src_port = None;
+                r.dest_port = None;
+            }),
+            Box::new(|r| {
+                r.proto = 1;
+                r.icmp = Some((8, 0));
+            }),
+            Box::new(|r| r.proto = 200),
+            Box::new(|r| r.proto = 89),
+            Box::new(|r| r.tx_id = Some(0)),
+            Box::new(|r| {
+                r.tx_id = Some(9);
+                r.tx_guessed = true;
+            }),
+            Box::new(|r| r.tx_guessed = true),
+            Box::new(|r| r.flowbits = &["b.one", "a\\two"]),
+            Box::new(|r| {
+                r.signature = "ET \"quoted\" \\ tab\t nl\n ctl\u{7f}\u{1b} ünï ☃";
+                r.category = "";
+                r.action = "blocked";
+                r.app_proto = None;
+            }),
+            Box::new(|r| {
+                r.src_ip = "2001:0:4137:9e50:8000:f12a:b9c8:2815".parse().unwrap();
+                r.dest_ip = "::".parse().unwrap();
+            }),
+        ];
+        let with_target: Case = Box::new(|r| {
+            r.target = Some(crate::eve::AlertTarget::new(
+                (r.src_ip, r.src_port),
+                (r.dest_ip, None),
+                true,
+            ));
+        });
+        cases.push(with_target);
+        cases.push(Box::new(|r| {
+            r.target = Some(crate::eve::AlertTarget::new(
+                (r.src_ip, r.src_port),
+                (r.dest_ip, r.dest_port),
+                false,
+            ));
+        }));
+        cases.push(Box::new(|r| {
+            r.tunnel = Some(crate::eve::AlertTunnel {
+                src_ip: "1.2.3.4".parse().unwrap(),
+                dest_ip: "5.6.7.8".parse().unwrap(),
+                src_port: 0,
+                dest_port: 0,
+                proto: 47,
+                depth: 1,
+                pcap_cnt: Some(3),
+                pkt_src: "wire/pcap",
+            });
+        }));
+        for (n, case) in cases.iter().enumerate() {
+            for variant in 0..16 {
+                let mut r = record();
+                case(&mut r);
+                if variant & 1 != 0 {
+                    r.metadata = &md;
+                }
+                if variant & 2 != 0 {
+                    let mut f = flow;
+                    f.bypassed = variant & 8 != 0;
+                    f.to_server = variant & 8 == 0;
+                    r.flow = Some(f);
+                }
+                if variant & 4 != 0 {
+                    let opts = crate::eve::AlertOptions {
+                        payload: true,
+                        payload_printable: true,
+                        packet: true,
+                        ..crate::eve::AlertOptions::default()
+                    };
+                    let payload = crate::eve::AlertPayload {
+                        payload: &payload_bytes,
+                        stream: variant & 8 != 0,
+                        packet: &payload_bytes,
+                        linktype: 1,
+                    };
+                    r.payload = Some((payload, opts));
+                    r.frame = Some(crate::eve::AlertFrame {
+                        ty: "pdu",
+                        id: 2,
+                        to_server: true,
+                        stream_offset: Some(10),
+                        len: 5,
+                        complete: true,
+                        tx_id: None,
+                        payload: &frame_bytes,
+                    });
+                }
+                for ex in [&extra[..], &extra[..1], &[]] {
+                    let (direct, value) = both(&r, ex);
+                    assert_eq!(direct, value, "case {n}, variant {variant}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extra_objects_named_as_own_fields_are_left_to_values() {
+        let r = record();
+        let mut out = Vec::new();
+        for name in ["flow", "alert", "metadata", "timestamp"] {
+            let extra = [(name, serde_json::json!({}))];
+            assert!(!r.write_eve(&extra, &mut out), "{name}");
+        }
+        let twice = [
+            ("http", serde_json::json!({})),
+            ("http", serde_json::json!(1)),
+        ];
+        assert!(!r.write_eve(&twice, &mut out));
+        assert!(out.is_empty(), "nothing written when refused");
     }
 
     #[test]

@@ -94,11 +94,24 @@ fn civil(secs: i64) -> (i64, u32, u32, u32, u32, u32) {
 }
 
 fn format_eve(s: &LocalSecond, micros: u32) -> String {
+    let mut out = Vec::with_capacity(31);
+    write_eve(s, micros, &mut out);
+    // Only ASCII digits and punctuation were written.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// EVE's timestamp form of `s` and `micros`, appended to `out`.
+fn write_eve(s: &LocalSecond, micros: u32, out: &mut Vec<u8>) {
+    use std::io::Write;
     let (y, mo, d, h, mi, sec) = s.civil;
     let sign = if s.offset < 0 { '-' } else { '+' };
     let off = s.offset.unsigned_abs();
     let (oh, om) = (off / 3600, off % 3600 / 60);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{sec:02}.{micros:06}{sign}{oh:02}{om:02}")
+    // Writing into a `Vec` cannot fail.
+    let _ = write!(
+        out,
+        "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{sec:02}.{micros:06}{sign}{oh:02}{om:02}"
+    );
 }
 
 fn format_fast(s: &LocalSecond, micros: u32) -> String {
@@ -109,6 +122,11 @@ fn format_fast(s: &LocalSecond, micros: u32) -> String {
 /// EVE's `timestamp` in local time with its offset: `2026-11-22T02:10:41.987826+0100`.
 pub fn eve_timestamp(secs: i64, micros: u32) -> String {
     format_eve(&local_second(secs), micros)
+}
+
+/// [`eve_timestamp`] appended to `out` (no `String` built).
+pub(crate) fn write_eve_timestamp(out: &mut Vec<u8>, secs: i64, micros: u32) {
+    write_eve(&local_second(secs), micros, out);
 }
 
 /// fast.log's timestamp, local time: `11/22/2026-02:10:41.987826`.
@@ -227,5 +245,8 @@ mod tests {
             a,
             format_eve(&LocalSecond::new(local_zone(), 1_210_953_054), 1)
         );
+        let mut b = b"x".to_vec();
+        write_eve_timestamp(&mut b, 1_210_953_054, 1);
+        assert_eq!(b, format!("x{a}").into_bytes());
     }
 }

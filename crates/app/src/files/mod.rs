@@ -346,13 +346,26 @@ impl Files {
         if self.files.len() >= Self::MAX {
             return None;
         }
+        self.open_named(cfg, name.to_vec(), dir)
+    }
+
+    /// [`Files::open`] with the name's own buffer, kept as the file's name (no copy).
+    pub fn open_named(
+        &mut self,
+        cfg: &FileConfig,
+        name: Vec<u8>,
+        dir: Direction,
+    ) -> Option<FileId> {
+        if self.files.len() >= Self::MAX {
+            return None;
+        }
         if self.files.len() < 4 && self.files.capacity() == self.files.len() {
             // One file at a time up to four (most transactions carry one; the default
             // first growth reserves four), then amortized doubling.
             self.files.reserve_exact(1);
         }
         self.files.push(File {
-            name: name.to_vec(),
+            name,
             dir,
             state: FileState::Open,
             size: 0,
@@ -517,6 +530,22 @@ mod tests {
         files.close(id, FileState::Truncated);
         assert_eq!(files.get(id).unwrap().size(), 3);
         assert_eq!(files.get(id).unwrap().state(), FileState::Closed);
+    }
+
+    #[test]
+    fn a_named_file_keeps_its_name_buffer_and_the_limit_holds() {
+        let cfg = FileConfig::default();
+        let mut files = Files::default();
+        let name = b"/dir/f.bin".to_vec();
+        let at = name.as_ptr();
+        let id = files.open_named(&cfg, name, Direction::ToClient).unwrap();
+        assert_eq!(files.get(id).unwrap().name(), b"/dir/f.bin");
+        assert_eq!(files.get(id).unwrap().name().as_ptr(), at, "not copied");
+        while files.open(&cfg, b"x", Direction::ToClient).is_some() {}
+        assert_eq!(files.len(), Files::MAX);
+        assert!(files
+            .open_named(&cfg, b"y".to_vec(), Direction::ToClient)
+            .is_none());
     }
 
     #[test]

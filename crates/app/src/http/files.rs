@@ -145,7 +145,7 @@ pub(crate) fn feed(
                 },
                 ..ctx.config.files.clone()
             };
-            let Some(id) = tx.files.open(&cfg, &name, dir) else {
+            let Some(id) = tx.files.open_named(&cfg, name, dir) else {
                 tx.msg_mut(dir).file = Some(FileSlot::Refused);
                 ctx.counters.incr(Counter::FileLimit);
                 return;

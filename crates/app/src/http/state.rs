@@ -31,8 +31,8 @@ use super::parser::{
     looks_like_response_line, parse_chunk_len, parse_content_length, parse_header_line,
     parse_protocol, parse_request_line, parse_response_line, parse_status, ProtocolVersion,
 };
-use super::tx::{HttpTx, Message, Progress};
-use super::uri::{host_port, host_range, normalize_host, normalize_uri_into, split_uri};
+use super::tx::{fill_host, HttpTx, Message, Progress};
+use super::uri::{host_port, host_range, normalize_uri_into, split_uri};
 use crate::util::{chomp, contains_nocase, push_capped, trim};
 use crate::{AppCtx, Counter, Direction, Events};
 
@@ -606,19 +606,24 @@ impl HttpState {
         let m = tx.msg_mut(dir);
         m.progress = Progress::Headers;
         let chunked = m.header("transfer-encoding").is_some_and(|v| {
-            contains_nocase(
-                &v.iter().copied().filter(|&b| b != 0).collect::<Vec<u8>>(),
-                b"chunked",
-            )
+            // NUL bytes are ignored (copied without them only when there are some).
+            if v.contains(&0) {
+                contains_nocase(
+                    &v.iter().copied().filter(|&b| b != 0).collect::<Vec<u8>>(),
+                    b"chunked",
+                )
+            } else {
+                contains_nocase(v, b"chunked")
+            }
         });
         let cl = m.header("content-length").map(parse_content_length);
         match dir {
             Direction::ToServer => {
                 if tx.host.is_none() {
                     if let Some(h) = tx.request.header("host") {
-                        tx.host = Some(normalize_host(&h[host_range(h)]));
+                        let slots = [&mut tx.host, &mut tx.host_raw];
+                        fill_host(slots, &mut tx.spare_hosts, h, &h[host_range(h)]);
                         tx.port = host_port(h);
-                        tx.host_raw = Some(h.to_vec());
                     }
                 }
                 if tx.request.version == Some(ProtocolVersion::V1_1)

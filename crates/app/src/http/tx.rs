@@ -192,21 +192,53 @@ impl Message {
             // flow. A pooled message keeps the capacity it grew to.
             self.headers.reserve_exact(1);
         }
-        let mut h = self.spare_headers.pop().unwrap_or(Header {
-            name: Vec::new(),
-            value: Vec::new(),
-        });
+        let mut h = self.spare_header(name.len(), value.len());
         // A new buffer gets the whole allocator chunk its bytes take anyway (see
         // `chunk_room`), so a reused header often fits the next one without a larger
         // fixed minimum: every open flow holds its request's headers.
-        h.name.clear();
-        h.name.reserve(chunk_room(name.len()));
-        h.name.extend_from_slice(name);
-        h.value.clear();
-        h.value.reserve(chunk_room(value.len()));
-        h.value.extend_from_slice(value);
+        for (buf, bytes) in [(&mut h.name, name), (&mut h.value, value)] {
+            buf.clear();
+            if buf.capacity() < bytes.len() {
+                buf.reserve(chunk_room(bytes.len()));
+            }
+            buf.extend_from_slice(bytes);
+        }
         self.headers.push(h);
         true
+    }
+
+    /// A spare header whose buffers hold `name` and `value` bytes without growing, as
+    /// far as the spare ones allow: the one with the smallest value buffer that fits,
+    /// its name buffer swapped with the smallest fitting one of another spare header
+    /// (headers of the next message have other lengths than the last one's in the
+    /// same place). A new empty header when there is no spare one.
+    fn spare_header(&mut self, name: usize, value: usize) -> Header {
+        let spare = &mut self.spare_headers;
+        // The smallest buffer of at least `need` bytes, else the largest.
+        let best = |spare: &[Header], need: usize, cap: fn(&Header) -> usize| {
+            let fits = spare
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| cap(h) >= need)
+                .min_by_key(|(_, h)| cap(h));
+            fits.or_else(|| spare.iter().enumerate().max_by_key(|(_, h)| cap(h)))
+                .map(|(i, _)| i)
+        };
+        let Some(i) = best(spare, value, |h| h.value.capacity()) else {
+            return Header {
+                name: Vec::new(),
+                value: Vec::new(),
+            };
+        };
+        let mut h = spare.swap_remove(i);
+        if h.name.capacity() < name {
+            if let Some(j) = best(spare, name, |h| h.name.capacity()) {
+                if spare[j].name.capacity() > h.name.capacity() {
+                    std::mem::swap(&mut h.name, &mut spare[j].name);
+                }
+            }
+        }
+        h
     }
 
     /// Builds `http.header` (`Name: value\r\n` per header, the cookie header of this
@@ -292,6 +324,25 @@ const SLACK_BYTES: usize = 1024;
 /// Spare header entries a completed message may keep.
 const SLACK_HEADERS: usize = 8;
 
+/// [`HttpTx::set_host`] on a transaction's fields (for a caller that holds its
+/// request borrowed): `slots` are `host` and `host_raw`, `spare` their spare buffers.
+pub(crate) fn fill_host(
+    slots: [&mut Option<Vec<u8>>; 2],
+    spare: &mut [Vec<u8>; 2],
+    raw: &[u8],
+    name: &[u8],
+) {
+    let [host, host_raw] = slots;
+    let [spare_host, spare_raw] = spare;
+    let mut h = host.take().unwrap_or_else(|| std::mem::take(spare_host));
+    super::uri::normalize_host_into(name, &mut h);
+    *host = Some(h);
+    let mut r = host_raw.take().unwrap_or_else(|| std::mem::take(spare_raw));
+    r.clear();
+    r.extend_from_slice(raw);
+    *host_raw = Some(r);
+}
+
 /// One HTTP transaction: a request and the response matched to it by order.
 #[derive(Clone, Debug, Default)]
 pub struct HttpTx {
@@ -301,6 +352,9 @@ pub struct HttpTx {
     pub(crate) uri_norm: Vec<u8>,
     pub(crate) host: Option<Vec<u8>>,
     pub(crate) host_raw: Option<Vec<u8>>,
+    /// Emptied buffers for `host` and `host_raw` (a pooled transaction's, see
+    /// [`HttpTx::set_host`]).
+    pub(crate) spare_hosts: [Vec<u8>; 2],
     pub(crate) port: Option<u16>,
     pub(crate) status: Option<u16>,
     /// An HTTP/2 stream's own facts (`None` for HTTP/1).
@@ -310,6 +364,17 @@ pub struct HttpTx {
 }
 
 impl HttpTx {
+    /// Sets `host` to `name` normalized and `host_raw` to `raw`, in the spare buffers
+    /// when there are (a transaction from the pool): no allocation once warm.
+    pub(crate) fn set_host(&mut self, raw: &[u8], name: &[u8]) {
+        fill_host(
+            [&mut self.host, &mut self.host_raw],
+            &mut self.spare_hosts,
+            raw,
+            name,
+        );
+    }
+
     /// The transaction id within its flow (0, 1, 2, ... in request order).
     pub fn id(&self) -> u64 {
         self.id
@@ -476,6 +541,46 @@ impl HttpTx {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spare_headers_are_matched_to_the_lengths_they_hold() {
+        let spare = |n: usize, v: usize| Header {
+            name: Vec::with_capacity(n),
+            value: Vec::with_capacity(v),
+        };
+        let mut m = Message {
+            spare_headers: vec![spare(8, 200), spare(24, 16), spare(40, 40)],
+            ..Message::default()
+        };
+        let ptrs = |hs: &[Header]| {
+            let mut p: Vec<usize> = hs
+                .iter()
+                .flat_map(|h| [h.name.as_ptr() as usize, h.value.as_ptr() as usize])
+                .collect();
+            p.sort_unstable();
+            p
+        };
+        let before = ptrs(&m.spare_headers);
+        // Taken from the end of the list, the first header grew a buffer, and the
+        // last one too: matched, every one fits (the first with another's name buffer).
+        assert!(m.add_header(b"User-Agent", &[b'u'; 150], 64));
+        assert!(m.add_header(b"Host", b"example.com", 64));
+        assert!(m.add_header(b"Accept-Language", &[b'l'; 30], 64));
+        assert!(m.spare_headers.is_empty());
+        assert_eq!(ptrs(&m.headers), before, "no buffer was replaced");
+        assert_eq!(m.header("host"), Some(&b"example.com"[..]));
+        assert_eq!(m.header("user-agent"), Some(&[b'u'; 150][..]));
+        assert_eq!(m.headers[2].name, b"Accept-Language");
+        // No spare one fits: the largest is grown, and a header comes new without any.
+        let mut m = Message {
+            spare_headers: vec![spare(24, 24)],
+            ..Message::default()
+        };
+        assert!(m.add_header(b"X", &[b'x'; 100], 64));
+        assert!(m.add_header(b"Y", b"y", 64));
+        assert_eq!(m.headers[0].value.capacity(), chunk_room(100));
+        assert_eq!(m.headers[1].value.capacity(), chunk_room(1));
+    }
 
     #[test]
     fn header_room_is_the_allocator_chunk() {

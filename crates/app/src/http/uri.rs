@@ -294,11 +294,18 @@ pub(crate) fn host_port(a: &[u8]) -> Option<u16> {
 
 /// Normalizes a host name: lowercase, trailing dots removed.
 pub(crate) fn normalize_host(h: &[u8]) -> Vec<u8> {
-    let mut v: Vec<u8> = h.to_ascii_lowercase();
-    while v.last() == Some(&b'.') {
-        v.pop();
-    }
+    let mut v = Vec::with_capacity(h.len());
+    normalize_host_into(h, &mut v);
     v
+}
+
+/// [`normalize_host`] into `out` (emptied first, its buffer kept).
+pub(crate) fn normalize_host_into(h: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.extend(h.iter().map(u8::to_ascii_lowercase));
+    while out.last() == Some(&b'.') {
+        out.pop();
+    }
 }
 
 #[cfg(test)]

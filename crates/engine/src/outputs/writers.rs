@@ -252,18 +252,54 @@ impl Outputs {
         failed
     }
 
+    /// Whether no eve-log output that takes alerts adds fields to them
+    /// (`community_id`, `pcap_filename`, `host`): their lines can then be written as
+    /// made ([`Outputs::write_event_line`]).
+    pub(crate) fn alerts_undecorated(&self) -> bool {
+        self.eve
+            .iter()
+            .filter(|e| e.config.wants("alert"))
+            .all(|e| !self.decorates(e))
+    }
+
+    /// Writes the serialised record `line` of type `event_type` to every eve-log
+    /// output whose types include it, as [`Outputs::write_event`] writes the record's
+    /// `Value` to outputs that add no fields (see [`Outputs::alerts_undecorated`]).
+    /// Returns the records that could not be queued.
+    pub(crate) fn write_event_line(&self, event_type: &str, line: Vec<u8>) -> u64 {
+        let mut wanted = self.eve.iter().filter(|e| e.config.wants(event_type));
+        let Some(first) = wanted.next() else {
+            return 0;
+        };
+        let mut failed = 0;
+        for e in wanted {
+            failed += self.put(&e.writer, line.clone());
+        }
+        failed + self.put(&first.writer, line)
+    }
+
+    /// The `host` output `e` adds to every record: the sensor name, unless a Redis sink
+    /// adds it itself (the sensor name, or the machine's name).
+    fn host(&self, e: &EveWriter) -> Option<&String> {
+        self.sensor_name
+            .as_ref()
+            .filter(|_| !matches!(e.config.sink, SinkSpec::Redis(_)))
+    }
+
+    /// Whether output `e` adds fields to every record ([`Outputs::decorated`]).
+    fn decorates(&self, e: &EveWriter) -> bool {
+        let o = &e.config.options;
+        o.community_id || o.pcap_file || self.host(e).is_some()
+    }
+
     /// `record` with what output `e` adds to every record (`community_id`,
     /// `pcap_filename`, `host` last); `None` when it adds nothing.
     fn decorated(&self, e: &EveWriter, record: &Value) -> Option<Value> {
-        let o = &e.config.options;
-        // A Redis sink adds `host` itself (the sensor name, or the machine's name).
-        let host = self
-            .sensor_name
-            .as_ref()
-            .filter(|_| !matches!(e.config.sink, SinkSpec::Redis(_)));
-        if !o.community_id && !o.pcap_file && host.is_none() {
+        if !self.decorates(e) {
             return None;
         }
+        let o = &e.config.options;
+        let host = self.host(e);
         let mut r = record.clone();
         if o.community_id {
             output::eve::community_id::add_to_record(&mut r, o.community_id_seed);

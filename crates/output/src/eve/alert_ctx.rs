@@ -85,6 +85,31 @@ impl AlertFlow {
         }
         Value::Object(o)
     }
+
+    /// The `flow{}` object of [`AlertFlow::to_eve`] as a field of `o`, written
+    /// straight to bytes.
+    pub(crate) fn write_json(&self, o: &mut crate::eve::json::Obj<'_>) {
+        let mut f = o.obj("flow");
+        f.uint("pkts_toserver", self.pkts[0]);
+        f.uint("pkts_toclient", self.pkts[1]);
+        f.uint("bytes_toserver", self.bytes[0]);
+        f.uint("bytes_toclient", self.bytes[1]);
+        if self.bypassed {
+            f.value("bypassed", &bypassed_counters());
+        }
+        let secs = (self.start_us / 1_000_000) as i64;
+        let micros = (self.start_us % 1_000_000) as u32;
+        f.timestamp("start", secs, micros);
+        f.ip("src_ip", self.src_ip);
+        f.ip("dest_ip", self.dest_ip);
+        if let Some(p) = self.src_port {
+            f.uint("src_port", p.into());
+        }
+        if let Some(p) = self.dest_port {
+            f.uint("dest_port", p.into());
+        }
+        f.close();
+    }
 }
 
 /// The two ends of an alert of a rule with `target:` (Suricata's `alert.source` and
@@ -130,6 +155,18 @@ impl AlertTarget {
         };
         alert.insert("source".into(), end(self.source));
         alert.insert("target".into(), end(self.target));
+    }
+
+    /// [`AlertTarget::write`] into an `alert` object written straight to bytes.
+    pub(crate) fn write_json(&self, alert: &mut crate::eve::json::Obj<'_>) {
+        for (k, (ip, port)) in [("source", self.source), ("target", self.target)] {
+            let mut e = alert.obj(k);
+            e.ip("ip", ip);
+            if let Some(p) = port {
+                e.uint("port", p.into());
+            }
+            e.close();
+        }
     }
 }
 

@@ -11,6 +11,7 @@ pub mod community_id;
 mod drop;
 pub(crate) mod fileinfo;
 mod flow;
+pub(crate) mod json;
 mod options;
 mod records;
 mod tagged;

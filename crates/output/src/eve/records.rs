@@ -92,6 +92,45 @@ impl Header {
         }
         o.insert("proto".into(), proto_name(self.proto).into());
     }
+
+    /// [`Header::write`] into a JSON object written straight to bytes.
+    pub(crate) fn write_json(&self, o: &mut crate::eve::json::Obj<'_>, event_type: &str) {
+        o.timestamp("timestamp", self.ts_secs, self.ts_micros);
+        if self.flow_id != 0 {
+            o.uint("flow_id", self.flow_id);
+        }
+        if let Some(c) = self.pcap_cnt {
+            o.uint("pcap_cnt", c);
+        }
+        o.str("event_type", event_type);
+        if self.vlan.iter().any(|&v| v != 0) {
+            use std::io::Write;
+            let buf = o.key("vlan");
+            buf.push(b'[');
+            for (i, v) in self.vlan.iter().filter(|&&v| v != 0).enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                let _ = write!(buf, "{v}");
+            }
+            buf.push(b']');
+        }
+        o.ip("src_ip", self.src.0);
+        if let Some(p) = self.src.1 {
+            o.uint("src_port", p.into());
+        }
+        o.ip("dest_ip", self.dest.0);
+        if let Some(p) = self.dest.1 {
+            o.uint("dest_port", p.into());
+        }
+        match crate::alert::proto_static_name(self.proto) {
+            Some(name) => o.str("proto", name),
+            None => {
+                use std::io::Write;
+                let _ = write!(o.key("proto"), "\"{}\"", self.proto);
+            }
+        }
+    }
 }
 
 /// A whole event record: the header of `meta`, `event_type`, `tx_id` (top level, as

@@ -1,6 +1,7 @@
 //! The memory an HTTP state holds (its share of `http.memuse`, see [`crate::memcap`]),
 //! and how its transaction queue grows.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::mem::size_of;
 
@@ -14,12 +15,48 @@ use crate::memcap::vec_bytes;
 /// slots were a third of HTTP's memory.
 const GROW_BY_ONE: usize = 4;
 
-/// Appends `tx` to `txs`, growing the queue by one slot while it is short.
+/// Empty queues kept per capacity (1 to [`GROW_BY_ONE`] slots) and thread.
+const MAX_KEPT_QUEUES: usize = 32;
+
+thread_local! {
+    /// Empty transaction queues of 1 to [`GROW_BY_ONE`] slots, from flows that ended,
+    /// for the queues of new flows as they grow (every worker is one thread: its own).
+    static QUEUES: RefCell<[Vec<VecDeque<HttpTx>>; GROW_BY_ONE]> = RefCell::default();
+}
+
+/// Appends `tx` to `txs`, growing the queue by one slot while it is short: into a kept
+/// queue of that capacity when there is one (the outgrown one is kept instead).
 pub(super) fn push_tx(txs: &mut VecDeque<HttpTx>, tx: HttpTx) {
     if txs.len() < GROW_BY_ONE && txs.capacity() == txs.len() {
-        txs.reserve_exact(1);
+        let kept = QUEUES
+            .try_with(|q| q.try_borrow_mut().ok()?[txs.len()].pop())
+            .ok()
+            .flatten();
+        match kept {
+            Some(mut q) => {
+                q.extend(txs.drain(..));
+                give_queue(std::mem::replace(txs, q));
+            }
+            None => txs.reserve_exact(1),
+        }
     }
     txs.push_back(tx);
+}
+
+/// Keeps an emptied queue of 1 to [`GROW_BY_ONE`] slots for [`push_tx`] (while there
+/// is room); others are freed.
+pub(super) fn give_queue(q: VecDeque<HttpTx>) {
+    if !q.is_empty() || !(1..=GROW_BY_ONE).contains(&q.capacity()) {
+        return;
+    }
+    let _ = QUEUES.try_with(|p| {
+        if let Ok(mut p) = p.try_borrow_mut() {
+            let kept = &mut p[q.capacity() - 1];
+            if kept.len() < MAX_KEPT_QUEUES {
+                kept.push(q);
+            }
+        }
+    });
 }
 
 fn message_bytes(m: &Message) -> usize {
@@ -46,6 +83,7 @@ fn tx_bytes(tx: &HttpTx) -> usize {
         + tx.uri_norm.capacity()
         + tx.host.as_ref().map_or(0, Vec::capacity)
         + tx.host_raw.as_ref().map_or(0, Vec::capacity)
+        + tx.spare_hosts.iter().map(Vec::capacity).sum::<usize>()
         + tx.files.heap_bytes()
 }
 
@@ -70,8 +108,43 @@ mod tests {
     use super::*;
     use crate::{AppCtx, Direction};
 
+    /// Empties this thread's kept queues.
+    fn no_kept_queues() {
+        QUEUES.with(|q| q.borrow_mut().iter_mut().for_each(Vec::clear));
+    }
+
+    #[test]
+    fn queues_of_ended_flows_serve_the_growth_of_new_ones() {
+        no_kept_queues();
+        let mut old = VecDeque::new();
+        for _ in 0..3 {
+            push_tx(&mut old, HttpTx::default());
+        }
+        old.clear();
+        give_queue(old);
+        let kept = || QUEUES.with(|q| q.borrow().iter().map(Vec::len).collect::<Vec<_>>());
+        assert_eq!(kept(), [0, 0, 1, 0]);
+        let mut txs = VecDeque::new();
+        push_tx(&mut txs, HttpTx::default());
+        push_tx(&mut txs, HttpTx::default());
+        // Growing from 2 to 3 slots takes the kept queue and keeps the outgrown one.
+        push_tx(&mut txs, HttpTx::default());
+        assert_eq!(txs.capacity(), 3);
+        assert_eq!(txs.len(), 3);
+        assert_eq!(kept(), [0, 1, 0, 0]);
+        // Non-empty or large queues are not kept.
+        give_queue(txs);
+        let mut big = VecDeque::with_capacity(GROW_BY_ONE + 1);
+        big.push_back(HttpTx::default());
+        big.clear();
+        give_queue(big);
+        assert_eq!(kept(), [0, 1, 0, 0]);
+        no_kept_queues();
+    }
+
     #[test]
     fn the_queue_grows_by_one_while_short() {
+        no_kept_queues();
         let mut txs = VecDeque::new();
         for n in 1..=GROW_BY_ONE {
             push_tx(&mut txs, HttpTx::default());

@@ -73,10 +73,15 @@ pub(super) fn give_tx(tx: Option<HttpTx>) {
     if tx.h2.is_some() {
         return;
     }
+    let [spare_host, spare_raw] = tx.spare_hosts;
     let kept = HttpTx {
         request: reused(tx.request),
         response: reused(tx.response),
         uri_norm: cleared(tx.uri_norm),
+        spare_hosts: [
+            cleared(tx.host.unwrap_or(spare_host)),
+            cleared(tx.host_raw.unwrap_or(spare_raw)),
+        ],
         ..HttpTx::default()
     };
     if room(&kept) > MAX_TX_BYTES {
@@ -152,7 +157,10 @@ fn room(tx: &HttpTx) -> usize {
                 .map(|h: &Header| h.name.capacity() + h.value.capacity())
                 .sum::<usize>()
     };
-    msg(&tx.request) + msg(&tx.response) + tx.uri_norm.capacity()
+    msg(&tx.request)
+        + msg(&tx.response)
+        + tx.uri_norm.capacity()
+        + tx.spare_hosts.iter().map(Vec::capacity).sum::<usize>()
 }
 
 /// A buffer holding `bytes`: a pooled one when there is one.
@@ -204,6 +212,7 @@ impl Drop for HttpState {
         while let Some(tx) = self.txs.pop_front() {
             give_tx(Some(tx));
         }
+        super::mem::give_queue(std::mem::take(&mut self.txs));
         for side in &mut self.sides {
             give_line(std::mem::take(&mut side.line));
             if let Some(p) = side.pending.take() {
@@ -216,6 +225,12 @@ impl Drop for HttpState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Empties this thread's pool of transactions (tests share threads only one at a
+    /// time).
+    fn empty_txs() {
+        POOL.with(|p| p.borrow_mut().txs.clear());
+    }
 
     fn filled() -> HttpTx {
         let mut tx = HttpTx::default();
@@ -239,7 +254,7 @@ mod tests {
     #[test]
     fn a_pooled_transaction_is_a_default_one_with_room() {
         // Empty this thread's pool first (tests share threads only one at a time).
-        while POOL.with(|p| p.borrow_mut().txs.pop()).is_some() {}
+        empty_txs();
         give_tx(Some(filled()));
         let tx = self::tx(7);
         assert_eq!(tx.id, 7);
@@ -253,6 +268,14 @@ mod tests {
             assert_eq!(format!("{m:?}"), format!("{f:?}"));
         }
         assert!(tx.uri_norm.is_empty() && tx.status.is_none() && tx.host.is_none());
+        assert!(tx.spare_hosts[0].is_empty() && tx.spare_hosts[0].capacity() >= 11);
+        // The host is set in the kept buffer.
+        let mut tx = tx;
+        let kept = tx.spare_hosts[0].as_ptr();
+        tx.set_host(b"A.Example.:80", b"A.Example.");
+        assert_eq!(tx.host.as_deref(), Some(&b"a.example"[..]));
+        assert_eq!(tx.host_raw.as_deref(), Some(&b"A.Example.:80"[..]));
+        assert_eq!(tx.host.as_ref().unwrap().as_ptr(), kept);
         assert!(tx.request.line.capacity() > 0 && tx.request.body.capacity() > 0);
         assert_eq!(
             tx.request.spare_headers.len(),
@@ -260,7 +283,6 @@ mod tests {
             "the headers' buffers are kept"
         );
         // Headers made from the spare ones hold only their own bytes.
-        let mut tx = tx;
         assert!(tx.request.add_header(b"X", b"y", 100));
         assert_eq!(tx.request.headers().len(), 1);
         assert_eq!(tx.request.headers()[0].name, b"X");
@@ -270,7 +292,7 @@ mod tests {
 
     #[test]
     fn resetting_an_unused_message_keeps_its_spare_headers() {
-        while POOL.with(|p| p.borrow_mut().txs.pop()).is_some() {}
+        empty_txs();
         give_tx(Some(filled()));
         let mut tx = self::tx(1);
         assert_eq!(tx.response.spare_headers.len(), 2);
@@ -287,12 +309,12 @@ mod tests {
 
     #[test]
     fn large_buffers_and_h2_transactions_are_not_kept() {
-        while POOL.with(|p| p.borrow_mut().txs.pop()).is_some() {}
+        empty_txs();
         let mut big = filled();
         big.request.body = vec![0; MAX_BUF + 1];
         give_tx(Some(big));
         assert!(self::tx(0).request.body.capacity() <= MAX_BUF);
-        while POOL.with(|p| p.borrow_mut().txs.pop()).is_some() {}
+        empty_txs();
         let mut h2 = filled();
         h2.h2 = Some(Box::default());
         give_tx(Some(h2));

@@ -28,8 +28,7 @@ impl HttpState {
         if let Some(a) = split_uri(uri).authority {
             let auth = &uri[a];
             let h = &auth[host_range(auth)];
-            tx.host_raw = Some(h.to_vec());
-            tx.host = Some(normalize_host(h));
+            tx.set_host(h, h);
             tx.port = host_port(auth);
         }
         tx.request.set_parts([rl.method, rl.uri, rl.protocol]);
