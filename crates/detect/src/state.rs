@@ -35,6 +35,8 @@ pub(crate) struct TxSeen {
     /// Candidates that did not match and inspect a body: evaluated again when only a
     /// body changed.
     pub body_cands: Vec<u32>,
+    /// How far each body instance was scanned by its matcher ([`crate::body_scan`]).
+    pub body_marks: crate::body_scan::BodyMarks,
 }
 
 impl Drop for TxSeen {

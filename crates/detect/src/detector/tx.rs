@@ -3,7 +3,7 @@
 
 use super::Detector;
 use crate::input::{FlowInfo, Input, MatchedOn};
-use crate::sig::Sig;
+use crate::sig::{Sig, Slot};
 use crate::state::{FlowDetect, Scratch};
 use crate::transform;
 use app::{mix_fingerprint as fp_mix, Transaction};
@@ -61,6 +61,11 @@ impl Detector {
                 }
                 None => Some(false),
             };
+            // A body grown by appending is scanned from where its last scan ended
+            // (`body_scan.rs`): the patterns before were reported then and their rules
+            // are among the body candidates added again above.
+            let old_marks = seen_i.map(|i| fd.tx_seen[i].body_marks);
+            let mut marks = old_marks.unwrap_or_default();
             if let Some(body_only) = body_only {
                 if !body_only {
                     if let Some(v) = tg.always.get(&proto) {
@@ -72,8 +77,17 @@ impl Detector {
                         continue;
                     }
                     let mut seen = std::mem::take(&mut scratch.seen);
+                    let mut instance = 0u8;
                     tx.buffers(*b, dir, &mut |buf| {
-                        pf.scan(buf, &mut seen, |s| scratch.add_cand(s))
+                        let mut from = 0;
+                        if b.is_body() {
+                            if body_only {
+                                from = marks.resume(*b, instance, buf, pf.overlap());
+                            }
+                            marks.record(*b, instance, buf);
+                            instance = instance.saturating_add(1);
+                        }
+                        pf.scan(&buf[from..], &mut seen, |s| scratch.add_cand(s))
                     });
                     scratch.seen = seen;
                 }
@@ -124,6 +138,7 @@ impl Detector {
                 }
                 if !keep_body
                     && (s.app.iter().any(|a| a.buf.is_body())
+                        || matches!(&s.fp, Some((Slot::App(b), ..)) if b.is_body())
                         || !s.files.is_empty()
                         || crate::lua::inspects_body(s))
                 {
@@ -148,6 +163,7 @@ impl Detector {
                 fp_body,
                 pkt_cands: pkt_list,
                 body_cands: body_list,
+                body_marks: marks,
             });
             if tx.is_final() {
                 fd.finish_tx(di, id);
