@@ -47,7 +47,9 @@ impl Detector {
             // flowbits and everything but the bodies unchanged, only the rules that look
             // at the packet, the rules that inspect a body (when a body changed) and the
             // body fast patterns can change a verdict.
-            let seen_i = fd.tx_seen_index(di, id).filter(|&i| fd.tx_seen[i].fp == fp);
+            // Looked up once: nothing below changes the list until `remember_tx_at`.
+            let seen_at = fd.tx_seen_index(di, id);
+            let seen_i = seen_at.filter(|&i| fd.tx_seen[i].fp == fp);
             let body_only = match seen_i {
                 Some(i) => {
                     let t = &fd.tx_seen[i];
@@ -97,7 +99,7 @@ impl Detector {
             // The lists of this transaction's previous pass are reused (emptied), and
             // its body list is kept when only packet-dependent rules run again.
             let keep_body = matches!((seen_i, body_only), (Some(_), None));
-            let (old_pkt, old_body) = match fd.tx_seen_index(di, id) {
+            let (old_pkt, old_body) = match seen_at {
                 Some(i) => {
                     let t = &mut fd.tx_seen[i];
                     (
@@ -156,15 +158,18 @@ impl Detector {
             scratch.body_tmp = body_cands;
             // Flowbits set by this pass change the fingerprint: the next packet
             // inspects the transaction in full again.
-            fd.remember_tx(crate::state::TxSeen {
-                dir: di,
-                id,
-                fp,
-                fp_body,
-                pkt_cands: pkt_list,
-                body_cands: body_list,
-                body_marks: marks,
-            });
+            fd.remember_tx_at(
+                seen_at,
+                crate::state::TxSeen {
+                    dir: di,
+                    id,
+                    fp,
+                    fp_body,
+                    pkt_cands: pkt_list,
+                    body_cands: body_list,
+                    body_marks: marks,
+                },
+            );
             if tx.is_final() {
                 fd.finish_tx(di, id);
             }
