@@ -33,6 +33,7 @@ impl Detector {
             | u64::from(fi.payload_in_stream) << 1
             | u64::from(input.packet_rules) << 2;
         let di = dir.index() as u8;
+        let floor = fd.tx_floor[di as usize];
         let mut run = |tx: &dyn Transaction| {
             let id = tx.id();
             let proto = tx.proto();
@@ -42,14 +43,26 @@ impl Detector {
             let (fp_hdr, fp_body) = tx.fingerprint();
             // Flowbits set by an earlier transaction of this call count too.
             let fp = fp_mix(fp_mix(fd.bits_gen, flow_flags), fp_hdr);
+            // Looked up once: nothing below changes the list until `remember_tx_at`.
+            let seen_at = fd.tx_seen_index(di, id);
+            let seen_i = seen_at.filter(|&i| fd.tx_seen[i].fp == fp);
+            // Unchanged, bodies included, and no candidate left that looks at the packet:
+            // the pass would evaluate nothing and remember the same inspection (a flow
+            // whose first transaction never completes keeps every later one).
+            if let Some(i) = seen_i {
+                let t = &fd.tx_seen[i];
+                if t.fp_body == fp_body && t.pkt_cands.is_empty() {
+                    if tx.is_final() {
+                        fd.finish_tx(di, id);
+                    }
+                    return;
+                }
+            }
             scratch.next_gen();
             // Suricata inspects a transaction again only where it progressed: with the
             // flowbits and everything but the bodies unchanged, only the rules that look
             // at the packet, the rules that inspect a body (when a body changed) and the
             // body fast patterns can change a verdict.
-            // Looked up once: nothing below changes the list until `remember_tx_at`.
-            let seen_at = fd.tx_seen_index(di, id);
-            let seen_i = seen_at.filter(|&i| fd.tx_seen[i].fp == fp);
             let body_only = match seen_i {
                 Some(i) => {
                     let t = &fd.tx_seen[i];
@@ -176,7 +189,8 @@ impl Detector {
         };
         // SIP, SMB, DCERPC and SMTP expose no transactions (rules with their keywords
         // are unsupported); their rules inspect packets and the raw stream.
-        af.each_tx(&mut |tx| run(tx));
+        // Those below the floor are done with (`run` checks again: the floor moves).
+        af.each_tx_from(floor, &mut |tx| run(tx));
     }
 
     /// The id below which detection is done with the transactions of a flow whose
