@@ -31,9 +31,11 @@ fn run(cut: usize) -> Vec<u32> {
     let det = detector(RULES);
     let mut s = det.scratch();
     let mut fd = detect::FlowDetect::new();
-    let mut cfg = app::Config::default();
     // Every piece is inspectable (Suricata's minimal inspect size set to one byte).
-    cfg.response_body_minimal_inspect_size = 1;
+    let cfg = app::Config {
+        response_body_minimal_inspect_size: 1,
+        ..app::Config::default()
+    };
     let mut ctx = app::AppCtx::new(cfg);
     let mut af = app::AppFlow::new(app::Transport::Tcp, 1234, 80);
     af.parse(

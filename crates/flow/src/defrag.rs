@@ -207,6 +207,8 @@ const SPARE_BUF: usize = 16 << 10;
 /// Emptied trackers kept for reuse, their buffers' total capacity bounded.
 #[derive(Default)]
 struct Spare {
+    /// Boxed as the table holds them: a tracker moves between the two without a copy.
+    #[allow(clippy::vec_box)]
     list: Vec<Box<Tracker>>,
     bytes: usize,
 }
