@@ -520,6 +520,22 @@ impl AppFlow {
         }
     }
 
+    /// The current protocol's transactions with an id of `from` or more, oldest first
+    /// ([`Protocol::each_tx_from`]).
+    pub fn each_tx_from(&self, from: u64, f: &mut dyn FnMut(&dyn Transaction)) {
+        if let Some(p) = self.state.protocol() {
+            p.each_tx_from(from, f)
+        }
+    }
+
+    /// The current protocol's transactions, oldest first, until `f` returns false
+    /// ([`Protocol::each_tx_while`]).
+    pub fn each_tx_while(&self, f: &mut dyn FnMut(&dyn Transaction) -> bool) {
+        if let Some(p) = self.state.protocol() {
+            p.each_tx_while(f)
+        }
+    }
+
     /// Frees the current protocol's transactions with an id below `id` (see
     /// [`Protocol::free_txs_before`]), counting their truncated files first; the prior
     /// state's are left alone.

@@ -62,6 +62,27 @@ pub trait Protocol {
     /// Calls `f` with each live transaction, oldest first.
     fn each_tx(&self, _f: &mut dyn FnMut(&dyn Transaction)) {}
 
+    /// Calls `f` with each live transaction whose id is `from` or more, oldest first
+    /// (the detector skips the transactions it finished with; a state that keeps many
+    /// passes over them without a call each).
+    fn each_tx_from(&self, from: u64, f: &mut dyn FnMut(&dyn Transaction)) {
+        self.each_tx(&mut |t| {
+            if t.id() >= from {
+                f(t)
+            }
+        })
+    }
+
+    /// Calls `f` with each live transaction, oldest first, until `f` returns false.
+    fn each_tx_while(&self, f: &mut dyn FnMut(&dyn Transaction) -> bool) {
+        let mut go = true;
+        self.each_tx(&mut |t| {
+            if go {
+                go = f(t)
+            }
+        })
+    }
+
     /// The transaction an alert with transaction id `id` was raised on.
     fn find_tx(&self, _id: u64) -> Option<&dyn Transaction> {
         None

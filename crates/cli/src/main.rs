@@ -377,6 +377,12 @@ fn run(args: &RunArgs) -> Result<ExitCode, String> {
     if let Some(fast_log) = fast_log {
         print_alerts(&fast_log, fast_from);
     }
+    // The process ends next: its rule set's memory goes back to the OS with it, instead
+    // of being freed allocation by allocation (about a twentieth of the CPU of an ET Open
+    // run over sv-ether.pcap). Nothing of the detector acts when dropped.
+    if let Some(detector) = config.detector.take() {
+        std::mem::forget(detector);
+    }
     // Every packet was inspected, but some records could not be written: say so.
     let failures = report
         .stats

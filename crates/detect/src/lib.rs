@@ -56,6 +56,7 @@ mod asn1;
 mod base64;
 mod batch;
 mod bidir;
+mod body_scan;
 mod bypass;
 mod byte_jump;
 mod bytes;

@@ -16,6 +16,9 @@ pub(crate) struct Prefilter {
     /// Pattern id → the `dsize` each of its signatures (same order as `pat_sigs`)
     /// requires, or empty when none of them has one ([`Self::gate_dsize`]).
     dsize: Vec<Vec<Option<IntCmp>>>,
+    /// The longest pattern's length less one: how far before the part of a growing
+    /// buffer scanned already a new pattern may start ([`crate::body_scan`]).
+    overlap: usize,
 }
 
 /// What a build used.
@@ -50,6 +53,12 @@ impl Prefilter {
             }
         }
         let plain = pats.iter().map(|p| (p.bytes.clone(), p.nocase)).collect();
+        let overlap = pats
+            .iter()
+            .map(|p| p.bytes.len())
+            .max()
+            .unwrap_or(0)
+            .saturating_sub(1);
         let matcher = match mpm::Matcher::new(kind, &pats) {
             Ok(m) => m,
             Err(_) => match mpm::Matcher::new(mpm::Kind::AcCompact, &pats) {
@@ -62,6 +71,7 @@ impl Prefilter {
             pat_sigs,
             pats: plain,
             dsize: Vec::new(),
+            overlap,
         })
     }
 
@@ -129,6 +139,11 @@ impl Prefilter {
         n.matches.add(c);
         n.candidates += cands;
         n.dsize_skipped += gated;
+    }
+
+    /// The longest pattern's length less one.
+    pub fn overlap(&self) -> usize {
+        self.overlap
     }
 
     /// Every pattern: its bytes, nocase, and the signatures it makes candidates.

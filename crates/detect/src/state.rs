@@ -35,6 +35,8 @@ pub(crate) struct TxSeen {
     /// Candidates that did not match and inspect a body: evaluated again when only a
     /// body changed.
     pub body_cands: Vec<u32>,
+    /// How far each body instance was scanned by its matcher ([`crate::body_scan`]).
+    pub body_marks: crate::body_scan::BodyMarks,
 }
 
 impl Drop for TxSeen {
@@ -286,8 +288,16 @@ impl FlowDetect {
     }
 
     /// Remembers the inspection of a transaction, forgetting the oldest one when full.
+    #[cfg(test)]
     pub(crate) fn remember_tx(&mut self, seen: TxSeen) {
-        if let Some(i) = self.tx_seen_index(seen.dir, seen.id) {
+        self.remember_tx_at(self.tx_seen_index(seen.dir, seen.id), seen)
+    }
+
+    /// [`Self::remember_tx`] where `at` is [`Self::tx_seen_index`] of the transaction,
+    /// looked up by the caller.
+    pub(crate) fn remember_tx_at(&mut self, at: Option<usize>, seen: TxSeen) {
+        debug_assert_eq!(at, self.tx_seen_index(seen.dir, seen.id));
+        if let Some(i) = at {
             self.tx_seen[i] = seen;
             return;
         }

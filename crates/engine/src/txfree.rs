@@ -32,14 +32,13 @@ pub(crate) fn free_done(
     }
     // Complete both ways, in order: the first transaction still in progress stops it.
     let (mut first, mut upto) = (None, None);
-    let mut stop = false;
-    app.each_tx(&mut |tx| {
-        if stop || tx.id() >= bound || !tx.is_final() {
-            stop = true;
-            return;
+    app.each_tx_while(&mut |tx| {
+        if tx.id() >= bound || !tx.is_final() {
+            return false;
         }
         first.get_or_insert(tx.id());
         upto = Some(tx.id() + 1);
+        true
     });
     let (Some(first), Some(upto)) = (first, upto) else {
         return 0;

@@ -150,6 +150,18 @@ impl Protocol for DcerpcState {
         self.txs().for_each(|t| f(t))
     }
 
+    fn each_tx_from(&self, from: u64, f: &mut dyn FnMut(&dyn Transaction)) {
+        self.txs().filter(|t| t.id >= from).for_each(|t| f(t))
+    }
+
+    fn each_tx_while(&self, f: &mut dyn FnMut(&dyn Transaction) -> bool) {
+        for t in self.txs() {
+            if !f(t) {
+                break;
+            }
+        }
+    }
+
     fn find_tx(&self, id: u64) -> Option<&dyn Transaction> {
         self.txs()
             .find(|t| t.id == id)

@@ -432,4 +432,35 @@ mod tests {
         );
         assert_eq!(s.tx_count(), 0);
     }
+
+    /// `each_tx_from` and `each_tx_while` visit what `each_tx` does, from an id on or
+    /// until stopped (the defaults of `Protocol` and DNS's own).
+    #[test]
+    fn each_tx_from_and_while_agree_with_each_tx() {
+        use crate::proto::Protocol;
+        let mut ctx = AppCtx::default();
+        let mut s = DnsState::new(Transport::Udp);
+        for i in 0..6u16 {
+            s.message(&mut ctx, Direction::ToServer, &query(i, "a.test", 1), None);
+        }
+        let mut all = Vec::new();
+        s.each_tx(&mut |t| all.push(t.id()));
+        assert_eq!(all.len(), 6);
+        for from in 0..8 {
+            let mut got = Vec::new();
+            s.each_tx_from(from, &mut |t| got.push(t.id()));
+            let want: Vec<u64> = all.iter().copied().filter(|&i| i >= from).collect();
+            assert_eq!(got, want, "from {from}");
+            let mut upto = Vec::new();
+            s.each_tx_while(&mut |t| {
+                if t.id() >= from {
+                    return false;
+                }
+                upto.push(t.id());
+                true
+            });
+            let want: Vec<u64> = all.iter().copied().filter(|&i| i < from).collect();
+            assert_eq!(upto, want, "while below {from}");
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 use super::Detector;
 use crate::input::{FlowInfo, Input, MatchedOn};
-use crate::sig::Sig;
+use crate::sig::{Sig, Slot};
 use crate::state::{FlowDetect, Scratch};
 use crate::transform;
 use app::{mix_fingerprint as fp_mix, Transaction};
@@ -33,6 +33,7 @@ impl Detector {
             | u64::from(fi.payload_in_stream) << 1
             | u64::from(input.packet_rules) << 2;
         let di = dir.index() as u8;
+        let floor = fd.tx_floor[di as usize];
         let mut run = |tx: &dyn Transaction| {
             let id = tx.id();
             let proto = tx.proto();
@@ -42,12 +43,26 @@ impl Detector {
             let (fp_hdr, fp_body) = tx.fingerprint();
             // Flowbits set by an earlier transaction of this call count too.
             let fp = fp_mix(fp_mix(fd.bits_gen, flow_flags), fp_hdr);
+            // Looked up once: nothing below changes the list until `remember_tx_at`.
+            let seen_at = fd.tx_seen_index(di, id);
+            let seen_i = seen_at.filter(|&i| fd.tx_seen[i].fp == fp);
+            // Unchanged, bodies included, and no candidate left that looks at the packet:
+            // the pass would evaluate nothing and remember the same inspection (a flow
+            // whose first transaction never completes keeps every later one).
+            if let Some(i) = seen_i {
+                let t = &fd.tx_seen[i];
+                if t.fp_body == fp_body && t.pkt_cands.is_empty() {
+                    if tx.is_final() {
+                        fd.finish_tx(di, id);
+                    }
+                    return;
+                }
+            }
             scratch.next_gen();
             // Suricata inspects a transaction again only where it progressed: with the
             // flowbits and everything but the bodies unchanged, only the rules that look
             // at the packet, the rules that inspect a body (when a body changed) and the
             // body fast patterns can change a verdict.
-            let seen_i = fd.tx_seen_index(di, id).filter(|&i| fd.tx_seen[i].fp == fp);
             let body_only = match seen_i {
                 Some(i) => {
                     let t = &fd.tx_seen[i];
@@ -61,6 +76,11 @@ impl Detector {
                 }
                 None => Some(false),
             };
+            // A body grown by appending is scanned from where its last scan ended
+            // (`body_scan.rs`): the patterns before were reported then and their rules
+            // are among the body candidates added again above.
+            let old_marks = seen_i.map(|i| fd.tx_seen[i].body_marks);
+            let mut marks = old_marks.unwrap_or_default();
             if let Some(body_only) = body_only {
                 // DCERPC rules also inspect the calls SMB carries.
                 let dce_in_smb = proto == app::AppProto::Smb;
@@ -81,8 +101,17 @@ impl Detector {
                         continue;
                     }
                     let mut seen = std::mem::take(&mut scratch.seen);
+                    let mut instance = 0u8;
                     tx.buffers(*b, dir, &mut |buf| {
-                        pf.scan(buf, &mut seen, |s| scratch.add_cand(s))
+                        let mut from = 0;
+                        if b.is_body() {
+                            if body_only {
+                                from = marks.resume(*b, instance, buf, pf.overlap());
+                            }
+                            marks.record(*b, instance, buf);
+                            instance = instance.saturating_add(1);
+                        }
+                        pf.scan(&buf[from..], &mut seen, |s| scratch.add_cand(s))
                     });
                     scratch.seen = seen;
                 }
@@ -92,7 +121,7 @@ impl Detector {
             // The lists of this transaction's previous pass are reused (emptied), and
             // its body list is kept when only packet-dependent rules run again.
             let keep_body = matches!((seen_i, body_only), (Some(_), None));
-            let (old_pkt, old_body) = match fd.tx_seen_index(di, id) {
+            let (old_pkt, old_body) = match seen_at {
                 Some(i) => {
                     let t = &mut fd.tx_seen[i];
                     (
@@ -133,6 +162,7 @@ impl Detector {
                 }
                 if !keep_body
                     && (s.app.iter().any(|a| a.buf.is_body())
+                        || matches!(&s.fp, Some((Slot::App(b), ..)) if b.is_body())
                         || !s.files.is_empty()
                         || crate::lua::inspects_body(s))
                 {
@@ -150,21 +180,26 @@ impl Detector {
             scratch.body_tmp = body_cands;
             // Flowbits set by this pass change the fingerprint: the next packet
             // inspects the transaction in full again.
-            fd.remember_tx(crate::state::TxSeen {
-                dir: di,
-                id,
-                fp,
-                fp_body,
-                pkt_cands: pkt_list,
-                body_cands: body_list,
-            });
+            fd.remember_tx_at(
+                seen_at,
+                crate::state::TxSeen {
+                    dir: di,
+                    id,
+                    fp,
+                    fp_body,
+                    pkt_cands: pkt_list,
+                    body_cands: body_list,
+                    body_marks: marks,
+                },
+            );
             if tx.is_final() {
                 fd.finish_tx(di, id);
             }
         };
         // SIP, SMB, DCERPC and SMTP expose no transactions (rules with their keywords
         // are unsupported); their rules inspect packets and the raw stream.
-        af.each_tx(&mut |tx| run(tx));
+        // Those below the floor are done with (`run` checks again: the floor moves).
+        af.each_tx_from(floor, &mut |tx| run(tx));
     }
 
     /// The id below which detection is done with the transactions of a flow whose
