@@ -5,7 +5,7 @@
 
 use super::bufcond::Cond;
 use super::Flow;
-use crate::case::Spec;
+use crate::case::{Intent, Spec};
 use crate::rulegen::Gen;
 
 /// A condition on integer keyword `kw` whose value in the traffic is `v` (`max`: the
@@ -56,6 +56,33 @@ pub(super) fn udp_case(
 ) -> Spec {
     s.l4 = crate::case::L4::Udp;
     super::bufcond::tcp_case(s, f, dport, opts, server_side, payload)
+}
+
+/// The case of a rule on one UDP exchange: the texts of `conds` (hitting or just missing
+/// as `intent` says), the flow option of the side they look at, the name
+/// `FIRST-CONDITION-SIDE{extra}`, the rule's protocol drawn as `app` twice for `udp` once,
+/// then [`udp_case`] to server port `dport` with `payload` the client's first datagram.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn udp_rule_case(
+    g: &mut Gen<'_>,
+    intent: Intent,
+    v6: bool,
+    conds: &[(String, Cond)],
+    side_client: bool,
+    extra: &str,
+    app: &'static str,
+    f: Flow,
+    dport: u16,
+    payload: Vec<u8>,
+) -> Spec {
+    let texts = super::bufcond::texts(g, intent, conds.iter().map(|(_, c)| c));
+    let flow = super::bufcond::flow_opt(g, side_client);
+    let side = if side_client { "client" } else { "server" };
+    let name = format!("{}-{side}{extra}", conds[0].0);
+    let proto = g.pick(&[app, app, "udp"]);
+    let s = crate::rulegen::base(&name, intent, v6, crate::case::L4::Udp, proto);
+    let opts = format!("{flow}{}", texts.join(" "));
+    udp_case(s, f, dport, opts, !side_client, payload)
 }
 
 /// A BER/DER element: tag, definite length (short or long form), contents.

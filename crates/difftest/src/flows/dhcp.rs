@@ -7,11 +7,11 @@
 //! Suricata's integer syntax (see `appval::uint_cond`), on the side that carries the
 //! value; a time the message lacks is asked for too (it never matches).
 
-use super::appval::{udp_case, uint_cond};
+use super::appval::uint_cond;
 use super::bufcond::Cond;
 use super::Flow;
 use crate::case::Spec;
-use crate::rulegen::{base, Family, Gen};
+use crate::rulegen::{Family, Gen};
 
 /// DHCP lease, renewal and rebinding times.
 pub const DHCP: Family = Family {
@@ -133,18 +133,18 @@ fn dhcp(g: &mut Gen<'_>) -> Spec {
         };
         conds.push(c);
     }
-    let texts = super::bufcond::texts(g, intent, conds.iter().map(|(_, c)| c));
-    let flow = super::bufcond::flow_opt(g, side_client);
-    let name = format!(
-        "{}-{}-{}",
-        conds[0].0,
-        if side_client { "client" } else { "server" },
-        if request { "request" } else { "discover" }
-    );
-    let proto = g.pick(&["dhcp", "dhcp", "udp"]);
-    let s = base(&name, intent, false, crate::case::L4::Udp, proto);
-    let opts = format!("{flow}{}", texts.join(" "));
-    udp_case(s, f, 67, opts, !side_client, cmsg)
+    super::appval::udp_rule_case(
+        g,
+        intent,
+        false,
+        &conds,
+        side_client,
+        &format!("-{}", if request { "request" } else { "discover" }),
+        "dhcp",
+        f,
+        67,
+        cmsg,
+    )
 }
 
 #[cfg(test)]
@@ -163,20 +163,8 @@ mod tests {
 
     #[test]
     fn rules_parse_and_flows_have_two_datagrams() {
-        let mut rng = gen::rng::Rng::new(3);
-        let mut ok = 0;
-        for index in 0..200 {
-            let mut g = Gen {
-                rng: &mut rng,
-                index,
-            };
-            let s = dhcp(&mut g);
-            let c = crate::case::Case {
-                index,
-                addrs: crate::case::Addrs::of(index, s.v6),
-                spec: s,
-            };
-            ok += usize::from(rules::parse_rule(&c.rule()).is_ok());
+        let (cases, ok) = crate::flows::sample_cases(200, dhcp);
+        for c in &cases {
             assert_eq!(c.frames(0).len(), 2);
         }
         assert!(ok >= 150, "{ok} of 200 parse");

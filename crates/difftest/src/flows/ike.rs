@@ -10,12 +10,12 @@
 //! buffer family), `ike.key_exchange_payload_length`/`ike.nonce_payload_length`/
 //! `ike.exchtype` (integer syntax with edge values) or `ike.chosen_sa_attribute`.
 
-use super::appval::{udp_case, uint_cond};
+use super::appval::uint_cond;
 use super::bufcond::{cond, Cond};
 use super::httpbuf::buf;
 use super::Flow;
 use crate::case::Spec;
-use crate::rulegen::{base, Family, Gen};
+use crate::rulegen::{Family, Gen};
 
 /// IKE exchanges: SPIs, vendor IDs, SA attributes, key exchange and nonce payloads.
 pub const IKE: Family = Family {
@@ -426,17 +426,18 @@ fn ike(g: &mut Gen<'_>) -> Spec {
         };
         conds.push(c);
     }
-    let texts = super::bufcond::texts(g, intent, conds.iter().map(|(_, c)| c));
-    let flow = super::bufcond::flow_opt(g, side_client);
-    let name = format!(
-        "{}-{}-{kind}",
-        conds[0].0,
-        if side_client { "client" } else { "server" }
-    );
-    let proto = g.pick(&["ike", "ike", "udp"]);
-    let s = base(&name, intent, v6, crate::case::L4::Udp, proto);
-    let opts = format!("{flow}{}", texts.join(" "));
-    udp_case(s, f, 500, opts, !side_client, first)
+    super::appval::udp_rule_case(
+        g,
+        intent,
+        v6,
+        &conds,
+        side_client,
+        &format!("-{kind}"),
+        "ike",
+        f,
+        500,
+        first,
+    )
 }
 
 #[cfg(test)]
@@ -463,20 +464,8 @@ mod tests {
 
     #[test]
     fn rules_parse_and_exchanges_have_two_to_four_datagrams() {
-        let mut rng = gen::rng::Rng::new(3);
-        let mut ok = 0;
-        for index in 0..300 {
-            let mut g = Gen {
-                rng: &mut rng,
-                index,
-            };
-            let s = ike(&mut g);
-            let c = crate::case::Case {
-                index,
-                addrs: crate::case::Addrs::of(index, s.v6),
-                spec: s,
-            };
-            ok += usize::from(rules::parse_rule(&c.rule()).is_ok());
+        let (cases, ok) = crate::flows::sample_cases(300, ike);
+        for c in &cases {
             assert!((2..=4).contains(&c.frames(0).len()));
         }
         assert!(ok >= 200, "{ok} of 300 parse");

@@ -97,6 +97,35 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     xchain::XCHAIN,
 ];
 
+/// Cases 0..`n` of a traffic family drawn from seed 3 (the families' unit tests), and
+/// how many of their rules parse.
+#[cfg(test)]
+pub(crate) fn sample_cases(
+    n: u32,
+    family: fn(&mut crate::rulegen::Gen<'_>) -> crate::case::Spec,
+) -> (Vec<crate::case::Case>, usize) {
+    let mut rng = gen::rng::Rng::new(3);
+    let cases: Vec<crate::case::Case> = (0..n)
+        .map(|index| {
+            let mut g = crate::rulegen::Gen {
+                rng: &mut rng,
+                index,
+            };
+            let spec = family(&mut g);
+            crate::case::Case {
+                index,
+                addrs: Addrs::of(index, spec.v6),
+                spec,
+            }
+        })
+        .collect();
+    let ok = cases
+        .iter()
+        .filter(|c| rules::parse_rule(&c.rule()).is_ok())
+        .count();
+    (cases, ok)
+}
+
 /// How a flow's IP packets travel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encap {

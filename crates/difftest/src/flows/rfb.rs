@@ -231,21 +231,9 @@ mod tests {
 
     #[test]
     fn rules_parse_and_handshakes_start_with_the_server_version() {
-        let mut rng = gen::rng::Rng::new(3);
-        let mut ok = 0;
-        for index in 0..200 {
-            let mut g = Gen {
-                rng: &mut rng,
-                index,
-            };
-            let s = rfb(&mut g);
-            assert!(s.payload.starts_with(b"RFB 003.00"));
-            let c = crate::case::Case {
-                index,
-                addrs: crate::case::Addrs::of(index, s.v6),
-                spec: s,
-            };
-            ok += usize::from(rules::parse_rule(&c.rule()).is_ok());
+        let (cases, ok) = crate::flows::sample_cases(200, rfb);
+        for c in &cases {
+            assert!(c.spec.payload.starts_with(b"RFB 003.00"));
             assert!(c.frames(0).len() >= 8);
         }
         assert!(ok >= 150, "{ok} of 200 parse");

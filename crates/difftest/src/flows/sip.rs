@@ -7,12 +7,11 @@
 //! `sip.response_line`, `sip.protocol` (server), in the forms of the HTTP buffer family;
 //! a request-side buffer on the server's side is asked for too (it never matches).
 
-use super::appval::udp_case;
 use super::bufcond::{cond, Buf, Cond};
 use super::httpbuf::buf;
 use super::Flow;
 use crate::case::Spec;
-use crate::rulegen::{base, Family, Gen};
+use crate::rulegen::{Family, Gen};
 
 /// SIP request and response lines.
 pub const SIP: Family = Family {
@@ -146,17 +145,7 @@ fn sip(g: &mut Gen<'_>) -> Spec {
         let (form, c) = cond(g, &bufs[i]);
         conds.push((format!("{}-{form}", bufs[i].kw), c));
     }
-    let texts = super::bufcond::texts(g, intent, conds.iter().map(|(_, c)| c));
-    let flow = super::bufcond::flow_opt(g, side_client);
-    let name = format!(
-        "{}-{}",
-        conds[0].0,
-        if side_client { "client" } else { "server" }
-    );
-    let rproto = g.pick(&["sip", "sip", "udp"]);
-    let s = base(&name, intent, v6, crate::case::L4::Udp, rproto);
-    let opts = format!("{flow}{}", texts.join(" "));
-    udp_case(s, f, 5060, opts, !side_client, req)
+    super::appval::udp_rule_case(g, intent, v6, &conds, side_client, "", "sip", f, 5060, req)
 }
 
 #[cfg(test)]
@@ -165,21 +154,9 @@ mod tests {
 
     #[test]
     fn rules_parse_and_messages_start_with_their_line() {
-        let mut rng = gen::rng::Rng::new(3);
-        let mut ok = 0;
-        for index in 0..200 {
-            let mut g = Gen {
-                rng: &mut rng,
-                index,
-            };
-            let s = sip(&mut g);
-            assert!(s.payload.ends_with(b"\r\n\r\n") || s.payload.ends_with(b"0\r\n"));
-            let c = crate::case::Case {
-                index,
-                addrs: crate::case::Addrs::of(index, s.v6),
-                spec: s,
-            };
-            ok += usize::from(rules::parse_rule(&c.rule()).is_ok());
+        let (cases, ok) = crate::flows::sample_cases(200, sip);
+        for c in &cases {
+            assert!(c.spec.payload.ends_with(b"\r\n\r\n") || c.spec.payload.ends_with(b"0\r\n"));
             assert_eq!(c.frames(0).len(), 2);
         }
         assert!(ok >= 180, "{ok} of 200 parse");

@@ -6,12 +6,12 @@
 //! `snmp.pdu_type` (integer syntax with edge values) or the sticky buffers
 //! `snmp.community` and `snmp.usm` in the forms of the HTTP buffer family.
 
-use super::appval::{int, seq, tlv, udp_case, uint_cond};
+use super::appval::{int, seq, tlv, uint_cond};
 use super::bufcond::{cond, Cond};
 use super::httpbuf::buf;
 use super::Flow;
 use crate::case::Spec;
-use crate::rulegen::{base, Family, Gen};
+use crate::rulegen::{Family, Gen};
 
 /// SNMP versions, PDU types, communities and USM user names.
 pub const SNMP: Family = Family {
@@ -171,17 +171,18 @@ fn snmp(g: &mut Gen<'_>) -> Spec {
         };
         conds.push(c);
     }
-    let texts = super::bufcond::texts(g, intent, conds.iter().map(|(_, c)| c));
-    let flow = super::bufcond::flow_opt(g, side_client);
-    let name = format!(
-        "{}-{}-v{version_no}",
-        conds[0].0,
-        if side_client { "client" } else { "server" }
-    );
-    let proto = g.pick(&["snmp", "snmp", "udp"]);
-    let s = base(&name, intent, v6, crate::case::L4::Udp, proto);
-    let opts = format!("{flow}{}", texts.join(" "));
-    udp_case(s, f, dport, opts, !side_client, req)
+    super::appval::udp_rule_case(
+        g,
+        intent,
+        v6,
+        &conds,
+        side_client,
+        &format!("-v{version_no}"),
+        "snmp",
+        f,
+        dport,
+        req,
+    )
 }
 
 #[cfg(test)]
@@ -200,20 +201,8 @@ mod tests {
 
     #[test]
     fn rules_parse() {
-        let mut rng = gen::rng::Rng::new(3);
-        let mut ok = 0;
-        for index in 0..200 {
-            let mut g = Gen {
-                rng: &mut rng,
-                index,
-            };
-            let s = snmp(&mut g);
-            let c = crate::case::Case {
-                index,
-                addrs: crate::case::Addrs::of(index, s.v6),
-                spec: s,
-            };
-            ok += usize::from(rules::parse_rule(&c.rule()).is_ok());
+        let (cases, ok) = crate::flows::sample_cases(200, snmp);
+        for c in &cases {
             assert!(!c.frames(0).is_empty());
         }
         assert!(ok >= 150, "{ok} of 200 parse");
