@@ -250,10 +250,9 @@ impl AlertRecord<'_> {
         )
     }
 
-    /// [`AlertRecord::to_eve`] with the extra objects `extra` (moved into the record,
-    /// not copied) in place of [`AlertRecord::extra`].
-    pub fn to_eve_with<'b>(&self, extra: impl IntoIterator<Item = (&'b str, Value)>) -> Value {
-        let mut o = Map::new();
+    /// The common EVE header of this record (timestamp, flow id, packet count, VLANs,
+    /// addresses, ports, protocol).
+    fn header(&self) -> crate::eve::Header {
         crate::eve::Header {
             ts_secs: self.ts_secs,
             ts_micros: self.ts_micros,
@@ -264,7 +263,13 @@ impl AlertRecord<'_> {
             dest: (self.dest_ip, self.dest_port),
             proto: self.proto,
         }
-        .write(&mut o, "alert");
+    }
+
+    /// [`AlertRecord::to_eve`] with the extra objects `extra` (moved into the record,
+    /// not copied) in place of [`AlertRecord::extra`].
+    pub fn to_eve_with<'b>(&self, extra: impl IntoIterator<Item = (&'b str, Value)>) -> Value {
+        let mut o = Map::new();
+        self.header().write(&mut o, "alert");
         if let Some((t, c)) = self.icmp {
             o.insert("icmp_type".into(), t.into());
             o.insert("icmp_code".into(), c.into());
@@ -346,17 +351,7 @@ impl AlertRecord<'_> {
         }
         use crate::eve::json::Obj;
         let mut o = Obj::open(out);
-        crate::eve::Header {
-            ts_secs: self.ts_secs,
-            ts_micros: self.ts_micros,
-            flow_id: self.flow_id,
-            pcap_cnt: self.pcap_cnt,
-            vlan: self.vlan,
-            src: (self.src_ip, self.src_port),
-            dest: (self.dest_ip, self.dest_port),
-            proto: self.proto,
-        }
-        .write_json(&mut o, "alert");
+        self.header().write_json(&mut o, "alert");
         if let Some((t, c)) = self.icmp {
             o.uint("icmp_type", t.into());
             o.uint("icmp_code", c.into());
