@@ -52,9 +52,7 @@ impl Hasher for FragHasher {
     }
 }
 
-/// Trackers are boxed: a fragment flood keeps tens of thousands of them, and each growth
-/// or rehash of the table moves 48-byte entries instead of whole trackers.
-type FragMap = HashMap<FragKey, Box<Tracker>, BuildHasherDefault<FragHasher>>;
+type FragMap = HashMap<FragKey, Tracker, BuildHasherDefault<FragHasher>>;
 
 use crate::key::Family;
 use crate::reasm::OverlapPolicy;
@@ -207,9 +205,7 @@ const SPARE_BUF: usize = 16 << 10;
 /// Emptied trackers kept for reuse, their buffers' total capacity bounded.
 #[derive(Default)]
 struct Spare {
-    /// Boxed as the table holds them: a tracker moves between the two without a copy.
-    #[allow(clippy::vec_box)]
-    list: Vec<Box<Tracker>>,
+    list: Vec<Tracker>,
     bytes: usize,
 }
 
@@ -219,18 +215,18 @@ impl Spare {
     }
 
     /// An empty tracker, reused when one is kept.
-    fn take(&mut self) -> Box<Tracker> {
+    fn take(&mut self) -> Tracker {
         match self.list.pop() {
             Some(t) => {
                 self.bytes -= Self::room(&t);
                 t
             }
-            None => Box::default(),
+            None => Tracker::default(),
         }
     }
 
     /// Keeps `t`'s buffers for a later datagram, emptied (while there is room).
-    fn put(&mut self, mut t: Box<Tracker>) {
+    fn put(&mut self, mut t: Tracker) {
         t.buf.clear();
         if t.buf.capacity() > SPARE_BUF {
             // Not kept at that size: the next datagram starts inline.
@@ -297,8 +293,7 @@ impl Defrag {
         if cfg.prealloc {
             // Room for a worker's share of the trackers up front (at most 4096: the
             // table still grows on demand), counted against `defrag.memcap` as
-            // Suricata counts its preallocated trackers (each counted at a tracker's full
-            // size, as if held in the table).
+            // Suricata counts its preallocated trackers.
             trackers.reserve(cfg.hash_size.min(cfg.max_trackers).min(4096));
             table_mem = trackers.capacity() * (std::mem::size_of::<(FragKey, Tracker)>() + 1);
             shared.defrag.adjust(table_mem as isize);
@@ -383,14 +378,15 @@ impl Defrag {
         let before = self.trackers.len();
         let (mut freed, mut frags) = (0, 0);
         let spare = &mut self.spare;
-        for (_, t) in self
-            .trackers
-            .extract_if(|_, t| now_us > t.last_us.saturating_add(to))
-        {
-            freed += Self::tracker_mem(&t);
-            frags += t.frags.len();
-            spare.put(t);
-        }
+        self.trackers.retain(|_, t| {
+            let keep = now_us <= t.last_us.saturating_add(to);
+            if !keep {
+                freed += Self::tracker_mem(t);
+                frags += t.frags.len();
+                spare.put(std::mem::take(t));
+            }
+            keep
+        });
         let gone = before - self.trackers.len();
         self.mem_adjust(-(freed as isize));
         self.held -= frags;
