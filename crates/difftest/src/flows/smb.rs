@@ -256,6 +256,21 @@ fn conv(g: &mut Gen<'_>, f: &mut Flow, msgs: &[(bool, Vec<u8>)], acked: bool) {
     f.close(c, s);
 }
 
+/// A tree connect's share (`IPC$` for a pipe, else a drawn name) and its UNC path
+/// `\\\\SERVER\\share` on a drawn server name.
+fn tree_path(g: &mut Gen<'_>, pipe: bool) -> (Vec<u8>, Vec<u8>) {
+    let server_l = g.size(3, 8);
+    let server = g.needle(server_l).to_ascii_uppercase();
+    let share = if pipe {
+        b"IPC$".to_vec()
+    } else {
+        let l = g.size(3, 8);
+        g.needle(l)
+    };
+    let path = [&b"\\\\"[..], &server, b"\\", &share].concat();
+    (share, path)
+}
+
 fn smb(g: &mut Gen<'_>) -> Spec {
     let variant = g.pick(&["smb2-disk", "smb2-pipe", "smb2-pipe", "dcerpc-tcp", "smb1"]);
     let intent = g.intent();
@@ -378,15 +393,7 @@ fn smb(g: &mut Gen<'_>) -> Spec {
     msgs.push((false, sm.msg(cmd::SESSION_SETUP, true, 0, &setup_resp(&[]))));
     // TREE_CONNECT.
     let pipe = variant == "smb2-pipe";
-    let server_l = g.size(3, 8);
-    let server = g.needle(server_l).to_ascii_uppercase();
-    let share = if pipe {
-        b"IPC$".to_vec()
-    } else {
-        let l = g.size(3, 8);
-        g.needle(l)
-    };
-    let path = [&b"\\\\"[..], &server, b"\\", &share].concat();
+    let (share, path) = tree_path(g, pipe);
     sm.msg_id = 3;
     let p16 = utf16(&path);
     let mut b = Vec::new();
@@ -724,15 +731,7 @@ fn smb1(g: &mut Gen<'_>, mut s: Spec, hit: bool) -> Spec {
     msgs.push((false, smb1_msg(0x73, true, (0, uid, 3), &w, &b)));
     // TREE_CONNECT_ANDX.
     let pipe = g.chance(0.5);
-    let server_l = g.size(3, 8);
-    let server = g.needle(server_l).to_ascii_uppercase();
-    let share = if pipe {
-        b"IPC$".to_vec()
-    } else {
-        let l = g.size(3, 8);
-        g.needle(l)
-    };
-    let path = [&b"\\\\"[..], &server, b"\\", &share].concat();
+    let (share, path) = tree_path(g, pipe);
     let mut w = vec![0xff, 0];
     u16le(&mut w, 0);
     u16le(&mut w, 0x0008);
