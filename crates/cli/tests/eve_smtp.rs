@@ -372,7 +372,17 @@ fn mime_email_fields_are_suricatas() {
     if common::suricata().is_none() {
         return;
     }
-    let (s_smtp, s_anomalies) = summary(&run_suricata(&dir, &pcap, MIME));
+    let (mut s_smtp, s_anomalies) = summary(&run_suricata(&dir, &pcap, MIME));
+    // Flow 1470's packets are stamped five years before the capture's first packet and
+    // the next flow's eleven years after its FINs. Whether Suricata's flow manager
+    // thread times the flow out before the packet path ends it depends on thread
+    // timing, and only one of the two logs its closing HELO-only transaction: CI's
+    // 2-core machine saw it missing once. Osprey's record is held to the fixed list
+    // above; the live comparison leaves that one record out on both sides.
+    let racy = (1470, 1, j(r#"{"helo":"GP"}"#), Value::Null);
+    let mut smtp = smtp;
+    smtp.retain(|r| *r != racy);
+    s_smtp.retain(|r| *r != racy);
     assert_eq!(smtp, s_smtp, "smtp records differ from Suricata's");
     assert_eq!(
         anomalies, s_anomalies,
