@@ -84,6 +84,17 @@ impl Batch {
         Ok(index)
     }
 
+    /// Append every payload of `other` (its bytes, already padded, and its entries with
+    /// offsets shifted), whatever this batch's capacity: the merge of several workers'
+    /// batches ([`crate::feeder`]), sized by the caller.
+    pub(crate) fn extend_from(&mut self, other: &Batch) {
+        let base = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(&other.bytes);
+        self.offsets.extend(other.offsets.iter().map(|&o| o + base));
+        self.lens.extend_from_slice(&other.lens);
+        self.groups.extend_from_slice(&other.groups);
+    }
+
     /// Forget every packet, keeping the allocations.
     pub fn clear(&mut self) {
         self.bytes.clear();

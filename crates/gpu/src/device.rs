@@ -1,7 +1,11 @@
 //! The CUDA side: device probe, kernels loaded from NVRTC's PTX, device copies of the
-//! tables, and a dispatcher thread per GPU that runs workers' batches with page-locked
-//! staging buffers, double buffering and two streams, so the copies of one batch overlap
-//! the kernel of the other (Gnort §3.1, MIDeA §4, Kargus §4.5).
+//! tables, and a dispatcher thread per GPU that merges the batches several workers have
+//! queued into one device batch ([`crate::feeder`]) and runs it with page-locked staging
+//! buffers, double buffering and two streams, so the copies of one batch overlap the
+//! kernel of the other (Gnort §3.1, MIDeA §4, Kargus §4.5). The context synchronises by
+//! blocking (`CU_CTX_SCHED_BLOCKING_SYNC`): a dispatcher waiting for the device sleeps
+//! instead of spinning on a core the workers need. The counters come back first, then
+//! only the report slots the fullest row used (one pitched copy).
 //!
 //! Everything here needs a GPU; the layouts it copies are the ones [`crate::cpu`] runs on,
 //! which is what the tests check without one.
@@ -10,17 +14,20 @@ use std::fmt;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice,
-    PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
+    PinnedHostSlice, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
 use crate::batch::{Batch, ALIGN};
 use crate::cache::{compiled_ptx, DiskCache};
 use crate::cpu::{AcLayout, DfaJob};
+use crate::feeder::{used_slots, DispatchStats, Group, Queue, Request};
+pub use crate::feeder::AcReply;
 use crate::nvrtc::{self, guarded, KERNELS};
 use crate::reports::{RawReport, ReportBuffer};
 use crate::tables::{AcTables, DfaSet, Width};
@@ -119,6 +126,10 @@ pub struct GpuConfig {
     pub max_bytes: usize,
     /// Threads per block of the packet-per-thread kernel.
     pub threads_per_block: u32,
+    /// The CPU executor only (`--gpu cpu-sim`): how long each device batch stays "on the
+    /// device" after the executor ran it, a simulated transfer and kernel round trip
+    /// (testing that workers go on while their batch is away). Zero by default.
+    pub sim_latency: Duration,
 }
 
 impl Default for GpuConfig {
@@ -130,6 +141,7 @@ impl Default for GpuConfig {
             max_packets: 8192,
             max_bytes: 8192 * 1536,
             threads_per_block: 256,
+            sim_latency: Duration::ZERO,
         }
     }
 }
@@ -151,8 +163,8 @@ struct Slot {
     ev_end: CudaEvent,
     /// The events were recorded for the batch in flight (not for an empty batch).
     timed: bool,
-    /// The batch in flight in this slot and where its result goes.
-    pending: Option<(Batch, Sender<AcReply>)>,
+    /// The merged requests in flight in this slot and where their results go.
+    pending: Option<Group>,
 }
 
 /// Device copies of the [`AcTables`].
@@ -169,14 +181,12 @@ struct DeviceTables {
 pub struct GpuMatcher {
     cfg: GpuConfig,
     info: DeviceInfo,
+    stats: Arc<DispatchStats>,
     kernel: CudaFunction,
     tables: DeviceTables,
     slots: Vec<Slot>,
     next: usize,
 }
-
-/// A finished batch: the batch itself (for reuse) and its report rows, or the error.
-pub type AcReply = Result<(Batch, ReportBuffer), String>;
 
 /// An event that records time (cudarc's default disables timing).
 fn timing_event(ctx: &Arc<CudaContext>) -> Result<CudaEvent, String> {
@@ -229,6 +239,9 @@ impl GpuMatcher {
         cache: Option<&DiskCache>,
     ) -> Result<GpuMatcher, String> {
         let ctx = CudaContext::new(cfg.ordinal).map_err(gpu_err("context"))?;
+        // Waits block the thread (no spinning on a core the workers need).
+        ctx.set_blocking_synchronize()
+            .map_err(gpu_err("blocking synchronisation"))?;
         let (major, minor) = info.compute_capability;
         let arch = format!("compute_{major}{minor}");
         let ptx = compiled_ptx(cache, &KERNELS[0], &arch)?;
@@ -298,6 +311,7 @@ impl GpuMatcher {
         Ok(GpuMatcher {
             cfg,
             info,
+            stats: Arc::new(DispatchStats::default()),
             kernel,
             tables: dt,
             slots,
@@ -310,31 +324,38 @@ impl GpuMatcher {
         &self.info
     }
 
-    /// Stage `batch` in the next slot and launch it; the slot's previous batch (if any) is
-    /// finished first and its reply sent.
-    fn submit(&mut self, batch: Batch, reply: Sender<AcReply>) {
+    /// Stage the merged requests `group` in the next slot and launch them; the slot's
+    /// previous batch (if any) is finished first and its replies sent.
+    fn submit(&mut self, group: Group) {
         let i = self.next;
         self.next = (self.next + 1) % self.slots.len();
         self.finish(i);
-        if batch.len() > self.cfg.max_packets || batch.bytes().len() > self.slots[i].d_bytes.len() {
-            let _ = reply.send(Err(format!(
+        if group.packets() > self.cfg.max_packets || group.bytes() > self.slots[i].d_bytes.len() {
+            let why = format!(
                 "batch of {} packets / {} bytes exceeds the staging buffers",
-                batch.len(),
-                batch.bytes().len()
-            )));
+                group.packets(),
+                group.bytes()
+            );
+            group.fail(&why);
             return;
         }
-        match self.launch(i, &batch) {
-            Ok(()) => self.slots[i].pending = Some((batch, reply)),
-            Err(e) => {
-                let _ = reply.send(Err(e));
+        match self.launch(i, &group) {
+            Ok(()) => {
+                self.stats.launched(&group);
+                self.slots[i].pending = Some(group);
             }
+            Err(e) => group.fail(&e),
         }
     }
 
-    fn launch(&mut self, i: usize, batch: &Batch) -> Result<(), String> {
-        let n = batch.len();
-        let nb = batch.bytes().len();
+    /// Padded payload bytes a device batch holds.
+    fn staging_bytes(&self) -> usize {
+        self.slots.first().map_or(0, |s| s.d_bytes.len())
+    }
+
+    fn launch(&mut self, i: usize, group: &Group) -> Result<(), String> {
+        let n = group.packets();
+        let nb = group.bytes();
         let cap = self.cfg.report_cap.max(1);
         let t = &self.tables;
         let slot = &mut self.slots[i];
@@ -342,14 +363,12 @@ impl GpuMatcher {
         if n == 0 {
             return Ok(());
         }
-        // Copy into page-locked memory (waits for the slot's previous copies: finished).
+        // Gather the workers' batches into page-locked memory (waits for the slot's
+        // previous copies: finished).
         {
             let hb = slot.h_bytes.as_mut_slice().map_err(gpu_err("pinned"))?;
-            hb[..nb].copy_from_slice(batch.bytes());
             let hm = slot.h_meta.as_mut_slice().map_err(gpu_err("pinned"))?;
-            hm[..n].copy_from_slice(batch.offsets());
-            hm[n..2 * n].copy_from_slice(batch.lens());
-            hm[2 * n..3 * n].copy_from_slice(batch.groups());
+            group.gather(&mut hb[..nb], &mut hm[..3 * n]);
         }
         let s = slot.stream.clone();
         let hb = slot.h_bytes.as_mut_slice().map_err(gpu_err("pinned"))?;
@@ -405,48 +424,106 @@ impl GpuMatcher {
         unsafe { b.launch(cfg) }.map_err(gpu_err("launch"))?;
         slot.ev_end.record(&s).map_err(gpu_err("event"))?;
         slot.timed = true;
+        // The counters first: the report slots to copy back depend on them (`finish`).
         let hc = slot.h_counts.as_mut_slice().map_err(gpu_err("pinned"))?;
         s.memcpy_dtoh(&slot.d_counts.slice(..n), &mut hc[..n])
-            .map_err(gpu_err("copy out"))?;
-        let rows = n * cap as usize * 2;
-        let hr = slot.h_reports.as_mut_slice().map_err(gpu_err("pinned"))?;
-        s.memcpy_dtoh(&slot.d_reports.slice(..rows), &mut hr[..rows])
             .map_err(gpu_err("copy out"))?;
         Ok(())
     }
 
-    /// Wait for slot `i`'s batch and send its reply.
+    /// Copy back the first `used` slots of each of the `n` rows of slot `i`'s report
+    /// buffer (rows of `cap` slots on the device) into its pinned buffer, densely (rows of
+    /// `used` slots): one pitched copy, or one plain copy when every slot is used.
+    fn copy_used_slots(&mut self, i: usize, n: usize, used: usize) -> Result<(), String> {
+        let cap = self.cfg.report_cap.max(1) as usize;
+        let slot = &mut self.slots[i];
+        let s = slot.stream.clone();
+        if used == cap {
+            let hr = slot.h_reports.as_mut_slice().map_err(gpu_err("pinned"))?;
+            return s
+                .memcpy_dtoh(&slot.d_reports.slice(..2 * n * cap), &mut hr[..2 * n * cap])
+                .map_err(gpu_err("copy out"));
+        }
+        let slot_bytes = 2 * std::mem::size_of::<u32>();
+        if slot.h_reports.len() < 2 * n * used || slot.d_reports.len() < 2 * n * cap {
+            return Err("report buffers smaller than the batch".into());
+        }
+        let dst = slot.h_reports.as_mut_ptr().map_err(gpu_err("pinned"))?;
+        let (src, _record) = slot.d_reports.device_ptr(&s);
+        // SAFETY: a plain-old-data descriptor; every field the copy reads is set below
+        // (the array fields stay null: neither side is an array).
+        let mut copy: cudarc::driver::sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+        copy.srcMemoryType = cudarc::driver::sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        copy.srcDevice = src;
+        copy.srcPitch = cap * slot_bytes;
+        copy.dstMemoryType = cudarc::driver::sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+        copy.dstHost = dst.cast();
+        copy.dstPitch = used * slot_bytes;
+        copy.WidthInBytes = used * slot_bytes;
+        copy.Height = n;
+        // SAFETY: the source rows lie inside the device report buffer (n rows of `cap`
+        // slots, checked above), the destination inside the pinned buffer (n x `used`
+        // slots, checked above); the copy is ordered on the slot's stream, which `finish`
+        // synchronises before the buffer is read, and nothing else uses the buffer then.
+        unsafe { cudarc::driver::sys::cuMemcpy2DAsync_v2(&copy, s.cu_stream()) }
+            .result()
+            .map_err(gpu_err("copy out"))
+    }
+
+    /// Wait (blocking, not spinning) for slot `i`'s batch and send its replies.
     fn finish(&mut self, i: usize) {
         let cap = self.cfg.report_cap.max(1);
-        let slot = &mut self.slots[i];
-        let Some((batch, reply)) = slot.pending.take() else {
+        let Some(group) = self.slots[i].pending.take() else {
             return;
         };
-        let result = (|| {
-            slot.stream.synchronize().map_err(gpu_err("sync"))?;
-            let n = batch.len();
-            let mut buf = ReportBuffer::new(cap);
-            buf.reset(n);
-            if slot.timed {
-                buf.set_kernel_ns(elapsed_ns(&slot.ev_start, &slot.ev_end));
+        let result: Result<(Vec<u32>, Vec<RawReport>, usize, Option<u64>), String> = (|| {
+            let n = group.packets();
+            let waited = Instant::now();
+            self.slots[i]
+                .stream
+                .synchronize()
+                .map_err(gpu_err("sync"))?;
+            let counts = self.slots[i]
+                .h_counts
+                .as_slice()
+                .map_err(gpu_err("pinned"))?[..n]
+                .to_vec();
+            let (used, back) = used_slots(&counts, cap);
+            if used > 0 {
+                self.copy_used_slots(i, n, used)?;
+                self.slots[i]
+                    .stream
+                    .synchronize()
+                    .map_err(gpu_err("sync"))?;
             }
-            let (counts, reports) = buf.raw_mut();
-            let hc = slot.h_counts.as_slice().map_err(gpu_err("pinned"))?;
-            counts.copy_from_slice(&hc[..n]);
+            self.stats.waited(waited);
+            self.stats.copied_back(back);
+            let slot = &self.slots[i];
+            let kernel_ns = if slot.timed {
+                elapsed_ns(&slot.ev_start, &slot.ev_end)
+            } else {
+                None
+            };
             let hr = slot.h_reports.as_slice().map_err(gpu_err("pinned"))?;
-            // Only the claimed slots were written by the kernel.
-            let cap = cap as usize;
-            for (p, &count) in counts.iter().enumerate() {
-                for k in p * cap..p * cap + (count as usize).min(cap) {
-                    reports[k] = RawReport {
-                        pattern: hr[2 * k],
-                        end: hr[2 * k + 1],
-                    };
-                }
-            }
-            Ok((batch, buf))
+            // Dense rows of `used` slots; only the claimed ones were written.
+            let dense: Vec<RawReport> = hr[..2 * n * used]
+                .chunks_exact(2)
+                .map(|w| RawReport {
+                    pattern: w[0],
+                    end: w[1],
+                })
+                .collect();
+            Ok((counts, dense, used, kernel_ns))
         })();
-        let _ = reply.send(result);
+        match result {
+            Ok((counts, dense, used, kernel_ns)) => {
+                group.split(cap, kernel_ns, &counts, |p| {
+                    let k = (counts[p] as usize).min(used);
+                    &dense[p * used..p * used + k]
+                })
+            }
+            Err(e) => group.fail(&e),
+        }
     }
 
     fn finish_all(&mut self) {
@@ -527,6 +604,8 @@ impl GpuDfaMatcher {
         let dev = probe(ordinal).map_err(|e| e.to_string())?;
         guarded("CUDA", || {
             let ctx = CudaContext::new(ordinal).map_err(gpu_err("context"))?;
+            ctx.set_blocking_synchronize()
+                .map_err(gpu_err("blocking synchronisation"))?;
             let (major, minor) = dev.compute_capability;
             let ptx = compiled_ptx(cache, &KERNELS[1], &format!("compute_{major}{minor}"))?;
             let module = ctx
@@ -639,19 +718,17 @@ impl GpuDfaMatcher {
 /// when the executor timed it.
 pub type DfaReply = Result<(Batch, Vec<DfaJob>, Vec<u32>, Option<u64>), String>;
 
-enum Request {
-    Ac(Batch, Sender<AcReply>),
-    Dfa(Batch, Vec<DfaJob>, Sender<DfaReply>),
-}
-
 /// The dispatcher thread of one GPU (Kargus §4.5: one per device): workers send batches
-/// through [`DispatchHandle::submit`]; the thread keeps up to two in flight (one per
-/// stream). [`Dispatcher::spawn_cpu`] starts the same thread with the CPU executor in place
-/// of the device (`--gpu cpu-sim`), so the host path is exercised without a GPU.
+/// through [`DispatchHandle::submit`] and go on with their packets; the thread merges the
+/// requests waiting into one device batch ([`crate::feeder`]) and keeps up to two in
+/// flight (one per stream), sleeping while it waits for the device.
+/// [`Dispatcher::spawn_cpu`] starts the same thread with the CPU executor in place of the
+/// device (`--gpu cpu-sim`), so the host path is exercised without a GPU.
 pub struct Dispatcher {
     tx: Option<Sender<Request>>,
     thread: Option<JoinHandle<()>>,
     info: Option<DeviceInfo>,
+    stats: Arc<DispatchStats>,
 }
 
 /// Handle a worker keeps to submit batches.
@@ -710,76 +787,104 @@ impl Dispatcher {
         dfa: Option<GpuDfaMatcher>,
     ) -> Result<Dispatcher, String> {
         let info = matcher.info.clone();
+        let stats = matcher.stats.clone();
         let (tx, rx) = mpsc::channel::<Request>();
         let thread = std::thread::Builder::new()
             .name(format!("gpu-dispatch-{}", info.ordinal))
-            .spawn(move || Self::run(matcher, dfa, rx))
+            .spawn(move || Self::run(matcher, dfa, Queue::new(rx)))
             .map_err(|e| format!("dispatcher thread: {e}"))?;
         Ok(Dispatcher {
             tx: Some(tx),
             thread: Some(thread),
             info: Some(info),
+            stats,
         })
     }
 
     /// Start a dispatcher thread that runs every batch with the CPU executor
-    /// ([`crate::cpu::run_ac`], `layout`, `report_cap` slots per packet; regex-DFA jobs with
-    /// [`crate::cpu::run_dfa`] over `dfas`): the same requests, replies and report rows as a
-    /// GPU's, one batch at a time.
+    /// ([`crate::cpu::run_ac`] with `cfg.layout` and `cfg.report_cap` slots per packet;
+    /// regex-DFA jobs with [`crate::cpu::run_dfa`] over `dfas`): the same requests, merges
+    /// (up to `cfg.max_packets` payloads and `cfg.max_bytes` bytes), replies and report
+    /// rows as a GPU's, one device batch at a time, each held `cfg.sim_latency` before its
+    /// replies go out (a simulated device round trip; requests arriving meanwhile are
+    /// merged into the next).
     pub fn spawn_cpu(
         tables: Arc<AcTables>,
         dfas: Option<Arc<DfaSet>>,
-        layout: AcLayout,
-        report_cap: u32,
+        cfg: GpuConfig,
     ) -> Result<Dispatcher, String> {
         let (tx, rx) = mpsc::channel::<Request>();
+        let stats = Arc::new(DispatchStats::default());
+        let st = stats.clone();
         let thread = std::thread::Builder::new()
             .name("gpu-dispatch-cpu-sim".into())
-            .spawn(move || {
-                let mut run = |b: &Batch, j: &[DfaJob], out: &mut Vec<u32>| {
-                    let t = std::time::Instant::now();
-                    if let Some(set) = &dfas {
-                        crate::cpu::run_dfa(set, b, j, out);
-                    }
-                    Ok(Some(t.elapsed().as_nanos().min(u64::MAX as u128) as u64))
-                };
-                while let Ok(req) = rx.recv() {
-                    match req {
-                        Request::Ac(batch, reply) => {
-                            let mut rows = ReportBuffer::new(report_cap);
-                            let t = std::time::Instant::now();
-                            crate::cpu::run_ac(&tables, &batch, layout, &mut rows);
-                            rows.set_kernel_ns(Some(
-                                t.elapsed().as_nanos().min(u64::MAX as u128) as u64
-                            ));
-                            let _ = reply.send(Ok((batch, rows)));
-                        }
-                        Request::Dfa(batch, jobs, reply) => {
-                            let r = if dfas.is_some() {
-                                dfa_reply(Some(&mut run), batch, jobs)
-                            } else {
-                                dfa_reply(None, batch, jobs)
-                            };
-                            let _ = reply.send(r);
-                        }
-                    }
-                }
-            })
+            .spawn(move || Self::run_cpu(&tables, dfas, cfg, Queue::new(rx), &st))
             .map_err(|e| format!("dispatcher thread: {e}"))?;
         Ok(Dispatcher {
             tx: Some(tx),
             thread: Some(thread),
             info: None,
+            stats,
         })
     }
 
-    fn run(mut m: GpuMatcher, mut dfa: Option<GpuDfaMatcher>, rx: Receiver<Request>) {
+    fn run_cpu(
+        tables: &AcTables,
+        dfas: Option<Arc<DfaSet>>,
+        cfg: GpuConfig,
+        mut queue: Queue,
+        stats: &DispatchStats,
+    ) {
+        let cap = cfg.report_cap.max(1);
+        let max_bytes = cfg.max_bytes.max(ALIGN).div_ceil(ALIGN) * ALIGN;
+        let mut run = |b: &Batch, j: &[DfaJob], out: &mut Vec<u32>| {
+            let t = Instant::now();
+            if let Some(set) = &dfas {
+                crate::cpu::run_dfa(set, b, j, out);
+            }
+            Ok(Some(t.elapsed().as_nanos().min(u64::MAX as u128) as u64))
+        };
+        let has_dfas = dfas.is_some();
+        let mut rows = ReportBuffer::new(cap);
+        while let Some(req) = queue.next() {
+            match req {
+                Request::Ac(batch, reply) => {
+                    let mut group = Group::of(batch, reply);
+                    queue.merge_waiting(&mut group, cfg.max_packets.max(1), max_bytes);
+                    stats.launched(&group);
+                    let merged = group.merged();
+                    let t = Instant::now();
+                    crate::cpu::run_ac(tables, &merged, cfg.layout, &mut rows);
+                    let ns = t.elapsed().as_nanos().min(u64::MAX as u128) as u64;
+                    if !cfg.sim_latency.is_zero() {
+                        let waited = Instant::now();
+                        std::thread::sleep(cfg.sim_latency);
+                        stats.waited(waited);
+                    }
+                    let (counts, _) = rows.raw();
+                    stats.copied_back(used_slots(counts, cap).1);
+                    group.split(cap, Some(ns), counts, |p| rows.row(p));
+                }
+                Request::Dfa(batch, jobs, reply) => {
+                    let r = if has_dfas {
+                        dfa_reply(Some(&mut run), batch, jobs)
+                    } else {
+                        dfa_reply(None, batch, jobs)
+                    };
+                    let _ = reply.send(r);
+                }
+            }
+        }
+    }
+
+    fn run(mut m: GpuMatcher, mut dfa: Option<GpuDfaMatcher>, mut queue: Queue) {
         loop {
             // With work in flight, take a new batch if one is waiting, else complete the
-            // oldest; idle, block for the next batch.
+            // oldest (a blocking wait: requests arriving meanwhile are merged into the
+            // next device batch); idle, block for the next batch.
             let in_flight = m.slots.iter().any(|s| s.pending.is_some());
             let req = if in_flight {
-                match rx.try_recv() {
+                match queue.try_next() {
                     Ok(r) => Some(r),
                     Err(mpsc::TryRecvError::Empty) => {
                         let oldest = m.next;
@@ -793,10 +898,15 @@ impl Dispatcher {
                     Err(mpsc::TryRecvError::Disconnected) => None,
                 }
             } else {
-                rx.recv().ok()
+                queue.next()
             };
             match req {
-                Some(Request::Ac(batch, reply)) => m.submit(batch, reply),
+                Some(Request::Ac(batch, reply)) => {
+                    let mut group = Group::of(batch, reply);
+                    let max_bytes = m.staging_bytes();
+                    queue.merge_waiting(&mut group, m.cfg.max_packets.max(1), max_bytes);
+                    m.submit(group);
+                }
                 Some(Request::Dfa(batch, jobs, reply)) => {
                     // Synchronous on the DFA matcher's own stream; AC batches in flight
                     // complete first so replies keep their order per worker.
@@ -831,6 +941,11 @@ impl Dispatcher {
     /// The device (`None` for the CPU executor).
     pub fn info(&self) -> Option<&DeviceInfo> {
         self.info.as_ref()
+    }
+
+    /// What the dispatcher merged, moved and waited for.
+    pub fn stats(&self) -> &Arc<DispatchStats> {
+        &self.stats
     }
 }
 

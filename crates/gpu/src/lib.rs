@@ -15,7 +15,9 @@
 //! - [`merge_ac`]: report rows → confirmed matches (case check, overflowed packets
 //!   rescanned on the CPU).
 //! - [`GpuMatcher`] / [`Dispatcher`]: page-locked staging, double buffering, two streams,
-//!   one dispatcher thread per GPU.
+//!   one dispatcher thread per GPU that merges the batches of several workers into one
+//!   device batch ([`feeder`]) and sleeps while the device works; workers submit and go on
+//!   ([`AcOffload::submit`], [`PendingScan`]).
 //! - [`balance`]: size threshold and the α/β/γ workload queue.
 //! - [`cost`]: measured per-packet costs of CPU and GPU cycles ("CPU only" when the GPU
 //!   does not pay).
@@ -42,6 +44,7 @@ pub mod cache;
 pub mod cost;
 pub mod cpu;
 mod device;
+pub mod feeder;
 pub mod nvrtc;
 mod offload;
 mod reports;
@@ -53,6 +56,9 @@ pub use device::{
     probe, AcReply, DeviceInfo, DfaReply, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher,
     GpuMatcher, NoGpu, CUDA_VERSION,
 };
-pub use offload::{device_nodes_present, AcOffload, Backend, GpuMode, Offload, OffloadError};
+pub use feeder::DispatchStats;
+pub use offload::{
+    device_nodes_present, AcOffload, Backend, GpuMode, Offload, OffloadError, PendingScan,
+};
 pub use reports::{merge_ac, AcMatch, MergeStats, RawReport, ReportBuffer};
 pub use tables::{AcTables, DfaInfo, DfaSet, GroupInfo, TableError, Width};

@@ -4,14 +4,17 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
 use crate::batch::Batch;
 use crate::cache::DiskCache;
 use crate::cpu::DfaJob;
 use crate::device::{
-    probe, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher, GpuMatcher,
+    probe, AcReply, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher,
+    GpuMatcher,
 };
+use crate::feeder::DispatchStats;
 use crate::reports::{merge_ac, AcMatch, MergeStats};
 use crate::tables::{AcTables, DfaSet};
 
@@ -186,13 +189,10 @@ impl Offload {
         let dispatcher = match backend {
             Backend::Cpu => return Ok(None),
             Backend::Probe(_) => unreachable!("probed above"),
-            Backend::CpuSim => Dispatcher::spawn_cpu(
-                tables.clone(),
-                dfas.filter(|d| !d.is_empty()),
-                cfg.layout,
-                cfg.report_cap,
-            )
-            .map_err(OffloadError)?,
+            Backend::CpuSim => {
+                Dispatcher::spawn_cpu(tables.clone(), dfas.filter(|d| !d.is_empty()), cfg)
+                    .map_err(OffloadError)?
+            }
             Backend::Gpu(info) => {
                 let m = GpuMatcher::with_cache(
                     &tables,
@@ -245,6 +245,44 @@ impl Offload {
     pub fn device(&self) -> Option<&DeviceInfo> {
         self.dispatcher.info()
     }
+
+    /// The dispatcher's counters (device batches, merged requests, bytes each way).
+    pub fn dispatch_stats(&self) -> &Arc<DispatchStats> {
+        self.dispatcher.stats()
+    }
+}
+
+/// A batch handed to the dispatcher ([`AcOffload::submit`]): the worker goes on with
+/// other work and takes the matches with [`AcOffload::complete`] when it needs them.
+pub struct PendingScan {
+    rx: Receiver<AcReply>,
+    reply: Option<AcReply>,
+}
+
+impl PendingScan {
+    /// True once the reply is back ([`AcOffload::complete`] will not wait). Never blocks.
+    pub fn is_done(&mut self) -> bool {
+        if self.reply.is_none() {
+            match self.rx.try_recv() {
+                Ok(r) => self.reply = Some(r),
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    self.reply = Some(Err("GPU dispatcher stopped".into()))
+                }
+            }
+        }
+        self.reply.is_some()
+    }
+
+    fn wait(self) -> AcReply {
+        match self.reply {
+            Some(r) => r,
+            None => self
+                .rx
+                .recv()
+                .unwrap_or_else(|_| Err("GPU dispatcher stopped".into())),
+        }
+    }
 }
 
 impl fmt::Debug for Offload {
@@ -265,12 +303,27 @@ impl AcOffload {
         batch: Batch,
         out: &mut Vec<AcMatch>,
     ) -> Result<(Batch, MergeStats), OffloadError> {
-        let (batch, rows) = self
-            .handle
-            .submit(batch)
-            .recv()
-            .map_err(|_| OffloadError("GPU dispatcher stopped".into()))?
-            .map_err(OffloadError)?;
+        let pending = self.submit(batch);
+        self.complete(pending, out)
+    }
+
+    /// Hand `batch` to the dispatcher and return at once: the dispatcher may merge it with
+    /// other workers' batches into one device batch.
+    pub fn submit(&mut self, batch: Batch) -> PendingScan {
+        PendingScan {
+            rx: self.handle.submit(batch),
+            reply: None,
+        }
+    }
+
+    /// The matches of a submitted batch ([`AcOffload::scan`]'s result), waiting for them
+    /// when they are not back yet.
+    pub fn complete(
+        &mut self,
+        pending: PendingScan,
+        out: &mut Vec<AcMatch>,
+    ) -> Result<(Batch, MergeStats), OffloadError> {
+        let (batch, rows) = pending.wait().map_err(OffloadError)?;
         let t = std::time::Instant::now();
         let mut stats = merge_ac(&self.tables, &batch, &rows, out);
         stats.merge_ns = Some(t.elapsed().as_nanos().min(u64::MAX as u128) as u64);
