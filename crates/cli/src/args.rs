@@ -147,6 +147,12 @@ pub struct RunArgs {
     #[arg(long = "gpu-size-threshold", value_name = "BYTES")]
     pub gpu_size_threshold: Option<usize>,
 
+    /// With `--gpu cpu-sim`: each device batch is held this many microseconds before its
+    /// results go back, a simulated transfer and kernel round trip (testing that workers
+    /// go on with their packets meanwhile and that the dispatcher merges their batches).
+    #[arg(long = "gpu-sim-latency", value_name = "MICROS", default_value_t = 0)]
+    pub gpu_sim_latency: u64,
+
     /// Directory caching the GPU set-up (compiled kernels, matcher tables) by GPU
     /// architecture and rule-set hash; `none`: no cache. Default: `/var/lib/osprey/gpu`
     /// when run as root, else `$XDG_CACHE_HOME/osprey/gpu` (or `~/.cache/osprey/gpu`).

@@ -169,6 +169,7 @@ fn gpu_offload(
     if let Some(n) = args.gpu_size_threshold {
         settings.balance.size_threshold = n;
     }
+    settings.device.sim_latency = std::time::Duration::from_micros(args.gpu_sim_latency);
     let (Some(det), false) = (config.detector.as_ref(), backend == gpu::Backend::Cpu) else {
         if mode != gpu::GpuMode::Off {
             tracing::info!("{line}");

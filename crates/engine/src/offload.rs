@@ -27,10 +27,22 @@
 //! job's outcome for that payload ([`detect::OffloadPlan::inspect_with_pcre`]): a DFA miss
 //! decides the `pcre` without running PCRE2.
 //!
+//! **The worker does not wait for its batch while it has other packets.** The batch is
+//! handed to the dispatcher thread ([`gpu::AcOffload::submit`]), which merges it with the
+//! other workers' batches into one device batch; the worker goes on with the frames of its
+//! RX batch and takes the results only when it reaches the first packet whose payload is
+//! in the batch ([`OffloadStage::enter`]): the packets before it (handshakes, acks,
+//! payloads below the size threshold) are processed while the batch is away, and every
+//! packet is still inspected in capture order, so each flow's results complete in order.
+//! `osprey.gpu.overlap_packets` counts the packets processed while a batch was away,
+//! `osprey.gpu.result_waits`/`result_wait_us` the times the worker had to wait and how
+//! long, `osprey.gpu.results_ready` the batches already back when needed.
+//!
 //! `--gpu cpu-sim` runs all of this with the `gpu` crate's CPU executor behind the
 //! dispatcher thread instead of a device.
 
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -41,7 +53,7 @@ use detect::{
 };
 use gpu::balance::{BalanceConfig, Balancer};
 use gpu::cost::{CostConfig, CostModel};
-use gpu::{AcMatch, AcOffload, DfaJob, GpuConfig, PushError, NO_MATCH};
+use gpu::{AcMatch, AcOffload, DfaJob, GpuConfig, PendingScan, PushError, NO_MATCH};
 
 pub use crate::offload_setup::GpuOffload;
 use crate::offload_setup::Ready;
@@ -95,10 +107,10 @@ impl Default for GpuSettings {
     }
 }
 
-/// The GPU's [`BatchPrefilter`]: payloads go into the worker's one batch buffer with
-/// their offload group ids; a flush hands the buffer to the dispatcher thread, waits for
-/// the matches, then sends the same buffer again with the regex-DFA jobs the patterns
-/// found call for.
+/// The GPU's [`BatchPrefilter`]: payloads go into the worker's batch buffer with their
+/// offload group ids; [`GpuPrefilter::submit`] hands the buffer to the dispatcher thread
+/// without waiting, [`GpuPrefilter::complete`] takes the matches, then sends the same
+/// buffer again with the regex-DFA jobs the patterns found call for (a flush is both).
 pub(crate) struct GpuPrefilter {
     // `worker` (a sender to the dispatcher thread) is dropped before `shared`: dropping the
     // last `Ready` joins that thread, which ends once every sender is gone.
@@ -107,6 +119,10 @@ pub(crate) struct GpuPrefilter {
     batch: Option<gpu::Batch>,
     /// The caller's item numbers of the payloads in `batch`.
     pending: Vec<u32>,
+    /// Batches with the dispatcher, oldest first, with their items.
+    inflight: VecDeque<(PendingScan, Vec<u32>)>,
+    /// Batches back from the dispatcher, emptied, for the next submissions.
+    spare: Vec<gpu::Batch>,
     matches: Vec<AcMatch>,
     jobs: Vec<DfaJob>,
     ends: Vec<u32>,
@@ -131,6 +147,8 @@ impl GpuPrefilter {
             worker: shared.offload.worker(),
             batch: Some(shared.new_batch()),
             pending: Vec::new(),
+            inflight: VecDeque::new(),
+            spare: Vec::new(),
             matches: Vec::new(),
             jobs: Vec::new(),
             ends: Vec::new(),
@@ -184,13 +202,15 @@ impl GpuPrefilter {
 }
 
 impl BatchPrefilter for GpuPrefilter {
-    fn push(&mut self, item: u32, group: u32, payload: &[u8], out: &mut BatchMatches) -> bool {
+    fn push(&mut self, item: u32, group: u32, payload: &[u8], _out: &mut BatchMatches) -> bool {
         let batch = self.batch.as_mut().expect("batch is home between scans");
         match batch.push(group, payload) {
             Ok(_) => {}
             Err(PushError::TooLarge) => return false,
             Err(PushError::Full) => {
-                self.flush(out);
+                // The full buffer goes to the dispatcher; its results are taken with the
+                // others' at the next flush or completion, in order.
+                self.submit();
                 let batch = self.batch.as_mut().expect("batch is home");
                 if batch.push(group, payload).is_err() {
                     return false;
@@ -202,6 +222,14 @@ impl BatchPrefilter for GpuPrefilter {
     }
 
     fn flush(&mut self, out: &mut BatchMatches) {
+        self.submit();
+        self.complete(out);
+    }
+}
+
+impl GpuPrefilter {
+    /// Hands the batch filled so far to the dispatcher thread and returns at once.
+    fn submit(&mut self) {
         let Some(batch) = self.batch.take() else {
             return;
         };
@@ -212,15 +240,40 @@ impl BatchPrefilter for GpuPrefilter {
         self.counters.batches += 1;
         self.counters.packets += batch.len() as u64;
         self.counters.bytes += batch.bytes().len() as u64;
+        let scan = self.worker.submit(batch);
+        self.inflight
+            .push_back((scan, std::mem::take(&mut self.pending)));
+        self.batch = Some(self.spare.pop().unwrap_or_else(|| self.shared.new_batch()));
+    }
+
+    /// True when every submitted batch is back (never waits).
+    fn is_done(&mut self) -> bool {
+        self.inflight.iter_mut().all(|(scan, _)| scan.is_done())
+    }
+
+    /// True while a submitted batch has not been completed.
+    fn in_flight(&self) -> bool {
+        !self.inflight.is_empty()
+    }
+
+    /// Takes the results of every submitted batch (waiting for those not back yet) and
+    /// hands them to `out`.
+    fn complete(&mut self, out: &mut BatchMatches) {
+        while let Some((scan, items)) = self.inflight.pop_front() {
+            self.pending = items;
+            self.complete_one(scan, out);
+        }
+    }
+
+    fn complete_one(&mut self, scan: PendingScan, out: &mut BatchMatches) {
         self.matches.clear();
-        let (batch, stats) = match self.worker.scan(batch, &mut self.matches) {
+        let (batch, stats) = match self.worker.complete(scan, &mut self.matches) {
             Ok(r) => r,
             Err(_) => {
                 // The dispatcher is gone (device error): these payloads are matched on
                 // the CPU; later cycles try again with a fresh buffer.
                 self.counters.errors += 1;
                 self.pending.clear();
-                self.batch = Some(self.shared.new_batch());
                 return;
             }
         };
@@ -245,13 +298,10 @@ impl BatchPrefilter for GpuPrefilter {
             }
         }
         self.record(out, dfas);
-        self.batch = Some(match home {
-            Some(mut b) => {
-                b.clear();
-                b
-            }
-            None => self.shared.new_batch(),
-        });
+        if let Some(mut b) = home {
+            b.clear();
+            self.spare.push(b);
+        }
     }
 }
 
@@ -315,6 +365,9 @@ pub(crate) struct OffloadStage {
     cursor: usize,
     /// Index in `results.items()` of the packet being processed now.
     current: Option<usize>,
+    /// This cycle's batch is with the dispatcher: its results are taken at the first
+    /// packet that needs them.
+    awaiting: bool,
     counters: Counters,
 }
 
@@ -327,6 +380,14 @@ struct Counters {
     stale: u64,
     setup_pending: u64,
     pcre_skipped: Cell<u64>,
+    /// Packets processed while this worker's batch was with the dispatcher.
+    overlap_packets: u64,
+    /// Times the worker reached a packet whose results were not back, and waited.
+    result_waits: u64,
+    /// Microseconds spent in those waits.
+    result_wait_us: u64,
+    /// Batches whose results were back when the first packet needed them.
+    results_ready: u64,
 }
 
 impl OffloadStage {
@@ -343,6 +404,7 @@ impl OffloadStage {
             results: BatchMatches::default(),
             cursor: 0,
             current: None,
+            awaiting: false,
             counters: Counters::default(),
         }
     }
@@ -371,6 +433,8 @@ impl OffloadStage {
     }
 
     fn decide(&mut self, count: usize, detector: Option<&Arc<Detector>>) -> bool {
+        // A batch of the last cycle no packet asked for (none reached it) is taken back.
+        self.settle();
         self.located.clear();
         self.results.clear();
         self.cursor = 0;
@@ -453,12 +517,45 @@ impl OffloadStage {
                 }
             }
         }
-        prefilter.flush(&mut self.results);
+        // Hand the batch over and go on: the results are taken at the first packet
+        // that needs them (`enter`).
+        prefilter.submit();
+        self.awaiting = prefilter.in_flight();
+    }
+
+    /// Takes the results of this cycle's batch, waiting when they are not back.
+    fn settle(&mut self) {
+        if !std::mem::take(&mut self.awaiting) {
+            return;
+        }
+        let Some(prefilter) = self.prefilter.as_mut() else {
+            return;
+        };
+        if prefilter.is_done() {
+            self.counters.results_ready += 1;
+            prefilter.complete(&mut self.results);
+        } else {
+            let t = Instant::now();
+            prefilter.complete(&mut self.results);
+            self.counters.result_waits += 1;
+            self.counters.result_wait_us += t.elapsed().as_micros().min(u64::MAX as u128) as u64;
+        }
     }
 
     /// The pipeline is about to process packet `packet` of frame `frame` of the batch.
     pub(crate) fn enter(&mut self, frame: usize, packet: usize) {
         self.current = None;
+        if self.awaiting {
+            // The payloads were pushed in capture order: the first is where results are
+            // first needed.
+            let first = self.located.first().map(|l| (l.frame as usize, l.packet as usize));
+            if first.is_some_and(|at| at <= (frame, packet)) {
+                self.settle();
+            } else {
+                self.counters.overlap_packets += 1;
+                return;
+            }
+        }
         while let Some(it) = self.results.items().get(self.cursor) {
             let loc = &self.located[it.item as usize];
             let at = (loc.frame as usize, loc.packet as usize);
@@ -519,6 +616,10 @@ impl OffloadStage {
             ("osprey.gpu.pcre_dfa_matches", g.dfa_matches),
             ("osprey.gpu.pcre_skipped", c.pcre_skipped.get()),
             ("osprey.gpu.setup_pending", c.setup_pending),
+            ("osprey.gpu.overlap_packets", c.overlap_packets),
+            ("osprey.gpu.result_waits", c.result_waits),
+            ("osprey.gpu.result_wait_us", c.result_wait_us),
+            ("osprey.gpu.results_ready", c.results_ready),
         ]
         .into_iter()
         .chain(self.cost.counters())
@@ -723,6 +824,76 @@ mod tests {
         // The last owner going away ends the dispatcher thread (no hang).
         drop(shared);
         drop(stage);
+    }
+
+    #[test]
+    fn a_worker_goes_on_with_its_packets_while_its_batch_is_away() {
+        let det =
+            detector("alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n");
+        // A slow simulated device: each device batch is away for 300 ms.
+        let latency = std::time::Duration::from_millis(300);
+        let mut settings = GpuSettings {
+            policy: GpuPolicy::Always,
+            balance: BalanceConfig {
+                size_threshold: 8,
+                ..BalanceConfig::default()
+            },
+            ..GpuSettings::default()
+        };
+        settings.device.sim_latency = latency;
+        let shared = GpuOffload::new(&det, &Backend::CpuSim, settings)
+            .unwrap()
+            .unwrap();
+        let mut stage = OffloadStage::new(shared.clone());
+        // Two packets below the size threshold come first, then an offloaded payload.
+        let frames = [
+            tcp_frame(b"hi"),
+            tcp_frame(b"ack"),
+            tcp_frame(b"an attack here"),
+            tcp_frame(b"nothing to see"),
+        ];
+        let list = || {
+            frames
+                .iter()
+                .enumerate()
+                .map(|(i, f)| frame(f, i as u64 + 1))
+        };
+        let t = Instant::now();
+        prepare(&mut stage, list(), 4, Some(&det));
+        // The packets before the first offloaded payload go on at once.
+        stage.enter(0, 0);
+        stage.leave();
+        stage.enter(1, 0);
+        stage.leave();
+        assert!(t.elapsed() < latency / 2, "{:?}", t.elapsed());
+        // The first packet that needs the results waits for them.
+        stage.enter(2, 0);
+        assert!(t.elapsed() >= latency / 2, "{:?}", t.elapsed());
+        let pm = stage.pre_matched(&frames[2][54..]).expect("offloaded");
+        assert_eq!(pm.patterns.len(), 1);
+        stage.enter(3, 0);
+        assert_eq!(
+            stage.pre_matched(&frames[3][54..]).unwrap().patterns,
+            &[] as &[u32]
+        );
+        stage.leave();
+        let c: std::collections::HashMap<_, _> = stage.counters().collect();
+        assert_eq!(c["osprey.gpu.overlap_packets"], 2);
+        assert_eq!(c["osprey.gpu.result_waits"], 1);
+        assert!(c["osprey.gpu.result_wait_us"] > 0);
+        assert_eq!(c["osprey.gpu.results_ready"], 0);
+        // A cycle whose results are back before they are needed does not wait: the same
+        // frames, the packets before the payload taking longer than the device.
+        prepare(&mut stage, list(), 4, Some(&det));
+        stage.enter(0, 0);
+        std::thread::sleep(latency + latency / 2);
+        stage.enter(2, 0);
+        assert!(stage.pre_matched(&frames[2][54..]).is_some());
+        let c: std::collections::HashMap<_, _> = stage.counters().collect();
+        assert_eq!(c["osprey.gpu.result_waits"], 1);
+        assert_eq!(c["osprey.gpu.results_ready"], 1);
+        let merged: std::collections::HashMap<_, _> = shared.counters().into_iter().collect();
+        assert_eq!(merged["osprey.gpu.dispatch_requests"], 2);
     }
 
     /// An item's number, its distinct pattern ids and its DFA outcomes, sorted.

@@ -348,8 +348,9 @@ impl GpuOffload {
         self.took.get().copied()
     }
 
-    /// Engine-wide counters under `osprey.gpu.` (not per worker): the cache's, and the
-    /// set-up time in milliseconds.
+    /// Engine-wide counters under `osprey.gpu.` (not per worker): the cache's, the
+    /// set-up time in milliseconds and the dispatcher's (`dispatch_*`: device batches,
+    /// requests merged, bytes each way, time waiting for the device).
     pub fn counters(&self) -> Vec<(&'static str, u64)> {
         let mut v: Vec<_> = self
             .cache
@@ -358,6 +359,9 @@ impl GpuOffload {
             .collect();
         if let Some(t) = self.setup_time() {
             v.push(("osprey.gpu.setup_ms", t.as_millis() as u64));
+        }
+        if let Some(r) = self.ready() {
+            v.extend(r.offload.dispatch_stats().counters());
         }
         v
     }

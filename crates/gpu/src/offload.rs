@@ -421,6 +421,60 @@ mod tests {
     }
 
     #[test]
+    fn the_dispatcher_merges_workers_batches_and_no_worker_waits_for_its_own() {
+        use mpm::{DfaTables, Limits, Pattern};
+        let group =
+            DfaTables::build(&[Pattern::new(&b"attack"[..], 7)], &Limits::default()).unwrap();
+        let tables = Arc::new(AcTables::new(&[group]).unwrap());
+        let latency = std::time::Duration::from_millis(300);
+        let cfg = GpuConfig {
+            sim_latency: latency,
+            ..GpuConfig::default()
+        };
+        let off = Offload::new(&Backend::CpuSim, tables, None, cfg)
+            .unwrap()
+            .unwrap();
+        // Three workers, each with its own batch: the first device batch goes out alone,
+        // the two submitted while it is "on the device" are merged into the next.
+        let mut workers: Vec<AcOffload> = (0..3).map(|_| off.worker()).collect();
+        let t = std::time::Instant::now();
+        let mut pending: Vec<PendingScan> = workers
+            .iter_mut()
+            .enumerate()
+            .map(|(k, w)| {
+                let mut b = Batch::new(8, 1024);
+                b.push(0, format!("worker {k}: an attack").as_bytes())
+                    .unwrap();
+                b.push(0, b"nothing").unwrap();
+                w.submit(b)
+            })
+            .collect();
+        // Submitting never waits for the executor, and the worker can ask without waiting.
+        assert!(t.elapsed() < latency / 3, "{:?}", t.elapsed());
+        assert!(!pending[2].is_done());
+        assert!(t.elapsed() < latency / 3, "is_done does not block");
+        for (k, (w, p)) in workers.iter_mut().zip(pending.drain(..)).enumerate() {
+            let mut out = Vec::new();
+            let (b, _) = w.complete(p, &mut out).unwrap();
+            assert_eq!(b.len(), 2, "worker {k} gets its own batch back");
+            let got: Vec<_> = out.iter().map(|m| (m.packet, m.pattern, m.end)).collect();
+            assert_eq!(got, vec![(0, 7, 19)], "worker {k}");
+        }
+        let c: std::collections::HashMap<_, _> =
+            off.dispatch_stats().counters().into_iter().collect();
+        assert_eq!(c["osprey.gpu.dispatch_requests"], 3);
+        assert_eq!(c["osprey.gpu.dispatch_packets"], 6);
+        assert!(c["osprey.gpu.dispatch_device_batches"] <= 2, "{c:?}");
+        assert!(c["osprey.gpu.dispatch_merged_requests"] >= 2, "{c:?}");
+        assert!(c["osprey.gpu.dispatch_max_merged"] >= 2, "{c:?}");
+        assert!(c["osprey.gpu.dispatch_wait_ns"] >= latency.as_nanos() as u64);
+        // Per request: payloads padded to 32 and 16 bytes, 12 bytes of entries each.
+        assert_eq!(c["osprey.gpu.dispatch_bytes_h2d"], 3 * (32 + 16 + 2 * 12));
+        // Counters back for every payload, and one slot per row (the fullest row's).
+        assert_eq!(c["osprey.gpu.dispatch_bytes_d2h"], 6 * 4 + 6 * 8);
+    }
+
+    #[test]
     fn cpu_sim_runs_dfa_jobs_on_the_batch_it_scanned() {
         use mpm::{DfaTables, Limits, Pattern, PlainDfa};
         let group = DfaTables::build(&[Pattern::new(&b"ab"[..], 1)], &Limits::default()).unwrap();
