@@ -108,6 +108,7 @@ fn walk(
 /// A packet whose group id is out of range reports nothing.
 pub fn run_ac(tables: &AcTables, batch: &Batch, layout: AcLayout, out: &mut ReportBuffer) {
     out.reset(batch.len());
+    out.set_scan_order(layout == AcLayout::PacketPerThread);
     let cap = out.cap();
     let (counts, reports) = out.raw_mut();
     for p in 0..batch.len() {
@@ -162,13 +163,29 @@ pub fn scan_packet(
     payload: &[u8],
     emit: &mut dyn FnMut(RawReport),
 ) {
+    scan_packet_from(tables, group, payload, 0, emit);
+}
+
+/// The matches of group `group` in `payload` that end at or after `end_from` (every one
+/// of them, no row limit): the walk starts the group's longest pattern length before
+/// `end_from`, where any such match starts at the earliest. The merge's resume of an
+/// overflowed row filled in scan order.
+pub fn scan_packet_from(
+    tables: &AcTables,
+    group: usize,
+    payload: &[u8],
+    end_from: u32,
+    emit: &mut dyn FnMut(RawReport),
+) {
     let Some(g) = tables.groups().get(group) else {
         return;
     };
+    let end_from = (end_from as usize).min(payload.len() + 1);
+    let from = end_from.saturating_sub(g.max_len as usize);
     let mut s = 0u32;
-    for (i, &b) in payload.iter().enumerate() {
+    for (i, &b) in payload.iter().enumerate().skip(from) {
         s = tables.next(g, s, b);
-        if s >= g.match_min {
+        if s >= g.match_min && i + 1 >= end_from {
             for &o in tables.outputs_of(g, s) {
                 emit(RawReport {
                     pattern: o,

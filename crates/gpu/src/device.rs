@@ -517,7 +517,8 @@ impl GpuMatcher {
         })();
         match result {
             Ok((counts, dense, used, kernel_ns)) => {
-                group.split(cap, kernel_ns, &counts, |p| {
+                let in_order = self.cfg.layout == AcLayout::PacketPerThread;
+                group.split(cap, (kernel_ns, in_order), &counts, |p| {
                     let k = (counts[p] as usize).min(used);
                     &dense[p * used..p * used + k]
                 })
@@ -863,7 +864,7 @@ impl Dispatcher {
                     }
                     let (counts, _) = rows.raw();
                     stats.copied_back(used_slots(counts, cap).1);
-                    group.split(cap, Some(ns), counts, |p| rows.row(p));
+                    group.split(cap, (Some(ns), rows.scan_order()), counts, |p| rows.row(p));
                 }
                 Request::Dfa(batch, jobs, reply) => {
                     let r = if has_dfas {

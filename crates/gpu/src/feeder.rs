@@ -186,11 +186,12 @@ impl Group {
     }
 
     /// Hand each request its rows: `counts` (one per merged payload) and `slots(p)`, the
-    /// filled report slots of merged payload `p` (at most `cap`).
+    /// filled report slots of merged payload `p` (at most `cap`), with the kernel's time
+    /// and whether rows were filled in scan order ([`ReportBuffer::scan_order`]).
     pub(crate) fn split<'s>(
         self,
         cap: u32,
-        kernel_ns: Option<u64>,
+        (kernel_ns, scan_order): (Option<u64>, bool),
         counts: &[u32],
         slots: impl Fn(usize) -> &'s [RawReport],
     ) {
@@ -199,6 +200,7 @@ impl Group {
             let mut buf = ReportBuffer::new(cap);
             buf.reset(k);
             buf.set_kernel_ns(kernel_ns);
+            buf.set_scan_order(scan_order);
             let (c, reports) = buf.raw_mut();
             c.copy_from_slice(&counts[part.first..part.first + k]);
             for p in 0..k {
@@ -323,7 +325,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        g.split(2, Some(7), &counts, |p| &slots[p]);
+        g.split(2, (Some(7), true), &counts, |p| &slots[p]);
         let (ba, ra) = rx1.recv().unwrap().unwrap();
         let (bb, rb) = rx2.recv().unwrap().unwrap();
         assert_eq!((ba.len(), bb.len()), (2, 1), "each batch comes back to its worker");
@@ -332,6 +334,7 @@ mod tests {
         assert_eq!(ra.row(1), &slots[1][..]);
         assert_eq!(rb.row(0), &slots[2][..]);
         assert_eq!(rb.kernel_ns(), Some(7));
+        assert!(rb.scan_order());
     }
 
     #[test]

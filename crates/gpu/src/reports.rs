@@ -4,6 +4,10 @@
 //! will be written in a separate row"), and a counter. A kernel that finds more than `cap`
 //! matches in a packet sets the counter above `cap` and stops scanning that packet; the
 //! merge then rescans that packet on the CPU, so overflow costs time, never matches.
+//! Rows written in scan order (the packet-per-thread kernel) are resumed instead of
+//! rescanned: the slots hold every match that ends before the last slot's end, so the
+//! CPU walks on from the longest pattern's length before that end and keeps only what
+//! ends at or after it.
 
 use crate::batch::Batch;
 use crate::cpu;
@@ -27,6 +31,7 @@ pub struct ReportBuffer {
     counts: Vec<u32>,
     reports: Vec<RawReport>,
     kernel_ns: Option<u64>,
+    scan_order: bool,
 }
 
 impl ReportBuffer {
@@ -37,7 +42,20 @@ impl ReportBuffer {
             counts: Vec::new(),
             reports: Vec::new(),
             kernel_ns: None,
+            scan_order: false,
         }
+    }
+
+    /// True when each row's slots were filled in scan order (one thread walked the
+    /// payload from its start: the packet-per-thread kernel), so an overflowed row can be
+    /// resumed after its last slot instead of rescanned.
+    pub fn scan_order(&self) -> bool {
+        self.scan_order
+    }
+
+    /// Record how the rows were filled ([`ReportBuffer::scan_order`]).
+    pub fn set_scan_order(&mut self, in_order: bool) {
+        self.scan_order = in_order;
     }
 
     /// How long the kernel that filled the rows ran, in nanoseconds, when its executor
@@ -118,6 +136,9 @@ pub struct MergeStats {
     pub case_rejected: u64,
     /// Packets whose row overflowed and were rescanned on the CPU.
     pub overflowed: u64,
+    /// Of those, the packets resumed after their row's last slot instead of rescanned
+    /// from the start ([`ReportBuffer::scan_order`]).
+    pub resumed: u64,
     /// The kernel's time in nanoseconds, when the executor timed it
     /// ([`ReportBuffer::kernel_ns`]).
     pub kernel_ns: Option<u64>,
@@ -151,7 +172,18 @@ pub fn merge_ac(
         let rows: &[RawReport] = if buf.overflowed(p) {
             stats.overflowed += 1;
             scratch.clear();
-            cpu::scan_packet(tables, group, payload, &mut |r| scratch.push(r));
+            match (buf.scan_order(), buf.row(p).last()) {
+                (true, Some(last)) => {
+                    // Every match ending before the last slot's end is in the row.
+                    let resume = last.end;
+                    scratch.extend(buf.row(p).iter().filter(|r| r.end < resume));
+                    stats.resumed += 1;
+                    cpu::scan_packet_from(tables, group, payload, resume, &mut |r| {
+                        scratch.push(r)
+                    });
+                }
+                _ => cpu::scan_packet(tables, group, payload, &mut |r| scratch.push(r)),
+            }
             &scratch
         } else {
             buf.row(p)
@@ -172,4 +204,50 @@ pub fn merge_ac(
         out[first..].sort_unstable();
     }
     stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::{run_ac, AcLayout};
+    use mpm::{DfaTables, Limits, Pattern};
+
+    #[test]
+    fn overflowed_rows_in_scan_order_are_resumed_with_the_same_matches_as_a_rescan() {
+        let patterns = [
+            Pattern::new(&b"a"[..], 1),
+            Pattern::new(&b"aa"[..], 2),
+            Pattern::nocase(&b"ab"[..], 3),
+            Pattern::new(&b"abcab"[..], 4),
+            Pattern::new(&b"b"[..], 5),
+        ];
+        let group = DfaTables::build(&patterns, &Limits::default()).unwrap();
+        let tables = AcTables::new(&[group]).unwrap();
+        let mut batch = Batch::new(16, 1 << 12);
+        for p in [
+            &b"aaabcabAB xx aab abcabcab"[..],
+            b"abcab",
+            b"b",
+            b"",
+            b"zzzz aaaaaaaaaaaaaaaa",
+        ] {
+            batch.push(0, p).unwrap();
+        }
+        let mut want = Vec::new();
+        let mut wide = ReportBuffer::new(256);
+        run_ac(&tables, &batch, AcLayout::PacketPerThread, &mut wide);
+        assert_eq!(merge_ac(&tables, &batch, &wide, &mut want).overflowed, 0);
+        for cap in 1..8 {
+            for layout in [AcLayout::PacketPerThread, AcLayout::BLOCK_WARP] {
+                let mut rows = ReportBuffer::new(cap);
+                run_ac(&tables, &batch, layout, &mut rows);
+                let mut got = Vec::new();
+                let s = merge_ac(&tables, &batch, &rows, &mut got);
+                assert_eq!(got, want, "cap {cap}, {layout:?}");
+                assert!(s.overflowed > 0, "cap {cap}");
+                let resumed = layout == AcLayout::PacketPerThread;
+                assert_eq!(s.resumed, if resumed { s.overflowed } else { 0 });
+            }
+        }
+    }
 }
