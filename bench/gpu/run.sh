@@ -143,8 +143,8 @@ import json, sys
 out, work = sys.argv[1:]
 rows = [json.loads(l) for l in open(f"{out}/e2e.jsonl")]
 base = {r["workers"]: r for r in rows if r["gpu"] == "off"}
-lines = ["| workers | --gpu | wall s | vs off | packet s | alerts | = off | GPU cycles | CPU-only decisions | GPU lost ms | gave up | setup ms |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+lines = ["| workers | --gpu | wall s | vs off | packet s | alerts | = off | GPU cycles | CPU-only decisions | GPU lost ms | gave up | setup ms | device batches | merged requests | overlap packets | result waits | wait ms | KB in | KB out |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
     b = base.get(r["workers"])
     same = json.load(open(f"{work}/e2e-{r['workers']}-{r['gpu']}/alerts.json")) == \
@@ -154,7 +154,10 @@ for r in rows:
     g = r["gpu_counters"]
     lines.append(f"| {r['workers']} | {r['gpu']} | {r['wall_s']} | {r['speed_vs_off']} | {r['packet_s']} | {r['alerts']} | "
                  f"{same} | {g.get('cycles_gpu', 0)} | {g.get('cost_cpu_only', 0)} | "
-                 f"{g.get('cost_lost_us', 0) // 1000} | {g.get('cost_gave_up', 0)} | {g.get('setup_ms', '-')} |")
+                 f"{g.get('cost_lost_us', 0) // 1000} | {g.get('cost_gave_up', 0)} | {g.get('setup_ms', '-')} | "
+                 f"{g.get('dispatch_device_batches', 0)} | {g.get('dispatch_merged_requests', 0)} | "
+                 f"{g.get('overlap_packets', 0)} | {g.get('result_waits', 0)} | {g.get('result_wait_us', 0) // 1000} | "
+                 f"{g.get('dispatch_bytes_h2d', 0) // 1000} | {g.get('dispatch_bytes_d2h', 0) // 1000} |")
 open(f"{out}/e2e.md", "w").write("\n".join(lines) + "\n")
 json.dump(rows, open(f"{out}/e2e.json", "w"), indent=1)
 print("\n".join(lines))

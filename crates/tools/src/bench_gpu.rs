@@ -268,7 +268,14 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                     let payload: u64 = b.lens().iter().map(|&l| l as u64).sum();
                     let rows = (n * cfg.report_cap as usize * 2 * 4) as u64;
                     let h2d = b.bytes().len() as u64 + 12 * n as u64;
-                    let d2h = 4 * n as u64 + rows;
+                    // Every slot of every row, as before the counters came back first.
+                    let d2h_all = 4 * n as u64 + rows;
+                    let back = || {
+                        off.dispatch_stats()
+                            .bytes_d2h
+                            .load(std::sync::atomic::Ordering::Relaxed)
+                    };
+                    let back0 = back();
                     let lk = lookups(&b, layout, max_len);
                     let mut home = Some(b);
                     let mut found = Vec::new();
@@ -299,11 +306,15 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                     }
                     let kernel = mean_s(kernel_ns, kernel_runs);
                     let merge = mean_s(merge_ns, runs).unwrap_or(0.0);
+                    // What came back per batch: the counters, then the slots the fullest
+                    // row used.
+                    let d2h = (back() - back0) / runs.max(1);
                     points.push(json!({
                         "kernel": "ac", "layout": lname,
                         "width": if *width == Width::U16 { 16 } else { 32 },
                         "patterns": npat, "batch": n, "packet_size": size,
                         "payload_bytes": payload, "bytes_h2d": h2d, "bytes_d2h": d2h,
+                        "bytes_d2h_all_slots": d2h_all,
                         "lookups": lk, "lookups_per_byte": lk as f64 / payload as f64,
                         "matches": found.len(),
                         "matches_per_packet": found.len() as f64 / n as f64,
@@ -455,6 +466,12 @@ mod tests {
         assert!(ac200["matches"].as_u64().unwrap() >= 16, "{ac200}");
         assert_eq!(ac200["payload_bytes"], 16 * 200);
         assert_eq!(ac200["bytes_h2d"], 16 * 208 + 12 * 16);
+        // Counters and the used slots come back, never more than every slot.
+        let (back, all) = (
+            ac200["bytes_d2h"].as_u64().unwrap(),
+            ac200["bytes_d2h_all_slots"].as_u64().unwrap(),
+        );
+        assert!(back > 16 * 4 && back <= all, "{ac200}");
         assert!(points.iter().any(|p| p["kernel"] == "dfa"));
         let _ = std::fs::remove_dir_all(&dir);
     }
