@@ -60,12 +60,7 @@ fn sim_args<'a>(cache: &'a str, latency_us: &'a str) -> [&'a str; 12] {
 /// alerts equal those of `--gpu off` with one worker. Returns the alerts and, summed over
 /// the runs with several workers, (merged requests, device batches, requests), and the
 /// packets processed while a batch was away over all runs.
-fn compare(
-    name: &str,
-    pcap: &Path,
-    rules: &Path,
-    extra: &[&str],
-) -> (usize, (u64, u64, u64), u64) {
+fn compare(name: &str, pcap: &Path, rules: &Path, extra: &[&str]) -> (usize, (u64, u64, u64), u64) {
     let dir = tempdir(&format!("gpu-feeder-cmp-{name}"));
     let off = dir.join("off");
     run_into(&off, pcap, rules, "1", &[&["--gpu", "off"], extra].concat());
@@ -82,7 +77,11 @@ fn compare(
             threads,
             &[&sim_args(cache, "300")[..], extra].concat(),
         );
-        assert_eq!(alerts(&log), want, "{name}: cpu-sim, {threads} workers vs off");
+        assert_eq!(
+            alerts(&log),
+            want,
+            "{name}: cpu-sim, {threads} workers vs off"
+        );
         let reqs = gpu_counter(&log, "dispatch_requests");
         assert_eq!(
             reqs,

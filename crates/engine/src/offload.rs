@@ -548,7 +548,10 @@ impl OffloadStage {
         if self.awaiting {
             // The payloads were pushed in capture order: the first is where results are
             // first needed.
-            let first = self.located.first().map(|l| (l.frame as usize, l.packet as usize));
+            let first = self
+                .located
+                .first()
+                .map(|l| (l.frame as usize, l.packet as usize));
             if first.is_some_and(|at| at <= (frame, packet)) {
                 self.settle();
             } else {

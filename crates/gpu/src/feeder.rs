@@ -48,9 +48,15 @@ impl DispatchStats {
     pub fn counters(&self) -> [(&'static str, u64); 8] {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         [
-            ("osprey.gpu.dispatch_device_batches", g(&self.device_batches)),
+            (
+                "osprey.gpu.dispatch_device_batches",
+                g(&self.device_batches),
+            ),
             ("osprey.gpu.dispatch_requests", g(&self.requests)),
-            ("osprey.gpu.dispatch_merged_requests", g(&self.merged_requests)),
+            (
+                "osprey.gpu.dispatch_merged_requests",
+                g(&self.merged_requests),
+            ),
             ("osprey.gpu.dispatch_max_merged", g(&self.max_merged)),
             ("osprey.gpu.dispatch_packets", g(&self.packets)),
             ("osprey.gpu.dispatch_bytes_h2d", g(&self.bytes_h2d)),
@@ -70,10 +76,8 @@ impl DispatchStats {
         self.max_merged.fetch_max(parts, Ordering::Relaxed);
         self.packets
             .fetch_add(group.packets as u64, Ordering::Relaxed);
-        self.bytes_h2d.fetch_add(
-            (group.bytes + 12 * group.packets) as u64,
-            Ordering::Relaxed,
-        );
+        self.bytes_h2d
+            .fetch_add((group.bytes + 12 * group.packets) as u64, Ordering::Relaxed);
     }
 
     /// Count bytes copied back.
@@ -261,7 +265,12 @@ impl Queue {
     /// Add to `group` every Aho-Corasick request already queued that fits; the first one
     /// that does not (or a regex-DFA request, which keeps its place after the group) is
     /// held for the next call.
-    pub(crate) fn merge_waiting(&mut self, group: &mut Group, max_packets: usize, max_bytes: usize) {
+    pub(crate) fn merge_waiting(
+        &mut self,
+        group: &mut Group,
+        max_packets: usize,
+        max_bytes: usize,
+    ) {
         loop {
             match self.try_next() {
                 Ok(Request::Ac(batch, reply)) if group.fits(&batch, max_packets, max_bytes) => {
@@ -328,7 +337,11 @@ mod tests {
         g.split(2, (Some(7), true), &counts, |p| &slots[p]);
         let (ba, ra) = rx1.recv().unwrap().unwrap();
         let (bb, rb) = rx2.recv().unwrap().unwrap();
-        assert_eq!((ba.len(), bb.len()), (2, 1), "each batch comes back to its worker");
+        assert_eq!(
+            (ba.len(), bb.len()),
+            (2, 1),
+            "each batch comes back to its worker"
+        );
         assert_eq!(ra.packets(), 2);
         assert!(ra.overflowed(1) && !ra.overflowed(0));
         assert_eq!(ra.row(1), &slots[1][..]);

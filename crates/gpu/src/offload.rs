@@ -11,8 +11,7 @@ use crate::batch::Batch;
 use crate::cache::DiskCache;
 use crate::cpu::DfaJob;
 use crate::device::{
-    probe, AcReply, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher,
-    GpuMatcher,
+    probe, AcReply, DeviceInfo, DispatchHandle, Dispatcher, GpuConfig, GpuDfaMatcher, GpuMatcher,
 };
 use crate::feeder::DispatchStats;
 use crate::reports::{merge_ac, AcMatch, MergeStats};

@@ -178,9 +178,7 @@ pub fn merge_ac(
                     let resume = last.end;
                     scratch.extend(buf.row(p).iter().filter(|r| r.end < resume));
                     stats.resumed += 1;
-                    cpu::scan_packet_from(tables, group, payload, resume, &mut |r| {
-                        scratch.push(r)
-                    });
+                    cpu::scan_packet_from(tables, group, payload, resume, &mut |r| scratch.push(r));
                 }
                 _ => cpu::scan_packet(tables, group, payload, &mut |r| scratch.push(r)),
             }
