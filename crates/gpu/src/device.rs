@@ -476,7 +476,7 @@ impl GpuMatcher {
         let Some(group) = self.slots[i].pending.take() else {
             return;
         };
-        let result: Result<(Vec<u32>, Vec<RawReport>, usize, Option<u64>), String> = (|| {
+        let result: Result<Finished, String> = (|| {
             let n = group.packets();
             let waited = Instant::now();
             self.slots[i]
@@ -534,6 +534,10 @@ impl GpuMatcher {
         }
     }
 }
+
+/// A finished device batch: its counters, the used report slots (dense rows of `.2`
+/// slots) and the kernel's time.
+type Finished = (Vec<u32>, Vec<RawReport>, usize, Option<u64>);
 
 /// Regex DFAs on one GPU (Kargus §4.5): one thread per (packet, DFA) job, synchronous on
 /// its own stream.
