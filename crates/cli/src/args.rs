@@ -153,6 +153,12 @@ pub struct RunArgs {
     #[arg(long = "gpu-sim-latency", value_name = "MICROS", default_value_t = 0)]
     pub gpu_sim_latency: u64,
 
+    /// What a worker does at a packet whose GPU batch is not back yet: `wait` for it, or
+    /// `cpu`: match that payload on the CPU (the same matches) and never stall on the
+    /// device.
+    #[arg(long = "gpu-late", value_name = "WHAT", default_value = "wait")]
+    pub gpu_late: String,
+
     /// Directory caching the GPU set-up (compiled kernels, matcher tables) by GPU
     /// architecture and rule-set hash; `none`: no cache. Default: `/var/lib/osprey/gpu`
     /// when run as root, else `$XDG_CACHE_HOME/osprey/gpu` (or `~/.cache/osprey/gpu`).

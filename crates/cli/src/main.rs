@@ -170,6 +170,11 @@ fn gpu_offload(
         settings.balance.size_threshold = n;
     }
     settings.device.sim_latency = std::time::Duration::from_micros(args.gpu_sim_latency);
+    settings.late = match args.gpu_late.as_str() {
+        "wait" => engine::LateResults::Wait,
+        "cpu" => engine::LateResults::Cpu,
+        other => return Err(format!("--gpu-late takes wait or cpu, not {other:?}")),
+    };
     let (Some(det), false) = (config.detector.as_ref(), backend == gpu::Backend::Cpu) else {
         if mode != gpu::GpuMode::Off {
             tracing::info!("{line}");

@@ -1,7 +1,8 @@
 //! One feeder per GPU (issue 27 point 2) with `--gpu cpu-sim` and a simulated device round
 //! trip (`--gpu-sim-latency`): with 1, 2 and 4 workers every run raises exactly the
 //! alerts of `--gpu off`, the dispatcher merges the batches of several workers into one
-//! device batch, and workers process packets while their batch is away.
+//! device batch, and workers process packets while their batch is away; with
+//! `--gpu-late cpu` they never wait for it.
 
 mod common;
 
@@ -100,6 +101,21 @@ fn compare(name: &str, pcap: &Path, rules: &Path, extra: &[&str]) -> (usize, (u6
             assert_eq!(gpu_counter(&log, "dispatch_merged_requests"), 0);
         }
         overlap += gpu_counter(&log, "overlap_packets");
+        // Late results matched on the CPU: the worker never waits, same alerts.
+        let late = dir.join(format!("late{threads}"));
+        run_into(
+            &late,
+            pcap,
+            rules,
+            threads,
+            &[&sim_args(cache, "300")[..], &["--gpu-late", "cpu"], extra].concat(),
+        );
+        assert_eq!(
+            alerts(&late),
+            want,
+            "{name}: cpu-sim, late results on the CPU, {threads} workers vs off"
+        );
+        assert_eq!(gpu_counter(&late, "result_waits"), 0, "{name}, {threads}");
     }
     (want.len(), merged, overlap)
 }

@@ -57,7 +57,7 @@ pub use defaults::default_config;
 pub use flow::dispatch::dispatch_hash;
 #[cfg(target_os = "linux")]
 pub use inline::{af_packet_plan, run_bridge, AfPacketPlan, CopyMode, InlinePair};
-pub use offload::{GpuOffload, GpuPolicy, GpuSettings};
+pub use offload::{GpuOffload, GpuPolicy, GpuSettings, LateResults};
 pub use outputs::Outputs;
 pub use pipeline::Pipeline;
 pub use run::{run_offline, Progress, RunError, RunReport};

@@ -84,6 +84,23 @@ pub struct GpuSettings {
     pub device: GpuConfig,
     /// Memory cap for the AC-Full tables of the offload groups (bytes; 0: `mpm`'s default).
     pub table_memory: usize,
+    /// What a worker does at a packet whose batch is not back yet.
+    pub late: LateResults,
+}
+
+/// What a worker does when it reaches a packet whose payload is in a batch the
+/// dispatcher has not answered yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LateResults {
+    /// Wait for the batch (the packets before it went on meanwhile).
+    #[default]
+    Wait,
+    /// Never wait: match that payload on the CPU (the same matches) and use the batch's
+    /// results from the first packet reached after they are back. A batch whose cycle
+    /// ends before it is back is collected later, its results unused. The worker never
+    /// stalls on the device; how much the device took off the CPU is measured, and the
+    /// cost model keeps the CPU only when that does not pay.
+    Cpu,
 }
 
 impl Default for GpuSettings {
@@ -103,6 +120,7 @@ impl Default for GpuSettings {
                 ..GpuConfig::default()
             },
             table_memory: 0,
+            late: LateResults::default(),
         }
     }
 }
@@ -123,6 +141,9 @@ pub(crate) struct GpuPrefilter {
     inflight: VecDeque<(PendingScan, Vec<u32>)>,
     /// Batches back from the dispatcher, emptied, for the next submissions.
     spare: Vec<gpu::Batch>,
+    /// Batches of ended cycles still with the dispatcher: their buffers are taken back
+    /// once answered, their results unused.
+    abandoned: Vec<PendingScan>,
     matches: Vec<AcMatch>,
     jobs: Vec<DfaJob>,
     ends: Vec<u32>,
@@ -139,6 +160,7 @@ struct GpuCounters {
     errors: u64,
     dfa_jobs: u64,
     dfa_matches: u64,
+    abandoned: u64,
 }
 
 impl GpuPrefilter {
@@ -149,6 +171,7 @@ impl GpuPrefilter {
             pending: Vec::new(),
             inflight: VecDeque::new(),
             spare: Vec::new(),
+            abandoned: Vec::new(),
             matches: Vec::new(),
             jobs: Vec::new(),
             ends: Vec::new(),
@@ -230,6 +253,7 @@ impl BatchPrefilter for GpuPrefilter {
 impl GpuPrefilter {
     /// Hands the batch filled so far to the dispatcher thread and returns at once.
     fn submit(&mut self) {
+        self.reap();
         let Some(batch) = self.batch.take() else {
             return;
         };
@@ -244,6 +268,33 @@ impl GpuPrefilter {
         self.inflight
             .push_back((scan, std::mem::take(&mut self.pending)));
         self.batch = Some(self.spare.pop().unwrap_or_else(|| self.shared.new_batch()));
+    }
+
+    /// Leaves the submitted batches to the dispatcher without waiting: their results are
+    /// not wanted any more (the cycle ended); their buffers come back through
+    /// [`GpuPrefilter::reap`].
+    fn abandon(&mut self) {
+        self.counters.abandoned += self.inflight.len() as u64;
+        self.abandoned
+            .extend(self.inflight.drain(..).map(|(scan, _)| scan));
+        self.pending.clear();
+    }
+
+    /// Takes back the buffers of abandoned batches that are answered (never waits).
+    fn reap(&mut self) {
+        let mut i = 0;
+        while i < self.abandoned.len() {
+            if self.abandoned[i].is_done() {
+                let scan = self.abandoned.swap_remove(i);
+                let mut scratch = Vec::new();
+                if let Ok((mut b, _)) = self.worker.complete(scan, &mut scratch) {
+                    b.clear();
+                    self.spare.push(b);
+                }
+            } else {
+                i += 1;
+            }
+        }
     }
 
     /// True when every submitted batch is back (never waits).
@@ -388,6 +439,9 @@ struct Counters {
     result_wait_us: u64,
     /// Batches whose results were back when the first packet needed them.
     results_ready: u64,
+    /// Offloaded payloads matched on the CPU because their batch was not back
+    /// ([`LateResults::Cpu`]).
+    late_on_cpu: u64,
 }
 
 impl OffloadStage {
@@ -433,7 +487,14 @@ impl OffloadStage {
     }
 
     fn decide(&mut self, count: usize, detector: Option<&Arc<Detector>>) -> bool {
-        // A batch of the last cycle no packet asked for (none reached it) is taken back.
+        // A batch of the last cycle no packet took the results of: waited for, or left
+        // to the dispatcher when late results go to the CPU.
+        if self.awaiting && self.handle.settings().late == LateResults::Cpu {
+            self.awaiting = false;
+            if let Some(p) = self.prefilter.as_mut() {
+                p.abandon();
+            }
+        }
         self.settle();
         self.located.clear();
         self.results.clear();
@@ -553,6 +614,17 @@ impl OffloadStage {
                 .first()
                 .map(|l| (l.frame as usize, l.packet as usize));
             if first.is_some_and(|at| at <= (frame, packet)) {
+                let late = self.handle.settings().late == LateResults::Cpu
+                    && !self.prefilter.as_mut().is_some_and(|p| p.is_done());
+                if late {
+                    // Not back: this packet is matched on the CPU if its payload is in
+                    // the batch (only the first located one can be this one).
+                    if first == Some((frame, packet)) || self.located_at(frame, packet) {
+                        self.counters.late_on_cpu += 1;
+                    }
+                    self.counters.overlap_packets += 1;
+                    return;
+                }
                 self.settle();
             } else {
                 self.counters.overlap_packets += 1;
@@ -571,6 +643,13 @@ impl OffloadStage {
             }
             break;
         }
+    }
+
+    /// True when a payload of packet `packet` of frame `frame` was offloaded this cycle.
+    fn located_at(&self, frame: usize, packet: usize) -> bool {
+        self.located
+            .binary_search_by(|l| (l.frame as usize, l.packet as usize).cmp(&(frame, packet)))
+            .is_ok()
     }
 
     /// The packet is done.
@@ -623,6 +702,8 @@ impl OffloadStage {
             ("osprey.gpu.result_waits", c.result_waits),
             ("osprey.gpu.result_wait_us", c.result_wait_us),
             ("osprey.gpu.results_ready", c.results_ready),
+            ("osprey.gpu.late_on_cpu", c.late_on_cpu),
+            ("osprey.gpu.abandoned", g.abandoned),
         ]
         .into_iter()
         .chain(self.cost.counters())
@@ -897,6 +978,70 @@ mod tests {
         assert_eq!(c["osprey.gpu.results_ready"], 1);
         let merged: std::collections::HashMap<_, _> = shared.counters().into_iter().collect();
         assert_eq!(merged["osprey.gpu.dispatch_requests"], 2);
+    }
+
+    #[test]
+    fn with_late_results_on_the_cpu_a_worker_never_waits_for_its_batch() {
+        let det =
+            detector("alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n");
+        let latency = std::time::Duration::from_millis(300);
+        let mut settings = GpuSettings {
+            policy: GpuPolicy::Always,
+            balance: BalanceConfig {
+                size_threshold: 8,
+                ..BalanceConfig::default()
+            },
+            late: LateResults::Cpu,
+            ..GpuSettings::default()
+        };
+        settings.device.sim_latency = latency;
+        let shared = GpuOffload::new(&det, &Backend::CpuSim, settings)
+            .unwrap()
+            .unwrap();
+        let mut stage = OffloadStage::new(shared.clone());
+        let frames = [
+            tcp_frame(b"hi"),
+            tcp_frame(b"an attack here"),
+            tcp_frame(b"nothing to see"),
+        ];
+        let list = || {
+            frames
+                .iter()
+                .enumerate()
+                .map(|(i, f)| frame(f, i as u64 + 1))
+        };
+        let t = Instant::now();
+        prepare(&mut stage, list(), 3, Some(&det));
+        // Nothing is back: every packet goes on, the offloaded payloads to the CPU.
+        for f in 0..3 {
+            stage.enter(f, 0);
+            assert!(stage.pre_matched(&frames[f][54..]).is_none());
+            stage.leave();
+        }
+        assert!(t.elapsed() < latency / 2, "{:?}", t.elapsed());
+        let c: std::collections::HashMap<_, _> = stage.counters().collect();
+        assert_eq!(c["osprey.gpu.late_on_cpu"], 2);
+        assert_eq!(c["osprey.gpu.overlap_packets"], 3);
+        assert_eq!(c["osprey.gpu.result_waits"], 0);
+        // The next cycle leaves the unanswered batch to the dispatcher (no wait) ...
+        let t = Instant::now();
+        prepare(&mut stage, list(), 3, Some(&det));
+        assert!(t.elapsed() < latency / 2, "{:?}", t.elapsed());
+        // ... and once its own batch is back, its packets take the results.
+        std::thread::sleep(3 * latency);
+        stage.enter(1, 0);
+        assert_eq!(stage.pre_matched(&frames[1][54..]).unwrap().patterns.len(), 1);
+        stage.enter(2, 0);
+        assert!(stage.pre_matched(&frames[2][54..]).is_some());
+        stage.leave();
+        // A third cycle takes the abandoned batch's buffer back (answered by now).
+        prepare(&mut stage, list(), 3, Some(&det));
+        let c: std::collections::HashMap<_, _> = stage.counters().collect();
+        assert_eq!(c["osprey.gpu.abandoned"], 1);
+        assert_eq!(c["osprey.gpu.results_ready"], 1);
+        assert_eq!(c["osprey.gpu.result_waits"], 0);
+        let p = stage.prefilter.as_ref().unwrap();
+        assert!(p.abandoned.is_empty(), "the answered batch was reaped");
     }
 
     /// An item's number, its distinct pattern ids and its DFA outcomes, sorted.
