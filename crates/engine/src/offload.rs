@@ -442,7 +442,13 @@ struct Counters {
     /// Offloaded payloads matched on the CPU because their batch was not back
     /// ([`LateResults::Cpu`]).
     late_on_cpu: u64,
+    /// Cycles kept on the CPU because [`MAX_ABANDONED`] batches were still unanswered.
+    backlog: u64,
 }
+
+/// Unanswered batches of ended cycles a worker leaves with the dispatcher at most
+/// ([`LateResults::Cpu`]); beyond, its cycles stay on the CPU until they come back.
+const MAX_ABANDONED: usize = 4;
 
 impl OffloadStage {
     pub(crate) fn new(shared: Arc<GpuOffload>) -> OffloadStage {
@@ -527,6 +533,16 @@ impl OffloadStage {
         if !detector.is_some_and(|d| Arc::ptr_eq(d, self.handle.detector())) {
             self.counters.stale += 1;
             return false;
+        }
+        if let Some(p) = self.prefilter.as_mut() {
+            // A device slower than the worker leaves batches unanswered: past a few, the
+            // worker stays on the CPU until they are back (memory stays bounded).
+            p.reap();
+            if p.abandoned.len() >= MAX_ABANDONED {
+                self.counters.backlog += 1;
+                self.counters.cycles_cpu += 1;
+                return false;
+            }
         }
         if policy == GpuPolicy::Measured {
             self.consulted = true;
@@ -703,6 +719,7 @@ impl OffloadStage {
             ("osprey.gpu.result_wait_us", c.result_wait_us),
             ("osprey.gpu.results_ready", c.results_ready),
             ("osprey.gpu.late_on_cpu", c.late_on_cpu),
+            ("osprey.gpu.late_backlog_cycles", c.backlog),
             ("osprey.gpu.abandoned", g.abandoned),
         ]
         .into_iter()
@@ -1030,7 +1047,10 @@ mod tests {
         // ... and once its own batch is back, its packets take the results.
         std::thread::sleep(3 * latency);
         stage.enter(1, 0);
-        assert_eq!(stage.pre_matched(&frames[1][54..]).unwrap().patterns.len(), 1);
+        assert_eq!(
+            stage.pre_matched(&frames[1][54..]).unwrap().patterns.len(),
+            1
+        );
         stage.enter(2, 0);
         assert!(stage.pre_matched(&frames[2][54..]).is_some());
         stage.leave();
@@ -1042,6 +1062,14 @@ mod tests {
         assert_eq!(c["osprey.gpu.result_waits"], 0);
         let p = stage.prefilter.as_ref().unwrap();
         assert!(p.abandoned.is_empty(), "the answered batch was reaped");
+        // A device that never keeps up: at most MAX_ABANDONED batches are left with it,
+        // then the cycles stay on the CPU.
+        for _ in 0..10 {
+            prepare(&mut stage, list(), 3, Some(&det));
+        }
+        let c: std::collections::HashMap<_, _> = stage.counters().collect();
+        assert!(c["osprey.gpu.late_backlog_cycles"] >= 5, "{c:?}");
+        assert!(stage.prefilter.as_ref().unwrap().abandoned.len() <= MAX_ABANDONED);
     }
 
     /// An item's number, its distinct pattern ids and its DFA outcomes, sorted.
