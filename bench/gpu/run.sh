@@ -16,7 +16,9 @@
 #   no device tests: what can be checked on a machine without a GPU, in seconds.
 # Environment: CARRY (default bench/gpu/carry), OSPREY (default $CARRY/osprey),
 #   RULES (default: $CARRY/rules.gz unpacked), WORKERS (default "1 2 4 16"), BATCHES and
-#   SIZES (the `bench gpu` grid, comma-separated).
+#   SIZES (the `bench gpu` grid, comma-separated), MODES (the end-to-end runs, default
+#   "off auto on"; `on-late` is `--gpu on --gpu-late cpu`, `cpu-sim-late` likewise:
+#   workers that never wait for the device).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DRY=0
@@ -37,7 +39,7 @@ if [ "$DRY" = 1 ]; then
     PACKETS=5000 FLOWS=100 WORKERS="1 2" MODES="off auto cpu-sim"
     BENCH=(--batch-sizes 64,512 --packet-sizes 64,1514 --seconds 0.01 --backend cpu-sim)
 else
-    PACKETS=2500000 FLOWS=20000 WORKERS=${WORKERS:-1 2 4 16} MODES="off auto on"
+    PACKETS=2500000 FLOWS=20000 WORKERS=${WORKERS:-1 2 4 16} MODES=${MODES:-off auto on}
     BENCH=(--batch-sizes "${BATCHES:-512,2048,8192,32768,65536}"
         --packet-sizes "${SIZES:-64,256,512,1024,1514}" --seconds 0.05)
 fi
@@ -111,8 +113,12 @@ for w in $WORKERS; do
         d=$WORK/e2e-$w-$mode
         mkdir -p "$d"
         t0=$(date +%s.%N)
+        case $mode in
+            *-late) gpu=(--gpu "${mode%-late}" --gpu-late cpu) ;;
+            *) gpu=(--gpu "$mode") ;;
+        esac
         timeout 120 "$OSPREY" -r "$PCAP" -S "$RULES" -k none --threads "$w" -l "$d" --no-progress \
-            --gpu "$mode" --gpu-cache "$CACHE" >"$d/out.log" 2>&1
+            "${gpu[@]}" --gpu-cache "$CACHE" >"$d/out.log" 2>&1
         rc=$?
         t1=$(date +%s.%N)
         python3 - "$d" "$w" "$mode" "$rc" "$t0" "$t1" >>"$OUT/e2e.jsonl" <<'PY'
