@@ -36,7 +36,7 @@ if [ -z "${RULES:-}" ]; then
     gzip -dc "$CARRY/rules.gz" >"$RULES" || { log "no rules: $CARRY/rules.gz"; exit 1; }
 fi
 if [ "$DRY" = 1 ]; then
-    PACKETS=5000 FLOWS=100 WORKERS="1 2" MODES="off auto cpu-sim"
+    PACKETS=5000 FLOWS=100 WORKERS="1 2" MODES=${MODES:-off auto cpu-sim}
     BENCH=(--batch-sizes 64,512 --packet-sizes 64,1514 --seconds 0.01 --backend cpu-sim)
 else
     PACKETS=2500000 FLOWS=20000 WORKERS=${WORKERS:-1 2 4 16} MODES=${MODES:-off auto on}
