@@ -128,6 +128,18 @@ fn gpu_reports_equal_the_cpu_executor() {
                     merge_ac(&tables, b, &want_rows, &mut m_cpu);
                     assert!(m_gpu == m_cpu, "merged matches");
                 }
+                // The batches queued together went out merged (the rows above came from
+                // merged device batches and the counters-first, used-slots copy).
+                let st = d.stats();
+                let get =
+                    |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
+                assert_eq!(get(&st.requests), all.len() as u64);
+                eprintln!(
+                    "{width:?} {layout:?} cap {cap}: {} requests in {} device batches, {} B back",
+                    get(&st.requests),
+                    get(&st.device_batches),
+                    get(&st.bytes_d2h)
+                );
             }
         }
     }
