@@ -634,8 +634,8 @@ impl OffloadStage {
                     && !self.prefilter.as_mut().is_some_and(|p| p.is_done());
                 if late {
                     // Not back: this packet is matched on the CPU if its payload is in
-                    // the batch (only the first located one can be this one).
-                    if first == Some((frame, packet)) || self.located_at(frame, packet) {
+                    // the batch.
+                    if self.located_at(frame, packet) {
                         self.counters.late_on_cpu += 1;
                     }
                     self.counters.overlap_packets += 1;
