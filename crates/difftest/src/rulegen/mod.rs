@@ -7,6 +7,7 @@ use gen::rng::Rng;
 
 use crate::case::{Intent, Spec, L4};
 
+mod accept;
 mod addr;
 mod bytes;
 mod flowkw;
@@ -120,6 +121,7 @@ pub static FAMILIES: &[Family] = &[
     state::STATE,
     meta::META,
     flowkw::FLOWKW,
+    accept::ACCEPT,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.
