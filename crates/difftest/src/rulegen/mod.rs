@@ -9,6 +9,7 @@ use crate::case::{Intent, Spec, L4};
 
 mod accept;
 mod addr;
+mod b64;
 mod bytes;
 mod flowkw;
 mod hdr;
@@ -122,6 +123,7 @@ pub static FAMILIES: &[Family] = &[
     meta::META,
     flowkw::FLOWKW,
     accept::ACCEPT,
+    b64::B64,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.
