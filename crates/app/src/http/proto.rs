@@ -224,9 +224,6 @@ impl Transaction for HttpTx {
     }
 
     fn log(&self, extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {
-        if self.h2().is_some_and(|h| h.quiet) {
-            return;
-        }
         out(
             Some(HttpTx::id(self)),
             super::log::http_object(self, extended),

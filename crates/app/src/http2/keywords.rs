@@ -4,8 +4,8 @@
 //! or GOAWAY's code), `http2.priority` (the priority weight field), `http2.window` (a
 //! WINDOW_UPDATE increment on the stream), `http2.size_update` (an HPACK dynamic
 //! table size update) and `http2.settings` (a setting, with its value compared).
-//! Connection-level PING and WINDOW_UPDATE frames open a transaction that is never
-//! logged (as Suricata's), which `http2.frametype` and `http2.window` see.
+//! Connection-level PING and WINDOW_UPDATE frames open no transaction here (Suricata
+//! opens one it never logs), so they match none of these.
 
 use rules::{AppOpt, AppValue};
 

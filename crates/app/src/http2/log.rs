@@ -37,10 +37,6 @@ pub struct H2Info {
     /// payload (Suricata 7.0.10 reads the last-stream-id word as the error code: a
     /// GOAWAY with last stream 1 and code 12 matches `http2.errorcode:1`, not `:12`).
     pub error_codes: [Vec<u32>; 2],
-    /// A connection-level transaction Suricata opens for a PING or a stream-0
-    /// WINDOW_UPDATE and never logs: its frame types are inspected, no record is
-    /// written.
-    pub quiet: bool,
 }
 
 impl H2Info {
