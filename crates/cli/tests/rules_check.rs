@@ -6,7 +6,8 @@ mod common;
 const OK: &str = r#"alert tcp any any -> any 80 (msg:"ok"; content:"GET"; sid:1;)"#;
 // `stream_reassemble` (a Snort keyword Suricata 7.0.10 has not) is not evaluated: the
 // rule is skipped.
-const UNSUPPORTED: &str = r#"alert tcp any any -> any any (msg:"snort"; stream_reassemble:disable,server; sid:2;)"#;
+const UNSUPPORTED: &str =
+    r#"alert tcp any any -> any any (msg:"snort"; stream_reassemble:disable,server; sid:2;)"#;
 const BAD_PCRE: &str = r#"alert tcp any any -> any any (msg:"bad"; pcre:"/(?<=a+)b/"; sid:3;)"#;
 
 fn check(name: &str, rules: &[&str], json: bool) -> (i32, String) {

@@ -250,7 +250,11 @@ fn frame_conds(g: &mut Gen<'_>, variant: &str, side: &Side) -> Vec<(String, Cond
             // A PING (stream 0) opens a transaction in Suricata, none in Osprey: its
             // cases are named apart (a known difference).
             one(
-                if t == 6 { "frametype-ping" } else { "frametype" },
+                if t == 6 {
+                    "frametype-ping"
+                } else {
+                    "frametype"
+                },
                 Cond {
                     hit: format!("http2.frametype:{h};"),
                     miss: format!("http2.frametype:{m};"),
@@ -338,7 +342,8 @@ fn h2frame(g: &mut Gen<'_>) -> Spec {
     let intent = g.intent();
     let v6 = g.v6();
     // Client-only conditions: the request's header block and its priority.
-    let client_side = matches!(variant, "priority" | "size_update" | "header_name") || g.chance(0.6);
+    let client_side =
+        matches!(variant, "priority" | "size_update" | "header_name") || g.chance(0.6);
     let mut f = Flow::new(g.index, v6, 80);
     let mut cl = Side {
         settings: settings_list(g, variant == "settings" && client_side),
@@ -416,7 +421,8 @@ fn h2frame(g: &mut Gen<'_>) -> Spec {
         block.extend(hpack_int(0x20, 5, v));
     }
     block.extend(hpack(&fields));
-    let weight = (variant == "priority" || g.chance(0.2)).then(|| g.pick(&[0u8, 1, 15, 16, 255, 200]));
+    let weight =
+        (variant == "priority" || g.chance(0.2)).then(|| g.pick(&[0u8, 1, 15, 16, 255, 200]));
     let (hflags, hpay) = match weight {
         Some(w) if variant != "priority" || g.chance(0.6) => {
             let mut p = vec![0, 0, 0, 0, w];
@@ -555,7 +561,9 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for c in &cases {
             for kw in H2FRAME.keywords.iter().filter(|k| k.starts_with("http2.")) {
-                if c.spec.opts.contains(&format!("{kw}:")) || c.spec.opts.contains(&format!("{kw};")) {
+                if c.spec.opts.contains(&format!("{kw}:"))
+                    || c.spec.opts.contains(&format!("{kw};"))
+                {
                     seen.insert(*kw);
                 }
             }

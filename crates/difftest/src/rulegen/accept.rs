@@ -87,7 +87,11 @@ const FORMS: &[(&str, &str, &str)] = &[
     ("modbus_func", "n", "modbus_func:1;"),
     ("modbus_unit", "n", "modbus_unit:1;"),
     ("modbus_data", "none", "modbus_data;"),
-    ("stream_reassemble", "off", "stream_reassemble:disable,server;"),
+    (
+        "stream_reassemble",
+        "off",
+        "stream_reassemble:disable,server;",
+    ),
     (
         "protected_content",
         "md5",
@@ -105,12 +109,28 @@ const FORMS: &[(&str, &str, &str)] = &[
     ("alert", "none", "alert;"),
     ("alert", "value", "alert:1;"),
     ("asn1", "oversize", "asn1:oversize_length 100;"),
-    ("asn1", "bitstring", "asn1:bitstring_overflow, absolute_offset 0;"),
-    ("asn1", "relative", "asn1:double_overflow, relative_offset 0;"),
+    (
+        "asn1",
+        "bitstring",
+        "asn1:bitstring_overflow, absolute_offset 0;",
+    ),
+    (
+        "asn1",
+        "relative",
+        "asn1:double_overflow, relative_offset 0;",
+    ),
     ("asn1", "bad", "asn1:nosuch_option;"),
     ("asn1", "empty", "asn1:;"),
-    ("config", "disable", "config:logging disable, type tx, scope tx;"),
-    ("config", "flow", "config:logging disable, type tx, scope flow;"),
+    (
+        "config",
+        "disable",
+        "config:logging disable, type tx, scope tx;",
+    ),
+    (
+        "config",
+        "flow",
+        "config:logging disable, type tx, scope flow;",
+    ),
     ("config", "bad", "config:logging enable;"),
     ("config", "half", "config:logging disable;"),
     ("requires", "v7", "requires:version >= 7;"),
@@ -120,7 +140,11 @@ const FORMS: &[(&str, &str, &str)] = &[
     ("requires", "lt7", "requires:version < 7;"),
     ("requires", "range", "requires:version >= 7 < 8;"),
     ("requires", "geoip", "requires:feature geoip;"),
-    ("requires", "nofeature", "requires:feature dt_no_such_feature;"),
+    (
+        "requires",
+        "nofeature",
+        "requires:feature dt_no_such_feature;",
+    ),
     ("requires", "both", "requires:feature geoip, version >= 7;"),
     ("requires", "bad", "requires:nosuch 7;"),
     ("requires", "empty", "requires:;"),
@@ -205,7 +229,14 @@ mod tests {
     fn snort_only_keywords_are_refused_by_the_rules_crate() {
         // Suricata 7.0.10 has none of these keywords: a rule naming one is refused.
         for (kw, _, text) in FORMS.iter().filter(|(k, _, _)| {
-            ["logto", "activated_by", "sd_pattern", "cvs", "stream_reassemble"].contains(k)
+            [
+                "logto",
+                "activated_by",
+                "sd_pattern",
+                "cvs",
+                "stream_reassemble",
+            ]
+            .contains(k)
         }) {
             let r = format!("alert tcp any any -> any any (content:\"a\"; {text} sid:1;)");
             assert!(rules::parse_rule(&r).is_err(), "{kw}: {r} accepted");

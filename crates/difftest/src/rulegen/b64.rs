@@ -149,7 +149,9 @@ fn b64(g: &mut Gen<'_>) -> super::Spec {
     }
     if g.chance(0.05) {
         // An option twice, or one that does not exist.
-        let bad = g.pick(&["offset 1", "bytes 4", "nosuch 1", "relative", "bytes -1", "offset"]);
+        let bad = g.pick(&[
+            "offset 1", "bytes 4", "nosuch 1", "relative", "bytes -1", "offset",
+        ]);
         opts.push(bad.into());
         form.push_str("-bad");
     }
@@ -179,13 +181,19 @@ fn b64(g: &mut Gen<'_>) -> super::Spec {
     };
     let ct = content_text(&c);
     let (cname, cond) = match g.size(0, 5) {
-        0 => ("offset", format!("content:\"{ct}\"; offset:{pre}; depth:{};", pre + nl)),
+        0 => (
+            "offset",
+            format!("content:\"{ct}\"; offset:{pre}; depth:{};", pre + nl),
+        ),
         1 => ("startswith", {
             let mut s = decoded[..pre].to_vec();
             s.extend_from_slice(&c);
             format!("content:\"{}\"; startswith;", content_text(&s))
         }),
-        2 => ("isdataat", format!("content:\"{ct}\"; isdataat:{},relative;", post.max(1) - 1)),
+        2 => (
+            "isdataat",
+            format!("content:\"{ct}\"; isdataat:{},relative;", post.max(1) - 1),
+        ),
         3 => ("pcre", {
             let lit: String = c.iter().map(|b| format!("\\x{b:02x}")).collect();
             format!("pcre:\"/{lit}/\";")

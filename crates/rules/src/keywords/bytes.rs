@@ -169,8 +169,7 @@ fn base64_decode(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let off = c.o.value_off;
-    let (bytes, offset, relative) = match o.value.map_or(Ok((None, None, false)), base64_options)
-    {
+    let (bytes, offset, relative) = match o.value.map_or(Ok((None, None, false)), base64_options) {
         Ok(v) => v,
         Err(e) => {
             st.err(off, Reason::InvalidValue, kw, format!("base64_decode: {e}"));
@@ -260,9 +259,15 @@ mod base64_tests {
             base64_options("bytes 18, offset 1, relative"),
             Ok((Some(18), Some(1), true))
         );
-        assert_eq!(base64_options("bytes 18 offset 1"), Ok((Some(18), Some(1), false)));
+        assert_eq!(
+            base64_options("bytes 18 offset 1"),
+            Ok((Some(18), Some(1), false))
+        );
         assert_eq!(base64_options("  bytes 5 "), Ok((Some(5), None, false)));
-        assert_eq!(base64_options("offset 65536"), Ok((None, Some(65536), false)));
+        assert_eq!(
+            base64_options("offset 65536"),
+            Ok((None, Some(65536), false))
+        );
         // The word ends the options: what follows is ignored.
         assert_eq!(base64_options("relative, bytes 18"), Ok((None, None, true)));
         assert_eq!(

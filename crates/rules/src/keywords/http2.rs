@@ -216,7 +216,16 @@ mod tests {
             Ok((5, Some(IntCmp::Range(1, 3))))
         );
         // A value Suricata's integer parser refuses leaves the name alone.
-        for v in ["=0-0", ">x", "=4294967296", "<0", ">=0", "=", " 0x10", "<>5"] {
+        for v in [
+            "=0-0",
+            ">x",
+            "=4294967296",
+            "<0",
+            ">=0",
+            "=",
+            " 0x10",
+            "<>5",
+        ] {
             assert_eq!(
                 settings_value(&format!("SETTINGS_MAX_FRAME_SIZE{v}")),
                 Ok((5, None)),
