@@ -226,20 +226,19 @@ mod tests {
     }
 
     #[test]
-    fn snort_only_keywords_are_refused_by_the_rules_crate() {
-        // Suricata 7.0.10 has none of these keywords: a rule naming one is refused.
-        for (kw, _, text) in FORMS.iter().filter(|(k, _, _)| {
-            [
-                "logto",
-                "activated_by",
-                "sd_pattern",
-                "cvs",
-                "stream_reassemble",
-            ]
-            .contains(k)
-        }) {
-            let r = format!("alert tcp any any -> any any (content:\"a\"; {text} sid:1;)");
-            assert!(rules::parse_rule(&r).is_err(), "{kw}: {r} accepted");
+    fn keywords_judged_by_value_have_valid_and_invalid_forms() {
+        let mut names = std::collections::HashSet::new();
+        for (kw, form, _) in FORMS {
+            assert!(names.insert((kw, form)), "{kw}-{form} twice");
+        }
+        // Each keyword Suricata loads or refuses by its value is drawn with a form it
+        // refuses and one it loads.
+        for kw in ["requires", "tag", "asn1", "config", "nfq_set_mark", "geoip"] {
+            assert!(names.contains(&(&kw, &"bad")), "{kw}: no invalid form");
+            assert!(
+                FORMS.iter().any(|(k, f, _)| *k == kw && *f != "bad"),
+                "{kw}: no valid form"
+            );
         }
     }
 }
