@@ -4,8 +4,10 @@
 mod common;
 
 const OK: &str = r#"alert tcp any any -> any 80 (msg:"ok"; content:"GET"; sid:1;)"#;
-// `template2` (Suricata's development placeholder) is not evaluated: the rule is skipped.
-const UNSUPPORTED: &str = r#"alert tcp any any -> any any (msg:"template2"; template2; sid:2;)"#;
+// `stream_reassemble` (a Snort keyword Suricata 7.0.10 has not) is not evaluated: the
+// rule is skipped.
+const UNSUPPORTED: &str =
+    r#"alert tcp any any -> any any (msg:"snort"; stream_reassemble:disable,server; sid:2;)"#;
 const BAD_PCRE: &str = r#"alert tcp any any -> any any (msg:"bad"; pcre:"/(?<=a+)b/"; sid:3;)"#;
 
 fn check(name: &str, rules: &[&str], json: bool) -> (i32, String) {
@@ -29,7 +31,7 @@ fn unsupported_rules_are_reported_with_their_line() {
     let (code, text) = check("rules-check-text", &[OK, UNSUPPORTED], false);
     assert_eq!(code, 0, "{text}");
     assert!(
-        text.contains("r.rules:2: sid 2: unsupported by the detector: template2"),
+        text.contains("r.rules:2: sid 2: unsupported by the detector: stream_reassemble"),
         "{text}"
     );
     assert!(
@@ -43,7 +45,7 @@ fn unsupported_rules_are_reported_with_their_line() {
     assert_eq!(v["failed"], 1);
     assert_eq!(v["detector"]["unsupported"], 1);
     assert_eq!(v["detector"]["failed"], 0);
-    assert_eq!(v["detector"]["by_keyword"]["template2"], 1);
+    assert_eq!(v["detector"]["by_keyword"]["stream_reassemble"], 1);
     assert_eq!(v["detector"]["rules"][0]["line"], 2);
     assert_eq!(v["detector"]["rules"][0]["sid"], 2);
 }

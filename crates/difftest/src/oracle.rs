@@ -113,10 +113,15 @@ pub fn suricata_available() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// The line numbers in Suricata's "error parsing signature ... at line N" messages.
+/// The line numbers in Suricata's "error parsing signature ... at line N" messages and
+/// in its "Skipping signature due to missing requirements: ... at line N" ones (a rule
+/// whose `requires` is not met is not loaded either; Osprey's detector skips it too).
 pub fn suricata_rejections(log: &str) -> BTreeSet<usize> {
     log.lines()
-        .filter(|l| l.contains("error parsing signature"))
+        .filter(|l| {
+            l.contains("error parsing signature")
+                || l.contains("Skipping signature due to missing requirements")
+        })
         .filter_map(|l| l.rsplit("at line ").next()?.trim().parse().ok())
         .collect()
 }
@@ -130,6 +135,7 @@ pub fn run_suricata(pcap: &Path, rules: &Path, dir: &Path, tries: u32) -> Result
     let mut last = String::new();
     for attempt in 1..=tries.max(1) {
         let _ = std::fs::remove_file(dir.join("eve.json"));
+        let _ = std::fs::remove_file(dir.join("suricata.log"));
         let out = Command::new("suricata")
             .arg("-c")
             .arg(SURICATA_YAML)
@@ -144,8 +150,11 @@ pub fn run_suricata(pcap: &Path, rules: &Path, dir: &Path, tries: u32) -> Result
             .arg(dir)
             .output()
             .map_err(|e| format!("cannot run suricata: {e}"))?;
+        // The skipped rules of an unmet `requires` are told at the Info level, which
+        // only the log file holds.
         let log = String::from_utf8_lossy(&out.stderr).into_owned()
-            + &String::from_utf8_lossy(&out.stdout);
+            + &String::from_utf8_lossy(&out.stdout)
+            + &skipped_lines(&dir.join("suricata.log"));
         if out.status.success() {
             return Ok(Run {
                 alerts: group(read_alerts(&dir.join("eve.json")).map_err(|e| e.to_string())?),
@@ -156,6 +165,16 @@ pub fn run_suricata(pcap: &Path, rules: &Path, dir: &Path, tries: u32) -> Result
         last = format!("suricata exited with {}: {}", out.status, tail(&log));
     }
     Err(last)
+}
+
+/// The "Skipping signature" lines of Suricata's log file (none when it has none).
+fn skipped_lines(log: &Path) -> String {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("Skipping signature due to missing requirements"))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 fn tail(s: &str) -> String {
@@ -244,6 +263,11 @@ mod tests {
         assert_eq!(
             suricata_rejections(log).into_iter().collect::<Vec<_>>(),
             vec![3, 17]
+        );
+        let skipped = "Info: detect: Skipping signature due to missing requirements: alert udp any any -> any any (requires:version >= 8; sid:1;) from file dt/test.rules at line 4\n";
+        assert_eq!(
+            suricata_rejections(skipped).into_iter().collect::<Vec<_>>(),
+            vec![4]
         );
     }
 

@@ -227,8 +227,15 @@ fn finish(st: &mut State, end: usize) {
         // `offset` counts too ("required content length 21 exceeds bsize value: 18":
         // `content:"_0.78"; offset:16; bsize:18;`, found by the differential harness's
         // `ssh` family).
+        // A multi-buffer whose every mention starts a list of its own
+        // (`Buffer::list_per_keyword`) is checked list by list (Suricata 7.0.10 loads
+        // `http2.header_name; content:"x-o"; content:"xwxu"; distance:6;
+        // http2.header_name; content:":path"; bsize:<6;`: found by the `h2frame` family).
         let same = |o: &&BufferMatches| {
-            o.buffer == b.buffer && o.transforms.is_empty() && b.transforms.is_empty()
+            o.buffer == b.buffer
+                && o.transforms.is_empty()
+                && b.transforms.is_empty()
+                && !b.buffer.list_per_keyword()
         };
         let bsize_max = st
             .blocks
@@ -415,7 +422,10 @@ fn first_of<'a>(blocks: &'a [BufferMatches], b: &'a BufferMatches) -> &'a Buffer
         .iter()
         .find(|o| {
             std::ptr::eq(*o, b)
-                || (o.buffer == b.buffer && o.transforms.is_empty() && b.transforms.is_empty())
+                || (o.buffer == b.buffer
+                    && o.transforms.is_empty()
+                    && b.transforms.is_empty()
+                    && !b.buffer.list_per_keyword())
         })
         .unwrap_or(b)
 }

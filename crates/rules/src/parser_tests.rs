@@ -425,3 +425,30 @@ fn bsize_counts_the_offset_and_both_mentions() {
         "ssh.proto; bsize:3; content:\"2.0\"; content:!\"2.0\"; distance:-2;"
     ));
 }
+
+#[test]
+fn prefilter_needs_a_match_before_it_and_template2_is_a_ttl() {
+    // Suricata 7.0.10: "prefilter needs preceding match".
+    err_kw(&r("prefilter; content:\"a\";"), "prefilter");
+    ok(&r("content:\"a\"; prefilter;"));
+    // `template2` compares the TTL as `ttl` does (Suricata's example packet keyword).
+    let rule = ok(&r("template2:>63;"));
+    assert!(rule
+        .options
+        .iter()
+        .any(|o| matches!(o, Opt::Ttl(IntCmp::Gt(63)))));
+    err_kw(&r("template2:256;"), "template2");
+}
+
+/// Each mention of a per-keyword multi-buffer is its own list for the `bsize` check
+/// (found by the differential harness's `h2frame` family).
+#[test]
+fn bsize_is_checked_per_list_of_a_per_keyword_multi_buffer() {
+    ok(&r(
+        "http2.header_name; content:\"x-o\"; content:\"xwxu\"; distance:6; http2.header_name; content:\":path\"; bsize:<6;",
+    ));
+    err_kw(
+        &r("http2.header_name; content:\"x-long-name\"; bsize:<6;"),
+        "bsize",
+    );
+}

@@ -146,6 +146,10 @@ pub fn suricata_uint(s: &str, max: u64) -> Result<IntCmp, String> {
     if t.starts_with('!') && t[1..].contains('-') {
         return Err(format!("'{t}': a negated range"));
     }
+    // `=5-7` is refused (checked against Suricata 7.0.10 with `http2.priority`).
+    if t.starts_with('=') && t[1..].contains('-') {
+        return Err(format!("'{t}': a range after '='"));
+    }
     let c = int_cmp(t, max)?;
     uint_edges(c, max)?;
     Ok(c)
@@ -822,7 +826,7 @@ mod tests {
         ] {
             assert!(suricata_uint(bad, m32).is_err(), "{bad}");
         }
-        for bad in ["0x10", "+3", "!5-7", "-1"] {
+        for bad in ["0x10", "+3", "!5-7", "-1", "=5-7"] {
             assert!(suricata_uint(bad, m32).is_err(), "{bad}");
         }
         assert_eq!(

@@ -15,9 +15,17 @@ use crate::Direction;
 /// The `http2.header_name` buffer: each request header name of an HTTP/2 stream,
 /// pseudo-headers included, one instance each (Suricata 7.0.10 inspects it in the
 /// request only: a `flow:to_client` rule reads nothing); nothing for HTTP/1.
+///
+/// Suricata stops at an HPACK dynamic table size update: a request block that starts
+/// with one has no header name instances (checked against it: `http2.header_name;
+/// content:":method";` then never matches, `http.request_header` still does).
 pub(crate) fn header_names(tx: &HttpTx, dir: Direction, f: &mut dyn FnMut(&[u8])) {
-    if tx.h2().is_some() && dir == Direction::ToServer {
-        tx.request().headers().iter().for_each(|h| f(&h.name));
+    if let (Some(info), Direction::ToServer) = (tx.h2(), dir) {
+        let headers = tx.request().headers();
+        let end = info.size_updates[0]
+            .first()
+            .map_or(headers.len(), |&(at, _)| at.min(headers.len()));
+        headers[..end].iter().for_each(|h| f(&h.name));
     }
 }
 
@@ -32,10 +40,9 @@ pub(crate) fn check(tx: &HttpTx, opt: &AppOpt, dir: Direction) -> bool {
         (AppValue::Ints(v), "http2.frametype") => (0..16u64)
             .filter(|t| info.frames[d] & (1 << t) != 0)
             .any(|t| any(v, t)),
-        (AppValue::Ints(v), "http2.errorcode") => info.error_code[d]
-            .into_iter()
-            .chain(info.goaway[d])
-            .any(|c| any(v, u64::from(c))),
+        (AppValue::Ints(v), "http2.errorcode") => {
+            info.error_codes[d].iter().any(|&c| any(v, u64::from(c)))
+        }
         (AppValue::Ints(v), "http2.priority") => {
             info.priority[d].is_some_and(|p| any(v, u64::from(p)))
         }

@@ -32,6 +32,11 @@ pub struct H2Info {
     pub frames: [u16; 2],
     /// Per side, the first WINDOW_UPDATE increments (`http2.window`).
     pub windows: [Vec<u32>; 2],
+    /// Per side, the error codes `http2.errorcode` sees, [`H2Info::MAX_WINDOWS`] at
+    /// most: every RST_STREAM's code, and for a GOAWAY the first four bytes of its
+    /// payload (Suricata 7.0.10 reads the last-stream-id word as the error code: a
+    /// GOAWAY with last stream 1 and code 12 matches `http2.errorcode:1`, not `:12`).
+    pub error_codes: [Vec<u32>; 2],
 }
 
 impl H2Info {

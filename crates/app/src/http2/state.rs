@@ -452,8 +452,10 @@ impl Http2State {
             }
             FrameType::GOAWAY if h.stream == 0 && p.len() >= 8 => {
                 let code = u32::from_be_bytes([p[4], p[5], p[6], p[7]]);
+                let word = u32::from_be_bytes([p[0], p[1], p[2], p[3]]);
                 self.global_tx(ctx, |info| {
                     info.goaway[d] = Some(code);
+                    info.error_codes[d].push(word);
                     info.note_frame(d, h.ty.0);
                 });
             }
@@ -478,8 +480,11 @@ impl Http2State {
                     self.stream_mut(h.stream).and_then(|s| s.tx.h2.as_mut()),
                     p.get(..4),
                 ) {
-                    info.error_code[d] =
-                        Some(u32::from_be_bytes([code[0], code[1], code[2], code[3]]));
+                    let code = u32::from_be_bytes([code[0], code[1], code[2], code[3]]);
+                    info.error_code[d] = Some(code);
+                    if info.error_codes[d].len() < super::log::H2Info::MAX_WINDOWS {
+                        info.error_codes[d].push(code);
+                    }
                 }
                 for dir in [Direction::ToServer, Direction::ToClient] {
                     self.end_side(ctx, dir, h.stream);
@@ -863,6 +868,34 @@ mod tests {
             &frame(FrameType::PRIORITY, 0, 7, &[0, 0, 0, 0, 200]),
         );
         assert_eq!(st.tx(3).unwrap().h2().unwrap().priority, [Some(200), None]);
+    }
+
+    #[test]
+    fn goaway_code_word_and_every_rst_code() {
+        let mut goaway = 1u32.to_be_bytes().to_vec();
+        goaway.extend_from_slice(&12u32.to_be_bytes());
+        let c = client(&[
+            frame(FrameType::GOAWAY, 0, 0, &goaway),
+            frame(FrameType::PING, 0, 0, &[0; 8]),
+            frame(FrameType::WINDOW_UPDATE, 0, 0, &[0x80, 0, 0, 5]),
+            headers(1, FLAG_END_HEADERS, &[(":method", "GET"), (":path", "/")]),
+            frame(FrameType::RST_STREAM, 0, 1, &[0, 0, 0, 3]),
+            frame(FrameType::RST_STREAM, 0, 1, &[0, 0, 0, 9]),
+        ]);
+        let mut ctx = AppCtx::default();
+        let mut st = Http2State::new();
+        st.parse(&mut ctx, Direction::ToServer, &c);
+        // SETTINGS 0, GOAWAY 1; PING 2 and WINDOW_UPDATE 3 take ids without a
+        // transaction here (Suricata opens unlogged ones: a known difference).
+        let g = st.tx(1).unwrap().h2().unwrap();
+        assert_eq!(g.goaway, [Some(12), None]);
+        // `http2.errorcode` reads the last-stream-id word, as Suricata 7.0.10 does.
+        assert_eq!(g.error_codes, [vec![1], vec![]]);
+        assert!(st.tx(2).is_none() && st.tx(3).is_none());
+        // Both RST_STREAM codes of stream 1 are seen, the last one logged.
+        let s1 = st.tx(4).unwrap().h2().unwrap();
+        assert_eq!(s1.error_codes, [vec![3, 9], vec![]]);
+        assert_eq!(s1.error_code, [Some(9), None]);
     }
 
     #[test]

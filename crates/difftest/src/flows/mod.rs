@@ -37,7 +37,10 @@
 //! - [`krb5`]: Kerberos 5 AS/TGS requests, replies and errors over UDP and TCP;
 //! - [`ike`]: IKEv1 Main and Aggressive Mode and IKEv2 IKE_SA_INIT exchanges;
 //! - [`xchain`]: chains of transforms (`pcrexform`, `header_lowercase`,
-//!   `strip_pseudo_headers` with the others) on HTTP and DNS buffers.
+//!   `strip_pseudo_headers` with the others) on HTTP and DNS buffers;
+//! - [`h2frame`]: HTTP/2 frames over h2c for the `http2.*` frame keywords (types, error
+//!   codes, priority, window updates, HPACK size updates, every setting) and
+//!   `http2.header_name`.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -53,6 +56,7 @@ pub mod dnsedge;
 pub mod encap;
 pub mod filekw;
 pub mod frag;
+pub mod h2frame;
 pub mod http;
 pub mod http2;
 pub mod httpbuf;
@@ -95,6 +99,7 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     krb5::KRB5,
     ike::IKE,
     xchain::XCHAIN,
+    h2frame::H2FRAME,
 ];
 
 /// Cases 0..`n` of a traffic family drawn from seed 3 (the families' unit tests), and

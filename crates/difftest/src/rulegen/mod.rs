@@ -7,7 +7,9 @@ use gen::rng::Rng;
 
 use crate::case::{Intent, Spec, L4};
 
+mod accept;
 mod addr;
+mod b64;
 mod bytes;
 mod flowkw;
 mod hdr;
@@ -120,6 +122,8 @@ pub static FAMILIES: &[Family] = &[
     state::STATE,
     meta::META,
     flowkw::FLOWKW,
+    accept::ACCEPT,
+    b64::B64,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.

@@ -29,10 +29,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "rules/nfs-keywords.html#procedure",
     ),
     verbatim("smb.version").about("match the SMB protocol version", "rules/smb-keywords.html"),
-    verbatim("template2").about(
-        "example keyword of Suricata's template protocol",
-        "rules/header-keywords.html#template2",
-    ),
 ];
 
 /// Buffers, by protocol.

@@ -169,32 +169,13 @@ fn base64_decode(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;
     let o = c.o;
     let off = c.o.value_off;
-    let mut bytes = None;
-    let mut offset = None;
-    let mut relative = false;
-    if let Some(val) = o.value {
-        for p in v::csv(val) {
-            let mut w = p.split_whitespace();
-            match (w.next(), w.next()) {
-                (Some("bytes"), Some(n)) => {
-                    bytes = Some(tryv!(st, o, kw, v::uint(n, u32::MAX as u64)) as u32)
-                }
-                (Some("offset"), Some(n)) => {
-                    offset = Some(tryv!(st, o, kw, v::uint(n, u32::MAX as u64)) as u32)
-                }
-                (Some("relative"), None) => relative = true,
-                _ => {
-                    st.err(
-                        off,
-                        Reason::InvalidValue,
-                        kw,
-                        format!("base64_decode: unknown option '{p}'"),
-                    );
-                    return;
-                }
-            }
+    let (bytes, offset, relative) = match o.value.map_or(Ok((None, None, false)), base64_options) {
+        Ok(v) => v,
+        Err(e) => {
+            st.err(off, Reason::InvalidValue, kw, format!("base64_decode: {e}"));
+            return;
         }
-    }
+    };
     let b = match (relative, st.sticky.is_some(), st.last_match) {
         (true, false, Some((b, _))) => b,
         _ => st.current_block(),
@@ -213,4 +194,96 @@ fn asn1(st: &mut State, c: &Ctx<'_>) {
     let val = c.val;
     let b = st.current_block();
     st.push_match(b, Match::Asn1(val.to_owned()));
+}
+
+/// `base64_decode`'s options as Suricata 7.0.10 reads them (checked against it with the
+/// differential harness's `b64` family): `bytes N` (up to 65,535), then `offset N`, each
+/// with an optional comma, then one word that must be `relative`; what follows that word
+/// is ignored (`relative, bytes 4` is `relative` alone), and the order is fixed
+/// (`offset 1, bytes 4` is refused: `bytes` is then the word).
+pub(crate) fn base64_options(val: &str) -> Result<(Option<u32>, Option<u32>, bool), String> {
+    /// `name` then blanks then digits (and an optional comma after blanks): the number
+    /// and the rest, or `None` when the text does not start so.
+    fn field<'a>(s: &'a str, name: &str) -> Option<(&'a str, &'a str)> {
+        let r = s.trim_start().strip_prefix(name)?;
+        let t = r.trim_start();
+        if t.len() == r.len() {
+            return None;
+        }
+        let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        if end == 0 {
+            return None;
+        }
+        let rest = &t[end..];
+        let rest = rest.strip_prefix(',').unwrap_or(rest);
+        Some((&t[..end], rest))
+    }
+    let mut rest = val;
+    let mut bytes = None;
+    let mut offset = None;
+    if let Some((n, r)) = field(rest, "bytes") {
+        bytes = Some(
+            n.parse::<u16>()
+                .map_err(|_| format!("bytes {n} out of range 0..=65535"))?
+                .into(),
+        );
+        rest = r;
+    }
+    if let Some((n, r)) = field(rest, "offset") {
+        offset = Some(
+            n.parse::<u32>()
+                .map_err(|_| format!("offset {n} out of range"))?,
+        );
+        rest = r;
+    }
+    let r = rest.trim_start();
+    let end = r
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(r.len());
+    let relative = match &r[..end] {
+        "" => false,
+        "relative" => true,
+        w => return Err(format!("invalid argument \"{w}\"")),
+    };
+    Ok((bytes, offset, relative))
+}
+
+#[cfg(test)]
+mod base64_tests {
+    use super::base64_options;
+
+    #[test]
+    fn base64_decode_options_in_suricatas_order() {
+        assert_eq!(base64_options(""), Ok((None, None, false)));
+        assert_eq!(
+            base64_options("bytes 18, offset 1, relative"),
+            Ok((Some(18), Some(1), true))
+        );
+        assert_eq!(
+            base64_options("bytes 18 offset 1"),
+            Ok((Some(18), Some(1), false))
+        );
+        assert_eq!(base64_options("  bytes 5 "), Ok((Some(5), None, false)));
+        assert_eq!(
+            base64_options("offset 65536"),
+            Ok((None, Some(65536), false))
+        );
+        // The word ends the options: what follows is ignored.
+        assert_eq!(base64_options("relative, bytes 18"), Ok((None, None, true)));
+        assert_eq!(
+            base64_options("bytes 1, offset 2, relative, relative"),
+            Ok((Some(1), Some(2), true))
+        );
+        for bad in [
+            "offset 1, bytes 18",
+            "bytes 18, bytes 4",
+            "bytes 65536",
+            "bytes -1",
+            "offset",
+            "bytes 5, offset 2, relativ",
+            "bytes 18, offset 1, nosuch",
+        ] {
+            assert!(base64_options(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -101,7 +101,7 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "stop inspecting the flow after this match",
         "rules/bypass-keyword.html",
     ),
-    verbatim("prefilter").about(
+    Keyword::new("prefilter", Value::Optional, Kind::Verbatim, prefilter).about(
         "use this keyword as the rule's prefilter",
         "rules/prefilter-keywords.html#prefilter",
     ),
@@ -143,6 +143,24 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "rules/payload-keywords.html",
     ),
 ];
+
+/// `prefilter` marks the match before it: Suricata 7.0.10 refuses it first in a rule
+/// ("prefilter needs preceding match"); the value is checked by the detector.
+fn prefilter(st: &mut State, c: &Ctx<'_>) {
+    if st.last_match.is_none() && st.options.is_empty() {
+        st.err(
+            c.o.name_off,
+            Reason::Semantic,
+            c.kw,
+            "prefilter needs preceding match",
+        );
+        return;
+    }
+    st.options.push(Opt::Keyword {
+        name: c.def.name,
+        value: c.o.value.map(str::to_owned),
+    });
+}
 
 fn flow(st: &mut State, c: &Ctx<'_>) {
     let kw = c.kw;

@@ -20,6 +20,13 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "compare the IP time-to-live",
         "rules/header-keywords.html#ttl",
     ),
+    // Suricata 7.0.10's `template2` (the example packet keyword of its sources) compares
+    // the IPv4 TTL or IPv6 hop limit as `ttl` does (checked against Suricata: `template2:64`
+    // and `template2:>63` match a TTL of 64, `template2:65` does not).
+    Keyword::new("template2", Value::Required, Kind::Option, int_cmp_option).about(
+        "compare the IP time-to-live (Suricata's example packet keyword)",
+        "rules/header-keywords.html#ttl",
+    ),
     Keyword::new("itype", Value::Required, Kind::Option, int_cmp_option)
         .about("compare the ICMP type", "rules/header-keywords.html#itype"),
     Keyword::new("icode", Value::Required, Kind::Option, int_cmp_option)
@@ -156,7 +163,7 @@ fn int_cmp_option(st: &mut State, c: &Ctx<'_>) {
     }
     st.options.push(match kw {
         "dsize" => Opt::Dsize(c),
-        "ttl" => Opt::Ttl(c),
+        "ttl" | "template2" => Opt::Ttl(c),
         "itype" => Opt::Itype(c),
         _ => Opt::Icode(c),
     });

@@ -97,12 +97,12 @@ fn value<'a>(c: &Ctx<'a>) -> &'a str {
     c.o.value.unwrap_or("").trim()
 }
 
-/// A name from `names` (any case) or a number up to `max`.
+/// A name from `names` (any case; an empty entry is no name) or a number up to `max`.
 fn named(st: &mut State, c: &Ctx<'_>, names: &[&str], max: u64) {
     let v = value(c);
     let n = names
         .iter()
-        .position(|n| n.eq_ignore_ascii_case(v))
+        .position(|n| !n.is_empty() && n.eq_ignore_ascii_case(v))
         .map(|i| i as u64)
         .or_else(|| crate::values::uint(v, max).ok());
     match n {
@@ -121,19 +121,24 @@ fn frametype(st: &mut State, c: &Ctx<'_>) {
     named(st, c, &FRAME_TYPES, 255)
 }
 
-/// `http2.errorcode:NO_ERROR` (or a number).
+/// `http2.errorcode:NO_ERROR` (or a number). Suricata 7.0.10 refuses the name
+/// `INTERNAL_ERROR` (any case; checked against it: the other thirteen names load, code 2
+/// is written as a number).
 fn errorcode(st: &mut State, c: &Ctx<'_>) {
-    named(st, c, &ERROR_CODES, u64::from(u32::MAX))
+    let mut names = ERROR_CODES;
+    names[2] = "";
+    named(st, c, &names, u64::from(u32::MAX))
 }
 
-/// An integer comparison up to `max`.
+/// An integer comparison up to `max` in Suricata's unsigned-integer syntax (no `<0`,
+/// `>=0`, `>MAX`, `<=MAX`, empty ranges, hex).
 fn cmp(st: &mut State, c: &Ctx<'_>, max: u64) {
     let v = value(c);
     let cmp = tryv!(
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, max).map_err(|e| format!("{}: {e}", c.def.name))
+        crate::values::suricata_uint(v, max).map_err(|e| format!("{}: {e}", c.def.name))
     );
     push_app(st, c, false, AppValue::Ints(vec![cmp]));
 }
@@ -150,13 +155,12 @@ fn window(st: &mut State, c: &Ctx<'_>) {
 
 /// `http2.size_update:N` (an HPACK dynamic table size update, or a comparison).
 fn size_update(st: &mut State, c: &Ctx<'_>) {
-    cmp(st, c, u64::MAX >> 1)
+    cmp(st, c, u64::MAX)
 }
 
 /// `http2.settings:NAME[OPVALUE]` (`SETTINGS_ENABLE_PUSH=0`,
-/// `SETTINGS_HEADER_TABLE_SIZE>4096`): the name, then an optional comparison of the
-/// value (`=N`, `<N`, `>N`, `<=N`, `>=N`, `!N`, `A-B`). Kept as written (normalised
-/// name) and read with [`settings_value`].
+/// `SETTINGS_HEADER_TABLE_SIZE>4096`, `SETTINGS_MAX_FRAME_SIZE 16384`): kept as written
+/// and read with [`settings_value`].
 fn settings(st: &mut State, c: &Ctx<'_>) {
     let v = value(c);
     match settings_value(v) {
@@ -165,11 +169,14 @@ fn settings(st: &mut State, c: &Ctx<'_>) {
     }
 }
 
-/// The identifier and the optional value comparison of an `http2.settings` value.
+/// The identifier and the optional value comparison of an `http2.settings` value, as
+/// Suricata 7.0.10 reads it (checked against it): the name runs to the first blank,
+/// `<`, `>` or `=` and must be a setting's name (any case), so `NAME!5` or `NAME5` is
+/// refused; what follows is a comparison in its unsigned 32-bit syntax (blanks before
+/// it allowed: `NAME !5`, `NAME 1-3`), and when it does not parse as one (`NAME=0-0`,
+/// `NAME>x`, `NAME=4294967296`, `NAME<0`) the rule loads with the name alone.
 pub fn settings_value(v: &str) -> Result<(u16, Option<IntCmp>), String> {
-    let end = v
-        .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
-        .unwrap_or(v.len());
+    let end = v.find([' ', '<', '>', '=']).unwrap_or(v.len());
     let (name, rest) = v.split_at(end);
     let Some(i) = SETTINGS.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
         return Err(format!(
@@ -180,7 +187,7 @@ pub fn settings_value(v: &str) -> Result<(u16, Option<IntCmp>), String> {
     let cmp = if rest.is_empty() {
         None
     } else {
-        Some(crate::values::int_cmp(rest, u64::from(u32::MAX))?)
+        crate::values::suricata_uint(rest, u64::from(u32::MAX)).ok()
     };
     Ok((i as u16 + 1, cmp))
 }
@@ -200,7 +207,34 @@ mod tests {
             settings_value("SETTINGS_ENABLE_PUSH=0"),
             Ok((2, Some(IntCmp::Eq(0))))
         );
+        assert_eq!(
+            settings_value("settings_max_frame_size !5"),
+            Ok((5, Some(IntCmp::Ne(5))))
+        );
+        assert_eq!(
+            settings_value("SETTINGS_MAX_FRAME_SIZE 1-3"),
+            Ok((5, Some(IntCmp::Range(1, 3))))
+        );
+        // A value Suricata's integer parser refuses leaves the name alone.
+        for v in [
+            "=0-0",
+            ">x",
+            "=4294967296",
+            "<0",
+            ">=0",
+            "=",
+            " 0x10",
+            "<>5",
+        ] {
+            assert_eq!(
+                settings_value(&format!("SETTINGS_MAX_FRAME_SIZE{v}")),
+                Ok((5, None)),
+                "{v}"
+            );
+        }
         assert!(settings_value("SETTINGSENABLEPUSH").is_err());
+        assert!(settings_value("SETTINGS_ENABLE_PUSH!1").is_err());
+        assert!(settings_value("SETTINGS_MAX_FRAME_SIZE16384").is_err());
         assert!(settings_value("1").is_err());
     }
 }
