@@ -382,7 +382,7 @@ impl Program {
                 break;
             }
             let window = &buf[start as usize..end as usize];
-            match c.needle.find(window) {
+            match c.needle.find(&c.pat, window) {
                 None => {
                     found_any = None;
                     break;
