@@ -90,6 +90,8 @@ pub struct Detector {
     tx_groups: [TxGroup; 2],
     /// Rules over frames (`frame`), in signature order.
     frame_sigs: Vec<u32>,
+    /// Distinct address/port headers ([`Sig::ends`]).
+    n_ends: usize,
     alert_max: usize,
     stats: BuildStats,
     lists: crate::lists::Lists,
@@ -128,6 +130,35 @@ fn sig_dirs(s: &Sig) -> Vec<usize> {
     } else {
         vec![0, 1, 2]
     }
+}
+
+/// Gives each signature the id of its addresses, ports and `<>` (the same id for the
+/// same ones); returns how many distinct ones there are.
+fn intern_ends(sigs: &mut [Sig]) -> usize {
+    type Key = (
+        Vec<(u32, u32)>,
+        Vec<(u128, u128)>,
+        Vec<(u32, u32)>,
+        Vec<(u128, u128)>,
+        Vec<(u16, u16)>,
+        Vec<(u16, u16)>,
+        bool,
+    );
+    let mut ids: HashMap<Key, u32> = HashMap::new();
+    for s in sigs.iter_mut() {
+        let key = (
+            s.src.v4.clone(),
+            s.src.v6.clone(),
+            s.dst.v4.clone(),
+            s.dst.v6.clone(),
+            s.sports.ranges.clone(),
+            s.dports.ranges.clone(),
+            s.bidir,
+        );
+        let n = ids.len() as u32;
+        s.ends = *ids.entry(key).or_insert(n);
+    }
+    ids.len()
 }
 
 impl Detector {
@@ -254,6 +285,7 @@ impl Detector {
         }
         let mut sigs = sigs_sorted;
         stats.rules_loaded = sigs.len();
+        let n_ends = intern_ends(&mut sigs);
 
         // Groups.
         let mut pkt_entries: Vec<Vec<FpEntry>> = (0..CLASSES * DIRS).map(|_| Vec::new()).collect();
@@ -278,7 +310,7 @@ impl Detector {
                     vec![s.app_dir.index()]
                 };
                 for d in dirs {
-                    match &s.fp {
+                    match s.fp.as_ref().or(s.pre_fp.as_ref()) {
                         Some((Slot::App(b), p, nc)) => {
                             tx_entries[d]
                                 .entry(*b)
@@ -387,6 +419,7 @@ impl Detector {
             pkt_groups,
             tx_groups,
             frame_sigs,
+            n_ends,
             alert_max: opts.packet_alert_max,
             stats,
             lists: opts.lists.clone(),
@@ -465,7 +498,7 @@ impl Detector {
 
     /// Fresh per-worker scratch space.
     pub fn scratch(&self) -> Scratch {
-        Scratch::new(self.sigs.len())
+        Scratch::new(self.sigs.len(), self.n_ends)
     }
 
     /// Inspects one packet (and the stream chunk / app-layer state handed with it) and
@@ -764,9 +797,15 @@ impl Detector {
     }
 
     /// Header, flow, packet options and flowbits conditions.
-    fn pre_checks(&self, s: &Sig, fd: &FlowDetect, input: &Input<'_>) -> bool {
+    fn pre_checks(
+        &self,
+        s: &Sig,
+        fd: &FlowDetect,
+        input: &Input<'_>,
+        ends: &mut crate::state::EndsMemo,
+    ) -> bool {
         crate::events::undecoded_ok(s, input.packet)
-            && header_ok(s, input.packet, input.flow)
+            && header_ok(s, input.packet, input.flow, ends)
             && flow_ok(s, input.flow)
             && s.pkt.iter().all(|o| pkt_opt_ok(o, input, fd))
             && s.xbits
@@ -793,7 +832,7 @@ impl Detector {
         input: &Input<'_>,
         payload: &[u8],
     ) -> Option<MatchedOn> {
-        if !self.pre_checks(s, fd, input) {
+        if !self.pre_checks(s, fd, input, &mut scratch.ends) {
             return None;
         }
         scratch.stats.rules_evaluated += 1;

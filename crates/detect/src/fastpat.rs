@@ -165,6 +165,50 @@ pub(crate) fn select(r: &Rule, app_only: bool) -> Option<(Slot, Vec<u8>, bool)> 
         .map(|c| (c.slot, c.pattern, c.content.nocase))
 }
 
+/// A prefilter pattern for a transaction rule that has no fast pattern only because its
+/// contents lie in a buffer transformed by `dotprefix` (`dns.query; dotprefix;
+/// content:".evil.com"; endswith;`, about 1,400 ET Open rules, which would otherwise be
+/// evaluated on every DNS and TLS transaction). The transformed buffer is `.` followed
+/// by the buffer, so a content found in it is found in the buffer itself less its first
+/// byte when that byte is the added `.` (a content not starting with `.` cannot start at
+/// the added byte and is found whole). The pattern only decides which rules are
+/// candidates (each is verified in full on the transformed buffer), so it is not
+/// Suricata's fast pattern and engine analysis does not report it.
+pub(crate) fn select_transformed(r: &Rule) -> Option<(Slot, Vec<u8>, bool)> {
+    let mut best: Option<(u32, Slot, Vec<u8>, bool)> = None;
+    for bm in &r.buffers {
+        if bm.transforms.is_empty()
+            || !bm
+                .transforms
+                .iter()
+                .all(|t| matches!(t, rules::Transform::DotPrefix))
+        {
+            continue;
+        }
+        let Some(slot) = slot_of(bm.buffer).filter(|s| *s != Slot::Payload) else {
+            continue;
+        };
+        for m in &bm.matches {
+            let Match::Content(c) = m else { continue };
+            if c.negated {
+                continue;
+            }
+            let p = match c.pattern.first() {
+                Some(b'.') => &c.pattern[1..],
+                _ => &c.pattern[..],
+            };
+            if p.is_empty() {
+                continue;
+            }
+            let s = strength(p);
+            if best.as_ref().is_none_or(|b| s > b.0) {
+                best = Some((s, slot, p.to_vec(), c.nocase));
+            }
+        }
+    }
+    best.map(|(_, slot, p, nocase)| (slot, p, nocase))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +253,33 @@ mod tests {
         assert_eq!(select(&r, false).map(|x| x.1), Some(b"example".to_vec()));
         let r = rule(r#"alert tcp any any -> any any (content:!"ab"; sid:1;)"#);
         assert_eq!(select(&r, false), None);
+    }
+
+    #[test]
+    fn dotprefix_contents_give_a_prefilter_pattern() {
+        let r = rule(
+            r#"alert dns any any -> any any (dns.query; dotprefix; content:".evil.com"; nocase; endswith; sid:1;)"#,
+        );
+        // Not Suricata's fast pattern: the buffer is transformed.
+        assert_eq!(select(&r, true), None);
+        let (slot, p, nocase) = select_transformed(&r).unwrap();
+        assert!(matches!(slot, Slot::App(_)));
+        assert_eq!((p.as_slice(), nocase), (&b"evil.com"[..], true));
+        // A content not starting with the added dot is found whole; negated ones and
+        // other transforms give none.
+        let r = rule(
+            r#"alert dns any any -> any any (dns.query; dotprefix; content:"bad"; content:!".x"; sid:1;)"#,
+        );
+        assert_eq!(select_transformed(&r).unwrap().1, b"bad".to_vec());
+        let r =
+            rule(r#"alert dns any any -> any any (dns.query; dotprefix; content:!".x"; sid:1;)"#);
+        assert_eq!(select_transformed(&r), None);
+        let r = rule(
+            r#"alert dns any any -> any any (dns.query; to_lowercase; content:"bad"; sid:1;)"#,
+        );
+        assert_eq!(select_transformed(&r), None);
+        let r = rule(r#"alert dns any any -> any any (dns.query; dotprefix; content:"."; sid:1;)"#);
+        assert_eq!(select_transformed(&r), None);
     }
 
     #[test]

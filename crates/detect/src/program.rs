@@ -69,7 +69,6 @@ impl NumC {
 #[derive(Debug, Clone)]
 pub(crate) struct ContentC {
     pub pat: Vec<u8>,
-    pub nocase: bool,
     pub negated: bool,
     pub offset: Option<NumC>,
     pub depth: Option<NumC>,
@@ -77,6 +76,8 @@ pub(crate) struct ContentC {
     pub within: Option<NumC>,
     pub startswith: bool,
     pub endswith: bool,
+    /// The searcher of `pat`, ASCII case-insensitive for `nocase`, built once.
+    pub needle: search::Needle,
 }
 
 impl ContentC {
@@ -381,7 +382,7 @@ impl Program {
                 break;
             }
             let window = &buf[start as usize..end as usize];
-            match search::find(window, &c.pat, c.nocase) {
+            match c.needle.find(&c.pat, window) {
                 None => {
                     found_any = None;
                     break;
@@ -561,7 +562,6 @@ mod tests {
                 .map(|c| {
                     Step::Content(ContentC {
                         pat: c.pat.clone(),
-                        nocase: c.nocase,
                         negated: c.negated,
                         offset: c.abs.0.map(NumC::Lit),
                         depth: c.abs.1.map(NumC::Lit),
@@ -569,6 +569,7 @@ mod tests {
                         within: c.rel.and_then(|r| r.1).map(NumC::Lit),
                         startswith: false,
                         endswith: false,
+                        needle: search::Needle::new(&c.pat, c.nocase),
                     })
                 })
                 .collect(),

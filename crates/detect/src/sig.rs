@@ -188,6 +188,9 @@ pub(crate) struct Sig {
     pub sports: rules::PortSet,
     pub dports: rules::PortSet,
     pub bidir: bool,
+    /// The rule's addresses, ports and `<>` as one id shared by the rules that have
+    /// the same ones ([`crate::state::EndsMemo`]), given by the detector's build.
+    pub ends: u32,
     pub flow: FlowC,
     pub pkt: Vec<PktOpt>,
     pub bits_cond: Vec<BitsCond>,
@@ -214,6 +217,10 @@ pub(crate) struct Sig {
     pub vars: Vec<crate::vars::VarCond>,
     /// Fast pattern: slot, bytes, nocase.
     pub fp: Option<(Slot, Vec<u8>, bool)>,
+    /// Without a fast pattern, a prefilter pattern a transformed buffer still
+    /// guarantees ([`crate::fastpat::select_transformed`]): used to group the rule, not
+    /// reported as its fast pattern.
+    pub pre_fp: Option<(Slot, Vec<u8>, bool)>,
     /// The app-layer buffer of Suricata's fast pattern (`crate::mpm_blind`): a
     /// transaction whose matcher cannot see it (`Transaction::prefilter_blind`) never
     /// matches the rule.
@@ -355,6 +362,7 @@ pub(crate) fn compile(
         src: lr.src_addrs.clone(),
         dst: lr.dst_addrs.clone(),
         sports: lr.src_ports.clone(),
+        ends: 0,
         dports: lr.dst_ports.clone(),
         bidir: r.header.direction == rules::Direction::Both,
         flow: FlowC::default(),
@@ -375,6 +383,7 @@ pub(crate) fn compile(
         noalert: r.action == Action::Pass,
         vars: Vec::new(),
         fp: None,
+        pre_fp: None,
         mpm_buf: None,
         bits_rank: 0,
         iponly: false,
@@ -705,8 +714,13 @@ pub(crate) fn compile(
     };
     sig.payload_mode = crate::pkt_only::settle(sig.payload_mode, r);
     sig.fp = crate::fastpat::select(r, sig.is_tx()).filter(|_| sig.frames.is_empty());
-    if let Some((Slot::App(b), _, _)) = &mut sig.fp {
-        *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);
+    if sig.fp.is_none() && sig.is_tx() && sig.frames.is_empty() {
+        sig.pre_fp = crate::fastpat::select_transformed(r);
+    }
+    for fp in [&mut sig.fp, &mut sig.pre_fp] {
+        if let Some((Slot::App(b), _, _)) = fp {
+            *b = crate::proto_buffer::resolve(*b, sig.app_proto, None);
+        }
     }
     sig.mpm_buf = crate::mpm_blind::fast_pattern_buffer(r)
         .and_then(app_buf)
@@ -872,7 +886,6 @@ fn content(c: &Content, vars: &Vars) -> Result<ContentC, Refusal> {
     };
     Ok(ContentC {
         pat: c.pattern.clone(),
-        nocase: c.nocase,
         negated: c.negated,
         offset: n(&c.offset)?,
         depth: n(&c.depth)?,
@@ -880,6 +893,7 @@ fn content(c: &Content, vars: &Vars) -> Result<ContentC, Refusal> {
         within: n(&c.within)?,
         startswith: c.startswith,
         endswith: c.endswith,
+        needle: crate::search::Needle::new(&c.pattern, c.nocase),
     })
 }
 

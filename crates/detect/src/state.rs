@@ -390,6 +390,51 @@ pub struct Scratch {
     /// copied into the lists the flow keeps ([`crate::cand_pool::refill`]).
     pub(crate) pkt_tmp: Vec<u32>,
     pub(crate) body_tmp: Vec<u32>,
+    /// The address and port checks of this packet, by the rules' shared ends id.
+    pub(crate) ends: EndsMemo,
+}
+
+/// The outcome of each distinct address/port header ([`crate::sig::Sig::ends`]) on the
+/// packet of the current inspect call: thousands of rules share a few hundred headers
+/// (`$HOME_NET any -> $EXTERNAL_NET $HTTP_PORTS`), so each is checked once per packet.
+#[derive(Debug, Default)]
+pub(crate) struct EndsMemo {
+    /// `slot[id] == gen << 1 | ok`: header `id` was checked on this packet.
+    slot: Vec<u32>,
+    gen: u32,
+}
+
+impl EndsMemo {
+    /// A memo for `n` distinct headers.
+    pub(crate) fn new(n: usize) -> EndsMemo {
+        EndsMemo {
+            slot: vec![0; n],
+            gen: 1,
+        }
+    }
+
+    /// Forgets every outcome (a new packet).
+    pub(crate) fn next_packet(&mut self) {
+        self.gen += 1;
+        if self.gen >= 1 << 31 {
+            self.slot.iter_mut().for_each(|s| *s = 0);
+            self.gen = 1;
+        }
+    }
+
+    /// The outcome of header `id` on this packet, computed by `check` the first time.
+    #[inline]
+    pub(crate) fn get(&mut self, id: u32, check: impl FnOnce() -> bool) -> bool {
+        let Some(s) = self.slot.get_mut(id as usize) else {
+            return check();
+        };
+        if *s >> 1 == self.gen {
+            return *s & 1 == 1;
+        }
+        let ok = check();
+        *s = self.gen << 1 | u32::from(ok);
+        ok
+    }
 }
 
 /// Whether each `pcre` DFA run elsewhere matched one payload (Kargus §4.5): a regex whose
@@ -468,8 +513,9 @@ impl Scratch {
         self.share_thresholds = true;
     }
 
-    pub(crate) fn new(nsigs: usize) -> Scratch {
+    pub(crate) fn new(nsigs: usize, nends: usize) -> Scratch {
         Scratch {
+            ends: EndsMemo::new(nends),
             stamp: vec![0; nsigs],
             gen: 0,
             hit_stamp: vec![0; nsigs],
@@ -536,6 +582,7 @@ impl Scratch {
             self.hit_gen = 1;
         }
         self.hits.clear();
+        self.ends.next_packet();
     }
 
     /// Adds an unsorted candidate (a prefilter hit); a sig already a candidate of this
@@ -652,6 +699,35 @@ mod tx_seen_tests {
     }
 
     #[test]
+    fn ends_memo_checks_each_header_once_per_packet() {
+        let mut m = EndsMemo::new(2);
+        let calls = std::cell::Cell::new(0);
+        let get = |m: &mut EndsMemo, id, ok| {
+            m.get(id, || {
+                calls.set(calls.get() + 1);
+                ok
+            })
+        };
+        // Before any packet is started too: a fresh memo knows nothing.
+        assert!(!get(&mut m, 0, false));
+        assert!(!get(&mut m, 0, true));
+        assert!(get(&mut m, 1, true));
+        assert!(get(&mut m, 1, false));
+        // An id past the memo is checked every time.
+        assert!(get(&mut m, 7, true));
+        assert!(!get(&mut m, 7, false));
+        m.next_packet();
+        assert!(get(&mut m, 0, true));
+        assert!(get(&mut m, 0, false));
+        assert_eq!(calls.get(), 5);
+        // The generation wraps without stale outcomes.
+        m.gen = (1 << 31) - 1;
+        m.next_packet();
+        assert_eq!(m.gen, 1);
+        assert!(m.slot.iter().all(|&s| s == 0));
+    }
+
+    #[test]
     fn flowbits_listed_in_the_order_they_were_set() {
         let mut fd = FlowDetect::new();
         fd.set_bit(70, true);
@@ -719,7 +795,7 @@ mod cands_tests {
 
     #[test]
     fn runs_and_hits_come_out_in_signature_order_once() {
-        let mut s = Scratch::new(64);
+        let mut s = Scratch::new(64, 0);
         s.next_gen();
         s.add_sorted(&[3, 9, 20, 40]);
         s.add_sorted(&[1, 9, 21]);

@@ -621,6 +621,59 @@ fn dns_opcode_is_a_transaction_option() {
     }
 }
 
+/// A DNS query for the dotted `name`.
+fn dns_query_for(name: &str) -> Vec<u8> {
+    let mut m = vec![0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0];
+    for l in name.split('.') {
+        m.push(l.len() as u8);
+        m.extend_from_slice(l.as_bytes());
+    }
+    m.extend_from_slice(&[0, 0, 1, 0, 1]);
+    m
+}
+
+#[test]
+fn dotprefix_rules_are_prefiltered_and_still_verified() {
+    // Contents in a `dotprefix` buffer are not Suricata's fast pattern, but the buffer
+    // less the added dot must hold them: only names that do are evaluated.
+    let det = detector(
+        "alert dns any any -> any any (dns.query; dotprefix; content:\".evil.com\"; nocase; endswith; sid:1;)\n\
+         alert dns any any -> any any (dns.query; dotprefix; content:\".evil.com\"; endswith; sid:2;)\n\
+         alert dns any any -> any any (dns.query; dotprefix; content:\".other.net\"; endswith; sid:3;)",
+    );
+    for (name, want, evaluated) in [
+        ("evil.com", vec![1, 2], 2),
+        ("a.EVIL.com", vec![1], 1),
+        // Holds the pattern, but not `.evil.com` at the end: evaluated, no alert.
+        ("xevil.com", vec![], 2),
+        ("b.example.org", vec![], 0),
+    ] {
+        let mut ctx = app::AppCtx::new(app::Config::default());
+        let mut af = app::AppFlow::new(app::Transport::Udp, 5353, 53);
+        af.datagram(&mut ctx, app::Direction::ToServer, &dns_query_for(name));
+        assert_eq!(af.app_proto(), app::AppProto::Dns);
+        let p = tcp(b"");
+        let fi = detect::FlowInfo {
+            to_server: true,
+            established: true,
+            payload_in_stream: true,
+            app_proto: af.app_proto(),
+            counts: Default::default(),
+        };
+        let input = detect::Input {
+            app: Some(&af),
+            eof_open: false,
+            ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
+        };
+        let (mut s, mut fd, mut out) = (det.scratch(), detect::FlowDetect::new(), Vec::new());
+        det.inspect(&mut s, Some(&mut fd), &input, &mut out);
+        let mut got: Vec<u32> = out.iter().map(|a| a.sid).collect();
+        got.sort_unstable();
+        assert_eq!(got, want, "{name}");
+        assert_eq!(s.stats().rules_evaluated, evaluated, "{name}");
+    }
+}
+
 #[test]
 fn pcre_runs_under_the_match_limit() {
     // Catastrophic backtracking (issue: 28 s of CPU for one packet without limits).

@@ -54,7 +54,7 @@ impl Detector {
                 let Some(fp) = s.frames.first().filter(|f| f.ty == frame.ty) else {
                     continue;
                 };
-                if !self.pre_checks(s, fd, input) {
+                if !self.pre_checks(s, fd, input, &mut scratch.ends) {
                     continue;
                 }
                 scratch.stats.rules_evaluated += 1;

@@ -36,7 +36,12 @@ fn packet_app_proto(
     }
 }
 
-pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bool {
+pub(super) fn header_ok(
+    s: &Sig,
+    p: &wire::Packet,
+    flow: Option<FlowInfo>,
+    ends: &mut crate::state::EndsMemo,
+) -> bool {
     let proto_ok = match s.proto {
         ProtoM::Ip(None) => true,
         ProtoM::Ip(Some(v)) => p.ip_version == v,
@@ -73,7 +78,10 @@ pub(super) fn header_ok(s: &Sig, p: &wire::Packet, flow: Option<FlowInfo>) -> bo
             return false;
         }
     }
-    ends_ok(s, p, false) || (s.bidir && ends_ok(s, p, true))
+    // The same outcome for every rule with the same addresses, ports and `<>`.
+    ends.get(s.ends, || {
+        ends_ok(s, p, false) || (s.bidir && ends_ok(s, p, true))
+    })
 }
 
 /// Whether the packet matches a rule's addresses and ports as written, or read

@@ -233,7 +233,9 @@ impl Detector {
         payload: &[u8],
     ) -> bool {
         // DCERPC rules also inspect the DCERPC calls SMB carries.
-        if !s.app_proto.is_some_and(|p| p.covers(tx.proto())) || !self.pre_checks(s, fd, input) {
+        if !s.app_proto.is_some_and(|p| p.covers(tx.proto()))
+            || !self.pre_checks(s, fd, input, &mut scratch.ends)
+        {
             return false;
         }
         // Suricata's matcher never finds this rule's fast pattern in the transaction.
