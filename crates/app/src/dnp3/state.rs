@@ -150,6 +150,19 @@ impl Dnp3State {
         let th = u[0];
         if th & 0x40 != 0 {
             side.segments.clear();
+            // Suricata reads the application header (and a response's internal
+            // indications) from the first segment alone: a request whose first segment
+            // is shorter is ignored, a response's is a parser error that ends parsing.
+            let head = if dir == Direction::ToServer { 2 } else { 4 };
+            if u.len() - 1 < head {
+                side.in_fragment = false;
+                if dir == Direction::ToClient {
+                    self.failed = true;
+                    self.sides = Default::default();
+                    ctx.counters.incr(Counter::ErrorDnp3);
+                }
+                return;
+            }
             side.in_fragment = true;
         } else if !side.in_fragment {
             return;

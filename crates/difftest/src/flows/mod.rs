@@ -38,6 +38,15 @@
 //! - [`ike`]: IKEv1 Main and Aggressive Mode and IKEv2 IKE_SA_INIT exchanges;
 //! - [`xchain`]: chains of transforms (`pcrexform`, `header_lowercase`,
 //!   `strip_pseudo_headers` with the others) on HTTP and DNS buffers.
+//! - [`dnp3`], [`modbus`], [`enip`]: the ICS protocols Suricata leaves off by default
+//!   (turned on for both engines by `oracle::APP_LAYER_SETS`): DNP3 link frames with
+//!   their CRCs, transport segments and application fragments; Modbus/TCP requests and
+//!   responses; ENIP encapsulation over TCP and UDP with CIP requests;
+//! - [`nfs`]: NFSv2/v3/v4 calls and replies over ONC RPC on TCP and UDP (`rpc` too);
+//! - [`ftp`]: FTP control connections with PORT (bounces), PASV and EPSV, and the
+//!   data connections of RETR and STOR;
+//! - [`gtp`]: GTPv1-U/C and GTPv2-C datagrams, Snort's GTP keywords (refused);
+//! - [`quic`]: Google QUIC Q043/Q046 client hellos (SNI, UAID, CYU).
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -50,16 +59,24 @@ pub mod csum;
 pub mod dhcp;
 pub mod dns;
 pub mod dnsedge;
+pub mod dnp3;
 pub mod encap;
+pub mod enip;
 pub mod filekw;
 pub mod frag;
+pub mod ftp;
+pub mod gtp;
 pub mod http;
 pub mod http2;
 pub mod httpbuf;
 pub mod ike;
 pub mod krb5;
+pub mod modbus;
 pub mod mqtt;
+pub mod nfs;
+pub mod quic;
 pub mod rfb;
+mod session;
 pub mod sip;
 pub mod smb;
 pub mod snmp;
@@ -95,6 +112,13 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     krb5::KRB5,
     ike::IKE,
     xchain::XCHAIN,
+    dnp3::DNP3,
+    modbus::MODBUS,
+    enip::ENIP,
+    nfs::NFS,
+    ftp::FTP,
+    gtp::GTP,
+    quic::QUIC,
 ];
 
 /// Cases 0..`n` of a traffic family drawn from seed 3 (the families' unit tests), and
