@@ -127,7 +127,9 @@ fn ind(st: &mut State, c: &Ctx<'_>) {
         INDICATIONS
             .iter()
             .position(|i| i.eq_ignore_ascii_case(n))
-            .map(|p| acc | (0x8000 >> p))
+            // Suricata 7.0.10 takes the reserved names but never matches them, whatever
+            // the indications (IIN2 bits 6 and 7 set or not).
+            .map(|p| acc | if p == 8 || p == 9 { 0 } else { 0x8000 >> p })
             .ok_or_else(|| format!("dnp3_ind: unknown indication '{n}'"))
     });
     let set = tryv!(st, c.o, c.kw, bits);
@@ -203,6 +205,11 @@ mod tests {
             Some(true)
         );
         assert_eq!(r("dnp3_ind:bogus;"), None);
+        // The reserved bits name nothing Suricata matches.
+        match r("dnp3_ind:reserved_1,reserved_2;") {
+            Some(AppValue::Bits { set, .. }) => assert_eq!(set, 0),
+            other => panic!("{other:?}"),
+        }
         assert_eq!(
             r("dnp3_obj:12,1;"),
             Some(AppValue::Ints(vec![IntCmp::Eq(12), IntCmp::Eq(1)]))
