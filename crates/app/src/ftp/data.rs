@@ -70,6 +70,17 @@ impl FtpDataState {
         self.parsed
     }
 
+    /// The direction Suricata gives the connection's transaction: to the server for an
+    /// upload (`STOR`), to the client otherwise (the data connection's own client and
+    /// server, whichever FTP side opened it).
+    pub fn tx_dir(&self) -> Direction {
+        if self.transfer().command == Some("STOR") {
+            Direction::ToServer
+        } else {
+            Direction::ToClient
+        }
+    }
+
     /// Whether the connection ended.
     pub fn done(&self) -> bool {
         self.done

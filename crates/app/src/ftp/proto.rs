@@ -171,10 +171,14 @@ impl Transaction for FtpDataState {
         super::log::ftp_data_object(self).unwrap_or_else(|| Value::Object(Default::default()))
     }
 
-    /// `ftpdata_command:retr|stor`, once the connection carried data.
-    fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+    /// `ftpdata_command:retr|stor`, once the connection carried data, on packets of the
+    /// transaction's direction (to the server for `STOR`, to the client otherwise, as
+    /// Suricata inspects it).
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
         match (&opt.value, opt.name) {
-            (rules::AppValue::Text(c), "ftpdata_command") if self.parsed() => {
+            (rules::AppValue::Text(c), "ftpdata_command")
+                if self.parsed() && dir == self.tx_dir() =>
+            {
                 let is = self
                     .transfer()
                     .command
