@@ -168,11 +168,17 @@ fn quic(g: &mut Gen<'_>) -> Spec {
         let (form, c) = cond(g, b);
         conds.push((format!("{}-{form}", b.kw), c));
     }
-    let name = format!(
-        "{}-{}",
-        String::from_utf8_lossy(version).to_lowercase(),
-        conds[0].0
-    );
+    // Osprey has no JA4 for QUIC and refuses `ja4.hash` there (Suricata 7.0.10 takes
+    // it): a known difference, filed under its own template.
+    let name = if conds.iter().any(|(n, _)| n == "ja4.hash-absent") {
+        "ja4-quic".to_string()
+    } else {
+        format!(
+            "{}-{}",
+            String::from_utf8_lossy(version).to_lowercase(),
+            conds[0].0
+        )
+    };
     super::appval::udp_rule_case(g, intent, v6, &conds, true, "", "quic", f, 443, pkt)
         .with_template(name)
 }
