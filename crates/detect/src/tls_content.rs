@@ -121,7 +121,9 @@ mod tests {
         assert!(quic(&format!(
             "quic.cyu.hash; content:\"{h}\"; content:\"6b\";"
         )));
-        assert!(quic("quic.cyu.hash; content:\"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\";"));
+        assert!(quic(
+            "quic.cyu.hash; content:\"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\";"
+        ));
         assert!(!quic("quic.cyu.string; content:\"46,\";"));
     }
 }

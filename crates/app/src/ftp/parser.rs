@@ -114,7 +114,10 @@ pub fn port_address(data: &[u8]) -> Option<[u8; 4]> {
     let mut ip = [0u8; 4];
     let mut parts = data.split(|&b| b == b',');
     for o in ip.iter_mut() {
-        *o = std::str::from_utf8(parts.next()?.trim_ascii()).ok()?.parse().ok()?;
+        *o = std::str::from_utf8(parts.next()?.trim_ascii())
+            .ok()?
+            .parse()
+            .ok()?;
     }
     Some(ip)
 }

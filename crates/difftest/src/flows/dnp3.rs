@@ -55,7 +55,11 @@ pub fn crc(data: &[u8]) -> [u8; 2] {
     for &b in data {
         c ^= u16::from(b);
         for _ in 0..8 {
-            c = if c & 1 != 0 { (c >> 1) ^ 0xA6BC } else { c >> 1 };
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0xA6BC
+            } else {
+                c >> 1
+            };
         }
     }
     (!c).to_le_bytes()
@@ -79,11 +83,7 @@ pub fn link(ctl: u8, dst: u16, src: u16, user: &[u8]) -> Vec<u8> {
 /// The link frames of application fragment `app`: one transport segment, or (`split`)
 /// two or three, each with its transport header (FIR on the first, FIN on the last).
 fn frames(g: &mut Gen<'_>, master: bool, app: &[u8], split: bool, tseq: &mut u8) -> Vec<u8> {
-    let (ctl, dst, src) = if master {
-        (0xC4, 10, 1)
-    } else {
-        (0x44, 1, 10)
-    };
+    let (ctl, dst, src) = if master { (0xC4, 10, 1) } else { (0x44, 1, 10) };
     let mut parts: Vec<&[u8]> = Vec::new();
     if split && app.len() >= 3 {
         let a = g.size(1, app.len() - 1);
@@ -176,7 +176,13 @@ fn exchange(g: &mut Gen<'_>) -> (u8, Vec<Vec<u8>>, Vec<Vec<u8>>) {
     match g.size(0, 8) {
         0 | 1 => (1, class(g), points(g)),
         2 => {
-            let req = vec![object(g.pick(&[1u8, 30, 20]), g.pick(&[0u8, 1, 2]), 0x06, &[], &[])];
+            let req = vec![object(
+                g.pick(&[1u8, 30, 20]),
+                g.pick(&[0u8, 1, 2]),
+                0x06,
+                &[],
+                &[],
+            )];
             (1, req, points(g))
         }
         3 => (2, vec![object(80, 1, 0x00, &[7, 7], &[0])], Vec::new()),
@@ -440,7 +446,11 @@ fn dnp3(g: &mut Gen<'_>) -> Spec {
             }
             1 if !side_client => ind_cond(g, kw("dnp3_ind"), rind),
             2 => {
-                let objs = if side_client { ids(&req) } else { robjs.clone() };
+                let objs = if side_client {
+                    ids(&req)
+                } else {
+                    robjs.clone()
+                };
                 obj_cond(g, kw("dnp3_obj"), &objs)
             }
             _ => {
@@ -466,14 +476,7 @@ fn dnp3(g: &mut Gen<'_>) -> Spec {
     let rproto = g.pick(&["dnp3", "dnp3", "tcp"]);
     let s = base(&name, intent, v6, L4::Tcp, rproto);
     let opts = format!("{flow}{}", texts.join(" "));
-    super::bufcond::tcp_case(
-        s,
-        f,
-        20_000,
-        opts,
-        !side_client,
-        first.unwrap_or_default(),
-    )
+    super::bufcond::tcp_case(s, f, 20_000, opts, !side_client, first.unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -483,7 +486,10 @@ mod tests {
     #[test]
     fn crc_of_a_known_header() {
         // A link header from IEEE 1815's examples: 05 64 05 C0 01 00 00 04, CRC E9 21.
-        assert_eq!(crc(&[0x05, 0x64, 0x05, 0xC0, 0x01, 0x00, 0x00, 0x04]), [0xE9, 0x21]);
+        assert_eq!(
+            crc(&[0x05, 0x64, 0x05, 0xC0, 0x01, 0x00, 0x00, 0x04]),
+            [0xE9, 0x21]
+        );
     }
 
     #[test]

@@ -77,7 +77,9 @@ fn rr_data(msg: &[u8]) -> Vec<u8> {
 /// SendUnitData's data: a connected address item and a connected data item (sequence
 /// count first) with `msg`.
 fn unit_data(msg: &[u8]) -> Vec<u8> {
-    let mut v = vec![0, 0, 0, 0, 0, 0, 2, 0, 0xA1, 0, 4, 0, 0x11, 0x22, 0x33, 0x44, 0xB1, 0];
+    let mut v = vec![
+        0, 0, 0, 0, 0, 0, 2, 0, 0xA1, 0, 4, 0, 0x11, 0x22, 0x33, 0x44, 0xB1, 0,
+    ];
     v.extend_from_slice(&((msg.len() + 2) as u16).to_le_bytes());
     v.extend_from_slice(&7u16.to_le_bytes());
     v.extend_from_slice(msg);
@@ -92,9 +94,24 @@ fn message(g: &mut Gen<'_>, session: u32) -> (u16, Vec<u8>, Vec<u8>, Cips) {
     let class = g.pick(&[1u32, 2, 0x66, 0xF5, 0xFF, 0x100, 0x3FF]);
     let attr = g.pick(&[1u32, 3, 7, 255, 256, 0x4000]);
     match g.size(0, 9) {
-        0 => (0x04, encap(0x04, 0, 0, &[]), encap(0x04, 0, 0, &[1, 0]), Vec::new()),
-        1 => (0x63, encap(0x63, 0, 0, &[]), encap(0x63, 0, 0, &[0, 0]), Vec::new()),
-        2 => (0x64, encap(0x64, 0, 0, &[]), encap(0x64, 0, 0, &[0, 0]), Vec::new()),
+        0 => (
+            0x04,
+            encap(0x04, 0, 0, &[]),
+            encap(0x04, 0, 0, &[1, 0]),
+            Vec::new(),
+        ),
+        1 => (
+            0x63,
+            encap(0x63, 0, 0, &[]),
+            encap(0x63, 0, 0, &[0, 0]),
+            Vec::new(),
+        ),
+        2 => (
+            0x64,
+            encap(0x64, 0, 0, &[]),
+            encap(0x64, 0, 0, &[0, 0]),
+            Vec::new(),
+        ),
         3 => (
             0x65,
             encap(0x65, 0, 0, &[1, 0, 0, 0]),
@@ -202,7 +219,11 @@ fn cip_cond(g: &mut Gen<'_>, (svc, class, attr): (u8, u32, Option<u32>)) -> (&'s
     let other = if svc == 0x0E { 0x10 } else { 0x0E };
     let (name, h, m) = match g.size(0, 4) {
         0 => ("service", format!("{svc}"), format!("{other}")),
-        1 => ("class", format!("{svc},{class}"), format!("{svc},{}", class + 1)),
+        1 => (
+            "class",
+            format!("{svc},{class}"),
+            format!("{svc},{}", class + 1),
+        ),
         2 if attr.is_some() => {
             let a = attr.unwrap_or(0);
             (
@@ -211,7 +232,11 @@ fn cip_cond(g: &mut Gen<'_>, (svc, class, attr): (u8, u32, Option<u32>)) -> (&'s
                 format!("{svc},{class},{}", a + 1),
             )
         }
-        3 => ("past", format!("{svc}"), g.pick(&["128", "255", "256", "1,2,3,4"]).to_string()),
+        3 => (
+            "past",
+            format!("{svc}"),
+            g.pick(&["128", "255", "256", "1,2,3,4"]).to_string(),
+        ),
         _ => ("service", format!("{svc}"), format!("{svc},{}", class + 1)),
     };
     (

@@ -55,7 +55,8 @@ fn ftp(g: &mut Gen<'_>) -> Spec {
         "port" => {
             bounce = g.chance(0.5);
             let host = if bounce {
-                g.pick(&["192,168,7,9", "0,0,0,0", "10,255,255,255"]).to_string()
+                g.pick(&["192,168,7,9", "0,0,0,0", "10,255,255,255"])
+                    .to_string()
             } else {
                 commas(client)
             };
@@ -97,7 +98,12 @@ fn ftp(g: &mut Gen<'_>) -> Spec {
     let file = format!("dt{}.bin", g.index);
     let cmd = if retr { "RETR" } else { "STOR" };
     t.send(g, &mut f, true, format!("{cmd} {file}\r\n").as_bytes());
-    t.send(g, &mut f, false, b"150 Opening BINARY mode data connection\r\n");
+    t.send(
+        g,
+        &mut f,
+        false,
+        b"150 Opening BINARY mode data connection\r\n",
+    );
     let opened = g.chance(0.9);
     if opened {
         // The data connection: from the server's port 20 to the client (active), from
@@ -155,7 +161,11 @@ fn ftp(g: &mut Gen<'_>) -> Spec {
             g.pick(&["ftp", "tcp"]),
         )
     } else {
-        let (h, m) = if retr { ("retr", "stor") } else { ("stor", "retr") };
+        let (h, m) = if retr {
+            ("retr", "stor")
+        } else {
+            ("stor", "retr")
+        };
         let m = if g.chance(0.08) { "list" } else { m };
         (
             format!("data-{mode}-{h}{}", if opened { "" } else { "-unopened" }),

@@ -61,7 +61,9 @@ fn gtp(g: &mut Gen<'_>) -> Spec {
     let (port, msg, kind) = match g.size(0, 2) {
         0 => {
             // An inner IPv4/UDP packet (header checksum set, UDP checksum 0: none).
-            let mut inner = vec![0x45, 0, 0, 36, 0, 1, 0, 0, 64, 17, 0, 0, 10, 9, 9, 1, 10, 9, 9, 2];
+            let mut inner = vec![
+                0x45, 0, 0, 36, 0, 1, 0, 0, 64, 17, 0, 0, 10, 9, 9, 1, 10, 9, 9, 2,
+            ];
             let sum = inner
                 .chunks(2)
                 .fold(0u32, |a, w| a + u32::from(u16::from_be_bytes([w[0], w[1]])));

@@ -20,7 +20,13 @@ use crate::rulegen::{base, Family, Gen};
 /// Modbus requests and responses.
 pub const MODBUS: Family = Family {
     name: "modbus",
-    keywords: &["modbus", "modbus_func", "modbus_unit", "modbus_data", "flow"],
+    keywords: &[
+        "modbus",
+        "modbus_func",
+        "modbus_unit",
+        "modbus_data",
+        "flow",
+    ],
     // Out of the default draw (the CI batch) until its open differences are fixed
     // or listed: `--families modbus` draws it.
     weight: 0,
@@ -88,8 +94,12 @@ fn request(g: &mut Gen<'_>) -> Req {
     match kind {
         0..=3 => {
             // Reads: coils, discrete inputs, holding, input registers.
-            let (func, table, max) = [(1u8, 8u8, 2000u16), (2, 4, 2000), (3, 32, 125), (4, 16, 125)]
-                [kind];
+            let (func, table, max) = [
+                (1u8, 8u8, 2000u16),
+                (2, 4, 2000),
+                (3, 32, 125),
+                (4, 16, 125),
+            ][kind];
             let qty = g.pick(&[1u16, 2, 10, max]);
             let addr = address(g, qty);
             r.func = func;
@@ -260,7 +270,9 @@ fn what(g: &mut Gen<'_>, r: &Req) -> (&'static str, String, String) {
     let form = if r.access.is_empty() {
         g.pick(&["function", "category"])
     } else {
-        g.pick(&["function", "category", "access", "access", "address", "value"])
+        g.pick(&[
+            "function", "category", "access", "access", "address", "value",
+        ])
     };
     match form {
         "function" => {
@@ -286,7 +298,11 @@ fn what(g: &mut Gen<'_>, r: &Req) -> (&'static str, String, String) {
                 .collect();
             let o = others[g.size(0, others.len() - 1)];
             if g.chance(0.3) {
-                ("category", format!("function !{o}"), format!("function !{c}"))
+                (
+                    "category",
+                    format!("function !{o}"),
+                    format!("function !{c}"),
+                )
             } else if g.chance(0.2) {
                 ("category", "function all".into(), format!("function !{c}"))
             } else {
@@ -421,7 +437,10 @@ mod tests {
 
     #[test]
     fn adus_have_their_length_and_requests_their_access() {
-        assert_eq!(adu(7, 1, &[3, 0, 0, 0, 1]), [0, 7, 0, 0, 0, 6, 1, 3, 0, 0, 0, 1]);
+        assert_eq!(
+            adu(7, 1, &[3, 0, 0, 0, 1]),
+            [0, 7, 0, 0, 0, 6, 1, 3, 0, 0, 0, 1]
+        );
         let mut rng = gen::rng::Rng::new(4);
         let mut g = Gen {
             rng: &mut rng,

@@ -16,7 +16,13 @@ use crate::rulegen::{base, Family, Gen};
 /// NFS calls and replies.
 pub const NFS: Family = Family {
     name: "nfs",
-    keywords: &["nfs_procedure", "nfs.procedure", "nfs.version", "rpc", "flow"],
+    keywords: &[
+        "nfs_procedure",
+        "nfs.procedure",
+        "nfs.version",
+        "rpc",
+        "flow",
+    ],
     // Out of the default draw (the CI batch) until its open differences are fixed
     // or listed: `--families nfs` draws it.
     weight: 0,
@@ -170,8 +176,16 @@ fn exchange(g: &mut Gen<'_>, xid: u32) -> (u32, u32, Vec<u8>, Vec<u8>) {
 fn rpc_cond(g: &mut Gen<'_>, vers: u32, p: u32) -> (&'static str, Cond) {
     let star_v = g.chance(0.3);
     let star_p = g.chance(0.3);
-    let v = if star_v { "*".to_string() } else { vers.to_string() };
-    let pr = if star_p { "*".to_string() } else { p.to_string() };
+    let v = if star_v {
+        "*".to_string()
+    } else {
+        vers.to_string()
+    };
+    let pr = if star_p {
+        "*".to_string()
+    } else {
+        p.to_string()
+    };
     let hit = match g.size(0, 3) {
         0 if !star_v && !star_p => format!("rpc:{NFS_PROGRAM},{v};"),
         1 if !star_v && !star_p => format!("rpc:{NFS_PROGRAM};"),

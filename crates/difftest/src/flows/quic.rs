@@ -148,7 +148,12 @@ fn quic(g: &mut Gen<'_>) -> Spec {
         buf("quic.sni", None, None, sni.clone()),
         buf("quic.ua", None, None, ua.clone()),
         buf("quic.version", None, None, Some(version.to_vec())),
-        buf("quic.cyu.hash", None, None, Some(md5_hex(&cyu).into_bytes())),
+        buf(
+            "quic.cyu.hash",
+            None,
+            None,
+            Some(md5_hex(&cyu).into_bytes()),
+        ),
         buf("quic.cyu.string", None, None, Some(cyu.into_bytes())),
     ];
     let mut conds: Vec<(String, Cond)> = Vec::new();
