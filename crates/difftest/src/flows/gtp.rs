@@ -23,9 +23,7 @@ pub const GTP: Family = Family {
         "depth",
         "flow",
     ],
-    // Out of the default draw (the CI batch) until its open differences are fixed
-    // or listed: `--families gtp` draws it.
-    weight: 0,
+    weight: 1,
     make: gtp,
 };
 

@@ -38,9 +38,7 @@ pub const QUIC: Family = Family {
         "pcre",
         "flow",
     ],
-    // Out of the default draw (the CI batch) until its open differences are fixed
-    // or listed: `--families quic` draws it.
-    weight: 0,
+    weight: 2,
     make: quic,
 };
 
