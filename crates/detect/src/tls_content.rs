@@ -9,7 +9,8 @@
 //! family (tests/parity/difftest/fixed/dt-1-tls-*). The SSH fingerprints are stricter:
 //! every content of `ssh.hassh` or `ssh.hassh.server` (negated ones too, in any mention)
 //! must be 32 hexadecimal digits ("Invalid length of the specified ssh.hassh", "should
-//! be string of hexadecimal characters"; the `ssh` family, dt-1-ssh-*).
+//! be string of hexadecimal characters"; the `ssh` family, dt-1-ssh-*), and so is
+//! `quic.cyu.hash` (the `quic` family).
 
 use rules::{Buffer, BufferMatches, Match};
 
@@ -28,7 +29,7 @@ pub(crate) fn check(buffers: &[BufferMatches]) -> Result<(), Refusal> {
             let len = c.pattern.len();
             let bad = match bm.buffer {
                 Buffer::Ja3Hash | Buffer::Ja3sHash => first && len != 32,
-                Buffer::SshHassh | Buffer::SshHasshServer => {
+                Buffer::SshHassh | Buffer::SshHasshServer | Buffer::QuicCyuHash => {
                     len != 32 || !c.pattern.iter().all(u8::is_ascii_hexdigit)
                 }
                 Buffer::TlsCertFingerprint => len != 59,
@@ -111,5 +112,18 @@ mod tests {
             "ssh.hassh.server; content:\"0123456789abcdef0123456789abcde~\";"
         ));
         assert!(ssh("ssh.hassh.server; content:!\"abc\";"));
+        let quic = |o: &str| {
+            crate::testutil::refused(&format!("alert quic any any -> any any ({o} sid:1;)"))
+        };
+        assert!(!quic(&format!("quic.cyu.hash; content:\"{h}\"; nocase;")));
+        assert!(!quic(&format!("quic.cyu.hash; content:!\"{h}\";")));
+        assert!(quic("quic.cyu.hash; content:\"6b85\";"));
+        assert!(quic(&format!(
+            "quic.cyu.hash; content:\"{h}\"; content:\"6b\";"
+        )));
+        assert!(quic(
+            "quic.cyu.hash; content:\"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\";"
+        ));
+        assert!(!quic("quic.cyu.string; content:\"46,\";"));
     }
 }

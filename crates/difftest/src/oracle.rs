@@ -103,6 +103,20 @@ fn group(alerts: Vec<AlertKey>) -> HashMap<u32, Vec<AlertKey>> {
     m
 }
 
+/// The protocols Suricata's stock configuration leaves off (`enabled: no`) that the
+/// ICS families need, turned on for both engines with `--set` (their detection ports
+/// stay the configuration's: Modbus 502, DNP3 20000, ENIP 44818).
+pub const APP_LAYER_SETS: &[&str] = &[
+    "app-layer.protocols.modbus.enabled=yes",
+    "app-layer.protocols.dnp3.enabled=yes",
+    "app-layer.protocols.enip.enabled=yes",
+];
+
+/// `--set` and each of [`APP_LAYER_SETS`].
+pub fn app_layer_args() -> Vec<&'static str> {
+    APP_LAYER_SETS.iter().flat_map(|s| ["--set", s]).collect()
+}
+
 /// Whether `suricata` can be run.
 pub fn suricata_available() -> bool {
     Command::new("suricata")
@@ -142,6 +156,7 @@ pub fn run_suricata(pcap: &Path, rules: &Path, dir: &Path, tries: u32) -> Result
             .arg("--include")
             .arg(&include)
             .args(["--set", "unix-command.enabled=no"])
+            .args(app_layer_args())
             .args(["-k", "none", "--runmode", "single", "-r"])
             .arg(pcap)
             .arg("-S")
@@ -194,6 +209,7 @@ pub fn run_osprey(bin: &Path, pcap: &Path, rules: &Path, dir: &Path) -> Result<R
         .arg(SURICATA_YAML)
         .arg("--include")
         .arg(&include)
+        .args(app_layer_args())
         .args(["-k", "none", "--runmode", "single", "-r"])
         .arg(pcap)
         .arg("-S")

@@ -148,6 +148,27 @@ impl Dnp3State {
     fn segment(&mut self, ctx: &mut AppCtx, dir: Direction, header: LinkHeader, u: &[u8]) {
         let side = &mut self.sides[dir.index()];
         let th = u[0];
+        // Suricata ignores a request segment with less than the application header's
+        // two bytes after the transport header (the fragment it belongs to stays
+        // unfinished: inspected when the flow ends, its objects not decoded), and a
+        // response segment with less than the header and internal indications is a
+        // parser error that ends parsing; whichever segment of the fragment it is.
+        let head = if dir == Direction::ToServer { 2 } else { 4 };
+        if u.len() - 1 < head {
+            if dir == Direction::ToClient {
+                self.failed = true;
+                self.sides = Default::default();
+                ctx.counters.incr(Counter::ErrorDnp3);
+                return;
+            }
+            let unfinished = th & 0x40 == 0 && side.in_fragment;
+            side.in_fragment = false;
+            let data = std::mem::take(&mut side.segments);
+            if unfinished {
+                self.unfinished(ctx, header, data);
+            }
+            return;
+        }
         if th & 0x40 != 0 {
             side.segments.clear();
             side.in_fragment = true;
@@ -167,6 +188,35 @@ impl Dnp3State {
         side.in_fragment = false;
         let data = std::mem::take(&mut side.segments);
         self.fragment(ctx, dir, header, data);
+    }
+
+    /// A request fragment Suricata keeps unfinished (a segment it ignored): a
+    /// transaction with the header of what came, no objects, done when the flow ends.
+    fn unfinished(&mut self, ctx: &mut AppCtx, link: LinkHeader, data: Vec<u8>) {
+        if data.len() < 2 || data[1] == 0 {
+            return;
+        }
+        if self.txs.len() >= ctx.config.max_tx {
+            self.txs.pop_front();
+            ctx.counters.incr(Counter::TxLimit);
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        ctx.counters.incr(Counter::TxDnp3);
+        let fragment = super::parser::Fragment {
+            control: data[0],
+            function: data[1],
+            ..Default::default()
+        };
+        self.txs.push_back(Dnp3Tx {
+            id,
+            request: true,
+            link,
+            fragment,
+            data,
+            done: false,
+            events: Events::default(),
+        });
     }
 
     /// One reassembled application fragment.
@@ -278,6 +328,49 @@ mod tests {
             out.extend(f);
         }
         out
+    }
+
+    /// One link frame carrying transport header `th` and application bytes `app`.
+    fn frame(ctrl: u8, th: u8, app: &[u8]) -> Vec<u8> {
+        let mut user = vec![th];
+        user.extend_from_slice(app);
+        let mut f = vec![0x05, 0x64, 5 + user.len() as u8, ctrl, 10, 0, 1, 0];
+        f.extend_from_slice(&crc(&f).to_le_bytes());
+        for b in user.chunks(16) {
+            f.extend_from_slice(b);
+            f.extend_from_slice(&crc(b).to_le_bytes());
+        }
+        f
+    }
+
+    #[test]
+    fn segments_shorter_than_the_header_as_suricata() {
+        // A request whose last segment carries one byte: unfinished until the end.
+        let mut ctx = AppCtx::default();
+        let mut s = Dnp3State::new();
+        let mut b = frame(0xC4, 0x40, &[0xC0, 0x01, 60, 1, 6, 60]);
+        b.extend(frame(0xC4, 0x81, &[2]));
+        s.parse(&mut ctx, Direction::ToServer, &b);
+        assert_eq!(s.txs.len(), 1);
+        assert!(!s.txs[0].done && s.txs[0].fragment.objects.is_empty());
+        assert_eq!(s.txs[0].fragment.function, 1);
+        s.close(&mut ctx);
+        assert!(s.txs[0].done);
+        // A request whose first segment carries one byte: no transaction; the next
+        // request is read.
+        let mut s = Dnp3State::new();
+        let mut b = frame(0xC4, 0x40, &[0xC0]);
+        b.extend(frame(0xC4, 0x81, &[0x01, 60, 1, 6]));
+        b.extend(frame(0xC4, 0xC2, &[0xC1, 0x01, 60, 2, 6]));
+        s.parse(&mut ctx, Direction::ToServer, &b);
+        assert_eq!(s.txs.len(), 1);
+        assert_eq!(s.txs[0].fragment.objects.len(), 1);
+        // A response segment with less than header and indications ends parsing.
+        let mut s = Dnp3State::new();
+        let mut b = frame(0x44, 0x40, &[0xC0, 0x81, 0x80, 0, 30, 2, 0, 5, 5, 1, 0x41]);
+        b.extend(frame(0x44, 0x81, &[1, 0]));
+        s.parse(&mut ctx, Direction::ToClient, &b);
+        assert!(s.errored() && s.txs.is_empty());
     }
 
     #[test]

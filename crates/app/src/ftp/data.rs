@@ -23,6 +23,9 @@ pub struct FtpDataState {
     /// Bytes dropped while holding.
     dropped: u64,
     done: bool,
+    /// Whether any byte reached the parser (Suricata's ftp-data transaction exists
+    /// from then on).
+    parsed: bool,
 }
 
 impl FtpDataState {
@@ -42,6 +45,7 @@ impl FtpDataState {
             held: Vec::new(),
             dropped: 0,
             done: false,
+            parsed: false,
         }
     }
 
@@ -58,6 +62,23 @@ impl FtpDataState {
     /// The file the transfer carries.
     pub fn files(&self) -> &Files {
         &self.files
+    }
+
+    /// Whether any byte of the connection was parsed: before that there is no
+    /// transaction for `ftpdata_command` to match, as in Suricata.
+    pub fn parsed(&self) -> bool {
+        self.parsed
+    }
+
+    /// The direction Suricata gives the connection's transaction: to the server for an
+    /// upload (`STOR`), to the client otherwise (the data connection's own client and
+    /// server, whichever FTP side opened it).
+    pub fn tx_dir(&self) -> Direction {
+        if self.transfer().command == Some("STOR") {
+            Direction::ToServer
+        } else {
+            Direction::ToClient
+        }
     }
 
     /// Whether the connection ended.
@@ -84,6 +105,7 @@ impl FtpDataState {
 
     /// Stream bytes of one direction.
     pub fn parse(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
+        self.parsed |= !data.is_empty();
         let t = self.transfer();
         if t.command.is_none() {
             let keep = data.len().min(MAX_HELD - self.held.len());
@@ -174,7 +196,11 @@ mod tests {
             passive: false,
         });
         let mut s = FtpDataState::new(9, l);
+        // No transaction before the first byte (an empty call does not count).
+        s.parse(&mut ctx, Direction::ToServer, b"");
+        assert!(!s.parsed());
         s.parse(&mut ctx, Direction::ToServer, b"MZ\x90\0");
+        assert!(s.parsed());
         s.parse(&mut ctx, Direction::ToClient, b"ignored");
         s.close(&mut ctx);
         let f = s.files().iter().next().unwrap();

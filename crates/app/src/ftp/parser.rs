@@ -108,6 +108,20 @@ pub fn port_command(data: &[u8]) -> Option<([u8; 4], u16)> {
     Some((ip, port))
 }
 
+/// The IPv4 address of a `PORT` command's data: its first four numbers, whatever
+/// follows them (Suricata's `ftpbounce` looks at the address only).
+pub fn port_address(data: &[u8]) -> Option<[u8; 4]> {
+    let mut ip = [0u8; 4];
+    let mut parts = data.split(|&b| b == b',');
+    for o in ip.iter_mut() {
+        *o = std::str::from_utf8(parts.next()?.trim_ascii())
+            .ok()?
+            .parse()
+            .ok()?;
+    }
+    Some(ip)
+}
+
 /// The address and port of an `EPRT` command's data (`|1|132.235.1.2|6275|`, RFC
 /// 2428): the address as text (IPv4 or IPv6) and the port.
 pub fn eprt_command(data: &[u8]) -> Option<(std::net::IpAddr, u16)> {
@@ -168,6 +182,9 @@ mod tests {
             })
         );
         assert_eq!(command(b"PASV").unwrap().data, None);
+        assert_eq!(port_address(b"0,0,0,0,256,65"), Some([0, 0, 0, 0]));
+        assert_eq!(port_command(b"0,0,0,0,256,65"), None);
+        assert_eq!(port_address(b"10,1,2"), None);
         assert_eq!(command(b"retr SiteStat.xml").unwrap().name, "RETR");
         let c = command(b"USERHOST damn-0262937047").unwrap();
         assert_eq!(

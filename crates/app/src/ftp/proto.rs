@@ -96,10 +96,14 @@ impl Transaction for FtpTx {
         super::log::ftp_object(self)
     }
 
-    /// `ftpbounce`: a `PORT`/`EPRT` naming an address other than the client's.
-    fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+    /// `ftpbounce`: a `PORT`/`EPRT` naming an address other than the client's, seen
+    /// on a packet to the server (Suricata inspects the keyword in that direction
+    /// only, even for a rule whose addresses fit both).
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
         match (&opt.value, opt.name) {
-            (rules::AppValue::Flag, "ftpbounce") => self.bounce != opt.negated,
+            (rules::AppValue::Flag, "ftpbounce") if dir == Direction::ToServer => {
+                self.bounce != opt.negated
+            }
             _ => false,
         }
     }
@@ -167,10 +171,14 @@ impl Transaction for FtpDataState {
         super::log::ftp_data_object(self).unwrap_or_else(|| Value::Object(Default::default()))
     }
 
-    /// `ftpdata_command:retr|stor`.
-    fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
+    /// `ftpdata_command:retr|stor`, once the connection carried data, on packets of the
+    /// transaction's direction (to the server for `STOR`, to the client otherwise, as
+    /// Suricata inspects it).
+    fn check(&self, opt: &rules::AppOpt, dir: Direction) -> bool {
         match (&opt.value, opt.name) {
-            (rules::AppValue::Text(c), "ftpdata_command") => {
+            (rules::AppValue::Text(c), "ftpdata_command")
+                if self.parsed() && dir == self.tx_dir() =>
+            {
                 let is = self
                     .transfer()
                     .command

@@ -214,13 +214,18 @@ impl FtpState {
         let data = c.data.unwrap_or_default();
         match c.name {
             "PORT" => {
+                // Suricata announces a data connection for `PORT` in capitals only, and
+                // judges a bounce by the address even when the port is not valid.
+                let expect = line.starts_with(b"PORT");
                 if let Some((ip, port)) = parser::port_command(data) {
-                    self.active(&mut tx, IpAddr::from(ip), port);
+                    self.active(&mut tx, IpAddr::from(ip), port, expect);
+                } else if let (Some(ip), Some(p)) = (parser::port_address(data), self.peers) {
+                    tx.bounce = IpAddr::from(ip) != p.client;
                 }
             }
             "EPRT" => {
                 if let Some((ip, port)) = parser::eprt_command(data) {
-                    self.active(&mut tx, ip, port);
+                    self.active(&mut tx, ip, port, true);
                 }
             }
             "AUTH" => self.auth_pending = true,
@@ -240,12 +245,16 @@ impl FtpState {
         self.push(ctx, tx);
     }
 
-    /// A `PORT`/`EPRT` to `ip`:`port`: the server will connect to the client there.
-    fn active(&mut self, tx: &mut FtpTx, ip: IpAddr, port: u16) {
+    /// A `PORT`/`EPRT` to `ip`:`port`: the server will connect to the client there
+    /// (announced when `expect`).
+    fn active(&mut self, tx: &mut FtpTx, ip: IpAddr, port: u16, expect: bool) {
         tx.dynamic_port = Some(port);
         tx.active = true;
         if let Some(p) = self.peers {
             tx.bounce = ip != p.client;
+            if !expect {
+                return;
+            }
             let key = Key {
                 client: p.server,
                 server: p.client,

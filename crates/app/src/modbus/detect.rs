@@ -3,7 +3,7 @@
 //! and the value written at an address.
 
 use rules::{IntCmp, ModbusMatch, ModbusWhat};
-use sawp_modbus::{Data, Message};
+use sawp_modbus::{Data, Message, Write};
 
 /// Whether request `m` satisfies the keyword's value `k`.
 pub fn matches(k: &ModbusMatch, m: &Message) -> bool {
@@ -30,10 +30,9 @@ pub fn matches(k: &ModbusMatch, m: &Message) -> bool {
             let Some(address) = address else {
                 return true;
             };
-            let Some(range) = m.get_address_range() else {
+            let Some((lo, hi)) = address_range(m) else {
                 return false;
             };
-            let (lo, hi) = (u64::from(*range.start()), u64::from(*range.end()));
             if !overlaps(*address, lo, hi) {
                 return false;
             }
@@ -46,10 +45,46 @@ pub fn matches(k: &ModbusMatch, m: &Message) -> bool {
             };
             u16::try_from(*at)
                 .ok()
-                .and_then(|a| m.get_write_value_at_address(a))
+                .and_then(|a| write_value_at(m, a))
                 .is_some_and(|w| value.matches(u64::from(w)))
         }
     }
+}
+
+/// The address of a single write (coil, register, mask) whose 1-based number wraps:
+/// PDU address 65535 is number 0 in Suricata's (release-built) sawp-modbus, whose
+/// `get_address_range` adds 1 to a `u16` (it panics where overflow checks are on, so
+/// Osprey does not call it then).
+fn wrapping_single(m: &Message) -> Option<u16> {
+    match &m.data {
+        Data::Write(Write::Other { address, .. }) | Data::Write(Write::Mask { address, .. })
+            if *address == u16::MAX =>
+        {
+            Some(*address)
+        }
+        _ => None,
+    }
+}
+
+/// The 1-based addresses request `m` accesses, first and last.
+fn address_range(m: &Message) -> Option<(u64, u64)> {
+    if wrapping_single(m).is_some() {
+        return Some((0, 0));
+    }
+    m.get_address_range()
+        .map(|r| (u64::from(*r.start()), u64::from(*r.end())))
+}
+
+/// The value request `m` writes at 1-based address `a`.
+fn write_value_at(m: &Message, a: u16) -> Option<u16> {
+    if wrapping_single(m).is_some() {
+        let Data::Write(Write::Other { data, .. }) = &m.data else {
+            return None;
+        };
+        let coils = m.access_type.contains(sawp_modbus::AccessType::COILS);
+        return (a == 0).then_some(if coils { u16::from(*data != 0) } else { *data });
+    }
+    m.get_write_value_at_address(a)
 }
 
 /// Whether some address from `lo` to `hi` satisfies `c`.
@@ -121,5 +156,22 @@ mod tests {
         no("access write holding, address 12, value 2", &wr);
         no("access write holding, address 13, value 1", &wr);
         no("access read", &diag);
+    }
+
+    #[test]
+    fn a_single_write_at_the_last_address_wraps_to_zero_without_panicking() {
+        // Write Single Register at PDU address 65535 = 7; Write Single Coil there, on.
+        let reg = request(&[0, 1, 0, 0, 0, 6, 1, 6, 0xff, 0xff, 0, 7]);
+        let coil = request(&[0, 2, 0, 0, 0, 6, 1, 5, 0xff, 0xff, 0xff, 0]);
+        let yes = |v: &str, m: &Message| assert!(matches(&kw(v), m), "{v}");
+        let no = |v: &str, m: &Message| assert!(!matches(&kw(v), m), "{v}");
+        yes("access write holding, address 0", &reg);
+        no("access write holding, address 65535", &reg);
+        yes("access write holding, address 0, value 7", &reg);
+        no("access write holding, address 0, value 8", &reg);
+        yes("access write coils, address 0, value 1", &coil);
+        // The same write one address lower keeps its 1-based number.
+        let low = request(&[0, 1, 0, 0, 0, 6, 1, 6, 0xff, 0xfe, 0, 7]);
+        yes("access write holding, address 65535, value 7", &low);
     }
 }

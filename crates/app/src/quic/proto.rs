@@ -61,7 +61,7 @@ impl QuicTx {
         match i {
             0 => self.sni.iter().for_each(|s| f(s)),
             1 => self.ua.iter().for_each(|s| f(s)),
-            2 => f(&self.version.to_be_bytes()),
+            2 if self.version_buffer => f(&self.version.to_be_bytes()),
             3 => self.cyu.iter().for_each(|c| f(c.hash.as_bytes())),
             4 => self.cyu.iter().for_each(|c| f(c.string.as_bytes())),
             5 => self.ja3.iter().for_each(|j| f(j.hash.as_bytes())),

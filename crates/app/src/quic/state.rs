@@ -28,6 +28,10 @@ pub struct QuicTx {
     pub dir: Direction,
     /// The packet's version field.
     pub version: u32,
+    /// Whether `quic.version` has a buffer: a long header's version (IETF or Google
+    /// QUIC Q046+). Suricata 7.0.10 gives a legacy Google QUIC public header (Q043)
+    /// none, though it logs its version.
+    pub version_buffer: bool,
     /// The server name (TLS server_name extension, or the CHLO's `SNI` tag).
     pub sni: Option<Vec<u8>>,
     /// The CHLO's user agent (`UAID`).
@@ -48,6 +52,7 @@ impl QuicTx {
             id,
             dir,
             version,
+            version_buffer: true,
             sni: None,
             ua: None,
             cyu: Vec::new(),
@@ -178,6 +183,7 @@ impl QuicState {
                 }
             }
             let mut tx = QuicTx::new(0, dir, h.version);
+            tx.version_buffer = pkt.first().is_some_and(|b| b & 0x80 != 0);
             if h.ty == PacketType::Initial {
                 if let Some(at) = h.clear_payload {
                     // Google QUIC: a 12-byte message hash, then the frames.
@@ -335,6 +341,30 @@ mod tests {
         // Google QUIC has no "hello done": the next packet is parsed again.
         assert!(s.datagram(&mut ctx, Direction::ToServer, chlo));
         assert_eq!(s.tx_count(), 2);
+    }
+
+    #[test]
+    fn a_q043_public_header_has_no_version_buffer() {
+        let mut ctx = AppCtx::default();
+        let mut s = QuicState::default();
+        // Public flags, connection id, Q043, packet number, message hash, a STREAM
+        // frame with a CHLO holding one SNI tag.
+        let mut chlo = b"CHLO\x01\x00\x00\x00SNI\x00\x03\x00\x00\x00a.b".to_vec();
+        let mut p = b"\x0d\x01\x02\x03\x04\x05\x06\x07\x08Q043\x01".to_vec();
+        p.extend_from_slice(&[0x5a; 12]);
+        p.extend_from_slice(&[0xa0, 0x01, 0, chlo.len() as u8]);
+        p.append(&mut chlo);
+        assert!(s.datagram(&mut ctx, Direction::ToServer, &p));
+        let tx = s.txs().next().unwrap();
+        assert_eq!(tx.sni.as_deref(), Some(&b"a.b"[..]));
+        assert!(!tx.version_buffer);
+        let mut s = QuicState::default();
+        assert!(s.datagram(
+            &mut ctx,
+            Direction::ToServer,
+            include_bytes!("testdata/q046-chlo.bin")
+        ));
+        assert!(s.txs().next().unwrap().version_buffer);
     }
 
     #[test]

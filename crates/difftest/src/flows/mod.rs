@@ -40,7 +40,16 @@
 //!   `strip_pseudo_headers` with the others) on HTTP and DNS buffers;
 //! - [`h2frame`]: HTTP/2 frames over h2c for the `http2.*` frame keywords (types, error
 //!   codes, priority, window updates, HPACK size updates, every setting) and
-//!   `http2.header_name`.
+//!   `http2.header_name`;
+//! - [`dnp3`], [`modbus`], [`enip`]: the ICS protocols Suricata leaves off by default
+//!   (turned on for both engines by `oracle::APP_LAYER_SETS`): DNP3 link frames with
+//!   their CRCs, transport segments and application fragments; Modbus/TCP requests and
+//!   responses; ENIP encapsulation over TCP and UDP with CIP requests;
+//! - [`nfs`]: NFSv2/v3/v4 calls and replies over ONC RPC on TCP and UDP (`rpc` too);
+//! - [`ftp`]: FTP control connections with PORT (bounces), PASV and EPSV, and the
+//!   data connections of RETR and STOR;
+//! - [`gtp`]: GTPv1-U/C and GTPv2-C datagrams, Snort's GTP keywords (refused);
+//! - [`quic`]: Google QUIC Q043/Q046 client hellos (SNI, UAID, CYU).
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -51,19 +60,27 @@ mod bufcond;
 pub mod build;
 pub mod csum;
 pub mod dhcp;
+pub mod dnp3;
 pub mod dns;
 pub mod dnsedge;
 pub mod encap;
+pub mod enip;
 pub mod filekw;
 pub mod frag;
+pub mod ftp;
+pub mod gtp;
 pub mod h2frame;
 pub mod http;
 pub mod http2;
 pub mod httpbuf;
 pub mod ike;
 pub mod krb5;
+pub mod modbus;
 pub mod mqtt;
+pub mod nfs;
+pub mod quic;
 pub mod rfb;
+mod session;
 pub mod sip;
 pub mod smb;
 pub mod snmp;
@@ -100,6 +117,13 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     ike::IKE,
     xchain::XCHAIN,
     h2frame::H2FRAME,
+    dnp3::DNP3,
+    modbus::MODBUS,
+    enip::ENIP,
+    nfs::NFS,
+    ftp::FTP,
+    gtp::GTP,
+    quic::QUIC,
 ];
 
 /// Cases 0..`n` of a traffic family drawn from seed 3 (the families' unit tests), and

@@ -25,7 +25,7 @@ pub struct Family {
     pub name: &'static str,
     /// Keywords (as the registry names them) its rules use.
     pub keywords: &'static [&'static str],
-    /// Relative share of a batch.
+    /// Relative share of a batch (0: drawn only when named in `--families`).
     pub weight: u32,
     /// Writes one case.
     pub make: fn(&mut Gen<'_>) -> Spec,
@@ -143,15 +143,25 @@ pub fn spec_among(rng: &mut Rng, index: u32, only: &[String]) -> Spec {
     } else {
         chosen
     };
-    let total: u32 = chosen.iter().map(|f| f.weight).sum();
+    // A family of weight 0 is drawn only when named (kept out of the default draw, so
+    // of the CI batch); named, it weighs 1.
+    let weight = |f: &Family| {
+        if only.is_empty() {
+            f.weight
+        } else {
+            f.weight.max(1)
+        }
+    };
+    let total: u32 = chosen.iter().map(|f| weight(f)).sum();
     let mut r = rng.below(u64::from(total)) as u32;
     let fam = chosen
         .iter()
         .find(|f| {
-            if r < f.weight {
+            let w = weight(f);
+            if r < w {
                 true
             } else {
-                r -= f.weight;
+                r -= w;
                 false
             }
         })

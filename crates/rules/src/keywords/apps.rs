@@ -12,18 +12,6 @@ pub(super) const KEYWORDS: &[Keyword] = &[
         "match the program, version and procedure of an RPC call",
         "rules/payload-keywords.html#rpc",
     ),
-    verbatim("dnp3.func").about(
-        "match the DNP3 function code",
-        "rules/dnp3-keywords.html#dnp3-func",
-    ),
-    verbatim("dnp3.ind").about(
-        "match DNP3 internal indicator flags",
-        "rules/dnp3-keywords.html#dnp3-ind",
-    ),
-    verbatim("dnp3.obj").about(
-        "match a DNP3 object group and variation",
-        "rules/dnp3-keywords.html#dnp3-obj",
-    ),
     verbatim("nfs.procedure").about(
         "match the NFS procedure",
         "rules/nfs-keywords.html#procedure",

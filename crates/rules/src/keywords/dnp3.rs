@@ -14,18 +14,24 @@ const DNP3: &[AppProto] = &[AppProto::Dnp3];
 pub(super) const KEYWORDS: &[Keyword] = &[
     Keyword::new("dnp3_func", Value::Required, Kind::Option, func)
         .protos(DNP3)
+        // Suricata 7.0.10 takes the dotted name too (not in its keyword list).
+        .aliases(&["dnp3.func"])
         .about(
             "match the DNP3 application function code",
             "rules/dnp3-keywords.html#dnp3-func",
         ),
     Keyword::new("dnp3_ind", Value::Required, Kind::Option, ind)
         .protos(DNP3)
+        // Suricata 7.0.10 takes the dotted name too (not in its keyword list).
+        .aliases(&["dnp3.ind"])
         .about(
             "match DNP3 internal indication flags (any of those named)",
             "rules/dnp3-keywords.html#dnp3-ind",
         ),
     Keyword::new("dnp3_obj", Value::Required, Kind::Option, obj)
         .protos(DNP3)
+        // Suricata 7.0.10 takes the dotted name too (not in its keyword list).
+        .aliases(&["dnp3.obj"])
         .about(
             "match a DNP3 object by group and variation",
             "rules/dnp3-keywords.html#dnp3-obj",
@@ -121,7 +127,9 @@ fn ind(st: &mut State, c: &Ctx<'_>) {
         INDICATIONS
             .iter()
             .position(|i| i.eq_ignore_ascii_case(n))
-            .map(|p| acc | (0x8000 >> p))
+            // Suricata 7.0.10 takes the reserved names but never matches them, whatever
+            // the indications (IIN2 bits 6 and 7 set or not).
+            .map(|p| acc | if p == 8 || p == 9 { 0 } else { 0x8000 >> p })
             .ok_or_else(|| format!("dnp3_ind: unknown indication '{n}'"))
     });
     let set = tryv!(st, c.o, c.kw, bits);
@@ -177,6 +185,16 @@ mod tests {
             Some(AppValue::Ints(vec![IntCmp::Eq(129)]))
         );
         assert_eq!(r("dnp3_func:nope;"), None);
+        // The dotted names Suricata 7.0.10 also takes.
+        assert_eq!(
+            r("dnp3.func:read;"),
+            Some(AppValue::Ints(vec![IntCmp::Eq(1)]))
+        );
+        assert!(r("dnp3.ind:need_time;").is_some());
+        assert_eq!(
+            r("dnp3.obj:60,1;"),
+            Some(AppValue::Ints(vec![IntCmp::Eq(60), IntCmp::Eq(1)]))
+        );
         assert_eq!(r("dnp3_func:256;"), None);
         match r("dnp3_ind:device_restart,class_1_events;") {
             Some(AppValue::Bits { set, .. }) => assert_eq!(set, 0x8000 | 0x0200),
@@ -187,6 +205,11 @@ mod tests {
             Some(true)
         );
         assert_eq!(r("dnp3_ind:bogus;"), None);
+        // The reserved bits name nothing Suricata matches.
+        match r("dnp3_ind:reserved_1,reserved_2;") {
+            Some(AppValue::Bits { set, .. }) => assert_eq!(set, 0),
+            other => panic!("{other:?}"),
+        }
         assert_eq!(
             r("dnp3_obj:12,1;"),
             Some(AppValue::Ints(vec![IntCmp::Eq(12), IntCmp::Eq(1)]))

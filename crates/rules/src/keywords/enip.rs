@@ -28,16 +28,22 @@ pub(super) const KEYWORDS: &[Keyword] = &[
 /// ENIP has no sticky buffers.
 pub(super) const STICKY: Stickies = &[];
 
-/// `enip_command:N`: the encapsulation command (0 to 65535, or a comparison).
+/// `enip_command:N`: the encapsulation command, a decimal number from 0 to 65535 (Suricata
+/// 7.0.10 refuses comparisons, signs and hex).
 fn command(st: &mut State, c: &Ctx<'_>) {
     let v = c.o.value.unwrap_or("").trim();
     let cmp = tryv!(
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, 65_535).map_err(|e| format!("enip_command: {e}"))
+        crate::values::decimal(v, 65_535).map_err(|e| format!("enip_command: {e}"))
     );
-    push_app(st, c, false, AppValue::Ints(vec![cmp]));
+    push_app(
+        st,
+        c,
+        false,
+        AppValue::Ints(vec![crate::ast::IntCmp::Eq(cmp)]),
+    );
 }
 
 /// `cip_service:service[,class[,attribute]]`: up to three numbers (service 0 to 127:
@@ -87,5 +93,18 @@ mod tests {
         assert!(r("cip_service:1,2,3,4;").is_err());
         assert!(r("cip_service:200;").is_err());
         assert!(r("cip_service:x;").is_err());
+    }
+
+    #[test]
+    fn enip_command_is_one_decimal_number() {
+        let r = |o: &str| app(&format!("alert enip any any -> any any ({o} sid:1;)"));
+        assert_eq!(
+            r("enip_command: 100;").unwrap(),
+            AppValue::Ints(vec![IntCmp::Eq(100)])
+        );
+        assert!(r("enip_command:65535;").is_ok());
+        for bad in ["<5", "1-3", "65536", "0x64", "!100"] {
+            assert!(r(&format!("enip_command:{bad};")).is_err(), "{bad}");
+        }
     }
 }

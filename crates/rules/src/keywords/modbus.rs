@@ -36,7 +36,8 @@ pub(crate) fn parse(v: &str) -> Result<ModbusMatch, String> {
     let mut i = 0;
     let mut unit = None;
     if let Some(("unit", r)) = word(parts[0]) {
-        unit = Some(range(r, 255)?);
+        // Suricata 7.0.10 reads the unit as a 16-bit number (256 and up never match).
+        unit = Some(range(r, 65_535)?);
         i = 1;
     }
     let Some(first) = parts.get(i) else {
@@ -84,6 +85,10 @@ fn function(f: &str, rest: &[&str]) -> Result<ModbusWhat, String> {
         return Err(format!("'!{name}': only a category can be negated"));
     }
     let code = crate::values::uint(name, 255)? as u8;
+    if code == 0 {
+        // "Invalid modbus function value" in Suricata 7.0.10.
+        return Err("function 0 is not a Modbus function".into());
+    }
     let subfunction = match rest {
         [] => None,
         [s] => match s.split_once(char::is_whitespace) {
@@ -165,6 +170,14 @@ fn range(s: &str, max: u64) -> Result<IntCmp, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn edges_as_suricata() {
+        assert!(parse("function 0").is_err());
+        assert!(parse("function 255").is_ok());
+        assert_eq!(parse("unit 256").unwrap().unit, Some(IntCmp::Eq(256)));
+        assert!(parse("unit 65536").is_err());
+    }
 
     #[test]
     fn values() {

@@ -27,7 +27,8 @@ pub(super) const KEYWORDS: &[Keyword] = &[
 /// NFS buffers: none.
 pub(super) const STICKY: Stickies = &[];
 
-/// `nfs_procedure:N`, `<N`, `>=N`, `A-B`, `!N` ...: a 32-bit comparison.
+/// `nfs_procedure:N`, `<N`, `>=N`, `A-B`, `!N` ...: a 32-bit comparison in Suricata's
+/// unsigned syntax (one that holds for every value or none, `>=0`, is refused).
 fn procedure(st: &mut State, c: &Ctx<'_>) {
     cmp(st, c, "nfs_procedure")
 }
@@ -43,7 +44,22 @@ fn cmp(st: &mut State, c: &Ctx<'_>, name: &str) {
         st,
         c.o,
         c.kw,
-        crate::values::int_cmp(v, u64::from(u32::MAX)).map_err(|e| format!("{name}: {e}"))
+        crate::values::suricata_uint(v, u64::from(u32::MAX)).map_err(|e| format!("{name}: {e}"))
     );
     push_app(st, c, false, AppValue::Ints(vec![n]));
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn comparisons_that_always_or_never_hold_are_refused() {
+        let ok = |o: &str| crate::parse_rule(&format!("alert nfs any any -> any any ({o} sid:1;)"));
+        assert!(ok("nfs_procedure:>=1;").is_ok());
+        assert!(ok("nfs_procedure:1-3;").is_ok());
+        assert!(ok("nfs.version:<4;").is_ok());
+        assert!(ok("nfs_procedure:>=0;").is_err());
+        assert!(ok("nfs_procedure:<0;").is_err());
+        assert!(ok("nfs.version:<=4294967295;").is_err());
+        assert!(ok("nfs_procedure:4294967296;").is_err());
+    }
 }
