@@ -149,7 +149,9 @@ fn write_name(out: &mut String, name: &x509_parser::x509::X509Name<'_>) -> Optio
                 | Tag::T61String
                 | Tag::VideotexString
                 | Tag::Utf8String
-                | Tag::Ia5String => AttrText::Text(std::str::from_utf8(value.as_bytes()).ok()?.into()),
+                | Tag::Ia5String => {
+                    AttrText::Text(std::str::from_utf8(value.as_bytes()).ok()?.into())
+                }
                 Tag::BmpString => {
                     AttrText::Text(BmpString::try_from(value.clone()).ok()?.string().into())
                 }
