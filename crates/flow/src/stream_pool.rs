@@ -9,8 +9,9 @@
 //! going back to the allocator: every worker is one thread, so the pool is the
 //! worker's own and needs no lock. It is bounded ([`MAX_KEPT`] per size up to
 //! [`SMALL_CLASSES`] regions, [`MAX_KEPT_MID`] per size up to [`MID_CLASSES`],
-//! [`MAX_KEPT_LARGE`] per larger size: about 1.3 MiB of buffers per thread at most);
-//! what does not fit is freed as before.
+//! [`MAX_KEPT_LARGE`] per larger size; segment lists up to [`MAX_KEPT`] per size up
+//! to [`SMALL_SEG_CLASSES`] entries, [`MAX_KEPT_MID`] per larger size: about 1.5 MiB
+//! per thread at most); what does not fit is freed as before.
 //!
 //! The sizes kept reach past the raw-inspection chunks: a stream that collects a chunk
 //! grows through 4, 6 and 9 regions (or 5, 8 and 12) and is emptied once inspected, so
@@ -26,11 +27,14 @@ use std::ops::Range;
 
 /// Byte buffers of 1..=this many regions (up to 12 KiB) are kept.
 const BUF_CLASSES: usize = 24;
-/// Byte buffers of 1..=this many regions, and segment lists, are kept up to
-/// [`MAX_KEPT`] per size; larger buffers up to [`MAX_KEPT_LARGE`].
+/// Byte buffers of 1..=this many regions are kept up to [`MAX_KEPT`] per size.
 const SMALL_CLASSES: usize = 4;
 /// Segment lists of capacity 1..=this are kept.
-const SEG_CLASSES: usize = 4;
+const SEG_CLASSES: usize = 32;
+/// Segment lists of capacity 1..=this are kept up to [`MAX_KEPT`] per size; larger
+/// ones (a list grows by half past four entries: 6, 9, 13, 19, 28) up to
+/// [`MAX_KEPT_MID`] per size.
+const SMALL_SEG_CLASSES: usize = 4;
 /// Most allocations kept per size and thread (small sizes).
 const MAX_KEPT: usize = 64;
 /// Byte buffers over [`SMALL_CLASSES`] and up to this many regions are kept up to
@@ -154,7 +158,12 @@ pub(crate) fn give(mut buf: Vec<u8>, mut seg: Vec<Range<u64>>) {
             }
         }
         if let Some(c) = seg_class(seg.capacity()) {
-            if p.segs[c].len() < MAX_KEPT {
+            let max = if c < SMALL_SEG_CLASSES {
+                MAX_KEPT
+            } else {
+                MAX_KEPT_MID
+            };
+            if p.segs[c].len() < max {
                 seg.clear();
                 p.segs[c].push(seg);
             }
@@ -207,6 +216,16 @@ mod tests {
         let mut many = Vec::new();
         grow_segs(&mut many, 7);
         assert_eq!(many.capacity(), 7);
+        // Longer lists are kept too, fewer of each size; past the largest, none.
+        for _ in 0..MAX_KEPT_MID + 4 {
+            give(Vec::new(), Vec::with_capacity(9));
+            give(Vec::new(), Vec::with_capacity(SEG_CLASSES + 1));
+        }
+        POOL.with(|p| assert_eq!(p.borrow().segs[8].len(), MAX_KEPT_MID));
+        let mut nine = Vec::new();
+        grow_segs(&mut nine, 9);
+        assert_eq!((nine.len(), nine.capacity()), (0, 9));
+        POOL.with(|p| assert_eq!(p.borrow().segs[8].len(), MAX_KEPT_MID - 1));
     }
 
     #[test]

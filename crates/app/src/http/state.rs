@@ -506,8 +506,9 @@ impl HttpState {
 
     /// Gives the new message's raw headers room for the header block that follows its
     /// line in `rest` when the block's blank line is there (at most the raw header
-    /// limit): one allocation of its size instead of a growth per header line. Only a
-    /// capacity: what is stored does not change.
+    /// limit), and its header list room for one header per line of the block (at most
+    /// the header limit): one allocation of each instead of a growth per header line.
+    /// Only capacities: what is stored does not change.
     fn reserve_headers_raw(&mut self, ctx: &AppCtx, dir: Direction, rest: &[u8]) {
         let limit = ctx.config.header_raw_limit;
         let scan = &rest[..rest.len().min(limit.saturating_add(4))];
@@ -517,10 +518,18 @@ impl HttpState {
         let Some(n) = end.map(|n| n.min(limit)) else {
             return;
         };
+        // Lines before the blank one (folded lines make this an upper bound).
+        let lines = memchr::memchr_iter(b'\n', &scan[..n])
+            .count()
+            .saturating_sub(1)
+            .min(ctx.config.max_headers);
         if let Some(tx) = find_tx(&mut self.txs, self.sides[dir.index()].tx) {
-            let raw = &mut tx.msg_mut(dir).headers_raw;
-            if raw.capacity() < n {
-                raw.reserve_exact(n - raw.len());
+            let m = tx.msg_mut(dir);
+            if m.headers_raw.capacity() < n {
+                m.headers_raw.reserve_exact(n - m.headers_raw.len());
+            }
+            if m.headers.capacity() < lines {
+                m.headers.reserve_exact(lines - m.headers.len());
             }
         }
     }

@@ -674,9 +674,12 @@ fn raw_headers_in_one_chunk_take_one_buffer_of_their_size() {
         let raw = |s: &HttpState| s.txs().next().unwrap().request.headers_raw.clone();
         assert_eq!(raw(&whole), raw(&bytewise));
         let tx = whole.txs().next().unwrap();
-        // Reserved at once for the block up to its blank line.
+        // Reserved at once for the block up to its blank line, and the list for its
+        // three header lines.
         assert_eq!(tx.request.headers_raw.capacity(), head.len());
         assert!(!tx.request.headers_raw.is_empty());
+        assert_eq!(tx.request.headers().len(), 3);
+        assert_eq!(tx.request.headers.capacity(), 3);
     })
     .join()
     .unwrap();
