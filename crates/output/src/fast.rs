@@ -13,7 +13,7 @@ const NULL: &str = "(null)";
 /// Room for a fast.log line besides the rule's message and classification: timestamp,
 /// drop mark, rule ids, the fixed words, priority, protocol and two IPv6 endpoints with
 /// ports.
-const FAST_LINE_ROOM: usize = 224;
+const FAST_LINE_ROOM: usize = 256;
 
 impl AlertRecord<'_> {
     /// The `fast.log` line of this alert (without the newline), written into one

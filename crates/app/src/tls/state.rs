@@ -479,11 +479,11 @@ impl TlsState {
 /// not a TLS record header.
 fn reserve_record(rec: &mut Vec<u8>, more: &[u8]) {
     let mut h = [0u8; 5];
-    let mut n = 0;
-    for &b in rec.iter().chain(more).take(5) {
-        h[n] = b;
-        n += 1;
-    }
+    let n = h
+        .iter_mut()
+        .zip(rec.iter().chain(more))
+        .map(|(slot, &b)| *slot = b)
+        .count();
     if n < 5 {
         return;
     }
