@@ -275,8 +275,11 @@ mod tests {
         v
     }
 
-    /// A Name of RDNs, each a set of (OID content bytes, value tag, value bytes).
-    fn name_der(rdns: &[&[(&[u8], u8, &[u8])]]) -> Vec<u8> {
+    /// One attribute: OID content bytes, value tag, value bytes.
+    type Atv<'a> = (&'a [u8], u8, &'a [u8]);
+
+    /// A Name of RDNs, each a set of attributes.
+    fn name_der(rdns: &[&[Atv<'_>]]) -> Vec<u8> {
         let mut seq = Vec::new();
         for rdn in rdns {
             let mut set = Vec::new();
@@ -300,7 +303,7 @@ mod tests {
         // An OID no table names (printed as x509-parser's `Debug` of it).
         const ODD: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x15, 0x63];
         let long = "x".repeat(300);
-        let cases: Vec<Vec<Vec<(&[u8], u8, &[u8])>>> = vec![
+        let cases: Vec<Vec<Vec<Atv<'_>>>> = vec![
             vec![],
             vec![vec![(CN, 0x0c, b"example.com")]],
             vec![
@@ -329,7 +332,7 @@ mod tests {
             vec![vec![(CN, 0x1e, &[0, b'a', 0])]],
         ];
         for rdns in &cases {
-            let refs: Vec<&[(&[u8], u8, &[u8])]> = rdns.iter().map(Vec::as_slice).collect();
+            let refs: Vec<&[Atv<'_>]> = rdns.iter().map(Vec::as_slice).collect();
             let der = name_der(&refs);
             let (_, name) = x509_parser::x509::X509Name::from_der(&der).expect("a name");
             assert_eq!(name_string(&name), name.to_string(), "{rdns:?}");
