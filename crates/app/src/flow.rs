@@ -642,8 +642,18 @@ impl AppFlow {
         let gave_up = match &mut self.late {
             Late::Due(d) if *d == dir => true,
             Late::Probing(d, buf) if *d == dir => {
-                buf.extend_from_slice(&data[..data.len().min(DETECT_BUFFER - buf.len())]);
-                match probe_tcp_ports(dir, buf, self.ports, ctx.config.opt_in) {
+                let take = &data[..data.len().min(DETECT_BUFFER - buf.len())];
+                let held = buf.len() + take.len();
+                // Nothing kept yet (the usual case: the direction's first bytes decide):
+                // the new bytes are probed where they are, and kept only when the probe
+                // needs more.
+                let probe = if buf.is_empty() {
+                    probe_tcp_ports(dir, take, self.ports, ctx.config.opt_in)
+                } else {
+                    buf.extend_from_slice(take);
+                    probe_tcp_ports(dir, buf, self.ports, ctx.config.opt_in)
+                };
+                match probe {
                     Probe::Match(p) => {
                         self.late = Late::Idle;
                         let http = |p: AppProto| matches!(p, AppProto::Http | AppProto::Http2);
@@ -653,7 +663,12 @@ impl AppFlow {
                         }
                         return;
                     }
-                    Probe::NeedMore if buf.len() < DETECT_BUFFER => return,
+                    Probe::NeedMore if held < DETECT_BUFFER => {
+                        if buf.len() < held {
+                            buf.extend_from_slice(take);
+                        }
+                        return;
+                    }
                     Probe::NeedMore | Probe::NoMatch => true,
                 }
             }

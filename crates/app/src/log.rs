@@ -26,17 +26,24 @@ pub fn bytes_str(b: &[u8]) -> String {
 
 /// An address as Suricata writes it: IPv4 dotted, IPv6 as eight 4-digit groups.
 pub fn ip_string(ip: IpAddr) -> String {
+    let mut s = String::with_capacity(if ip.is_ipv4() { 15 } else { 39 });
+    write_ip(&mut s, ip);
+    s
+}
+
+/// [`ip_string`] appended to `out` (no string of its own).
+pub fn write_ip(out: &mut String, ip: IpAddr) {
     match ip {
-        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V4(v4) => {
+            let _ = write!(out, "{v4}");
+        }
         IpAddr::V6(v6) => {
-            let mut s = String::with_capacity(39);
             for (i, seg) in v6.segments().iter().enumerate() {
                 if i > 0 {
-                    s.push(':');
+                    out.push(':');
                 }
-                let _ = write!(s, "{seg:04x}");
+                let _ = write!(out, "{seg:04x}");
             }
-            s
         }
     }
 }

@@ -8,8 +8,15 @@
 //! ranges), so they are kept here for the next stream (or the next shrink) instead of
 //! going back to the allocator: every worker is one thread, so the pool is the
 //! worker's own and needs no lock. It is bounded ([`MAX_KEPT`] per size up to
-//! [`SMALL_CLASSES`] regions, [`MAX_KEPT_LARGE`] per larger size: about 1 MiB of
-//! buffers per thread at most); what does not fit is freed as before.
+//! [`SMALL_CLASSES`] regions, [`MAX_KEPT_MID`] per size up to [`MID_CLASSES`],
+//! [`MAX_KEPT_LARGE`] per larger size; segment lists up to [`MAX_KEPT`] per size up
+//! to [`SMALL_SEG_CLASSES`] entries, [`MAX_KEPT_MID`] per larger size: about 1.5 MiB
+//! per thread at most); what does not fit is freed as before.
+//!
+//! The sizes kept reach past the raw-inspection chunks: a stream that collects a chunk
+//! grows through 4, 6 and 9 regions (or 5, 8 and 12) and is emptied once inspected, so
+//! with buffers of up to 8 regions kept its last growth was a reallocation and its
+//! buffer was freed, two allocations per chunk on sv-ether's busy flows.
 //!
 //! Capacities stay exactly what the stream asked for, so the memory accounting of the
 //! streams (`stream.reassembly.memcap`) does not change.
@@ -18,22 +25,33 @@ use crate::reasm::REGION;
 use std::cell::RefCell;
 use std::ops::Range;
 
-/// Byte buffers of 1..=this many regions (up to 4 KiB) are kept.
-const BUF_CLASSES: usize = 8;
-/// Byte buffers of 1..=this many regions, and segment lists, are kept up to
-/// [`MAX_KEPT`] per size; larger buffers up to [`MAX_KEPT_LARGE`].
+/// Byte buffers of 1..=this many regions (up to 12 KiB) are kept.
+const BUF_CLASSES: usize = 24;
+/// Byte buffers of 1..=this many regions are kept up to [`MAX_KEPT`] per size.
 const SMALL_CLASSES: usize = 4;
 /// Segment lists of capacity 1..=this are kept.
-const SEG_CLASSES: usize = 4;
+const SEG_CLASSES: usize = 32;
+/// Segment lists of capacity 1..=this are kept up to [`MAX_KEPT`] per size; larger
+/// ones (a list grows by half past four entries: 6, 9, 13, 19, 28) up to
+/// [`MAX_KEPT_MID`] per size.
+const SMALL_SEG_CLASSES: usize = 4;
 /// Most allocations kept per size and thread (small sizes).
 const MAX_KEPT: usize = 64;
-/// Most byte buffers kept per size and thread over [`SMALL_CLASSES`] regions.
-const MAX_KEPT_LARGE: usize = 16;
+/// Byte buffers over [`SMALL_CLASSES`] and up to this many regions are kept up to
+/// [`MAX_KEPT_MID`] per size.
+const MID_CLASSES: usize = 12;
+/// Most byte buffers kept per size and thread over [`SMALL_CLASSES`] regions, up to
+/// [`MID_CLASSES`].
+const MAX_KEPT_MID: usize = 16;
+/// Most byte buffers kept per size and thread over [`MID_CLASSES`] regions.
+const MAX_KEPT_LARGE: usize = 4;
 
 /// Most byte buffers of class `c` (`c + 1` regions) kept.
 fn max_kept(c: usize) -> usize {
     if c < SMALL_CLASSES {
         MAX_KEPT
+    } else if c < MID_CLASSES {
+        MAX_KEPT_MID
     } else {
         MAX_KEPT_LARGE
     }
@@ -140,7 +158,12 @@ pub(crate) fn give(mut buf: Vec<u8>, mut seg: Vec<Range<u64>>) {
             }
         }
         if let Some(c) = seg_class(seg.capacity()) {
-            if p.segs[c].len() < MAX_KEPT {
+            let max = if c < SMALL_SEG_CLASSES {
+                MAX_KEPT
+            } else {
+                MAX_KEPT_MID
+            };
+            if p.segs[c].len() < max {
                 seg.clear();
                 p.segs[c].push(seg);
             }
@@ -193,6 +216,16 @@ mod tests {
         let mut many = Vec::new();
         grow_segs(&mut many, 7);
         assert_eq!(many.capacity(), 7);
+        // Longer lists are kept too, fewer of each size; past the largest, none.
+        for _ in 0..MAX_KEPT_MID + 4 {
+            give(Vec::new(), Vec::with_capacity(9));
+            give(Vec::new(), Vec::with_capacity(SEG_CLASSES + 1));
+        }
+        POOL.with(|p| assert_eq!(p.borrow().segs[8].len(), MAX_KEPT_MID));
+        let mut nine = Vec::new();
+        grow_segs(&mut nine, 9);
+        assert_eq!((nine.len(), nine.capacity()), (0, 9));
+        POOL.with(|p| assert_eq!(p.borrow().segs[8].len(), MAX_KEPT_MID - 1));
     }
 
     #[test]
@@ -219,10 +252,23 @@ mod tests {
         assert_eq!((&b[..], b.capacity()), (&b"held"[..], 4));
         shrink_bytes(&mut b, REGION);
         assert_eq!(b.capacity(), 4);
-        // Larger sizes are kept up to their own bound.
-        for _ in 0..MAX_KEPT_LARGE + 4 {
+        // Larger sizes are kept up to their own bounds.
+        for _ in 0..MAX_KEPT_MID + 4 {
             give(Vec::with_capacity(7 * REGION), Vec::new());
+            give(Vec::with_capacity(20 * REGION), Vec::new());
         }
-        POOL.with(|p| assert_eq!(p.borrow().bufs[6].len(), MAX_KEPT_LARGE));
+        POOL.with(|p| assert_eq!(p.borrow().bufs[6].len(), MAX_KEPT_MID));
+        POOL.with(|p| assert_eq!(p.borrow().bufs[19].len(), MAX_KEPT_LARGE));
+        // A chunk's growth past 8 regions comes from the pool, and goes back to it.
+        let mut b = Vec::new();
+        grow_bytes(&mut b, 6 * REGION);
+        b.extend_from_slice(b"chunk");
+        let kept = POOL.with(|p| p.borrow().bufs[8].last().map(|v| v.as_ptr()));
+        give(Vec::with_capacity(9 * REGION), Vec::new());
+        let nine = POOL.with(|p| p.borrow().bufs[8].last().map(|v| v.as_ptr()));
+        assert_ne!(kept, nine);
+        grow_bytes(&mut b, 9 * REGION);
+        assert_eq!((&b[..], b.capacity()), (&b"chunk"[..], 9 * REGION));
+        assert_eq!(Some(b.as_ptr()), nine);
     }
 }

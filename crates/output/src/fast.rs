@@ -2,18 +2,26 @@
 //! and priority, the protocol and the endpoints (`ip:port`; for ICMP, `ip:type` and
 //! `ip:code`).
 
-use crate::alert::{ip_string, proto_name, AlertRecord};
-use crate::time::fast_timestamp;
+use crate::alert::{proto_name, AlertRecord};
+use crate::time::write_fast_timestamp;
 use std::fmt::Write;
 use std::net::IpAddr;
 
 /// What Suricata writes for a missing message or classification (C's `"%s"` of NULL).
 const NULL: &str = "(null)";
 
+/// Room for a fast.log line besides the rule's message and classification: timestamp,
+/// drop mark, rule ids, the fixed words, priority, protocol and two IPv6 endpoints with
+/// ports.
+const FAST_LINE_ROOM: usize = 256;
+
 impl AlertRecord<'_> {
-    /// The `fast.log` line of this alert (without the newline).
+    /// The `fast.log` line of this alert (without the newline), written into one
+    /// string with room for a usual line (one allocation).
     pub fn to_fast(&self) -> String {
-        let mut s = fast_timestamp(self.ts_secs, self.ts_micros);
+        let mut s =
+            String::with_capacity(FAST_LINE_ROOM + self.signature.len() + self.category.len());
+        write_fast_timestamp(&mut s, self.ts_secs, self.ts_micros);
         // A blocked packet (IPS drop, or reject) is marked as Suricata marks it.
         let drop = if self.action == "blocked" {
             "[Drop] "
@@ -53,7 +61,7 @@ fn or_null(v: &str) -> &str {
 }
 
 fn push_endpoint(s: &mut String, ip: IpAddr, port: Option<u16>) {
-    s.push_str(&ip_string(ip));
+    app::log::write_ip(s, ip);
     if let Some(p) = port {
         let _ = write!(s, ":{p}");
     }
@@ -111,6 +119,29 @@ mod tests {
             "{IPv6-ICMP} fe80:0000:0000:0000:0000:0000:0000:0001:134 -> \
              ff02:0000:0000:0000:0000:0000:0000:0001:0"
         ));
+        // The longest line but for message and classification fits the room it
+        // starts with (one allocation per line).
+        let long = AlertRecord {
+            action: "blocked",
+            gid: u32::MAX,
+            sid: u32::MAX,
+            rev: u32::MAX,
+            severity: u32::MAX,
+            proto: 58,
+            icmp: None,
+            src_port: Some(65535),
+            dest_port: Some(65535),
+            signature: "a message",
+            category: "a classification",
+            ..v6
+        };
+        let line = long.to_fast();
+        assert_eq!(
+            line.capacity(),
+            FAST_LINE_ROOM + long.signature.len() + long.category.len(),
+            "{} bytes: {line}",
+            line.len()
+        );
     }
 
     #[test]

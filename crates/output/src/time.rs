@@ -115,8 +115,19 @@ fn write_eve(s: &LocalSecond, micros: u32, out: &mut Vec<u8>) {
 }
 
 fn format_fast(s: &LocalSecond, micros: u32) -> String {
+    let mut out = String::with_capacity(26);
+    write_fast(s, micros, &mut out);
+    out
+}
+
+fn write_fast(s: &LocalSecond, micros: u32, out: &mut String) {
+    use std::fmt::Write;
     let (y, mo, d, h, mi, sec) = s.civil;
-    format!("{mo:02}/{d:02}/{y:04}-{h:02}:{mi:02}:{sec:02}.{micros:06}")
+    // Writing into a `String` cannot fail.
+    let _ = write!(
+        out,
+        "{mo:02}/{d:02}/{y:04}-{h:02}:{mi:02}:{sec:02}.{micros:06}"
+    );
 }
 
 /// EVE's `timestamp` in local time with its offset: `2026-11-22T02:10:41.987826+0100`.
@@ -132,6 +143,11 @@ pub(crate) fn write_eve_timestamp(out: &mut Vec<u8>, secs: i64, micros: u32) {
 /// fast.log's timestamp, local time: `11/22/2026-02:10:41.987826`.
 pub fn fast_timestamp(secs: i64, micros: u32) -> String {
     format_fast(&local_second(secs), micros)
+}
+
+/// [`fast_timestamp`] appended to `out` (no `String` of its own).
+pub(crate) fn write_fast_timestamp(out: &mut String, secs: i64, micros: u32) {
+    write_fast(&local_second(secs), micros, out);
 }
 
 /// syslog(3)'s timestamp, local time: `Nov  6 07:08:09` (the day padded with a space).

@@ -340,6 +340,24 @@ impl Files {
         crate::memcap::vec_bytes(&self.files) + each
     }
 
+    /// Empties the container for the next transaction, keeping the room of its list
+    /// (a list of at most four entries, what one transaction's growth reserves) and
+    /// the first file's name buffer, emptied (a spare for the next file's name; empty
+    /// when there was no file). Nothing else of the files is kept.
+    pub(crate) fn recycle(&mut self) -> Vec<u8> {
+        let mut name = self
+            .files
+            .first_mut()
+            .map(|f| std::mem::take(&mut f.name))
+            .unwrap_or_default();
+        name.clear();
+        self.files.clear();
+        if self.files.capacity() > 4 {
+            self.files = Vec::new();
+        }
+        name
+    }
+
     /// Opens a file named `name` whose data travels `dir`; `None` when the transaction
     /// already holds [`Files::MAX`] files.
     pub fn open(&mut self, cfg: &FileConfig, name: &[u8], dir: Direction) -> Option<FileId> {

@@ -11,7 +11,7 @@
 
 use super::multipart::Multipart;
 use super::tx::HttpTx;
-use super::uri::{normalize_path, split_uri};
+use super::uri::{normalize_path_into, split_uri};
 use crate::counters::Counter;
 use crate::files::FileState;
 use crate::{AppCtx, Direction};
@@ -39,11 +39,13 @@ fn wants_file(tx: &HttpTx, dir: Direction) -> bool {
     }
 }
 
-/// The file name of a body travelling `dir` in `tx`.
-pub(crate) fn file_name(tx: &HttpTx, dir: Direction) -> Vec<u8> {
+/// Writes the file name of a body travelling `dir` in `tx` into `out` (emptied first;
+/// its room is reused).
+pub(crate) fn file_name(tx: &HttpTx, dir: Direction, out: &mut Vec<u8>) {
+    out.clear();
     if tx.h2.is_some() {
         // Suricata 7 names no HTTP/2 file.
-        return Vec::new();
+        return;
     }
     let msg = match dir {
         Direction::ToServer => tx.request(),
@@ -51,24 +53,28 @@ pub(crate) fn file_name(tx: &HttpTx, dir: Direction) -> Vec<u8> {
     };
     if let Some(name) = msg
         .header("content-disposition")
-        .and_then(disposition_filename)
+        .and_then(disposition_filename_bytes)
     {
-        return name;
+        out.extend_from_slice(name);
+        return;
     }
     match tx.uri_raw() {
         Some(raw) => {
-            let parts = split_uri(raw);
-            parts
-                .path
-                .map(|r| normalize_path(&raw[r]))
-                .unwrap_or_default()
+            if let Some(r) = split_uri(raw).path {
+                normalize_path_into(&raw[r], out);
+            }
         }
-        None => URI_NOT_SEEN.to_vec(),
+        None => out.extend_from_slice(URI_NOT_SEEN),
     }
 }
 
 /// The `filename` parameter of a `Content-Disposition` value (quotes removed).
 pub(crate) fn disposition_filename(v: &[u8]) -> Option<Vec<u8>> {
+    disposition_filename_bytes(v).map(<[u8]>::to_vec)
+}
+
+/// [`disposition_filename`] without a copy: the parameter's bytes in `v`.
+fn disposition_filename_bytes(v: &[u8]) -> Option<&[u8]> {
     for param in v.split(|&b| b == b';').skip(1) {
         let param = trim(param);
         let Some(eq) = param.iter().position(|&b| b == b'=') else {
@@ -82,7 +88,7 @@ pub(crate) fn disposition_filename(v: &[u8]) -> Option<Vec<u8>> {
             .strip_prefix(b"\"")
             .map(|v| v.strip_suffix(b"\"").unwrap_or(v))
             .unwrap_or(val);
-        return (!val.is_empty()).then(|| val.to_vec());
+        return (!val.is_empty()).then_some(val);
     }
     None
 }
@@ -127,7 +133,8 @@ pub(crate) fn feed(
                 tx.msg_mut(dir).file = Some(FileSlot::Refused);
                 return;
             }
-            let name = file_name(tx, dir);
+            let mut name = std::mem::take(&mut tx.spare_file_name);
+            file_name(tx, dir, &mut name);
             let range = (dir == Direction::ToClient && tx.status() == Some(206))
                 .then(|| {
                     tx.response()

@@ -296,6 +296,9 @@ impl HttpState {
                                 self.sides[d].header_follows = header_follows(&data[pos..]);
                             }
                             self.on_line(ctx, dir, st, &buf);
+                            if st == St::Line && self.sides[d].st() == St::Headers {
+                                self.reserve_headers_raw(ctx, dir, &data[pos..]);
+                            }
                             // libhtp peeks at the next byte: a header line followed by
                             // one that does not fold into it is processed at once, not
                             // when the next line is complete (so a request cut inside
@@ -498,6 +501,36 @@ impl HttpState {
                 self.raise_once(ctx, dir, ev::INVALID_RESPONSE_FIELD_FOLDING);
             }
             _ => {}
+        }
+    }
+
+    /// Gives the new message's raw headers room for the header block that follows its
+    /// line in `rest` when the block's blank line is there (at most the raw header
+    /// limit), and its header list room for one header per line of the block (at most
+    /// the header limit): one allocation of each instead of a growth per header line.
+    /// Only capacities: what is stored does not change.
+    fn reserve_headers_raw(&mut self, ctx: &AppCtx, dir: Direction, rest: &[u8]) {
+        let limit = ctx.config.header_raw_limit;
+        let scan = &rest[..rest.len().min(limit.saturating_add(4))];
+        let end = memchr::memmem::find(scan, b"\r\n\r\n")
+            .map(|i| i + 4)
+            .or_else(|| memchr::memmem::find(scan, b"\n\n").map(|i| i + 2));
+        let Some(n) = end.map(|n| n.min(limit)) else {
+            return;
+        };
+        // Lines before the blank one (folded lines make this an upper bound).
+        let lines = memchr::memchr_iter(b'\n', &scan[..n])
+            .count()
+            .saturating_sub(1)
+            .min(ctx.config.max_headers);
+        if let Some(tx) = find_tx(&mut self.txs, self.sides[dir.index()].tx) {
+            let m = tx.msg_mut(dir);
+            if m.headers_raw.capacity() < n {
+                m.headers_raw.reserve_exact(n - m.headers_raw.len());
+            }
+            if m.headers.capacity() < lines {
+                m.headers.reserve_exact(lines - m.headers.len());
+            }
         }
     }
 

@@ -662,3 +662,25 @@ fn completed_messages_are_reported_once_per_direction() {
     s.parse(&mut ctx, ToClient, RES);
     assert!(s.take_completed(ToClient));
 }
+
+#[test]
+fn raw_headers_in_one_chunk_take_one_buffer_of_their_size() {
+    // A thread of its own: no transaction pooled by an earlier test on this one.
+    std::thread::spawn(|| {
+        let head = b"Host: a.test\r\nUser-Agent: test-agent/1.0\r\nAccept: */*\r\n\r\n";
+        let req = [&b"GET /a HTTP/1.1\r\n"[..], head].concat();
+        let (whole, _) = run(&[(ToServer, &req)], usize::MAX);
+        let (bytewise, _) = run(&[(ToServer, &req)], 1);
+        let raw = |s: &HttpState| s.txs().next().unwrap().request.headers_raw.clone();
+        assert_eq!(raw(&whole), raw(&bytewise));
+        let tx = whole.txs().next().unwrap();
+        // Reserved at once for the block up to its blank line, and the list for its
+        // three header lines.
+        assert_eq!(tx.request.headers_raw.capacity(), head.len());
+        assert!(!tx.request.headers_raw.is_empty());
+        assert_eq!(tx.request.headers().len(), 3);
+        assert_eq!(tx.request.headers.capacity(), 3);
+    })
+    .join()
+    .unwrap();
+}

@@ -25,14 +25,47 @@ pub enum Progress {
     Complete,
 }
 
+/// Bytes of a header name held inside its [`Header`], without an allocation of its own.
+pub const NAME_INLINE: usize = 24;
+/// Bytes of a header value held inside its [`Header`], without an allocation of its own.
+pub const VALUE_INLINE: usize = 32;
+
+/// A header name's bytes: inside the [`Header`] up to [`NAME_INLINE`] bytes (nearly
+/// every name), on the heap beyond.
+pub type HeaderName = smallvec::SmallVec<[u8; NAME_INLINE]>;
+/// A header value's bytes: inside the [`Header`] up to [`VALUE_INLINE`] bytes (most
+/// response header values), on the heap beyond.
+pub type HeaderValue = smallvec::SmallVec<[u8; VALUE_INLINE]>;
+
 /// One header after folding and merging: repeated names are joined with `", "` into
 /// the first occurrence, as libhtp does (a repeated Content-Length keeps the first).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Short names and values are held inline, so most headers cost no allocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Header {
     /// The name as sent (case kept, surrounding whitespace removed).
-    pub name: Vec<u8>,
+    pub name: HeaderName,
     /// The value, trimmed.
-    pub value: Vec<u8>,
+    pub value: HeaderValue,
+}
+
+impl Header {
+    /// Bytes this header holds on the heap (its name's and value's allocations, when
+    /// they outgrew the inline room).
+    pub fn heap_bytes(&self) -> usize {
+        let heap = |spilled: bool, cap: usize| if spilled { cap } else { 0 };
+        heap(self.name.spilled(), self.name.capacity())
+            + heap(self.value.spilled(), self.value.capacity())
+    }
+}
+
+/// Empties `buf` and fills it with `bytes`; a buffer too small grows to the whole
+/// allocator chunk its bytes take anyway (see `chunk_room`).
+fn fill<A: smallvec::Array<Item = u8>>(buf: &mut smallvec::SmallVec<A>, bytes: &[u8]) {
+    buf.clear();
+    if buf.capacity() < bytes.len() {
+        buf.reserve_exact(chunk_room(bytes.len()));
+    }
+    buf.extend_from_slice(bytes);
 }
 
 /// `a == b` ignoring ASCII case and the NUL bytes of `a` (libhtp's
@@ -196,13 +229,8 @@ impl Message {
         // A new buffer gets the whole allocator chunk its bytes take anyway (see
         // `chunk_room`), so a reused header often fits the next one without a larger
         // fixed minimum: every open flow holds its request's headers.
-        for (buf, bytes) in [(&mut h.name, name), (&mut h.value, value)] {
-            buf.clear();
-            if buf.capacity() < bytes.len() {
-                buf.reserve(chunk_room(bytes.len()));
-            }
-            buf.extend_from_slice(bytes);
-        }
+        fill(&mut h.name, name);
+        fill(&mut h.value, value);
         self.headers.push(h);
         true
     }
@@ -225,10 +253,7 @@ impl Message {
                 .map(|(i, _)| i)
         };
         let Some(i) = best(spare, value, |h| h.value.capacity()) else {
-            return Header {
-                name: Vec::new(),
-                value: Vec::new(),
-            };
+            return Header::default();
         };
         let mut h = spare.swap_remove(i);
         if h.name.capacity() < name {
@@ -361,6 +386,8 @@ pub struct HttpTx {
     pub(crate) h2: Option<Box<crate::http2::log::H2Info>>,
     /// The bodies tracked as files.
     pub(crate) files: crate::Files,
+    /// An emptied buffer for the next body file's name (a pooled transaction's).
+    pub(crate) spare_file_name: Vec<u8>,
 }
 
 impl HttpTx {
@@ -545,17 +572,24 @@ mod tests {
     #[test]
     fn spare_headers_are_matched_to_the_lengths_they_hold() {
         let spare = |n: usize, v: usize| Header {
-            name: Vec::with_capacity(n),
-            value: Vec::with_capacity(v),
+            name: HeaderName::with_capacity(n),
+            value: HeaderValue::with_capacity(v),
         };
         let mut m = Message {
             spare_headers: vec![spare(8, 200), spare(24, 16), spare(40, 40)],
             ..Message::default()
         };
+        // The heap buffers' addresses (inline ones move with their header).
         let ptrs = |hs: &[Header]| {
             let mut p: Vec<usize> = hs
                 .iter()
-                .flat_map(|h| [h.name.as_ptr() as usize, h.value.as_ptr() as usize])
+                .flat_map(|h| {
+                    [
+                        h.name.spilled().then(|| h.name.as_ptr() as usize),
+                        h.value.spilled().then(|| h.value.as_ptr() as usize),
+                    ]
+                })
+                .flatten()
                 .collect();
             p.sort_unstable();
             p
@@ -570,7 +604,7 @@ mod tests {
         assert_eq!(ptrs(&m.headers), before, "no buffer was replaced");
         assert_eq!(m.header("host"), Some(&b"example.com"[..]));
         assert_eq!(m.header("user-agent"), Some(&[b'u'; 150][..]));
-        assert_eq!(m.headers[2].name, b"Accept-Language");
+        assert_eq!(&m.headers[2].name[..], b"Accept-Language");
         // No spare one fits: the largest is grown, and a header comes new without any.
         let mut m = Message {
             spare_headers: vec![spare(24, 24)],
@@ -579,7 +613,9 @@ mod tests {
         assert!(m.add_header(b"X", &[b'x'; 100], 64));
         assert!(m.add_header(b"Y", b"y", 64));
         assert_eq!(m.headers[0].value.capacity(), chunk_room(100));
-        assert_eq!(m.headers[1].value.capacity(), chunk_room(1));
+        assert_eq!(m.headers[1].value.capacity(), VALUE_INLINE, "held inline");
+        assert_eq!(m.headers[1].heap_bytes(), 0);
+        assert_eq!(m.headers[0].heap_bytes(), chunk_room(100));
     }
 
     #[test]
@@ -597,7 +633,8 @@ mod tests {
             .iter()
             .map(|h| (h.name.capacity(), h.value.capacity()))
             .collect();
-        assert_eq!(caps, [(24, 24), (24, 104)]);
+        // Inline up to their room, then the allocator chunk.
+        assert_eq!(caps, [(NAME_INLINE, VALUE_INLINE), (NAME_INLINE, 104)]);
         // Four entries first, then one at a time up to eight, then doubling.
         let mut caps = Vec::new();
         for i in 0..10u8 {

@@ -220,6 +220,26 @@ thread_local! {
     };
 }
 
+/// Writes [`normalize_path`] of `path` into the empty `out`, through this thread's
+/// scratch buffers (no allocation once they and `out` have grown).
+pub(crate) fn normalize_path_into(path: &[u8], out: &mut Vec<u8>) {
+    let done = SCRATCH.try_with(|s| {
+        let Ok(mut s) = s.try_borrow_mut() else {
+            return false;
+        };
+        let (decoded, fitted) = &mut *s;
+        decoded.clear();
+        fitted.clear();
+        decode_path(path, decoded);
+        utf8_bestfit(decoded, fitted);
+        dot_segments_into(fitted, out);
+        true
+    });
+    if done != Ok(true) {
+        out.extend_from_slice(&normalize_path(path));
+    }
+}
+
 /// Builds Suricata's `http.uri` from a raw request URI.
 #[cfg(test)]
 pub(crate) fn normalize_uri(raw: &[u8]) -> Vec<u8> {
@@ -234,22 +254,7 @@ pub(crate) fn normalize_uri_into(raw: &[u8], out: &mut Vec<u8>) {
     out.clear();
     let parts = split_uri(raw);
     if let Some(r) = &parts.path {
-        let path = &raw[r.clone()];
-        let done = SCRATCH.try_with(|s| {
-            let Ok(mut s) = s.try_borrow_mut() else {
-                return false;
-            };
-            let (decoded, fitted) = &mut *s;
-            decoded.clear();
-            fitted.clear();
-            decode_path(path, decoded);
-            utf8_bestfit(decoded, fitted);
-            dot_segments_into(fitted, out);
-            true
-        });
-        if done != Ok(true) {
-            out.extend_from_slice(&normalize_path(path));
-        }
+        normalize_path_into(&raw[r.clone()], out);
     }
     if let Some(q) = parts.query {
         out.push(b'?');

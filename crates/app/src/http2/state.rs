@@ -27,6 +27,7 @@ use super::frame::{
 use super::hpack::{Block, Decoder};
 use super::tx::{fill_request, fill_response};
 use crate::http::decompress::{codings, Decoder as BodyDecoder};
+use crate::http::tx::{HeaderName, HeaderValue};
 use crate::http::{Header, HttpTx, Progress};
 use crate::util::push_capped;
 use crate::{AppCtx, Counter, Direction};
@@ -604,8 +605,8 @@ impl Http2State {
                 break;
             }
             m.headers.push(Header {
-                name: f.name,
-                value: f.value,
+                name: HeaderName::from_vec(f.name),
+                value: HeaderValue::from_vec(f.value),
             });
         }
         match dir {

@@ -93,7 +93,7 @@ pub(super) fn fill_response(tx: &mut HttpTx) {
         .headers
         .iter()
         .rev()
-        .find(|h| h.name == b":status")
+        .find(|h| h.name[..] == b":status"[..])
         .map(|h| h.value.clone())
         .unwrap_or_default();
     let mut line = PROTOCOL.to_vec();

@@ -73,14 +73,121 @@ fn time(t: x509_parser::time::ASN1Time) -> String {
     )
 }
 
+/// Parses `der` as x509-parser's `parse_x509_certificate` does, without the deep
+/// parse of the extensions (their tables and vectors: nothing here reads them). The
+/// same certificates are accepted: a deep parse turns a malformed extension into a
+/// `ParseError` value, never into a failure of the certificate.
+pub(crate) fn parse_x509(der: &[u8]) -> Option<x509_parser::certificate::X509Certificate<'_>> {
+    use x509_parser::nom::Parser;
+    x509_parser::certificate::X509CertificateParser::new()
+        .with_deep_parse_extensions(false)
+        .parse(der)
+        .ok()
+        .map(|(_, cert)| cert)
+}
+
+/// `name` as x509-parser's `Display` writes it (`C=US, O=Org, CN=name`: attributes
+/// `ABBREV=value`, several in one RDN joined by ` + `, RDNs by `, `; a value that is
+/// not a string in hexadecimal; `<X509Error: Invalid X.509 name>` when a value does not
+/// decode), written into one string sized for it instead of a string per attribute
+/// and per RDN.
+pub(crate) fn name_string(name: &x509_parser::x509::X509Name<'_>) -> String {
+    thread_local! {
+        static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+    let write = |out: &mut String| {
+        out.clear();
+        if write_name(out, name).is_none() {
+            out.clear();
+            out.push_str("<X509Error: Invalid X.509 name>");
+        }
+        // One allocation of the name's length.
+        String::from(out.as_str())
+    };
+    SCRATCH
+        .try_with(|s| match s.try_borrow_mut() {
+            Ok(mut s) => {
+                let name = write(&mut s);
+                if s.capacity() > 4096 {
+                    *s = String::new();
+                }
+                name
+            }
+            Err(_) => write(&mut String::new()),
+        })
+        .unwrap_or_else(|_| write(&mut String::new()))
+}
+
+/// An attribute value as x509-parser prints it in a name.
+enum AttrText<'a> {
+    /// A string type's text.
+    Text(std::borrow::Cow<'a, str>),
+    /// Any other type: its content bytes in uppercase hexadecimal.
+    Hex(&'a [u8]),
+}
+
+/// Appends the RDNs of `name` to the empty string `out` (see [`name_string`]); `None`
+/// when a value does not decode.
+fn write_name(out: &mut String, name: &x509_parser::x509::X509Name<'_>) -> Option<()> {
+    use std::fmt::Write;
+    use x509_parser::der_parser::asn1_rs::{BmpString, Tag};
+    let registry = x509_parser::objects::oid_registry();
+    for rdn in name.iter_rdn() {
+        // x509-parser joins an RDN to what came before only when that is not empty.
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        for (i, attr) in rdn.iter().enumerate() {
+            let value = attr.attr_value();
+            let text = match value.tag() {
+                Tag::NumericString
+                | Tag::VisibleString
+                | Tag::PrintableString
+                | Tag::GeneralString
+                | Tag::ObjectDescriptor
+                | Tag::GraphicString
+                | Tag::T61String
+                | Tag::VideotexString
+                | Tag::Utf8String
+                | Tag::Ia5String => {
+                    AttrText::Text(std::str::from_utf8(value.as_bytes()).ok()?.into())
+                }
+                Tag::BmpString => {
+                    AttrText::Text(BmpString::try_from(value.clone()).ok()?.string().into())
+                }
+                _ => AttrText::Hex(value.as_bytes()),
+            };
+            if i > 0 {
+                out.push_str(" + ");
+            }
+            match x509_parser::objects::oid2abbrev(attr.attr_type(), registry) {
+                Ok(s) => out.push_str(s),
+                Err(_) => {
+                    let _ = write!(out, "{:?}", attr.attr_type());
+                }
+            }
+            out.push('=');
+            match text {
+                AttrText::Text(t) => out.push_str(&t),
+                AttrText::Hex(b) => {
+                    for x in b {
+                        let _ = write!(out, "{x:02X}");
+                    }
+                }
+            }
+        }
+    }
+    Some(())
+}
+
 impl CertInfo {
     /// The facts of `der`; `None` when it does not parse as an X.509 certificate.
     pub fn parse(der: &[u8]) -> Option<CertInfo> {
-        let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
+        let cert = parse_x509(der)?;
         let validity = cert.validity();
         Some(CertInfo {
-            subject: cert.subject().to_string(),
-            issuer: cert.issuer().to_string(),
+            subject: name_string(cert.subject()),
+            issuer: name_string(cert.issuer()),
             serial: pairs(cert.raw_serial(), true),
             fingerprint: pairs(&Sha1::digest(der), false),
             not_before: time(validity.not_before),
@@ -154,6 +261,91 @@ mod tests {
         assert_eq!(c.not_before, "2021-12-26T00:39:18");
         assert_eq!(c.not_after, "2024-12-25T00:39:18");
         assert!(CertInfo::parse(&certs[0][..100]).is_none());
+    }
+
+    /// DER: tag, length (short or long form), content.
+    fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
+        let mut v = vec![tag];
+        match content.len() {
+            n @ 0..=127 => v.push(n as u8),
+            n @ 128..=255 => v.extend_from_slice(&[0x81, n as u8]),
+            n => v.extend_from_slice(&[0x82, (n >> 8) as u8, n as u8]),
+        }
+        v.extend_from_slice(content);
+        v
+    }
+
+    /// One attribute: OID content bytes, value tag, value bytes.
+    type Atv<'a> = (&'a [u8], u8, &'a [u8]);
+
+    /// A Name of RDNs, each a set of attributes.
+    fn name_der(rdns: &[&[Atv<'_>]]) -> Vec<u8> {
+        let mut seq = Vec::new();
+        for rdn in rdns {
+            let mut set = Vec::new();
+            for (oid, tag, value) in *rdn {
+                let mut atv = tlv(0x06, oid);
+                atv.extend(tlv(*tag, value));
+                set.extend(tlv(0x30, &atv));
+            }
+            seq.extend(tlv(0x31, &set));
+        }
+        tlv(0x30, &seq)
+    }
+
+    #[test]
+    fn names_are_written_as_x509_parser_displays_them() {
+        use x509_parser::prelude::FromDer;
+        const CN: &[u8] = &[0x55, 0x04, 0x03];
+        const C: &[u8] = &[0x55, 0x04, 0x06];
+        const O: &[u8] = &[0x55, 0x04, 0x0a];
+        const EMAIL: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x01];
+        // An OID no table names (printed as x509-parser's `Debug` of it).
+        const ODD: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x15, 0x63];
+        let long = "x".repeat(300);
+        let cases: Vec<Vec<Vec<Atv<'_>>>> = vec![
+            vec![],
+            vec![vec![(CN, 0x0c, b"example.com")]],
+            vec![
+                vec![(C, 0x13, b"US")],
+                vec![(O, 0x0c, "Örg, Inc.".as_bytes())],
+                vec![(CN, 0x16, b"a.b"), (EMAIL, 0x16, b"me@a.b")],
+            ],
+            // Every string type, a BMP string, non-string values, an unknown OID.
+            vec![
+                vec![(CN, 0x12, b"123")],
+                vec![(CN, 0x1a, b"visible")],
+                vec![(CN, 0x1b, b"general")],
+                vec![(CN, 0x07, b"descr")],
+                vec![(CN, 0x19, b"graphic")],
+                vec![(CN, 0x14, b"t61")],
+                vec![(CN, 0x15, b"videotex")],
+                vec![(CN, 0x1e, &[0, b'b', 0, b'm', 0x00, 0xe9])],
+                vec![(O, 0x02, &[0x01, 0xff])],
+                vec![(O, 0x04, b"\x00\x7f")],
+                vec![(ODD, 0x0c, b"odd")],
+                vec![(CN, 0x0c, b"")],
+                vec![(CN, 0x0c, long.as_bytes())],
+            ],
+            // Values that do not decode: the whole name is the error text.
+            vec![vec![(C, 0x13, b"US")], vec![(CN, 0x0c, &[0xff, 0xfe])]],
+            vec![vec![(CN, 0x1e, &[0, b'a', 0])]],
+        ];
+        for rdns in &cases {
+            let refs: Vec<&[Atv<'_>]> = rdns.iter().map(Vec::as_slice).collect();
+            let der = name_der(&refs);
+            let (_, name) = x509_parser::x509::X509Name::from_der(&der).expect("a name");
+            assert_eq!(name_string(&name), name.to_string(), "{rdns:?}");
+        }
+        // The certificate is accepted and read as x509-parser's full parse reads it.
+        let flight = include_bytes!("testdata/sliver_server_flight.bin");
+        let certs = super::super::parser::certificates(&flight[75 + 5 + 4..]).unwrap();
+        let (_, full) = x509_parser::parse_x509_certificate(certs[0]).unwrap();
+        let light = parse_x509(certs[0]).unwrap();
+        assert_eq!(name_string(light.subject()), full.subject().to_string());
+        assert_eq!(name_string(light.issuer()), full.issuer().to_string());
+        assert_eq!(light.raw_serial(), full.raw_serial());
+        assert!(parse_x509(&certs[0][..100]).is_none());
     }
 
     #[test]

@@ -258,8 +258,11 @@ pub fn certificates(body: &[u8]) -> Option<Vec<&[u8]>> {
 /// Subject and issuer of a DER certificate, formatted as Suricata logs them
 /// (`C=US, O=Org, CN=name`).
 pub fn cert_names(der: &[u8]) -> Option<(String, String)> {
-    let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
-    Some((cert.subject().to_string(), cert.issuer().to_string()))
+    let cert = super::cert::parse_x509(der)?;
+    Some((
+        super::cert::name_string(cert.subject()),
+        super::cert::name_string(cert.issuer()),
+    ))
 }
 
 /// Suricata's name for a protocol version (`version` in EVE tls records).

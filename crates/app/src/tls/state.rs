@@ -78,8 +78,11 @@ pub struct TlsState {
     /// What the last handshake message of the latest parse call was, as `ssl_state`
     /// names it.
     last_message: HandshakeState,
-    /// The DER certificates of the server's Certificate message, in message order.
-    certs: Vec<Vec<u8>>,
+    /// The DER certificates of the server's Certificate message, in message order,
+    /// one after the other in one buffer (one allocation for the chain).
+    certs: Vec<u8>,
+    /// Where each certificate of `certs` ends.
+    cert_ends: smallvec::SmallVec<[u32; 4]>,
     cert_seen: bool,
     /// Suricata's "handshake done" flag, which lets to-client certificate buffers be
     /// inspected: see [`TlsState::certs_inspectable`].
@@ -193,13 +196,16 @@ impl TlsState {
     /// The number of certificates in the server's Certificate message (0 before or
     /// without one).
     pub fn cert_chain_len(&self) -> usize {
-        self.certs.len()
+        self.cert_ends.len()
     }
 
     /// `tls.certs`: the DER certificates of the server's Certificate message, the
     /// server's own first (empty until the message has been parsed).
     pub fn certs(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.certs.iter().map(Vec::as_slice)
+        let starts = std::iter::once(0).chain(self.cert_ends.iter().copied());
+        starts
+            .zip(self.cert_ends.iter().copied())
+            .map(|(a, b)| &self.certs[a as usize..b as usize])
     }
 
     /// Whether the to-client certificate buffers (`tls.cert_subject`,
@@ -288,6 +294,10 @@ impl TlsState {
             return;
         }
         let mut rec = std::mem::take(&mut self.sides[d].rec);
+        // Room for the whole record the bytes start (its header says how long it is),
+        // so a record cut over several segments takes one allocation, not a doubling
+        // growth per segment.
+        reserve_record(&mut rec, input);
         rec.extend_from_slice(input);
         let mut off = 0;
         loop {
@@ -301,6 +311,7 @@ impl TlsState {
             }
         }
         rec.drain(..off);
+        reserve_record(&mut rec, &[]);
         self.sides[d].rec = rec;
     }
 
@@ -444,7 +455,14 @@ impl TlsState {
                         if let Some(c) = certs.first().and_then(|c| CertInfo::parse_cached(c)) {
                             self.cert = Some(c);
                         }
-                        self.certs = certs.into_iter().map(<[u8]>::to_vec).collect();
+                        // The message is far shorter than 4 GiB (a handshake message's
+                        // length has 24 bits).
+                        self.certs = Vec::with_capacity(certs.iter().map(|c| c.len()).sum());
+                        self.cert_ends.clear();
+                        for c in certs {
+                            self.certs.extend_from_slice(c);
+                            self.cert_ends.push(self.certs.len() as u32);
+                        }
                     }
                     None => ctx.counters.incr(Counter::TlsMalformed),
                 }
@@ -454,11 +472,65 @@ impl TlsState {
     }
 }
 
+/// Gives `rec` (held bytes of a record cut short, to be followed by `more`) room for
+/// the whole record they start when its header is in: one allocation of the record's
+/// length (at most the largest record a header may announce) instead of growth by
+/// doubling as its segments arrive. Nothing changes when the header is not complete or
+/// not a TLS record header.
+fn reserve_record(rec: &mut Vec<u8>, more: &[u8]) {
+    let mut h = [0u8; 5];
+    let n = h
+        .iter_mut()
+        .zip(rec.iter().chain(more))
+        .map(|(slot, &b)| *slot = b)
+        .count();
+    if n < 5 {
+        return;
+    }
+    if let Some(h) = super::parser::record_header(&h) {
+        let want = (5 + h.len).max(rec.len() + more.len());
+        if want > rec.capacity() {
+            rec.reserve_exact(want - rec.len());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::parser::tests::{client_hello_msg, records, server_hello_msg};
     use super::super::parser::CT_HANDSHAKE;
     use super::*;
+
+    #[test]
+    fn a_record_cut_over_segments_is_held_in_one_allocation_of_its_length() {
+        // The header split over the held bytes and the new ones.
+        let mut rec = vec![22, 3];
+        reserve_record(&mut rec, &[3, 0x10, 0x00, 1, 2]);
+        assert_eq!(rec.capacity(), 5 + 0x1000);
+        // Not a record header, or not complete yet: nothing reserved.
+        let mut rec = vec![];
+        reserve_record(&mut rec, &[22, 3, 3, 0x10]);
+        assert_eq!(rec.capacity(), 0);
+        reserve_record(&mut rec, &[0x80, 3, 3, 0x10, 0]);
+        assert_eq!(rec.capacity(), 0);
+        // A length over the largest record: no header, nothing reserved.
+        reserve_record(&mut rec, &[23, 3, 3, 0xff, 0xff]);
+        assert_eq!(rec.capacity(), 0);
+        // A handshake record fed a few bytes at a time keeps its first buffer.
+        let ch = client_hello_msg("one.example", &[0x0303]);
+        let stream = records(CT_HANDSHAKE, &ch, 10_000);
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        s.parse(&mut ctx, Direction::ToServer, &stream[..9]);
+        let at = s.sides[0].rec.as_ptr();
+        assert!(s.sides[0].rec.capacity() >= stream.len());
+        for c in stream[9..stream.len() - 1].chunks(7) {
+            s.parse(&mut ctx, Direction::ToServer, c);
+            assert_eq!(s.sides[0].rec.as_ptr(), at);
+        }
+        s.parse(&mut ctx, Direction::ToServer, &stream[stream.len() - 1..]);
+        assert_eq!(s.sni(), Some(&b"one.example"[..]));
+    }
 
     #[test]
     fn sni_and_version_any_split_and_fragmentation() {

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::mem::size_of;
 
 use super::{HttpState, Side};
-use crate::http::tx::{HttpTx, Message};
+use crate::http::tx::{Header, HttpTx, Message};
 use crate::memcap::vec_bytes;
 
 /// Transactions held before the queue grows by doubling: up to here it grows by one,
@@ -64,7 +64,7 @@ fn message_bytes(m: &Message) -> usize {
         .headers
         .iter()
         .chain(&m.spare_headers)
-        .map(|h| h.name.capacity() + h.value.capacity())
+        .map(Header::heap_bytes)
         .sum();
     vec_bytes(&m.line)
         + vec_bytes(&m.headers)
@@ -84,6 +84,7 @@ fn tx_bytes(tx: &HttpTx) -> usize {
         + tx.host.as_ref().map_or(0, Vec::capacity)
         + tx.host_raw.as_ref().map_or(0, Vec::capacity)
         + tx.spare_hosts.iter().map(Vec::capacity).sum::<usize>()
+        + tx.spare_file_name.capacity()
         + tx.files.heap_bytes()
 }
 

@@ -74,7 +74,16 @@ pub(super) fn give_tx(tx: Option<HttpTx>) {
         return;
     }
     let [spare_host, spare_raw] = tx.spare_hosts;
+    // The files list keeps its room, the first file's name becomes the spare name.
+    let mut files = tx.files;
+    let name = files.recycle();
     let kept = HttpTx {
+        files,
+        spare_file_name: cleared(if name.capacity() > 0 {
+            name
+        } else {
+            tx.spare_file_name
+        }),
         request: reused(tx.request),
         response: reused(tx.response),
         uri_norm: cleared(tx.uri_norm),
@@ -129,7 +138,7 @@ fn reused(m: Message) -> Message {
     }
     list.clear();
     spare.truncate(MAX_HEADERS);
-    spare.retain(|h| h.name.capacity() + h.value.capacity() <= MAX_BUF);
+    spare.retain(|h| h.heap_bytes() <= MAX_BUF);
     Message {
         line: cleared(line),
         headers: list,
@@ -154,13 +163,14 @@ fn room(tx: &HttpTx) -> usize {
             + m.body.capacity()
             + m.spare_headers
                 .iter()
-                .map(|h: &Header| h.name.capacity() + h.value.capacity())
+                .map(Header::heap_bytes)
                 .sum::<usize>()
     };
     msg(&tx.request)
         + msg(&tx.response)
         + tx.uri_norm.capacity()
         + tx.spare_hosts.iter().map(Vec::capacity).sum::<usize>()
+        + tx.spare_file_name.capacity()
 }
 
 /// A buffer holding `bytes`: a pooled one when there is one.
@@ -248,6 +258,11 @@ mod tests {
         tx.uri_norm.extend_from_slice(b"/");
         tx.status = Some(200);
         tx.host = Some(b"example.com".to_vec());
+        let cfg = crate::FileConfig::default();
+        assert!(tx
+            .files
+            .open(&cfg, b"/a/file.bin", crate::Direction::ToClient)
+            .is_some());
         tx
     }
 
@@ -269,6 +284,9 @@ mod tests {
         }
         assert!(tx.uri_norm.is_empty() && tx.status.is_none() && tx.host.is_none());
         assert!(tx.spare_hosts[0].is_empty() && tx.spare_hosts[0].capacity() >= 11);
+        // No file, but the list's room and the file name's buffer are kept.
+        assert_eq!(tx.files.len(), 0);
+        assert!(tx.spare_file_name.is_empty() && tx.spare_file_name.capacity() >= 11);
         // The host is set in the kept buffer.
         let mut tx = tx;
         let kept = tx.spare_hosts[0].as_ptr();
@@ -285,8 +303,8 @@ mod tests {
         // Headers made from the spare ones hold only their own bytes.
         assert!(tx.request.add_header(b"X", b"y", 100));
         assert_eq!(tx.request.headers().len(), 1);
-        assert_eq!(tx.request.headers()[0].name, b"X");
-        assert_eq!(tx.request.headers()[0].value, b"y");
+        assert_eq!(&tx.request.headers()[0].name[..], b"X");
+        assert_eq!(&tx.request.headers()[0].value[..], b"y");
         assert_eq!(tx.request.header("x"), Some(&b"y"[..]));
     }
 
