@@ -57,6 +57,7 @@ mod base64;
 mod batch;
 mod bidir;
 mod body_scan;
+mod buffer_program;
 mod bypass;
 mod byte_jump;
 mod bytes;

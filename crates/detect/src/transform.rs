@@ -4,7 +4,8 @@ use rules::Transform;
 
 use md5::Digest;
 
-use crate::sig::{failed, transform_refusal, Refusal};
+use crate::buffer_program::transform_refusal;
+use crate::sig::{failed, Refusal};
 
 /// A supported transform.
 #[derive(Debug, Clone, PartialEq, Eq)]
