@@ -67,6 +67,7 @@ fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) {
 fn main() -> ExitCode {
     let mut cli = Cli::parse();
     logging::init(cli.run.verbose);
+    engine::panics::exit_on_panic();
     let result = match cli.command {
         Some(Command::Rules(cmd)) => rules_command(cmd),
         Some(Command::Bench(cmd)) => bench_command(cmd),

@@ -40,6 +40,7 @@ mod merge;
 mod offload;
 mod offload_setup;
 pub mod outputs;
+pub mod panics;
 mod pipeline;
 mod run;
 mod runtime;

@@ -46,10 +46,25 @@ pub const KERNELS: [KernelSource; 2] = [
 /// device through the driver's JIT.
 pub const BASELINE_ARCH: &str = "compute_75";
 
+thread_local! {
+    /// How many [`guarded`] calls this thread is inside.
+    static GUARDED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether this thread is inside a call whose panics are caught and turned into errors
+/// (cudarc panics when a CUDA library or symbol is missing): a process-wide panic hook
+/// that ends the process must let those through.
+pub fn panic_is_caught() -> bool {
+    GUARDED.with(|g| g.get() > 0)
+}
+
 /// Run `f`, turning a panic inside cudarc (it panics when a library or symbol is missing)
 /// into an error.
 pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    GUARDED.with(|g| g.set(g.get() + 1));
+    let caught = catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(g.get() - 1));
+    match caught {
         Ok(r) => r,
         Err(e) => {
             let msg = e
@@ -157,6 +172,17 @@ pub fn compile(kernel: &KernelSource, arch: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_guarded_panic_is_an_error_and_marked_caught_while_it_runs() {
+        assert!(!panic_is_caught());
+        let r: Result<(), String> = guarded("test", || {
+            assert!(panic_is_caught());
+            panic!("no such symbol")
+        });
+        assert_eq!(r, Err("test: no such symbol".to_string()));
+        assert!(!panic_is_caught());
+    }
 
     #[test]
     fn every_entry_point_is_in_its_source() {
