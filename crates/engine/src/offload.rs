@@ -927,25 +927,36 @@ mod tests {
         drop(stage);
     }
 
-    #[test]
-    fn a_worker_goes_on_with_its_packets_while_its_batch_is_away() {
+    /// A detector with one content rule and a cpu-sim offload whose every device batch is
+    /// away for `latency` (payloads of 8 bytes and more offloaded), with a worker's stage.
+    fn slow_sim(
+        late: LateResults,
+        latency: std::time::Duration,
+    ) -> (Arc<Detector>, Arc<GpuOffload>, OffloadStage) {
         let det =
             detector("alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n");
-        // A slow simulated device: each device batch is away for 300 ms.
-        let latency = std::time::Duration::from_millis(300);
         let mut settings = GpuSettings {
             policy: GpuPolicy::Always,
             balance: BalanceConfig {
                 size_threshold: 8,
                 ..BalanceConfig::default()
             },
+            late,
             ..GpuSettings::default()
         };
         settings.device.sim_latency = latency;
         let shared = GpuOffload::new(&det, &Backend::CpuSim, settings)
             .unwrap()
             .unwrap();
-        let mut stage = OffloadStage::new(shared.clone());
+        let stage = OffloadStage::new(shared.clone());
+        (det, shared, stage)
+    }
+
+    #[test]
+    fn a_worker_goes_on_with_its_packets_while_its_batch_is_away() {
+        // A slow simulated device: each device batch is away for 300 ms.
+        let latency = std::time::Duration::from_millis(300);
+        let (det, shared, mut stage) = slow_sim(LateResults::Wait, latency);
         // Two packets below the size threshold come first, then an offloaded payload.
         let frames = [
             tcp_frame(b"hi"),
@@ -999,23 +1010,8 @@ mod tests {
 
     #[test]
     fn with_late_results_on_the_cpu_a_worker_never_waits_for_its_batch() {
-        let det =
-            detector("alert tcp any any -> any any (msg:\"a\"; content:\"attack\"; sid:1;)\n");
         let latency = std::time::Duration::from_millis(300);
-        let mut settings = GpuSettings {
-            policy: GpuPolicy::Always,
-            balance: BalanceConfig {
-                size_threshold: 8,
-                ..BalanceConfig::default()
-            },
-            late: LateResults::Cpu,
-            ..GpuSettings::default()
-        };
-        settings.device.sim_latency = latency;
-        let shared = GpuOffload::new(&det, &Backend::CpuSim, settings)
-            .unwrap()
-            .unwrap();
-        let mut stage = OffloadStage::new(shared.clone());
+        let (det, _shared, mut stage) = slow_sim(LateResults::Cpu, latency);
         let frames = [
             tcp_frame(b"hi"),
             tcp_frame(b"an attack here"),
