@@ -409,3 +409,31 @@ pub fn alert_txs(lines: &str) -> Vec<(u64, u64, u64, u64)> {
     v.dedup();
     v
 }
+
+/// (signature id, pcap_cnt, src, src port, dest, dest port) of every alert in
+/// `dir/eve.json`, sorted: what runs that must agree (GPU modes, worker counts) compare.
+pub fn alert_keys(dir: &std::path::Path) -> Vec<(u64, u64, String, String, String, String)> {
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap_or_default();
+    let mut v: Vec<_> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["event_type"] == "alert")
+        .map(|e| {
+            (
+                e["alert"]["signature_id"].as_u64().unwrap_or(0),
+                e["pcap_cnt"].as_u64().unwrap_or(0),
+                e["src_ip"].to_string(),
+                e["src_port"].to_string(),
+                e["dest_ip"].to_string(),
+                e["dest_port"].to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The `osprey.gpu.NAME` counter of `dir/stats.json` (0 when absent).
+pub fn gpu_counter(dir: &std::path::Path, name: &str) -> u64 {
+    stats(dir)["osprey"]["gpu"][name].as_u64().unwrap_or(0)
+}

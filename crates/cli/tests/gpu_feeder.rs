@@ -6,37 +6,10 @@
 
 mod common;
 
-use common::{osprey, run_into, shared, tempdir, GEN_ATTACK_RULES, GEN_BODY_RULE};
+use common::{
+    alert_keys, gpu_counter, osprey, run_into, shared, tempdir, GEN_ATTACK_RULES, GEN_BODY_RULE,
+};
 use std::path::Path;
-
-/// (signature id, pcap_cnt, src, src port, dest, dest port) of every alert in
-/// `dir/eve.json`, sorted.
-fn alerts(dir: &Path) -> Vec<(u64, u64, String, String, String, String)> {
-    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap_or_default();
-    let mut v: Vec<_> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|e| e["event_type"] == "alert")
-        .map(|e| {
-            (
-                e["alert"]["signature_id"].as_u64().unwrap_or(0),
-                e["pcap_cnt"].as_u64().unwrap_or(0),
-                e["src_ip"].to_string(),
-                e["src_port"].to_string(),
-                e["dest_ip"].to_string(),
-                e["dest_port"].to_string(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn gpu_counter(dir: &Path, name: &str) -> u64 {
-    common::stats(dir)["osprey"]["gpu"][name]
-        .as_u64()
-        .unwrap_or(0)
-}
 
 /// `--gpu cpu-sim` with every batch offloaded, every payload, the set-up waited for, and
 /// each device batch held `latency_us` microseconds.
@@ -65,7 +38,7 @@ fn compare(name: &str, pcap: &Path, rules: &Path, extra: &[&str]) -> (usize, (u6
     let dir = tempdir(&format!("gpu-feeder-cmp-{name}"));
     let off = dir.join("off");
     run_into(&off, pcap, rules, "1", &[&["--gpu", "off"], extra].concat());
-    let want = alerts(&off);
+    let want = alert_keys(&off);
     let cache = dir.join("cache");
     let cache = cache.to_str().unwrap();
     let (mut merged, mut overlap) = ((0, 0, 0), 0);
@@ -79,7 +52,7 @@ fn compare(name: &str, pcap: &Path, rules: &Path, extra: &[&str]) -> (usize, (u6
             &[&sim_args(cache, "300")[..], extra].concat(),
         );
         assert_eq!(
-            alerts(&log),
+            alert_keys(&log),
             want,
             "{name}: cpu-sim, {threads} workers vs off"
         );
@@ -111,7 +84,7 @@ fn compare(name: &str, pcap: &Path, rules: &Path, extra: &[&str]) -> (usize, (u6
             &[&sim_args(cache, "300")[..], &["--gpu-late", "cpu"], extra].concat(),
         );
         assert_eq!(
-            alerts(&late),
+            alert_keys(&late),
             want,
             "{name}: cpu-sim, late results on the CPU, {threads} workers vs off"
         );

@@ -5,34 +5,8 @@
 
 mod common;
 
-use common::{et_open_rules, osprey, shared, tempdir};
+use common::{alert_keys, et_open_rules, gpu_counter, osprey, shared, tempdir};
 use std::path::Path;
-
-/// (signature id, pcap_cnt, src, dest) of every alert in `dir/eve.json`, sorted.
-fn alerts(dir: &Path) -> Vec<(u64, u64, String, String)> {
-    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap_or_default();
-    let mut v: Vec<_> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|e| e["event_type"] == "alert")
-        .map(|e| {
-            (
-                e["alert"]["signature_id"].as_u64().unwrap_or(0),
-                e["pcap_cnt"].as_u64().unwrap_or(0),
-                e["src_ip"].to_string(),
-                e["dest_ip"].to_string(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn gpu_counter(dir: &Path, name: &str) -> u64 {
-    common::stats(dir)["osprey"]["gpu"][name]
-        .as_u64()
-        .unwrap_or(0)
-}
 
 fn run(pcap: &Path, rules: &Path, yaml: Option<&Path>, out: &Path, extra: &[&str]) {
     // `-l` names an existing directory (as in Suricata).
@@ -98,7 +72,7 @@ fn cpu_sim_gives_the_alerts_of_off_on_corpus_cases() {
         let yaml = yaml.exists().then_some(yaml.as_path());
         let off = tempdir(&format!("gpusim-off-{name}"));
         run(&pcap, &rules, yaml, &off, &["--gpu", "off"]);
-        let want = alerts(&off);
+        let want = alert_keys(&off);
         // Every batch offloaded, every payload (threshold 1 byte).
         let sim = tempdir(&format!("gpusim-always-{name}"));
         run(
@@ -115,12 +89,12 @@ fn cpu_sim_gives_the_alerts_of_off_on_corpus_cases() {
                 "1",
             ],
         );
-        assert_eq!(alerts(&sim), want, "{name}: cpu-sim (always) vs off");
+        assert_eq!(alert_keys(&sim), want, "{name}: cpu-sim (always) vs off");
         offloaded += gpu_counter(&sim, "inspected");
         // The Kargus balancer: these captures are short, the queue never reaches beta.
         let kargus = tempdir(&format!("gpusim-kargus-{name}"));
         run(&pcap, &rules, yaml, &kargus, &["--gpu", "cpu-sim"]);
-        assert_eq!(alerts(&kargus), want, "{name}: cpu-sim (kargus) vs off");
+        assert_eq!(alert_keys(&kargus), want, "{name}: cpu-sim (kargus) vs off");
         cpu_cycles += gpu_counter(&kargus, "cycles_cpu");
         assert_eq!(gpu_counter(&off, "cycles_gpu"), 0);
         alerts_seen += want.len();
@@ -150,7 +124,7 @@ fn cpu_sim_gives_the_alerts_of_off_with_et_open_over_sv_ether() {
         &off,
         &[&single[..], &["--gpu", "off"]].concat(),
     );
-    let want = alerts(&off);
+    let want = alert_keys(&off);
     assert!(want.len() > 100, "ET alerts on sv-ether: {}", want.len());
     let always = out.join("always");
     run(
@@ -160,7 +134,7 @@ fn cpu_sim_gives_the_alerts_of_off_with_et_open_over_sv_ether() {
         &always,
         &[&single[..], &["--gpu", "cpu-sim", "--gpu-policy", "always"]].concat(),
     );
-    assert_eq!(alerts(&always), want, "cpu-sim (always) vs off");
+    assert_eq!(alert_keys(&always), want, "cpu-sim (always) vs off");
     assert!(gpu_counter(&always, "inspected") > 10_000);
     // The pcre of the candidates ran as regex DFAs in the same batches, with the alerts
     // unchanged.
@@ -187,7 +161,7 @@ fn cpu_sim_gives_the_alerts_of_off_with_et_open_over_sv_ether() {
         &kargus,
         &[&single[..], &["--gpu", "cpu-sim", "--gpu-policy", "kargus"]].concat(),
     );
-    assert_eq!(alerts(&kargus), want, "cpu-sim (kargus) vs off");
+    assert_eq!(alert_keys(&kargus), want, "cpu-sim (kargus) vs off");
     assert!(gpu_counter(&kargus, "cycles_cpu") > 0);
     assert!(gpu_counter(&kargus, "cycles_gpu") > 0);
     let cycles = gpu_counter(&kargus, "cycles_cpu") + gpu_counter(&kargus, "cycles_gpu");
