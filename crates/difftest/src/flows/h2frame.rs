@@ -19,49 +19,11 @@ use super::http2::{frame, hpack};
 use super::Flow;
 use crate::case::{Spec, L4};
 use crate::rulegen::{base, Family, Gen};
+// The names the keywords take, by number: the rules crate's own tables.
+use rules::keywords::{
+    HTTP2_ERROR_CODES as ERROR_CODES, HTTP2_FRAME_TYPES as FRAME_TYPES, HTTP2_SETTINGS as SETTINGS,
+};
 use wire::tcp_flags::{ACK, PSH};
-
-/// Frame type names by number, as `http2.frametype` takes them.
-const FRAME_TYPES: [&str; 10] = [
-    "DATA",
-    "HEADERS",
-    "PRIORITY",
-    "RSTSTREAM",
-    "SETTINGS",
-    "PUSHPROMISE",
-    "PING",
-    "GOAWAY",
-    "WINDOWUPDATE",
-    "CONTINUATION",
-];
-
-/// Error code names by number (RFC 7540 section 7), as `http2.errorcode` takes them.
-const ERROR_CODES: [&str; 14] = [
-    "NO_ERROR",
-    "PROTOCOL_ERROR",
-    "INTERNAL_ERROR",
-    "FLOW_CONTROL_ERROR",
-    "SETTINGS_TIMEOUT",
-    "STREAM_CLOSED",
-    "FRAME_SIZE_ERROR",
-    "REFUSED_STREAM",
-    "CANCEL",
-    "COMPRESSION_ERROR",
-    "CONNECT_ERROR",
-    "ENHANCE_YOUR_CALM",
-    "INADEQUATE_SECURITY",
-    "HTTP_1_1_REQUIRED",
-];
-
-/// SETTINGS identifier names (identifiers 1 to 6), as `http2.settings` takes them.
-const SETTINGS: [&str; 6] = [
-    "SETTINGS_HEADER_TABLE_SIZE",
-    "SETTINGS_ENABLE_PUSH",
-    "SETTINGS_MAX_CONCURRENT_STREAMS",
-    "SETTINGS_INITIAL_WINDOW_SIZE",
-    "SETTINGS_MAX_FRAME_SIZE",
-    "SETTINGS_MAX_HEADER_LIST_SIZE",
-];
 
 /// HTTP/2 frame keywords.
 pub const H2FRAME: Family = Family {

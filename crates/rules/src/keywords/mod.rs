@@ -51,6 +51,9 @@ mod http;
 mod http2;
 pub use dnp3::INDICATIONS as DNP3_INDICATIONS;
 pub use http2::settings_value as http2_settings;
+pub use http2::{
+    ERROR_CODES as HTTP2_ERROR_CODES, FRAME_TYPES as HTTP2_FRAME_TYPES, SETTINGS as HTTP2_SETTINGS,
+};
 mod dnp3;
 mod ike;
 mod krb5;
