@@ -394,6 +394,9 @@ impl crate::Detector {
         let mut n = FileNeeds::default();
         for s in self.sigs() {
             s.files.needs(&mut n);
+            // The `file.magic` sticky buffer reads libmagic's description as
+            // `filemagic` does.
+            n.magic |= s.app.iter().any(|a| a.buf.def().name == "file.magic");
         }
         n
     }
@@ -545,5 +548,31 @@ mod tests {
         assert_eq!(eval(&opts, &done), [Some(true)]);
         let zip = file(b"x", b"PK\x03\x04", Some(FileState::Closed));
         assert_eq!(eval(&opts, &zip), [Some(false)]);
+    }
+}
+
+#[cfg(test)]
+mod magic_buffer_tests {
+    /// A `file.magic` rule asks the app layer for libmagic as `filemagic` does
+    /// (difftest `appkw/file.magic-*`, tests/parity/difftest/fixed/dt-52-9).
+    #[test]
+    fn the_file_magic_buffer_needs_libmagic() {
+        let vars = rules::Vars::suricata_default();
+        for (rule, magic) in [
+            (
+                r#"alert http any any -> any any (file.magic; content:"PDF"; sid:1;)"#,
+                true,
+            ),
+            (
+                r#"alert http any any -> any any (file.name; content:"a.pdf"; sid:1;)"#,
+                false,
+            ),
+        ] {
+            let (set, _) = rules::RuleSet::load_str(rule, None, &vars, &Default::default());
+            let (d, diags) =
+                crate::Detector::build(&set.rules, &crate::DetectOptions::default(), &vars);
+            assert!(diags.is_empty(), "{rule}: {diags:?}");
+            assert_eq!(d.file_needs().magic, magic, "{rule}");
+        }
     }
 }

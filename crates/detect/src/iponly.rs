@@ -1,6 +1,9 @@
 //! Which rules Suricata 7.0.10 runs as IP-only rules (checked on the first packet of
 //! each flow direction only), beyond the options (`sig.rs` decides the rest): the
-//! packet options must be IP-only compatible (`ip_proto`, `iprep`), and no address may
+//! packet options must be IP-only compatible (`ip_proto`, `iprep`; of the bits only
+//! `flowbits:set`, and `xbits`/`hostbits` with every command and track: measured on
+//! Suricata 7.0.10, such a rule alerts on the first packet of each direction only,
+//! tests/parity/difftest/fixed/dt-51-43), and no address may
 //! hold a negation (`!x`, also through a variable such as `$EXTERNAL_NET`): such a rule
 //! is checked on every packet. Ports do not matter: `alert tcp A any -> B 80` is IP-only
 //! (Suricata's engine analysis says `ip_only`, and it alerts once per flow direction;
@@ -89,6 +92,29 @@ mod tests {
             iponly("alert ip !10.0.0.1 any -> any any (ip_proto:6; sid:1;)"),
             Ok(false)
         );
+    }
+
+    #[test]
+    fn xbits_and_hostbits_leave_a_rule_iponly_flowbits_tests_do_not() {
+        for o in [
+            "hostbits:isnotset,b,dst;",
+            "hostbits:set,b,dst; hostbits:isset,b,dst;",
+            "hostbits:toggle,b;",
+            "xbits:unset,b,track ip_pair;",
+            "xbits:set,b,track ip_src,expire 5; xbits:isnotset,b,track ip_src;",
+            "xbits:isnotset,b,track ip_pair; flowbits:set,f;",
+        ] {
+            let r = format!("alert tcp 10.0.0.1 any -> 10.0.0.2 any ({o} sid:1;)");
+            assert_eq!(iponly(&r), Ok(true), "{o}");
+        }
+        for o in [
+            "xbits:isnotset,b,track ip_pair; flowbits:isnotset,f;",
+            "hostbits:isnotset,b; ttl:<255;",
+            "hostbits:isnotset,b; flow:established;",
+        ] {
+            let r = format!("alert tcp 10.0.0.1 any -> 10.0.0.2 any ({o} sid:1;)");
+            assert_eq!(iponly(&r), Ok(false), "{o}");
+        }
     }
 
     #[test]

@@ -702,7 +702,7 @@ pub(crate) fn compile(
         && sig.pkt.iter().all(crate::iponly::compatible)
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
-        && sig.xbits.is_empty()
+        // Every `xbits`/`hostbits` command leaves the rule IP-only (see crate::iponly).
         && sig.flowint.is_empty()
         && sig.alp.is_empty()
         && sig.app_proto.is_none()

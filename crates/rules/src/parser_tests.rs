@@ -452,3 +452,34 @@ fn bsize_is_checked_per_list_of_a_per_keyword_multi_buffer() {
         "bsize",
     );
 }
+
+/// `rawbytes` as Suricata 7.0.10 loads it (difftest `appkw/uricontent-raw`,
+/// tests/parity/difftest/fixed/dt-52-50).
+#[test]
+fn rawbytes_needs_a_payload_content_and_no_sticky_buffer() {
+    for bad in [
+        r#"uricontent:"x"; rawbytes;"#,
+        r#"content:"x"; http_uri; rawbytes;"#,
+        r#"http.uri; content:"x"; rawbytes;"#,
+        r#"http.uri; content:"x"; pkt_data; rawbytes;"#,
+        r#"content:"a"; http.uri; rawbytes;"#,
+        r#"file.data; content:"x"; rawbytes;"#,
+        r#"byte_test:1,>,0,0; rawbytes;"#,
+        "rawbytes;",
+        r#"content:"a"; rawbytes; rawbytes;"#,
+    ] {
+        err_kw(&r(bad), "rawbytes");
+    }
+    let x = ok(&r(r#"content:"a"; uricontent:"x"; rawbytes;"#));
+    let c = contents(&x);
+    assert!(c.iter().any(|(b, c)| *b == Buffer::Payload && c.rawbytes));
+    assert!(c.iter().all(|(b, c)| *b == Buffer::Payload || !c.rawbytes));
+    for good in [
+        r#"content:"a"; content:"x"; http_uri; rawbytes;"#,
+        r#"content:"a"; isdataat:1,relative; rawbytes;"#,
+        r#"content:"y"; rawbytes; uricontent:"x";"#,
+        r#"http.uri; content:"x"; pkt_data; content:"y"; rawbytes;"#,
+    ] {
+        ok(&r(good));
+    }
+}

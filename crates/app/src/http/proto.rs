@@ -55,10 +55,16 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
     // `Content-Disposition` filename), as Suricata 7.0.10's `file.name` (the difftest
     // `filekw` family).
     BufferDef::new("file.name", None).multi(),
+    // libmagic's description of each file of the direction, as Suricata 7.0.10's
+    // `file.magic` (the difftest `appkw` family).
+    BufferDef::new("file.magic", None).multi(),
 ];
 
 /// The local index of `file.name` in [`BUFFERS`].
 const FILE_NAME: usize = REQUEST_HEADER + 2;
+
+/// The local index of `file.magic` in [`BUFFERS`].
+const FILE_MAGIC: usize = FILE_NAME + 1;
 
 /// The local index of `http.request_header` in [`BUFFERS`] (`http.response_header`
 /// follows it).
@@ -186,6 +192,16 @@ impl Transaction for HttpTx {
             }
             return;
         }
+        if b.local() == FILE_MAGIC {
+            // A file whose description is not known yet (too few bytes) has none.
+            if let Some(fs) = Transaction::files(self) {
+                fs.iter()
+                    .filter(|x| x.direction() == dir)
+                    .filter_map(|x| x.magic())
+                    .for_each(|m| f(m.as_bytes()));
+            }
+            return;
+        }
         if let Some(side) = header_side(b.local()) {
             return header_bufs::each(self, side, dir, f);
         }
@@ -245,10 +261,12 @@ mod tests {
 
     #[test]
     fn table_follows_all_buffers() {
-        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 5);
+        assert_eq!(BUFFERS.len(), ALL_BUFFERS.len() + 6);
         assert_eq!(BUFFERS[REQUEST_HEADER].name, "http.request_header");
         assert_eq!(BUFFERS[FILE_NAME].name, "file.name");
         assert_eq!(BufferId::by_name("file.name").unwrap().local(), FILE_NAME);
+        assert_eq!(BUFFERS[FILE_MAGIC].name, "file.magic");
+        assert_eq!(BufferId::by_name("file.magic").unwrap().local(), FILE_MAGIC);
         assert_eq!(BUFFERS[REQUEST_HEADER + 1].name, "http.response_header");
         assert_eq!(header_side(REQUEST_HEADER + 1), Some(Side::Response));
         assert_eq!(header_side(REQUEST_HEADER - 1), None);
@@ -258,6 +276,37 @@ mod tests {
         }
         let b = BufferId::by_name("http.host").unwrap();
         assert_eq!(ALL_BUFFERS[b.local()], HttpBuffer::Host);
+    }
+
+    #[test]
+    fn file_magic_is_each_downloaded_files_libmagic_description() {
+        if !crate::files::magic::available() {
+            eprintln!("skipped: libmagic or its database is not installed");
+            return;
+        }
+        let mut ctx = AppCtx::default();
+        // What the engine sets when a rule uses `file.magic` (`Detector::file_needs`).
+        ctx.config.files.magic = true;
+        let mut h = HttpState::default();
+        let pdf = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n";
+        h.parse(
+            &mut ctx,
+            Direction::ToServer,
+            b"GET /a.pdf HTTP/1.1\r\nHost: a\r\n\r\n",
+        );
+        let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", pdf.len());
+        h.parse(&mut ctx, Direction::ToClient, head.as_bytes());
+        h.parse(&mut ctx, Direction::ToClient, pdf);
+        let id = BufferId::by_name("file.magic").unwrap();
+        let mut seen = Vec::new();
+        h.each_tx(&mut |tx| {
+            for d in [Direction::ToServer, Direction::ToClient] {
+                tx.buffers(id, d, &mut |b| seen.push((d, b.to_vec())));
+            }
+        });
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_eq!(seen[0].0, Direction::ToClient);
+        assert!(seen[0].1.starts_with(b"PDF document"), "{seen:?}");
     }
 
     fn events_of(p: &dyn Protocol) -> Vec<&'static str> {

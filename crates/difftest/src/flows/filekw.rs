@@ -42,7 +42,7 @@ pub const FILEKW: Family = Family {
 };
 
 /// A file of a real type: (extension, bytes, a word libmagic prints for it).
-fn file_of(g: &mut Gen<'_>, n: usize) -> (&'static str, Vec<u8>, &'static str) {
+pub(super) fn file_of(g: &mut Gen<'_>, n: usize) -> (&'static str, Vec<u8>, &'static str) {
     let kind = g.size(0, 6);
     let mut b: Vec<u8> = match kind {
         0 => {

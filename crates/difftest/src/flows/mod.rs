@@ -50,11 +50,16 @@
 //!   data connections of RETR and STOR;
 //! - [`gtp`]: GTPv1-U/C and GTPv2-C datagrams, Snort's GTP keywords (refused);
 //! - [`quic`]: Google QUIC Q043/Q046 client hellos (SNI, UAID, CYU).
+//! - [`vars`]: `flowvar`/`pktvar` from pcre captures, `xbits` and `hostbits` across a
+//!   flow's packets;
+//! - [`appkw`]: `uricontent`, `file.magic`, `frame`, `tls_store`, and Suricata 8's
+//!   `absent` and `ftp.command` (refused by both).
 
 use std::net::{IpAddr, Ipv4Addr};
 
 use crate::case::Addrs;
 
+pub mod appkw;
 mod appval;
 mod bufcond;
 pub mod build;
@@ -87,6 +92,7 @@ pub mod snmp;
 pub mod ssh;
 pub mod tcpseg;
 pub mod tls;
+pub mod vars;
 pub mod xchain;
 pub mod xform;
 
@@ -124,6 +130,8 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     ftp::FTP,
     gtp::GTP,
     quic::QUIC,
+    vars::VARS,
+    appkw::APPKW,
 ];
 
 /// Cases 0..`n` of a traffic family drawn from seed 3 (the families' unit tests), and

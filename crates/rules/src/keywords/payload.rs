@@ -156,9 +156,8 @@ fn content_flag(st: &mut State, c: &Ctx<'_>) {
         );
         return;
     }
-    if kw == "rawbytes" && st.last_content_mut().is_none() {
-        // Snort allows rawbytes on isdataat/byte_* too: harmless.
-        return;
+    if kw == "rawbytes" {
+        return rawbytes(st, o.name_off);
     }
     let Some(c) = st.content_for(o.name_off, kw) else {
         return;
@@ -179,6 +178,46 @@ fn content_flag(st: &mut State, c: &Ctx<'_>) {
             format!("'{kw}' given twice for the same content"),
         );
     }
+}
+
+/// `rawbytes` as Suricata 7.0.10 takes it (measured by loading rules, difftest
+/// `appkw/uricontent-raw`): refused under a sticky buffer other than the payload,
+/// applied to the last content of the payload list (not the last content of the rule:
+/// `content:"a"; uricontent:"x"; rawbytes;` is accepted), refused when that list has
+/// none (`uricontent:"x"; rawbytes;`, `byte_test:..; rawbytes;`) and when that content
+/// has it already.
+fn rawbytes(st: &mut State, off: usize) {
+    if let Some(b) = st.sticky.as_ref().map(|s| s.buffer) {
+        if b != Buffer::Payload {
+            let name = b.name();
+            st.err(
+                off,
+                Reason::Semantic,
+                "rawbytes",
+                format!("\"rawbytes\" cannot be combined with the \"{name}\" sticky buffer"),
+            );
+            return;
+        }
+    }
+    let last = st
+        .blocks
+        .iter_mut()
+        .filter(|b| b.buffer == Buffer::Payload && b.transforms.is_empty())
+        .flat_map(|b| b.matches.iter_mut())
+        .filter_map(|m| match m {
+            Match::Content(c) => Some(c),
+            _ => None,
+        })
+        .last();
+    let msg = match last {
+        None => "\"rawbytes\" needs a preceding content option",
+        Some(c) if c.rawbytes => "can't use multiple rawbytes modifiers for the same content",
+        Some(c) => {
+            c.rawbytes = true;
+            return;
+        }
+    };
+    st.err(off, Reason::Semantic, "rawbytes", msg);
 }
 
 fn content_position(st: &mut State, c: &Ctx<'_>) {
