@@ -554,7 +554,7 @@ mod tests {
 #[cfg(test)]
 mod magic_buffer_tests {
     /// A `file.magic` rule asks the app layer for libmagic as `filemagic` does
-    /// (difftest `appkw/file.magic-*`, tests/parity/difftest/fixed/dt-52-9).
+    /// (difftest `appkw/file.magic-*`, tests/parity/difftest/fixed/dt-52-appkw-9).
     #[test]
     fn the_file_magic_buffer_needs_libmagic() {
         let vars = rules::Vars::suricata_default();

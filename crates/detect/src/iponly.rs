@@ -3,7 +3,8 @@
 //! packet options must be IP-only compatible (`ip_proto`, `iprep`; of the bits only
 //! `flowbits:set`, and `xbits`/`hostbits` with every command and track: measured on
 //! Suricata 7.0.10, such a rule alerts on the first packet of each direction only,
-//! tests/parity/difftest/fixed/dt-51-43), and no address may
+//! tests/parity/difftest/fixed/dt-51-vars-43; `flowvar`/`pktvar` are not,
+//! tests/parity/difftest/fixed/dt-54-vars-489), and no address may
 //! hold a negation (`!x`, also through a variable such as `$EXTERNAL_NET`): such a rule
 //! is checked on every packet. Ports do not matter: `alert tcp A any -> B 80` is IP-only
 //! (Suricata's engine analysis says `ip_only`, and it alerts once per flow direction;
@@ -108,6 +109,8 @@ mod tests {
             assert_eq!(iponly(&r), Ok(true), "{o}");
         }
         for o in [
+            r#"flowvar:v,"abc";"#,
+            r#"pktvar:v,"abc";"#,
             "xbits:isnotset,b,track ip_pair; flowbits:isnotset,f;",
             "hostbits:isnotset,b; ttl:<255;",
             "hostbits:isnotset,b; flow:established;",

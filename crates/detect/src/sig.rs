@@ -702,7 +702,9 @@ pub(crate) fn compile(
         && sig.pkt.iter().all(crate::iponly::compatible)
         && sig.bits_cond.is_empty()
         && sig.bits_act.iter().all(|a| matches!(a, BitsAct::Set(_)))
-        // Every `xbits`/`hostbits` command leaves the rule IP-only (see crate::iponly).
+        // Every `xbits`/`hostbits` command leaves the rule IP-only (see crate::iponly);
+        // `flowvar`/`pktvar` do not.
+        && sig.vars.is_empty()
         && sig.flowint.is_empty()
         && sig.alp.is_empty()
         && sig.app_proto.is_none()

@@ -6,9 +6,10 @@
 //! - packet variables belong to the packet being inspected: set when the rule matches,
 //!   seen by the rules evaluated after it (rules that set variables are ordered before
 //!   the ones that read them, [`rank`]);
-//! - flow variables captured on a packet are stored on the flow once the packet is
-//!   inspected (a rule on the same packet does not see them yet), a later capture of
-//!   the same name replacing the value;
+//! - flow variables captured on a packet are seen by the `flowvar` tests of the rules
+//!   evaluated after the capturing one on the same packet, and stored on the flow (for
+//!   the alerts' metadata) once the packet is inspected, a later capture of the same
+//!   name replacing the value;
 //! - alerts log both in `metadata.flowvars` / `metadata.pktvars` ([`FlowVars`]).
 
 use crate::sig::{failed, unsupported, Refusal};
@@ -118,13 +119,19 @@ impl VarCond {
         let Some(l) = &v.lists else {
             return false;
         };
-        let list = match self.kind {
-            VarKind::Flow => &l.flow,
-            VarKind::Pkt => &l.pkt,
+        // A flow variable captured by a rule matched earlier on the same packet is
+        // seen already (Suricata 7.0.10 stores it when that rule matches: difftest
+        // `vars/flowvar-capture`, tests/parity/difftest/fixed/dt-54-vars-137); it is
+        // logged on the flow from the next packet on (`end_packet`).
+        let found = match self.kind {
+            VarKind::Flow => l
+                .pending
+                .iter()
+                .find(|(n, _)| *n == self.name)
+                .or_else(|| l.flow.iter().find(|(n, _)| *n == self.name)),
+            VarKind::Pkt => l.pkt.iter().find(|(n, _)| *n == self.name),
         };
-        list.iter()
-            .find(|(n, _)| *n == self.name)
-            .is_some_and(|(_, val)| memchr::memmem::find(val, &self.value).is_some())
+        found.is_some_and(|(_, val)| memchr::memmem::find(val, &self.value).is_some())
     }
 }
 
@@ -305,8 +312,10 @@ mod tests {
         v.start_packet();
         v.commit(&mut cap);
         assert!(cap.is_empty());
-        // The flow variable waits for the end of the packet; the packet's is there.
-        assert!(!c.matches(&v));
+        // Both are seen by the rules after the capturing one on the same packet; the
+        // flow variable is logged on the flow from the end of the packet on.
+        assert!(c.matches(&v));
+        assert_eq!(v.flow().count(), 0);
         assert!(cond("pktvar", Some(r#"host,"th""#)).unwrap().matches(&v));
         v.end_packet();
         assert!(c.matches(&v));
@@ -316,6 +325,11 @@ mod tests {
             v.flow().collect::<Vec<_>>(),
             [("host", &b"www.example.com"[..])]
         );
+        // A new capture on a later packet replaces the value at once for the tests.
+        let mut cap: Captured = vec![(VarKind::Flow, "host".into(), b"changed".to_vec())];
+        v.commit(&mut cap);
+        assert!(!c.matches(&v));
+        assert!(cond("flowvar", Some(r#"host,"chan""#)).unwrap().matches(&v));
     }
 
     #[test]

@@ -63,6 +63,10 @@ impl Batch {
             writeln!(w, "{}", c.rule())?;
             write_side_files(c, path)?;
         }
+        // Helper rules after every case's, so line `i + 1` is case `i`'s rule.
+        for r in self.cases.iter().filter_map(Case::setup_rule) {
+            writeln!(w, "{r}")?;
+        }
         w.flush()
     }
 
@@ -92,7 +96,12 @@ fn write_side_files(c: &Case, rules: &Path) -> io::Result<()> {
 /// Writes one case alone: its rule as `rules` (and the files it names next to it), its
 /// flow as `pcap`.
 pub fn write_case(case: &Case, rules: &Path, pcap: &Path) -> io::Result<()> {
-    std::fs::write(rules, format!("{}\n", case.rule()))?;
+    let mut text = format!("{}\n", case.rule());
+    if let Some(r) = case.setup_rule() {
+        text.push_str(&r);
+        text.push('\n');
+    }
+    std::fs::write(rules, text)?;
     write_side_files(case, rules)?;
     let mut w = PcapWriter::new(BufWriter::new(std::fs::File::create(pcap)?))?;
     for (ts, f) in case.frames(T0_US) {

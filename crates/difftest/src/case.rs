@@ -10,6 +10,10 @@ use crate::packet::{frame, IpFields, Transport};
 /// The first signature id; case `i` has sid `SID_BASE + i`.
 pub const SID_BASE: u32 = 1_000_000;
 
+/// The first signature id of the helper rules ([`Spec::setup`]); case `i`'s has
+/// `SETUP_SID_BASE + i`.
+pub const SETUP_SID_BASE: u32 = 50_000_000;
+
 /// What the flow was built to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Intent {
@@ -77,6 +81,11 @@ pub struct Spec {
     /// Files the rule names (hash lists ...): (file name, contents), written next to the
     /// rule file, whose directory both engines resolve such names against.
     pub files: Vec<(String, Vec<u8>)>,
+    /// The options of a helper rule that sets state the case's rule reads (a flow or
+    /// packet variable from a pcre capture ...): written with `noalert` and sid
+    /// [`SETUP_SID_BASE`] + index after every case's rule (so a rule file's line `i + 1`
+    /// stays case `i`'s rule), on the case's addresses.
+    pub setup: Option<String>,
 }
 
 /// A case's addresses.
@@ -194,6 +203,19 @@ impl Case {
             },
             self.sid()
         )
+    }
+
+    /// The helper rule of [`Spec::setup`], one line, if the case has one: the case's
+    /// header in both directions, `noalert`.
+    pub fn setup_rule(&self) -> Option<String> {
+        let o = self.spec.setup.as_ref()?;
+        let (c, s) = (self.addrs.client, self.addrs.server);
+        Some(format!(
+            "alert {} [{c},{s}] any -> [{c},{s}] any (msg:\"difftest setup {}\"; {o} noalert; sid:{}; rev:1;)",
+            self.spec.proto,
+            self.index,
+            SETUP_SID_BASE + self.index
+        ))
     }
 
     /// The flow's frames with their timestamps (microseconds), starting at `t0`.

@@ -454,7 +454,7 @@ fn bsize_is_checked_per_list_of_a_per_keyword_multi_buffer() {
 }
 
 /// `rawbytes` as Suricata 7.0.10 loads it (difftest `appkw/uricontent-raw`,
-/// tests/parity/difftest/fixed/dt-52-50).
+/// tests/parity/difftest/fixed/dt-52-appkw-50).
 #[test]
 fn rawbytes_needs_a_payload_content_and_no_sticky_buffer() {
     for bad in [

@@ -40,7 +40,7 @@ pub const APPKW: Family = Family {
         "startswith",
         "flow",
     ],
-    weight: 0,
+    weight: 2,
     make: appkw,
 };
 

@@ -3,10 +3,11 @@
 //! the needle letters, so the filler never makes one):
 //!
 //! - `flowvar`/`pktvar` set by a `pcre` named capture (`(?P<flow_v>..)`,
-//!   `(?P<pkt_v>..)`) or by the `,flow:v`/`,pkt:v` suffix, and matched in the same rule
-//!   (before or after the `pcre`) with the value itself, one byte off, a `|..|` hex
-//!   block, or from a later message whose pattern matches without the capture (an
-//!   alternation), so the variable has to live on the flow;
+//!   `(?P<pkt_v>..)`) or by the `,flow:v`/`,pkt:v` suffix of a helper rule
+//!   ([`crate::case::Spec::setup`], whose pattern may match a later message without the
+//!   capture: an alternation), and matched by the case's rule with the value itself,
+//!   one byte off or with a `|..|` hex block; or set and matched in the case's rule
+//!   (before or after the `pcre`);
 //! - `xbits` (`set`, `unset`, `toggle`, `isset`, `isnotset`, with `track ip_src`,
 //!   `ip_dst`, `ip_pair` and `expire`) and `hostbits` (the same commands with `src`,
 //!   `dst`, `both` or no direction, `expire`): a test and a command on the same bit in
@@ -26,7 +27,7 @@ pub const VARS: Family = Family {
     keywords: &[
         "flowvar", "pktvar", "pcre", "xbits", "hostbits", "content", "dsize", "flow",
     ],
-    weight: 0,
+    weight: 2,
     make: vars,
 };
 
@@ -60,8 +61,11 @@ fn value_text(g: &mut Gen<'_>, v: &[u8]) -> String {
     }
 }
 
-/// Options of a `flowvar`/`pktvar` case: (variant, rule options).
-fn var_opts(g: &mut Gen<'_>, hit: bool, value: &[u8]) -> (String, String) {
+/// Options of a `flowvar`/`pktvar` case: (variant, rule options, helper rule options).
+/// The variable is set by a pcre capture of a helper rule (`Spec::setup`) and read by
+/// the case's rule, or both in the case's rule (where the variable keyword is checked
+/// before the pcre: the rule can never see its own capture).
+fn var_opts(g: &mut Gen<'_>, hit: bool, value: &[u8]) -> (String, String, Option<String>) {
     let flow = g.chance(0.6);
     let (kw, prefix) = if flow {
         ("flowvar", "flow")
@@ -75,18 +79,21 @@ fn var_opts(g: &mut Gen<'_>, hit: bool, value: &[u8]) -> (String, String) {
         super::bufcond::spoil(value)
     };
     let test = format!("{kw}:{name},\"{}\";", value_text(g, &wanted));
-    let form = g.pick(&["capture", "suffix", "alternation", "before"]);
+    let form = g.pick(&["capture", "capture", "suffix", "alternation", "same", "before"]);
     let pcre = match form {
         "suffix" => format!("pcre:\"/key=([m-z]+)/,{prefix}:{name}\";"),
         "alternation" => format!("pcre:\"/key=(?P<{prefix}_{name}>[m-z]+)|marker/\";"),
         _ => format!("pcre:\"/key=(?P<{prefix}_{name}>[m-z]+)/\";"),
     };
-    let opts = if form == "before" {
-        format!("{test} {pcre}")
-    } else {
-        format!("{pcre} {test}")
+    let (opts, setup) = match form {
+        "before" => (format!("{test} {pcre}"), None),
+        "same" => (format!("{pcre} {test}"), None),
+        _ => {
+            let extra = g.pick(&["", "dsize:>0; ", "content:\"key=\"; "]);
+            (format!("{extra}{test}"), Some(pcre))
+        }
     };
-    (format!("{kw}-{form}"), opts)
+    (format!("{kw}-{form}"), opts, setup)
 }
 
 /// Options of an `xbits` or `hostbits` case: (variant, rule options).
@@ -172,10 +179,11 @@ fn vars(g: &mut Gen<'_>) -> Spec {
     let value = g.needle(nv);
     let n = g.size(1, 4);
     let msgs = messages(g, &value, n);
-    let (variant, mut opts) = if g.chance(0.45) {
+    let (variant, mut opts, setup) = if g.chance(0.45) {
         var_opts(g, hit, &value)
     } else {
-        bits_opts(g, hit)
+        let (v, o) = bits_opts(g, hit);
+        (v, o, None)
     };
     let bits = !variant.starts_with("flowvar") && !variant.starts_with("pktvar");
     let mut s = base(&variant, intent, v6, l4, proto);
@@ -202,6 +210,7 @@ fn vars(g: &mut Gen<'_>) -> Spec {
         opts = format!("flow:to_server; {opts}");
     }
     s.opts = opts;
+    s.setup = setup;
     s.payload = msgs[0].clone();
     s.script = Some(f.frames);
     s

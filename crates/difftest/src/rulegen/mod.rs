@@ -204,6 +204,7 @@ pub fn base(template: &str, intent: Intent, v6: bool, l4: L4, proto: &'static st
         tweaks: Default::default(),
         script: None,
         files: Vec::new(),
+        setup: None,
     }
 }
 
