@@ -79,7 +79,14 @@ fn var_opts(g: &mut Gen<'_>, hit: bool, value: &[u8]) -> (String, String, Option
         super::bufcond::spoil(value)
     };
     let test = format!("{kw}:{name},\"{}\";", value_text(g, &wanted));
-    let form = g.pick(&["capture", "capture", "suffix", "alternation", "same", "before"]);
+    let form = g.pick(&[
+        "capture",
+        "capture",
+        "suffix",
+        "alternation",
+        "same",
+        "before",
+    ]);
     let pcre = match form {
         "suffix" => format!("pcre:\"/key=([m-z]+)/,{prefix}:{name}\";"),
         "alternation" => format!("pcre:\"/key=(?P<{prefix}_{name}>[m-z]+)|marker/\";"),
@@ -144,9 +151,18 @@ fn bits_opts(g: &mut Gen<'_>, hit: bool) -> (String, String) {
     let odd = g.size(0, 7) == 0;
     let (test_t, cmd_t) = if odd {
         match g.size(0, 2) {
-            0 => (format!("{kw}:{test},{name}{t}{expire}"), format!("{kw}:{cmd},{name}{t2}")),
-            1 => (format!("{kw}:{test},{name}{t}"), format!("{kw}:clear,{name}{t2}")),
-            _ => (format!("{kw}:{test},{name}{t}"), format!("{kw}:{cmd},{name},track")),
+            0 => (
+                format!("{kw}:{test},{name}{t}{expire}"),
+                format!("{kw}:{cmd},{name}{t2}"),
+            ),
+            1 => (
+                format!("{kw}:{test},{name}{t}"),
+                format!("{kw}:clear,{name}{t2}"),
+            ),
+            _ => (
+                format!("{kw}:{test},{name}{t}"),
+                format!("{kw}:{cmd},{name},track"),
+            ),
         }
     } else {
         (
@@ -194,7 +210,10 @@ fn vars(g: &mut Gen<'_>) -> Spec {
     for m in &msgs {
         conv.push((true, m.clone()));
         if g.chance(0.4) {
-            conv.push((false, b"ok key=".iter().copied().chain(value.clone()).collect()));
+            conv.push((
+                false,
+                b"ok key=".iter().copied().chain(value.clone()).collect(),
+            ));
         }
     }
     if udp {
