@@ -49,7 +49,11 @@
 //! - [`ftp`]: FTP control connections with PORT (bounces), PASV and EPSV, and the
 //!   data connections of RETR and STOR;
 //! - [`gtp`]: GTPv1-U/C and GTPv2-C datagrams, Snort's GTP keywords (refused);
-//! - [`quic`]: Google QUIC Q043/Q046 client hellos (SNI, UAID, CYU).
+//! - [`quic`]: Google QUIC Q043/Q046 client hellos (SNI, UAID, CYU);
+//! - [`events`]: decoder and stream anomalies (cut or inconsistent IPv4/IPv6/TCP/UDP/
+//!   ICMP headers, IPv4 options, IPv6 extension headers, VLAN and GRE oddities, TCP
+//!   handshake, window, overlap, RST and FIN anomalies) for `decode-event`,
+//!   `engine-event` and `stream-event`.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -65,6 +69,7 @@ pub mod dns;
 pub mod dnsedge;
 pub mod encap;
 pub mod enip;
+pub mod events;
 pub mod filekw;
 pub mod frag;
 pub mod ftp;
@@ -124,6 +129,7 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     ftp::FTP,
     gtp::GTP,
     quic::QUIC,
+    events::EVENTS,
 ];
 
 /// Cases 0..`n` of a traffic family drawn from seed 3 (the families' unit tests), and

@@ -56,12 +56,15 @@ impl Decoder {
         if b.len() < 20 {
             return self.event(c, Event::TcpPktTooSmall);
         }
+        // As Suricata 7.0.10 names them (checked on its decoder): a header longer than
+        // the segment is `hlen_too_small` (the segment is too small for its header), a
+        // data offset under 20 bytes `invalid_optlen` (a negative options length).
         let hl = usize::from(b[12] >> 4) * 4;
-        if hl < 20 {
+        if b.len() < hl {
             return self.event(c, Event::TcpHlenTooSmall);
         }
-        if b.len() < hl {
-            return self.event(c, Event::TcpPktTooSmall);
+        if hl < 20 {
+            return self.event(c, Event::TcpInvalidOptlen);
         }
         {
             let p = c.pkt();
