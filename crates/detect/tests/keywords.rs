@@ -830,4 +830,22 @@ fn decoder_event_rules_skip_addresses_on_undecoded_packets() {
     p.meta.n_events = 1;
     p.meta.events[0] = wire::Event::Ipv4OptUnknown as u8;
     assert!(sids_with(&det, &mut det.scratch(), None, &p, None).is_empty());
+    // An IPv4 header broken by its options: the addresses read are not checked and
+    // `engine-event` does not match (Suricata: no IP header).
+    let det = detector(
+        "alert ip 10.9.9.0/24 any -> any any (decode-event:ipv4.opt_invalid_len; sid:5;)\n\
+         alert ip any any -> any any (engine-event:decoder.ipv4.opt_invalid_len; sid:6;)\n",
+    );
+    let mut p = pkt(17, [10, 0, 0, 1], 1, [10, 0, 0, 2], 2, b"");
+    p.meta.n_events = 1;
+    p.meta.events[0] = wire::Event::Ipv4OptInvalidLen as u8;
+    let mut got = sids_with(&det, &mut det.scratch(), None, &p, None);
+    got.sort_unstable();
+    assert_eq!(got, vec![6]);
+    p.meta.flags |= wire::flags::IP_HDR_BROKEN;
+    assert_eq!(sids_with(&det, &mut det.scratch(), None, &p, None), vec![5]);
+    // Protocol 0 (IPv6 with no next header): `engine-event` does not match.
+    p.meta.flags = 0;
+    p.meta.proto = 0;
+    assert!(sids_with(&det, &mut det.scratch(), None, &p, None).is_empty());
 }

@@ -236,7 +236,10 @@ impl Dataset {
     }
 
     /// Loads `path`: one value a line (`value` or, with `rep`, `value,reputation`).
-    /// Returns the values added; a bad line fails the load with its number.
+    /// Returns the values added; a line without its reputation fails the load with its
+    /// number, a value that does not decode (not base64, not an address of the set's
+    /// type) is skipped with a warning, as Suricata 7.0.10 does ("bad base64
+    /// encoding", "dataset data parse failed"; difftest `lists/dataset-*`).
     pub fn load(&self, path: &Path, rep: bool) -> Result<usize, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("dataset {}: {}: {e}", self.name, path.display()))?;
@@ -260,7 +263,13 @@ impl Dataset {
             } else {
                 (line.split(',').next().unwrap_or(line), 0)
             };
-            let v = self.decode(v.trim()).map_err(bad)?;
+            let v = match self.decode(v.trim()) {
+                Ok(v) => v,
+                Err(e) => {
+                    tracing::warn!("{} (line skipped)", bad(e));
+                    continue;
+                }
+            };
             if self.add(&v, r) == Added::New {
                 n += 1;
             }
@@ -403,9 +412,18 @@ mod tests {
         assert_eq!(d.load(&f, true).unwrap(), 2);
         assert_eq!(d.get(b"example.com"), Some(10));
         assert_eq!(d.get(b"google.com"), Some(3));
-        std::fs::write(&f, "ZXhhbXBsZS5jb20=\n%%%\n").unwrap();
+        // A line that is not base64 is skipped, the others load.
+        std::fs::write(&f, "%%%\nZXhhbXBsZS5jb20=\nnot base64!\n").unwrap();
         let e = Dataset::new("bad", DatasetType::String, 0);
-        assert!(e.load(&f, false).unwrap_err().contains(":2:"));
+        assert_eq!(e.load(&f, false).unwrap(), 1);
+        assert_eq!(e.get(b"example.com"), Some(0));
+        let v4 = Dataset::new("v4", DatasetType::Ipv4, 0);
+        std::fs::write(&f, "fd00::1\n10.9.0.1\n").unwrap();
+        assert_eq!(v4.load(&f, false).unwrap(), 1);
+        // A reputation line without its reputation fails the load.
+        std::fs::write(&f, "ZXhhbXBsZS5jb20=\n").unwrap();
+        let r = Dataset::new("r", DatasetType::String, 0);
+        assert!(r.load(&f, true).unwrap_err().contains(":1:"));
         let out = dir.join("out.lst");
         d.set_save_path(out.clone());
         assert_eq!(d.save().unwrap(), Some(out.clone()));

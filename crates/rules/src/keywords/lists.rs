@@ -104,8 +104,13 @@ pub(crate) fn parse_datarep(v: &str) -> Result<ListMatch, String> {
         name: set_name(parts[0])?,
         ..SetSpec::default()
     };
-    let op = RepOp::parse(parts[1].trim())
-        .ok_or_else(|| format!("bad operator '{}'", parts[1].trim()))?;
+    // Suricata 7.0.10 takes `<`, `>` and `==` only (`=`, `<=`, `>=` fail the rule:
+    // difftest `lists/datarep-*`).
+    let op = match parts[1].trim() {
+        t @ ("<" | ">" | "==") => RepOp::parse(t),
+        _ => None,
+    }
+    .ok_or_else(|| format!("bad operator '{}'", parts[1].trim()))?;
     let value = parts[2]
         .trim()
         .parse::<u16>()
@@ -244,6 +249,10 @@ mod tests {
         };
         assert_eq!((spec.name.as_str(), op, value), ("ua-rep", RepOp::Gt, 10));
         assert!(parse_datarep("x,>,70000").is_err());
+        for op in ["=", "<=", ">=", "!="] {
+            assert!(parse_datarep(&format!("x,{op},1,type string,load f")).is_err(), "{op}");
+        }
+        assert!(parse_datarep("x,==,1,type string,load f").is_ok());
         assert!(parse_datarep("x,>,1,save f").is_err());
         assert_eq!(
             parse_iprep("src,BadHosts,>,30").unwrap(),

@@ -276,6 +276,7 @@ fn ipv4_options() {
     let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
     assert_eq!(ev(&d, Event::Ipv4OptInvalidLen), 1);
     assert!(out.outer().has(f::INVALID));
+    assert!(out.outer().has(f::IP_HDR_BROKEN));
     assert_eq!(count(&d, Counter::Udp), 0);
     // Lengths an option cannot have and bad pointers, as Suricata 7.0.10 names them
     // (difftest `events/ipv4opt`); the datagram still decodes.
@@ -291,6 +292,7 @@ fn ipv4_options() {
         let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
         assert_eq!(ev(&d, event), 1, "{opts:?}");
         assert!(out.outer().is_udp(), "{opts:?}");
+        assert!(!out.outer().has(f::IP_HDR_BROKEN), "{opts:?}");
     }
     // Valid: a timestamp pointer at a later entry, any flag; a source route whose data
     // is not whole addresses.
@@ -571,6 +573,12 @@ fn ipv6_fragment_and_malformed() {
     assert_eq!(ev(&d, Event::Ipv6UnknownNextHeader), 1);
     let (d, _) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(59, b"junk")));
     assert_eq!(ev(&d, Event::Ipv6DataAfterNoneHeader), 1);
+    // No next header and ICMPv4 inside IPv6 leave the protocol at 0, as Suricata.
+    let (_, out) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(59, b"junk")));
+    assert_eq!(out.outer().proto, 0);
+    let (d, out) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(1, &[8, 0, 0, 0])));
+    assert_eq!(ev(&d, Event::Ipv6Icmpv4), 1);
+    assert_eq!(out.outer().proto, 0);
     let (d, _) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(50, &[0; 12])));
     assert_eq!(count(&d, Counter::Esp), 1);
 }
@@ -614,9 +622,12 @@ fn udp_malformed() {
     dg[5] = 4;
     let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(17, &dg)));
     assert_eq!(ev(&d, Event::UdpLenInvalid), 1);
+    // Shorter than the IP payload: the datagram is its length, no event (Suricata).
     dg[5] = 9;
-    let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(17, &dg)));
-    assert_eq!(ev(&d, Event::UdpHlenInvalid), 1);
+    let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(17, &dg)));
+    assert_eq!(ev(&d, Event::UdpHlenInvalid), 0);
+    assert!(out.outer().is_udp());
+    assert_eq!(out.outer().payload_len, 1);
     let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(17, &dg[..5])));
     assert_eq!(ev(&d, Event::UdpHlenTooSmall), 1);
     assert!(out.outer().has(f::INVALID));
