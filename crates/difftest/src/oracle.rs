@@ -19,7 +19,8 @@ pub const ALERT_ONLY_YAML: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n     
 pub struct AlertKey {
     /// Signature id.
     pub sid: u32,
-    /// Source address.
+    /// Source address (empty: the alert has none, a packet whose IP header did not
+    /// decode).
     pub src: String,
     /// Source port (absent for ICMP).
     pub sport: Option<u16>,
@@ -34,19 +35,27 @@ pub struct AlertKey {
 }
 
 impl AlertKey {
-    /// Reads one EVE record; `None` unless it is an alert.
+    /// Reads one EVE record; `None` unless it is an alert. An alert on a packet whose IP
+    /// header did not decode has no addresses (a `decode-event` rule's): it is kept,
+    /// with empty ones.
     pub fn from_eve(v: &serde_json::Value) -> Option<AlertKey> {
         if v.get("event_type")?.as_str()? != "alert" {
             return None;
         }
         let port = |k: &str| v.get(k).and_then(|p| p.as_u64()).map(|p| p as u16);
+        let addr = |k: &str| {
+            v.get(k)
+                .and_then(|a| a.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
         Some(AlertKey {
             sid: v.get("alert")?.get("signature_id")?.as_u64()? as u32,
-            src: v.get("src_ip")?.as_str()?.to_string(),
+            src: addr("src_ip"),
             sport: port("src_port"),
-            dst: v.get("dest_ip")?.as_str()?.to_string(),
+            dst: addr("dest_ip"),
             dport: port("dest_port"),
-            proto: v.get("proto")?.as_str().unwrap_or("").to_ascii_uppercase(),
+            proto: addr("proto").to_ascii_uppercase(),
             pcap_cnt: v.get("pcap_cnt").and_then(|c| c.as_u64()),
         })
     }
@@ -55,15 +64,21 @@ impl AlertKey {
     pub fn corpus_json(&self) -> serde_json::Value {
         let mut o = serde_json::Map::new();
         o.insert("signature_id".into(), self.sid.into());
-        o.insert("src_ip".into(), self.src.clone().into());
+        if !self.src.is_empty() {
+            o.insert("src_ip".into(), self.src.clone().into());
+        }
         if let Some(p) = self.sport {
             o.insert("src_port".into(), p.into());
         }
-        o.insert("dest_ip".into(), self.dst.clone().into());
+        if !self.dst.is_empty() {
+            o.insert("dest_ip".into(), self.dst.clone().into());
+        }
         if let Some(p) = self.dport {
             o.insert("dest_port".into(), p.into());
         }
-        o.insert("proto".into(), self.proto.clone().into());
+        if !self.proto.is_empty() {
+            o.insert("proto".into(), self.proto.clone().into());
+        }
         if let Some(c) = self.pcap_cnt {
             o.insert("pcap_cnt".into(), c.into());
         }
@@ -416,6 +431,11 @@ mod tests {
         assert_eq!((k.sid, k.sport, k.pcap_cnt), (7, None, Some(4)));
         assert_eq!(k.proto, "IPV6-ICMP");
         assert!(k.corpus_json().get("src_port").is_none());
+        // A decoder-event alert on a packet without an IP header: no addresses.
+        let v: serde_json::Value = serde_json::from_str(r#"{"event_type":"alert","pcap_cnt":9,"alert":{"signature_id":8}}"#).unwrap();
+        let k = AlertKey::from_eve(&v).unwrap();
+        assert_eq!((k.sid, k.src.as_str(), k.pcap_cnt), (8, "", Some(9)));
+        assert!(k.corpus_json().get("src_ip").is_none());
         let flow: serde_json::Value = serde_json::from_str(r#"{"event_type":"flow"}"#).unwrap();
         assert!(AlertKey::from_eve(&flow).is_none());
     }

@@ -133,9 +133,11 @@ pub(crate) fn parse_iprep(v: &str) -> Result<IntelOpt, String> {
         "<" | ">" | "=" => RepOp::parse(op).unwrap_or(RepOp::Eq),
         _ => return Err(format!("bad operator '{op}' (<, > or =)")),
     };
+    // Scores are 0 to 127, but Suricata 7.0.10 takes any value of a byte (difftest
+    // `iprep/*`: `>,128` loads and never matches).
     let value = match val.parse::<u8>() {
-        Ok(n) if n <= 127 => n,
-        _ => return Err(format!("bad value '{val}' (0 to 127)")),
+        Ok(n) => n,
+        _ => return Err(format!("bad value '{val}' (0 to 255)")),
     };
     Ok(IntelOpt::Iprep {
         side,
@@ -264,6 +266,9 @@ mod tests {
             }
         );
         assert!(parse_iprep("src,BadHosts,>,300").is_err());
+        assert!(parse_iprep("src,BadHosts,>,256").is_err());
+        assert!(parse_iprep("src,BadHosts,>,255").is_ok());
+        assert!(parse_iprep("src,BadHosts,>,128").is_ok());
         assert!(parse_iprep("left,BadHosts,>,3").is_err());
         assert_eq!(
             parse_geoip("dst,CN,ru").unwrap(),
