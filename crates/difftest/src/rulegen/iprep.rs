@@ -16,7 +16,7 @@ use crate::oracle::{IPREP_CATEGORIES, IPREP_FILES};
 pub const IPREP: Family = Family {
     name: "iprep",
     keywords: &["iprep"],
-    weight: 0,
+    weight: 1,
     make: iprep,
 };
 

@@ -15,7 +15,7 @@ use crate::flows::{dns, Flow};
 pub const LUA: Family = Family {
     name: "lua",
     keywords: &["lua", "content", "dns.query"],
-    weight: 0,
+    weight: 1,
     make: lua,
 };
 

@@ -12,7 +12,7 @@ use crate::case::{Intent, Spec};
 pub const REPLACE: Family = Family {
     name: "replace",
     keywords: &["replace", "content", "nocase", "offset", "depth", "distance", "within"],
-    weight: 0,
+    weight: 2,
     make: replace,
 };
 
