@@ -416,7 +416,10 @@ mod tests {
         std::fs::write(dir.join("iprep-2.list"), "10.0.0.1,1,3\n").unwrap();
         std::fs::write(dir.join("iprep-10.list"), "10.0.0.2,1,3\n").unwrap();
         let y = include_yaml(&rules);
-        assert!(y.ends_with("reputation-files:\n  - iprep-10.list\n  - iprep-2.list\n"), "{y}");
+        assert!(
+            y.ends_with("reputation-files:\n  - iprep-10.list\n  - iprep-2.list\n"),
+            "{y}"
+        );
         assert!(y.contains("reputation-categories-file: "));
         let sets = run_sets(&rules);
         assert!(sets.contains(&"security.lua.allow-rules=yes".to_string()));
@@ -432,7 +435,10 @@ mod tests {
         assert_eq!(k.proto, "IPV6-ICMP");
         assert!(k.corpus_json().get("src_port").is_none());
         // A decoder-event alert on a packet without an IP header: no addresses.
-        let v: serde_json::Value = serde_json::from_str(r#"{"event_type":"alert","pcap_cnt":9,"alert":{"signature_id":8}}"#).unwrap();
+        let v: serde_json::Value = serde_json::from_str(
+            r#"{"event_type":"alert","pcap_cnt":9,"alert":{"signature_id":8}}"#,
+        )
+        .unwrap();
         let k = AlertKey::from_eve(&v).unwrap();
         assert_eq!((k.sid, k.src.as_str(), k.pcap_cnt), (8, "", Some(9)));
         assert!(k.corpus_json().get("src_ip").is_none());

@@ -44,7 +44,11 @@ struct Made {
     stream: bool,
 }
 
-fn made(name: &'static str, raises: &'static [&'static str], near: &'static [&'static str]) -> Made {
+fn made(
+    name: &'static str,
+    raises: &'static [&'static str],
+    near: &'static [&'static str],
+) -> Made {
     Made {
         name,
         raises,
@@ -127,7 +131,10 @@ const V4_OPTS: &[(&[u8], &[&str])] = &[
     (&[0x07, 7, 4, 0, 0, 0, 0, 0], &[]),
     (&[0x07, 7, 2, 0, 0, 0, 0, 0], &["ipv4.opt_malformed"]),
     (&[0x44, 12, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0], &[]),
-    (&[0x44, 12, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0], &["ipv4.opt_malformed"]),
+    (
+        &[0x44, 12, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        &["ipv4.opt_malformed"],
+    ),
     (&[0x44, 3, 5, 0], &["ipv4.opt_invalid_len"]),
     (&[0x83, 7, 4, 1, 2, 3, 4, 0], &[]),
     (&[0x89, 3, 4, 0], &["ipv4.opt_invalid_len"]),
@@ -327,7 +334,10 @@ fn ipv6_header(g: &mut Gen<'_>, f: &mut Flow) -> Made {
         7 => {
             let mut b = ext_opts(17, &[1, 0, 1, 0]);
             b.extend_from_slice(&udp);
-            (&["ipv6.zero_len_padn", "ipv6.dstopts_only_padding"], v6_raw(f, 60, &b))
+            (
+                &["ipv6.zero_len_padn", "ipv6.dstopts_only_padding"],
+                v6_raw(f, 60, &b),
+            )
         }
         8 => {
             let mut b = ext_opts(0, &[]);
@@ -354,8 +364,14 @@ fn ipv6_header(g: &mut Gen<'_>, f: &mut Flow) -> Made {
                 v6_raw(f, 44, &b),
             )
         }
-        11 => (&["ipv6.data_after_none_header"], v6_raw(f, 59, b"after-none")),
-        12 => (&["ipv6.unknown_next_header"], v6_raw(f, 143, b"unknown-next-hdr")),
+        11 => (
+            &["ipv6.data_after_none_header"],
+            v6_raw(f, 59, b"after-none"),
+        ),
+        12 => (
+            &["ipv6.unknown_next_header"],
+            v6_raw(f, 143, b"unknown-next-hdr"),
+        ),
         13 => {
             // An option whose length runs past its header.
             let mut b = vec![17, 0, 0x3e, 9, 0, 0, 0, 0];
@@ -514,12 +530,32 @@ fn icmp(g: &mut Gen<'_>, f: &mut Flow, v6: bool) -> Made {
     let proto = if v6 { 58 } else { 1 };
     let (ty, code, raises, body): (u8, u8, &'static [&'static str], Vec<u8>) = if v6 {
         match g.size(0, 7) {
-            0 => (g.pick(&[100u8, 101, 200, 201]), 0, &["icmpv6.experimentation_type"], vec![]),
-            1 => (g.pick(&[5u8, 42, 99, 127, 160, 250]), 0, &["icmpv6.unassigned_type", "icmpv6.unknown_type"], vec![]),
-            2 => (128, g.pick(&[1u8, 9, 255]), &["icmpv6.unknown_code"], b"echo".to_vec()),
+            0 => (
+                g.pick(&[100u8, 101, 200, 201]),
+                0,
+                &["icmpv6.experimentation_type"],
+                vec![],
+            ),
+            1 => (
+                g.pick(&[5u8, 42, 99, 127, 160, 250]),
+                0,
+                &["icmpv6.unassigned_type", "icmpv6.unknown_type"],
+                vec![],
+            ),
+            2 => (
+                128,
+                g.pick(&[1u8, 9, 255]),
+                &["icmpv6.unknown_code"],
+                b"echo".to_vec(),
+            ),
             3 => (1, g.pick(&[8u8, 30]), &["icmpv6.unknown_code"], vec![0; 8]),
             4 => (130, 0, &["icmpv6.mld_message_with_invalid_hl"], vec![0; 20]),
-            5 => (1, 0, &["icmpv6.ipv6_trunc_pkt"], vec![0x60, 0, 0, 0, 0, 8, 17]),
+            5 => (
+                1,
+                0,
+                &["icmpv6.ipv6_trunc_pkt"],
+                vec![0x60, 0, 0, 0, 0, 8, 17],
+            ),
             6 => {
                 let mut inner = vec![0x40u8; 40];
                 inner[0] = 0x45;
@@ -529,17 +565,42 @@ fn icmp(g: &mut Gen<'_>, f: &mut Flow, v6: bool) -> Made {
         }
     } else {
         match g.size(0, 6) {
-            0 => (g.pick(&[1u8, 2, 7, 99, 44, 255]), 0, &["icmpv4.unknown_type"], vec![]),
-            1 => (8, g.pick(&[1u8, 7, 255]), &["icmpv4.unknown_code"], b"echo".to_vec()),
-            2 => (3, g.pick(&[16u8, 20, 99]), &["icmpv4.unknown_code"], vec![0; 28]),
+            0 => (
+                g.pick(&[1u8, 2, 7, 99, 44, 255]),
+                0,
+                &["icmpv4.unknown_type"],
+                vec![],
+            ),
+            1 => (
+                8,
+                g.pick(&[1u8, 7, 255]),
+                &["icmpv4.unknown_code"],
+                b"echo".to_vec(),
+            ),
+            2 => (
+                3,
+                g.pick(&[16u8, 20, 99]),
+                &["icmpv4.unknown_code"],
+                vec![0; 28],
+            ),
             3 => (3, 1, &["icmpv4.ipv4_trunc_pkt"], vec![0x45, 0, 0, 40, 0, 0]),
             4 => {
                 let mut inner = vec![0u8; 28];
                 inner[0] = 0x65;
                 (3, 1, &["icmpv4.ipv4_unknown_ver"], inner)
             }
-            5 => (11, g.pick(&[0u8, 1, 2]), &["icmpv4.unknown_code"], vec![0; 28]),
-            _ => (5, g.pick(&[0u8, 3, 4]), &["icmpv4.unknown_code"], vec![0; 28]),
+            5 => (
+                11,
+                g.pick(&[0u8, 1, 2]),
+                &["icmpv4.unknown_code"],
+                vec![0; 28],
+            ),
+            _ => (
+                5,
+                g.pick(&[0u8, 3, 4]),
+                &["icmpv4.unknown_code"],
+                vec![0; 28],
+            ),
         }
     };
     let mut m = vec![ty, code, 0, 0, 0x12, 0x34, 0, 1];
@@ -585,7 +646,11 @@ fn link(g: &mut Gen<'_>, f: &mut Flow) -> Made {
     let which = g.size(0, 4);
     let (frame, raises, undecoded): (Vec<u8>, &'static [&'static str], bool) = match which {
         0 => (
-            ether(et, &[(0x8100, vid), (0x8100, vid + 1), (0x8100, vid + 2)], &ip),
+            ether(
+                et,
+                &[(0x8100, vid), (0x8100, vid + 1), (0x8100, vid + 2)],
+                &ip,
+            ),
             &["vlan.too_many_layers"],
             true,
         ),
@@ -645,7 +710,10 @@ fn gre(g: &mut Gen<'_>, f: &mut Flow) -> Made {
         1 => (vec![0x03, 0x00, 0x08, 0x00], &["gre.version0_recur"]),
         2 => (vec![0x00, 0x08, 0x08, 0x00], &["gre.version0_flags"]),
         3 => (vec![0x80, 0x00, 0x08, 0x00], &["gre.version0_hdr_too_big"]),
-        4 => (vec![0x00, 0x01, 0x88, 0x0b, 0, 4, 0, 1], &["gre.version1_no_key"]),
+        4 => (
+            vec![0x00, 0x01, 0x88, 0x0b, 0, 4, 0, 1],
+            &["gre.version1_no_key"],
+        ),
         5 => (
             vec![0x20, 0x01, 0x08, 0x00, 0, 4, 0, 1],
             &["gre.version1_wrong_protocol"],
@@ -661,8 +729,11 @@ fn gre(g: &mut Gen<'_>, f: &mut Flow) -> Made {
     gb.extend_from_slice(&ip);
     let (oc, os) = f.outer;
     let id = f.next_id();
-    f.frames
-        .push(ether(0x0800, &[], &build::ipv4(oc, os, id, 0x4000, 47, &gb)));
+    f.frames.push(ether(
+        0x0800,
+        &[],
+        &build::ipv4(oc, os, id, 0x4000, 47, &gb),
+    ));
     f.encap = Encap::Gre;
     f.udp(false, b"ok");
     Made {
@@ -869,9 +940,15 @@ fn events(g: &mut Gen<'_>) -> Spec {
     let net = format!("{}/{}", a.net, a.net_bits());
     let (proto, header) = if m.outer {
         let (oc, os) = f.outer;
-        ("ip", [oc.to_string(), "any".into(), os.to_string(), "any".into()])
+        (
+            "ip",
+            [oc.to_string(), "any".into(), os.to_string(), "any".into()],
+        )
     } else if m.undecoded && g.chance(0.5) {
-        ("pkthdr", ["any".into(), "any".into(), "any".into(), "any".into()])
+        (
+            "pkthdr",
+            ["any".into(), "any".into(), "any".into(), "any".into()],
+        )
     } else {
         let proto = if m.stream {
             "tcp"

@@ -21,7 +21,8 @@ pub const IPREP: Family = Family {
 };
 
 /// The categories file every case writes (the same bytes).
-const CATEGORIES: &str = "1,DtBad,difftest bad hosts\n2,DtGood,difftest good hosts\n3,DtScan,difftest scanners\n";
+const CATEGORIES: &str =
+    "1,DtBad,difftest bad hosts\n2,DtGood,difftest good hosts\n3,DtScan,difftest scanners\n";
 
 fn iprep(g: &mut Gen<'_>) -> Spec {
     let intent = g.intent();
@@ -54,11 +55,7 @@ fn iprep(g: &mut Gen<'_>) -> Spec {
         "<" => i64::from(seen) < v,
         _ => i64::from(seen) == v,
     };
-    let cands = [
-        i64::from(seen),
-        i64::from(seen) - 1,
-        i64::from(seen) + 1,
-    ];
+    let cands = [i64::from(seen), i64::from(seen) - 1, i64::from(seen) + 1];
     let fitting: Vec<i64> = cands.iter().copied().filter(|&v| holds(v) == hit).collect();
     let mut value = if fitting.is_empty() {
         g.pick(&cands)

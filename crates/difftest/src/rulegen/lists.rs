@@ -23,7 +23,13 @@ use crate::flows::{dns, Flow};
 pub const LISTS: Family = Family {
     name: "lists",
     keywords: &[
-        "dataset", "datarep", "dns.query", "to_md5", "to_sha256", "ip.src", "ip.dst",
+        "dataset",
+        "datarep",
+        "dns.query",
+        "to_md5",
+        "to_sha256",
+        "ip.src",
+        "ip.dst",
     ],
     weight: 0,
     make: lists,
@@ -91,7 +97,15 @@ fn lists(g: &mut Gen<'_>) -> Spec {
     let ty = if rep {
         g.pick(&[Ty::Str, Ty::Str, Ty::Md5, Ty::Sha256, Ty::Ipv4, Ty::Ip])
     } else {
-        g.pick(&[Ty::Str, Ty::Str, Ty::Str, Ty::Md5, Ty::Sha256, Ty::Ipv4, Ty::Ip])
+        g.pick(&[
+            Ty::Str,
+            Ty::Str,
+            Ty::Str,
+            Ty::Md5,
+            Ty::Sha256,
+            Ty::Ipv4,
+            Ty::Ip,
+        ])
     };
     // IPv4 lists on IPv6 traffic never match (an edge of its own).
     let labels = name(g);

@@ -64,7 +64,13 @@ fn lua(g: &mut Gen<'_>) -> Spec {
     };
     let find = format!("string.find(p, {}, 1, true)", lua_str(&needle));
     let (yes, no) = match variant {
-        "returns" => g.pick(&[("2", "0"), ("true", "false"), ("1.0", "0"), ("-1", "0"), ("1", "nil")]),
+        "returns" => g.pick(&[
+            ("2", "0"),
+            ("true", "false"),
+            ("1.0", "0"),
+            ("-1", "0"),
+            ("1", "nil"),
+        ]),
         _ => ("1", "0"),
     };
     let (src, opts, dns_query) = match variant {
@@ -137,7 +143,14 @@ fn lua(g: &mut Gen<'_>) -> Spec {
         if l4 == L4::Tcp {
             let (ci, si) = (4_000u32, 8_000u32);
             f.handshake(ci, si);
-            f.tcp(true, ci + 1, si + 1, wire::tcp_flags::PSH | wire::tcp_flags::ACK, &[], &payload);
+            f.tcp(
+                true,
+                ci + 1,
+                si + 1,
+                wire::tcp_flags::PSH | wire::tcp_flags::ACK,
+                &[],
+                &payload,
+            );
             let c = ci + 1 + payload.len() as u32;
             f.tcp(false, si + 1, c, wire::tcp_flags::ACK, &[], &[]);
             f.close(c, si + 1);

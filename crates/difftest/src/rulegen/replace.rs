@@ -11,7 +11,9 @@ use crate::case::{Intent, Spec};
 /// `replace` with its content.
 pub const REPLACE: Family = Family {
     name: "replace",
-    keywords: &["replace", "content", "nocase", "offset", "depth", "distance", "within"],
+    keywords: &[
+        "replace", "content", "nocase", "offset", "depth", "distance", "within",
+    ],
     weight: 2,
     make: replace,
 };
@@ -41,8 +43,16 @@ fn replace(g: &mut Gen<'_>) -> Spec {
         }
     };
     let variant = g.pick(&[
-        "plain", "plain", "positioned", "nocase", "two", "length", "nocontent", "negated",
-        "sticky", "empty",
+        "plain",
+        "plain",
+        "positioned",
+        "nocase",
+        "two",
+        "length",
+        "nocontent",
+        "negated",
+        "sticky",
+        "empty",
     ]);
     let c = content_text(&needle);
     let opts = match variant {
@@ -58,7 +68,10 @@ fn replace(g: &mut Gen<'_>) -> Spec {
         "nocase" => {
             let r = same(g, n);
             let upper = String::from_utf8_lossy(&needle.to_ascii_uppercase()).into_owned();
-            format!("content:\"{}\"; nocase; replace:\"{r}\";", content_text(upper.as_bytes()))
+            format!(
+                "content:\"{}\"; nocase; replace:\"{r}\";",
+                content_text(upper.as_bytes())
+            )
         }
         "two" => {
             // The first bytes of the payload, then the needle relative to them.

@@ -252,7 +252,10 @@ mod tests {
         assert_eq!((spec.name.as_str(), op, value), ("ua-rep", RepOp::Gt, 10));
         assert!(parse_datarep("x,>,70000").is_err());
         for op in ["=", "<=", ">=", "!="] {
-            assert!(parse_datarep(&format!("x,{op},1,type string,load f")).is_err(), "{op}");
+            assert!(
+                parse_datarep(&format!("x,{op},1,type string,load f")).is_err(),
+                "{op}"
+            );
         }
         assert!(parse_datarep("x,==,1,type string,load f").is_ok());
         assert!(parse_datarep("x,>,1,save f").is_err());

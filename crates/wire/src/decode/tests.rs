@@ -282,7 +282,10 @@ fn ipv4_options() {
     // (difftest `events/ipv4opt`); the datagram still decodes.
     for (opts, event) in [
         (&[68u8, 3, 5, 0][..], Event::Ipv4OptInvalidLen),
-        (&[68, 12, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0], Event::Ipv4OptMalformed),
+        (
+            &[68, 12, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            Event::Ipv4OptMalformed,
+        ),
         (&[136, 3, 0, 1], Event::Ipv4OptInvalidLen),
         (&[25, 6, 0, 0, 0, 0, 0, 0], Event::Ipv4OptInvalidLen),
         (&[134, 8, 0, 0, 0, 0, 0, 0], Event::Ipv4OptInvalidLen),
