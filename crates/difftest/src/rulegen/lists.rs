@@ -282,7 +282,8 @@ mod tests {
             ok += usize::from(rules::parse_rule(&c.rule()).is_ok());
         }
         assert_eq!(kinds.len(), 10, "{kinds:?}");
-        assert!(ok > 250, "{ok}");
+        // Edge forms Suricata refuses are written on purpose (operators, values, types).
+        assert!(ok > 150, "{ok}");
     }
 
     #[test]
