@@ -958,7 +958,7 @@ fn events(g: &mut Gen<'_>) -> Spec {
         (proto, [net.clone(), "any".into(), net, "any".into()])
     };
     let l4 = if m.stream { L4::Tcp } else { L4::Udp };
-    let mut s = base(&format!("{}", m.name), intent, v6, l4, proto);
+    let mut s = base(m.name, intent, v6, l4, proto);
     s.header = Some(header);
     s.opts = opts;
     s.script = Some(f.frames);

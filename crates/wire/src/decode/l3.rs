@@ -157,7 +157,8 @@ impl Decoder {
                     if len < 5 {
                         Some(Event::Ipv4OptInvalidLen)
                     } else {
-                        (data[0] < 5 || (data[0] - 1) % 4 != 0).then_some(Event::Ipv4OptMalformed)
+                        (data[0] < 5 || !(data[0] - 1).is_multiple_of(4))
+                            .then_some(Event::Ipv4OptMalformed)
                     },
                 ),
                 // Security, extended security: variable length.
