@@ -143,8 +143,12 @@ pub(crate) fn undecoded_ok(s: &Sig, p: &wire::Packet) -> bool {
 /// decoder recorded the event on the packet. As in Suricata 7.0.10, `engine-event`
 /// takes the full name (a bare decoder name is an error there) and does not match a
 /// packet whose IP header did not decode, where `decode-event` does.
+///
+/// Names are compared without regard to case, as Suricata 7.0.10 does
+/// (`decode-event:IPV4.TRUNC_PKT` and `stream-event:RST_BUT_NO_SESSION` load and match).
 pub(crate) fn packet(keyword: &str, value: Option<&str>) -> Result<HdrOpt, Refusal> {
-    let v = value.map(str::trim).unwrap_or("");
+    let v = value.map(str::trim).unwrap_or("").to_ascii_lowercase();
+    let v = v.as_str();
     if keyword == "stream-event" {
         return crate::stream_event::compile(keyword, v);
     }
@@ -232,6 +236,19 @@ mod tests {
         assert_eq!(
             packet("stream-event", Some("3whs_wrong_seq_wrong_ack")).unwrap(),
             HdrOpt::Stream(wire::StreamEvent::ThreewhsWrongSeqWrongAck)
+        );
+        // Names in any case, as Suricata (seen on difftest events cases).
+        assert_eq!(
+            packet("stream-event", Some("3WHS_Wrong_Seq_Wrong_Ack")).unwrap(),
+            HdrOpt::Stream(wire::StreamEvent::ThreewhsWrongSeqWrongAck)
+        );
+        assert_eq!(
+            packet("decode-event", Some(" IPV4.TRUNC_PKT")).unwrap(),
+            HdrOpt::Event(wire::Event::Ipv4TruncPkt)
+        );
+        assert_eq!(
+            packet("engine-event", Some("Decoder.UDP.LEN_INVALID")).unwrap(),
+            HdrOpt::EngineEvent(wire::Event::UdpLenInvalid)
         );
         assert!(!packet("stream-event", None).unwrap_err().unsupported);
         assert!(

@@ -316,7 +316,9 @@ pub(crate) fn flowints_mut(sig: &mut Sig) -> impl Iterator<Item = &mut FlowintOp
 /// One interpreter running one script.
 struct State {
     lua: Lua,
-    match_fn: Function,
+    /// `None`: the script defines no `match`; Suricata 7.0.10 loads such a rule and it
+    /// never matches (difftest `lua/broken`).
+    match_fn: Option<Function>,
     /// Instructions counted in the current call (by the hook, in steps).
     used: Rc<Cell<u64>>,
 }
@@ -364,9 +366,7 @@ impl State {
         let init: Function = g
             .get("init")
             .map_err(|_| "the script defines no init function".to_string())?;
-        let match_fn: Function = g
-            .get("match")
-            .map_err(|_| "the script defines no match function".to_string())?;
+        let match_fn: Option<Function> = g.get("match").ok();
         let args = lua.create_table().map_err(|e| e.to_string())?;
         used.set(0);
         let needs: Table = init.call(args).map_err(|e| format!("init failed: {e}"))?;
@@ -681,7 +681,10 @@ fn run(
     fill(lua, &c, &args)?;
     lua.set_named_registry_value(api::CTX, c)?;
     st.used.set(0);
-    let r: Value = st.match_fn.call(args)?;
+    let Some(match_fn) = &st.match_fn else {
+        return Ok(false);
+    };
+    let r: Value = match_fn.call(args)?;
     Ok(match r {
         Value::Integer(n) => n == 1,
         Value::Number(n) => n == 1.0,

@@ -201,7 +201,14 @@ impl HdrOpt {
             HdrOpt::Icmpv6Mtu(c) => icmpv6_mtu(p, frame).is_some_and(|m| c.matches(m as u64)),
             HdrOpt::L3Proto(v) => p.ip_version == v,
             HdrOpt::Event(e) => p.has_event(e),
-            HdrOpt::EngineEvent(e) => p.ip_version != 0 && p.has_event(e),
+            // Suricata 7.0.10 matches `engine-event` only on packets with an IP header
+            // and a protocol (not 0: IPv6 with no next header or ICMPv4 inside).
+            HdrOpt::EngineEvent(e) => {
+                p.ip_version != 0
+                    && p.proto != 0
+                    && !p.has(wire::flags::IP_HDR_BROKEN)
+                    && p.has_event(e)
+            }
             HdrOpt::Rpc(c) => c.matches(p, frame),
             HdrOpt::Csum(c) => c.matches(p, frame),
             HdrOpt::Stream(_) => false,

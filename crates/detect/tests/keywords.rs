@@ -805,3 +805,47 @@ fn ftpbounce_and_ftpdata_command_are_transaction_options() {
     let mut fd = detect::FlowDetect::new();
     assert_eq!(tx_sids(&det, &mut fd, &data, false, None), vec![2]);
 }
+
+/// A frame whose IP header did not decode has no addresses: a decoder-event rule's
+/// addresses and ports are not checked there (Suricata 7.0.10, difftest `events/link`:
+/// `alert ip 10.0.8.0/24 any -> 10.0.8.0/24 any (decode-event:ethernet.pkt_too_small;)`
+/// alerts on every such frame), a TCP rule still needs TCP, and a decoded packet is
+/// still matched on its addresses.
+#[test]
+fn decoder_event_rules_skip_addresses_on_undecoded_packets() {
+    let det = detector(
+        "alert ip 10.9.9.0/24 any -> 10.9.9.0/24 any (decode-event:ethernet.pkt_too_small; sid:1;)\n\
+         alert pkthdr any any -> any any (decode-event:ethernet.pkt_too_small; sid:2;)\n\
+         alert tcp 10.9.9.0/24 any -> any 80 (decode-event:ethernet.pkt_too_small; sid:3;)\n\
+         alert ip 10.9.9.0/24 any -> any any (decode-event:ipv4.opt_unknown; sid:4;)\n",
+    );
+    let mut p = pkt(0, [0; 4], 0, [0; 4], 0, b"");
+    p.meta.ip_version = 0;
+    p.meta.n_events = 1;
+    p.meta.events[0] = wire::Event::EthernetPktTooSmall as u8;
+    let mut got = sids_with(&det, &mut det.scratch(), None, &p, None);
+    got.sort_unstable();
+    assert_eq!(got, vec![1, 2]);
+    let mut p = pkt(17, [10, 0, 0, 1], 1, [10, 0, 0, 2], 2, b"x");
+    p.meta.n_events = 1;
+    p.meta.events[0] = wire::Event::Ipv4OptUnknown as u8;
+    assert!(sids_with(&det, &mut det.scratch(), None, &p, None).is_empty());
+    // An IPv4 header broken by its options: the addresses read are not checked and
+    // `engine-event` does not match (Suricata: no IP header).
+    let det = detector(
+        "alert ip 10.9.9.0/24 any -> any any (decode-event:ipv4.opt_invalid_len; sid:5;)\n\
+         alert ip any any -> any any (engine-event:decoder.ipv4.opt_invalid_len; sid:6;)\n",
+    );
+    let mut p = pkt(17, [10, 0, 0, 1], 1, [10, 0, 0, 2], 2, b"");
+    p.meta.n_events = 1;
+    p.meta.events[0] = wire::Event::Ipv4OptInvalidLen as u8;
+    let mut got = sids_with(&det, &mut det.scratch(), None, &p, None);
+    got.sort_unstable();
+    assert_eq!(got, vec![6]);
+    p.meta.flags |= wire::flags::IP_HDR_BROKEN;
+    assert_eq!(sids_with(&det, &mut det.scratch(), None, &p, None), vec![5]);
+    // Protocol 0 (IPv6 with no next header): `engine-event` does not match.
+    p.meta.flags = 0;
+    p.meta.proto = 0;
+    assert!(sids_with(&det, &mut det.scratch(), None, &p, None).is_empty());
+}

@@ -138,7 +138,8 @@ mod tests {
     #[test]
     fn every_family_shows_up_and_frames_decode() {
         let b = Batch::generate(1, 3000);
-        for f in rulegen::FAMILIES {
+        // Families of weight 0 are drawn only when named (their own tests draw them).
+        for f in rulegen::FAMILIES.iter().filter(|f| f.weight > 0) {
             assert!(
                 b.cases.iter().any(|c| c.spec.template.starts_with(f.name)),
                 "{} never drawn",

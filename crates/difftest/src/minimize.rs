@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::batch::{write_case, Batch};
 use crate::compare::Diff;
-use crate::oracle::{app_layer_args, fresh_dir, run_osprey, run_suricata, AlertKey};
+use crate::oracle::{fresh_dir, run_osprey, run_suricata, AlertKey};
 
 /// What minimizing one difference gave.
 #[derive(Debug)]
@@ -94,7 +94,15 @@ pub fn minimize(batch: &Batch, d: &Diff, osprey: &Path, root: &Path) -> Result<M
     let _ = writeln!(t, "osprey_alerts = {}", oa.len());
     let _ = writeln!(t, "config = {:?}", crate::oracle::SURICATA_YAML);
     let _ = writeln!(t, "own_suricata_yaml = false");
-    let _ = writeln!(t, "test_args = {:?}", app_layer_args());
+    // The run's settings, the rule directory as the case folder (run from there).
+    let args: Vec<String> = crate::oracle::run_args(Path::new("test.rules"))
+        .into_iter()
+        .map(|a| match a.strip_prefix("default-rule-path=") {
+            Some(_) => "default-rule-path=.".to_string(),
+            None => a,
+        })
+        .collect();
+    let _ = writeln!(t, "test_args = {args:?}");
     let _ = writeln!(t, "simulate_ips = false");
     let _ = writeln!(t, "suricata_version = \"7.0.10\"");
     let _ = writeln!(
@@ -102,7 +110,7 @@ pub fn minimize(batch: &Batch, d: &Diff, osprey: &Path, root: &Path) -> Result<M
         "command = {:?}",
         format!(
             "suricata -c /etc/suricata/suricata.yaml {} -k none --runmode single -r input.pcap -S test.rules",
-            app_layer_args().join(" ")
+            args.join(" ")
         )
     );
     let _ = writeln!(t, "split = \"difftest\"");

@@ -19,7 +19,8 @@ pub const ALERT_ONLY_YAML: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n     
 pub struct AlertKey {
     /// Signature id.
     pub sid: u32,
-    /// Source address.
+    /// Source address (empty: the alert has none, a packet whose IP header did not
+    /// decode).
     pub src: String,
     /// Source port (absent for ICMP).
     pub sport: Option<u16>,
@@ -34,19 +35,27 @@ pub struct AlertKey {
 }
 
 impl AlertKey {
-    /// Reads one EVE record; `None` unless it is an alert.
+    /// Reads one EVE record; `None` unless it is an alert. An alert on a packet whose IP
+    /// header did not decode has no addresses (a `decode-event` rule's): it is kept,
+    /// with empty ones.
     pub fn from_eve(v: &serde_json::Value) -> Option<AlertKey> {
         if v.get("event_type")?.as_str()? != "alert" {
             return None;
         }
         let port = |k: &str| v.get(k).and_then(|p| p.as_u64()).map(|p| p as u16);
+        let addr = |k: &str| {
+            v.get(k)
+                .and_then(|a| a.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
         Some(AlertKey {
             sid: v.get("alert")?.get("signature_id")?.as_u64()? as u32,
-            src: v.get("src_ip")?.as_str()?.to_string(),
+            src: addr("src_ip"),
             sport: port("src_port"),
-            dst: v.get("dest_ip")?.as_str()?.to_string(),
+            dst: addr("dest_ip"),
             dport: port("dest_port"),
-            proto: v.get("proto")?.as_str().unwrap_or("").to_ascii_uppercase(),
+            proto: addr("proto").to_ascii_uppercase(),
             pcap_cnt: v.get("pcap_cnt").and_then(|c| c.as_u64()),
         })
     }
@@ -55,15 +64,21 @@ impl AlertKey {
     pub fn corpus_json(&self) -> serde_json::Value {
         let mut o = serde_json::Map::new();
         o.insert("signature_id".into(), self.sid.into());
-        o.insert("src_ip".into(), self.src.clone().into());
+        if !self.src.is_empty() {
+            o.insert("src_ip".into(), self.src.clone().into());
+        }
         if let Some(p) = self.sport {
             o.insert("src_port".into(), p.into());
         }
-        o.insert("dest_ip".into(), self.dst.clone().into());
+        if !self.dst.is_empty() {
+            o.insert("dest_ip".into(), self.dst.clone().into());
+        }
         if let Some(p) = self.dport {
             o.insert("dest_port".into(), p.into());
         }
-        o.insert("proto".into(), self.proto.clone().into());
+        if !self.proto.is_empty() {
+            o.insert("proto".into(), self.proto.clone().into());
+        }
         if let Some(c) = self.pcap_cnt {
             o.insert("pcap_cnt".into(), c.into());
         }
@@ -117,6 +132,70 @@ pub fn app_layer_args() -> Vec<&'static str> {
     APP_LAYER_SETS.iter().flat_map(|s| ["--set", s]).collect()
 }
 
+/// The settings every run of both engines gets besides [`APP_LAYER_SETS`]: rule-relative
+/// files (Lua scripts, which Suricata 7.0.10 looks up in `default-rule-path`) are found
+/// in the rule file's directory, and Lua rules are allowed (`security.lua.allow-rules`,
+/// off in the stock configuration).
+pub fn run_sets(rules: &Path) -> Vec<String> {
+    let dir = rules_dir(rules);
+    let mut v: Vec<String> = APP_LAYER_SETS.iter().map(|s| s.to_string()).collect();
+    v.push(format!("default-rule-path={}", dir.display()));
+    v.push("security.lua.allow-rules=yes".into());
+    v
+}
+
+/// `--set` and each of [`run_sets`].
+pub fn run_args(rules: &Path) -> Vec<String> {
+    run_sets(rules)
+        .into_iter()
+        .flat_map(|s| ["--set".to_string(), s])
+        .collect()
+}
+
+/// The absolute directory of a rule file.
+fn rules_dir(rules: &Path) -> PathBuf {
+    let dir = rules
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
+}
+
+/// The name of the IP reputation categories file a batch writes next to its rules when
+/// a case uses `iprep` ([`IPREP_FILES`] name the reputation files).
+pub const IPREP_CATEGORIES: &str = "iprep-categories.txt";
+
+/// The prefix and suffix of the reputation files next to the rules (one per case that
+/// uses `iprep`); all of them are given to both engines.
+pub const IPREP_FILES: (&str, &str) = ("iprep-", ".list");
+
+/// The include both engines read: alert records only, and (when the rule file's
+/// directory holds [`IPREP_CATEGORIES`]) the reputation settings naming it and every
+/// reputation file there.
+pub fn include_yaml(rules: &Path) -> String {
+    let mut y = ALERT_ONLY_YAML.to_string();
+    let dir = rules_dir(rules);
+    if dir.join(IPREP_CATEGORIES).is_file() {
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(IPREP_FILES.0) && n.ends_with(IPREP_FILES.1))
+            .collect();
+        files.sort();
+        y.push_str(&format!(
+            "reputation-categories-file: {}\ndefault-reputation-path: {}\nreputation-files:\n",
+            dir.join(IPREP_CATEGORIES).display(),
+            dir.display()
+        ));
+        for f in files {
+            y.push_str(&format!("  - {f}\n"));
+        }
+    }
+    y
+}
+
 /// Whether `suricata` can be run.
 pub fn suricata_available() -> bool {
     Command::new("suricata")
@@ -145,7 +224,7 @@ pub fn suricata_rejections(log: &str) -> BTreeSet<usize> {
 pub fn run_suricata(pcap: &Path, rules: &Path, dir: &Path, tries: u32) -> Result<Run, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let include = dir.join("alert-only.yaml");
-    std::fs::write(&include, ALERT_ONLY_YAML).map_err(|e| e.to_string())?;
+    std::fs::write(&include, include_yaml(rules)).map_err(|e| e.to_string())?;
     let mut last = String::new();
     for attempt in 1..=tries.max(1) {
         let _ = std::fs::remove_file(dir.join("eve.json"));
@@ -156,7 +235,7 @@ pub fn run_suricata(pcap: &Path, rules: &Path, dir: &Path, tries: u32) -> Result
             .arg("--include")
             .arg(&include)
             .args(["--set", "unix-command.enabled=no"])
-            .args(app_layer_args())
+            .args(run_args(rules))
             .args(["-k", "none", "--runmode", "single", "-r"])
             .arg(pcap)
             .arg("-S")
@@ -201,7 +280,7 @@ fn tail(s: &str) -> String {
 pub fn run_osprey(bin: &Path, pcap: &Path, rules: &Path, dir: &Path) -> Result<Run, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let include = dir.join("alert-only.yaml");
-    std::fs::write(&include, ALERT_ONLY_YAML).map_err(|e| e.to_string())?;
+    std::fs::write(&include, include_yaml(rules)).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_file(dir.join("eve.json"));
     let out = Command::new(bin)
         .env("TZ", "UTC")
@@ -209,7 +288,7 @@ pub fn run_osprey(bin: &Path, pcap: &Path, rules: &Path, dir: &Path) -> Result<R
         .arg(SURICATA_YAML)
         .arg("--include")
         .arg(&include)
-        .args(app_layer_args())
+        .args(run_args(rules))
         .args(["-k", "none", "--runmode", "single", "-r"])
         .arg(pcap)
         .arg("-S")
@@ -225,11 +304,34 @@ pub fn run_osprey(bin: &Path, pcap: &Path, rules: &Path, dir: &Path) -> Result<R
             tail(&String::from_utf8_lossy(&out.stderr))
         ));
     }
+    let mut rejected_lines = osprey_rejections(bin, rules)?;
+    rejected_lines.extend(run_rejections(&String::from_utf8_lossy(&out.stderr), rules));
     Ok(Run {
         alerts: group(read_alerts(&dir.join("eve.json")).map_err(|e| e.to_string())?),
-        rejected_lines: osprey_rejections(bin, rules)?,
+        rejected_lines,
         attempts: 1,
     })
+}
+
+/// Keywords whose rules `osprey rules check` (no configuration, no files) cannot judge:
+/// Lua rules need `security.lua.allow-rules`, lists need their files and settings.
+/// Their refusals are read from the run itself ([`run_rejections`]).
+const RUN_JUDGED: &[&str] = &["lua", "luajit", "dataset", "datarep", "iprep"];
+
+/// The lines of `rules` an Osprey run refused, from its messages (`osprey: error:
+/// FILE:LINE:COL: ...` for a parse error, `osprey: warning: FILE:LINE: rule G:S
+/// skipped: ...` for a rule the detector skipped).
+pub fn run_rejections(stderr: &str, rules: &Path) -> BTreeSet<usize> {
+    let at = format!("{}:", rules.display());
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("osprey: error: ") || l.contains(" skipped: "))
+        .filter_map(|l| {
+            let rest = &l[l.find(&at)? + at.len()..];
+            let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            n.parse().ok()
+        })
+        .collect()
 }
 
 /// The lines of `rules` Osprey refuses: parse errors and rules its detector skips
@@ -254,6 +356,9 @@ pub fn osprey_rejections(bin: &Path, rules: &Path) -> Result<BTreeSet<usize>, St
         }
     }
     for d in v["detector"]["rules"].as_array().into_iter().flatten() {
+        if RUN_JUDGED.contains(&d["keyword"].as_str().unwrap_or("")) {
+            continue;
+        }
         if let Some(l) = d["line"].as_u64() {
             lines.insert(l as usize);
         }
@@ -288,12 +393,55 @@ mod tests {
     }
 
     #[test]
+    fn run_rejections_are_read_from_osprey_messages() {
+        let rules = Path::new("/x/b.rules");
+        let err = "osprey: error: /x/b.rules:5:59: error: invalid value [dataset] (sid 5): x\n\
+                   osprey: warning: /x/b.rules:12: rule 1:7 skipped: failed `lua`: y\n\
+                   osprey: warning: /x/other.rules:3: rule 1:8 skipped: failed `lua`: y\n\
+                   osprey: 6 rules loaded, 2 failed, 0 unsupported (0.00 s)\n";
+        assert_eq!(
+            run_rejections(err, rules).into_iter().collect::<Vec<_>>(),
+            vec![5, 12]
+        );
+    }
+
+    #[test]
+    fn the_include_names_reputation_files_when_the_rules_have_them() {
+        let dir = std::env::temp_dir().join(format!("difftest-iprep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let rules = dir.join("t.rules");
+        assert_eq!(include_yaml(&rules), ALERT_ONLY_YAML);
+        std::fs::write(dir.join(IPREP_CATEGORIES), "1,a,b\n").unwrap();
+        std::fs::write(dir.join("iprep-2.list"), "10.0.0.1,1,3\n").unwrap();
+        std::fs::write(dir.join("iprep-10.list"), "10.0.0.2,1,3\n").unwrap();
+        let y = include_yaml(&rules);
+        assert!(
+            y.ends_with("reputation-files:\n  - iprep-10.list\n  - iprep-2.list\n"),
+            "{y}"
+        );
+        assert!(y.contains("reputation-categories-file: "));
+        let sets = run_sets(&rules);
+        assert!(sets.contains(&"security.lua.allow-rules=yes".to_string()));
+        assert!(sets.iter().any(|s| s.starts_with("default-rule-path=/")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn alert_keys_read_eve_and_write_corpus_records() {
         let v: serde_json::Value = serde_json::from_str(r#"{"event_type":"alert","src_ip":"10.0.0.1","dest_ip":"10.0.0.2","proto":"IPv6-ICMP","pcap_cnt":4,"alert":{"signature_id":7}}"#).unwrap();
         let k = AlertKey::from_eve(&v).unwrap();
         assert_eq!((k.sid, k.sport, k.pcap_cnt), (7, None, Some(4)));
         assert_eq!(k.proto, "IPV6-ICMP");
         assert!(k.corpus_json().get("src_port").is_none());
+        // A decoder-event alert on a packet without an IP header: no addresses.
+        let v: serde_json::Value = serde_json::from_str(
+            r#"{"event_type":"alert","pcap_cnt":9,"alert":{"signature_id":8}}"#,
+        )
+        .unwrap();
+        let k = AlertKey::from_eve(&v).unwrap();
+        assert_eq!((k.sid, k.src.as_str(), k.pcap_cnt), (8, "", Some(9)));
+        assert!(k.corpus_json().get("src_ip").is_none());
         let flow: serde_json::Value = serde_json::from_str(r#"{"event_type":"flow"}"#).unwrap();
         assert!(AlertKey::from_eve(&flow).is_none());
     }

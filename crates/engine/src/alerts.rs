@@ -428,9 +428,10 @@ impl AlertSink {
         }
         // A packet whose IP header did not decode (a `decode-event` alert) has no
         // addresses, ports or protocol in Suricata's record; nor has an IPv4 packet
-        // whose options broke its decoding (Suricata matched its addresses, read
-        // before the options, but clears the header it logs from).
-        let cleared = pkt.ip_version == 0 || pkt.has_event(wire::Event::Ipv4OptInvalidLen);
+        // whose options broke its decoding (an option length under 2 or past the
+        // header); one with an option of a length that option cannot have still
+        // decodes and logs them (difftest `events/ipv4opt`).
+        let cleared = pkt.ip_version == 0 || pkt.has(wire::flags::IP_HDR_BROKEN);
         // The common case: the record written straight into its line, no `Value` tree
         // (the same bytes: `AlertRecord::write_eve`). Records that are edited after
         // they are built (variables, a cleared header, an output's added fields) or

@@ -483,3 +483,16 @@ fn rawbytes_needs_a_payload_content_and_no_sticky_buffer() {
         ok(&r(good));
     }
 }
+
+/// `replace` as Suricata 7.0.10 loads it outside IPS mode: with its content's length
+/// it is kept; another length or no content loads the rule without it; an empty value
+/// fails (difftest `replace` family).
+#[test]
+fn replace_kept_ignored_or_refused() {
+    let k = ok(&r("content:\"abc\"; replace:\"xyz\";"));
+    assert_eq!(contents(&k)[0].1.replace.as_deref(), Some(&b"xyz"[..]));
+    let longer = ok(&r("content:\"abc\"; replace:\"wxyz\";"));
+    assert_eq!(contents(&longer)[0].1.replace, None);
+    ok(&r("replace:\"xyz\";"));
+    err_kw(&r("content:\"abc\"; replace:\"\";"), "replace");
+}

@@ -102,6 +102,11 @@ pub mod flags {
     pub const TOO_MANY_LAYERS: u32 = 1 << 18;
     /// An ARP frame.
     pub const ARP: u32 = 1 << 19;
+    /// The IPv4 header's options broke its decoding (an option length under 2 or past
+    /// the header): Suricata 7.0.10 then treats the packet as carrying no IP header, so
+    /// rules do not check its addresses or ports, `engine-event` does not match it and
+    /// its alerts log no addresses (difftest `events/ipv4opt`).
+    pub const IP_HDR_BROKEN: u32 = 1 << 20;
 }
 
 /// How many events one packet keeps (all of them are counted in the stats).

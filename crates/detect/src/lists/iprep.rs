@@ -139,7 +139,9 @@ impl IpRep {
         self.categories.get(name).copied()
     }
 
-    /// The score of `a` in category `cat`, from its most specific entry.
+    /// The score of `a` in category `cat`, from its most specific entry: 0 when that
+    /// entry gives the category no score (as Suricata 7.0.10: a listed host is at 0 in
+    /// the other categories, difftest `iprep/*`), `None` when `a` is not listed.
     pub fn score(&self, a: IpAddr, cat: u8) -> Option<u8> {
         let (v6, v, bits) = key(a);
         for &(fam, len) in &self.lens {
@@ -151,7 +153,7 @@ impl IpRep {
                 .get(&(fam, len))
                 .and_then(|m| m.get(&mask(v, len, bits)))
             {
-                return list.iter().find(|(c, _)| *c == cat).map(|(_, s)| *s);
+                return Some(list.iter().find(|(c, _)| *c == cat).map_or(0, |(_, s)| *s));
             }
         }
         None
@@ -181,9 +183,10 @@ mod tests {
         assert_eq!(r.score("1.2.3.4".parse().unwrap(), bad), Some(101));
         assert_eq!(r.score("1.2.3.5".parse().unwrap(), bad), None);
         assert_eq!(r.score("10.9.9.9".parse().unwrap(), g), Some(50));
-        // The /16 is the most specific entry: its categories only.
+        // The /16 is the most specific entry: its categories only, the others at 0.
         assert_eq!(r.score("10.1.2.3".parse().unwrap(), bad), Some(20));
-        assert_eq!(r.score("10.1.2.3".parse().unwrap(), g), None);
+        assert_eq!(r.score("10.1.2.3".parse().unwrap(), g), Some(0));
+        assert_eq!(r.score("1.2.3.4".parse().unwrap(), g), Some(0));
         assert_eq!(r.score("2001:db8::5".parse().unwrap(), g), Some(7));
         assert_eq!(r.category("Nope"), None);
     }

@@ -324,3 +324,14 @@ fn file_functions_answer_no_file_and_file_needs_fail() {
     let c = compile(&opt("sc.lua", false), &cfg(&d), None).unwrap();
     assert!(run_on(&c, b"x"));
 }
+
+/// A script without `match` loads (Suricata 7.0.10 takes the rule: difftest
+/// `lua/broken`) and never matches.
+#[test]
+fn a_script_without_match_loads_and_never_matches() {
+    let d = dir("nomatch");
+    script(&d, "none.lua", "-- no match function\n");
+    let c = compile(&opt("none.lua", false), &cfg(&d), None).unwrap();
+    assert!(!run_on(&c, b"anything"));
+    assert!(!run_on(&c, b""));
+}

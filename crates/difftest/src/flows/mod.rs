@@ -49,11 +49,15 @@
 //! - [`ftp`]: FTP control connections with PORT (bounces), PASV and EPSV, and the
 //!   data connections of RETR and STOR;
 //! - [`gtp`]: GTPv1-U/C and GTPv2-C datagrams, Snort's GTP keywords (refused);
-//! - [`quic`]: Google QUIC Q043/Q046 client hellos (SNI, UAID, CYU).
+//! - [`quic`]: Google QUIC Q043/Q046 client hellos (SNI, UAID, CYU);
 //! - [`vars`]: `flowvar`/`pktvar` from pcre captures, `xbits` and `hostbits` across a
 //!   flow's packets;
 //! - [`appkw`]: `uricontent`, `file.magic`, `frame`, `tls_store`, and Suricata 8's
-//!   `absent` and `ftp.command` (refused by both).
+//!   `absent` and `ftp.command` (refused by both);
+//! - [`events`]: decoder and stream anomalies (cut or inconsistent IPv4/IPv6/TCP/UDP/
+//!   ICMP headers, IPv4 options, IPv6 extension headers, VLAN and GRE oddities, TCP
+//!   handshake, window, overlap, RST and FIN anomalies) for `decode-event`,
+//!   `engine-event` and `stream-event`.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -70,6 +74,7 @@ pub mod dns;
 pub mod dnsedge;
 pub mod encap;
 pub mod enip;
+pub mod events;
 pub mod filekw;
 pub mod frag;
 pub mod ftp;
@@ -132,6 +137,7 @@ pub static FAMILIES: &[crate::rulegen::Family] = &[
     quic::QUIC,
     vars::VARS,
     appkw::APPKW,
+    events::EVENTS,
 ];
 
 /// Cases 0..`n` of a traffic family drawn from seed 3 (the families' unit tests), and
@@ -437,9 +443,11 @@ mod tests {
                 );
                 let bad =
                     wire::flags::INVALID | wire::flags::IP_CSUM_BAD | wire::flags::L4_CSUM_BAD;
-                // The `csum` family breaks checksums on purpose (its own test checks it).
+                // The `csum` family breaks checksums and `events` headers on purpose
+                // (their own tests check them).
                 assert!(
                     c.spec.template.starts_with("csum/")
+                        || c.spec.template.starts_with("events/")
                         || out.packets().iter().all(|p| !p.has(bad)),
                     "case {} ({}): a bad frame",
                     c.index,

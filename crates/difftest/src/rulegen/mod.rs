@@ -14,8 +14,12 @@ mod bytes;
 mod flowkw;
 mod hdr;
 mod header;
+mod iprep;
+mod lists;
+mod luakw;
 mod meta;
 mod payload;
+mod replace;
 mod state;
 
 /// A family of templates: its name, the registry keywords its rules use, its weight in a
@@ -124,6 +128,10 @@ pub static FAMILIES: &[Family] = &[
     flowkw::FLOWKW,
     accept::ACCEPT,
     b64::B64,
+    lists::LISTS,
+    luakw::LUA,
+    iprep::IPREP,
+    replace::REPLACE,
 ];
 
 /// Writes the spec of case `index`: a family drawn by weight, then its template.
@@ -255,23 +263,11 @@ mod tests {
         assert!(!uncovered().contains(&"byte_jump"));
     }
 
-    /// The registry keywords no family writes, exactly (a family that covers one takes
-    /// it off; a keyword added to the registry shows up here).
+    /// Every registry keyword is written by some family (a keyword added to the
+    /// registry without a family shows up here).
     #[test]
-    fn uncovered_keywords_are_exactly_these() {
-        assert_eq!(
-            uncovered(),
-            [
-                "datarep",
-                "dataset",
-                "decode-event",
-                "engine-event",
-                "iprep",
-                "lua",
-                "replace",
-                "stream-event",
-            ]
-        );
+    fn every_registry_keyword_is_written() {
+        assert_eq!(uncovered(), Vec::<&str>::new());
     }
 
     #[test]

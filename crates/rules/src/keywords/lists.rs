@@ -104,8 +104,13 @@ pub(crate) fn parse_datarep(v: &str) -> Result<ListMatch, String> {
         name: set_name(parts[0])?,
         ..SetSpec::default()
     };
-    let op = RepOp::parse(parts[1].trim())
-        .ok_or_else(|| format!("bad operator '{}'", parts[1].trim()))?;
+    // Suricata 7.0.10 takes `<`, `>` and `==` only (`=`, `<=`, `>=` fail the rule:
+    // difftest `lists/datarep-*`).
+    let op = match parts[1].trim() {
+        t @ ("<" | ">" | "==") => RepOp::parse(t),
+        _ => None,
+    }
+    .ok_or_else(|| format!("bad operator '{}'", parts[1].trim()))?;
     let value = parts[2]
         .trim()
         .parse::<u16>()
@@ -128,9 +133,11 @@ pub(crate) fn parse_iprep(v: &str) -> Result<IntelOpt, String> {
         "<" | ">" | "=" => RepOp::parse(op).unwrap_or(RepOp::Eq),
         _ => return Err(format!("bad operator '{op}' (<, > or =)")),
     };
+    // Scores are 0 to 127, but Suricata 7.0.10 takes any value of a byte (difftest
+    // `iprep/*`: `>,128` loads and never matches).
     let value = match val.parse::<u8>() {
-        Ok(n) if n <= 127 => n,
-        _ => return Err(format!("bad value '{val}' (0 to 127)")),
+        Ok(n) => n,
+        _ => return Err(format!("bad value '{val}' (0 to 255)")),
     };
     Ok(IntelOpt::Iprep {
         side,
@@ -244,6 +251,13 @@ mod tests {
         };
         assert_eq!((spec.name.as_str(), op, value), ("ua-rep", RepOp::Gt, 10));
         assert!(parse_datarep("x,>,70000").is_err());
+        for op in ["=", "<=", ">=", "!="] {
+            assert!(
+                parse_datarep(&format!("x,{op},1,type string,load f")).is_err(),
+                "{op}"
+            );
+        }
+        assert!(parse_datarep("x,==,1,type string,load f").is_ok());
         assert!(parse_datarep("x,>,1,save f").is_err());
         assert_eq!(
             parse_iprep("src,BadHosts,>,30").unwrap(),
@@ -255,6 +269,9 @@ mod tests {
             }
         );
         assert!(parse_iprep("src,BadHosts,>,300").is_err());
+        assert!(parse_iprep("src,BadHosts,>,256").is_err());
+        assert!(parse_iprep("src,BadHosts,>,255").is_ok());
+        assert!(parse_iprep("src,BadHosts,>,128").is_ok());
         assert!(parse_iprep("left,BadHosts,>,3").is_err());
         assert_eq!(
             parse_geoip("dst,CN,ru").unwrap(),

@@ -322,22 +322,27 @@ fn replace(st: &mut State, c: &Ctx<'_>) {
         st.err(off, Reason::InvalidValue, kw, "replace cannot be negated");
         return;
     }
+    // Suricata 7.0.10 checks the content and the length only in IPS mode; offline and
+    // in IDS mode it loads the rule and ignores the replacement (difftest
+    // `replace/length`, `replace/nocontent`). Osprey rewrites no packet in any mode, so
+    // such a replacement is ignored with a warning.
     let Some(c) = st.last_content_mut() else {
-        st.err(
+        st.warn(
             o.name_off,
             Reason::Semantic,
             kw,
-            "replace needs a preceding content",
+            "replace without a preceding content: ignored (Suricata refuses it in IPS mode)",
         );
         return;
     };
     if c.pattern.len() != bytes.len() {
         let msg = format!(
-            "replace length {} differs from content length {}",
+            "replace length {} differs from content length {}: ignored (Suricata refuses it \
+             in IPS mode)",
             bytes.len(),
             c.pattern.len()
         );
-        st.err(off, Reason::Semantic, kw, msg);
+        st.warn(off, Reason::Semantic, kw, msg);
         return;
     }
     c.replace = Some(bytes);

@@ -276,7 +276,38 @@ fn ipv4_options() {
     let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
     assert_eq!(ev(&d, Event::Ipv4OptInvalidLen), 1);
     assert!(out.outer().has(f::INVALID));
+    assert!(out.outer().has(f::IP_HDR_BROKEN));
     assert_eq!(count(&d, Counter::Udp), 0);
+    // Lengths an option cannot have and bad pointers, as Suricata 7.0.10 names them
+    // (difftest `events/ipv4opt`); the datagram still decodes.
+    for (opts, event) in [
+        (&[68u8, 3, 5, 0][..], Event::Ipv4OptInvalidLen),
+        (
+            &[68, 12, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            Event::Ipv4OptMalformed,
+        ),
+        (&[136, 3, 0, 1], Event::Ipv4OptInvalidLen),
+        (&[25, 6, 0, 0, 0, 0, 0, 0], Event::Ipv4OptInvalidLen),
+        (&[134, 8, 0, 0, 0, 0, 0, 0], Event::Ipv4OptInvalidLen),
+        (&[7, 7, 2, 0, 0, 0, 0, 0], Event::Ipv4OptMalformed),
+    ] {
+        let ip = ipv4_opts(17, opts, 0, &udp(5, 6, b""));
+        let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+        assert_eq!(ev(&d, event), 1, "{opts:?}");
+        assert!(out.outer().is_udp(), "{opts:?}");
+        assert!(!out.outer().has(f::IP_HDR_BROKEN), "{opts:?}");
+    }
+    // Valid: a timestamp pointer at a later entry, any flag; a source route whose data
+    // is not whole addresses.
+    for opts in [
+        &[68u8, 12, 9, 2, 0, 0, 0, 0, 0, 0, 0, 0][..],
+        &[131, 6, 4, 0, 0, 0, 0, 0],
+        &[137, 3, 4, 0],
+    ] {
+        let ip = ipv4_opts(17, opts, 0, &udp(5, 6, b""));
+        let (_, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+        assert_eq!(out.outer().events().count(), 0, "{opts:?}");
+    }
     // Duplicate and unknown options are events only.
     let ip = ipv4_opts(
         17,
@@ -536,12 +567,21 @@ fn ipv6_fragment_and_malformed() {
     ip[5] = 200;
     let (d, _) = run(LinkType::ETHERNET, &eth(0x86dd, &ip));
     assert_eq!(ev(&d, Event::Ipv6TruncPkt), 1);
-    let (d, _) = run(LinkType::ETHERNET, &eth(0x86dd, &ip[..39]));
-    assert_eq!(ev(&d, Event::Ipv6PktTooSmall), 1);
+    // Shorter than its header: counted as IPv6, no event and not invalid (Suricata).
+    let (d, out) = run(LinkType::ETHERNET, &eth(0x86dd, &ip[..39]));
+    assert_eq!(ev(&d, Event::Ipv6PktTooSmall), 0);
+    assert_eq!(count(&d, Counter::Ipv6), 1);
+    assert!(!out.outer().has(f::INVALID));
     let (d, _) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(99, b"")));
     assert_eq!(ev(&d, Event::Ipv6UnknownNextHeader), 1);
     let (d, _) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(59, b"junk")));
     assert_eq!(ev(&d, Event::Ipv6DataAfterNoneHeader), 1);
+    // No next header and ICMPv4 inside IPv6 leave the protocol at 0, as Suricata.
+    let (_, out) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(59, b"junk")));
+    assert_eq!(out.outer().proto, 0);
+    let (d, out) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(1, &[8, 0, 0, 0])));
+    assert_eq!(ev(&d, Event::Ipv6Icmpv4), 1);
+    assert_eq!(out.outer().proto, 0);
     let (d, _) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(50, &[0; 12])));
     assert_eq!(count(&d, Counter::Esp), 1);
 }
@@ -551,13 +591,21 @@ fn ipv6_fragment_and_malformed() {
 #[test]
 fn tcp_malformed() {
     let mut seg = tcp(1, 2, 0x10, &[], b"");
-    seg[12] = 0x40; // data offset 16 bytes
+    seg[12] = 0x40; // data offset 16 bytes: a negative options length
     let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(6, &seg)));
-    assert_eq!(ev(&d, Event::TcpHlenTooSmall), 1);
+    assert_eq!(ev(&d, Event::TcpInvalidOptlen), 1);
+    assert_eq!(ev(&d, Event::TcpHlenTooSmall), 0);
     assert!(!out.outer().is_tcp());
     assert_eq!(count(&d, Counter::Tcp), 1);
     let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(6, &seg[..10])));
     assert_eq!(ev(&d, Event::TcpPktTooSmall), 1);
+    // A data offset of 60 bytes on a 20-byte segment: the segment is too small for its
+    // header (Suricata's `tcp.hlen_too_small`).
+    let mut seg = tcp(1, 2, 0x10, &[], b"");
+    seg[12] = 0xf0;
+    let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(6, &seg)));
+    assert_eq!(ev(&d, Event::TcpHlenTooSmall), 1);
+    assert_eq!(ev(&d, Event::TcpInvalidOptlen), 0);
     // Bad option lengths and duplicates are events, the segment still decodes.
     let seg = tcp(1, 2, 0x02, &[2, 3, 0, 1, 2, 4, 5, 0xb4, 2, 4, 5, 0xb4], b"");
     let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(6, &seg)));
@@ -577,9 +625,12 @@ fn udp_malformed() {
     dg[5] = 4;
     let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(17, &dg)));
     assert_eq!(ev(&d, Event::UdpLenInvalid), 1);
+    // Shorter than the IP payload: the datagram is its length, no event (Suricata).
     dg[5] = 9;
-    let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(17, &dg)));
-    assert_eq!(ev(&d, Event::UdpHlenInvalid), 1);
+    let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(17, &dg)));
+    assert_eq!(ev(&d, Event::UdpHlenInvalid), 0);
+    assert!(out.outer().is_udp());
+    assert_eq!(out.outer().payload_len, 1);
     let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(17, &dg[..5])));
     assert_eq!(ev(&d, Event::UdpHlenTooSmall), 1);
     assert!(out.outer().has(f::INVALID));

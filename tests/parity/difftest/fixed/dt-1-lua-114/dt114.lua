@@ -1,0 +1,5 @@
+function init(args)
+  local needs = {}
+  needs["payload"] = tostring(true)
+  return needs
+end
