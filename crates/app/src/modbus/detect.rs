@@ -18,7 +18,12 @@ pub fn matches(k: &ModbusMatch, m: &Message) -> bool {
                     |s| matches!(&m.data, Data::Diagnostic { func, .. } if func.raw == s),
                 )
         }
-        ModbusWhat::Category { negated, bits } => (m.category.bits() & bits != 0) != *negated,
+        // `!category` is every other category, as Suricata 7.0.10 reads it: a function
+        // in no category (0, or 128 and up) matches neither `X` nor `!X`.
+        ModbusWhat::Category { negated, bits } => {
+            let want = if *negated { 0x0F & !bits } else { *bits };
+            m.category.bits() & want != 0
+        }
         ModbusWhat::Access {
             bits,
             address,
@@ -218,6 +223,11 @@ mod tests {
         assert!(matches(&kw("access read holding, address 9<>65535"), &rd));
         assert!(!matches(&kw("access read holding, address 10<>65535"), &rd));
         assert!(!matches(&kw("access read holding, address <0"), &rd));
+        // Function 0 is in no category: `!unassigned` misses it.
+        let f0 = request(&[0, 2, 0, 0, 0, 6, 0xf7, 0, 0x6b, 0x65, 0x30, 0x36]);
+        assert!(!matches(&kw("function !unassigned"), &f0));
+        assert!(!matches(&kw("function unassigned"), &f0));
+        assert!(matches(&kw("function !unassigned"), &rd));
         // Equal bounds are one address; backwards ones match nothing.
         assert!(matches(&kw("access read holding, address 10<>10"), &rd));
         assert!(!matches(&kw("access read holding, address 3<>2"), &rd));
