@@ -52,6 +52,8 @@ struct Side {
     in_fragment: bool,
     /// Application bytes of the fragment so far.
     len: usize,
+    /// Transport segments of the fragment so far.
+    segs: u32,
     /// The transaction of the fragment being reassembled (none for a confirm).
     open: Option<u64>,
     lost: bool,
@@ -164,8 +166,29 @@ impl Dnp3State {
         // two bytes after the transport header (the fragment it belongs to stays
         // unfinished), and a response segment with less than the header and internal
         // indications is a parser error that ends parsing (an open response stays
-        // unfinished); whichever segment of the fragment it is.
+        // unfinished): the first segment of a fragment or the second; from the third
+        // on, a short segment is taken as any other (found with hand-made fragments:
+        // header, 4 bytes, then 2 completes; header, then 2 does not).
         let head = if dir == Direction::ToServer { 2 } else { 4 };
+        let side = &self.sides[d];
+        let third_on = th & 0x40 == 0 && side.in_fragment && side.segs >= 2;
+        if u.len() - 1 < head && third_on {
+            // The third segment on: the fragment is done without these bytes and its
+            // objects are not decoded; a response side stops there.
+            let open = self.sides[d].open.take();
+            self.sides[d].in_fragment = false;
+            if let Some(tx) = open.and_then(|id| self.txs.iter_mut().rev().find(|t| t.id == id)) {
+                tx.done = true;
+                self.completed[d] = true;
+                queue_anomalies(ctx, tx);
+            }
+            if dir == Direction::ToClient {
+                self.failed = true;
+                self.sides = Default::default();
+                ctx.counters.incr(Counter::ErrorDnp3);
+            }
+            return;
+        }
         if u.len() - 1 < head {
             if dir == Direction::ToClient {
                 self.failed = true;
@@ -184,6 +207,7 @@ impl Dnp3State {
             // master makes no transaction.
             let side = &mut self.sides[d];
             side.in_fragment = true;
+            side.segs = 1;
             side.len = app.len();
             side.open = None;
             if dir == Direction::ToClient || app[1] != 0 {
@@ -202,6 +226,7 @@ impl Dnp3State {
                 return;
             }
             side.len += app.len();
+            side.segs += 1;
             if let Some(id) = side.open {
                 if let Some(tx) = self.txs.iter_mut().rev().find(|t| t.id == id) {
                     tx.data.extend_from_slice(app);
@@ -386,6 +411,22 @@ mod tests {
         assert_eq!(s.txs[0].fragment.iin, Some(0x8000));
         s.close(&mut ctx);
         assert!(s.txs[0].done && s.txs[0].fragment.objects.is_empty());
+        // From the third segment on, a short one ends the fragment without its bytes
+        // (objects not decoded); on the response side parsing stops.
+        let mut s = Dnp3State::new();
+        let mut b = frame(0x44, 0x40, &[0xC0, 0x81, 0x80, 0]);
+        b.extend(frame(0x44, 0x01, &[1, 2, 0, 0]));
+        b.extend(frame(0x44, 0x82, &[0, 1]));
+        s.parse(&mut ctx, Direction::ToClient, &b);
+        assert!(s.errored() && s.txs[0].done);
+        assert!(s.txs[0].fragment.objects.is_empty() && s.txs[0].data.len() == 8);
+        let mut s = Dnp3State::new();
+        let mut b = frame(0xC4, 0x40, &[0xC1, 0x01, 60]);
+        b.extend(frame(0xC4, 0x01, &[2, 6]));
+        b.extend(frame(0xC4, 0x82, &[60]));
+        s.parse(&mut ctx, Direction::ToServer, &b);
+        assert!(!s.errored() && s.txs[0].done && s.txs[0].data == [0xC1, 0x01, 60, 2, 6]);
+        assert_eq!(s.txs[0].fragment.function, 1);
     }
 
     #[test]
