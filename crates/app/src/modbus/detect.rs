@@ -228,10 +228,12 @@ mod tests {
         assert!(!matches(&kw("function !unassigned"), &f0));
         assert!(!matches(&kw("function unassigned"), &f0));
         assert!(matches(&kw("function !unassigned"), &rd));
-        // Equal bounds are one address; backwards ones match nothing.
+        // Equal bounds are one address; backwards ones go through the same tests
+        // (addresses 1 to 10 overlap `3<>2` for Suricata: 3 < 10 and 1 < 2).
         assert!(matches(&kw("access read holding, address 10<>10"), &rd));
-        assert!(!matches(&kw("access read holding, address 3<>2"), &rd));
+        assert!(matches(&kw("access read holding, address 3<>2"), &rd));
         assert!(matches(&kw("unit 1<>1"), &rd));
+        assert!(!matches(&kw("unit 2<>1"), &rd));
     }
 
     #[test]

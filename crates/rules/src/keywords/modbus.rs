@@ -149,8 +149,8 @@ fn access(a: &str, rest: &[&str]) -> Result<ModbusWhat, String> {
 }
 
 /// `N`, `<N`, `>N` or `A<>B` (strictly between). Suricata 7.0.10 takes any `A<>B`,
-/// equal or backwards bounds included (`5<>5` is 5, `2<>1` matches nothing: the
-/// `modbus` matcher in `app` compares the bounds as Suricata does).
+/// equal or backwards bounds included (`5<>5` is 5; the `modbus` matcher in `app`
+/// compares the bounds as Suricata does).
 fn range(s: &str, max: u64) -> Result<IntCmp, String> {
     let u = |x: &str| crate::values::uint(x.trim(), max);
     if let Some((a, b)) = s.split_once("<>") {
