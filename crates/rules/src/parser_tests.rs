@@ -431,8 +431,12 @@ fn bsize_counts_the_offset_and_both_mentions() {
     ));
     assert!(r("ssh.proto; content:\"a\"; bsize:<3; content:\"abcd\";"));
     assert!(!r("ssh.proto; bsize:<3; content:\"ab\"; offset:2;"));
-    assert!(!r("ssh.proto; content:\"a\"; offset:5; content:\"b\"; bsize:<3;"));
-    assert!(!r("ssh.proto; content:\"ab\"; bsize:<3; content:\"ab\"; distance:0;"));
+    assert!(!r(
+        "ssh.proto; content:\"a\"; offset:5; content:\"b\"; bsize:<3;"
+    ));
+    assert!(!r(
+        "ssh.proto; content:\"ab\"; bsize:<3; content:\"ab\"; distance:0;"
+    ));
 }
 
 #[test]

@@ -357,7 +357,11 @@ fn the_tcp_probe_takes_a_request_header_to_the_server_as_suricata() {
     enip.extend_from_slice(b"dtctx\0\0\0\0\0\0\0");
     assert_eq!(super::probe_tcp(ToServer, &enip), dcerpc);
     // Minor version 1, an unknown data representation: not this way.
-    for b in [hdr(1, 0, [0x10, 0], 0), hdr(0, 0, [0xFF, 0], 24), hdr(0, 0, [0x10, 4], 24)] {
+    for b in [
+        hdr(1, 0, [0x10, 0], 0),
+        hdr(0, 0, [0xFF, 0], 24),
+        hdr(0, 0, [0x10, 4], 24),
+    ] {
         assert_eq!(super::probe_tcp(ToServer, &b), Probe::NoMatch);
     }
 }

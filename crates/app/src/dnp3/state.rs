@@ -127,7 +127,12 @@ impl Dnp3State {
                     match user {
                         None => self.raise_current(BAD_TRANSPORT_CRC),
                         Some(u) if header.has_user_data() && !u.is_empty() => {
-                            self.segment(ctx, dir, header, &u)
+                            self.segment(ctx, dir, header, &u);
+                            if self.failed {
+                                // A short response segment: the frames after it in
+                                // the same bytes are not read either.
+                                return;
+                            }
                         }
                         Some(_) => {}
                     }
@@ -405,6 +410,8 @@ mod tests {
         let mut s = Dnp3State::new();
         let mut b = frame(0x44, 0x40, &[0xC0, 0x81, 0x80, 0, 30, 2, 0, 5, 5, 1, 0x41]);
         b.extend(frame(0x44, 0x81, &[1, 0]));
+        // An unsolicited response in the same bytes is not read.
+        b.extend(frame(0x44, 0xC2, &[0xF2, 0x82, 0, 0]));
         s.parse(&mut ctx, Direction::ToClient, &b);
         // The response its first segment opened stays, unfinished, with its header.
         assert!(s.errored() && s.txs.len() == 1 && !s.txs[0].done);
@@ -439,7 +446,10 @@ mod tests {
         assert_eq!(s.txs.len(), 1);
         let tx = &s.txs[0];
         assert!(!tx.done && !tx.request);
-        assert_eq!((tx.fragment.function, tx.fragment.iin), (0x82, Some(0x8000)));
+        assert_eq!(
+            (tx.fragment.function, tx.fragment.iin),
+            (0x82, Some(0x8000))
+        );
         assert_eq!(tx.data, [0xF0, 0x82, 0x80, 0x00, 2, 1, 0x17]);
         // A request in two segments: one transaction, done at its last.
         let mut b = frame(0xC4, 0x40, &[0xC1, 0x01, 60]);
@@ -449,7 +459,11 @@ mod tests {
         assert!(s.txs[1].done && s.txs[1].fragment.objects.len() == 1);
         assert!(!s.txs[0].done);
         // A confirm makes none.
-        s.parse(&mut ctx, Direction::ToServer, &frame(0xC4, 0xC2, &[0xD2, 0x00]));
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &frame(0xC4, 0xC2, &[0xD2, 0x00]),
+        );
         assert_eq!(s.txs.len(), 2);
         s.close(&mut ctx);
         assert!(s.txs.iter().all(|t| t.done));

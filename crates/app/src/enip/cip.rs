@@ -148,9 +148,8 @@ impl CipService {
         let list_service = matches!(self.service, 0x03 | 0x04);
         u64::from(self.service) == service
             && class.is_none_or(|c| attr_service && self.class.map(u64::from) == Some(c))
-            && attribute.is_none_or(|a| {
-                list_service && self.attributes.iter().any(|&x| u64::from(x) == a)
-            })
+            && attribute
+                .is_none_or(|a| list_service && self.attributes.iter().any(|&x| u64::from(x) == a))
     }
 }
 

@@ -77,19 +77,47 @@ mod tests {
     fn the_probe_takes_what_suricata_takes() {
         let enip = Probe::Match(AppProto::Enip);
         for c in [0u16, 4, 0x63, 0x66, 0x6F, 0x70, 0x72, 0x73] {
-            assert_eq!(probe_tcp(Direction::ToServer, &header(c, 0, 0)), enip, "{c}");
+            assert_eq!(
+                probe_tcp(Direction::ToServer, &header(c, 0, 0)),
+                enip,
+                "{c}"
+            );
         }
         // ListInterfaces at any length, RegisterSession without its 4 bytes, unknown
         // commands.
-        for (c, len) in [(0x64u16, 0u16), (0x64, 2), (0x65, 0), (0x65, 8), (5, 0), (0xC8, 0)] {
-            assert_eq!(probe_udp(Direction::ToServer, &header(c, len, 0)), Probe::NoMatch);
+        for (c, len) in [
+            (0x64u16, 0u16),
+            (0x64, 2),
+            (0x65, 0),
+            (0x65, 8),
+            (5, 0),
+            (0xC8, 0),
+        ] {
+            assert_eq!(
+                probe_udp(Direction::ToServer, &header(c, len, 0)),
+                Probe::NoMatch
+            );
         }
         assert_eq!(probe_tcp(Direction::ToClient, &header(0x65, 4, 0)), enip);
-        for (status, ok) in [(1u32, true), (0x69, true), (0x6A, true), (4, false), (0x66, false), (0x6B, false), (0x1_0000, false)] {
+        for (status, ok) in [
+            (1u32, true),
+            (0x69, true),
+            (0x6A, true),
+            (4, false),
+            (0x66, false),
+            (0x6B, false),
+            (0x1_0000, false),
+        ] {
             let p = probe_tcp(Direction::ToServer, &header(4, 0, status));
             assert_eq!(p == enip, ok, "status {status:#x}");
         }
-        assert_eq!(probe_tcp(Direction::ToServer, &header(4, 0, 0)[..23]), Probe::NeedMore);
-        assert_eq!(probe_udp(Direction::ToServer, &header(4, 0, 0)[..23]), Probe::NoMatch);
+        assert_eq!(
+            probe_tcp(Direction::ToServer, &header(4, 0, 0)[..23]),
+            Probe::NeedMore
+        );
+        assert_eq!(
+            probe_udp(Direction::ToServer, &header(4, 0, 0)[..23]),
+            Probe::NoMatch
+        );
     }
 }

@@ -7,7 +7,9 @@ use sawp_modbus::{Data, Message, Write};
 
 /// Whether request `m` satisfies the keyword's value `k`.
 pub fn matches(k: &ModbusMatch, m: &Message) -> bool {
-    if k.unit.is_some_and(|u| !value_matches(u, u64::from(m.unit_id))) {
+    if k.unit
+        .is_some_and(|u| !value_matches(u, u64::from(m.unit_id)))
+    {
         return false;
     }
     match &k.what {
@@ -212,10 +214,22 @@ mod tests {
         assert_eq!(units("unit >254"), [255]);
         // Values: `>0` misses 65535, `A<>65535` takes it.
         let reg = |v: u8| request(&[0, 1, 0, 0, 0, 6, 1, 6, 0, 0, v, v]);
-        assert!(matches(&kw("access write holding, address 1, value >0"), &reg(0)));
-        assert!(!matches(&kw("access write holding, address 1, value >0"), &reg(0xff)));
-        assert!(matches(&kw("access write holding, address 1, value 1<>65535"), &reg(0xff)));
-        assert!(matches(&kw("access write holding, address 1, value <0"), &reg(0)));
+        assert!(matches(
+            &kw("access write holding, address 1, value >0"),
+            &reg(0)
+        ));
+        assert!(!matches(
+            &kw("access write holding, address 1, value >0"),
+            &reg(0xff)
+        ));
+        assert!(matches(
+            &kw("access write holding, address 1, value 1<>65535"),
+            &reg(0xff)
+        ));
+        assert!(matches(
+            &kw("access write holding, address 1, value <0"),
+            &reg(0)
+        ));
         // Addresses 1 to 10: `0<>1` misses, `0<>2` and `9<>65535` take them.
         let rd = request(&[0, 1, 0, 0, 0, 6, 1, 3, 0, 0, 0, 10]);
         assert!(!matches(&kw("access read holding, address 0<>1"), &rd));

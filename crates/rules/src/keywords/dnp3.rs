@@ -130,7 +130,13 @@ fn ind(st: &mut State, c: &Ctx<'_>) {
             // Suricata 7.0.10 takes the reserved names, `config_corrupt` and
             // `already_executing` but never matches them, whatever the indications
             // (IIN2 bits 4 to 7 set or not; checked with every bit set).
-            .map(|p| acc | if (8..=11).contains(&p) { 0 } else { 0x8000 >> p })
+            .map(|p| {
+                acc | if (8..=11).contains(&p) {
+                    0
+                } else {
+                    0x8000 >> p
+                }
+            })
             .ok_or_else(|| format!("dnp3_ind: unknown indication '{n}'"))
     });
     let set = tryv!(st, c.o, c.kw, bits);

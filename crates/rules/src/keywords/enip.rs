@@ -121,7 +121,9 @@ mod tests {
         assert_eq!(r("cip_service:14 ,1;").unwrap(), eq(&[14, 1]));
         assert_eq!(r("cip_service:14,,65535;").unwrap(), eq(&[14, 65]));
         assert_eq!(r("cip_service:14,;").unwrap(), eq(&[14]));
-        for bad in ["16, 246", "1,2,3,4", "200", "128", "x", "+1", "-1", "14,70000", ","] {
+        for bad in [
+            "16, 246", "1,2,3,4", "200", "128", "x", "+1", "-1", "14,70000", ",",
+        ] {
             assert!(r(&format!("cip_service:{bad};")).is_err(), "{bad}");
         }
     }

@@ -176,7 +176,10 @@ mod tests {
         assert_eq!(parse("unit 256").unwrap().unit, Some(IntCmp::Eq(256)));
         assert!(parse("unit 65536").is_err());
         // Equal and backwards ranges are taken, as Suricata takes them.
-        assert_eq!(parse("unit 10<>10").unwrap().unit, Some(IntCmp::Range(10, 10)));
+        assert_eq!(
+            parse("unit 10<>10").unwrap().unit,
+            Some(IntCmp::Range(10, 10))
+        );
         assert!(parse("access read holding, address 2<>1").is_ok());
     }
 
