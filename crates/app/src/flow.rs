@@ -745,8 +745,18 @@ impl AppFlow {
         }
     }
 
+    /// The TCP session closed with the FIN handshake (the flow itself ends later):
+    /// [`AppFlow::close`], the protocol told through [`Protocol::session_closed`].
+    pub fn close_session(&mut self, ctx: &mut AppCtx) {
+        self.close_as(ctx, false)
+    }
+
     /// The flow ended (FIN/RST seen in both directions, or timeout).
     pub fn close(&mut self, ctx: &mut AppCtx) {
+        self.close_as(ctx, true)
+    }
+
+    fn close_as(&mut self, ctx: &mut AppCtx, flow_end: bool) {
         // Bytes of the other direction still undecided, or refused before the protocol
         // was known: detection gives up on them now (Suricata looks at a direction's
         // undetected bytes again until the stream ends).
@@ -757,7 +767,11 @@ impl AppFlow {
         }
         self.late = Late::Idle;
         self.close_switch(ctx);
-        with_state!(mut &mut self.state, p => Protocol::close(p, ctx), None => {});
+        with_state!(mut &mut self.state, p => if flow_end {
+            Protocol::close(p, ctx)
+        } else {
+            Protocol::session_closed(p, ctx)
+        }, None => {});
         if let (Some(f), AppState::Http(h)) = (&mut self.frames, &mut self.state) {
             // Messages the end of the flow completed.
             for dir in [Direction::ToServer, Direction::ToClient] {

@@ -43,6 +43,14 @@ pub trait Protocol {
     /// The flow ended.
     fn close(&mut self, _ctx: &mut AppCtx) {}
 
+    /// The TCP session closed with the FIN handshake: both streams ended on this
+    /// packet ([`Protocol::close`] follows when the flow ends). Most protocols end
+    /// their messages here, as Suricata's parsers see the streams' end on that
+    /// packet; DNP3 keeps unfinished fragments open until the flow ends.
+    fn session_closed(&mut self, ctx: &mut AppCtx) {
+        self.close(ctx)
+    }
+
     /// Whether the stream parser failed for good (nothing more is parsed).
     fn errored(&self) -> bool {
         false

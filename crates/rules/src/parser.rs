@@ -279,6 +279,18 @@ fn finish(st: &mut State, end: usize) {
                 ));
             }
         }
+        // Suricata checks one content's offset against `bsize`: the first that is not
+        // negated, where the chain starts (`content:"a"; bsize:<3; content:"ab";
+        // offset:2;` loads, `content:"a"; offset:5; content:"b"; bsize:<3;` does not).
+        let chain_start = st
+            .blocks
+            .iter()
+            .filter(|o| std::ptr::eq(*o, b) || same(o))
+            .flat_map(|o| o.matches.iter())
+            .find_map(|m| match m {
+                Match::Content(c) if !c.negated => Some(c as *const _),
+                _ => None,
+            });
         for m in &b.matches {
             let Match::Content(c) = m else { continue };
             let len = c.pattern.len() as i64;
@@ -333,7 +345,7 @@ fn finish(st: &mut State, end: usize) {
                 _ => {}
             }
             if !c.negated {
-                if let Some(max) = bsize_max {
+                if let Some(max) = bsize_max.filter(|_| chain_start == Some(c as *const _)) {
                     let off = match c.offset {
                         Some(Num::Lit(o)) if o > 0 => o as u64,
                         _ => 0,

@@ -424,6 +424,19 @@ fn bsize_counts_the_offset_and_both_mentions() {
     assert!(r(
         "ssh.proto; bsize:3; content:\"2.0\"; content:!\"2.0\"; distance:-2;"
     ));
+    // Only the content the chain starts with is checked with its offset (Suricata
+    // 7.0.10 loads the first, refuses the others; found by the `dnp3` family).
+    assert!(r(
+        "ssh.proto; content:\"ab\"; bsize:<3; ssh.proto; content:\"ab\"; offset:2;"
+    ));
+    assert!(r("ssh.proto; content:\"a\"; bsize:<3; content:\"abcd\";"));
+    assert!(!r("ssh.proto; bsize:<3; content:\"ab\"; offset:2;"));
+    assert!(!r(
+        "ssh.proto; content:\"a\"; offset:5; content:\"b\"; bsize:<3;"
+    ));
+    assert!(!r(
+        "ssh.proto; content:\"ab\"; bsize:<3; content:\"ab\"; distance:0;"
+    ));
 }
 
 #[test]

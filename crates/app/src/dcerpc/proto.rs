@@ -74,13 +74,24 @@ pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
 
 /// Probes the first bytes of a TCP direction for a connection-oriented PDU header. To
 /// the server the first PDU must be a bind or an alter_context, as a client opens an
-/// association.
+/// association, or a request header as Suricata 7.0.10's probe reads one (version
+/// 5.0, a data representation with integer and character formats known and a float
+/// format of at most 3; the fragment length not checked: an ENIP message of command 5
+/// to port 44818 is DCERPC to Suricata).
 pub(crate) fn probe_tcp(dir: Direction, data: &[u8]) -> Probe {
     if data.first().is_some_and(|&b| b != 5) || data.get(1).is_some_and(|&b| b > 1) {
         return Probe::NoMatch;
     }
     if data.len() < CO_HDR {
         return Probe::NeedMore;
+    }
+    if dir == Direction::ToServer
+        && data[1] == 0
+        && data[2] == ptype::REQUEST
+        && data[4] & 0xEE == 0
+        && data[5] <= 3
+    {
+        return Probe::Match(AppProto::Dcerpc);
     }
     match parser::co_header(data) {
         Some(h)

@@ -338,3 +338,30 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_tcp_probe_takes_a_request_header_to_the_server_as_suricata() {
+    use crate::detect::{AppProto, Probe};
+    let hdr = |minor: u8, ptype: u8, drep: [u8; 2], frag: u16| {
+        let mut b = vec![5, minor, ptype, 3, drep[0], drep[1], 0, 0];
+        b.extend_from_slice(&frag.to_le_bytes());
+        b.extend_from_slice(&[0, 0, 1, 0, 0, 0]);
+        b
+    };
+    let dcerpc = Probe::Match(AppProto::Dcerpc);
+    // A request, its fragment length not looked at (0 here).
+    assert_eq!(super::probe_tcp(ToServer, &hdr(0, 0, [0x10, 0], 0)), dcerpc);
+    assert_eq!(super::probe_tcp(ToServer, &hdr(0, 0, [0, 0], 24)), dcerpc);
+    // ENIP command 5 (length 0, session 0): a request header to Suricata.
+    let mut enip = vec![5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    enip.extend_from_slice(b"dtctx\0\0\0\0\0\0\0");
+    assert_eq!(super::probe_tcp(ToServer, &enip), dcerpc);
+    // Minor version 1, an unknown data representation: not this way.
+    for b in [
+        hdr(1, 0, [0x10, 0], 0),
+        hdr(0, 0, [0xFF, 0], 24),
+        hdr(0, 0, [0x10, 4], 24),
+    ] {
+        assert_eq!(super::probe_tcp(ToServer, &b), Probe::NoMatch);
+    }
+}

@@ -62,6 +62,10 @@ impl Protocol for Dnp3State {
         Dnp3State::close(self, ctx)
     }
 
+    /// Nothing yet: Suricata 7.0.10 inspects an unfinished fragment on the flow's
+    /// end, not on the packet that closes the session.
+    fn session_closed(&mut self, _ctx: &mut AppCtx) {}
+
     fn errored(&self) -> bool {
         Dnp3State::errored(self)
     }

@@ -3,8 +3,10 @@
 //! application fragment is one transaction (requests from the master, responses and
 //! unsolicited responses from the outstation; confirms make none), as Suricata.
 //!
-//! A transaction whose objects were all read is done at once; one that stopped
-//! early (an unknown object, missing data) is done when the flow ends.
+//! A transaction opens with its fragment's first segment and completes with its last;
+//! one whose objects were all read is done then; one that stopped early (an unknown
+//! object, missing data) or never got its last segment is done when the flow ends
+//! (not when the TCP session closes: Suricata inspects it on the flow's end).
 
 use std::collections::VecDeque;
 
@@ -46,8 +48,14 @@ pub struct Dnp3Tx {
 #[derive(Debug, Default)]
 struct Side {
     buf: Vec<u8>,
-    segments: Vec<u8>,
+    /// Inside a fragment (a FIR segment came, its FIN not yet).
     in_fragment: bool,
+    /// Application bytes of the fragment so far.
+    len: usize,
+    /// Transport segments of the fragment so far.
+    segs: u32,
+    /// The transaction of the fragment being reassembled (none for a confirm).
+    open: Option<u64>,
     lost: bool,
 }
 
@@ -119,7 +127,12 @@ impl Dnp3State {
                     match user {
                         None => self.raise_current(BAD_TRANSPORT_CRC),
                         Some(u) if header.has_user_data() && !u.is_empty() => {
-                            self.segment(ctx, dir, header, &u)
+                            self.segment(ctx, dir, header, &u);
+                            if self.failed {
+                                // A short response segment: the frames after it in
+                                // the same bytes are not read either.
+                                return;
+                            }
                         }
                         Some(_) => {}
                     }
@@ -145,15 +158,42 @@ impl Dnp3State {
     }
 
     /// One transport segment (header byte first) of direction `dir`.
+    ///
+    /// As Suricata 7.0.10: a first segment (FIR) opens the fragment's transaction at
+    /// once, with its application header (function, internal indications) and the
+    /// bytes so far; later segments add to it and the last (FIN) completes it. A
+    /// fragment that never completes stays an unfinished transaction, inspected when
+    /// the flow ends (its header matches then, no object was decoded).
     fn segment(&mut self, ctx: &mut AppCtx, dir: Direction, header: LinkHeader, u: &[u8]) {
-        let side = &mut self.sides[dir.index()];
+        let d = dir.index();
         let th = u[0];
         // Suricata ignores a request segment with less than the application header's
         // two bytes after the transport header (the fragment it belongs to stays
-        // unfinished: inspected when the flow ends, its objects not decoded), and a
-        // response segment with less than the header and internal indications is a
-        // parser error that ends parsing; whichever segment of the fragment it is.
+        // unfinished), and a response segment with less than the header and internal
+        // indications is a parser error that ends parsing (an open response stays
+        // unfinished): the first segment of a fragment or the second; from the third
+        // on, a short segment is taken as any other (found with hand-made fragments:
+        // header, 4 bytes, then 2 completes; header, then 2 does not).
         let head = if dir == Direction::ToServer { 2 } else { 4 };
+        let side = &self.sides[d];
+        let third_on = th & 0x40 == 0 && side.in_fragment && side.segs >= 2;
+        if u.len() - 1 < head && third_on {
+            // The third segment on: the fragment is done without these bytes and its
+            // objects are not decoded; a response side stops there.
+            let open = self.sides[d].open.take();
+            self.sides[d].in_fragment = false;
+            if let Some(tx) = open.and_then(|id| self.txs.iter_mut().rev().find(|t| t.id == id)) {
+                tx.done = true;
+                self.completed[d] = true;
+                queue_anomalies(ctx, tx);
+            }
+            if dir == Direction::ToClient {
+                self.failed = true;
+                self.sides = Default::default();
+                ctx.counters.incr(Counter::ErrorDnp3);
+            }
+            return;
+        }
         if u.len() - 1 < head {
             if dir == Direction::ToClient {
                 self.failed = true;
@@ -161,41 +201,58 @@ impl Dnp3State {
                 ctx.counters.incr(Counter::ErrorDnp3);
                 return;
             }
-            let unfinished = th & 0x40 == 0 && side.in_fragment;
+            let side = &mut self.sides[d];
             side.in_fragment = false;
-            let data = std::mem::take(&mut side.segments);
-            if unfinished {
-                self.unfinished(ctx, header, data);
-            }
+            side.open = None;
             return;
         }
+        let app = &u[1..];
         if th & 0x40 != 0 {
-            side.segments.clear();
+            // A new fragment (one still open stays unfinished). A confirm from the
+            // master makes no transaction.
+            let side = &mut self.sides[d];
             side.in_fragment = true;
-        } else if !side.in_fragment {
-            return;
+            side.segs = 1;
+            side.len = app.len();
+            side.open = None;
+            if dir == Direction::ToClient || app[1] != 0 {
+                let id = self.open_tx(ctx, dir, header, app);
+                self.sides[d].open = Some(id);
+            }
+        } else {
+            let side = &mut self.sides[d];
+            if !side.in_fragment {
+                return;
+            }
+            if side.len + app.len() > MAX_FRAGMENT {
+                ctx.counters.incr(Counter::Dnp3BufferLimit);
+                side.in_fragment = false;
+                side.open = None;
+                return;
+            }
+            side.len += app.len();
+            side.segs += 1;
+            if let Some(id) = side.open {
+                if let Some(tx) = self.txs.iter_mut().rev().find(|t| t.id == id) {
+                    tx.data.extend_from_slice(app);
+                    tx.link = header;
+                }
+            }
         }
-        if side.segments.len() + u.len() - 1 > MAX_FRAGMENT {
-            ctx.counters.incr(Counter::Dnp3BufferLimit);
-            side.segments.clear();
-            side.in_fragment = false;
-            return;
-        }
-        side.segments.extend_from_slice(&u[1..]);
         if th & 0x80 == 0 {
             return;
         }
+        let side = &mut self.sides[d];
         side.in_fragment = false;
-        let data = std::mem::take(&mut side.segments);
-        self.fragment(ctx, dir, header, data);
+        if let Some(id) = side.open.take() {
+            self.finish(ctx, dir, id);
+        }
     }
 
-    /// A request fragment Suricata keeps unfinished (a segment it ignored): a
-    /// transaction with the header of what came, no objects, done when the flow ends.
-    fn unfinished(&mut self, ctx: &mut AppCtx, link: LinkHeader, data: Vec<u8>) {
-        if data.len() < 2 || data[1] == 0 {
-            return;
-        }
+    /// Opens the transaction of a fragment whose first segment brought `app`: its
+    /// application header read, not done.
+    fn open_tx(&mut self, ctx: &mut AppCtx, dir: Direction, link: LinkHeader, app: &[u8]) -> u64 {
+        let request = dir == Direction::ToServer;
         if self.txs.len() >= ctx.config.max_tx {
             self.txs.pop_front();
             ctx.counters.incr(Counter::TxLimit);
@@ -203,30 +260,28 @@ impl Dnp3State {
         let id = self.next_id;
         self.next_id += 1;
         ctx.counters.incr(Counter::TxDnp3);
-        let fragment = super::parser::Fragment {
-            control: data[0],
-            function: data[1],
-            ..Default::default()
-        };
+        let head = if request { 2 } else { 4 };
+        let mut fragment = parse(&app[..head], !request).unwrap_or_default();
+        fragment.complete = false;
         self.txs.push_back(Dnp3Tx {
             id,
-            request: true,
+            request,
             link,
             fragment,
-            data,
+            data: app.to_vec(),
             done: false,
             events: Events::default(),
         });
+        id
     }
 
-    /// One reassembled application fragment.
-    fn fragment(&mut self, ctx: &mut AppCtx, dir: Direction, link: LinkHeader, data: Vec<u8>) {
+    /// The last segment of transaction `id`'s fragment came: its objects decoded.
+    fn finish(&mut self, ctx: &mut AppCtx, dir: Direction, id: u64) {
         let request = dir == Direction::ToServer;
-        if request && data.get(1) == Some(&0) {
-            // A confirm: no transaction.
+        let Some(i) = self.txs.iter().rposition(|t| t.id == id) else {
             return;
-        }
-        let fragment = parse(&data, !request).unwrap_or_default();
+        };
+        let fragment = parse(&self.txs[i].data, !request).unwrap_or_default();
         self.completed[dir.index()] = true;
         let flooded = if request {
             self.unreplied += 1;
@@ -235,33 +290,19 @@ impl Dnp3State {
             self.unreplied = self.unreplied.saturating_sub(1);
             false
         };
-        if self.txs.len() >= ctx.config.max_tx {
-            self.txs.pop_front();
-            ctx.counters.incr(Counter::TxLimit);
-        }
-        let id = self.next_id;
-        self.next_id += 1;
-        ctx.counters.incr(Counter::TxDnp3);
         let unknown = fragment.unknown_object;
-        let done = fragment.complete;
-        self.txs.push_back(Dnp3Tx {
-            id,
-            request,
-            link,
-            fragment,
-            data,
-            done,
-            events: Events::default(),
-        });
-        if unknown {
-            self.raise_current(UNKNOWN_OBJECT);
+        let tx = &mut self.txs[i];
+        tx.done = fragment.complete;
+        tx.fragment = fragment;
+        for (on, ev) in [(unknown, UNKNOWN_OBJECT), (flooded, FLOODED)] {
+            if on {
+                tx.events.raise(ev);
+                self.events.raise(ev);
+            }
         }
-        if flooded {
-            self.raise_current(FLOODED);
-        }
-        if let Some(tx) = self.txs.back().filter(|t| t.done) {
+        if self.txs[i].done {
             // Logged now: its events are written with it.
-            queue_anomalies(ctx, tx);
+            queue_anomalies(ctx, &self.txs[i]);
         }
     }
 
@@ -369,8 +410,63 @@ mod tests {
         let mut s = Dnp3State::new();
         let mut b = frame(0x44, 0x40, &[0xC0, 0x81, 0x80, 0, 30, 2, 0, 5, 5, 1, 0x41]);
         b.extend(frame(0x44, 0x81, &[1, 0]));
+        // An unsolicited response in the same bytes is not read.
+        b.extend(frame(0x44, 0xC2, &[0xF2, 0x82, 0, 0]));
         s.parse(&mut ctx, Direction::ToClient, &b);
-        assert!(s.errored() && s.txs.is_empty());
+        // The response its first segment opened stays, unfinished, with its header.
+        assert!(s.errored() && s.txs.len() == 1 && !s.txs[0].done);
+        assert_eq!(s.txs[0].fragment.iin, Some(0x8000));
+        s.close(&mut ctx);
+        assert!(s.txs[0].done && s.txs[0].fragment.objects.is_empty());
+        // From the third segment on, a short one ends the fragment without its bytes
+        // (objects not decoded); on the response side parsing stops.
+        let mut s = Dnp3State::new();
+        let mut b = frame(0x44, 0x40, &[0xC0, 0x81, 0x80, 0]);
+        b.extend(frame(0x44, 0x01, &[1, 2, 0, 0]));
+        b.extend(frame(0x44, 0x82, &[0, 1]));
+        s.parse(&mut ctx, Direction::ToClient, &b);
+        assert!(s.errored() && s.txs[0].done);
+        assert!(s.txs[0].fragment.objects.is_empty() && s.txs[0].data.len() == 8);
+        let mut s = Dnp3State::new();
+        let mut b = frame(0xC4, 0x40, &[0xC1, 0x01, 60]);
+        b.extend(frame(0xC4, 0x01, &[2, 6]));
+        b.extend(frame(0xC4, 0x82, &[60]));
+        s.parse(&mut ctx, Direction::ToServer, &b);
+        assert!(!s.errored() && s.txs[0].done && s.txs[0].data == [0xC1, 0x01, 60, 2, 6]);
+        assert_eq!(s.txs[0].fragment.function, 1);
+    }
+
+    #[test]
+    fn a_first_segment_opens_the_transaction() {
+        let mut ctx = AppCtx::default();
+        let mut s = Dnp3State::new();
+        // An unsolicited response whose last segment never comes.
+        let b = frame(0x44, 0x40, &[0xF0, 0x82, 0x80, 0x00, 2, 1, 0x17]);
+        s.parse(&mut ctx, Direction::ToClient, &b);
+        assert_eq!(s.txs.len(), 1);
+        let tx = &s.txs[0];
+        assert!(!tx.done && !tx.request);
+        assert_eq!(
+            (tx.fragment.function, tx.fragment.iin),
+            (0x82, Some(0x8000))
+        );
+        assert_eq!(tx.data, [0xF0, 0x82, 0x80, 0x00, 2, 1, 0x17]);
+        // A request in two segments: one transaction, done at its last.
+        let mut b = frame(0xC4, 0x40, &[0xC1, 0x01, 60]);
+        b.extend(frame(0xC4, 0x81, &[2, 6]));
+        s.parse(&mut ctx, Direction::ToServer, &b);
+        assert_eq!(s.txs.len(), 2);
+        assert!(s.txs[1].done && s.txs[1].fragment.objects.len() == 1);
+        assert!(!s.txs[0].done);
+        // A confirm makes none.
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &frame(0xC4, 0xC2, &[0xD2, 0x00]),
+        );
+        assert_eq!(s.txs.len(), 2);
+        s.close(&mut ctx);
+        assert!(s.txs.iter().all(|t| t.done));
     }
 
     #[test]

@@ -5,6 +5,12 @@
 //! request data. A Multiple Service Packet (0x0A) contributes its own service and each
 //! request it embeds; Get_Attribute_List (0x03) and Set_Attribute_List (0x04) their
 //! attribute lists. Responses (service bit 7) are not requests.
+//!
+//! `cip_service` with a class or an attribute matches as Suricata 7.0.10 does (found
+//! by running it on hand-made requests): a class only on the attribute services
+//! (Get/Set_Attribute_List, Get/Set_Attribute_Single), an attribute only in the list
+//! of Get/Set_Attribute_List (an attribute segment of the request path never matches:
+//! `cip_service:14,1,7` misses Get_Attribute_Single class 1 attribute 7).
 
 /// One CIP request: its service, the class and attribute(s) it addresses.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -13,7 +19,8 @@ pub struct CipService {
     pub service: u8,
     /// Class of the request path.
     pub class: Option<u32>,
-    /// Attributes: of the request path, and the list of Get/Set_Attribute_List.
+    /// Attributes: the list of Get/Set_Attribute_List (the request path's attribute
+    /// segments are not kept: no rule matches them).
     pub attributes: Vec<u32>,
 }
 
@@ -122,14 +129,8 @@ fn path_segments(mut p: &[u8], s: &mut CipService) {
             }
             _ => return,
         };
-        match (seg & 0x1C, value) {
-            (0x00, Some(v)) if (0x20..=0x3F).contains(&seg) => s.class = Some(v),
-            (0x10, Some(v))
-                if (0x20..=0x3F).contains(&seg) && s.attributes.len() < MAX_ATTRIBUTES =>
-            {
-                s.attributes.push(v)
-            }
-            _ => {}
+        if let (0x00, Some(v)) = (seg & 0x1C, value) {
+            s.class = Some(v);
         }
         match p.get(len..) {
             Some(rest) => p = rest,
@@ -139,11 +140,16 @@ fn path_segments(mut p: &[u8], s: &mut CipService) {
 }
 
 impl CipService {
-    /// Whether `cip_service:service[,class[,attribute]]` matches this request.
+    /// Whether `cip_service:service[,class[,attribute]]` matches this request: a class
+    /// only on the attribute services (0x03, 0x04, 0x0E, 0x10), an attribute only in
+    /// the list of Get/Set_Attribute_List (0x03, 0x04), as Suricata 7.0.10.
     pub fn matches(&self, service: u64, class: Option<u64>, attribute: Option<u64>) -> bool {
+        let attr_service = matches!(self.service, 0x03 | 0x04 | 0x0E | 0x10);
+        let list_service = matches!(self.service, 0x03 | 0x04);
         u64::from(self.service) == service
-            && class.is_none_or(|c| self.class.map(u64::from) == Some(c))
-            && attribute.is_none_or(|a| self.attributes.iter().any(|&x| u64::from(x) == a))
+            && class.is_none_or(|c| attr_service && self.class.map(u64::from) == Some(c))
+            && attribute
+                .is_none_or(|a| list_service && self.attributes.iter().any(|&x| u64::from(x) == a))
     }
 }
 
@@ -182,12 +188,19 @@ mod tests {
             [CipService {
                 service: 0x0E,
                 class: Some(1),
-                attributes: vec![7]
+                attributes: Vec::new()
             }]
         );
         assert!(r[0].matches(14, None, None));
-        assert!(r[0].matches(14, Some(1), Some(7)));
+        assert!(r[0].matches(14, Some(1), None));
+        // The path's attribute never matches (Suricata 7.0.10).
+        assert!(!r[0].matches(14, Some(1), Some(7)));
         assert!(!r[0].matches(14, Some(2), None));
+        // Get_Attribute_All (1): the service only, never a class.
+        let all = requests(0x6F, &rr(&[0x01, 3, 0x20, 0x01, 0x24, 0x01, 0x30, 0x07]));
+        assert!(all[0].matches(1, None, None));
+        assert!(!all[0].matches(1, Some(1), None));
+        assert!(!all[0].matches(1, Some(1), Some(7)));
         // A response is no request.
         assert!(requests(0x6F, &rr(&[0x8E, 0, 0, 0])).is_empty());
         assert!(requests(0x65, &rr(&[0x0E, 0])).is_empty());
@@ -197,10 +210,12 @@ mod tests {
     fn lists_symbols_and_multiple_service_packets() {
         let list = requests(0x6F, &rr(&[0x03, 2, 0x20, 1, 0x24, 1, 2, 0, 1, 0, 7, 0]));
         assert_eq!(list[0].attributes, [1, 7]);
+        assert!(list[0].matches(3, Some(1), Some(7)));
+        assert!(!list[0].matches(3, Some(1), Some(2)));
         let wide = requests(0x6F, &rr(&[0x0E, 5, 0x21, 0, 0, 1, 0x24, 1, 0x31, 0, 5, 0]));
         assert_eq!(
             (wide[0].class, &wide[0].attributes[..]),
-            (Some(256), &[5][..])
+            (Some(256), &[][..])
         );
         let tag = requests(0x6F, &rr(&[0x4C, 3, 0x91, 3, b'T', b'a', b'g', 0, 1, 0]));
         assert_eq!((tag[0].service, tag[0].class), (0x4C, None));
@@ -210,7 +225,8 @@ mod tests {
         let r = requests(0x6F, &rr(&msp));
         let services: Vec<u8> = r.iter().map(|s| s.service).collect();
         assert_eq!(services, [0x0A, 0x0E, 0x4C]);
-        assert!(r[1].matches(14, Some(1), Some(5)));
+        assert!(r[1].matches(14, Some(1), None));
+        assert!(!r[0].matches(10, Some(2), None));
     }
 
     #[test]

@@ -7,7 +7,9 @@ use sawp_modbus::{Data, Message, Write};
 
 /// Whether request `m` satisfies the keyword's value `k`.
 pub fn matches(k: &ModbusMatch, m: &Message) -> bool {
-    if k.unit.is_some_and(|u| !u.matches(u64::from(m.unit_id))) {
+    if k.unit
+        .is_some_and(|u| !value_matches(u, u64::from(m.unit_id)))
+    {
         return false;
     }
     match &k.what {
@@ -18,7 +20,12 @@ pub fn matches(k: &ModbusMatch, m: &Message) -> bool {
                     |s| matches!(&m.data, Data::Diagnostic { func, .. } if func.raw == s),
                 )
         }
-        ModbusWhat::Category { negated, bits } => (m.category.bits() & bits != 0) != *negated,
+        // `!category` is every other category, as Suricata 7.0.10 reads it: a function
+        // in no category (0, or 128 and up) matches neither `X` nor `!X`.
+        ModbusWhat::Category { negated, bits } => {
+            let want = if *negated { 0x0F & !bits } else { *bits };
+            m.category.bits() & want != 0
+        }
         ModbusWhat::Access {
             bits,
             address,
@@ -46,7 +53,7 @@ pub fn matches(k: &ModbusMatch, m: &Message) -> bool {
             u16::try_from(*at)
                 .ok()
                 .and_then(|a| write_value_at(m, a))
-                .is_some_and(|w| value.matches(u64::from(w)))
+                .is_some_and(|w| value_matches(*value, u64::from(w)))
         }
     }
 }
@@ -87,14 +94,43 @@ fn write_value_at(m: &Message, a: u16) -> Option<u16> {
     m.get_write_value_at_address(a)
 }
 
-/// Whether some address from `lo` to `hi` satisfies `c`.
-fn overlaps(c: IntCmp, lo: u64, hi: u64) -> bool {
+/// The bounds Suricata 7.0.10 keeps for a unit, address or value condition: `N` is
+/// `N..N`, `<N` is `0..N`, `>N` is `N..65535`, `A<>B` is `A..B`. Its comparisons then
+/// test the bounds, not the operator, so a bound at 0 or 65535 changes the meaning:
+/// `<0` is `0`, `>0` takes 0 and everything below 65535, `0<>2` takes 0 and 1,
+/// `A<>65535` takes 65535 (checked by running Suricata on hand-made requests).
+fn bounds(c: IntCmp) -> Option<(u64, u64)> {
     match c {
-        IntCmp::Eq(a) => (lo..=hi).contains(&a),
-        IntCmp::Lt(a) => lo < a,
-        IntCmp::Gt(a) => hi > a,
-        IntCmp::Range(a, b) => lo < b && hi > a,
-        c => (lo..=hi).any(|x| c.matches(x)),
+        IntCmp::Eq(n) => Some((n, n)),
+        IntCmp::Lt(n) => Some((0, n)),
+        IntCmp::Gt(n) => Some((n, U16_MAX)),
+        IntCmp::Range(a, b) => Some((a, b)),
+        _ => None,
+    }
+}
+
+/// The top of Suricata's bounds.
+const U16_MAX: u64 = u16::MAX as u64;
+
+/// Whether a unit or written value `v` satisfies `c`, as Suricata compares them.
+fn value_matches(c: IntCmp, v: u64) -> bool {
+    match bounds(c) {
+        Some((s, e)) if s == e => v == s,
+        Some((0, e)) => e > v,
+        Some((s, U16_MAX)) => s < v,
+        Some((s, e)) => s < v && v < e,
+        None => c.matches(v),
+    }
+}
+
+/// Whether the addresses from `lo` to `hi` satisfy `c`, as Suricata compares them.
+fn overlaps(c: IntCmp, lo: u64, hi: u64) -> bool {
+    match bounds(c) {
+        Some((s, e)) if s == e => (lo..=hi).contains(&s),
+        Some((0, e)) => e > lo,
+        Some((s, U16_MAX)) => s < hi,
+        Some((s, e)) => s < hi && lo < e,
+        None => (lo..=hi).any(|x| c.matches(x)),
     }
 }
 
@@ -156,6 +192,62 @@ mod tests {
         no("access write holding, address 12, value 2", &wr);
         no("access write holding, address 13, value 1", &wr);
         no("access read", &diag);
+    }
+
+    #[test]
+    fn bounds_at_zero_and_65535_as_suricata() {
+        // Units 0, 1, 2 and 255 reading holding register 1.
+        let unit = |u: u8| request(&[0, 1, 0, 0, 0, 6, u, 3, 0, 0, 0, 1]);
+        let units = |v: &str| -> Vec<u8> {
+            [0u8, 1, 2, 255]
+                .into_iter()
+                .filter(|&u| matches(&kw(v), &unit(u)))
+                .collect()
+        };
+        assert_eq!(units("unit <0"), [0]);
+        assert_eq!(units("unit >0"), [0, 1, 2, 255]);
+        assert_eq!(units("unit 0<>2"), [0, 1]);
+        assert_eq!(units("unit 1<>3"), [2]);
+        assert_eq!(units("unit 0<>255"), [0, 1, 2]);
+        assert_eq!(units("unit 2<>65535"), [255]);
+        assert_eq!(units("unit <2"), [0, 1]);
+        assert_eq!(units("unit >254"), [255]);
+        // Values: `>0` misses 65535, `A<>65535` takes it.
+        let reg = |v: u8| request(&[0, 1, 0, 0, 0, 6, 1, 6, 0, 0, v, v]);
+        assert!(matches(
+            &kw("access write holding, address 1, value >0"),
+            &reg(0)
+        ));
+        assert!(!matches(
+            &kw("access write holding, address 1, value >0"),
+            &reg(0xff)
+        ));
+        assert!(matches(
+            &kw("access write holding, address 1, value 1<>65535"),
+            &reg(0xff)
+        ));
+        assert!(matches(
+            &kw("access write holding, address 1, value <0"),
+            &reg(0)
+        ));
+        // Addresses 1 to 10: `0<>1` misses, `0<>2` and `9<>65535` take them.
+        let rd = request(&[0, 1, 0, 0, 0, 6, 1, 3, 0, 0, 0, 10]);
+        assert!(!matches(&kw("access read holding, address 0<>1"), &rd));
+        assert!(matches(&kw("access read holding, address 0<>2"), &rd));
+        assert!(matches(&kw("access read holding, address 9<>65535"), &rd));
+        assert!(!matches(&kw("access read holding, address 10<>65535"), &rd));
+        assert!(!matches(&kw("access read holding, address <0"), &rd));
+        // Function 0 is in no category: `!unassigned` misses it.
+        let f0 = request(&[0, 2, 0, 0, 0, 6, 0xf7, 0, 0x6b, 0x65, 0x30, 0x36]);
+        assert!(!matches(&kw("function !unassigned"), &f0));
+        assert!(!matches(&kw("function unassigned"), &f0));
+        assert!(matches(&kw("function !unassigned"), &rd));
+        // Equal bounds are one address; backwards ones go through the same tests
+        // (addresses 1 to 10 overlap `3<>2` for Suricata: 3 < 10 and 1 < 2).
+        assert!(matches(&kw("access read holding, address 10<>10"), &rd));
+        assert!(matches(&kw("access read holding, address 3<>2"), &rd));
+        assert!(matches(&kw("unit 1<>1"), &rd));
+        assert!(!matches(&kw("unit 2<>1"), &rd));
     }
 
     #[test]

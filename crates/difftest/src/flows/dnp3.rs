@@ -43,9 +43,7 @@ pub const DNP3: Family = Family {
         "pcre",
         "flow",
     ],
-    // Out of the default draw (the CI batch) until its open differences are fixed
-    // or listed: `--families dnp3` draws it.
-    weight: 0,
+    weight: 1,
     make: dnp3,
 };
 

@@ -19,9 +19,7 @@ use crate::rulegen::{base, Family, Gen};
 pub const ENIP: Family = Family {
     name: "enip",
     keywords: &["enip_command", "cip_service", "flow"],
-    // Out of the default draw (the CI batch) until its open differences are fixed
-    // or listed: `--families enip` draws it.
-    weight: 0,
+    weight: 1,
     make: enip,
 };
 

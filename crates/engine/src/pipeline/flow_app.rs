@@ -229,7 +229,7 @@ impl FlowStage {
                         && update.flow.tcp.state == flow::TcpState::Closed
                         && p.tcp_flags & tcp_flags::RST == 0
                     {
-                        appflow.close(&mut self.app);
+                        appflow.close_session(&mut self.app);
                     }
                     let fed = update.app.dir;
                     if appflow.take_completed(fed) {

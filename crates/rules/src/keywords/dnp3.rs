@@ -127,9 +127,16 @@ fn ind(st: &mut State, c: &Ctx<'_>) {
         INDICATIONS
             .iter()
             .position(|i| i.eq_ignore_ascii_case(n))
-            // Suricata 7.0.10 takes the reserved names but never matches them, whatever
-            // the indications (IIN2 bits 6 and 7 set or not).
-            .map(|p| acc | if p == 8 || p == 9 { 0 } else { 0x8000 >> p })
+            // Suricata 7.0.10 takes the reserved names, `config_corrupt` and
+            // `already_executing` but never matches them, whatever the indications
+            // (IIN2 bits 4 to 7 set or not; checked with every bit set).
+            .map(|p| {
+                acc | if (8..=11).contains(&p) {
+                    0
+                } else {
+                    0x8000 >> p
+                }
+            })
             .ok_or_else(|| format!("dnp3_ind: unknown indication '{n}'"))
     });
     let set = tryv!(st, c.o, c.kw, bits);
@@ -205,9 +212,14 @@ mod tests {
             Some(true)
         );
         assert_eq!(r("dnp3_ind:bogus;"), None);
-        // The reserved bits name nothing Suricata matches.
-        match r("dnp3_ind:reserved_1,reserved_2;") {
+        // The reserved bits, config_corrupt and already_executing name nothing
+        // Suricata matches.
+        match r("dnp3_ind:reserved_1,reserved_2,config_corrupt,already_executing;") {
             Some(AppValue::Bits { set, .. }) => assert_eq!(set, 0),
+            other => panic!("{other:?}"),
+        }
+        match r("dnp3_ind:already_executing,event_buffer_overflow;") {
+            Some(AppValue::Bits { set, .. }) => assert_eq!(set, 0x0008),
             other => panic!("{other:?}"),
         }
         assert_eq!(

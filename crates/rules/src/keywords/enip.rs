@@ -47,11 +47,17 @@ fn command(st: &mut State, c: &Ctx<'_>) {
 }
 
 /// `cip_service:service[,class[,attribute]]`: up to three numbers (service 0 to 127:
-/// bit 7 marks responses), kept in order as equalities.
+/// bit 7 marks responses; class and attribute 0 to 65535), kept in order as
+/// equalities, read as Suricata 7.0.10 reads them (found by running it): empty tokens
+/// between commas are skipped, each token must start with a digit (`14, 1` is refused,
+/// `14 ,1` and `1x` are taken), its leading digits are checked against the limit, and
+/// the value matched is that of the token's first two characters only (`100` matches
+/// 10, `245` matches 24: a class, attribute or service of three digits never matches
+/// itself).
 fn cip_service(st: &mut State, c: &Ctx<'_>) {
     let v = c.o.value.unwrap_or("").trim();
-    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    if parts.len() > 3 {
+    let parts: Vec<&str> = v.split(',').filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() || parts.len() > 3 {
         st.err(
             c.o.value_off,
             Reason::InvalidValue,
@@ -62,16 +68,32 @@ fn cip_service(st: &mut State, c: &Ctx<'_>) {
     }
     let mut cmps = Vec::with_capacity(parts.len());
     for (i, p) in parts.iter().enumerate() {
-        let max = if i == 0 { 127 } else { u64::from(u32::MAX) };
+        let max = if i == 0 { 127 } else { 65_535 };
         let n = tryv!(
             st,
             c.o,
             c.kw,
-            crate::values::uint(p, max).map_err(|e| format!("cip_service: {e}"))
+            cip_token(p, max).map_err(|e| format!("cip_service: {e}"))
         );
         cmps.push(crate::ast::IntCmp::Eq(n));
     }
     push_app(st, c, false, AppValue::Ints(cmps));
+}
+
+/// One `cip_service` token: its leading digits at most `max`, the value of its first
+/// two characters' digits.
+fn cip_token(p: &str, max: u64) -> Result<u64, String> {
+    let digits = |s: &str| -> String { s.chars().take_while(char::is_ascii_digit).collect() };
+    let all = digits(p);
+    if all.is_empty() {
+        return Err(format!("parameter error {p}"));
+    }
+    match all.parse::<u64>() {
+        Ok(n) if n <= max => {}
+        _ => return Err(format!("{all} is out of range (at most {max})")),
+    }
+    let head: String = p.chars().take(2).collect();
+    digits(&head).parse::<u64>().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -87,12 +109,23 @@ mod tests {
             AppValue::Ints(vec![IntCmp::Eq(75)])
         );
         assert_eq!(
-            r("cip_service:16, 246, 6;").unwrap(),
-            AppValue::Ints(vec![IntCmp::Eq(16), IntCmp::Eq(246), IntCmp::Eq(6)])
+            r("cip_service:16,246,6;").unwrap(),
+            AppValue::Ints(vec![IntCmp::Eq(16), IntCmp::Eq(24), IntCmp::Eq(6)])
         );
-        assert!(r("cip_service:1,2,3,4;").is_err());
-        assert!(r("cip_service:200;").is_err());
-        assert!(r("cip_service:x;").is_err());
+        // As Suricata 7.0.10: two characters of each token count, empty tokens are
+        // skipped, a token starts with a digit.
+        let eq = |v: &[u64]| AppValue::Ints(v.iter().map(|&n| IntCmp::Eq(n)).collect());
+        assert_eq!(r("cip_service:100;").unwrap(), eq(&[10]));
+        assert_eq!(r("cip_service:099;").unwrap(), eq(&[9]));
+        assert_eq!(r("cip_service:1x;").unwrap(), eq(&[1]));
+        assert_eq!(r("cip_service:14 ,1;").unwrap(), eq(&[14, 1]));
+        assert_eq!(r("cip_service:14,,65535;").unwrap(), eq(&[14, 65]));
+        assert_eq!(r("cip_service:14,;").unwrap(), eq(&[14]));
+        for bad in [
+            "16, 246", "1,2,3,4", "200", "128", "x", "+1", "-1", "14,70000", ",",
+        ] {
+            assert!(r(&format!("cip_service:{bad};")).is_err(), "{bad}");
+        }
     }
 
     #[test]

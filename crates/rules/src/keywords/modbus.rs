@@ -148,15 +148,13 @@ fn access(a: &str, rest: &[&str]) -> Result<ModbusWhat, String> {
     })
 }
 
-/// `N`, `<N`, `>N` or `A<>B` (strictly between).
+/// `N`, `<N`, `>N` or `A<>B` (strictly between). Suricata 7.0.10 takes any `A<>B`,
+/// equal or backwards bounds included (`5<>5` is 5; the `modbus` matcher in `app`
+/// compares the bounds as Suricata does).
 fn range(s: &str, max: u64) -> Result<IntCmp, String> {
     let u = |x: &str| crate::values::uint(x.trim(), max);
     if let Some((a, b)) = s.split_once("<>") {
-        let (a, b) = (u(a)?, u(b)?);
-        if a >= b {
-            return Err(format!("range '{s}' is empty or backwards"));
-        }
-        return Ok(IntCmp::Range(a, b));
+        return Ok(IntCmp::Range(u(a)?, u(b)?));
     }
     if let Some(r) = s.strip_prefix('<') {
         return Ok(IntCmp::Lt(u(r)?));
@@ -177,6 +175,12 @@ mod tests {
         assert!(parse("function 255").is_ok());
         assert_eq!(parse("unit 256").unwrap().unit, Some(IntCmp::Eq(256)));
         assert!(parse("unit 65536").is_err());
+        // Equal and backwards ranges are taken, as Suricata takes them.
+        assert_eq!(
+            parse("unit 10<>10").unwrap().unit,
+            Some(IntCmp::Range(10, 10))
+        );
+        assert!(parse("access read holding, address 2<>1").is_ok());
     }
 
     #[test]
@@ -231,7 +235,6 @@ mod tests {
             "access read, address 5",
             "access write discretes",
             "access read holding, value 3",
-            "access read holding, address 2<>1",
             "access write holding, address 11<>13, value 1",
             "function public, subfunction 1",
             "colour red",
