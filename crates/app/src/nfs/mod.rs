@@ -65,15 +65,76 @@ pub(crate) fn probe_tcp(dir: Direction, data: &[u8]) -> Probe {
     }
 }
 
-/// Shortest datagram that decides: as Suricata, a UDP flow holding only the NULL
-/// procedure's 40-byte call and 24-byte reply stays undetected (sv-ether.pcap has two).
-const MIN_DATAGRAM: usize = 44;
+/// Shortest call datagram that makes a UDP flow NFS (Suricata 7.0.10, checked on
+/// hand-made flows: a 44-byte call does not, a 48-byte one does; a UDP flow holding only
+/// the NULL procedure's 40-byte call and 24-byte reply stays undetected, sv-ether.pcap
+/// has two).
+const MIN_CALL_DATAGRAM: usize = 48;
+/// Shortest reply datagram that makes a UDP flow NFS (28 bytes do not, 32 do).
+const MIN_REPLY_DATAGRAM: usize = 32;
 
-/// Probes a UDP payload for an NFS RPC message of at least [`MIN_DATAGRAM`] bytes.
+/// Probes a UDP payload as Suricata 7.0.10 does: a call of NFS version 2 or 3 (a v4
+/// call does not make the flow NFS: its transactions come only once a reply did) of at
+/// least [`MIN_CALL_DATAGRAM`] bytes to the server, or a reply accepted with `SUCCESS`
+/// of at least [`MIN_REPLY_DATAGRAM`] bytes to the client.
 pub(crate) fn probe_udp(dir: Direction, payload: &[u8]) -> Probe {
-    if payload.len() >= MIN_DATAGRAM && probe_message(dir, payload) {
+    let ok = match (parse_message(payload), dir) {
+        (Some(Message::Call(c)), Direction::ToServer) => {
+            payload.len() >= MIN_CALL_DATAGRAM
+                && c.prog == state::PROGRAM
+                && (2..=3).contains(&c.vers)
+        }
+        (Some(Message::Reply(r)), Direction::ToClient) => {
+            payload.len() >= MIN_REPLY_DATAGRAM && r.success()
+        }
+        _ => false,
+    };
+    if ok {
         Probe::Match(AppProto::Nfs)
     } else {
         Probe::NoMatch
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(v: &mut Vec<u8>, xs: &[u32]) {
+        for x in xs {
+            v.extend_from_slice(&x.to_be_bytes());
+        }
+    }
+
+    #[test]
+    fn udp_probe_sizes_and_versions_as_suricata() {
+        // A call with AUTH_NULL credentials and `extra` argument bytes (40 + extra).
+        let call = |vers: u32, extra: usize| {
+            let mut v = Vec::new();
+            w(&mut v, &[5, 0, 2, state::PROGRAM, vers, 1, 0, 0, 0, 0]);
+            v.resize(v.len() + extra, 0);
+            v
+        };
+        let ts = |m: &[u8]| probe_udp(Direction::ToServer, m) == Probe::Match(AppProto::Nfs);
+        assert!(!ts(&call(3, 0)));
+        assert!(!ts(&call(3, 4)));
+        assert!(ts(&call(3, 8)));
+        assert!(ts(&call(2, 8)));
+        assert!(!ts(&call(4, 48)));
+        // A reply: accepted, null verifier, `stat`, then `extra` bytes (24 + extra).
+        let reply = |stat: u32, extra: usize| {
+            let mut v = Vec::new();
+            w(&mut v, &[5, 1, 0, 0, 0, stat]);
+            v.resize(v.len() + extra, 0);
+            v
+        };
+        let tc = |m: &[u8]| probe_udp(Direction::ToClient, m) == Probe::Match(AppProto::Nfs);
+        assert!(!tc(&reply(0, 0)));
+        assert!(!tc(&reply(0, 4)));
+        assert!(tc(&reply(0, 8)));
+        assert!(!tc(&reply(1, 12)));
+        // Neither kind of message counts in the other direction.
+        assert!(!tc(&call(3, 8)));
+        assert!(!ts(&reply(0, 8)));
     }
 }
