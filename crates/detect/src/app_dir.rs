@@ -35,7 +35,7 @@ pub(crate) fn suricata_side(name: &str) -> Option<app::Direction> {
 /// and `ike.chosen_sa_attribute` to the client (found by the differential harness's
 /// `rfb`, `krb5` and `ike` families), `nfs_procedure` and `nfs.version` to the server
 /// (the `nfs` family: an NFS transaction matches them at the client's packets only,
-/// tests/parity/difftest/fixed/dt-206-nfs-*). A rule without `flow` inspects that side
+/// tests/parity/difftest/fixed/dt-205-nfs-*). A rule without `flow` inspects that side
 /// only.
 pub(crate) fn option_side(name: &str) -> Option<app::Direction> {
     match name {

@@ -177,7 +177,10 @@ mod tests {
     fn tcp_probe_takes_v3_and_v4_calls_not_v2() {
         let marked = |vers: u32, cut: bool| {
             let mut m = Vec::new();
-            w(&mut m, &[5, 0, 2, state::PROGRAM, vers, 1, 0, 0, 0, 0, 0, 0]);
+            w(
+                &mut m,
+                &[5, 0, 2, state::PROGRAM, vers, 1, 0, 0, 0, 0, 0, 0],
+            );
             let mut v = (0x8000_0000u32 | m.len() as u32 + u32::from(cut) * 100)
                 .to_be_bytes()
                 .to_vec();

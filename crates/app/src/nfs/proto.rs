@@ -126,9 +126,7 @@ impl Transaction for NfsTx {
         };
         let hit = |v: u32| c.iter().any(|c| c.matches(u64::from(v)));
         let any = match opt.name {
-            "nfs_procedure" => {
-                hit(self.procedure) || self.more_procs.iter().any(|&p| hit(p))
-            }
+            "nfs_procedure" => hit(self.procedure) || self.more_procs.iter().any(|&p| hit(p)),
             "nfs.version" => hit(self.version),
             _ => return false,
         };

@@ -54,7 +54,7 @@ fn cmp(st: &mut State, c: &Ctx<'_>, name: &str) {
 /// 0 and B below the 32-bit maximum (`1-2` is taken, `1-1`, `0-2` and `5-4294967295`
 /// are refused); every other form reads as [`crate::values::suricata_uint`] does
 /// (checked with `suricata -T` and on hand-made flows: tests/parity/difftest/fixed/
-/// dt-206-nfs-*). The range is kept as the exclusive one holding the same values.
+/// dt-205-nfs-*). The range is kept as the exclusive one holding the same values.
 fn nfs_uint(v: &str) -> Result<IntCmp, String> {
     let max = u64::from(u32::MAX);
     let t = v.trim();
@@ -92,7 +92,8 @@ mod tests {
 
     #[test]
     fn ranges_are_inclusive_as_suricata_reads_them() {
-        let parse = |o: &str| crate::parse_rule(&format!("alert nfs any any -> any any ({o} sid:1;)"));
+        let parse =
+            |o: &str| crate::parse_rule(&format!("alert nfs any any -> any any ({o} sid:1;)"));
         let range = |o: &str| {
             let r = parse(o).ok()?;
             r.options.iter().find_map(|x| match x {
@@ -109,7 +110,17 @@ mod tests {
         assert_eq!(range("nfs_procedure:3<>5;"), Some(IntCmp::Range(2, 6)));
         assert_eq!(range("nfs_procedure:<4;"), Some(IntCmp::Lt(4)));
         // As `suricata -T` answers.
-        for bad in ["0-2", "1-1", "2-1", "0-0", "1-4294967295", "4294967294-4294967295", "!1-3", "=1-3", "0x1-3"] {
+        for bad in [
+            "0-2",
+            "1-1",
+            "2-1",
+            "0-0",
+            "1-4294967295",
+            "4294967294-4294967295",
+            "!1-3",
+            "=1-3",
+            "0x1-3",
+        ] {
             assert!(parse(&format!("nfs_procedure:{bad};")).is_err(), "{bad}");
         }
         assert!(parse("nfs_procedure:5-4294967294;").is_ok());
