@@ -33,10 +33,13 @@ pub(crate) fn suricata_side(name: &str) -> Option<app::Direction> {
 /// -T` refuses the other `flow:` direction, and a rule mixing it with a keyword of the
 /// other side): `rfb.sectype` to the server, `rfb.secresult`, `krb5.ticket_encryption`
 /// and `ike.chosen_sa_attribute` to the client (found by the differential harness's
-/// `rfb`, `krb5` and `ike` families). A rule without `flow` inspects that side only.
+/// `rfb`, `krb5` and `ike` families), `nfs_procedure` and `nfs.version` to the server
+/// (the `nfs` family: an NFS transaction matches them at the client's packets only,
+/// tests/parity/difftest/fixed/dt-205-nfs-*). A rule without `flow` inspects that side
+/// only.
 pub(crate) fn option_side(name: &str) -> Option<app::Direction> {
     match name {
-        "rfb.sectype" => Some(app::Direction::ToServer),
+        "rfb.sectype" | "nfs_procedure" | "nfs.version" => Some(app::Direction::ToServer),
         "rfb.secresult" | "krb5.ticket_encryption" | "ike.chosen_sa_attribute" => {
             Some(app::Direction::ToClient)
         }
@@ -112,6 +115,11 @@ mod tests {
             "flow:to_client; ike.nonce_payload; content:\"a\";"
         ));
         assert!(!r("rfb", "flow:to_server; rfb.sectype:2;"));
+        assert!(r("nfs", "flow:to_client; nfs_procedure:4;"));
+        assert!(r("nfs", "flow:to_client; nfs.version:3;"));
+        assert!(r("nfs", "flow:to_client; nfs_procedure:!6;"));
+        assert!(!r("nfs", "flow:to_server; nfs_procedure:4;"));
+        assert!(!r("udp", "nfs.version:3;"));
     }
 
     #[test]

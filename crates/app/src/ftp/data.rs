@@ -227,6 +227,28 @@ mod tests {
     }
 
     #[test]
+    fn the_first_byte_changes_the_transaction_fingerprint() {
+        use crate::proto::Transaction;
+        // Passive RETR: the file's bytes come to the client. `ftpdata_command` matches
+        // from the first byte on, so the transaction is inspected again at the next
+        // packet of its direction, not only at the end (Suricata 7.0.10:
+        // tests/parity/difftest/fixed/dt-205-ftp-26).
+        let mut ctx = AppCtx::default();
+        let l = link(Transfer {
+            command: Some("RETR"),
+            filename: Some(b"f".to_vec()),
+            passive: true,
+        });
+        let mut s = FtpDataState::new(3, l);
+        let before = s.fingerprint().0;
+        s.parse(&mut ctx, Direction::ToClient, b"x");
+        let after = s.fingerprint().0;
+        assert_ne!(before, after);
+        s.close(&mut ctx);
+        assert_ne!(s.fingerprint().0, after);
+    }
+
+    #[test]
     fn listing_makes_no_file_and_holding_is_bounded() {
         let mut ctx = AppCtx::default();
         let l = link(Transfer::default());

@@ -145,10 +145,13 @@ impl Transaction for FtpDataState {
         self.done()
     }
 
+    /// The first byte parsed changes it (`ftpdata_command` can match from then on:
+    /// Suricata inspects the transaction again at the next packet of its direction),
+    /// the end of the connection too.
     fn fingerprint(&self) -> (u64, u64) {
         (
             mix(
-                u64::from(self.done()),
+                u64::from(self.done()) | u64::from(self.parsed()) << 1,
                 self.transfer().command.map_or(0, |c| c.len() as u64),
             ),
             FtpDataState::files(self).progress(),

@@ -109,7 +109,7 @@ impl Transaction for NfsTx {
         } else {
             0
         };
-        (mix(status, size), files)
+        (mix(mix(status, size), self.more_procs.len() as u64), files)
     }
 
     fn buffers(&self, b: BufferId, dir: Direction, f: &mut dyn FnMut(&[u8])) {
@@ -118,17 +118,19 @@ impl Transaction for NfsTx {
         }
     }
 
-    /// `nfs_procedure` and `nfs.version`.
+    /// `nfs_procedure` (the transaction's procedure or one a file transaction took
+    /// later, a COMMIT) and `nfs.version`.
     fn check(&self, opt: &rules::AppOpt, _dir: Direction) -> bool {
-        let v = match opt.name {
-            "nfs_procedure" => u64::from(self.procedure),
-            "nfs.version" => u64::from(self.version),
+        let rules::AppValue::Ints(c) = &opt.value else {
+            return false;
+        };
+        let hit = |v: u32| c.iter().any(|c| c.matches(u64::from(v)));
+        let any = match opt.name {
+            "nfs_procedure" => hit(self.procedure) || self.more_procs.iter().any(|&p| hit(p)),
+            "nfs.version" => hit(self.version),
             _ => return false,
         };
-        match &opt.value {
-            rules::AppValue::Ints(c) => c.iter().any(|c| c.matches(v)) != opt.negated,
-            _ => false,
-        }
+        any != opt.negated
     }
 
     fn log(&self, _extended: bool, out: &mut dyn FnMut(Option<u64>, Value)) {

@@ -58,6 +58,10 @@ pub struct NfsTx {
     pub version: u32,
     /// Procedure number (v3 numbering; a v4 file transaction says READ or WRITE).
     pub procedure: u32,
+    /// Procedures a file transaction took after its first (a COMMIT of the written
+    /// file: `nfs_procedure` matches any of them, as Suricata's file transactions
+    /// list them), each once.
+    pub more_procs: Vec<u32>,
     /// Whether this is a file transaction.
     pub file_tx: bool,
     /// The call's credential flavour (`NULL` for file transactions but v3 READs).
@@ -253,6 +257,7 @@ impl NfsState {
             xid: c.xid,
             version: c.vers,
             procedure,
+            more_procs: Vec::new(),
             file_tx: false,
             flavor: c.flavor,
             creds: c.unix.map(|u| Creds {
@@ -338,10 +343,22 @@ impl NfsState {
     }
 
     fn call(&mut self, ctx: &mut AppCtx, c: &Call<'_>) {
-        if c.prog != PROGRAM || c.procedure == 0 {
+        if c.prog != PROGRAM {
             return;
         }
         match c.vers {
+            // NULL is a transaction of v2 and v3 (not of v4), as Suricata 7.0.10 has it.
+            2 | 3 if c.procedure == 0 => {
+                let id = self.new_tx(ctx, c, 0).id;
+                let p = Pending {
+                    tx: id,
+                    version: c.vers,
+                    procedure: 0,
+                    name: None,
+                    read: None,
+                };
+                self.expect_reply(ctx, c.xid, p);
+            }
             2 | 3 => self.call_v23(ctx, c),
             4 if c.procedure == procs::COMPOUND => self.call_v4(ctx, c),
             _ => {}
@@ -355,16 +372,23 @@ impl NfsState {
         } else {
             parser::request_v2(p, c.body)
         };
-        let Some(req) = parsed else {
-            self.raise(ctx, super::MALFORMED_DATA);
-            return;
-        };
         let pending = |tx, name: Option<&[u8]>, read| Pending {
             tx,
             version: c.vers,
             procedure: p,
             name: name.map(<[u8]>::to_vec),
             read,
+        };
+        let Some(req) = parsed else {
+            self.raise(ctx, super::MALFORMED_DATA);
+            // Arguments cut short still make a v3 call a transaction, without a
+            // name, but for WRITE and COMMIT (Suricata 7.0.10: a READ too, not a file
+            // transaction then).
+            if v3 && !matches!(p, procs::WRITE | procs::COMMIT) {
+                let id = self.request_tx(ctx, c, &Request::default());
+                self.expect_reply(ctx, c.xid, pending(id, None, None));
+            }
+            return;
         };
         match (p, req.handle) {
             (procs::READ, Some(h)) => {
@@ -380,10 +404,10 @@ impl NfsState {
                 }
                 self.expect_reply(ctx, c.xid, pending(id, None, None));
             }
+            // COMMIT is no transaction of its own: it ends the WRITE transaction of
+            // its handle, if one is open (Suricata 7.0.10, checked on hand-made flows).
+            (procs::COMMIT, h) if v3 => self.commit(c.xid, h.unwrap_or_default()),
             _ => {
-                if v3 && p == procs::COMMIT {
-                    self.commit(c.xid, req.handle.unwrap_or_default());
-                }
                 let id = self.request_tx(ctx, c, &req);
                 let name = matches!(p, procs::LOOKUP | procs::CREATE).then_some(req.name);
                 self.expect_reply(ctx, c.xid, pending(id, name.flatten(), None));
@@ -391,12 +415,16 @@ impl NfsState {
         }
     }
 
-    /// A COMMIT ends the WRITE file transaction of its handle.
+    /// A COMMIT ends the WRITE file transaction of its handle, which takes COMMIT as
+    /// one more procedure.
     fn commit(&mut self, xid: u32, handle: &[u8]) {
         let tx = self.txs.iter_mut().find(|t| {
             t.file_tx && t.handle == handle && t.io.as_ref().is_some_and(|io| io.write && !io.last)
         });
         if let Some(tx) = tx {
+            if !tx.more_procs.contains(&procs::COMMIT) {
+                tx.more_procs.push(procs::COMMIT);
+            }
             if let (Some(io), Some(f)) = (tx.io.as_mut(), tx.file) {
                 io.last = true;
                 io.last_xid = xid;
@@ -461,6 +489,8 @@ impl NfsState {
             return;
         }
         let info = match p.version {
+            // NULL answers nothing: Suricata logs its status as OK.
+            2 | 3 if p.procedure == 0 => Some(parser::ReplyInfo::default()),
             2 => parser::reply_v2(p.procedure, r.body),
             3 => parser::reply_v3(p.procedure, r.body),
             _ => parser::compound_reply(r.body).map(|(status, data)| parser::ReplyInfo {

@@ -20,9 +20,7 @@ use std::net::IpAddr;
 pub const FTP: Family = Family {
     name: "ftp",
     keywords: &["ftpbounce", "ftpdata_command", "content", "nocase", "flow"],
-    // Out of the default draw (the CI batch) until its open differences are fixed
-    // or listed: `--families ftp` draws it.
-    weight: 0,
+    weight: 1,
     make: ftp,
 };
 

@@ -23,9 +23,7 @@ pub const NFS: Family = Family {
         "rpc",
         "flow",
     ],
-    // Out of the default draw (the CI batch) until its open differences are fixed
-    // or listed: `--families nfs` draws it.
-    weight: 0,
+    weight: 1,
     make: nfs,
 };
 
