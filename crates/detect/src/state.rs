@@ -272,7 +272,9 @@ impl FlowDetect {
     /// kept sorted by (id, direction): a binary search, not a walk, for flows with
     /// hundreds of transactions in inspection.
     pub(crate) fn tx_seen_index(&self, dir: u8, id: u64) -> Option<usize> {
-        self.tx_seen.binary_search_by_key(&(id, dir), |t| (t.id, t.dir)).ok()
+        self.tx_seen
+            .binary_search_by_key(&(id, dir), |t| (t.id, t.dir))
+            .ok()
     }
 
     /// The lowest transaction id not yet inspected in its final state in the to-server
@@ -320,7 +322,9 @@ impl FlowDetect {
             // bytes for every open flow).
             self.tx_seen.reserve_exact(1);
         }
-        let at = self.tx_seen.partition_point(|t| (t.id, t.dir) < (seen.id, seen.dir));
+        let at = self
+            .tx_seen
+            .partition_point(|t| (t.id, t.dir) < (seen.id, seen.dir));
         self.tx_seen.insert(at, seen);
     }
 
