@@ -12,8 +12,11 @@ use crate::threshold::ThresholdTable;
 pub const MAX_TX_DONE: usize = 65_536;
 
 /// Most transactions per flow whose last inspection is remembered (the oldest is
-/// forgotten first; a forgotten transaction is simply inspected in full again).
-pub const MAX_TX_SEEN: usize = 64;
+/// forgotten first; a forgotten transaction is simply inspected in full again). Above
+/// what one flow holds in inspection both ways (`app::AppConfig::max_tx`, 512 by
+/// default): an SMB flow whose open file transaction holds the inspection floor keeps
+/// hundreds after it, and a smaller list forgot and re-inspected them on every packet.
+pub const MAX_TX_SEEN: usize = 1024;
 /// Remembered inspections held before the list grows by doubling (one at a time up to
 /// here).
 const TX_SEEN_GROW_BY_ONE: usize = 4;
@@ -265,9 +268,13 @@ impl FlowDetect {
         self.tx_seen.retain(|x| x.id >= id);
     }
 
-    /// The remembered inspection of transaction `id` in direction `dir`.
+    /// The remembered inspection of transaction `id` in direction `dir`. The list is
+    /// kept sorted by (id, direction): a binary search, not a walk, for flows with
+    /// hundreds of transactions in inspection.
     pub(crate) fn tx_seen_index(&self, dir: u8, id: u64) -> Option<usize> {
-        self.tx_seen.iter().position(|t| t.dir == dir && t.id == id)
+        self.tx_seen
+            .binary_search_by_key(&(id, dir), |t| (t.id, t.dir))
+            .ok()
     }
 
     /// The lowest transaction id not yet inspected in its final state in the to-server
@@ -302,9 +309,8 @@ impl FlowDetect {
             return;
         }
         if self.tx_seen.len() >= MAX_TX_SEEN {
-            if let Some((i, _)) = self.tx_seen.iter().enumerate().min_by_key(|(_, t)| t.id) {
-                self.tx_seen.swap_remove(i);
-            }
+            // The oldest: the list is sorted by id.
+            self.tx_seen.remove(0);
         }
         if self.tx_seen.capacity() == 0 {
             self.tx_seen = crate::cand_pool::seen_list();
@@ -316,7 +322,10 @@ impl FlowDetect {
             // bytes for every open flow).
             self.tx_seen.reserve_exact(1);
         }
-        self.tx_seen.push(seen);
+        let at = self
+            .tx_seen
+            .partition_point(|t| (t.id, t.dir) < (seen.id, seen.dir));
+        self.tx_seen.insert(at, seen);
     }
 
     /// True once a `pass` rule matched on this flow: later calls raise nothing.
@@ -786,6 +795,40 @@ mod tx_seen_tests {
         assert!(fd.tx_seen_index(0, MAX_TX_SEEN as u64 + 9).is_some());
         fd.remember_tx(seen(0, MAX_TX_SEEN as u64 + 9));
         assert_eq!(fd.tx_seen.len(), MAX_TX_SEEN);
+    }
+
+    #[test]
+    fn remembered_txs_found_in_any_insertion_order() {
+        let mut fd = FlowDetect::new();
+        // Both directions, out of order, some replaced: each found where it is.
+        for (dir, id) in [(1, 5), (0, 7), (0, 5), (1, 2), (0, 0), (1, 7), (0, 5)] {
+            fd.remember_tx(seen(dir, id));
+        }
+        assert_eq!(fd.tx_seen.len(), 6);
+        for (dir, id) in [(0, 0), (1, 2), (0, 5), (1, 5), (0, 7), (1, 7)] {
+            let i = fd.tx_seen_index(dir, id).expect("remembered");
+            assert_eq!((fd.tx_seen[i].dir, fd.tx_seen[i].id), (dir, id));
+        }
+        assert_eq!(fd.tx_seen_index(1, 0), None);
+        assert_eq!(fd.tx_seen_index(0, 2), None);
+        assert_eq!(fd.tx_seen_index(0, 8), None);
+        // Forgetting and finishing keep the order the lookup needs.
+        fd.forget_txs_before(2);
+        fd.finish_tx(1, 2);
+        assert_eq!(fd.tx_seen_index(0, 0), None);
+        assert!(fd.tx_seen_index(1, 5).is_some() && fd.tx_seen_index(0, 7).is_some());
+        fd.remember_tx(seen(1, 3));
+        assert!(fd.tx_seen_index(1, 3).is_some() && fd.tx_seen_index(1, 7).is_some());
+        // Full: the oldest goes, whichever direction it was remembered in.
+        let mut fd = FlowDetect::new();
+        for id in (0..MAX_TX_SEEN as u64).rev() {
+            fd.remember_tx(seen((id % 2) as u8, id + 1));
+        }
+        // Ids 1..=MAX, odd ones to-server: id 1 is the oldest.
+        fd.remember_tx(seen(1, 0));
+        assert_eq!(fd.tx_seen.len(), MAX_TX_SEEN);
+        assert_eq!(fd.tx_seen_index(0, 1), None);
+        assert!(fd.tx_seen_index(1, 0).is_some() && fd.tx_seen_index(1, 2).is_some());
     }
 }
 

@@ -32,6 +32,9 @@ pub(crate) struct FlowExt {
     pub(crate) drops_logged: [bool; 2],
     /// The `tls-store` output wrote the flow's certificate chain (`tls_store.rs`).
     pub(crate) tls_stored: bool,
+    /// Where transaction cleanup resumes (`txfree.rs`): the protocol whose
+    /// transactions below the id were handed to [`app::AppFlow::free_txs_before`].
+    pub(crate) tx_freed: (app::AppProto, u64),
 }
 
 /// Flow extensions by slot.
@@ -63,6 +66,7 @@ impl FlowExts {
             marks: Default::default(),
             drops_logged: [false; 2],
             tls_stored: false,
+            tx_freed: (app::AppProto::Unknown, 0),
         })
     }
 

@@ -31,14 +31,31 @@ pub(crate) fn free_done(
         }
     }
     // Complete both ways, in order: the first transaction still in progress stops it.
-    let (mut first, mut upto) = (None, None);
-    app.each_tx_while(&mut |tx| {
+    // The walk resumes where the last cleanup ended: the transactions below were freed
+    // then, or kept by a state that holds them in a bounded table of its own (SMB),
+    // complete and below an earlier bound (the bounds only rise). Without this, such a
+    // flow's hundreds of finished transactions were walked and handed over again on
+    // every packet.
+    let proto = app.app_proto();
+    let from = if ext.tx_freed.0 == proto {
+        ext.tx_freed.1
+    } else {
+        0
+    };
+    if bound <= from {
+        return 0;
+    }
+    let (mut first, mut upto, mut open) = (None, None, true);
+    app.each_tx_from(from, &mut |tx| {
+        if !open {
+            return;
+        }
         if tx.id() >= bound || !tx.is_final() {
-            return false;
+            open = false;
+            return;
         }
         first.get_or_insert(tx.id());
         upto = Some(tx.id() + 1);
-        true
     });
     let (Some(first), Some(upto)) = (first, upto) else {
         return 0;
@@ -47,5 +64,6 @@ pub(crate) fn free_done(
         app.free_txs_before(ctx, upto);
     }
     ext.detect.forget_txs_before(upto);
+    ext.tx_freed = (proto, upto);
     upto - first
 }

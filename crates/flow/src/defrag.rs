@@ -52,7 +52,90 @@ impl Hasher for FragHasher {
     }
 }
 
-type FragMap = HashMap<FragKey, Tracker, BuildHasherDefault<FragHasher>>;
+/// The trackers by datagram: a table of slot numbers into a slab of trackers. The
+/// table's rehashes (a fragment flood grows it to tens of thousands of datagrams and
+/// churns it: sv-ether's IPv6 flood) move small entries, not whole trackers, and the
+/// slab's emptied slots serve the next datagrams (no allocation per datagram).
+#[derive(Default)]
+struct FragMap {
+    index: HashMap<FragKey, u32, BuildHasherDefault<FragHasher>>,
+    slab: Vec<Tracker>,
+    /// Emptied slab slots (their trackers hold no heap memory).
+    free: Vec<u32>,
+}
+
+impl FragMap {
+    fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Room for `n` trackers without growing.
+    fn reserve(&mut self, n: usize) {
+        self.index.reserve(n);
+        self.slab.reserve(n);
+    }
+
+    /// Trackers the table holds without growing.
+    fn capacity(&self) -> usize {
+        self.index.capacity()
+    }
+
+    fn get(&self, k: &FragKey) -> Option<&Tracker> {
+        self.index.get(k).map(|&i| &self.slab[i as usize])
+    }
+
+    fn get_mut(&mut self, k: &FragKey) -> Option<&mut Tracker> {
+        self.index.get(k).map(|&i| &mut self.slab[i as usize])
+    }
+
+    fn contains_key(&self, k: &FragKey) -> bool {
+        self.index.contains_key(k)
+    }
+
+    /// Adds `t` for `k`, which the table does not hold.
+    fn insert(&mut self, k: FragKey, t: Tracker) {
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.slab[i as usize] = t;
+                i
+            }
+            None => {
+                // At most `defrag.trackers` (65,535 by default) at once: fits a u32.
+                let i = u32::try_from(self.slab.len()).expect("tracker count fits u32");
+                self.slab.push(t);
+                i
+            }
+        };
+        debug_assert!(!self.index.contains_key(&k));
+        self.index.insert(k, i);
+    }
+
+    fn remove(&mut self, k: &FragKey) -> Option<Tracker> {
+        let i = self.index.remove(k)?;
+        self.free.push(i);
+        Some(std::mem::take(&mut self.slab[i as usize]))
+    }
+
+    /// Keeps the trackers `keep` says yes to; the others' slots are freed (`keep` may
+    /// take what they hold).
+    fn retain(&mut self, mut keep: impl FnMut(&FragKey, &mut Tracker) -> bool) {
+        let (slab, free) = (&mut self.slab, &mut self.free);
+        self.index.retain(|k, &mut i| {
+            let t = &mut slab[i as usize];
+            let kept = keep(k, t);
+            if !kept {
+                *t = Tracker::default();
+                free.push(i);
+            }
+            kept
+        });
+    }
+
+    #[cfg(test)]
+    fn values(&self) -> impl Iterator<Item = &Tracker> {
+        self.index.values().map(|&i| &self.slab[i as usize])
+    }
+}
 
 use crate::key::Family;
 use crate::reasm::OverlapPolicy;
@@ -788,6 +871,32 @@ mod tests {
     }
 
     #[test]
+    fn tracker_slots_are_reused_after_datagrams_go() {
+        let mut m = FragMap::default();
+        let tracker = |us| Tracker {
+            last_us: us,
+            ..Tracker::default()
+        };
+        for id in 0..3 {
+            m.insert(v4key(id), tracker(u64::from(id)));
+        }
+        assert_eq!(m.remove(&v4key(1)).map(|t| t.last_us), Some(1));
+        assert!(m.remove(&v4key(1)).is_none() && !m.contains_key(&v4key(1)));
+        // The freed slot takes the next datagram: the slab does not grow.
+        m.insert(v4key(7), tracker(7));
+        assert_eq!((m.len(), m.slab.len()), (3, 3));
+        m.retain(|_, t| t.last_us != 0);
+        assert!(m.get(&v4key(0)).is_none());
+        m.get_mut(&v4key(7)).expect("held").last_us = 9;
+        let mut held: Vec<u64> = m.values().map(|t| t.last_us).collect();
+        held.sort_unstable();
+        assert_eq!(held, [2, 9]);
+        m.insert(v4key(8), tracker(8));
+        m.insert(v4key(9), tracker(9));
+        assert_eq!((m.len(), m.slab.len()), (4, 4));
+    }
+
+    #[test]
     fn small_datagrams_are_held_inline_and_large_ones_spill() {
         let h = v4hdr();
         let mut d = Defrag::new(DefragConfig::default());
@@ -808,7 +917,7 @@ mod tests {
             d.insert(&frag(v4key(5000), 0, true, &big, &h)),
             DefragResult::Pending
         );
-        assert!(d.trackers[&v4key(5000)].buf.spilled());
+        assert!(d.trackers.get(&v4key(5000)).expect("pending").buf.spilled());
         let p = payload(d.insert(&frag(v4key(5000), big.len() as u32, false, b"end", &h)))
             .expect("complete");
         assert_eq!(&p[20..20 + big.len()], &big[..]);
