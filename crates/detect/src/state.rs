@@ -14,9 +14,6 @@ pub const MAX_TX_DONE: usize = 65_536;
 /// Most transactions per flow whose last inspection is remembered (the oldest is
 /// forgotten first; a forgotten transaction is simply inspected in full again).
 pub const MAX_TX_SEEN: usize = 64;
-/// Remembered inspections held before the list grows by doubling (one at a time up to
-/// here).
-const TX_SEEN_GROW_BY_ONE: usize = 4;
 
 /// How a transaction looked when it was last inspected in one direction, and the
 /// candidates whose verdict may still change without the transaction changing.
@@ -306,16 +303,10 @@ impl FlowDetect {
                 self.tx_seen.swap_remove(i);
             }
         }
-        if self.tx_seen.capacity() == 0 {
-            self.tx_seen = crate::cand_pool::seen_list();
-        } else if self.tx_seen.len() < TX_SEEN_GROW_BY_ONE
-            && self.tx_seen.len() == self.tx_seen.capacity()
-        {
-            // A flow usually has one or two transactions in inspection: room for one
-            // more at a time while short (the first growth would reserve four, 320
-            // bytes for every open flow).
-            self.tx_seen.reserve_exact(1);
-        }
+        // A flow usually has one or two transactions in inspection: room for one more
+        // at a time while short (the first growth would reserve four, 320 bytes for
+        // every open flow), from the lists of ended flows when there are some.
+        crate::cand_pool::grow_seen(&mut self.tx_seen);
         self.tx_seen.push(seen);
     }
 
