@@ -11,10 +11,11 @@
 //! so the pool is the worker's own and needs no lock; it is bounded ([`MAX_KEPT`] lists
 //! per size, sizes up to [`MAX_CAP`], about 130 KiB per thread at most).
 //!
-//! The flow's list of remembered transactions itself grows one entry at a time up to
-//! [`SEEN_GROW_BY_ONE`] entries; each growth takes a kept list of the next length
+//! The flow's list of remembered transactions itself starts with room for two entries
+//! (a transaction is remembered once per direction) and grows one entry at a time up
+//! to [`SEEN_GROW_BY_ONE`] entries; each growth takes a kept list of the next length
 //! (from an ended flow or a list that grew) and leaves the outgrown one for the next
-//! flow ([`grow_seen`]), so new flows do not allocate these lists once warm.
+//! flow ([`grow_seen`]), so flows starting as others end do not allocate these lists.
 
 use std::cell::RefCell;
 
@@ -33,9 +34,11 @@ const MAX_KEPT: usize = 64;
 /// (`FlowDetect::remember_tx_at`: a flow usually has one or two transactions in
 /// inspection); lists of 1 to this many entries are kept.
 pub(crate) const SEEN_GROW_BY_ONE: usize = 4;
-/// Most lists of remembered transactions kept per capacity and thread (about 100 KiB
-/// for the four capacities).
-const MAX_SEEN_KEPT: usize = 128;
+/// The capacity of a flow's list after its first push.
+const SEEN_FIRST: usize = 2;
+/// Most lists of remembered transactions kept per capacity and thread (a list holds
+/// about 170 bytes per entry: at most about 110 KiB for the four capacities).
+const MAX_SEEN_KEPT: usize = 64;
 
 thread_local! {
     static POOL: RefCell<[Vec<Vec<u32>>; CLASSES]> = RefCell::new(Default::default());
@@ -46,8 +49,9 @@ thread_local! {
 
 /// Makes room for one more entry in a flow's full list of remembered transactions
 /// shorter than [`SEEN_GROW_BY_ONE`]: its entries move into a kept list of one more
-/// entry when there is one (the outgrown list is kept instead), else the list grows by
-/// exactly one. Longer lists grow as a `Vec` does.
+/// entry (two for an empty list: a transaction is remembered once per direction, so a
+/// flow's first one soon takes two) when there is one (the outgrown list is kept
+/// instead), else the list grows to that. Longer lists grow as a `Vec` does.
 pub(crate) fn grow_seen(list: &mut Vec<TxSeen>) {
     let len = list.len();
     if len != list.capacity() {
@@ -57,8 +61,9 @@ pub(crate) fn grow_seen(list: &mut Vec<TxSeen>) {
         list.reserve(1);
         return;
     }
+    let want = (len + 1).max(SEEN_FIRST);
     let kept = SEEN
-        .try_with(|p| p.try_borrow_mut().ok()?[len].pop())
+        .try_with(|p| p.try_borrow_mut().ok()?[want - 1].pop())
         .ok()
         .flatten();
     match kept {
@@ -66,7 +71,7 @@ pub(crate) fn grow_seen(list: &mut Vec<TxSeen>) {
             bigger.append(list);
             give_seen(std::mem::replace(list, bigger));
         }
-        None => list.reserve_exact(1),
+        None => list.reserve_exact(want - len),
     }
 }
 
@@ -204,7 +209,8 @@ mod tests {
         for id in 0..SEEN_GROW_BY_ONE as u64 {
             grow_seen(&mut v);
             v.push(seen_entry(id));
-            assert_eq!(v.capacity(), v.len());
+            // Two entries at first, then one more at a time.
+            assert_eq!(v.capacity(), v.len().max(SEEN_FIRST));
         }
         // An entry's candidate list goes back to its own pool.
         v[0].pkt_cands = refill(Vec::new(), &[1, 2]);

@@ -16,7 +16,7 @@ use crate::memcap::vec_bytes;
 const GROW_BY_ONE: usize = 4;
 
 /// Empty queues kept per capacity (1 to [`GROW_BY_ONE`] slots) and thread.
-const MAX_KEPT_QUEUES: usize = 32;
+const MAX_KEPT_QUEUES: usize = 64;
 
 thread_local! {
     /// Empty transaction queues of 1 to [`GROW_BY_ONE`] slots, from flows that ended,
@@ -71,9 +71,7 @@ fn message_bytes(m: &Message) -> usize {
         + vec_bytes(&m.spare_headers)
         + headers
         + vec_bytes(&m.headers_raw)
-        + vec_bytes(&m.header_norm)
-        + vec_bytes(&m.header_names)
-        + vec_bytes(&m.start)
+        + vec_bytes(&m.hdr_bufs)
         + vec_bytes(&m.body)
 }
 
