@@ -16,7 +16,7 @@ use crate::memcap::vec_bytes;
 const GROW_BY_ONE: usize = 4;
 
 /// Empty queues kept per capacity (1 to [`GROW_BY_ONE`] slots) and thread.
-const MAX_KEPT_QUEUES: usize = 64;
+const MAX_KEPT_QUEUES: usize = 32;
 
 thread_local! {
     /// Empty transaction queues of 1 to [`GROW_BY_ONE`] slots, from flows that ended,
