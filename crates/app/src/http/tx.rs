@@ -318,7 +318,11 @@ impl Message {
         }
         b.extend_from_slice(b"\r\n");
         self.hdr_at[0] = b.len();
-        for h in self.headers.iter().filter(|h| !h.name.eq_ignore_ascii_case(skip)) {
+        for h in self
+            .headers
+            .iter()
+            .filter(|h| !h.name.eq_ignore_ascii_case(skip))
+        {
             for part in [&h.name[..], b": ", &h.value, b"\r\n"] {
                 b.extend_from_slice(part);
             }
@@ -334,11 +338,7 @@ impl Message {
         // transaction in progress holds them for the rest of its message; with many
         // concurrent flows the slack was tens of MB). Small slack stays: buffers a
         // recycled transaction brings (`state/pool.rs`) would otherwise be reallocated.
-        for b in [
-            &mut self.line,
-            &mut self.headers_raw,
-            &mut self.hdr_bufs,
-        ] {
+        for b in [&mut self.line, &mut self.headers_raw, &mut self.hdr_bufs] {
             if b.capacity() - b.len() > SLACK_BYTES {
                 b.shrink_to_fit();
             }
