@@ -682,11 +682,14 @@ mod tx_seen_tests {
         assert!(!fd.tx_done(1, 7));
         fd.restart_txs();
         assert!(!fd.tx_done(1, 7));
-        // The remembered inspections grow one at a time while short.
+        // The remembered inspections start with room for two (a transaction in both
+        // directions), then grow one at a time while short.
         fd.remember_tx(seen(0, 1));
-        assert_eq!(fd.tx_seen.capacity(), 1);
+        assert_eq!(fd.tx_seen.capacity(), 2);
         fd.remember_tx(seen(1, 1));
         assert_eq!(fd.tx_seen.capacity(), 2);
+        fd.remember_tx(seen(0, 2));
+        assert_eq!(fd.tx_seen.capacity(), 3);
     }
 
     #[test]
