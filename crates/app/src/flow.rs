@@ -432,6 +432,16 @@ pub struct AppFlow {
     frames: Option<Box<crate::frames::FlowFrames>>,
 }
 
+impl Drop for AppFlow {
+    /// An HTTP/1 state's box is kept for the next HTTP flow of this thread
+    /// (`http/state/pool.rs`), so new flows do not allocate one.
+    fn drop(&mut self) {
+        if let AppState::Http(state) = std::mem::take(&mut self.state) {
+            crate::http::state::give_state(state);
+        }
+    }
+}
+
 impl AppFlow {
     /// State for a new flow over `transport` between `client_port` and `server_port`.
     pub fn new(transport: Transport, client_port: u16, server_port: u16) -> Self {

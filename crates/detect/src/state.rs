@@ -17,9 +17,6 @@ pub const MAX_TX_DONE: usize = 65_536;
 /// default): an SMB flow whose open file transaction holds the inspection floor keeps
 /// hundreds after it, and a smaller list forgot and re-inspected them on every packet.
 pub const MAX_TX_SEEN: usize = 1024;
-/// Remembered inspections held before the list grows by doubling (one at a time up to
-/// here).
-const TX_SEEN_GROW_BY_ONE: usize = 4;
 
 /// How a transaction looked when it was last inspected in one direction, and the
 /// candidates whose verdict may still change without the transaction changing.
@@ -312,16 +309,10 @@ impl FlowDetect {
             // The oldest: the list is sorted by id.
             self.tx_seen.remove(0);
         }
-        if self.tx_seen.capacity() == 0 {
-            self.tx_seen = crate::cand_pool::seen_list();
-        } else if self.tx_seen.len() < TX_SEEN_GROW_BY_ONE
-            && self.tx_seen.len() == self.tx_seen.capacity()
-        {
-            // A flow usually has one or two transactions in inspection: room for one
-            // more at a time while short (the first growth would reserve four, 320
-            // bytes for every open flow).
-            self.tx_seen.reserve_exact(1);
-        }
+        // A flow usually has one or two transactions in inspection: room for one more
+        // at a time while short (the first growth would reserve four, 320 bytes for
+        // every open flow), from the lists of ended flows when there are some.
+        crate::cand_pool::grow_seen(&mut self.tx_seen);
         let at = self
             .tx_seen
             .partition_point(|t| (t.id, t.dir) < (seen.id, seen.dir));
@@ -700,11 +691,14 @@ mod tx_seen_tests {
         assert!(!fd.tx_done(1, 7));
         fd.restart_txs();
         assert!(!fd.tx_done(1, 7));
-        // The remembered inspections grow one at a time while short.
+        // The remembered inspections start with room for two (a transaction in both
+        // directions), then grow one at a time while short.
         fd.remember_tx(seen(0, 1));
-        assert_eq!(fd.tx_seen.capacity(), 1);
+        assert_eq!(fd.tx_seen.capacity(), 2);
         fd.remember_tx(seen(1, 1));
         assert_eq!(fd.tx_seen.capacity(), 2);
+        fd.remember_tx(seen(0, 2));
+        assert_eq!(fd.tx_seen.capacity(), 3);
     }
 
     #[test]

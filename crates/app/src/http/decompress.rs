@@ -23,10 +23,18 @@ pub(crate) enum Coding {
 /// and one whose bytes are in the other format reports the tries that failed first),
 /// at most `limit` of them; `identity` is skipped, and an
 /// unknown token ends the list (what follows is passed through).
-pub(crate) fn codings(value: &[u8], limit: usize) -> Vec<Coding> {
-    let mut v = Vec::new();
-    let value: Vec<u8> = value.iter().copied().filter(|&b| b != 0).collect();
+pub(crate) fn codings(value: &[u8], limit: usize) -> Codings {
+    let mut v = Codings::new();
+    // NUL bytes are ignored (a copy without them only when there are some).
+    let value: std::borrow::Cow<'_, [u8]> = if value.contains(&0) {
+        value.iter().copied().filter(|&b| b != 0).collect()
+    } else {
+        value.into()
+    };
     for tok in value.split(|&b| b == b',') {
+        if v.len() >= limit {
+            break;
+        }
         let t = trim(tok);
         let c = if t.eq_ignore_ascii_case(b"gzip") || t.eq_ignore_ascii_case(b"x-gzip") {
             Coding::Gzip
@@ -43,9 +51,12 @@ pub(crate) fn codings(value: &[u8], limit: usize) -> Vec<Coding> {
         };
         v.push(c);
     }
-    v.truncate(limit);
     v
 }
+
+/// The codings of one header: held inline up to four layers (the default limit is
+/// two).
+pub(crate) type Codings = smallvec::SmallVec<[Coding; 4]>;
 
 /// Most inflate states kept per thread for the next compressed body (each holds its
 /// 32 KiB window and tables, about 43 KiB).
@@ -101,15 +112,15 @@ impl Drop for Inflater {
 
 /// Where one layer is.
 enum Phase {
-    /// Collecting the first bytes to pick the format.
-    Sniff(Vec<u8>),
-    /// Collecting a gzip header of unknown length.
-    GzipHeader(Vec<u8>),
+    /// Collecting the first bytes to pick the format (`len` of them so far).
+    Sniff { buf: [u8; SNIFF], len: usize },
+    /// Collecting a gzip header of unknown length (in [`Layer::hdr`]).
+    GzipHeader,
     /// Inflating.
     Inflate(Inflater),
     /// A gzip stream ended: its trailer (CRC-32 and size) is being collected to check
-    /// it against the output.
-    Trailer(Vec<u8>),
+    /// it against the output (`len` bytes of it so far).
+    Trailer { buf: [u8; 8], len: usize },
     /// Stream ended; later bytes (garbage) are ignored.
     Done,
     /// Not compressed after all: bytes go through unchanged.
@@ -123,6 +134,8 @@ struct Layer {
     /// not to be compressed (at most [`RAW_KEEP`] bytes).
     raw: Vec<u8>,
     raw_over: bool,
+    /// A gzip header being collected ([`Phase::GzipHeader`]); the buffer is kept.
+    hdr: Vec<u8>,
     /// Decompression failures libhtp would report (its `GZip decompressor` warnings)
     /// since [`Decoder::take_failures`] last asked.
     failures: u32,
@@ -229,12 +242,31 @@ impl Layer {
             guessed: false,
             revert: false,
             crc: None,
-            phase: Phase::Sniff(Vec::new()),
+            phase: Phase::Sniff {
+                buf: [0; SNIFF],
+                len: 0,
+            },
             produced: false,
             raw: Vec::new(),
             raw_over: false,
+            hdr: Vec::new(),
             failures: 0,
         }
+    }
+
+    /// The layer [`Layer::new`] makes, keeping this one's emptied buffers (an inflate
+    /// state goes back to the thread's kept ones).
+    fn reset(&mut self, declared: Coding) {
+        let mut raw = std::mem::take(&mut self.raw);
+        let mut hdr = std::mem::take(&mut self.hdr);
+        raw.clear();
+        hdr.clear();
+        if raw.capacity() > KEEP_RAW {
+            raw = Vec::new();
+        }
+        *self = Layer::new(declared);
+        self.raw = raw;
+        self.hdr = hdr;
     }
 
     /// Feeds `input`, appending at most `room` bytes to `out`. Returns `true` if the
@@ -242,7 +274,7 @@ impl Layer {
     fn feed(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
         let live = matches!(
             self.phase,
-            Phase::Sniff(_) | Phase::GzipHeader(_) | Phase::Inflate(_)
+            Phase::Sniff { .. } | Phase::GzipHeader | Phase::Inflate(_)
         );
         if live && (!self.produced || self.guessed) && !self.raw_over {
             self.raw_over = push_capped(&mut self.raw, input, RAW_KEEP);
@@ -254,7 +286,13 @@ impl Layer {
             self.pass_through(out, start + room);
         }
         if self.produced && !self.guessed {
-            self.raw = Vec::new();
+            // Not needed any more: emptied (kept while small, for the next body when
+            // the decoder is reused).
+            if self.raw.capacity() > KEEP_RAW {
+                self.raw = Vec::new();
+            } else {
+                self.raw.clear();
+            }
         }
         r
     }
@@ -262,8 +300,8 @@ impl Layer {
     /// Switches to passthrough, emitting everything fed so far.
     fn pass_through(&mut self, out: &mut Vec<u8>, limit: usize) {
         self.phase = Phase::Passthrough;
-        let raw = std::mem::take(&mut self.raw);
-        push_room(out, &raw, limit);
+        push_room(out, &self.raw, limit);
+        self.raw.clear();
     }
 
     fn step(&mut self, mut input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
@@ -271,20 +309,23 @@ impl Layer {
         let limit = start_len + room;
         loop {
             match &mut self.phase {
-                Phase::Sniff(buf) => {
-                    let take = (SNIFF - buf.len()).min(input.len());
-                    buf.extend_from_slice(&input[..take]);
+                Phase::Sniff { buf, len } => {
+                    let take = (SNIFF - *len).min(input.len());
+                    buf[*len..*len + take].copy_from_slice(&input[..take]);
+                    *len += take;
                     input = &input[take..];
-                    if buf.len() < SNIFF {
+                    if *len < SNIFF {
                         return false;
                     }
-                    let head = std::mem::take(buf);
+                    let head = *buf;
                     if head[0] == 0x1f && head[1] == 0x8b {
                         if self.declared == Coding::Deflate {
                             self.mismatch = MISMATCH;
                             self.guessed = true;
                         }
-                        self.phase = Phase::GzipHeader(head);
+                        self.hdr.clear();
+                        self.hdr.extend_from_slice(&head);
+                        self.phase = Phase::GzipHeader;
                     } else {
                         let zlib = head[0] & 0x0f == 8
                             && head[0] >> 4 <= 7
@@ -304,7 +345,8 @@ impl Layer {
                         }
                     }
                 }
-                Phase::GzipHeader(buf) => {
+                Phase::GzipHeader => {
+                    let buf = &mut self.hdr;
                     let before = buf.len();
                     let take = input
                         .len()
@@ -323,18 +365,22 @@ impl Layer {
                                 self.failures += 2;
                             }
                             self.crc = Some(flate2::Crc::new());
-                            let rest = buf.split_off(n);
-                            // Bytes of `input` past what was taken belong after `rest`.
+                            // Bytes of `input` past what was taken belong after the
+                            // header's rest.
                             input = &input[take..];
                             self.phase = Phase::Inflate(Inflater::new(false));
-                            if self.inflate(&rest, out, limit) {
+                            let hdr = std::mem::take(&mut self.hdr);
+                            let corrupt = self.inflate(&hdr[n..], out, limit);
+                            self.hdr = hdr;
+                            self.hdr.clear();
+                            if corrupt {
                                 return true;
                             }
                         }
                     }
                 }
                 Phase::Inflate(_) => return self.inflate(input, out, limit),
-                Phase::Trailer(_) => {
+                Phase::Trailer { .. } => {
                     self.trailer(input);
                     return false;
                 }
@@ -373,7 +419,10 @@ impl Layer {
             match res {
                 Ok(Status::StreamEnd) => {
                     self.phase = if self.crc.is_some() {
-                        Phase::Trailer(Vec::new())
+                        Phase::Trailer {
+                            buf: [0; 8],
+                            len: 0,
+                        }
                     } else {
                         Phase::Done
                     };
@@ -419,13 +468,16 @@ impl Layer {
     /// Collects the gzip trailer from `input`; once whole, a CRC-32 or size that does
     /// not match the output is a failure (zlib's "incorrect data check").
     fn trailer(&mut self, input: &[u8]) {
-        let Phase::Trailer(t) = &mut self.phase else {
+        let Phase::Trailer { buf, len } = &mut self.phase else {
             return;
         };
-        t.extend_from_slice(&input[..input.len().min(8 - t.len())]);
-        if t.len() < 8 {
+        let take = input.len().min(8 - *len);
+        buf[*len..*len + take].copy_from_slice(&input[..take]);
+        *len += take;
+        if *len < 8 {
             return;
         }
+        let t = *buf;
         if let Some(c) = self.crc.take() {
             let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
             let len = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
@@ -444,12 +496,26 @@ fn push_room(out: &mut Vec<u8>, data: &[u8], limit: usize) {
 
 /// The most output space a [`Decoder`] keeps between calls.
 const KEEP_TMP: usize = 16 << 10;
+/// The most passthrough space a layer of a kept decoder keeps.
+const KEEP_RAW: usize = 4 << 10;
+/// Most boxed decoders kept per thread for the next compressed body.
+const MAX_KEPT_DECODERS: usize = 8;
+
+thread_local! {
+    /// Decoders of finished bodies with their layers and buffers (every worker is one
+    /// thread: its own).
+    #[allow(clippy::vec_box)]
+    static DECODERS: std::cell::RefCell<Vec<Box<Decoder>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// A chain of decoders for one body.
 pub(crate) struct Decoder {
     layers: Vec<Layer>,
-    /// Output space of the layers, kept between calls up to [`KEEP_TMP`] bytes.
+    /// Output space of the layers, kept between calls up to [`KEEP_TMP`] bytes each.
     tmp: Vec<u8>,
+    /// The other layer's side of `tmp` (an output becomes the next layer's input).
+    tmp2: Vec<u8>,
 }
 
 impl Decoder {
@@ -458,14 +524,59 @@ impl Decoder {
         Decoder {
             layers: codings.iter().map(|&c| Layer::new(c)).collect(),
             tmp: Vec::new(),
+            tmp2: Vec::new(),
         }
     }
 
     /// The decoder a message with `Content-Encoding` value `ce` needs (at most `limit`
-    /// layers), if it names a coding libhtp undoes.
-    pub(crate) fn for_header(ce: Option<&[u8]>, limit: usize) -> Option<Self> {
+    /// layers), if it names a coding libhtp undoes: a kept one reset when there is one
+    /// (give it back with [`Decoder::give`]), so a compressed body allocates none.
+    pub(crate) fn boxed_for_header(ce: Option<&[u8]>, limit: usize) -> Option<Box<Self>> {
         let c = codings(ce?, limit);
-        (!c.is_empty()).then(|| Decoder::new(&c))
+        if c.is_empty() {
+            return None;
+        }
+        let kept = DECODERS
+            .try_with(|k| k.try_borrow_mut().ok()?.pop())
+            .ok()
+            .flatten();
+        Some(match kept {
+            Some(mut d) => {
+                d.reset(&c);
+                d
+            }
+            None => Box::new(Decoder::new(&c)),
+        })
+    }
+
+    /// Makes this decoder the one [`Decoder::new`] makes for `codings`, keeping its
+    /// layers' buffers.
+    fn reset(&mut self, codings: &[Coding]) {
+        self.layers.truncate(codings.len());
+        for (l, &c) in self.layers.iter_mut().zip(codings) {
+            l.reset(c);
+        }
+        for &c in &codings[self.layers.len()..] {
+            self.layers.push(Layer::new(c));
+        }
+        self.tmp.clear();
+        self.tmp2.clear();
+    }
+
+    /// Keeps a decoder whose body ended for [`Decoder::boxed_for_header`] (its inflate
+    /// states go back to the thread's kept ones now), while there is room.
+    pub(crate) fn give(mut d: Box<Self>) {
+        for l in &mut d.layers {
+            l.reset(l.declared);
+        }
+        // During thread teardown the kept decoders may be gone: it is then freed.
+        let _ = DECODERS.try_with(|k| {
+            if let Ok(mut k) = k.try_borrow_mut() {
+                if k.len() < MAX_KEPT_DECODERS {
+                    k.push(d);
+                }
+            }
+        });
     }
 
     /// Decodes `input`, appending at most `room` bytes to `out`. Returns `true` if a
@@ -474,8 +585,8 @@ impl Decoder {
         let mut corrupt = false;
         // The first layer reads `input` itself; each layer writes into the kept `tmp`
         // buffer, which then holds the next layer's input (no copy of `input`, no
-        // allocation per chunk once `tmp` has grown).
-        let mut cur: Vec<u8> = Vec::new();
+        // allocation per chunk once the two buffers have grown).
+        let mut cur: Vec<u8> = std::mem::take(&mut self.tmp2);
         let n = self.layers.len();
         for (i, layer) in self.layers.iter_mut().enumerate() {
             self.tmp.clear();
@@ -491,11 +602,15 @@ impl Decoder {
             std::mem::swap(&mut cur, &mut self.tmp);
         }
         push_room(out, if n == 0 { input } else { &cur }, out.len() + room);
-        // The decoder keeps one buffer, as before: the last layer's output's, while it
-        // is small (a flow waiting for more body holds no large buffer).
-        if cur.capacity() <= KEEP_TMP {
-            self.tmp = cur;
+        // The decoder keeps both buffers while they are small (a flow waiting for more
+        // body holds no large buffer).
+        for b in [&mut cur, &mut self.tmp] {
+            b.clear();
+            if b.capacity() > KEEP_TMP {
+                *b = Vec::new();
+            }
         }
+        self.tmp2 = cur;
         corrupt
     }
 
@@ -520,12 +635,12 @@ impl Decoder {
     pub(crate) fn finish(&mut self, out: &mut Vec<u8>, room: usize) {
         // A body shorter than the sniff window cannot be compressed: pass it through.
         if let Some(Layer {
-            phase: Phase::Sniff(buf),
+            phase: Phase::Sniff { buf, len },
             ..
         }) = self.layers.first_mut()
         {
-            let b = std::mem::take(buf);
-            push_room(out, &b, out.len() + room);
+            let n = std::mem::take(len);
+            push_room(out, &buf[..n], out.len() + room);
         }
     }
 }
@@ -595,17 +710,71 @@ mod tests {
         assert_eq!(kept(), MAX_KEPT_INFLATERS);
     }
 
+    /// Decodes `data` in chunks of `split` with `d`: the output and the failures.
+    fn decode_with(d: &mut Decoder, data: &[u8], split: usize) -> (Vec<u8>, u32) {
+        let mut out = Vec::new();
+        let mut failures = 0;
+        for chunk in data.chunks(split) {
+            d.feed(chunk, &mut out, 1 << 20);
+            failures += d.take_failures();
+        }
+        d.finish(&mut out, 1 << 20);
+        (out, failures + d.take_failures())
+    }
+
+    #[test]
+    fn kept_decoders_decode_the_next_bodies_as_new_ones() {
+        DECODERS.with(|k| k.borrow_mut().clear());
+        let text = b"kept decoder body ".repeat(300);
+        let mut gzip_header = gz(&text);
+        // A gzip header with a file name: collected in the kept header buffer.
+        gzip_header[3] |= 8;
+        gzip_header.splice(10..10, b"name.txt\0".iter().copied());
+        let cases: [(&[u8], Vec<u8>); 7] = [
+            (b"gzip", gz(&text)),
+            (b"deflate", zl(&text)),
+            (b"deflate", raw(&text)),
+            (b"gzip", gzip_header),
+            (b"deflate, gzip", gz(&zl(&text))),
+            (b"gzip", text.clone()),
+            (b"gzip", b"x".to_vec()),
+        ];
+        // Twice over: the second round reuses decoders that decoded other formats.
+        for round in 0..2 {
+            for (ce, data) in &cases {
+                let mut d = Decoder::boxed_for_header(Some(ce), 2).unwrap();
+                let got = decode_with(&mut d, data, 7);
+                let want = decode_with(&mut Decoder::new(&codings(ce, 2)), data, 7);
+                assert_eq!(got, want, "{} round {round}", String::from_utf8_lossy(ce));
+                Decoder::give(d);
+                assert_eq!(DECODERS.with(|k| k.borrow().len()), 1);
+            }
+        }
+        assert!(Decoder::boxed_for_header(Some(b"br"), 2).is_none());
+        // Bounded.
+        for _ in 0..MAX_KEPT_DECODERS + 2 {
+            Decoder::give(Box::new(Decoder::new(&[Coding::Gzip])));
+        }
+        assert_eq!(DECODERS.with(|k| k.borrow().len()), MAX_KEPT_DECODERS);
+        DECODERS.with(|k| k.borrow_mut().clear());
+    }
+
     #[test]
     fn codings_parse() {
-        assert_eq!(codings(b"gzip", 2), vec![Coding::Gzip]);
+        assert_eq!(codings(b"gzip", 2).as_slice(), [Coding::Gzip]);
         // Listed order, as libhtp (see `layers_of_the_other_format_fail_first`).
         assert_eq!(
-            codings(b"gzip, deflate", 2),
-            vec![Coding::Gzip, Coding::Deflate]
+            codings(b"gzip, deflate", 2).as_slice(),
+            [Coding::Gzip, Coding::Deflate]
         );
         assert_eq!(codings(b"gzip, gzip, gzip", 2).len(), 2);
-        assert_eq!(codings(b"br", 2), vec![]);
-        assert_eq!(codings(b"identity", 2), vec![]);
+        assert!(codings(b"br", 2).is_empty());
+        assert!(codings(b"identity", 2).is_empty());
+        // NUL bytes are ignored; an unknown token ends the list.
+        assert_eq!(
+            codings(b"gz\0ip, x-deflate, br, gzip", 4).as_slice(),
+            [Coding::Gzip, Coding::Deflate]
+        );
     }
 
     #[test]

@@ -86,9 +86,13 @@ pub(crate) fn field_too_long_event(dir: Direction) -> usize {
     dir.index()
 }
 
-/// The state of a new HTTP/1 flow.
+/// The state of a new HTTP/1 flow (in an ended flow's box when there is one,
+/// `state/pool.rs`).
 pub(crate) fn new_state(_: Transport) -> Option<(AppState, Counter)> {
-    Some((AppState::Http(Box::default()), Counter::FlowHttp))
+    Some((
+        AppState::Http(super::state::boxed_state()),
+        Counter::FlowHttp,
+    ))
 }
 
 impl Protocol for HttpState {

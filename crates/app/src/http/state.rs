@@ -40,6 +40,7 @@ mod finalize;
 mod lines;
 mod mem;
 mod pool;
+pub(crate) use pool::{boxed_state, give_state};
 mod start_line;
 
 use lines::{
@@ -137,6 +138,13 @@ impl core::fmt::Debug for HttpState {
             .field("txs", &self.txs.len())
             .field("next_id", &self.next_id)
             .finish()
+    }
+}
+
+/// Gives a side's body decoder, if any, back to the thread's kept ones.
+fn give_decoder(d: &mut Option<Box<Decoder>>) {
+    if let Some(d) = d.take() {
+        Decoder::give(d);
     }
 }
 
@@ -416,7 +424,7 @@ impl HttpState {
         let side = &mut self.sides[d];
         side.st = Some(St::Stopped);
         side.line = Vec::new();
-        side.decoder = None;
+        give_decoder(&mut side.decoder);
         self.connect_buf = Vec::new();
     }
 
@@ -685,8 +693,9 @@ impl HttpState {
                 };
                 // libhtp undoes request codings too.
                 let limit = ctx.config.response_body_decompress_layer_limit;
+                give_decoder(&mut self.sides[0].decoder);
                 self.sides[0].decoder =
-                    Decoder::for_header(tx.request.header("content-encoding"), limit).map(Box::new);
+                    Decoder::boxed_for_header(tx.request.header("content-encoding"), limit);
                 tx.request.progress = Progress::Body;
                 self.sides[0].st = Some(next);
             }
@@ -758,9 +767,9 @@ impl HttpState {
                     }
                 };
                 let limit = ctx.config.response_body_decompress_layer_limit;
+                give_decoder(&mut self.sides[1].decoder);
                 self.sides[1].decoder =
-                    Decoder::for_header(tx.response.header("content-encoding"), limit)
-                        .map(Box::new);
+                    Decoder::boxed_for_header(tx.response.header("content-encoding"), limit);
                 tx.response.progress = Progress::Body;
                 self.sides[1].st = Some(next);
             }
@@ -844,6 +853,7 @@ impl HttpState {
                 };
                 let room = limit.saturating_sub(m.body.len());
                 dec.finish(&mut m.body, room);
+                Decoder::give(dec);
                 m.body_len += (m.body.len() - before) as u64;
                 let fresh = before..m.body.len();
                 super::files::feed(ctx, tx, dir, fresh, false);

@@ -90,10 +90,13 @@ pub struct Message {
     /// Emptied headers whose buffers the next headers reuse (a pooled message's).
     pub(crate) spare_headers: Vec<Header>,
     pub(crate) headers_raw: Vec<u8>,
-    pub(crate) header_norm: Vec<u8>,
-    pub(crate) header_names: Vec<u8>,
-    /// `http.start`: the line, `\r\n`, `Name: value\r\n` per header, `\r\n`.
-    pub(crate) start: Vec<u8>,
+    /// `http.start` (HTTP/1 only: the line, `\r\n`, `Name: value\r\n` per header,
+    /// `\r\n`), `http.header` and `http.header_names`, one after the other in one
+    /// buffer (one allocation per message, not three): see [`Message::start_buf`],
+    /// [`Message::header_norm`], [`Message::header_names`].
+    pub(crate) hdr_bufs: Vec<u8>,
+    /// Where `http.header` and `http.header_names` start in `hdr_bufs`.
+    pub(crate) hdr_at: [usize; 2],
     pub(crate) body: Vec<u8>,
     /// Body bytes after dechunking (before decompression), as libhtp's `message_len`.
     pub(crate) body_wire_len: u64,
@@ -118,6 +121,24 @@ pub struct Message {
 }
 
 impl Message {
+    /// `http.start` (empty until the headers are built, and for HTTP/2).
+    pub(crate) fn start_buf(&self) -> &[u8] {
+        self.hdr_bufs.get(..self.hdr_at[0]).unwrap_or_default()
+    }
+
+    /// `http.header`: `Name: value\r\n` per header, this direction's cookie header
+    /// left out.
+    pub(crate) fn header_norm(&self) -> &[u8] {
+        self.hdr_bufs
+            .get(self.hdr_at[0]..self.hdr_at[1])
+            .unwrap_or_default()
+    }
+
+    /// `http.header_names`: `\r\n`, `Name\r\n` per header, `\r\n`.
+    pub(crate) fn header_names(&self) -> &[u8] {
+        self.hdr_bufs.get(self.hdr_at[1]..).unwrap_or_default()
+    }
+
     /// The headers, in order of first appearance.
     pub fn headers(&self) -> &[Header] {
         &self.headers
@@ -285,42 +306,39 @@ impl Message {
                 norm += line;
             }
         }
-        self.header_norm.clear();
-        self.header_norm.reserve_exact(norm);
-        self.header_names.clear();
-        self.header_names.reserve_exact(names);
-        self.header_names.extend_from_slice(b"\r\n");
-        self.start.clear();
-        self.start.reserve_exact(start);
-        self.start.extend_from_slice(&self.line);
-        self.start.extend_from_slice(b"\r\n");
+        let b = &mut self.hdr_bufs;
+        b.clear();
+        b.reserve_exact(start + norm + names);
+        b.extend_from_slice(&self.line);
+        b.extend_from_slice(b"\r\n");
         for h in &self.headers {
             for part in [&h.name[..], b": ", &h.value, b"\r\n"] {
-                self.start.extend_from_slice(part);
+                b.extend_from_slice(part);
             }
-            self.header_names.extend_from_slice(&h.name);
-            self.header_names.extend_from_slice(b"\r\n");
-            if h.name.eq_ignore_ascii_case(skip) {
-                continue;
-            }
-            self.header_norm.extend_from_slice(&h.name);
-            self.header_norm.extend_from_slice(b": ");
-            self.header_norm.extend_from_slice(&h.value);
-            self.header_norm.extend_from_slice(b"\r\n");
         }
-        self.header_names.extend_from_slice(b"\r\n");
-        self.start.extend_from_slice(b"\r\n");
+        b.extend_from_slice(b"\r\n");
+        self.hdr_at[0] = b.len();
+        for h in self
+            .headers
+            .iter()
+            .filter(|h| !h.name.eq_ignore_ascii_case(skip))
+        {
+            for part in [&h.name[..], b": ", &h.value, b"\r\n"] {
+                b.extend_from_slice(part);
+            }
+        }
+        self.hdr_at[1] = b.len();
+        b.extend_from_slice(b"\r\n");
+        for h in &self.headers {
+            b.extend_from_slice(&h.name);
+            b.extend_from_slice(b"\r\n");
+        }
+        b.extend_from_slice(b"\r\n");
         // The header buffers are complete: drop the slack of their doubling growth (a
         // transaction in progress holds them for the rest of its message; with many
         // concurrent flows the slack was tens of MB). Small slack stays: buffers a
         // recycled transaction brings (`state/pool.rs`) would otherwise be reallocated.
-        for b in [
-            &mut self.line,
-            &mut self.headers_raw,
-            &mut self.header_norm,
-            &mut self.header_names,
-            &mut self.start,
-        ] {
+        for b in [&mut self.line, &mut self.headers_raw, &mut self.hdr_bufs] {
             if b.capacity() - b.len() > SLACK_BYTES {
                 b.shrink_to_fit();
             }
@@ -534,9 +552,9 @@ impl HttpTx {
                 Direction::ToServer => self.request_protocol(),
                 Direction::ToClient => self.response_protocol(),
             },
-            HttpBuffer::Header => headers_done(msg).then_some(msg.header_norm.as_slice()),
+            HttpBuffer::Header => headers_done(msg).then_some(msg.header_norm()),
             HttpBuffer::HeaderRaw => headers_done(msg).then_some(msg.headers_raw.as_slice()),
-            HttpBuffer::HeaderNames => headers_done(msg).then_some(msg.header_names.as_slice()),
+            HttpBuffer::HeaderNames => headers_done(msg).then_some(msg.header_names()),
             HttpBuffer::Cookie => match dir {
                 Direction::ToServer => self.request.header("cookie"),
                 Direction::ToClient => self.response.header("set-cookie"),
@@ -560,7 +578,7 @@ impl HttpTx {
             HttpBuffer::ResponseBody => self.response.inspectable_body(),
             HttpBuffer::Server => self.response.header("server"),
             HttpBuffer::Location => self.response.header("location"),
-            HttpBuffer::Start => headers_done(msg).then_some(msg.start.as_slice()),
+            HttpBuffer::Start => headers_done(msg).then_some(msg.start_buf()),
         }
     }
 }
@@ -660,13 +678,21 @@ mod tests {
         }
         m.build_header_buffers(Direction::ToServer);
         assert_eq!(
-            m.start,
+            m.start_buf(),
             b"GET / HTTP/1.1\r\nHost: a.test\r\nCookie: x=1\r\nAccept: */*\r\n\r\n"
         );
-        assert_eq!(m.header_norm, b"Host: a.test\r\nAccept: */*\r\n");
-        assert_eq!(m.header_names, b"\r\nHost\r\nCookie\r\nAccept\r\n\r\n");
-        for b in [&m.start, &m.header_norm, &m.header_names] {
-            assert_eq!(b.capacity(), b.len());
-        }
+        assert_eq!(m.header_norm(), b"Host: a.test\r\nAccept: */*\r\n");
+        assert_eq!(m.header_names(), b"\r\nHost\r\nCookie\r\nAccept\r\n\r\n");
+        // The three in one allocation of their size.
+        assert_eq!(m.hdr_bufs.capacity(), m.hdr_bufs.len());
+        // Built again (a pooled message's buffer) with fewer headers: no stale bytes.
+        m.headers.truncate(1);
+        m.build_header_buffers(Direction::ToClient);
+        assert_eq!(m.start_buf(), b"GET / HTTP/1.1\r\nHost: a.test\r\n\r\n");
+        assert_eq!(m.header_norm(), b"Host: a.test\r\n");
+        assert_eq!(m.header_names(), b"\r\nHost\r\n\r\n");
+        let fresh = Message::default();
+        assert!(fresh.start_buf().is_empty() && fresh.header_norm().is_empty());
+        assert!(fresh.header_names().is_empty());
     }
 }

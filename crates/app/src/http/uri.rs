@@ -252,6 +252,11 @@ pub(crate) fn normalize_uri(raw: &[u8]) -> Vec<u8> {
 /// first; its room is reused).
 pub(crate) fn normalize_uri_into(raw: &[u8], out: &mut Vec<u8>) {
     out.clear();
+    // Room for the raw URI's length at once (the normalized one is rarely longer), not
+    // a growth per path segment.
+    if out.capacity() < raw.len() {
+        out.reserve_exact(raw.len());
+    }
     let parts = split_uri(raw);
     if let Some(r) = &parts.path {
         normalize_path_into(&raw[r.clone()], out);

@@ -33,26 +33,26 @@ fn build_header_buffers(m: &mut Message, dir: Direction) {
         Direction::ToServer => b"cookie",
         Direction::ToClient => b"set-cookie",
     };
-    m.header_norm.clear();
+    // `http.header` then `http.header_names` in the message's one buffer (no
+    // `http.start` for HTTP/2).
+    let b = &mut m.hdr_bufs;
+    b.clear();
     m.headers_raw.clear();
-    m.header_names.clear();
-    m.header_names.extend_from_slice(b"\r\n");
     for h in &m.headers {
-        let mut line = Vec::with_capacity(h.name.len() + h.value.len() + 4);
-        line.extend_from_slice(&h.name);
-        line.extend_from_slice(b": ");
-        line.extend_from_slice(&h.value);
-        line.extend_from_slice(b"\r\n");
-        m.headers_raw.extend_from_slice(&line);
-        if !h.name.eq_ignore_ascii_case(skip) {
-            m.header_norm.extend_from_slice(&line);
-        }
-        if !h.name.starts_with(b":") {
-            m.header_names.extend_from_slice(&h.name);
-            m.header_names.extend_from_slice(b"\r\n");
+        for part in [&h.name[..], b": ", &h.value, b"\r\n"] {
+            m.headers_raw.extend_from_slice(part);
+            if !h.name.eq_ignore_ascii_case(skip) {
+                b.extend_from_slice(part);
+            }
         }
     }
-    m.header_names.extend_from_slice(b"\r\n");
+    m.hdr_at = [0, b.len()];
+    b.extend_from_slice(b"\r\n");
+    for h in m.headers.iter().filter(|h| !h.name.starts_with(b":")) {
+        b.extend_from_slice(&h.name);
+        b.extend_from_slice(b"\r\n");
+    }
+    b.extend_from_slice(b"\r\n");
 }
 
 /// Sets the request-side fields of `tx` from its request header fields.

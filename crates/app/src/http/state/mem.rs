@@ -71,9 +71,7 @@ fn message_bytes(m: &Message) -> usize {
         + vec_bytes(&m.spare_headers)
         + headers
         + vec_bytes(&m.headers_raw)
-        + vec_bytes(&m.header_norm)
-        + vec_bytes(&m.header_names)
-        + vec_bytes(&m.start)
+        + vec_bytes(&m.hdr_bufs)
         + vec_bytes(&m.body)
 }
 

@@ -118,9 +118,7 @@ fn reused(m: Message) -> Message {
         headers,
         spare_headers,
         headers_raw,
-        header_norm,
-        header_names,
-        start,
+        hdr_bufs,
         body,
         ..
     } = m;
@@ -144,9 +142,7 @@ fn reused(m: Message) -> Message {
         headers: list,
         spare_headers: spare,
         headers_raw: cleared(headers_raw),
-        header_norm: cleared(header_norm),
-        header_names: cleared(header_names),
-        start: cleared(start),
+        hdr_bufs: cleared(hdr_bufs),
         body: cleared(body),
         ..Message::default()
     }
@@ -157,9 +153,7 @@ fn room(tx: &HttpTx) -> usize {
     let msg = |m: &Message| {
         m.line.capacity()
             + m.headers_raw.capacity()
-            + m.header_norm.capacity()
-            + m.header_names.capacity()
-            + m.start.capacity()
+            + m.hdr_bufs.capacity()
             + m.body.capacity()
             + m.spare_headers
                 .iter()
@@ -216,6 +210,39 @@ pub(super) fn set(dst: &mut Vec<u8>, src: &[u8]) {
     dst.extend_from_slice(src);
 }
 
+/// Most boxed HTTP/1 states kept per thread for new flows.
+const MAX_STATES: usize = 64;
+
+thread_local! {
+    /// Boxed states of ended flows, reset (every worker is one thread: its own).
+    #[allow(clippy::vec_box)]
+    static STATES: RefCell<Vec<Box<HttpState>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A fresh boxed state for a new HTTP/1 flow: an ended flow's box when there is one.
+pub(crate) fn boxed_state() -> Box<HttpState> {
+    STATES
+        .try_with(|k| k.try_borrow_mut().ok()?.pop())
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// Keeps the box of an ended flow's state for [`boxed_state`], reset to a fresh
+/// state (its transactions, queue and line buffers go back to their pools as when it
+/// is dropped), while there is room.
+pub(crate) fn give_state(mut s: Box<HttpState>) {
+    *s = HttpState::default();
+    // During thread teardown the kept states may be gone: the box is then freed.
+    let _ = STATES.try_with(|k| {
+        if let Ok(mut k) = k.try_borrow_mut() {
+            if k.len() < MAX_STATES {
+                k.push(s);
+            }
+        }
+    });
+}
+
 impl Drop for HttpState {
     /// The flow is gone: its transactions and line buffers go back to the pool.
     fn drop(&mut self) {
@@ -224,6 +251,7 @@ impl Drop for HttpState {
         }
         super::mem::give_queue(std::mem::take(&mut self.txs));
         for side in &mut self.sides {
+            super::give_decoder(&mut side.decoder);
             give_line(std::mem::take(&mut side.line));
             if let Some(p) = side.pending.take() {
                 give_line(p);
@@ -264,6 +292,27 @@ mod tests {
             .open(&cfg, b"/a/file.bin", crate::Direction::ToClient)
             .is_some());
         tx
+    }
+
+    #[test]
+    fn boxes_of_ended_states_serve_new_flows_reset() {
+        STATES.with(|k| k.borrow_mut().clear());
+        let mut s = boxed_state();
+        s.next_id = 3;
+        s.txs.push_back(filled());
+        s.error = true;
+        let ptr: *const HttpState = &*s;
+        give_state(s);
+        let s = boxed_state();
+        assert_eq!(&*s as *const HttpState, ptr);
+        assert_eq!(format!("{s:?}"), format!("{:?}", HttpState::default()));
+        assert!(s.txs.is_empty() && s.txs.capacity() == 0 && !s.error);
+        // The kept boxes are bounded.
+        for _ in 0..MAX_STATES + 2 {
+            give_state(Box::default());
+        }
+        assert_eq!(STATES.with(|k| k.borrow().len()), MAX_STATES);
+        STATES.with(|k| k.borrow_mut().clear());
     }
 
     #[test]
