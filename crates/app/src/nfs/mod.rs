@@ -181,7 +181,7 @@ mod tests {
                 &mut m,
                 &[5, 0, 2, state::PROGRAM, vers, 1, 0, 0, 0, 0, 0, 0],
             );
-            let mut v = (0x8000_0000u32 | m.len() as u32 + u32::from(cut) * 100)
+            let mut v = (0x8000_0000u32 | (m.len() as u32 + u32::from(cut) * 100))
                 .to_be_bytes()
                 .to_vec();
             v.extend(m);
