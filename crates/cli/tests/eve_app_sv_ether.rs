@@ -109,10 +109,14 @@ fn app_records_match_suricata() {
     let theirs = std::fs::read_to_string(reference).unwrap();
     // (kind, Suricata's count, tolerated count difference, floor of identical records)
     let checks = [
-        // http: 859 records, 833 identical. Most others are replays of a capture
+        // http: 850 records, 834 identical. Most others are replays of a capture
         // (same 5-tuple, ISN and timestamps) that Suricata's flow manager happened to
-        // time out between the copies, from the wall-clock moments it ran at.
-        ("http", 860, 8, 833),
+        // time out between the copies, from the wall-clock moments it ran at. The
+        // 1.1.1.1:12345 -> 2.2.2.2:8080 flow of 2024-12-04 opens with a DCERPC request
+        // header, DCERPC to the server for Suricata's probe and Osprey's (its app_proto
+        // is dcerpc in both): Osprey no longer logs the two HTTP records it once made
+        // of its bytes, which Suricata does not have either.
+        ("http", 860, 10, 833),
         ("dns/query", 2182, 21, 2168),
         ("dns/answer", 345, 5, 340),
         // tls: 104 records, 89 identical: the 15 others are flows Suricata logs no TLS
@@ -153,8 +157,8 @@ fn app_records_match_suricata() {
     let tls = errors["tls"]["parser"].as_u64().unwrap();
     assert!((1..=2).contains(&tls), "tls parser errors {tls}");
     // Flows of the protocols only detected (SMTP) or framed (SMB records, DCERPC PDUs),
-    // and HTTP/2 (prior knowledge), against Suricata's `app_layer.flow.*`: dcerpc_tcp 59,
-    // http2 10 as Suricata, smb 78 vs 77, smtp 51 vs 50, tls 102 vs 104. The TLS flows
+    // and HTTP/2 (prior knowledge), against Suricata's `app_layer.flow.*`: http2 10 as
+    // Suricata, smb 78 vs 77, smtp 51 vs 50, tls 102 vs 104. The TLS flows
     // less: 192.0.2.10:43210 -> 198.51.100.5:443 is replayed three times with the same
     // ISN and timestamps no later than the first copy's; Suricata 7.0.10 keeps all four
     // copies on one flow when run over them alone, and in its whole-capture run its
@@ -166,7 +170,12 @@ fn app_records_match_suricata() {
     println!("flows: {flows}");
     let smb = flows["smb"].as_u64().unwrap();
     assert!((77..=78).contains(&smb), "smb flows {smb}");
-    assert_eq!(flows["dcerpc_tcp"], 59);
+    // dcerpc_tcp 60 against 59: the flow records agree (60 TCP flows with a dcerpc
+    // app_proto in both); the one more is the 1.1.1.1:12345 -> 2.2.2.2:8080 copy of
+    // 2024-12-04, DCERPC to the server and HTTP to the client for Suricata
+    // (`app_proto_tc` http), which its counter does not count as dcerpc.
+    let dcerpc = flows["dcerpc_tcp"].as_u64().unwrap();
+    assert!((59..=60).contains(&dcerpc), "dcerpc flows {dcerpc}");
     assert_eq!(flows["http2"], 10);
     let tls = flows["tls"].as_u64().unwrap();
     assert!((102..=104).contains(&tls), "tls flows {tls}");

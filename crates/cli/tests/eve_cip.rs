@@ -3,10 +3,10 @@
 //! and _List, a 16-bit class segment, a Multiple Service Packet embedding two
 //! requests. The alerts of `test.rules` are those Suricata 7.0.10 raised
 //! (`expected.jsonl`, checked live when `suricata` is installed). `documented.rules`
-//! holds where Osprey follows Suricata's documentation and Suricata 7.0.10 differs:
-//! the request path's attribute segment (`cip_service:16,246,6`, the documented
-//! example, never matches in Suricata) and numbers of three digits (Suricata reads
-//! `14,200` as `14,20`).
+//! holds where Suricata 7.0.10 differs from its documentation, and Osprey follows
+//! Suricata (the difftest `enip` family found the rules): the request path's attribute
+//! segment never matches (`cip_service:16,246,6`, the documented example), and a
+//! number is read from its first two digits (`14,200` is `14,20`).
 
 mod common;
 
@@ -80,11 +80,26 @@ fn cip_service_alerts_as_suricata() {
 }
 
 #[test]
-fn cip_service_documented_semantics() {
+fn cip_service_where_the_documentation_differs() {
     let dir = tempdir("eve-cip-doc");
-    let rules = repo("crates/cli/tests/data/ics/cip/documented.rules");
-    // Get_Attribute_Single 1/1/7 (tx 2), Set_Attribute_Single 246/1/6 (tx 4), the
-    // class 200 request (tx 20), class 256 attribute 5 (tx 12).
-    let want = vec![(101, 11, 2), (102, 15, 4), (103, 47, 20), (104, 31, 12)];
+    let case = repo("crates/cli/tests/data/ics/cip");
+    let rules = case.join("documented.rules");
+    // Only `14,200` matches, as class 20 (the request to class 20, tx 18); the path's
+    // attributes (sids 101, 102) and `14,256,5` (class 25) match nothing.
+    let want = vec![(103, 43, 18)];
     assert_eq!(alerts(&run(&dir, &rules)), want);
+
+    if common::suricata().is_none() {
+        return;
+    }
+    let out = dir.join("suricata");
+    std::fs::create_dir_all(&out).unwrap();
+    assert!(common::run_suricata(
+        &case.join("suricata.yaml"),
+        &case.join("input.pcap"),
+        &rules,
+        &out,
+    ));
+    let live = std::fs::read_to_string(out.join("eve.json")).unwrap();
+    assert_eq!(alerts(&live), want);
 }

@@ -170,8 +170,8 @@ pub(crate) fn select(r: &Rule, app_only: bool) -> Option<(Slot, Vec<u8>, bool)> 
 /// content:".evil.com"; endswith;`, about 1,400 ET Open rules, which would otherwise be
 /// evaluated on every DNS and TLS transaction). The transformed buffer is `.` followed
 /// by the buffer, so a content found in it is found in the buffer itself less its first
-/// byte when that byte is the added `.` (a content not starting with `.` cannot start at
-/// the added byte and is found whole). The pattern only decides which rules are
+/// bytes when they are the added `.`s, one per `dotprefix` (a content not starting with
+/// `.` cannot start at an added byte and is found whole). The pattern only decides which rules are
 /// candidates (each is verified in full on the transformed buffer), so it is not
 /// Suricata's fast pattern and engine analysis does not report it.
 pub(crate) fn select_transformed(r: &Rule) -> Option<(Slot, Vec<u8>, bool)> {
@@ -193,10 +193,15 @@ pub(crate) fn select_transformed(r: &Rule) -> Option<(Slot, Vec<u8>, bool)> {
             if c.negated {
                 continue;
             }
-            let p = match c.pattern.first() {
-                Some(b'.') => &c.pattern[1..],
-                _ => &c.pattern[..],
-            };
+            // Each `dotprefix` adds one leading `.`: as many of the content's leading
+            // dots may be added ones.
+            let added = c
+                .pattern
+                .iter()
+                .take(bm.transforms.len())
+                .take_while(|&&b| b == b'.')
+                .count();
+            let p = &c.pattern[added..];
             if p.is_empty() {
                 continue;
             }
@@ -280,6 +285,16 @@ mod tests {
         assert_eq!(select_transformed(&r), None);
         let r = rule(r#"alert dns any any -> any any (dns.query; dotprefix; content:"."; sid:1;)"#);
         assert_eq!(select_transformed(&r), None);
+        // Two `dotprefix`es add two dots (difftest `xform/dns.query/content`, seed
+        // 3635822698 case 5145): both may be added ones, a third is the buffer's.
+        let r = rule(
+            r#"alert dns any any -> any any (dns.query; dotprefix; dotprefix; content:"..ab"; startswith; sid:1;)"#,
+        );
+        assert_eq!(select_transformed(&r).unwrap().1, b"ab".to_vec());
+        let r = rule(
+            r#"alert dns any any -> any any (dns.query; dotprefix; dotprefix; content:"...ab"; sid:1;)"#,
+        );
+        assert_eq!(select_transformed(&r).unwrap().1, b".ab".to_vec());
     }
 
     #[test]
