@@ -8,9 +8,13 @@
 //!
 //! `cip_service` with a class or an attribute matches as Suricata 7.0.10 does (found
 //! by running it on hand-made requests): a class only on the attribute services
-//! (Get/Set_Attribute_List, Get/Set_Attribute_Single), an attribute only in the list
-//! of Get/Set_Attribute_List (an attribute segment of the request path never matches:
-//! `cip_service:14,1,7` misses Get_Attribute_Single class 1 attribute 7).
+//! (Get/Set_Attribute_List, Get/Set_Attribute_Single), an attribute in the list of
+//! Get/Set_Attribute_List; an attribute segment of the request path never matches by
+//! its value (`cip_service:14,1,7` misses Get_Attribute_Single class 1 attribute 7),
+//! but an 8-bit one makes the rule's attribute compare with the path's class on those
+//! four services (`cip_service:16,2,2` matches Set_Attribute_Single class 2 attribute
+//! 1, `14,16,16` a 16-bit class 16 with attribute 7; a 16-bit attribute segment does
+//! neither).
 
 /// One CIP request: its service, the class and attribute(s) it addresses.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -20,8 +24,11 @@ pub struct CipService {
     /// Class of the request path.
     pub class: Option<u32>,
     /// Attributes: the list of Get/Set_Attribute_List (the request path's attribute
-    /// segments are not kept: no rule matches them).
+    /// values are not kept: no rule matches them).
     pub attributes: Vec<u32>,
+    /// The request path has an 8-bit attribute segment: the rule's attribute then
+    /// compares with the class (Suricata 7.0.10, difftest case dt-3635822693-3042).
+    pub path_attribute: bool,
 }
 
 /// Requests kept per message (embedded requests of a Multiple Service Packet included).
@@ -129,8 +136,10 @@ fn path_segments(mut p: &[u8], s: &mut CipService) {
             }
             _ => return,
         };
-        if let (0x00, Some(v)) = (seg & 0x1C, value) {
-            s.class = Some(v);
+        match (seg & 0x1C, value) {
+            (0x00, Some(v)) => s.class = Some(v),
+            (0x10, Some(_)) if seg & 0x03 == 0 => s.path_attribute = true,
+            _ => {}
         }
         match p.get(len..) {
             Some(rest) => p = rest,
@@ -141,15 +150,19 @@ fn path_segments(mut p: &[u8], s: &mut CipService) {
 
 impl CipService {
     /// Whether `cip_service:service[,class[,attribute]]` matches this request: a class
-    /// only on the attribute services (0x03, 0x04, 0x0E, 0x10), an attribute only in
-    /// the list of Get/Set_Attribute_List (0x03, 0x04), as Suricata 7.0.10.
+    /// only on the attribute services (0x03, 0x04, 0x0E, 0x10), an attribute in the
+    /// list of Get/Set_Attribute_List (0x03, 0x04) or, on the four, equal to the class
+    /// when the path has an 8-bit attribute segment, as Suricata 7.0.10.
     pub fn matches(&self, service: u64, class: Option<u64>, attribute: Option<u64>) -> bool {
         let attr_service = matches!(self.service, 0x03 | 0x04 | 0x0E | 0x10);
         let list_service = matches!(self.service, 0x03 | 0x04);
+        let class_is = |c: u64| attr_service && self.class.map(u64::from) == Some(c);
         u64::from(self.service) == service
-            && class.is_none_or(|c| attr_service && self.class.map(u64::from) == Some(c))
-            && attribute
-                .is_none_or(|a| list_service && self.attributes.iter().any(|&x| u64::from(x) == a))
+            && class.is_none_or(class_is)
+            && attribute.is_none_or(|a| {
+                (list_service && self.attributes.iter().any(|&x| u64::from(x) == a))
+                    || (self.path_attribute && class_is(a))
+            })
     }
 }
 
@@ -188,7 +201,8 @@ mod tests {
             [CipService {
                 service: 0x0E,
                 class: Some(1),
-                attributes: Vec::new()
+                attributes: Vec::new(),
+                path_attribute: true,
             }]
         );
         assert!(r[0].matches(14, None, None));
@@ -196,6 +210,9 @@ mod tests {
         // The path's attribute never matches (Suricata 7.0.10).
         assert!(!r[0].matches(14, Some(1), Some(7)));
         assert!(!r[0].matches(14, Some(2), None));
+        // ... but an 8-bit attribute segment makes the attribute compare with the class.
+        assert!(r[0].matches(14, Some(1), Some(1)));
+        assert!(r[0].matches(14, None, Some(1)));
         // Get_Attribute_All (1): the service only, never a class.
         let all = requests(0x6F, &rr(&[0x01, 3, 0x20, 0x01, 0x24, 0x01, 0x30, 0x07]));
         assert!(all[0].matches(1, None, None));
@@ -227,6 +244,32 @@ mod tests {
         assert_eq!(services, [0x0A, 0x0E, 0x4C]);
         assert!(r[1].matches(14, Some(1), None));
         assert!(!r[0].matches(10, Some(2), None));
+    }
+
+    /// Found by running Suricata 7.0.10 on hand-made requests (difftest case
+    /// dt-3635822693-3042 and its variations).
+    #[test]
+    fn a_path_attribute_compares_with_the_class() {
+        // Set_Attribute_Single class 2 instance 1 attribute 1, data 1: `16,2,2` only.
+        let set = requests(0x6F, &rr(&[0x10, 3, 0x20, 2, 0x24, 1, 0x30, 1, 1, 0]));
+        assert!(set[0].matches(16, Some(2), Some(2)));
+        assert!(!set[0].matches(16, Some(2), Some(1)));
+        assert!(!set[0].matches(16, Some(2), Some(0)));
+        // Without an attribute segment, no attribute matches.
+        let no = requests(0x6F, &rr(&[0x10, 2, 0x20, 2, 0x24, 1, 1, 0]));
+        assert!(no[0].matches(16, Some(2), None) && !no[0].matches(16, Some(2), Some(2)));
+        // A 16-bit class: the same; a 16-bit attribute segment: nothing.
+        let wide = requests(0x6F, &rr(&[0x0E, 4, 0x21, 0, 0x10, 0, 0x24, 1, 0x30, 7]));
+        assert!(wide[0].matches(14, Some(16), Some(16)));
+        let wide_attr = requests(0x6F, &rr(&[0x0E, 4, 0x20, 5, 0x24, 1, 0x31, 0, 7, 1]));
+        assert!((0..300).all(|a| !wide_attr[0].matches(14, Some(5), Some(a))));
+        // Get_Attribute_List: its list and the class.
+        let list = requests(0x6F, &rr(&[0x03, 3, 0x20, 5, 0x24, 1, 0x30, 3, 1, 0, 7, 0]));
+        assert!(list[0].matches(3, Some(5), Some(7)) && list[0].matches(3, Some(5), Some(5)));
+        assert!(!list[0].matches(3, Some(5), Some(3)));
+        // Not on Get_Attribute_All.
+        let all = requests(0x6F, &rr(&[0x01, 3, 0x20, 5, 0x24, 1, 0x30, 3]));
+        assert!(!all[0].matches(1, None, Some(5)));
     }
 
     #[test]

@@ -83,7 +83,10 @@ impl Transaction for RfbTx {
         self.complete
     }
 
-    /// Grows with each handshake message.
+    /// Grows with each handshake message, and changes when the transaction completes
+    /// without one (a confused parser: `rfb.sectype` then reads 0, and the rules of a
+    /// direction already inspected must see it again, as Suricata 7.0.10 matches them
+    /// on that direction's next packet; difftest `rfb/rfb.sectype-*-client-t2`).
     fn fingerprint(&self) -> (u64, u64) {
         let n = u64::from(self.client_version.is_some())
             + u64::from(self.security_type.is_some())
@@ -92,7 +95,8 @@ impl Transaction for RfbTx {
             + u64::from(self.security_result.is_some())
             + u64::from(self.failure_reason.is_some())
             + u64::from(self.shared.is_some())
-            + u64::from(self.server_init.is_some());
+            + u64::from(self.server_init.is_some())
+            + (u64::from(self.complete) << 8);
         (n, n)
     }
 

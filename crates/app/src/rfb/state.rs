@@ -422,6 +422,30 @@ mod tests {
         assert!(t.server_init.is_none() && t.complete);
     }
 
+    /// A 3.3 server and a 3.8 client (difftest case dt-15-1447): the server's 4-byte
+    /// type reads as an empty list and a failure reason, the client's response confuses
+    /// the parser; the transaction completes without a type, and its fingerprint
+    /// changes so that the to-server rules see it again (Suricata 7.0.10 matches
+    /// `rfb.sectype:<=1` on the client's next packet).
+    #[test]
+    fn a_confused_handshake_completes_with_a_new_fingerprint() {
+        use crate::Transaction as _;
+        let mut ctx = AppCtx::default();
+        let mut s = RfbState::default();
+        let (c, v) = (Direction::ToServer, Direction::ToClient);
+        s.parse(&mut ctx, v, b"RFB 003.003\n");
+        s.parse(&mut ctx, c, b"RFB 003.008\n");
+        s.parse(&mut ctx, v, &[0, 0, 0, 2]);
+        s.parse(&mut ctx, v, &[0xc1, 7, 0x1f, 0xab]);
+        let before = s.tx().unwrap().fingerprint();
+        assert!(!s.tx().unwrap().complete && !s.errored());
+        s.parse(&mut ctx, c, &[0x36; 16]);
+        assert!(s.errored() && s.events().has(super::super::CONFUSED_STATE));
+        let t = s.tx().unwrap();
+        assert!(t.complete && t.security_type.is_none());
+        assert_ne!(t.fingerprint(), before);
+    }
+
     #[test]
     fn real_handshakes_in_any_split() {
         for step in [1, 3, 12, 4096] {

@@ -22,9 +22,32 @@ pub const DEFAULT_HASHSIZE: u64 = 4096;
 /// 64").
 pub const ROW_COST: u64 = 64;
 
-/// Bytes one entry costs against the memcap besides its value (the table's per-entry
-/// bookkeeping, as Suricata's hash element header).
-pub const ENTRY_OVERHEAD: u64 = 64;
+/// Entries a set made for a rule or the configuration allocates up front, counted
+/// against its memcap from the start: Suricata 7.0.10 refuses a set whose memcap cannot
+/// hold its hash rows and these ("preallocating data failed"; found by running it on
+/// memcaps around the limit, difftest `lists`). The first values added take them.
+pub const PREALLOC: u64 = 1000;
+
+/// Bytes one entry costs against the memcap besides its type's data (the hash
+/// element's header in Suricata 7.0.10: its reported memuse grows by 72 plus the
+/// data's size per element).
+pub const ENTRY_HEADER: u64 = 72;
+
+/// Bytes one entry of a set of type `kind` costs against the memcap: the header and
+/// the type's fixed data, the reputation included (a string's own bytes are not
+/// counted, as Suricata 7.0.10 does not count them: 1,001 strings of 101 bytes fit a
+/// memcap of 1,001 entries).
+pub fn entry_size(kind: DatasetType) -> u64 {
+    ENTRY_HEADER
+        + match kind {
+            // Length, reputation and a pointer to the bytes.
+            DatasetType::String => 16,
+            DatasetType::Md5 => 18,
+            DatasetType::Sha256 => 34,
+            DatasetType::Ipv4 => 6,
+            DatasetType::Ipv6 => 18,
+        }
+}
 
 /// What [`Dataset::add`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +56,8 @@ pub enum Added {
     New,
     /// It was there already.
     Present,
-    /// The memcap refused it (counted).
+    /// The memcap refused it (counted): a list being loaded, or a set with no value
+    /// to give way.
     Memcap,
 }
 
@@ -44,6 +68,12 @@ pub struct Dataset {
     /// Value -> reputation (0 for plain sets).
     map: RwLock<HashMap<Box<[u8]>, u16>>,
     memcap: u64,
+    /// Bytes counted from the start: the hash rows and the preallocated entries.
+    base: u64,
+    /// Entries `base` pays for.
+    prealloc: u64,
+    /// Bytes each entry past `prealloc` costs ([`entry_size`]).
+    entry: u64,
     used: AtomicU64,
     memcap_hits: AtomicU64,
     warned: AtomicBool,
@@ -62,13 +92,17 @@ impl std::fmt::Debug for Dataset {
 }
 
 impl Dataset {
-    /// An empty set (`memcap` 0: [`DEFAULT_MEMCAP`]).
+    /// An empty set (`memcap` 0: [`DEFAULT_MEMCAP`]) with nothing allocated up front:
+    /// each value costs [`entry_size`] against the memcap.
     pub fn new(name: &str, kind: DatasetType, memcap: u64) -> Dataset {
         Dataset {
             name: name.to_owned(),
             kind,
             map: RwLock::new(HashMap::new()),
             memcap: if memcap == 0 { DEFAULT_MEMCAP } else { memcap },
+            base: 0,
+            prealloc: 0,
+            entry: entry_size(kind),
             used: AtomicU64::new(0),
             memcap_hits: AtomicU64::new(0),
             warned: AtomicBool::new(false),
@@ -76,16 +110,17 @@ impl Dataset {
         }
     }
 
-    /// An empty set whose hash table has `hashsize` rows (0: [`DEFAULT_HASHSIZE`]),
-    /// counted against `memcap` (0: [`DEFAULT_MEMCAP`]) from the start, as Suricata
-    /// does; a memcap smaller than the table is refused, as Suricata refuses it.
+    /// An empty set whose hash table has `hashsize` rows (0: [`DEFAULT_HASHSIZE`]) and
+    /// [`PREALLOC`] entries, counted against `memcap` (0: [`DEFAULT_MEMCAP`]) from the
+    /// start, as Suricata 7.0.10 does; a memcap smaller than the table, or than the
+    /// table and the entries, is refused, as Suricata refuses it.
     pub fn sized(
         name: &str,
         kind: DatasetType,
         memcap: u64,
         hashsize: u64,
     ) -> Result<Dataset, String> {
-        let d = Dataset::new(name, kind, memcap);
+        let mut d = Dataset::new(name, kind, memcap);
         let rows = if hashsize == 0 {
             DEFAULT_HASHSIZE
         } else {
@@ -99,8 +134,23 @@ impl Dataset {
                 d.memcap
             ));
         }
-        d.used.store(rows, Ordering::Relaxed);
+        let base = rows.saturating_add(PREALLOC * d.entry);
+        if base > d.memcap {
+            return Err(format!(
+                "dataset {name}: memcap {} is smaller than its hash table and {PREALLOC} \
+                 preallocated entries ({base} bytes: {rows} and {PREALLOC} times {})",
+                d.memcap, d.entry
+            ));
+        }
+        d.base = base;
+        d.prealloc = PREALLOC;
+        d.used.store(base, Ordering::Relaxed);
         Ok(d)
+    }
+
+    /// Bytes counted against the memcap with `n` values held.
+    fn cost(&self, n: u64) -> u64 {
+        self.base + n.saturating_sub(self.prealloc) * self.entry
     }
 
     /// Its name.
@@ -123,7 +173,8 @@ impl Dataset {
         self.len() == 0
     }
 
-    /// Values refused because the memcap was reached.
+    /// Values that gave way to new ones, or were refused, because the memcap was
+    /// reached.
     pub fn memcap_hits(&self) -> u64 {
         self.memcap_hits.load(Ordering::Relaxed)
     }
@@ -177,8 +228,24 @@ impl Dataset {
 
     /// Adds `v` with reputation `rep`. Unlike a lookup, a 4-byte IPv4 address is not
     /// taken by a set of type `ip`: Suricata 7.0.10's `dataset:set` of an IPv4 packet's
-    /// `ip.src` there adds nothing and does not alert (difftest `lists/dataset-ip`).
+    /// `ip.src` there adds nothing and does not alert (difftest `lists/dataset-ip`). A
+    /// set of type `ipv4` takes the first 4 bytes of a longer value (an IPv6 packet's
+    /// `ip.src`, a DNS name), as Suricata 7.0.10 adds them, while its lookups of such
+    /// a value find nothing (difftest `lists/dataset-ipv4`). At the memcap a new value
+    /// takes the place of one held (counted in [`Dataset::memcap_hits`]), as Suricata
+    /// 7.0.10 reuses an entry of its table there: every new value still makes `set`
+    /// match (checked with `set` on the URIs of cli/tests/data/http-files.pcap).
     pub fn add(&self, v: &[u8], rep: u16) -> Added {
+        self.insert(v, rep, true)
+    }
+
+    /// [`Dataset::add`]; at the memcap a value held gives way when `evict`, else the
+    /// new one is refused ([`Added::Memcap`]).
+    fn insert(&self, v: &[u8], rep: u16, evict: bool) -> Added {
+        let v = match self.kind {
+            DatasetType::Ipv4 if v.len() > 4 => &v[..4],
+            _ => v,
+        };
         if !self.fits(v) {
             return Added::Present;
         }
@@ -188,20 +255,27 @@ impl Dataset {
         if m.contains_key(v) {
             return Added::Present;
         }
-        let cost = ENTRY_OVERHEAD + v.len() as u64;
-        if self.used.load(Ordering::Relaxed) + cost > self.memcap {
+        let after = self.cost(m.len() as u64 + 1);
+        if after > self.memcap {
+            let victim = if evict { m.keys().next().cloned() } else { None };
             self.memcap_hits.fetch_add(1, Ordering::Relaxed);
             if !self.warned.swap(true, Ordering::Relaxed) {
                 tracing::warn!(
-                    "dataset {}: memcap of {} bytes reached; values not added are counted",
+                    "dataset {}: memcap of {} bytes reached; values given way to new ones \
+                     or refused are counted",
                     self.name,
                     self.memcap
                 );
             }
-            return Added::Memcap;
+            let Some(victim) = victim else {
+                return Added::Memcap;
+            };
+            m.remove(&victim);
+            m.insert(v.into(), rep);
+            return Added::New;
         }
-        self.used.fetch_add(cost, Ordering::Relaxed);
         m.insert(v.into(), rep);
+        self.used.store(after, Ordering::Relaxed);
         Added::New
     }
 
@@ -213,7 +287,7 @@ impl Dataset {
         let gone = m.remove(v).is_some();
         if gone {
             self.used
-                .fetch_sub(ENTRY_OVERHEAD + v.len() as u64, Ordering::Relaxed);
+                .store(self.cost(m.len() as u64), Ordering::Relaxed);
         }
         gone
     }
@@ -222,7 +296,7 @@ impl Dataset {
     pub fn clear(&self) {
         if let Ok(mut m) = self.map.write() {
             m.clear();
-            self.used.store(0, Ordering::Relaxed);
+            self.used.store(self.base, Ordering::Relaxed);
         }
     }
 
@@ -238,7 +312,8 @@ impl Dataset {
 
     /// Loads `path`: one value a line (`value` or, with `rep`, `value,reputation`).
     /// Returns the values added; a line without its reputation fails the load with its
-    /// number, a value that does not decode (not base64, not an address of the set's
+    /// number, so does a value the memcap refuses (Suricata 7.0.10: "dataset too large
+    /// for set memcap", the rule fails), a value that does not decode (not base64, not an address of the set's
     /// type) is skipped with a warning, as Suricata 7.0.10 does ("bad base64
     /// encoding", "dataset data parse failed"; difftest `lists/dataset-*`).
     pub fn load(&self, path: &Path, rep: bool) -> Result<usize, String> {
@@ -271,8 +346,15 @@ impl Dataset {
                     continue;
                 }
             };
-            if self.add(&v, r) == Added::New {
-                n += 1;
+            match self.insert(&v, r, false) {
+                Added::New => n += 1,
+                Added::Present => {}
+                Added::Memcap => {
+                    return Err(bad(format!(
+                        "dataset too large for its memcap of {} bytes",
+                        self.memcap
+                    )))
+                }
             }
         }
         Ok(n)
@@ -369,19 +451,110 @@ mod tests {
 
     #[test]
     fn add_remove_and_memcap() {
-        let d = Dataset::new("x", DatasetType::String, ENTRY_OVERHEAD * 2 + 6);
+        let d = Dataset::new("x", DatasetType::String, entry_size(DatasetType::String) * 2);
         assert_eq!(d.add(b"abc", 0), Added::New);
         assert_eq!(d.add(b"abc", 0), Added::Present);
         assert_eq!(d.add(b"def", 0), Added::New);
-        assert_eq!(d.add(b"ghi", 0), Added::Memcap);
-        assert_eq!(d.memcap_hits(), 1);
-        assert!(d.contains(b"abc") && !d.contains(b"ghi"));
-        assert!(d.remove(b"abc"));
-        assert!(!d.remove(b"abc"));
+        // Full: the new value takes an old one's place.
         assert_eq!(d.add(b"ghi", 0), Added::New);
+        assert_eq!(d.memcap_hits(), 1);
+        assert_eq!(d.len(), 2);
+        assert!(d.contains(b"ghi") && (d.contains(b"abc") != d.contains(b"def")));
+        assert!(d.remove(b"ghi"));
+        assert!(!d.remove(b"ghi"));
+        assert_eq!(d.add(b"ghi", 0), Added::New);
+        assert_eq!(d.memcap_hits(), 1);
+        // Nothing to give way: refused.
+        let tiny = Dataset::new("t", DatasetType::String, 10);
+        assert_eq!(tiny.add(b"a", 0), Added::Memcap);
         d.clear();
         assert!(d.is_empty());
         assert_eq!(d.memuse(), 0);
+    }
+
+    #[test]
+    fn an_ipv4_set_adds_the_first_four_bytes_of_longer_values() {
+        let d = Dataset::new("v4", DatasetType::Ipv4, 1 << 20);
+        let v6 = d.decode("253.0.0.0").unwrap();
+        let src = "fd00::65:0:0:1".parse::<Ipv6Addr>().unwrap().octets();
+        // Suricata 7.0.10: the first `set` alerts, the second (same 4 bytes) does not,
+        // the set holds 253.0.0.0, and `isset` of the 16 bytes finds nothing.
+        assert_eq!(d.add(&src, 0), Added::New);
+        assert_eq!(d.add(&src, 0), Added::Present);
+        assert!(d.contains(&v6) && !d.contains(&src));
+        assert_eq!(d.dump(), "253.0.0.0\n");
+        assert_eq!(d.add(b"srms.com", 0), Added::New);
+        assert!(d.contains(&[115, 114, 109, 115]));
+        assert_eq!(d.add(b"abc", 0), Added::Present);
+        assert_eq!(d.len(), 2);
+    }
+
+    #[test]
+    fn memcaps_suricata_refuses() {
+        use DatasetType::*;
+        // Measured on Suricata 7.0.10 (`memcap 65536, hashsize 1024` fails the first
+        // preallocated entry: its reported memuse is 65536 plus the entry's size).
+        let sizes = [(String, 88), (Md5, 90), (Sha256, 106), (Ipv4, 78), (Ipv6, 90)];
+        for (k, size) in sizes {
+            assert_eq!(entry_size(k), size, "{k:?}");
+        }
+        // Refused: the rows alone, then the rows and 1,000 entries.
+        let e = Dataset::sized("a", String, 65536, 4096).unwrap_err();
+        assert!(e.contains("smaller than its hash table"), "{e}");
+        assert!(Dataset::sized("b", String, 65536, 1024).is_err());
+        assert!(Dataset::sized("c", String, 65536, 16).is_err());
+        assert!(Dataset::sized("d", String, 100 << 10, 1024).is_err());
+        assert!(Dataset::sized("e", String, 300 << 10, 4096).is_err());
+        assert!(Dataset::sized("f", String, 300 << 10, 0).is_err());
+        // Accepted (Suricata loads these).
+        assert!(Dataset::sized("g", String, 100 << 10, 16).is_ok());
+        assert!(Dataset::sized("h", String, 200 << 10, 1024).is_ok());
+        assert!(Dataset::sized("i", String, 1 << 20, 4096).is_ok());
+        // The edge, to the byte: 16 rows and 1,000 entries.
+        assert!(Dataset::sized("j", String, 1024 + 88_000 - 1, 16).is_err());
+        assert!(Dataset::sized("k", String, 1024 + 88_000, 16).is_ok());
+        assert!(Dataset::sized("l", Ipv4, 1024 + 78_000 - 1, 16).is_err());
+        assert!(Dataset::sized("m", Ipv4, 1024 + 78_000, 16).is_ok());
+    }
+
+    #[test]
+    fn preallocated_entries_are_free_and_a_load_past_the_memcap_fails() {
+        // Room for 1,001 entries: the 1,001st costs its size, the 1,002nd is refused;
+        // a string's own bytes are not counted.
+        let d = Dataset::sized("s", DatasetType::String, 1024 + 1001 * 88, 16).unwrap();
+        assert_eq!(d.memuse(), 1024 + 1000 * 88);
+        let long = |i: usize| format!("{}{i}", "x".repeat(100)).into_bytes();
+        for i in 0..1000 {
+            assert_eq!(d.add(&long(i), 0), Added::New);
+        }
+        assert_eq!(d.memuse(), 1024 + 1000 * 88);
+        assert_eq!(d.add(&long(1000), 0), Added::New);
+        assert_eq!(d.memuse(), 1024 + 1001 * 88);
+        // Past the memcap a value gives way.
+        assert_eq!(d.add(&long(1001), 0), Added::New);
+        assert_eq!((d.len(), d.memcap_hits()), (1001, 1));
+        assert_eq!(d.memuse(), 1024 + 1001 * 88);
+        assert!(d.contains(&long(1001)));
+        let held = (0..1001).find(|&i| d.contains(&long(i))).unwrap();
+        assert!(d.remove(&long(held)));
+        assert_eq!(d.memuse(), 1024 + 1000 * 88);
+        d.clear();
+        assert_eq!(d.memuse(), 1024 + 1000 * 88);
+        // Suricata 7.0.10 fails the rule of a list one value too long for the memcap.
+        let dir = std::env::temp_dir().join(format!("osprey-ds-cap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("big.lst");
+        let text = |n: usize| -> std::string::String {
+            (0..n).map(|i| format!("{}\n", encode(DatasetType::String, &long(i)))).collect()
+        };
+        std::fs::write(&f, text(1001)).unwrap();
+        let ok = Dataset::sized("ok", DatasetType::String, 1024 + 1001 * 88, 16).unwrap();
+        assert_eq!(ok.load(&f, false).unwrap(), 1001);
+        std::fs::write(&f, text(1002)).unwrap();
+        let full = Dataset::sized("full", DatasetType::String, 1024 + 1001 * 88, 16).unwrap();
+        let e = full.load(&f, false).unwrap_err();
+        assert!(e.contains("too large"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

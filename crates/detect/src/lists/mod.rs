@@ -165,7 +165,8 @@ impl Lists {
         Ok(d)
     }
 
-    /// Values each set refused because its memcap was reached, by set name (sorted):
+    /// Values each set let go (or refused) because its memcap was reached, by set name
+    /// (sorted):
     /// the `osprey.datasets.<name>.memcap_drops` counters.
     pub fn memcap_drops(&self) -> Vec<(String, u64)> {
         let mut v: Vec<(String, u64)> = self
@@ -182,7 +183,7 @@ impl Lists {
         v
     }
 
-    /// Values refused by the memcaps, over all sets.
+    /// Values let go or refused at the memcaps, over all sets.
     pub fn memcap_hits(&self) -> u64 {
         self.inner
             .sets
@@ -422,8 +423,8 @@ mod tests {
             e.contains("'total-hashsizes' limit (1500, 1000 in use)"),
             "{e}"
         );
-        // The table's rows count against the memcap: 16 rows of 64 bytes leave room
-        // for two 1-byte values (64 + 1 bytes each) in 1024 + 130 bytes.
+        // The table's rows and 1,000 preallocated entries count against the memcap:
+        // 16 rows of 64 bytes and 1,002 string entries of 88 bytes.
         let mut c = spec("c", Some(DatasetType::String));
         c.hashsize = Some(16);
         c.memcap = Some(1023);
@@ -431,12 +432,15 @@ mod tests {
             .for_rule(&c, None, false)
             .unwrap_err()
             .contains("smaller than its hash"));
-        c.memcap = Some(1024 + 130);
+        c.memcap = Some(1024 + 1002 * 88);
         let d = l.for_rule(&c, None, false).unwrap();
-        assert_eq!(d.add(b"x", 0), Added::New);
-        assert_eq!(d.add(b"y", 0), Added::New);
-        assert_eq!(d.add(b"z", 0), Added::Memcap);
-        assert_eq!(d.add(b"w", 0), Added::Memcap);
+        for i in 0..1002u32 {
+            assert_eq!(d.add(&i.to_le_bytes(), 0), Added::New);
+        }
+        // Full: each new value takes an old one's place, counted.
+        assert_eq!(d.add(b"z", 0), Added::New);
+        assert_eq!(d.add(b"w", 0), Added::New);
+        assert_eq!(d.len(), 1002);
         assert_eq!(
             l.memcap_drops(),
             vec![("a".to_string(), 0), ("c".to_string(), 2)]
