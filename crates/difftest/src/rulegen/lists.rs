@@ -31,7 +31,7 @@ pub const LISTS: Family = Family {
         "ip.src",
         "ip.dst",
     ],
-    weight: 0,
+    weight: 1,
     make: lists,
 };
 
