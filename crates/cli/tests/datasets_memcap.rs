@@ -78,7 +78,11 @@ fn memcap_and_hashsize_of_a_dataset() {
     assert!(capped >= all, "{capped} alerts for {all} URIs");
     let drops = &stats["osprey"]["datasets"];
     let uris = drops["uris"]["memcap_drops"].as_u64().unwrap();
-    assert_eq!(uris, (capped - 2) as u64, "every value given way is counted");
+    assert_eq!(
+        uris,
+        (capped - 2) as u64,
+        "every value given way is counted"
+    );
     assert_eq!(drops["all"]["memcap_drops"], 0);
     assert!(
         stderr.contains(

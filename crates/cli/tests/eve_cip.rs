@@ -91,9 +91,11 @@ fn cip_service_where_the_documentation_differs() {
     let dir = tempdir("eve-cip-doc");
     let case = repo("crates/cli/tests/data/ics/cip");
     let rules = case.join("documented.rules");
-    // Only `14,200` matches, as class 20 (the request to class 20, tx 18); the path's
-    // attributes (sids 101, 102) and `14,256,5` (class 25) match nothing.
-    let want = vec![(103, 43, 18)];
+    // `14,200` matches as class 20 (the request to class 20, tx 18); the path's
+    // attributes (sids 101, 102) and `14,256,5` (class 25) match nothing; `14,1,1`
+    // matches the Get_Attribute_Single requests to class 1 with an 8-bit attribute
+    // segment (its attribute compares with the class: tx 2 and 16).
+    let want = vec![(103, 43, 18), (105, 11, 2), (105, 39, 16)];
     assert_eq!(alerts(&run(&dir, &rules)), want);
 
     if let Some(live) = suricata_alerts(&dir, &rules) {

@@ -257,7 +257,11 @@ impl Dataset {
         }
         let after = self.cost(m.len() as u64 + 1);
         if after > self.memcap {
-            let victim = if evict { m.keys().next().cloned() } else { None };
+            let victim = if evict {
+                m.keys().next().cloned()
+            } else {
+                None
+            };
             self.memcap_hits.fetch_add(1, Ordering::Relaxed);
             if !self.warned.swap(true, Ordering::Relaxed) {
                 tracing::warn!(
@@ -451,7 +455,11 @@ mod tests {
 
     #[test]
     fn add_remove_and_memcap() {
-        let d = Dataset::new("x", DatasetType::String, entry_size(DatasetType::String) * 2);
+        let d = Dataset::new(
+            "x",
+            DatasetType::String,
+            entry_size(DatasetType::String) * 2,
+        );
         assert_eq!(d.add(b"abc", 0), Added::New);
         assert_eq!(d.add(b"abc", 0), Added::Present);
         assert_eq!(d.add(b"def", 0), Added::New);
@@ -494,7 +502,13 @@ mod tests {
         use DatasetType::*;
         // Measured on Suricata 7.0.10 (`memcap 65536, hashsize 1024` fails the first
         // preallocated entry: its reported memuse is 65536 plus the entry's size).
-        let sizes = [(String, 88), (Md5, 90), (Sha256, 106), (Ipv4, 78), (Ipv6, 90)];
+        let sizes = [
+            (String, 88),
+            (Md5, 90),
+            (Sha256, 106),
+            (Ipv4, 78),
+            (Ipv6, 90),
+        ];
         for (k, size) in sizes {
             assert_eq!(entry_size(k), size, "{k:?}");
         }
@@ -545,7 +559,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("big.lst");
         let text = |n: usize| -> std::string::String {
-            (0..n).map(|i| format!("{}\n", encode(DatasetType::String, &long(i)))).collect()
+            (0..n)
+                .map(|i| format!("{}\n", encode(DatasetType::String, &long(i))))
+                .collect()
         };
         std::fs::write(&f, text(1001)).unwrap();
         let ok = Dataset::sized("ok", DatasetType::String, 1024 + 1001 * 88, 16).unwrap();
