@@ -11,7 +11,7 @@ mod common;
 use difftest::batch::Batch;
 use difftest::compare::compare;
 use difftest::known::Known;
-use difftest::oracle::{run_osprey, run_suricata};
+use difftest::oracle::{run_osprey, run_osprey_in, run_suricata, Mode};
 
 /// The CI batch's seed and size.
 const SEED: u64 = 28;
@@ -95,8 +95,19 @@ fn fixed_difference_cases_stay_fixed() {
         let rules = d.join("test.rules");
         // Refusals as the harness reads them: `osprey rules check` and the run's own
         // messages (Lua and list rules depend on the run's settings and files).
-        let run = run_osprey(osprey, &d.join("input.pcap"), &rules, &out.join(&name))
-            .expect("osprey run");
+        // A case made in IPS mode (`difftest --simulate-ips`) runs as the harness ran it.
+        let mode = match meta.get("simulate_ips").and_then(|v| v.as_bool()) {
+            Some(true) => Mode::SimulateIps,
+            _ => Mode::Ids,
+        };
+        let run = run_osprey_in(
+            osprey,
+            &d.join("input.pcap"),
+            &rules,
+            &out.join(&name),
+            mode,
+        )
+        .expect("osprey run");
         let refused = !run.rejected_lines.is_empty();
         assert_eq!(
             Some(refused),
