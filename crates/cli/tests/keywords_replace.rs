@@ -87,7 +87,7 @@ fn replaced(stats: &str) -> Option<u64> {
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter_map(|e| e["stats"]["ips"]["replaced"].as_u64())
-        .last()
+        .next_back()
 }
 
 fn data(name: &str) -> std::path::PathBuf {
