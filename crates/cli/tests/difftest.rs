@@ -11,7 +11,7 @@ mod common;
 use difftest::batch::Batch;
 use difftest::compare::compare;
 use difftest::known::Known;
-use difftest::oracle::{run_osprey, run_suricata};
+use difftest::oracle::{run_osprey, run_osprey_in, run_suricata, run_suricata_in, Mode};
 
 /// The CI batch's seed and size.
 const SEED: u64 = 28;
@@ -65,6 +65,40 @@ fn generated_batch_agrees_with_suricata_outside_known_differences() {
     );
 }
 
+/// The `replace` family run as an inline IPS on the capture (`--simulate-ips`), 2,000
+/// cases of the CI seed: Suricata 7.0.10 ignores `replace` there as in IDS mode, so the
+/// alerts and the payloads they log (stream data up to the receiver's ACK) must agree
+/// on every case. Skipped without Suricata as the batch above.
+#[test]
+fn replace_family_agrees_in_ips_mode_with_payloads() {
+    if common::suricata().is_none() {
+        return;
+    }
+    let dir = common::tempdir("difftest-ci-ips");
+    let mut batch = Batch::generate_among(SEED, 2000, &["replace".to_string()]);
+    batch.mode = Mode::SimulateIps;
+    let (rules, pcap) = (dir.join("batch.rules"), dir.join("batch.pcap"));
+    batch.write_rules(&rules).expect("write rules");
+    batch.write_pcap(&pcap).expect("write pcap");
+    let run = |name: &str| {
+        run_suricata_in(&pcap, &rules, &dir.join(name), 3, batch.mode).expect("suricata run")
+    };
+    let (s1, s2) = (run("suricata-1"), run("suricata-2"));
+    let osprey = std::path::Path::new(env!("CARGO_BIN_EXE_osprey"));
+    let o =
+        run_osprey_in(osprey, &pcap, &rules, &dir.join("osprey"), batch.mode).expect("osprey run");
+    let known = Known::load(&common::repo("tests/parity/KNOWN_DIFFERENCES.md"));
+    let report = compare(&batch, &s1, &s2, &o, &known);
+    let text = report.text();
+    eprintln!("{text}");
+    assert!(report.compared >= 1700, "{text}");
+    assert!(report.suricata_alerted >= 900, "{text}");
+    // The payloads were logged and compared.
+    let logged = o.alerts.values().flatten().filter(|a| a.payload.is_some());
+    assert!(logged.count() >= 800, "{text}");
+    assert_eq!(report.diffs.len(), 0, "{text}");
+}
+
 /// The minimized cases of fixed differences (`tests/parity/difftest/fixed/`): Osprey
 /// loads or refuses the rule as Suricata did and raises the alerts of `expected.jsonl`.
 /// Suricata's answers are in the folders; its stock configuration (which Osprey reads
@@ -95,8 +129,19 @@ fn fixed_difference_cases_stay_fixed() {
         let rules = d.join("test.rules");
         // Refusals as the harness reads them: `osprey rules check` and the run's own
         // messages (Lua and list rules depend on the run's settings and files).
-        let run = run_osprey(osprey, &d.join("input.pcap"), &rules, &out.join(&name))
-            .expect("osprey run");
+        // A case made in IPS mode (`difftest --simulate-ips`) runs as the harness ran it.
+        let mode = match meta.get("simulate_ips").and_then(|v| v.as_bool()) {
+            Some(true) => Mode::SimulateIps,
+            _ => Mode::Ids,
+        };
+        let run = run_osprey_in(
+            osprey,
+            &d.join("input.pcap"),
+            &rules,
+            &out.join(&name),
+            mode,
+        )
+        .expect("osprey run");
         let refused = !run.rejected_lines.is_empty();
         assert_eq!(
             Some(refused),

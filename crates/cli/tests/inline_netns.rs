@@ -6,7 +6,10 @@
 //! and the other connections (before and after) get their replies; a UDP datagram
 //! matching a `reject` rule is answered with an ICMP unreachable (the client's socket
 //! reports it), a benign one is echoed; over IPv6 a benign connection passes and one
-//! matching the drop rule delivers nothing. Run once with
+//! matching the drop rule delivers nothing. `replace` rules on the benign TCP and UDP
+//! data alert and rewrite nothing (the server gets and echoes the original bytes,
+//! `ips.replaced` stays 0), as Suricata 7.0.10's AF_PACKET inline mode, which loads
+//! `replace` with a warning and applies it only in NFQ mode. Run once with
 //! `--af-packet-ips b0:b1` and once with the suricata.yaml form (`--af-packet -c` with
 //! `copy-mode: ips` and `copy-iface`).
 //!
@@ -43,6 +46,8 @@ drop tcp any any -> any 8000 (msg:\"inline test: drop\"; flow:to_server; content
 reject tcp any any -> any 8001 (msg:\"inline test: reject\"; flow:to_server; content:\"REJECT-ME\"; sid:9100002; rev:1;)
 reject udp any any -> any 8002 (msg:\"inline test: udp reject\"; content:\"UDP-REJECT\"; sid:9100004; rev:1;)
 alert tcp any any -> any 8000 (msg:\"inline test: benign\"; flow:to_server; content:\"hello\"; sid:9100003; rev:1;)
+alert tcp any any -> any 8000 (msg:\"inline test: replace\"; flow:to_server; content:\"hello\"; replace:\"HOLA!\"; sid:9100005; rev:1;)
+alert udp any any -> any 8002 (msg:\"inline test: udp replace\"; content:\"udp hello\"; replace:\"UDP HOLA!\"; sid:9100006; rev:1;)
 ";
 
 fn skip(reason: &str) {
@@ -509,10 +514,21 @@ fn scenario(topo: &Topology, args: &[&str], out: &Path, reject: bool) -> Result<
         failures.push(format!("the server missed benign data: {got:?}"));
     }
     let alerts = alerts(out);
-    for (sid, action) in [(9100001, "blocked"), (9100003, "allowed")] {
+    for (sid, action) in [
+        (9100001, "blocked"),
+        (9100003, "allowed"),
+        (9100005, "allowed"),
+    ] {
         if !alerts.iter().any(|(s, a)| *s == sid && a == action) {
             failures.push(format!("no alert {sid} {action}: {alerts:?}"));
         }
+    }
+    if reject && !alerts.iter().any(|(s, _)| *s == 9100006) {
+        failures.push(format!("no alert 9100006 (udp replace): {alerts:?}"));
+    }
+    match stats["ips"]["replaced"].as_u64() {
+        Some(0) => {}
+        other => failures.push(format!("ips.replaced: expected 0, got {other:?}")),
     }
     let blocked = counter(&stats, "ips.blocked");
     let forwarded = counter(&stats, "osprey.inline.forwarded");

@@ -21,6 +21,8 @@ pub struct Batch {
     pub cases: Vec<Case>,
     /// The families drawn from (empty: all).
     pub families: Vec<String>,
+    /// How both engines run it (IDS unless the caller sets another mode).
+    pub mode: crate::oracle::Mode,
 }
 
 impl Batch {
@@ -47,6 +49,7 @@ impl Batch {
             seed,
             cases,
             families: only.to_vec(),
+            mode: crate::oracle::Mode::Ids,
         }
     }
 

@@ -229,6 +229,7 @@ mod tests {
             dport: Some(2),
             proto: "TCP".into(),
             pcap_cnt: Some(cnt),
+            payload: None,
         }
     }
 

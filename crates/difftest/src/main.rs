@@ -2,11 +2,12 @@
 //! the summary and one minimized case folder per difference class.
 //!
 //! `difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE]
-//! [--minimize K] [--case I] [--families A,B]`: `--seed` defaults to a new one each run
+//! [--minimize K] [--case I] [--families A,B] [--simulate-ips]`: `--seed` defaults to a new one each run
 //! (printed); `--families` draws only from the named families (`frag,tcpseg`);
 //! `--minimize` bounds the folders written (the first case of each class, unexplained
 //! classes first); `--case I` only writes case I's minimized folder and runs both engines
-//! on it. Exits with 1 when a
+//! on it; `--simulate-ips` runs both engines as an inline IPS on the capture, their
+//! alerts compared with the payloads they log. Exits with 1 when a
 //! difference is not listed as known, 2 on a usage or run error.
 
 use std::path::PathBuf;
@@ -16,7 +17,7 @@ use difftest::batch::Batch;
 use difftest::compare::compare;
 use difftest::known::Known;
 use difftest::minimize::minimize;
-use difftest::oracle::{run_osprey, run_suricata};
+use difftest::oracle::{run_osprey_in, run_suricata_in, Mode};
 
 struct Args {
     osprey: PathBuf,
@@ -27,10 +28,11 @@ struct Args {
     minimize: usize,
     only: Option<u32>,
     families: Vec<String>,
+    mode: Mode,
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE] [--minimize K] [--case I] [--families A,B]");
+    eprintln!("usage: difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE] [--minimize K] [--case I] [--families A,B] [--simulate-ips]");
     ExitCode::from(2)
 }
 
@@ -47,9 +49,14 @@ fn parse() -> Option<Args> {
         minimize: 50,
         only: None,
         families: Vec::new(),
+        mode: Mode::Ids,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
+        if k == "--simulate-ips" {
+            a.mode = Mode::SimulateIps;
+            continue;
+        }
         let v = it.next()?;
         match k.as_str() {
             "--osprey" => a.osprey = PathBuf::from(v),
@@ -80,7 +87,8 @@ fn main() -> ExitCode {
 fn run(a: &Args) -> Result<bool, String> {
     let t = std::time::Instant::now();
     std::fs::create_dir_all(&a.out).map_err(|e| e.to_string())?;
-    let batch = Batch::generate_among(a.seed, a.cases, &a.families);
+    let mut batch = Batch::generate_among(a.seed, a.cases, &a.families);
+    batch.mode = a.mode;
     if let Some(i) = a.only {
         return only(a, &batch, i);
     }
@@ -88,9 +96,9 @@ fn run(a: &Args) -> Result<bool, String> {
     batch.write_rules(&rules).map_err(|e| e.to_string())?;
     let packets = batch.write_pcap(&pcap).map_err(|e| e.to_string())?;
     eprintln!("seed {}: {} cases, {packets} packets", a.seed, a.cases);
-    let s1 = run_suricata(&pcap, &rules, &a.out.join("suricata-1"), 3)?;
-    let s2 = run_suricata(&pcap, &rules, &a.out.join("suricata-2"), 3)?;
-    let o = run_osprey(&a.osprey, &pcap, &rules, &a.out.join("osprey"))?;
+    let s1 = run_suricata_in(&pcap, &rules, &a.out.join("suricata-1"), 3, a.mode)?;
+    let s2 = run_suricata_in(&pcap, &rules, &a.out.join("suricata-2"), 3, a.mode)?;
+    let o = run_osprey_in(&a.osprey, &pcap, &rules, &a.out.join("osprey"), a.mode)?;
     let known = Known::load(&a.known);
     let report = compare(&batch, &s1, &s2, &o, &known);
     let mut text = report.text();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::batch::{write_case, Batch};
 use crate::compare::Diff;
-use crate::oracle::{fresh_dir, run_osprey, run_suricata, AlertKey};
+use crate::oracle::{fresh_dir, run_osprey_in, run_suricata_in, AlertKey, Mode};
 
 /// What minimizing one difference gave.
 #[derive(Debug)]
@@ -40,8 +40,8 @@ pub fn minimize(batch: &Batch, d: &Diff, osprey: &Path, root: &Path) -> Result<M
     let (rules, pcap) = (dir.join("test.rules"), dir.join("input.pcap"));
     write_case(case, &rules, &pcap).map_err(|e| e.to_string())?;
     let work = std::env::temp_dir().join(format!("difftest-min-{}-{name}", std::process::id()));
-    let s = run_suricata(&pcap, &rules, &work.join("suricata"), 3)?;
-    let o = run_osprey(osprey, &pcap, &rules, &work.join("osprey"))?;
+    let s = run_suricata_in(&pcap, &rules, &work.join("suricata"), 3, batch.mode)?;
+    let o = run_osprey_in(osprey, &pcap, &rules, &work.join("osprey"), batch.mode)?;
     let _ = std::fs::remove_dir_all(&work);
     let flatten = |r: &crate::oracle::Run| -> Vec<AlertKey> {
         let mut v: Vec<AlertKey> = r.alerts.values().flatten().cloned().collect();
@@ -94,23 +94,34 @@ pub fn minimize(batch: &Batch, d: &Diff, osprey: &Path, root: &Path) -> Result<M
     let _ = writeln!(t, "osprey_alerts = {}", oa.len());
     let _ = writeln!(t, "config = {:?}", crate::oracle::SURICATA_YAML);
     let _ = writeln!(t, "own_suricata_yaml = false");
-    // The run's settings, the rule directory as the case folder (run from there).
-    let args: Vec<String> = crate::oracle::run_args(Path::new("test.rules"))
+    // The run's settings, the rule directory as the case folder (run from there); an
+    // IPS case's payload setting with them (`--simulate-ips` is `simulate_ips`).
+    let ips = batch.mode == Mode::SimulateIps;
+    let mut args: Vec<String> = crate::oracle::run_args(Path::new("test.rules"))
         .into_iter()
         .map(|a| match a.strip_prefix("default-rule-path=") {
             Some(_) => "default-rule-path=.".to_string(),
             None => a,
         })
         .collect();
+    args.extend(
+        batch
+            .mode
+            .args()
+            .iter()
+            .filter(|a| **a != "--simulate-ips")
+            .map(|a| a.to_string()),
+    );
     let _ = writeln!(t, "test_args = {args:?}");
-    let _ = writeln!(t, "simulate_ips = false");
+    let _ = writeln!(t, "simulate_ips = {ips}");
     let _ = writeln!(t, "suricata_version = \"7.0.10\"");
     let _ = writeln!(
         t,
         "command = {:?}",
         format!(
-            "suricata -c /etc/suricata/suricata.yaml {} -k none --runmode single -r input.pcap -S test.rules",
-            args.join(" ")
+            "suricata -c /etc/suricata/suricata.yaml {}{} -k none --runmode single -r input.pcap -S test.rules",
+            args.join(" "),
+            if ips { " --simulate-ips" } else { "" }
         )
     );
     let _ = writeln!(t, "split = \"difftest\"");

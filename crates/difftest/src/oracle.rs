@@ -13,6 +13,39 @@ pub const SURICATA_YAML: &str = "/etc/suricata/suricata.yaml";
 /// The include that makes eve.json hold only alerts (as the reference corpus was made).
 pub const ALERT_ONLY_YAML: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: regular\n      filename: eve.json\n      types:\n        - alert\n";
 
+/// [`ALERT_ONLY_YAML`] for the IPS runs (`--simulate-ips`): the alerts also log their
+/// `payload`, which [`AlertKey`] then compares (Suricata 7.0.10 rewrites no payload
+/// there, its `replace` needs NFQ mode, but what an inline stream logs differs from
+/// IDS mode's). Suricata merges an included `outputs` list into the stock one item by
+/// item, so its stock `outputs.1` eve-log keeps writing `eve.json`: [`Mode::args`]
+/// turns the payload on there too.
+pub const IPS_ALERT_YAML: &str = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: regular\n      filename: eve.json\n      types:\n        - alert:\n            payload: yes\n";
+
+/// How both engines run a batch: as an IDS (the default) or as an inline IPS on the
+/// capture (`--simulate-ips`, alerts compared with their payloads).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// `-r` alone.
+    #[default]
+    Ids,
+    /// `-r` with `--simulate-ips`.
+    SimulateIps,
+}
+
+impl Mode {
+    /// The arguments the mode adds to both engines' command lines.
+    pub fn args(self) -> &'static [&'static str] {
+        match self {
+            Mode::Ids => &[],
+            Mode::SimulateIps => &[
+                "--simulate-ips",
+                "--set",
+                "outputs.1.eve-log.types.0.alert.payload=yes",
+            ],
+        }
+    }
+}
+
 /// What the comparison looks at in an alert: sid, source, source port, destination,
 /// destination port, protocol, pcap_cnt (absent on pseudo packets).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,6 +65,9 @@ pub struct AlertKey {
     pub proto: String,
     /// The packet's number in the capture.
     pub pcap_cnt: Option<u64>,
+    /// The alert's `payload` (base64) when the run logs it: the IPS runs do
+    /// ([`IPS_ALERT_YAML`]), to compare what a packet carried when it alerted.
+    pub payload: Option<String>,
 }
 
 impl AlertKey {
@@ -57,6 +93,10 @@ impl AlertKey {
             dport: port("dest_port"),
             proto: addr("proto").to_ascii_uppercase(),
             pcap_cnt: v.get("pcap_cnt").and_then(|c| c.as_u64()),
+            payload: v
+                .get("payload")
+                .and_then(|p| p.as_str())
+                .map(str::to_string),
         })
     }
 
@@ -81,6 +121,9 @@ impl AlertKey {
         }
         if let Some(c) = self.pcap_cnt {
             o.insert("pcap_cnt".into(), c.into());
+        }
+        if let Some(p) = &self.payload {
+            o.insert("payload".into(), p.clone().into());
         }
         serde_json::Value::Object(o)
     }
@@ -173,7 +216,16 @@ pub const IPREP_FILES: (&str, &str) = ("iprep-", ".list");
 /// directory holds [`IPREP_CATEGORIES`]) the reputation settings naming it and every
 /// reputation file there.
 pub fn include_yaml(rules: &Path) -> String {
-    let mut y = ALERT_ONLY_YAML.to_string();
+    include_yaml_in(rules, Mode::Ids)
+}
+
+/// [`include_yaml`] for a run in `mode` ([`IPS_ALERT_YAML`]'s outputs in IPS mode).
+pub fn include_yaml_in(rules: &Path, mode: Mode) -> String {
+    let mut y = match mode {
+        Mode::Ids => ALERT_ONLY_YAML,
+        Mode::SimulateIps => IPS_ALERT_YAML,
+    }
+    .to_string();
     let dir = rules_dir(rules);
     if dir.join(IPREP_CATEGORIES).is_file() {
         let mut files: Vec<String> = std::fs::read_dir(&dir)
@@ -222,9 +274,20 @@ pub fn suricata_rejections(log: &str) -> BTreeSet<usize> {
 /// Runs Suricata on `pcap` with `rules`, logging into `dir` (created); a run that does
 /// not exit with 0 is retried, up to `tries` times.
 pub fn run_suricata(pcap: &Path, rules: &Path, dir: &Path, tries: u32) -> Result<Run, String> {
+    run_suricata_in(pcap, rules, dir, tries, Mode::Ids)
+}
+
+/// [`run_suricata`] in `mode`.
+pub fn run_suricata_in(
+    pcap: &Path,
+    rules: &Path,
+    dir: &Path,
+    tries: u32,
+    mode: Mode,
+) -> Result<Run, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let include = dir.join("alert-only.yaml");
-    std::fs::write(&include, include_yaml(rules)).map_err(|e| e.to_string())?;
+    std::fs::write(&include, include_yaml_in(rules, mode)).map_err(|e| e.to_string())?;
     let mut last = String::new();
     for attempt in 1..=tries.max(1) {
         let _ = std::fs::remove_file(dir.join("eve.json"));
@@ -236,6 +299,7 @@ pub fn run_suricata(pcap: &Path, rules: &Path, dir: &Path, tries: u32) -> Result
             .arg(&include)
             .args(["--set", "unix-command.enabled=no"])
             .args(run_args(rules))
+            .args(mode.args())
             .args(["-k", "none", "--runmode", "single", "-r"])
             .arg(pcap)
             .arg("-S")
@@ -278,9 +342,20 @@ fn tail(s: &str) -> String {
 
 /// Runs Osprey (`bin`) as Suricata is run, logging into `dir` (created).
 pub fn run_osprey(bin: &Path, pcap: &Path, rules: &Path, dir: &Path) -> Result<Run, String> {
+    run_osprey_in(bin, pcap, rules, dir, Mode::Ids)
+}
+
+/// [`run_osprey`] in `mode`.
+pub fn run_osprey_in(
+    bin: &Path,
+    pcap: &Path,
+    rules: &Path,
+    dir: &Path,
+    mode: Mode,
+) -> Result<Run, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let include = dir.join("alert-only.yaml");
-    std::fs::write(&include, include_yaml(rules)).map_err(|e| e.to_string())?;
+    std::fs::write(&include, include_yaml_in(rules, mode)).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_file(dir.join("eve.json"));
     let out = Command::new(bin)
         .env("TZ", "UTC")
@@ -289,6 +364,7 @@ pub fn run_osprey(bin: &Path, pcap: &Path, rules: &Path, dir: &Path) -> Result<R
         .arg("--include")
         .arg(&include)
         .args(run_args(rules))
+        .args(mode.args())
         .args(["-k", "none", "--runmode", "single", "-r"])
         .arg(pcap)
         .arg("-S")

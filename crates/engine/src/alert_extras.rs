@@ -7,7 +7,8 @@ use serde_json::Value;
 use wire::Packet;
 
 /// The payload and frame of an alert on `pkt` (captured as `frame`; `stream`: the
-/// stream data inspected with it), when `opts` logs any of them. A rule that matched
+/// acknowledged part of the stream data inspected with it, empty when none of it is),
+/// when `opts` logs any of them. A rule that matched
 /// the stream or a transaction of a TCP flow logs the stream data (`stream: 1`), as
 /// Suricata does; any other the packet's payload.
 pub(crate) fn payload<'a>(
@@ -25,8 +26,11 @@ pub(crate) fn payload<'a>(
         detect::MatchedOn::Frame(f) => !f.datagram,
         detect::MatchedOn::Stream | detect::MatchedOn::Tx(_) => true,
     };
+    // Stream data inspected with the packet but not yet acknowledged (inline) logs the
+    // packet's payload, still as stream data, as Suricata 7.0.10 does.
     let (bytes, is_stream) = match stream {
         Some(s) if on_stream && !s.is_empty() => (s, true),
+        Some(_) if on_stream => (pkt.payload(frame), true),
         _ => (pkt.payload(frame), false),
     };
     // A packet found inside an IP-in-IP, 6in4 or Teredo tunnel is logged from its own

@@ -93,7 +93,8 @@ pub(crate) struct AlertCtx<'a> {
     pub(crate) flow_detect: Option<&'a detect::FlowDetect>,
     /// The captured frame (empty for a pseudo-packet).
     pub(crate) frame: &'a [u8],
-    /// The stream data inspected with the packet, if any.
+    /// The stream data an alert logs: the acknowledged part of what was inspected
+    /// with the packet (empty when none of it is), if the packet had stream data.
     pub(crate) stream: Option<&'a [u8]>,
 }
 

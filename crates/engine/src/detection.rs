@@ -68,7 +68,7 @@ impl DetectStage {
             return;
         }
         let input = Input::packet(p, buf, None);
-        self.run(None, &input, origin, None, sink);
+        self.run(None, &input, origin, None, None, sink);
     }
 
     /// A packet of a flow, after flow tracking and the app layer saw it.
@@ -125,6 +125,13 @@ impl DetectStage {
         let has_stream = collect(&update.raw, &mut self.stream)
             && (!tcp || update.flow.tcp.state >= TcpState::SynRecv);
         let stream = std::mem::take(&mut self.stream);
+        // An alert logs the part of the inspected stream its receiver acknowledged
+        // (all of it in IDS mode; inline, the packet's own new bytes are not yet).
+        let acked = if tcp && has_stream {
+            acked_prefix(&update.raw, &update.flow.tcp.half[update.dir.index()])
+        } else {
+            stream.len()
+        };
         let input = Input {
             packet: p,
             frame: buf,
@@ -139,6 +146,7 @@ impl DetectStage {
             &input,
             origin,
             app_name(app_proto),
+            has_stream.then_some(&stream[..acked]),
             sink,
         );
         self.stream = stream;
@@ -202,17 +210,26 @@ impl DetectStage {
                 app,
                 eof_open: tcp_open,
             };
-            self.run(Some(&mut *fd), &input, origin, app_name(app_proto), sink);
+            self.run(
+                Some(&mut *fd),
+                &input,
+                origin,
+                app_name(app_proto),
+                input.stream,
+                sink,
+            );
             self.stream = stream;
         }
     }
 
+    /// Inspects `input`; its alerts log `logged_stream` as their stream data.
     fn run(
         &mut self,
         fd: Option<&mut FlowDetect>,
         input: &Input<'_>,
         origin: Origin,
         app_proto: Option<&'static str>,
+        logged_stream: Option<&[u8]>,
         sink: &mut AlertSink,
     ) {
         self.alerts.clear();
@@ -278,7 +295,7 @@ impl DetectStage {
                     guessed_tx: guessed,
                     flow_detect: fd,
                     frame: input.frame,
-                    stream: input.stream,
+                    stream: logged_stream,
                 },
             );
         }
@@ -314,6 +331,43 @@ impl DetectStage {
 }
 
 /// Concatenates the data pieces of `data` into `out`; true when there is any.
+/// How many of the bytes [`collect`] gathers from `data` the receiver acknowledged:
+/// those before `half.last_ack`, Suricata 7.0.10's end of the stream data an alert
+/// logs (inline, where the packet's own bytes are inspected before their ACK, an alert
+/// on a stream nothing of which is acknowledged logs the packet's payload).
+fn acked_prefix(data: &StreamData<'_>, half: &flow::tcp::Half) -> usize {
+    let pieces = || {
+        data.pieces().filter_map(|p| match p {
+            Piece::Data { offset, bytes } => Some((offset, bytes.len())),
+            Piece::Gap { .. } => None,
+        })
+    };
+    acked_len(pieces, half.last_ack, half.isn)
+}
+
+/// [`acked_prefix`] over the data pieces' (stream offset, length), in stream order.
+fn acked_len<I: Iterator<Item = (u64, usize)>>(
+    pieces: impl Fn() -> I,
+    last_ack: u32,
+    isn: u32,
+) -> usize {
+    // Stream offset 0 is the byte after the ISN; the ACK's offset in 32 bits is placed
+    // next to the data's end, so streams past 4 GiB are cut where they should be.
+    let rel = last_ack.wrapping_sub(isn.wrapping_add(1));
+    let end = pieces().map(|(o, l)| o + l as u64).max().unwrap_or(0);
+    let behind = i64::from((end as u32).wrapping_sub(rel) as i32).max(0) as u64;
+    let acked = end.saturating_sub(behind);
+    let mut n = 0usize;
+    for (offset, len) in pieces() {
+        let take = acked.saturating_sub(offset).min(len as u64) as usize;
+        n += take;
+        if take < len {
+            break;
+        }
+    }
+    n
+}
+
 fn collect(data: &StreamData<'_>, out: &mut Vec<u8>) -> bool {
     out.clear();
     for piece in data.pieces() {
@@ -392,5 +446,38 @@ fn flow_counts(f: &flow::Flow) -> detect::FlowCounts {
         pkts: f.pkts,
         bytes: f.bytes,
         stream_events: wire::StreamEvents::NONE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::acked_len;
+
+    fn cut(pieces: &[(u64, usize)], last_ack: u32, isn: u32) -> usize {
+        acked_len(|| pieces.iter().copied(), last_ack, isn)
+    }
+
+    /// The acknowledged part of an inline inspection window (difftest `replace` family
+    /// in IPS mode, `crates/cli/tests/keywords_replace.rs`): nothing before the first
+    /// ACK, whole pieces and a cut one after, everything once the ACK passed the end.
+    #[test]
+    fn the_logged_stream_ends_at_the_last_ack() {
+        let two = [(0, 11), (11, 11)];
+        assert_eq!(cut(&two, 1001, 1000), 0);
+        assert_eq!(cut(&two, 1012, 1000), 11);
+        assert_eq!(cut(&two, 1017, 1000), 16);
+        assert_eq!(cut(&two, 1023, 1000), 22);
+        // A FIN's sequence number acknowledged too.
+        assert_eq!(cut(&two, 1024, 1000), 22);
+        // A gap (bytes never seen) between two pieces counts no bytes.
+        assert_eq!(cut(&[(0, 5), (10, 5)], 1013, 1000), 7);
+        assert_eq!(cut(&[(0, 5), (10, 5)], 1008, 1000), 5);
+        // Sequence numbers wrapping past 2^32.
+        let isn = u32::MAX - 3;
+        assert_eq!(cut(&two, isn.wrapping_add(1 + 7), isn), 7);
+        // A stream past 4 GiB: the ACK's 32 bits placed next to the data.
+        let far = 1u64 << 32;
+        assert_eq!(cut(&[(far + 100, 10)], 1000 + 1 + 105, 1000), 5);
+        assert_eq!(cut(&[], 1001, 1000), 0);
     }
 }

@@ -508,4 +508,22 @@ fn replace_kept_ignored_or_refused() {
     assert_eq!(contents(&longer)[0].1.replace, None);
     ok(&r("replace:\"xyz\";"));
     err_kw(&r("content:\"abc\"; replace:\"\";"), "replace");
+    // Each `replace` warns once, as Suricata 7.0.10 outside NFQ mode ("Can't use
+    // 'replace' keyword in non IPS mode"), whether it is kept or not.
+    let warned = |opts: &str| {
+        let p = parse_record(&lexer::Record::from_text(&r(opts)));
+        assert!(p.rule.is_some(), "{opts}");
+        p.diagnostics
+            .iter()
+            .filter(|d| !d.is_error() && d.keyword.as_deref() == Some("replace"))
+            .inspect(|d| assert!(d.message.contains("non IPS mode"), "{d:?}"))
+            .count()
+    };
+    assert_eq!(warned("content:\"abc\"; replace:\"xyz\";"), 1);
+    assert_eq!(warned("content:\"abc\"; replace:\"wxyz\";"), 1);
+    assert_eq!(warned("replace:\"xyz\";"), 1);
+    assert_eq!(
+        warned("content:\"ab\"; replace:\"xy\"; content:\"cd\"; replace:\"zw\";"),
+        2
+    );
 }

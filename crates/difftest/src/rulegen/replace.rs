@@ -1,5 +1,7 @@
-//! `replace` after a content, compared in the harness's IDS runs (Suricata rewrites
-//! packets only inline; offline it loads the rule and alerts as on the content alone):
+//! `replace` after a content, compared in IDS runs and in IPS runs (`difftest
+//! --simulate-ips`, alerts with their payloads): Suricata 7.0.10 rewrites packets only
+//! in NFQ mode; offline, in IPS mode as in IDS mode, it warns, loads the rule and alerts
+//! as on the content alone, the payload unchanged:
 //! replacements of the content's length in text and hex, with `offset`/`depth`/
 //! `distance`/`within`, `nocase`, several contents each replaced, and the forms Suricata
 //! refuses (another length, no content before it, a negated content, a sticky buffer,

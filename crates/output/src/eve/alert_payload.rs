@@ -47,7 +47,10 @@ impl AlertPayload<'_> {
     /// The payload fields `opts` asks for (`payload`, `payload_printable`, `stream`).
     pub fn write_payload(&self, opts: &AlertOptions, o: &mut Map<String, Value>) {
         let payload = &self.payload[..self.payload.len().min(opts.payload_buffer_size)];
-        if opts.payload {
+        // An empty payload (a SYN, a bare ACK) has no `payload`, as Suricata 7.0.10
+        // logs it; `payload_printable` and `stream` are still written (difftest
+        // `replace` family in IPS mode).
+        if opts.payload && !payload.is_empty() {
             o.insert("payload".into(), STANDARD.encode(payload).into());
         }
         if opts.payload_printable {
@@ -101,6 +104,23 @@ mod tests {
     #[test]
     fn printable_keeps_line_ends() {
         assert_eq!(printable(b"GET /\r\n\x00\xffx"), "GET /\r\n..x");
+    }
+
+    /// A packet without payload: no `payload`, an empty `payload_printable`, `stream`
+    /// 0, as Suricata 7.0.10 logs a SYN's alert.
+    #[test]
+    fn an_empty_payload_has_no_base64_field() {
+        let opts = AlertOptions {
+            payload: true,
+            payload_printable: true,
+            ..AlertOptions::default()
+        };
+        let mut o = Map::new();
+        AlertPayload::default().write(&opts, &mut o);
+        assert_eq!(
+            Value::Object(o).to_string(),
+            r#"{"payload_printable":"","stream":0}"#
+        );
     }
 
     #[test]

@@ -322,27 +322,22 @@ fn replace(st: &mut State, c: &Ctx<'_>) {
         st.err(off, Reason::InvalidValue, kw, "replace cannot be negated");
         return;
     }
-    // Suricata 7.0.10 checks the content and the length only in IPS mode; offline and
-    // in IDS mode it loads the rule and ignores the replacement (difftest
-    // `replace/length`, `replace/nocontent`). Osprey rewrites no packet in any mode, so
-    // such a replacement is ignored with a warning.
+    // Suricata 7.0.10 rewrites packets only where its engine runs in IPS mode when the
+    // rules load, which NFQ (`-q`) does: in AF_PACKET inline mode and with
+    // `--simulate-ips`, as in IDS mode, it warns "Can't use 'replace' keyword in non IPS
+    // mode" once per `replace`, loads the rule and rewrites nothing (observed by
+    // running it; bench/RESULTS.md, "The replace keyword in IPS mode"). Osprey has no
+    // NFQ capture, so every `replace` is ignored with that one warning; one of the
+    // content's length is kept on the content for printing the rule back. The content
+    // and length checks Suricata makes in NFQ mode do not apply (difftest
+    // `replace/length`, `replace/nocontent`).
+    let why = "Can't use 'replace' keyword in non IPS mode: ignored (Suricata 7.0.10 \
+               rewrites packets only in NFQ inline mode, which Osprey does not have)";
+    st.warn(o.name_off, Reason::Semantic, kw, why);
     let Some(c) = st.last_content_mut() else {
-        st.warn(
-            o.name_off,
-            Reason::Semantic,
-            kw,
-            "replace without a preceding content: ignored (Suricata refuses it in IPS mode)",
-        );
         return;
     };
     if c.pattern.len() != bytes.len() {
-        let msg = format!(
-            "replace length {} differs from content length {}: ignored (Suricata refuses it \
-             in IPS mode)",
-            bytes.len(),
-            c.pattern.len()
-        );
-        st.warn(off, Reason::Semantic, kw, msg);
         return;
     }
     c.replace = Some(bytes);
