@@ -385,6 +385,26 @@ pub enum BenchCommand {
         /// `auto` (a GPU when one works, else the CPU executor) or `cpu-sim`.
         #[arg(long, default_value = "auto")]
         backend: String,
+        /// Aho-Corasick kernel versions: packet-per-thread, packet-per-block-N, hot-NK,
+        /// hot16-NK (hot rows in N KiB of shared memory), comma-separated.
+        #[arg(long = "kernel", default_value = tools::bench_gpu::ALL_KERNELS)]
+        kernels: String,
+        /// Batches from this capture's TCP/UDP payloads instead of synthetic ones; with
+        /// `--profile-states`, a capture to profile (repeatable).
+        #[arg(long)]
+        pcap: Vec<PathBuf>,
+        /// Instead of timing kernels, simulate their table lookups on the CPU and report
+        /// where they fall: by state depth, in the shallowest or hottest states that fit
+        /// 48/100/228 KiB of shared memory, table bytes per packet (JSON).
+        #[arg(long)]
+        profile_states: bool,
+        /// `--profile-states`: payloads at most per capture.
+        #[arg(long, default_value_t = 50_000)]
+        max_packets: usize,
+        /// `--profile-states`: also profile this many of the bench's synthetic 1,514-byte
+        /// payloads.
+        #[arg(long, default_value_t = 0)]
+        synthetic: usize,
     },
 }
 
