@@ -159,6 +159,12 @@ pub struct RunArgs {
     #[arg(long = "gpu-late", value_name = "WHAT", default_value = "wait")]
     pub gpu_late: String,
 
+    /// The Aho-Corasick kernel version: `packet-per-block-32` (default), `packet-per-thread`,
+    /// `packet-per-block-N`, `hot-NK` or `hot16-NK` (the shallowest states' rows in N KiB
+    /// of shared memory); `osprey bench gpu --kernel` measures them.
+    #[arg(long = "gpu-kernel", value_name = "NAME")]
+    pub gpu_kernel: Option<String>,
+
     /// Directory caching the GPU set-up (compiled kernels, matcher tables) by GPU
     /// architecture and rule-set hash; `none`: no cache. Default: `/var/lib/osprey/gpu`
     /// when run as root, else `$XDG_CACHE_HOME/osprey/gpu` (or `~/.cache/osprey/gpu`).

@@ -171,6 +171,9 @@ fn gpu_offload(
         settings.balance.size_threshold = n;
     }
     settings.device.sim_latency = std::time::Duration::from_micros(args.gpu_sim_latency);
+    if let Some(name) = &args.gpu_kernel {
+        settings.device.layout = gpu::cpu::AcLayout::parse(name)?;
+    }
     settings.late = match args.gpu_late.as_str() {
         "wait" => engine::LateResults::Wait,
         "cpu" => engine::LateResults::Cpu,

@@ -1,6 +1,7 @@
 //! On a machine with a GPU: the kernels' reports equal the CPU executor's, exactly, on
 //! random batches and corpus payloads, through the dispatcher (two streams, pinned
-//! staging); the DFA kernel equals `run_dfa`. Without a GPU the test prints why and passes,
+//! staging), for every kernel version (the hot-row kernels included); the DFA kernel
+//! equals `run_dfa`. Without a GPU the test prints why and passes,
 //! unless `OSPREY_REQUIRE_GPU=1`.
 
 mod common;
@@ -95,7 +96,17 @@ fn gpu_reports_equal_the_cpu_executor() {
     all.push(corpus_batch);
     for width in [Width::U16, Width::U32] {
         let tables = AcTables::with_width(&dfas, width).unwrap();
-        for layout in [AcLayout::PacketPerThread, AcLayout::BLOCK_WARP] {
+        for layout in [
+            AcLayout::PacketPerThread,
+            AcLayout::BLOCK_WARP,
+            // The hot-row kernels (issue 27 point 5): a few rows, the whole budget, and
+            // 16-bit shared rows (more than the 4 KiB a default launch has, so the opt-in
+            // shared-memory attribute is exercised).
+            AcLayout::SharedHot { bytes: 2048 },
+            AcLayout::SharedHot { bytes: AcLayout::MAX_SHARED },
+            AcLayout::SharedHot16 { bytes: 2048 },
+            AcLayout::SharedHot16 { bytes: AcLayout::MAX_SHARED },
+        ] {
             for cap in [2u32, 64] {
                 let cfg = GpuConfig {
                     layout,
