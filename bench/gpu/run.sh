@@ -88,8 +88,8 @@ timeout 120 "$OSPREY" bench gpu --rules "$RULES" --pcap "$PCAP" "${PCAP_BENCH[@]
 python3 - "$OUT" <<'PY' || log "kernels.md failed"
 import json, os, sys
 out = sys.argv[1]
-lines = ["| payloads | kernel | bits | shared rows | shared KiB | batch | kernel Gbit/s | e2e Gbit/s | device e2e Gbit/s | matches/payload | overflowed |",
-         "|---|---|---|---|---|---|---|---|---|---|---|"]
+lines = ["| payloads | kernel | bits | state order | shared rows | shared KiB | batch | kernel Gbit/s | e2e Gbit/s | device e2e Gbit/s | matches/payload | overflowed |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for name, label in (("bench-gpu.json", "synthetic 1514 B"), ("bench-gpu-pcap.json", "capture")):
     try:
         pts = json.load(open(os.path.join(out, name)))["points"]
@@ -103,7 +103,7 @@ for name, label in (("bench-gpu.json", "synthetic 1514 B"), ("bench-gpu-pcap.jso
         if p["batch"] != big:
             continue
         f = lambda v: "-" if v is None else f"{v:.1f}"
-        lines.append(f"| {label} | {p['layout']} | {p['width']} | {p.get('shared_rows', 0)} | "
+        lines.append(f"| {label} | {p['layout']} | {p['width']} | {p.get('order', 'bfs')} | {p.get('shared_rows', 0)} | "
                      f"{p.get('shared_bytes', 0) / 1024:.0f} | {p['batch']} | {f(p['kernel_gbps'])} | "
                      f"{f(p['e2e_gbps'])} | {f(p['device_e2e_gbps'])} | {p['matches_per_packet']:.1f} | {p['overflowed']} |")
 open(os.path.join(out, "kernels.md"), "w").write("\n".join(lines) + "\n")

@@ -95,6 +95,73 @@ pub struct AcTables {
     /// Per group and BFS depth: (non-matching, matching) states, computed on first use
     /// by [`AcTables::hot_windows`].
     levels: OnceLock<Vec<Vec<(u32, u32)>>>,
+    /// The hot group's states in hotness order, as their class (true: matching), when
+    /// its table was renumbered hottest first ([`hot_first`]): the windows then follow it.
+    ranking: Option<Vec<bool>>,
+}
+
+/// A group's automaton renumbered hottest first within each class (see [`hot_first`]).
+#[derive(Clone, Debug)]
+pub struct HotFirst {
+    /// The renumbered automaton: the same matches, state ids permuted.
+    pub tables: DfaTables,
+    /// Its states in hotness order, as their class (true: matching), for
+    /// [`AcTables::set_hot_ranking`].
+    pub ranking: Vec<bool>,
+}
+
+/// Renumber `t` so that, within each class (non-matching, then matching: the kernels'
+/// `s >= match_min` test is kept), states come in decreasing order of `visits` (lookups
+/// counted in each state's row over sample traffic; ties keep the old order), the root
+/// staying state 0. The `K` hottest states are then a prefix of each class, which is what
+/// the hot-row kernels share: a profile-guided choice of the shared rows instead of the
+/// shallowest ones. Every transition and output is carried over: matches are unchanged.
+pub fn hot_first(t: &DfaTables, visits: &[u64]) -> HotFirst {
+    let n = t.num_states as usize;
+    let mm = t.match_min as usize;
+    let v = |s: usize| visits.get(s).copied().unwrap_or(0);
+    let mut plain: Vec<usize> = (1..mm.min(n)).collect();
+    plain.sort_by_key(|&s| std::cmp::Reverse(v(s)));
+    if mm > 0 {
+        plain.insert(0, 0);
+    }
+    let mut matching: Vec<usize> = (mm..n).collect();
+    matching.sort_by_key(|&s| std::cmp::Reverse(v(s)));
+    let mut new_id = vec![0u32; n];
+    for (i, &s) in plain.iter().chain(matching.iter()).enumerate() {
+        new_id[s] = i as u32;
+    }
+    let mut transitions = vec![0u32; n * 256];
+    for old in 0..n {
+        let row = (new_id[old] as usize) << 8;
+        for b in 0..256 {
+            transitions[row + b] = new_id[t.transitions[(old << 8) + b] as usize];
+        }
+    }
+    let mut out_offsets = Vec::with_capacity(matching.len() + 1);
+    let mut outputs = Vec::with_capacity(t.outputs.len());
+    out_offsets.push(0);
+    for &s in &matching {
+        outputs.extend_from_slice(t.outputs_of(s as u32));
+        out_offsets.push(outputs.len() as u32);
+    }
+    // Hotness order over both classes, the root first (every walk starts there), ties:
+    // plain first; as classes.
+    let mut order: Vec<(u64, bool, u32)> = (0..n)
+        .map(|s| (v(s), s >= mm, new_id[s]))
+        .collect();
+    order.sort_by_key(|&(vis, m, id)| (id != 0, std::cmp::Reverse(vis), m, id));
+    HotFirst {
+        tables: DfaTables {
+            num_states: t.num_states,
+            match_min: t.match_min,
+            transitions,
+            out_offsets,
+            outputs,
+            patterns: t.patterns.clone(),
+        },
+        ranking: order.into_iter().map(|(_, m, _)| m).collect(),
+    }
 }
 
 /// The states a hot-row kernel (`kernels/ac.cu`, `ac_hot*`) keeps in shared memory: the
@@ -168,6 +235,7 @@ impl AcTables {
             stores: Vec::with_capacity(groups.len()),
             states: Vec::with_capacity(groups.len()),
             levels: OnceLock::new(),
+            ranking: None,
         };
         for (gi, g) in groups.iter().enumerate() {
             let base = match width {
@@ -252,11 +320,30 @@ impl AcTables {
         best as u32
     }
 
+    /// Declare the [`AcTables::hot_group`]'s states renumbered hottest first
+    /// ([`hot_first`]'s `ranking`): [`AcTables::hot_windows`] then takes the hottest
+    /// states instead of the shallowest. A ranking of another length is ignored.
+    pub fn set_hot_ranking(&mut self, ranking: Vec<bool>) {
+        if ranking.len() == self.num_states(self.hot_group() as usize) as usize {
+            self.ranking = Some(ranking);
+        }
+    }
+
     /// The `rows` shallowest states of the [`AcTables::hot_group`] as [`HotWindows`]
     /// (fewer when the group has fewer states): whole BFS levels, then the next level's
-    /// non-matching states before its matching ones.
+    /// non-matching states before its matching ones; the `rows` hottest when the group
+    /// was renumbered hottest first ([`AcTables::set_hot_ranking`]).
     pub fn hot_windows(&self, rows: u32) -> HotWindows {
         let group = self.hot_group();
+        if let Some(r) = &self.ranking {
+            let take = &r[..(rows as usize).min(r.len())];
+            let hi = take.iter().filter(|&&m| m).count() as u32;
+            return HotWindows {
+                group,
+                lo: take.len() as u32 - hi,
+                hi,
+            };
+        }
         let levels = self.levels.get_or_init(|| {
             (0..self.groups.len())
                 .map(|gi| {
@@ -522,6 +609,50 @@ mod tests {
             assert_eq!(HotWindows::row(w.lo, w.hi, mm, s), r);
         }
         assert_eq!(HotWindows::row(w.lo, w.hi, mm, 5), HotWindows::NO_ROW);
+    }
+
+    #[test]
+    fn hot_first_keeps_every_transition_and_output_and_shares_the_hottest() {
+        let pats = [
+            Pattern::new(&b"ab"[..], 1),
+            Pattern::new(&b"b"[..], 2),
+            Pattern::nocase(&b"abcab"[..], 3),
+            Pattern::new(&b"zzz"[..], 4),
+        ];
+        let t = DfaTables::build(&pats, &Limits::default()).unwrap();
+        // Visits: the deepest states hottest.
+        let visits: Vec<u64> = (0..t.num_states as u64).map(|s| s * s).collect();
+        let h = hot_first(&t, &visits);
+        assert_eq!(h.tables.match_min, t.match_min);
+        // The same matches on every input (walked in both numberings).
+        let walk = |d: &DfaTables, hay: &[u8]| {
+            let mut s = 0u32;
+            let mut out = Vec::new();
+            for (i, &b) in hay.iter().enumerate() {
+                s = d.transitions[((s as usize) << 8) + b as usize];
+                for &o in d.outputs_of(s) {
+                    out.push((i, o));
+                }
+            }
+            out
+        };
+        for hay in [&b"abcabcABCABb zzzz ab"[..], b"bbbb", b"", b"zzabzzz"] {
+            assert_eq!(walk(&h.tables, hay), walk(&t, hay));
+        }
+        // The root stays 0; the hottest plain state (the deepest) comes right after it.
+        assert_eq!(h.ranking.len(), t.num_states as usize);
+        let mut a = AcTables::new(&[h.tables.clone()]).unwrap();
+        let before = a.hot_windows(2);
+        a.set_hot_ranking(h.ranking.clone());
+        let w = a.hot_windows(2);
+        assert_eq!(w.rows(), 2);
+        // The hottest state overall is matching (the last one): ranked first after the root.
+        assert_eq!((w.lo, w.hi), (1, 1));
+        assert_ne!(w, before);
+        // A ranking of the wrong length is ignored.
+        let mut b = AcTables::new(&[h.tables]).unwrap();
+        b.set_hot_ranking(vec![false; 3]);
+        assert_eq!(b.hot_windows(2), before);
     }
 
     #[test]

@@ -23,6 +23,27 @@ const LAYOUTS: [AcLayout; 8] = [
     AcLayout::SharedHot16 { bytes: AcLayout::MAX_SHARED },
 ];
 
+/// `dfas` with the largest group renumbered hottest first by the lookups `batch` makes
+/// in it (`gpu::hot_first`), its windows following that ranking.
+fn renumbered(dfas: &[DfaTables], batch: &Batch) -> AcTables {
+    let g = AcTables::with_width(dfas, Width::U32).unwrap().hot_group() as usize;
+    let d = &dfas[g];
+    let mut visits = vec![0u64; d.num_states as usize];
+    for p in (0..batch.len()).filter(|&p| batch.group(p) as usize == g) {
+        let mut s = 0usize;
+        for &b in batch.payload(p) {
+            visits[s] += 1;
+            s = d.transitions[(s << 8) + b as usize] as usize;
+        }
+    }
+    let h = gpu::hot_first(d, &visits);
+    let mut groups = dfas.to_vec();
+    groups[g] = h.tables;
+    let mut t = AcTables::with_width(&groups, Width::U32).unwrap();
+    t.set_hot_ranking(h.ranking);
+    t
+}
+
 /// The hot-row layouts that the tests check against the thread-per-packet kernel.
 const HOT: [AcLayout; 6] = [
     AcLayout::SharedHot { bytes: 1024 },
@@ -37,11 +58,16 @@ const HOT: [AcLayout; 6] = [
 /// shared or global memory: every report row, counter and overflow must be identical,
 /// slot for slot.
 fn same_rows_as_thread_kernel(tables: &AcTables, batch: &Batch, cap: u32, what: &str) {
+    same_rows_on(tables, tables, batch, cap, what);
+}
+
+/// The hot-row kernels over `hot` give the rows of the thread kernel over `tables`.
+fn same_rows_on(tables: &AcTables, hot: &AcTables, batch: &Batch, cap: u32, what: &str) {
     let mut want = ReportBuffer::new(cap);
     cpu::run_ac(tables, batch, AcLayout::PacketPerThread, &mut want);
     for layout in HOT {
         let mut got = ReportBuffer::new(cap);
-        cpu::run_ac(tables, batch, layout, &mut got);
+        cpu::run_ac(hot, batch, layout, &mut got);
         for p in 0..batch.len() {
             assert_eq!(got.count(p), want.count(p), "{what}: {layout:?} packet {p}");
             assert_eq!(got.row(p), want.row(p), "{what}: {layout:?} packet {p}");
@@ -168,8 +194,11 @@ fn random_batches_over_several_groups() {
             .map(|p| DfaTables::build(p, &Limits::default()).unwrap())
             .collect();
         let tables = AcTables::with_width(&dfas, Width::U32).unwrap();
+        let hot = renumbered(&dfas, &batch);
         for cap in [2, 64] {
             same_rows_as_thread_kernel(&tables, &batch, cap, &format!("round {round}"));
+            // Renumbered hottest first: the same rows, slot for slot.
+            same_rows_on(&tables, &hot, &batch, cap, &format!("round {round}, hot first"));
         }
     }
 }

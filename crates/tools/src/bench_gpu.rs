@@ -247,6 +247,7 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
         Width::U32,
         fast.len(),
         AcTables::with_width(std::slice::from_ref(&full), Width::U32).map_err(|e| e.to_string())?,
+        "bfs",
     ));
     let small = if full.num_states <= u16::MAX as u32 + 1 {
         Some(full.clone())
@@ -259,6 +260,7 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
             Width::U16,
             n,
             AcTables::with_width(&[t], Width::U16).map_err(|e| e.to_string())?,
+            "bfs",
         ));
     }
     let (backend, why) = match opts.backend.as_str() {
@@ -311,8 +313,32 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
             None => batch(n, size, &fast, seed),
         }
     };
+    // The 32-bit table renumbered hottest first ([`gpu::hot_first`]) by the lookups of a
+    // sample (4,096 payloads: the capture's first, or synthetic ones of another seed), for
+    // the hot-row kernels: their shared rows are then the sample's hottest states.
+    if opts.kernels.iter().any(|k| k.is_hot()) {
+        let sample: Vec<Vec<u8>> = match &real {
+            Some(v) => v.iter().take(4096).cloned().collect(),
+            None => {
+                let b = batch(4096, max_size, &fast, 0xfeed);
+                (0..b.len()).map(|i| b.payload(i).to_vec()).collect()
+            }
+        };
+        let mut visits = vec![0u64; full.num_states as usize];
+        for p in &sample {
+            let mut s = 0usize;
+            for &b in p {
+                visits[s] += 1;
+                s = full.transitions[(s << 8) + b as usize] as usize;
+            }
+        }
+        let h = gpu::hot_first(&full, &visits);
+        let mut t = AcTables::with_width(&[h.tables], Width::U32).map_err(|e| e.to_string())?;
+        t.set_hot_ranking(h.ranking);
+        tables.push((Width::U32, fast.len(), t, "hot-first"));
+    }
     let mut points = Vec::new();
-    for (width, npat, t) in &tables {
+    for (width, npat, t, order) in &tables {
         let t = Arc::new(t.clone());
         let max_len = t.groups()[0].max_len as usize;
         let report_cap = match opts.report_cap {
@@ -320,6 +346,9 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
             n => n,
         };
         for &layout in &opts.kernels {
+            if *order == "hot-first" && !layout.is_hot() {
+                continue;
+            }
             let lname = layout.name();
             // Rows the kernel shares (bounded by the group's states).
             let hot = t.hot_windows(layout.hot_rows(*width));
@@ -383,7 +412,7 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                     let d2h = (back() - back0) / runs.max(1);
                     points.push(json!({
                         "kernel": "ac", "layout": lname,
-                        "shared_rows": hot.rows(),
+                        "shared_rows": hot.rows(), "order": order,
                         "shared_bytes": hot.rows() * 256 * layout.shared_entry_bytes(*width),
                         "width": if *width == Width::U16 { 16 } else { 32 },
                         "patterns": npat, "batch": n, "packet_size": size,
@@ -408,6 +437,7 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
         let dset =
             Arc::new(DfaSet::new(&dfas, detect::PCRE_DFA_MAX_STATES).map_err(|e| e.to_string())?);
         let t = Arc::new(tables[0].2.clone());
+        // (the DFA kernel does not read the AC tables' order)
         let cfg = GpuConfig {
             max_packets,
             max_bytes: max_packets * max_size.next_multiple_of(gpu::ALIGN),
@@ -522,8 +552,13 @@ mod tests {
         assert_eq!(v["executor"]["kind"], "cpu-sim");
         assert_eq!(v["fast_patterns"], 2);
         let points = v["points"].as_array().unwrap();
-        // AC: 2 widths x 4 kernels x 2 x 2; DFA: 2 x 2.
-        assert_eq!(points.len(), 32 + 4);
+        // AC: 2 widths x 4 kernels x 2 x 2, the hot-first table's 2 hot kernels x 2 x 2;
+        // DFA: 2 x 2.
+        assert_eq!(points.len(), 32 + 8 + 4);
+        assert_eq!(
+            points.iter().filter(|p| p["order"] == "hot-first").count(),
+            8
+        );
         // The hot-row kernels share the rows of every state of this small automaton,
         // and find what the thread kernel finds.
         for p in points.iter().filter(|p| p["layout"] == "hot-48k") {
@@ -533,6 +568,7 @@ mod tests {
                 .find(|q| {
                     q["layout"] == "packet-per-thread"
                         && q["width"] == p["width"]
+                        && q["order"] == "bfs"
                         && q["batch"] == p["batch"]
                         && q["packet_size"] == p["packet_size"]
                 })

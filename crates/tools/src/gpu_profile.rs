@@ -11,8 +11,9 @@
 //!   **hottest** ones (ranked on the first half of the payloads, counted on the second:
 //!   what a profile-guided renumbering could reach on traffic it has not seen);
 //! - the share of **warp steps** (32 consecutive payloads, one per thread, one byte each)
-//!   in which at least one active thread's lookup leaves shared memory: a warp waits for
-//!   its slowest lane, so this, not the lookup share, sets the latency a step pays;
+//!   in which at least one active thread's lookup leaves shared memory, for the
+//!   shallowest and for the hottest rows: a warp waits for its slowest lane, so this, not
+//!   the lookup share, sets the latency a step pays;
 //! - the table bytes a payload touches (distinct 32-byte sectors, as DRAM and L2 serve
 //!   them), in all and outside the shared rows.
 
@@ -80,21 +81,36 @@ fn sector(s: u32, b: u8) -> u32 {
     ((s << 8) | b as u32) >> 3
 }
 
-fn walk_source(dfa: &DfaTables, budgets: &[Budget], payloads: &[Vec<u8>]) -> Walk {
+/// Lookups per state over `payloads` (rows read, as the kernels read them).
+fn visits(dfa: &DfaTables, payloads: &[Vec<u8>]) -> Vec<u64> {
+    let mut v = vec![0u64; dfa.num_states as usize];
+    for p in payloads {
+        let mut s = 0u32;
+        for &b in p {
+            v[s as usize] += 1;
+            s = dfa.transitions[((s as usize) << 8) | b as usize];
+        }
+    }
+    v
+}
+
+/// Walk `payloads` one warp (32 payloads) at a time; `sets[k][s]`: state `s` is shared
+/// under budget `k` (at most 16 sets).
+fn walk_source(dfa: &DfaTables, sets: &[Vec<bool>], payloads: &[Vec<u8>]) -> Walk {
     let n = dfa.num_states as usize;
     let mut w = Walk {
         first_half: vec![0; n],
         second_half: vec![0; n],
-        cold_lookups: vec![0; budgets.len()],
-        cold_sectors: vec![0; budgets.len()],
-        warp_cold_steps: vec![0; budgets.len()],
+        cold_lookups: vec![0; sets.len()],
+        cold_sectors: vec![0; sets.len()],
+        warp_cold_steps: vec![0; sets.len()],
         touched: vec![0; (n * 256 / 8).div_ceil(64)],
         ..Walk::default()
     };
     let half = payloads.len() / 2;
     let mut secs: Vec<u32> = Vec::with_capacity(2048);
     let mut rows: Vec<u32> = Vec::with_capacity(2048);
-    let mut cold: Vec<Vec<u32>> = vec![Vec::with_capacity(2048); budgets.len()];
+    let mut cold: Vec<Vec<u32>> = vec![Vec::with_capacity(2048); sets.len()];
     // Per warp step: bit k set when some lane's lookup is outside budget k's rows.
     let mut step_cold: Vec<u16> = Vec::new();
     for (wi, warp) in payloads.chunks(WARP).enumerate() {
@@ -121,8 +137,8 @@ fn walk_source(dfa: &DfaTables, budgets: &[Budget], payloads: &[Vec<u8>]) -> Wal
                 secs.push(sec);
                 rows.push(s);
                 w.touched[sec as usize / 64] |= 1 << (sec % 64);
-                for (k, bud) in budgets.iter().enumerate() {
-                    if !bud.shallow[s as usize] {
+                for (k, set) in sets.iter().enumerate() {
+                    if !set[s as usize] {
                         w.cold_lookups[k] += 1;
                         cold[k].push(sec);
                         step_cold[i] |= 1 << k;
@@ -200,7 +216,22 @@ pub fn profile(dfa: &DfaTables, sources: &[(String, Vec<Vec<u8>>)]) -> Result<Va
     }
     let mut out = Vec::new();
     for (name, payloads) in sources {
-        let w = walk_source(dfa, &budgets, payloads);
+        // The hottest states of the first half, per budget: a profile-guided renumbering's
+        // shared rows (the root always among them: every walk starts there).
+        let first = visits(dfa, &payloads[..payloads.len() / 2]);
+        let mut ranked: Vec<u32> = (1..n as u32).collect();
+        ranked.sort_by_key(|&s| std::cmp::Reverse(first[s as usize]));
+        ranked.insert(0, 0);
+        let mut sets: Vec<Vec<bool>> = budgets.iter().map(|b| b.shallow.clone()).collect();
+        for b in &budgets {
+            let mut hot = vec![false; n];
+            for &s in ranked.iter().take(b.rows as usize) {
+                hot[s as usize] = true;
+            }
+            sets.push(hot);
+        }
+        let w = walk_source(dfa, &sets, payloads);
+        let nb = budgets.len();
         let total: u64 = w.bytes;
         let all: Vec<u64> = (0..n).map(|s| w.first_half[s] + w.second_half[s]).collect();
         let second: u64 = w.second_half.iter().sum();
@@ -222,8 +253,6 @@ pub fn profile(dfa: &DfaTables, sources: &[(String, Vec<Vec<u8>>)]) -> Result<Va
                        "cumulative": round(ratio(cum, total))})
             })
             .collect();
-        let mut ranked: Vec<u32> = (0..n as u32).collect();
-        ranked.sort_by_key(|&s| std::cmp::Reverse(w.first_half[s as usize]));
         let mut sorted_all = all.clone();
         sorted_all.sort_unstable_by(|a, b| b.cmp(a));
         let p = w.packets.max(1) as f64;
@@ -253,6 +282,10 @@ pub fn profile(dfa: &DfaTables, sources: &[(String, Vec<Vec<u8>>)]) -> Result<Va
                     "warp_steps_global_share": round(ratio(w.warp_cold_steps[k], w.warp_steps)),
                     "cold_lookups_per_packet": round(w.cold_lookups[k] as f64 / p),
                     "cold_bytes_per_packet": round(w.cold_sectors[k] as f64 * 32.0 / p),
+                    "hottest_warp_steps_global_share":
+                        round(ratio(w.warp_cold_steps[nb + k], w.warp_steps)),
+                    "hottest_cold_bytes_per_packet":
+                        round(w.cold_sectors[nb + k] as f64 * 32.0 / p),
                 })
             })
             .collect();
