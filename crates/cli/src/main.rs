@@ -454,7 +454,9 @@ fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
                 return Ok(ExitCode::SUCCESS);
             }
             if pcap.len() > 1 {
-                return Err("bench gpu takes one --pcap (several only with --profile-states)".into());
+                return Err(
+                    "bench gpu takes one --pcap (several only with --profile-states)".into(),
+                );
             }
             let opts = tools::bench_gpu::BenchGpuOptions {
                 rules,

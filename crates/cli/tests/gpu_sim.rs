@@ -209,8 +209,15 @@ fn every_kernel_version_gives_the_alerts_of_off() {
                     kernel,
                 ],
             );
-            assert_eq!(alert_keys(&sim), want, "{name}: --gpu-kernel {kernel} vs off");
-            assert!(gpu_counter(&sim, "inspected") > 0, "{name} {kernel}: offloaded");
+            assert_eq!(
+                alert_keys(&sim),
+                want,
+                "{name}: --gpu-kernel {kernel} vs off"
+            );
+            assert!(
+                gpu_counter(&sim, "inspected") > 0,
+                "{name} {kernel}: offloaded"
+            );
         }
         compared += 1;
     }

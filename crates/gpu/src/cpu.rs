@@ -535,13 +535,22 @@ mod tests {
             AcLayout::BLOCK_WARP,
             AcLayout::PacketPerBlock { threads: 7 },
             AcLayout::SharedHot { bytes: 48 * 1024 },
-            AcLayout::SharedHot16 { bytes: AcLayout::MAX_SHARED },
+            AcLayout::SharedHot16 {
+                bytes: AcLayout::MAX_SHARED,
+            },
         ] {
             assert_eq!(AcLayout::parse(&l.name()), Ok(l));
         }
         assert_eq!(AcLayout::parse("thread"), Ok(AcLayout::PacketPerThread));
         assert_eq!(AcLayout::parse("block-32"), Ok(AcLayout::BLOCK_WARP));
-        for bad in ["hot-0k", "hot-228k", "hot-48", "block-0", "block-1025", "warp"] {
+        for bad in [
+            "hot-0k",
+            "hot-228k",
+            "hot-48",
+            "block-0",
+            "block-1025",
+            "warp",
+        ] {
             assert!(AcLayout::parse(bad).is_err(), "{bad}");
         }
         // 48 KiB: 48 rows of 32-bit entries, 96 of 16-bit ones (or 16-bit shared rows).
@@ -573,7 +582,10 @@ mod tests {
         run_ac(&t, &b, AcLayout::PacketPerThread, &mut want);
         assert!(want.count(0) >= 5 && want.count(1) == 2);
         for bytes in [512, 1024, 2048, 8192, AcLayout::MAX_SHARED] {
-            for layout in [AcLayout::SharedHot { bytes }, AcLayout::SharedHot16 { bytes }] {
+            for layout in [
+                AcLayout::SharedHot { bytes },
+                AcLayout::SharedHot16 { bytes },
+            ] {
                 let mut got = ReportBuffer::new(16);
                 run_ac(&t, &b, layout, &mut got);
                 for p in 0..b.len() {

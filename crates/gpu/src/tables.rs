@@ -147,9 +147,7 @@ pub fn hot_first(t: &DfaTables, visits: &[u64]) -> HotFirst {
     }
     // Hotness order over both classes, the root first (every walk starts there), ties:
     // plain first; as classes.
-    let mut order: Vec<(u64, bool, u32)> = (0..n)
-        .map(|s| (v(s), s >= mm, new_id[s]))
-        .collect();
+    let mut order: Vec<(u64, bool, u32)> = (0..n).map(|s| (v(s), s >= mm, new_id[s])).collect();
     order.sort_by_key(|&(vis, m, id)| (id != 0, std::cmp::Reverse(vis), m, id));
     HotFirst {
         tables: DfaTables {
@@ -592,9 +590,30 @@ mod tests {
         let mm = big.match_min;
         assert_eq!(mm, 3);
         // Depth 0: the root; depth 1: "x" (plain) and "a" (matching).
-        assert_eq!(t.hot_windows(1), HotWindows { group: 1, lo: 1, hi: 0 });
-        assert_eq!(t.hot_windows(2), HotWindows { group: 1, lo: 2, hi: 0 });
-        assert_eq!(t.hot_windows(3), HotWindows { group: 1, lo: 2, hi: 1 });
+        assert_eq!(
+            t.hot_windows(1),
+            HotWindows {
+                group: 1,
+                lo: 1,
+                hi: 0
+            }
+        );
+        assert_eq!(
+            t.hot_windows(2),
+            HotWindows {
+                group: 1,
+                lo: 2,
+                hi: 0
+            }
+        );
+        assert_eq!(
+            t.hot_windows(3),
+            HotWindows {
+                group: 1,
+                lo: 2,
+                hi: 1
+            }
+        );
         assert_eq!(t.hot_windows(100).rows(), 6);
         // Every state inside the windows is one of the shallowest.
         let w = t.hot_windows(3);

@@ -20,7 +20,9 @@ const LAYOUTS: [AcLayout; 8] = [
     AcLayout::SharedHot { bytes: 1024 },
     AcLayout::SharedHot { bytes: 16 * 1024 },
     AcLayout::SharedHot16 { bytes: 2048 },
-    AcLayout::SharedHot16 { bytes: AcLayout::MAX_SHARED },
+    AcLayout::SharedHot16 {
+        bytes: AcLayout::MAX_SHARED,
+    },
 ];
 
 /// `dfas` with the largest group renumbered hottest first by the lookups `batch` makes
@@ -48,10 +50,14 @@ fn renumbered(dfas: &[DfaTables], batch: &Batch) -> AcTables {
 const HOT: [AcLayout; 6] = [
     AcLayout::SharedHot { bytes: 1024 },
     AcLayout::SharedHot { bytes: 48 * 1024 },
-    AcLayout::SharedHot { bytes: AcLayout::MAX_SHARED },
+    AcLayout::SharedHot {
+        bytes: AcLayout::MAX_SHARED,
+    },
     AcLayout::SharedHot16 { bytes: 1024 },
     AcLayout::SharedHot16 { bytes: 48 * 1024 },
-    AcLayout::SharedHot16 { bytes: AcLayout::MAX_SHARED },
+    AcLayout::SharedHot16 {
+        bytes: AcLayout::MAX_SHARED,
+    },
 ];
 
 /// The hot-row kernels read the same next states as the thread-per-packet kernel, from
@@ -198,7 +204,13 @@ fn random_batches_over_several_groups() {
         for cap in [2, 64] {
             same_rows_as_thread_kernel(&tables, &batch, cap, &format!("round {round}"));
             // Renumbered hottest first: the same rows, slot for slot.
-            same_rows_on(&tables, &hot, &batch, cap, &format!("round {round}, hot first"));
+            same_rows_on(
+                &tables,
+                &hot,
+                &batch,
+                cap,
+                &format!("round {round}, hot first"),
+            );
         }
     }
 }
@@ -265,7 +277,8 @@ fn corpus_payloads_against_their_rules() {
     }
     // The largest group's shallowest states are shared: the hot kernels' rows equal the
     // thread kernel's, slot for slot.
-    let w = tables.hot_windows(AcLayout::SharedHot16 { bytes: 100 * 1024 }.hot_rows(tables.width()));
+    let w =
+        tables.hot_windows(AcLayout::SharedHot16 { bytes: 100 * 1024 }.hot_rows(tables.width()));
     assert!(w.rows() > 2, "{w:?}");
     same_rows_as_thread_kernel(&tables, &batch, 16, "corpus");
     matches += want.len();

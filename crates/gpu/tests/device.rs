@@ -120,8 +120,16 @@ fn gpu_reports_equal_the_cpu_executor() {
     let cache_dir = std::env::temp_dir().join(format!("osprey-device-ptx-{}", std::process::id()));
     let cache = gpu::cache::DiskCache::new(&cache_dir);
     let tables_under_test = [
-        (Width::U16, "bfs", AcTables::with_width(&dfas, Width::U16).unwrap()),
-        (Width::U32, "bfs", AcTables::with_width(&dfas, Width::U32).unwrap()),
+        (
+            Width::U16,
+            "bfs",
+            AcTables::with_width(&dfas, Width::U16).unwrap(),
+        ),
+        (
+            Width::U32,
+            "bfs",
+            AcTables::with_width(&dfas, Width::U32).unwrap(),
+        ),
         (Width::U32, "hot-first", hot_first),
     ];
     for (width, order, tables) in &tables_under_test {
@@ -133,9 +141,13 @@ fn gpu_reports_equal_the_cpu_executor() {
             // 16-bit shared rows (more than the 4 KiB a default launch has, so the opt-in
             // shared-memory attribute is exercised).
             AcLayout::SharedHot { bytes: 2048 },
-            AcLayout::SharedHot { bytes: AcLayout::MAX_SHARED },
+            AcLayout::SharedHot {
+                bytes: AcLayout::MAX_SHARED,
+            },
             AcLayout::SharedHot16 { bytes: 2048 },
-            AcLayout::SharedHot16 { bytes: AcLayout::MAX_SHARED },
+            AcLayout::SharedHot16 {
+                bytes: AcLayout::MAX_SHARED,
+            },
         ] {
             if *order == "hot-first" && !layout.is_hot() {
                 continue;

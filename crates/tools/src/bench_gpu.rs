@@ -103,7 +103,8 @@ pub(crate) fn fast_automaton(rules: &[PathBuf]) -> Result<(Vec<Pattern>, DfaTabl
     if fast.is_empty() {
         return Err("no fast pattern in the rules".into());
     }
-    let full = DfaTables::build(&fast, &Limits::default()).map_err(|e| format!("AC tables: {e}"))?;
+    let full =
+        DfaTables::build(&fast, &Limits::default()).map_err(|e| format!("AC tables: {e}"))?;
     Ok((fast, full))
 }
 
@@ -306,7 +307,8 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                     .sum();
                 let mut b = Batch::new(n, bytes.max(gpu::ALIGN));
                 for i in 0..n {
-                    b.push(0, &v[(n + i) % v.len()]).expect("sized for the batch");
+                    b.push(0, &v[(n + i) % v.len()])
+                        .expect("sized for the batch");
                 }
                 b
             }

@@ -335,7 +335,10 @@ pub fn profile_states(opts: &ProfileOptions) -> Result<Value, String> {
     if opts.synthetic > 0 {
         let b = crate::bench_gpu::synthetic_batch(opts.synthetic, 1514, &fast, 7);
         let p = (0..b.len()).map(|i| b.payload(i).to_vec()).collect();
-        sources.push(("synthetic-1514 (osprey bench gpu's payloads)".to_string(), p));
+        sources.push((
+            "synthetic-1514 (osprey bench gpu's payloads)".to_string(),
+            p,
+        ));
     }
     if sources.is_empty() {
         return Err("nothing to profile: give --pcap FILE or --synthetic N".into());

@@ -434,7 +434,10 @@ impl GpuMatcher {
             // One block per SM (each copies the hot rows once), as many waves as needed
             // beyond 1,024 threads each.
             AcLayout::SharedHot { .. } | AcLayout::SharedHot16 { .. } => {
-                let tpb = npkts.div_ceil(self.sms).next_multiple_of(32).clamp(64, 1024);
+                let tpb = npkts
+                    .div_ceil(self.sms)
+                    .next_multiple_of(32)
+                    .clamp(64, 1024);
                 LaunchConfig {
                     grid_dim: (npkts.div_ceil(tpb), 1, 1),
                     block_dim: (tpb, 1, 1),
