@@ -180,6 +180,7 @@ fn every_kernel_version_gives_the_alerts_of_off() {
         return;
     };
     let mut compared = 0;
+    let mut offloaded = [0u64; 3];
     for name in ["bug-5162", "detect-flowbits", "http-protocol-inspect-v2"] {
         let case = corpus.join(name);
         let (pcap, rules) = (case.join("input.pcap"), case.join("test.rules"));
@@ -191,7 +192,10 @@ fn every_kernel_version_gives_the_alerts_of_off() {
         let off = tempdir(&format!("gpukernel-off-{name}"));
         run(&pcap, &rules, yaml, &off, &["--gpu", "off"]);
         let want = alert_keys(&off);
-        for kernel in ["packet-per-thread", "hot-48k", "hot16-227k"] {
+        for (k, kernel) in ["packet-per-thread", "hot-48k", "hot16-227k"]
+            .into_iter()
+            .enumerate()
+        {
             let sim = tempdir(&format!("gpukernel-{kernel}-{name}"));
             run(
                 &pcap,
@@ -214,14 +218,13 @@ fn every_kernel_version_gives_the_alerts_of_off() {
                 want,
                 "{name}: --gpu-kernel {kernel} vs off"
             );
-            assert!(
-                gpu_counter(&sim, "inspected") > 0,
-                "{name} {kernel}: offloaded"
-            );
+            offloaded[k] += gpu_counter(&sim, "inspected");
         }
         compared += 1;
     }
     assert!(compared >= 2, "corpus cases found");
+    // Every version matched offloaded payloads (not every case offloads some).
+    assert!(offloaded.iter().all(|&n| n > 0), "{offloaded:?}");
     let case = corpus.join("bug-5162");
     let bad = tempdir("gpukernel-bad");
     let (pcap, rules) = (case.join("input.pcap"), case.join("test.rules"));

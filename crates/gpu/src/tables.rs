@@ -333,6 +333,14 @@ impl AcTables {
     /// was renumbered hottest first ([`AcTables::set_hot_ranking`]).
     pub fn hot_windows(&self, rows: u32) -> HotWindows {
         let group = self.hot_group();
+        if rows == 0 {
+            // Not a hot-row layout: no depth walk.
+            return HotWindows {
+                group,
+                lo: 0,
+                hi: 0,
+            };
+        }
         if let Some(r) = &self.ranking {
             let take = &r[..(rows as usize).min(r.len())];
             let hi = take.iter().filter(|&&m| m).count() as u32;
