@@ -668,7 +668,7 @@ mod tests {
         }
         // The root stays 0; the hottest plain state (the deepest) comes right after it.
         assert_eq!(h.ranking.len(), t.num_states as usize);
-        let mut a = AcTables::new(&[h.tables.clone()]).unwrap();
+        let mut a = AcTables::new(std::slice::from_ref(&h.tables)).unwrap();
         let before = a.hot_windows(2);
         a.set_hot_ranking(h.ranking.clone());
         let w = a.hot_windows(2);
