@@ -4,7 +4,11 @@
 #   1. the device: nvidia-smi;
 #   2. the GPU crate's device and NVRTC tests (OSPREY_REQUIRE_GPU=1: a skip fails);
 #   3. traffic generated on the device (`osprey gen`, the issue's capture);
-#   4. `osprey bench gpu` (kernel-only and end-to-end AC and DFA throughput) -> bench-gpu.json;
+#   4. `osprey bench gpu` (kernel-only and end-to-end AC and DFA throughput, every kernel
+#      version of issue 27 point 5: thread and warp per packet, hot rows in 48/100/227 KiB
+#      of shared memory, 16-bit shared rows) -> bench-gpu.json; the same kernels over the
+#      generated capture's own payloads -> bench-gpu-pcap.json; both summed up per kernel
+#      at the largest batch -> kernels.md;
 #   5. the end-to-end table: --gpu off / auto / on at 1, 2, 4 and 16 workers, wall time,
 #      alerts (each GPU run's alerts compared with --gpu off's) and the GPU counters ->
 #      e2e.json, e2e.md, and e2e.png when matplotlib is there (else a message); the
@@ -16,7 +20,9 @@
 #   no device tests: what can be checked on a machine without a GPU, in seconds.
 # Environment: CARRY (default bench/gpu/carry), OSPREY (default $CARRY/osprey),
 #   RULES (default: $CARRY/rules.gz unpacked), WORKERS (default "1 2 4 16"), BATCHES and
-#   SIZES (the `bench gpu` grid, comma-separated), MODES (the end-to-end runs, default
+#   SIZES (the `bench gpu` grid, comma-separated; default 2048,65536 x 512,1514),
+#   KERNELS (default every version), PCAP_KERNELS and PCAP_BATCHES (the capture's
+#   payloads; default thread, hot-227k, hot16-227k at 65,536), MODES (the end-to-end runs, default
 #   "off auto on"; `on-late` is `--gpu on --gpu-late cpu`, `cpu-sim-late` likewise:
 #   workers that never wait for the device).
 set -uo pipefail
@@ -38,11 +44,17 @@ fi
 if [ "$DRY" = 1 ]; then
     PACKETS=5000 FLOWS=100 WORKERS="1 2" MODES=${MODES:-off auto cpu-sim}
     BENCH=(--batch-sizes 64,512 --packet-sizes 64,1514 --seconds 0.01 --backend cpu-sim)
+    PCAP_BENCH=(--batch-sizes 64,512 --seconds 0.01 --backend cpu-sim)
 else
     PACKETS=2500000 FLOWS=20000 WORKERS=${WORKERS:-1 2 4 16} MODES=${MODES:-off auto on}
-    BENCH=(--batch-sizes "${BATCHES:-512,2048,8192,32768,65536}"
-        --packet-sizes "${SIZES:-64,256,512,1024,1514}" --seconds 0.05)
+    # 7 kernel versions x 2 widths + 5 hot-first: 19 device set-ups; the grid kept small
+    # so that the whole script stays under 8 minutes.
+    BENCH=(--batch-sizes "${BATCHES:-2048,65536}"
+        --packet-sizes "${SIZES:-512,1514}" --seconds 0.05)
+    PCAP_BENCH=(--batch-sizes "${PCAP_BATCHES:-65536}" --seconds 0.05)
 fi
+KERNELS=${KERNELS:-packet-per-thread,packet-per-block-32,hot-48k,hot-100k,hot-227k,hot16-100k,hot16-227k}
+PCAP_KERNELS=${PCAP_KERNELS:-packet-per-thread,hot-227k,hot16-227k}
 
 # 1. The device.
 if [ "$DRY" = 0 ]; then
@@ -68,9 +80,38 @@ timeout 120 "$OSPREY" gen -o "$PCAP" --rules "$RULES" --flows "$FLOWS" --packets
 log "generated: $(tail -1 "$OUT/gen.log")"
 
 # 4. Kernel and transfer throughput.
-timeout 180 "$OSPREY" bench gpu --rules "$RULES" "${BENCH[@]}" >"$OUT/bench-gpu.json" 2>"$OUT/bench-gpu.log" &&
+timeout 200 "$OSPREY" bench gpu --rules "$RULES" "${BENCH[@]}" --kernel "$KERNELS" >"$OUT/bench-gpu.json" 2>"$OUT/bench-gpu.log" &&
     log "bench gpu: $(python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(v["executor"]["kind"], len(v["points"]), "points")' "$OUT/bench-gpu.json")" ||
     log "bench gpu failed (bench-gpu.log)"
+timeout 120 "$OSPREY" bench gpu --rules "$RULES" --pcap "$PCAP" "${PCAP_BENCH[@]}" --kernel "$PCAP_KERNELS" \
+    >"$OUT/bench-gpu-pcap.json" 2>"$OUT/bench-gpu-pcap.log" &&
+    log "bench gpu over the capture's payloads: $(python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(len(v["points"]), "points")' "$OUT/bench-gpu-pcap.json")" ||
+    log "bench gpu --pcap failed (bench-gpu-pcap.log)"
+# Per kernel version and table width, the largest batch: kernel-only and end-to-end Gbit/s.
+python3 - "$OUT" <<'PY' || log "kernels.md failed"
+import json, os, sys
+out = sys.argv[1]
+lines = ["| payloads | kernel | bits | state order | shared rows | shared KiB | batch | kernel Gbit/s | e2e Gbit/s | device e2e Gbit/s | matches/payload | overflowed |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+for name, label in (("bench-gpu.json", "synthetic 1514 B"), ("bench-gpu-pcap.json", "capture")):
+    try:
+        pts = json.load(open(os.path.join(out, name)))["points"]
+    except Exception:
+        continue
+    ac = [p for p in pts if p["kernel"] == "ac" and p["packet_size"] in (1514, 0)]
+    if not ac:
+        continue
+    big = max(p["batch"] for p in ac)
+    for p in ac:
+        if p["batch"] != big:
+            continue
+        f = lambda v: "-" if v is None else f"{v:.1f}"
+        lines.append(f"| {label} | {p['layout']} | {p['width']} | {p.get('order', 'bfs')} | {p.get('shared_rows', 0)} | "
+                     f"{p.get('shared_bytes', 0) / 1024:.0f} | {p['batch']} | {f(p['kernel_gbps'])} | "
+                     f"{f(p['e2e_gbps'])} | {f(p['device_e2e_gbps'])} | {p['matches_per_packet']:.1f} | {p['overflowed']} |")
+open(os.path.join(out, "kernels.md"), "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
 
 # 5. End to end. The set-up cache is filled first (a cold cache is paid once per rule
 # set and GPU), then a short capture measures what `--gpu auto` adds to it (issue: at

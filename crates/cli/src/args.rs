@@ -159,6 +159,12 @@ pub struct RunArgs {
     #[arg(long = "gpu-late", value_name = "WHAT", default_value = "wait")]
     pub gpu_late: String,
 
+    /// The Aho-Corasick kernel version: `packet-per-block-32` (default), `packet-per-thread`,
+    /// `packet-per-block-N`, `hot-NK` or `hot16-NK` (the shallowest states' rows in N KiB
+    /// of shared memory); `osprey bench gpu --kernel` measures them.
+    #[arg(long = "gpu-kernel", value_name = "NAME")]
+    pub gpu_kernel: Option<String>,
+
     /// Directory caching the GPU set-up (compiled kernels, matcher tables) by GPU
     /// architecture and rule-set hash; `none`: no cache. Default: `/var/lib/osprey/gpu`
     /// when run as root, else `$XDG_CACHE_HOME/osprey/gpu` (or `~/.cache/osprey/gpu`).
@@ -385,6 +391,26 @@ pub enum BenchCommand {
         /// `auto` (a GPU when one works, else the CPU executor) or `cpu-sim`.
         #[arg(long, default_value = "auto")]
         backend: String,
+        /// Aho-Corasick kernel versions: packet-per-thread, packet-per-block-N, hot-NK,
+        /// hot16-NK (hot rows in N KiB of shared memory), comma-separated.
+        #[arg(long = "kernel", default_value = tools::bench_gpu::ALL_KERNELS)]
+        kernels: String,
+        /// Batches from this capture's TCP/UDP payloads instead of synthetic ones; with
+        /// `--profile-states`, a capture to profile (repeatable).
+        #[arg(long)]
+        pcap: Vec<PathBuf>,
+        /// Instead of timing kernels, simulate their table lookups on the CPU and report
+        /// where they fall: by state depth, in the shallowest or hottest states that fit
+        /// 48/100/228 KiB of shared memory, table bytes per packet (JSON).
+        #[arg(long)]
+        profile_states: bool,
+        /// `--profile-states`: payloads at most per capture.
+        #[arg(long, default_value_t = 50_000)]
+        max_packets: usize,
+        /// `--profile-states`: also profile this many of the bench's synthetic 1,514-byte
+        /// payloads.
+        #[arg(long, default_value_t = 0)]
+        synthetic: usize,
     },
 }
 

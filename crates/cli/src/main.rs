@@ -171,6 +171,9 @@ fn gpu_offload(
         settings.balance.size_threshold = n;
     }
     settings.device.sim_latency = std::time::Duration::from_micros(args.gpu_sim_latency);
+    if let Some(name) = &args.gpu_kernel {
+        settings.device.layout = gpu::cpu::AcLayout::parse(name)?;
+    }
     settings.late = match args.gpu_late.as_str() {
         "wait" => engine::LateResults::Wait,
         "cpu" => engine::LateResults::Cpu,
@@ -434,13 +437,35 @@ fn bench_command(cmd: args::BenchCommand) -> Result<ExitCode, String> {
             packet_sizes,
             seconds,
             backend,
+            kernels,
+            pcap,
+            profile_states,
+            max_packets,
+            synthetic,
         } => {
+            if profile_states {
+                let opts = tools::gpu_profile::ProfileOptions {
+                    rules,
+                    pcaps: pcap,
+                    max_packets,
+                    synthetic,
+                };
+                outln!("{}", tools::gpu_profile::profile_states(&opts)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            if pcap.len() > 1 {
+                return Err(
+                    "bench gpu takes one --pcap (several only with --profile-states)".into(),
+                );
+            }
             let opts = tools::bench_gpu::BenchGpuOptions {
                 rules,
                 batch_sizes,
                 packet_sizes,
                 seconds,
                 backend,
+                kernels: tools::bench_gpu::parse_kernels(&kernels)?,
+                pcap: pcap.into_iter().next(),
                 ..Default::default()
             };
             let report = tools::bench_gpu::bench_gpu(&opts)?;

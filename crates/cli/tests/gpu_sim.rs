@@ -171,3 +171,79 @@ fn cpu_sim_gives_the_alerts_of_off_with_et_open_over_sv_ether() {
         "{switches} switches in {cycles} cycles"
     );
 }
+
+#[test]
+fn every_kernel_version_gives_the_alerts_of_off() {
+    // `--gpu-kernel` picks the Aho-Corasick kernel (issue 27 point 5); the CPU executor
+    // runs each version as its kernel does, so the alerts must not change.
+    let Some(corpus) = shared("corpus/open") else {
+        return;
+    };
+    let mut compared = 0;
+    let mut offloaded = [0u64; 3];
+    for name in ["bug-5162", "detect-flowbits", "http-protocol-inspect-v2"] {
+        let case = corpus.join(name);
+        let (pcap, rules) = (case.join("input.pcap"), case.join("test.rules"));
+        if !pcap.exists() || !rules.exists() {
+            continue;
+        }
+        let yaml = case.join("suricata.yaml");
+        let yaml = yaml.exists().then_some(yaml.as_path());
+        let off = tempdir(&format!("gpukernel-off-{name}"));
+        run(&pcap, &rules, yaml, &off, &["--gpu", "off"]);
+        let want = alert_keys(&off);
+        for (k, kernel) in ["packet-per-thread", "hot-48k", "hot16-227k"]
+            .into_iter()
+            .enumerate()
+        {
+            let sim = tempdir(&format!("gpukernel-{kernel}-{name}"));
+            run(
+                &pcap,
+                &rules,
+                yaml,
+                &sim,
+                &[
+                    "--gpu",
+                    "cpu-sim",
+                    "--gpu-policy",
+                    "always",
+                    "--gpu-size-threshold",
+                    "1",
+                    "--gpu-kernel",
+                    kernel,
+                ],
+            );
+            assert_eq!(
+                alert_keys(&sim),
+                want,
+                "{name}: --gpu-kernel {kernel} vs off"
+            );
+            offloaded[k] += gpu_counter(&sim, "inspected");
+        }
+        compared += 1;
+    }
+    assert!(compared >= 2, "corpus cases found");
+    // Every version matched offloaded payloads (not every case offloads some).
+    assert!(offloaded.iter().all(|&n| n > 0), "{offloaded:?}");
+    let case = corpus.join("bug-5162");
+    let bad = tempdir("gpukernel-bad");
+    let (pcap, rules) = (case.join("input.pcap"), case.join("test.rules"));
+    let r = osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-l",
+        bad.to_str().unwrap(),
+        "--gpu",
+        "cpu-sim",
+        "--gpu-kernel",
+        "warp-of-nine",
+    ]);
+    assert!(!r.status.success());
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("unknown kernel"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+}

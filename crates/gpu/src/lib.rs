@@ -61,4 +61,6 @@ pub use offload::{
     device_nodes_present, AcOffload, Backend, GpuMode, Offload, OffloadError, PendingScan,
 };
 pub use reports::{merge_ac, AcMatch, MergeStats, RawReport, ReportBuffer};
-pub use tables::{AcTables, DfaInfo, DfaSet, GroupInfo, TableError, Width};
+pub use tables::{
+    hot_first, AcTables, DfaInfo, DfaSet, GroupInfo, HotFirst, HotWindows, TableError, Width,
+};

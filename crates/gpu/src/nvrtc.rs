@@ -33,6 +33,10 @@ pub const KERNELS: [KernelSource; 2] = [
             "ac_block_u16",
             "ac_thread_u32",
             "ac_block_u32",
+            "ac_hot_u16",
+            "ac_hot16_u16",
+            "ac_hot_u32",
+            "ac_hot16_u32",
         ],
     },
     KernelSource {

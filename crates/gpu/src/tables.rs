@@ -2,6 +2,7 @@
 //! ([`AcTables`]) and the regex DFAs in another ([`DfaSet`]), in the layout the kernels read.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use mpm::{DfaTables, PatternStore, PlainDfa};
 
@@ -89,6 +90,127 @@ pub struct AcTables {
     out_offsets: Vec<u32>,
     outputs: Vec<u32>,
     stores: Vec<PatternStore>,
+    /// States of each group.
+    states: Vec<u32>,
+    /// Per group and BFS depth: (non-matching, matching) states, computed on first use
+    /// by [`AcTables::hot_windows`].
+    levels: OnceLock<Vec<Vec<(u32, u32)>>>,
+    /// The hot group's states in hotness order, as their class (true: matching), when
+    /// its table was renumbered hottest first ([`hot_first`]): the windows then follow it.
+    ranking: Option<Vec<bool>>,
+}
+
+/// A group's automaton renumbered hottest first within each class (see [`hot_first`]).
+#[derive(Clone, Debug)]
+pub struct HotFirst {
+    /// The renumbered automaton: the same matches, state ids permuted.
+    pub tables: DfaTables,
+    /// Its states in hotness order, as their class (true: matching), for
+    /// [`AcTables::set_hot_ranking`].
+    pub ranking: Vec<bool>,
+}
+
+/// Renumber `t` so that, within each class (non-matching, then matching: the kernels'
+/// `s >= match_min` test is kept), states come in decreasing order of `visits` (lookups
+/// counted in each state's row over sample traffic; ties keep the old order), the root
+/// staying state 0. The `K` hottest states are then a prefix of each class, which is what
+/// the hot-row kernels share: a profile-guided choice of the shared rows instead of the
+/// shallowest ones. Every transition and output is carried over: matches are unchanged.
+pub fn hot_first(t: &DfaTables, visits: &[u64]) -> HotFirst {
+    let n = t.num_states as usize;
+    let mm = t.match_min as usize;
+    let v = |s: usize| visits.get(s).copied().unwrap_or(0);
+    let mut plain: Vec<usize> = (1..mm.min(n)).collect();
+    plain.sort_by_key(|&s| std::cmp::Reverse(v(s)));
+    if mm > 0 {
+        plain.insert(0, 0);
+    }
+    let mut matching: Vec<usize> = (mm..n).collect();
+    matching.sort_by_key(|&s| std::cmp::Reverse(v(s)));
+    let mut new_id = vec![0u32; n];
+    for (i, &s) in plain.iter().chain(matching.iter()).enumerate() {
+        new_id[s] = i as u32;
+    }
+    let mut transitions = vec![0u32; n * 256];
+    for old in 0..n {
+        let row = (new_id[old] as usize) << 8;
+        for b in 0..256 {
+            transitions[row + b] = new_id[t.transitions[(old << 8) + b] as usize];
+        }
+    }
+    let mut out_offsets = Vec::with_capacity(matching.len() + 1);
+    let mut outputs = Vec::with_capacity(t.outputs.len());
+    out_offsets.push(0);
+    for &s in &matching {
+        outputs.extend_from_slice(t.outputs_of(s as u32));
+        out_offsets.push(outputs.len() as u32);
+    }
+    // Hotness order over both classes, the root first (every walk starts there), ties:
+    // plain first; as classes.
+    let mut order: Vec<(u64, bool, u32)> = (0..n).map(|s| (v(s), s >= mm, new_id[s])).collect();
+    order.sort_by_key(|&(vis, m, id)| (id != 0, std::cmp::Reverse(vis), m, id));
+    HotFirst {
+        tables: DfaTables {
+            num_states: t.num_states,
+            match_min: t.match_min,
+            transitions,
+            out_offsets,
+            outputs,
+            patterns: t.patterns.clone(),
+        },
+        ranking: order.into_iter().map(|(_, m, _)| m).collect(),
+    }
+}
+
+/// The states a hot-row kernel (`kernels/ac.cu`, `ac_hot*`) keeps in shared memory: the
+/// shallowest states of one group, as two windows of its state ids. States are numbered
+/// non-matching first, then matching, each class in breadth-first order (`mpm`'s trie),
+/// so the shallowest states of each class are a prefix of it: local states `[0, lo)` are
+/// shared rows `[0, lo)`, states `[match_min, match_min + hi)` rows `[lo, lo + hi)`. Which
+/// rows are shared changes where a lookup reads from, never its value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HotWindows {
+    /// The group whose rows are shared (other groups read global memory only).
+    pub group: u32,
+    /// Non-matching states from state 0.
+    pub lo: u32,
+    /// Matching states from the group's `match_min`.
+    pub hi: u32,
+}
+
+impl HotWindows {
+    /// A row index no state has.
+    pub const NO_ROW: u32 = u32::MAX;
+
+    /// Shared rows.
+    pub fn rows(&self) -> u32 {
+        self.lo + self.hi
+    }
+
+    /// The shared row of local state `s` of a group whose first matching state is
+    /// `match_min`, or [`HotWindows::NO_ROW`] (the kernels' `hot_row`).
+    #[inline]
+    pub fn row(lo: u32, hi: u32, match_min: u32, s: u32) -> u32 {
+        if s < lo {
+            return s;
+        }
+        let m = s.wrapping_sub(match_min);
+        if s >= match_min && m < hi {
+            lo + m
+        } else {
+            Self::NO_ROW
+        }
+    }
+
+    /// The local state of shared row `r` (the kernels' `row_state`).
+    #[inline]
+    pub fn state(lo: u32, match_min: u32, r: u32) -> u32 {
+        if r < lo {
+            r
+        } else {
+            match_min + (r - lo)
+        }
+    }
 }
 
 impl AcTables {
@@ -109,6 +231,9 @@ impl AcTables {
             out_offsets: Vec::new(),
             outputs: Vec::new(),
             stores: Vec::with_capacity(groups.len()),
+            states: Vec::with_capacity(groups.len()),
+            levels: OnceLock::new(),
+            ranking: None,
         };
         for (gi, g) in groups.iter().enumerate() {
             let base = match width {
@@ -145,8 +270,126 @@ impl AcTables {
                 max_len: max_len.max(1),
             });
             t.stores.push(g.patterns.clone());
+            t.states.push(g.num_states);
         }
         Ok(t)
+    }
+
+    /// States of group `group` (0 for an unknown group).
+    pub fn num_states(&self, group: usize) -> u32 {
+        self.states.get(group).copied().unwrap_or(0)
+    }
+
+    /// Breadth-first depth of every local state of group `group` from state 0 (the length
+    /// of the shortest input reaching it: its trie depth); `u32::MAX` for a state nothing
+    /// reaches. Empty for an unknown group.
+    pub fn depths(&self, group: usize) -> Vec<u32> {
+        let (Some(g), Some(&n)) = (self.groups.get(group), self.states.get(group)) else {
+            return Vec::new();
+        };
+        let mut depth = vec![u32::MAX; n as usize];
+        if n == 0 {
+            return depth;
+        }
+        let mut queue = std::collections::VecDeque::from([0u32]);
+        depth[0] = 0;
+        while let Some(s) = queue.pop_front() {
+            let d = depth[s as usize] + 1;
+            for b in 0..=255u8 {
+                let t = self.next(g, s, b) as usize;
+                if t < depth.len() && depth[t] == u32::MAX {
+                    depth[t] = d;
+                    queue.push_back(t as u32);
+                }
+            }
+        }
+        depth
+    }
+
+    /// The group a hot-row kernel shares the rows of: the one with the most states (the
+    /// first of them), whose lookups miss the caches most.
+    pub fn hot_group(&self) -> u32 {
+        let mut best = 0;
+        for (i, &n) in self.states.iter().enumerate() {
+            if n > self.states[best] {
+                best = i;
+            }
+        }
+        best as u32
+    }
+
+    /// Declare the [`AcTables::hot_group`]'s states renumbered hottest first
+    /// ([`hot_first`]'s `ranking`): [`AcTables::hot_windows`] then takes the hottest
+    /// states instead of the shallowest. A ranking of another length is ignored.
+    pub fn set_hot_ranking(&mut self, ranking: Vec<bool>) {
+        if ranking.len() == self.num_states(self.hot_group() as usize) as usize {
+            self.ranking = Some(ranking);
+        }
+    }
+
+    /// The `rows` shallowest states of the [`AcTables::hot_group`] as [`HotWindows`]
+    /// (fewer when the group has fewer states): whole BFS levels, then the next level's
+    /// non-matching states before its matching ones; the `rows` hottest when the group
+    /// was renumbered hottest first ([`AcTables::set_hot_ranking`]).
+    pub fn hot_windows(&self, rows: u32) -> HotWindows {
+        let group = self.hot_group();
+        if rows == 0 {
+            // Not a hot-row layout: no depth walk.
+            return HotWindows {
+                group,
+                lo: 0,
+                hi: 0,
+            };
+        }
+        if let Some(r) = &self.ranking {
+            let take = &r[..(rows as usize).min(r.len())];
+            let hi = take.iter().filter(|&&m| m).count() as u32;
+            return HotWindows {
+                group,
+                lo: take.len() as u32 - hi,
+                hi,
+            };
+        }
+        let levels = self.levels.get_or_init(|| {
+            (0..self.groups.len())
+                .map(|gi| {
+                    let mm = self.groups[gi].match_min;
+                    let mut lv: Vec<(u32, u32)> = Vec::new();
+                    for (s, &d) in self.depths(gi).iter().enumerate() {
+                        if d == u32::MAX {
+                            continue;
+                        }
+                        if lv.len() <= d as usize {
+                            lv.resize(d as usize + 1, (0, 0));
+                        }
+                        if (s as u32) < mm {
+                            lv[d as usize].0 += 1;
+                        } else {
+                            lv[d as usize].1 += 1;
+                        }
+                    }
+                    lv
+                })
+                .collect()
+        });
+        let mut w = HotWindows {
+            group,
+            lo: 0,
+            hi: 0,
+        };
+        let Some(lv) = levels.get(group as usize) else {
+            return w;
+        };
+        for &(plain, matching) in lv {
+            let room = rows - w.rows();
+            let take = plain.min(room);
+            w.lo += take;
+            w.hi += matching.min(room - take);
+            if w.rows() == rows {
+                break;
+            }
+        }
+        w
     }
 
     /// The entry width.
@@ -327,6 +570,116 @@ mod tests {
         }
         let w = AcTables::with_width(&[a, b], Width::U32).unwrap();
         assert_eq!(w.trans32().len(), t.trans16().len());
+    }
+
+    #[test]
+    fn hot_windows_are_the_shallowest_states_of_the_largest_group() {
+        // "a" and "ab" match; "xyz" leaves two non-matching states ("x", "xy").
+        let small = DfaTables::build(&[Pattern::new(&b"q"[..], 9)], &Limits::default()).unwrap();
+        let big = DfaTables::build(
+            &[
+                Pattern::new(&b"a"[..], 1),
+                Pattern::new(&b"ab"[..], 2),
+                Pattern::new(&b"xyz"[..], 3),
+            ],
+            &Limits::default(),
+        )
+        .unwrap();
+        let t = AcTables::new(&[small, big.clone()]).unwrap();
+        assert_eq!(t.hot_group(), 1);
+        assert_eq!(t.num_states(1), 6);
+        let d = t.depths(1);
+        // Root, "x", "xy" (non-matching), then "a", "xyz", "ab" ... by depth per class.
+        assert_eq!(d.len(), 6);
+        assert_eq!(d[0], 0);
+        for s in 1..6 {
+            assert!(d[s] >= 1 && d[s] <= 3, "{d:?}");
+        }
+        let mm = big.match_min;
+        assert_eq!(mm, 3);
+        // Depth 0: the root; depth 1: "x" (plain) and "a" (matching).
+        assert_eq!(
+            t.hot_windows(1),
+            HotWindows {
+                group: 1,
+                lo: 1,
+                hi: 0
+            }
+        );
+        assert_eq!(
+            t.hot_windows(2),
+            HotWindows {
+                group: 1,
+                lo: 2,
+                hi: 0
+            }
+        );
+        assert_eq!(
+            t.hot_windows(3),
+            HotWindows {
+                group: 1,
+                lo: 2,
+                hi: 1
+            }
+        );
+        assert_eq!(t.hot_windows(100).rows(), 6);
+        // Every state inside the windows is one of the shallowest.
+        let w = t.hot_windows(3);
+        let mut inside: Vec<u32> = (0..6)
+            .filter(|&s| HotWindows::row(w.lo, w.hi, mm, s) != HotWindows::NO_ROW)
+            .map(|s| d[s as usize])
+            .collect();
+        inside.sort();
+        assert_eq!(inside, vec![0, 1, 1]);
+        for r in 0..w.rows() {
+            let s = HotWindows::state(w.lo, mm, r);
+            assert_eq!(HotWindows::row(w.lo, w.hi, mm, s), r);
+        }
+        assert_eq!(HotWindows::row(w.lo, w.hi, mm, 5), HotWindows::NO_ROW);
+    }
+
+    #[test]
+    fn hot_first_keeps_every_transition_and_output_and_shares_the_hottest() {
+        let pats = [
+            Pattern::new(&b"ab"[..], 1),
+            Pattern::new(&b"b"[..], 2),
+            Pattern::nocase(&b"abcab"[..], 3),
+            Pattern::new(&b"zzz"[..], 4),
+        ];
+        let t = DfaTables::build(&pats, &Limits::default()).unwrap();
+        // Visits: the deepest states hottest.
+        let visits: Vec<u64> = (0..t.num_states as u64).map(|s| s * s).collect();
+        let h = hot_first(&t, &visits);
+        assert_eq!(h.tables.match_min, t.match_min);
+        // The same matches on every input (walked in both numberings).
+        let walk = |d: &DfaTables, hay: &[u8]| {
+            let mut s = 0u32;
+            let mut out = Vec::new();
+            for (i, &b) in hay.iter().enumerate() {
+                s = d.transitions[((s as usize) << 8) + b as usize];
+                for &o in d.outputs_of(s) {
+                    out.push((i, o));
+                }
+            }
+            out
+        };
+        for hay in [&b"abcabcABCABb zzzz ab"[..], b"bbbb", b"", b"zzabzzz"] {
+            assert_eq!(walk(&h.tables, hay), walk(&t, hay));
+        }
+        // The root stays 0; the hottest plain state (the deepest) comes right after it.
+        assert_eq!(h.ranking.len(), t.num_states as usize);
+        let mut a = AcTables::new(std::slice::from_ref(&h.tables)).unwrap();
+        let before = a.hot_windows(2);
+        a.set_hot_ranking(h.ranking.clone());
+        let w = a.hot_windows(2);
+        assert_eq!(w.rows(), 2);
+        // The hottest state overall is matching (the last one): ranked first after the root.
+        assert_eq!((w.lo, w.hi), (1, 1));
+        assert_ne!(w, before);
+        // A ranking of the wrong length is ignored.
+        let mut b = AcTables::new(&[h.tables]).unwrap();
+        b.set_hot_ranking(vec![false; 3]);
+        assert_eq!(b.hot_windows(2), before);
     }
 
     #[test]

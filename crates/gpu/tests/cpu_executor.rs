@@ -10,12 +10,76 @@ use gpu::cpu::{self, AcLayout, DfaJob, NO_MATCH};
 use gpu::{merge_ac, AcMatch, AcTables, Batch, DfaSet, ReportBuffer, Width};
 use mpm::{testutil, DfaTables, Kind, Limits, Matcher, Pattern};
 
-const LAYOUTS: [AcLayout; 4] = [
+const LAYOUTS: [AcLayout; 8] = [
     AcLayout::PacketPerThread,
     AcLayout::PacketPerBlock { threads: 1 },
     AcLayout::PacketPerBlock { threads: 7 },
     AcLayout::BLOCK_WARP,
+    // Hot rows in shared memory: 1-2 rows (the root), 16-32 (matching states among them),
+    // 16-bit shared rows of 4 and of every state of these small groups.
+    AcLayout::SharedHot { bytes: 1024 },
+    AcLayout::SharedHot { bytes: 16 * 1024 },
+    AcLayout::SharedHot16 { bytes: 2048 },
+    AcLayout::SharedHot16 {
+        bytes: AcLayout::MAX_SHARED,
+    },
 ];
+
+/// `dfas` with the largest group renumbered hottest first by the lookups `batch` makes
+/// in it (`gpu::hot_first`), its windows following that ranking.
+fn renumbered(dfas: &[DfaTables], batch: &Batch) -> AcTables {
+    let g = AcTables::with_width(dfas, Width::U32).unwrap().hot_group() as usize;
+    let d = &dfas[g];
+    let mut visits = vec![0u64; d.num_states as usize];
+    for p in (0..batch.len()).filter(|&p| batch.group(p) as usize == g) {
+        let mut s = 0usize;
+        for &b in batch.payload(p) {
+            visits[s] += 1;
+            s = d.transitions[(s << 8) + b as usize] as usize;
+        }
+    }
+    let h = gpu::hot_first(d, &visits);
+    let mut groups = dfas.to_vec();
+    groups[g] = h.tables;
+    let mut t = AcTables::with_width(&groups, Width::U32).unwrap();
+    t.set_hot_ranking(h.ranking);
+    t
+}
+
+/// The hot-row layouts that the tests check against the thread-per-packet kernel.
+const HOT: [AcLayout; 6] = [
+    AcLayout::SharedHot { bytes: 1024 },
+    AcLayout::SharedHot { bytes: 48 * 1024 },
+    AcLayout::SharedHot {
+        bytes: AcLayout::MAX_SHARED,
+    },
+    AcLayout::SharedHot16 { bytes: 1024 },
+    AcLayout::SharedHot16 { bytes: 48 * 1024 },
+    AcLayout::SharedHot16 {
+        bytes: AcLayout::MAX_SHARED,
+    },
+];
+
+/// The hot-row kernels read the same next states as the thread-per-packet kernel, from
+/// shared or global memory: every report row, counter and overflow must be identical,
+/// slot for slot.
+fn same_rows_as_thread_kernel(tables: &AcTables, batch: &Batch, cap: u32, what: &str) {
+    same_rows_on(tables, tables, batch, cap, what);
+}
+
+/// The hot-row kernels over `hot` give the rows of the thread kernel over `tables`.
+fn same_rows_on(tables: &AcTables, hot: &AcTables, batch: &Batch, cap: u32, what: &str) {
+    let mut want = ReportBuffer::new(cap);
+    cpu::run_ac(tables, batch, AcLayout::PacketPerThread, &mut want);
+    for layout in HOT {
+        let mut got = ReportBuffer::new(cap);
+        cpu::run_ac(hot, batch, layout, &mut got);
+        for p in 0..batch.len() {
+            assert_eq!(got.count(p), want.count(p), "{what}: {layout:?} packet {p}");
+            assert_eq!(got.row(p), want.row(p), "{what}: {layout:?} packet {p}");
+        }
+    }
+}
 
 /// Matches of every packet of `batch` by the AC-Full matcher of its group, sorted like
 /// [`merge_ac`]'s output.
@@ -131,6 +195,23 @@ fn random_batches_over_several_groups() {
             batch.push(rng.below(ngroups) as u32, &payload).unwrap();
         }
         check(&groups, &batch, &format!("round {round}"));
+        let dfas: Vec<DfaTables> = groups
+            .iter()
+            .map(|p| DfaTables::build(p, &Limits::default()).unwrap())
+            .collect();
+        let tables = AcTables::with_width(&dfas, Width::U32).unwrap();
+        let hot = renumbered(&dfas, &batch);
+        for cap in [2, 64] {
+            same_rows_as_thread_kernel(&tables, &batch, cap, &format!("round {round}"));
+            // Renumbered hottest first: the same rows, slot for slot.
+            same_rows_on(
+                &tables,
+                &hot,
+                &batch,
+                cap,
+                &format!("round {round}, hot first"),
+            );
+        }
     }
 }
 
@@ -180,7 +261,12 @@ fn corpus_payloads_against_their_rules() {
         .collect();
     let want = expected(&matchers, &batch);
     let tables = AcTables::new(&dfas).unwrap();
-    for layout in [AcLayout::PacketPerThread, AcLayout::BLOCK_WARP] {
+    for layout in [
+        AcLayout::PacketPerThread,
+        AcLayout::BLOCK_WARP,
+        AcLayout::SharedHot { bytes: 48 * 1024 },
+        AcLayout::SharedHot16 { bytes: 100 * 1024 },
+    ] {
         for cap in [4, 64] {
             let mut rows = ReportBuffer::new(cap);
             cpu::run_ac(&tables, &batch, layout, &mut rows);
@@ -189,6 +275,12 @@ fn corpus_payloads_against_their_rules() {
             assert!(got == want, "corpus: {layout:?} cap {cap}");
         }
     }
+    // The largest group's shallowest states are shared: the hot kernels' rows equal the
+    // thread kernel's, slot for slot.
+    let w =
+        tables.hot_windows(AcLayout::SharedHot16 { bytes: 100 * 1024 }.hot_rows(tables.width()));
+    assert!(w.rows() > 2, "{w:?}");
+    same_rows_as_thread_kernel(&tables, &batch, 16, "corpus");
     matches += want.len();
     eprintln!("corpus: {used} cases, {frames_seen} frames, {matches} matches, all equal");
     assert!(

@@ -1,6 +1,7 @@
 //! On a machine with a GPU: the kernels' reports equal the CPU executor's, exactly, on
 //! random batches and corpus payloads, through the dispatcher (two streams, pinned
-//! staging); the DFA kernel equals `run_dfa`. Without a GPU the test prints why and passes,
+//! staging), for every kernel version (the hot-row kernels included); the DFA kernel
+//! equals `run_dfa`. Without a GPU the test prints why and passes,
 //! unless `OSPREY_REQUIRE_GPU=1`.
 
 mod common;
@@ -93,16 +94,72 @@ fn gpu_reports_equal_the_cpu_executor() {
     }
     let mut all = batches(&mut rng, 3, alphabet);
     all.push(corpus_batch);
-    for width in [Width::U16, Width::U32] {
-        let tables = AcTables::with_width(&dfas, width).unwrap();
-        for layout in [AcLayout::PacketPerThread, AcLayout::BLOCK_WARP] {
+    // The largest group renumbered hottest first by the lookups the batches make in it
+    // (`gpu::hot_first`): the hot-row kernels then share its hottest rows.
+    let hot_first = {
+        let g = AcTables::with_width(&dfas, Width::U32).unwrap().hot_group() as usize;
+        let d = &dfas[g];
+        let mut visits = vec![0u64; d.num_states as usize];
+        for b in &all {
+            for p in (0..b.len()).filter(|&p| b.group(p) as usize == g) {
+                let mut s = 0usize;
+                for &byte in b.payload(p) {
+                    visits[s] += 1;
+                    s = d.transitions[(s << 8) + byte as usize] as usize;
+                }
+            }
+        }
+        let h = gpu::hot_first(d, &visits);
+        let mut groups = dfas.clone();
+        groups[g] = h.tables;
+        let mut t = AcTables::with_width(&groups, Width::U32).unwrap();
+        t.set_hot_ranking(h.ranking);
+        t
+    };
+    // The kernels' PTX compiled once, not once per matcher.
+    let cache_dir = std::env::temp_dir().join(format!("osprey-device-ptx-{}", std::process::id()));
+    let cache = gpu::cache::DiskCache::new(&cache_dir);
+    let tables_under_test = [
+        (
+            Width::U16,
+            "bfs",
+            AcTables::with_width(&dfas, Width::U16).unwrap(),
+        ),
+        (
+            Width::U32,
+            "bfs",
+            AcTables::with_width(&dfas, Width::U32).unwrap(),
+        ),
+        (Width::U32, "hot-first", hot_first),
+    ];
+    for (width, order, tables) in &tables_under_test {
+        let (width, tables) = (*width, tables);
+        for layout in [
+            AcLayout::PacketPerThread,
+            AcLayout::BLOCK_WARP,
+            // The hot-row kernels (issue 27 point 5): a few rows, the whole budget, and
+            // 16-bit shared rows (more than the 4 KiB a default launch has, so the opt-in
+            // shared-memory attribute is exercised).
+            AcLayout::SharedHot { bytes: 2048 },
+            AcLayout::SharedHot {
+                bytes: AcLayout::MAX_SHARED,
+            },
+            AcLayout::SharedHot16 { bytes: 2048 },
+            AcLayout::SharedHot16 {
+                bytes: AcLayout::MAX_SHARED,
+            },
+        ] {
+            if *order == "hot-first" && !layout.is_hot() {
+                continue;
+            }
             for cap in [2u32, 64] {
                 let cfg = GpuConfig {
                     layout,
                     report_cap: cap,
                     ..GpuConfig::default()
                 };
-                let d = Dispatcher::spawn(GpuMatcher::new(&tables, cfg).unwrap()).unwrap();
+                let m = GpuMatcher::with_cache(tables, cfg, Some(&cache)).unwrap();
+                let d = Dispatcher::spawn(m).unwrap();
                 let h = d.handle();
                 // Submit every batch before reading any reply: both streams are busy.
                 let pending: Vec<_> = all.iter().map(|b| h.submit(b.clone())).collect();
@@ -112,7 +169,7 @@ fn gpu_reports_equal_the_cpu_executor() {
                     // CUDA events timed the kernel alone (bench gpu's kernel-only figure).
                     assert!(rows.kernel_ns().is_some_and(|ns| ns > 0), "kernel time");
                     let mut want_rows = ReportBuffer::new(cap);
-                    cpu::run_ac(&tables, b, layout, &mut want_rows);
+                    cpu::run_ac(tables, b, layout, &mut want_rows);
                     for p in 0..b.len() {
                         assert_eq!(rows.overflowed(p), want_rows.overflowed(p), "packet {p}");
                         if !rows.overflowed(p) {
@@ -120,12 +177,15 @@ fn gpu_reports_equal_the_cpu_executor() {
                             let mut want = want_rows.row(p).to_vec();
                             got.sort();
                             want.sort();
-                            assert_eq!(got, want, "{width:?} {layout:?} cap {cap} packet {p}");
+                            assert_eq!(
+                                got, want,
+                                "{width:?} {order} {layout:?} cap {cap} packet {p}"
+                            );
                         }
                     }
                     let (mut m_gpu, mut m_cpu) = (Vec::new(), Vec::new());
-                    merge_ac(&tables, b, &rows, &mut m_gpu);
-                    merge_ac(&tables, b, &want_rows, &mut m_cpu);
+                    merge_ac(tables, b, &rows, &mut m_gpu);
+                    merge_ac(tables, b, &want_rows, &mut m_cpu);
                     assert!(m_gpu == m_cpu, "merged matches");
                 }
                 // The batches queued together went out merged (the rows above came from
@@ -135,7 +195,7 @@ fn gpu_reports_equal_the_cpu_executor() {
                     |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
                 assert_eq!(get(&st.requests), all.len() as u64);
                 eprintln!(
-                    "{width:?} {layout:?} cap {cap}: {} requests in {} device batches, {} B back",
+                    "{width:?} {order} {layout:?} cap {cap}: {} requests in {} device batches, {} B back",
                     get(&st.requests),
                     get(&st.device_batches),
                     get(&st.bytes_d2h)
@@ -143,6 +203,7 @@ fn gpu_reports_equal_the_cpu_executor() {
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&cache_dir);
 }
 
 #[test]

@@ -54,6 +54,25 @@ pub struct BenchGpuOptions {
     /// Report slots per payload; 0: sized to the workload ([`report_cap_for`]), so that
     /// no row overflows and the figures are the device's, not the CPU's rescans.
     pub report_cap: u32,
+    /// The Aho-Corasick kernels measured ([`AcLayout::name`]s, `--kernel`).
+    pub kernels: Vec<AcLayout>,
+    /// A capture whose TCP/UDP payloads (in capture order, cycled) fill the batches
+    /// instead of the synthetic ones; `packet_sizes` is then not used (each point's
+    /// `packet_size` is 0 and `payload_bytes` says what the batch held).
+    pub pcap: Option<PathBuf>,
+}
+
+/// Every Aho-Corasick kernel version (`--kernel` default): the two layouts of issue 27
+/// point 4, then the hot-row kernels of point 5 with 48, 100 and 227 KiB of shared memory.
+pub const ALL_KERNELS: &str =
+    "packet-per-thread,packet-per-block-32,hot-48k,hot-100k,hot-227k,hot16-100k,hot16-227k";
+
+/// Parse a comma-separated list of kernel names.
+pub fn parse_kernels(list: &str) -> Result<Vec<AcLayout>, String> {
+    list.split(',')
+        .filter(|n| !n.is_empty())
+        .map(AcLayout::parse)
+        .collect()
 }
 
 impl Default for BenchGpuOptions {
@@ -66,8 +85,27 @@ impl Default for BenchGpuOptions {
             backend: "auto".into(),
             max_dfas: 256,
             report_cap: 0,
+            kernels: parse_kernels(ALL_KERNELS).expect("valid names"),
+            pcap: None,
         }
     }
+}
+
+/// [`batch`] for the profile: `n` payloads of `size` bytes.
+pub(crate) fn synthetic_batch(n: usize, size: usize, patterns: &[Pattern], seed: u64) -> Batch {
+    batch(n, size, patterns, seed)
+}
+
+/// The fast patterns of the rule files and their one AC-Full automaton.
+pub(crate) fn fast_automaton(rules: &[PathBuf]) -> Result<(Vec<Pattern>, DfaTables), String> {
+    let (set, _) = RuleSet::load(rules, &Vars::suricata_default(), &LoadOptions::default());
+    let (fast, _) = pattern_sets(&set, None);
+    if fast.is_empty() {
+        return Err("no fast pattern in the rules".into());
+    }
+    let full =
+        DfaTables::build(&fast, &Limits::default()).map_err(|e| format!("AC tables: {e}"))?;
+    Ok((fast, full))
 }
 
 /// A batch of `n` payloads of `size` bytes: one HTTP request head (cut to the size) and
@@ -120,7 +158,9 @@ fn lookups(batch: &Batch, layout: AcLayout, max_len: usize) -> u64 {
         .map(|&len| {
             let len = len as usize;
             match layout {
-                AcLayout::PacketPerThread => len as u64,
+                AcLayout::PacketPerThread
+                | AcLayout::SharedHot { .. }
+                | AcLayout::SharedHot16 { .. } => len as u64,
                 AcLayout::PacketPerBlock { threads } => {
                     let chunk = len.div_ceil(threads.clamp(1, 1024) as usize).max(1);
                     (0..len.div_ceil(chunk))
@@ -208,6 +248,7 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
         Width::U32,
         fast.len(),
         AcTables::with_width(std::slice::from_ref(&full), Width::U32).map_err(|e| e.to_string())?,
+        "bfs",
     ));
     let small = if full.num_states <= u16::MAX as u32 + 1 {
         Some(full.clone())
@@ -220,6 +261,7 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
             Width::U16,
             n,
             AcTables::with_width(&[t], Width::U16).map_err(|e| e.to_string())?,
+            "bfs",
         ));
     }
     let (backend, why) = match opts.backend.as_str() {
@@ -237,20 +279,81 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
             "note": "no GPU: the CPU executor of the same kernels stands in; these are CPU figures"}),
     };
     let max_packets = *opts.batch_sizes.iter().max().unwrap_or(&512);
-    let max_size = *opts.packet_sizes.iter().max().unwrap_or(&1514);
+    let real = match &opts.pcap {
+        Some(p) => {
+            let v: Vec<Vec<u8>> = crate::payloads::pcap_payloads(p)?;
+            if v.is_empty() {
+                return Err(format!("{}: no TCP/UDP payload", p.display()));
+            }
+            Some(v)
+        }
+        None => None,
+    };
+    let sizes: Vec<usize> = match &real {
+        Some(_) => vec![0],
+        None => opts.packet_sizes.clone(),
+    };
+    let max_size = match &real {
+        Some(v) => v.iter().map(|p| p.len()).max().unwrap_or(1).max(1),
+        None => *opts.packet_sizes.iter().max().unwrap_or(&1514),
+    };
+    // A batch of `n` payloads: the capture's (cycled from payload `n`, so batches differ)
+    // or synthetic ones of `size` bytes.
+    let make = |n: usize, size: usize, seed: u64| -> Batch {
+        match &real {
+            Some(v) => {
+                let bytes: usize = (0..n)
+                    .map(|i| v[(n + i) % v.len()].len().next_multiple_of(gpu::ALIGN))
+                    .sum();
+                let mut b = Batch::new(n, bytes.max(gpu::ALIGN));
+                for i in 0..n {
+                    b.push(0, &v[(n + i) % v.len()])
+                        .expect("sized for the batch");
+                }
+                b
+            }
+            None => batch(n, size, &fast, seed),
+        }
+    };
+    // The 32-bit table renumbered hottest first ([`gpu::hot_first`]) by the lookups of a
+    // sample (4,096 payloads: the capture's first, or synthetic ones of another seed), for
+    // the hot-row kernels: their shared rows are then the sample's hottest states.
+    if opts.kernels.iter().any(|k| k.is_hot()) {
+        let sample: Vec<Vec<u8>> = match &real {
+            Some(v) => v.iter().take(4096).cloned().collect(),
+            None => {
+                let b = batch(4096, max_size, &fast, 0xfeed);
+                (0..b.len()).map(|i| b.payload(i).to_vec()).collect()
+            }
+        };
+        let mut visits = vec![0u64; full.num_states as usize];
+        for p in &sample {
+            let mut s = 0usize;
+            for &b in p {
+                visits[s] += 1;
+                s = full.transitions[(s << 8) + b as usize] as usize;
+            }
+        }
+        let h = gpu::hot_first(&full, &visits);
+        let mut t = AcTables::with_width(&[h.tables], Width::U32).map_err(|e| e.to_string())?;
+        t.set_hot_ranking(h.ranking);
+        tables.push((Width::U32, fast.len(), t, "hot-first"));
+    }
     let mut points = Vec::new();
-    let layouts = [
-        ("packet-per-thread", AcLayout::PacketPerThread),
-        ("packet-per-block-32", AcLayout::BLOCK_WARP),
-    ];
-    for (width, npat, t) in &tables {
+    for (width, npat, t, order) in &tables {
         let t = Arc::new(t.clone());
         let max_len = t.groups()[0].max_len as usize;
         let report_cap = match opts.report_cap {
             0 => report_cap_for(&t, max_size, &fast),
             n => n,
         };
-        for (lname, layout) in layouts {
+        for &layout in &opts.kernels {
+            if *order == "hot-first" && !layout.is_hot() {
+                continue;
+            }
+            let lname = layout.name();
+            // Rows the kernel shares (bounded by the group's states).
+            let hot = t.hot_windows(layout.hot_rows(*width));
             let cfg = GpuConfig {
                 report_cap,
                 layout,
@@ -263,8 +366,8 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                 .ok_or("no offload backend")?;
             let mut worker = off.worker();
             for &n in &opts.batch_sizes {
-                for &size in &opts.packet_sizes {
-                    let b = batch(n, size, &fast, n as u64 ^ size as u64);
+                for &size in &sizes {
+                    let b = make(n, size, n as u64 ^ size as u64);
                     let payload: u64 = b.lens().iter().map(|&l| l as u64).sum();
                     let rows = (n * cfg.report_cap as usize * 2 * 4) as u64;
                     let h2d = b.bytes().len() as u64 + 12 * n as u64;
@@ -311,6 +414,8 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
                     let d2h = (back() - back0) / runs.max(1);
                     points.push(json!({
                         "kernel": "ac", "layout": lname,
+                        "shared_rows": hot.rows(), "order": order,
+                        "shared_bytes": hot.rows() * 256 * layout.shared_entry_bytes(*width),
                         "width": if *width == Width::U16 { 16 } else { 32 },
                         "patterns": npat, "batch": n, "packet_size": size,
                         "payload_bytes": payload, "bytes_h2d": h2d, "bytes_d2h": d2h,
@@ -334,6 +439,7 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
         let dset =
             Arc::new(DfaSet::new(&dfas, detect::PCRE_DFA_MAX_STATES).map_err(|e| e.to_string())?);
         let t = Arc::new(tables[0].2.clone());
+        // (the DFA kernel does not read the AC tables' order)
         let cfg = GpuConfig {
             max_packets,
             max_bytes: max_packets * max_size.next_multiple_of(gpu::ALIGN),
@@ -344,8 +450,8 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
             .ok_or("no offload backend")?;
         let mut worker = off.worker();
         for &n in &opts.batch_sizes {
-            for &size in &opts.packet_sizes {
-                let b = batch(n, size, &fast, 7 ^ n as u64);
+            for &size in &sizes {
+                let b = make(n, size, 7 ^ n as u64);
                 let jobs: Vec<DfaJob> = (0..n as u32)
                     .flat_map(|p| (0..4u32).map(move |k| (p, k)))
                     .map(|(packet, k)| DfaJob {
@@ -389,6 +495,10 @@ pub fn bench_gpu(opts: &BenchGpuOptions) -> Result<Value, String> {
     Ok(json!({
         "bench": "gpu",
         "executor": executor,
+        "payloads": match &opts.pcap {
+            Some(p) => json!(p),
+            None => json!("synthetic"),
+        },
         "rules": opts.rules,
         "fast_patterns": fast.len(),
         "ac_states": full.num_states,
@@ -437,13 +547,36 @@ mod tests {
             backend: "cpu-sim".into(),
             max_dfas: 4,
             report_cap: 0,
+            kernels: parse_kernels("thread,block-32,hot-48k,hot16-1k").unwrap(),
+            pcap: None,
         };
         let v = bench_gpu(&opts).unwrap();
         assert_eq!(v["executor"]["kind"], "cpu-sim");
         assert_eq!(v["fast_patterns"], 2);
         let points = v["points"].as_array().unwrap();
-        // AC: 2 widths x 2 layouts x 2 x 2; DFA: 2 x 2.
-        assert_eq!(points.len(), 16 + 4);
+        // AC: 2 widths x 4 kernels x 2 x 2, the hot-first table's 2 hot kernels x 2 x 2;
+        // DFA: 2 x 2.
+        assert_eq!(points.len(), 32 + 8 + 4);
+        assert_eq!(
+            points.iter().filter(|p| p["order"] == "hot-first").count(),
+            8
+        );
+        // The hot-row kernels share the rows of every state of this small automaton,
+        // and find what the thread kernel finds.
+        for p in points.iter().filter(|p| p["layout"] == "hot-48k") {
+            assert!(p["shared_rows"].as_u64().unwrap() > 2, "{p}");
+            let thread = points
+                .iter()
+                .find(|q| {
+                    q["layout"] == "packet-per-thread"
+                        && q["width"] == p["width"]
+                        && q["order"] == "bfs"
+                        && q["batch"] == p["batch"]
+                        && q["packet_size"] == p["packet_size"]
+                })
+                .unwrap();
+            assert_eq!(p["matches"], thread["matches"], "{p}");
+        }
         for p in points {
             assert!(p["e2e_gbps"].as_f64().unwrap() > 0.0, "{p}");
             // Kernel-only comes from the executor's own timer, as on a GPU (CUDA events).
@@ -474,5 +607,14 @@ mod tests {
         assert!(back > 16 * 4 && back <= all, "{ac200}");
         assert!(points.iter().any(|p| p["kernel"] == "dfa"));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn kernel_lists_parse_and_a_bad_name_is_an_error() {
+        let all = parse_kernels(ALL_KERNELS).unwrap();
+        assert_eq!(all.len(), 7);
+        assert_eq!(all[0], AcLayout::PacketPerThread);
+        assert_eq!(all[4], AcLayout::SharedHot { bytes: 227 * 1024 });
+        assert!(parse_kernels("thread,hot-999k").is_err());
     }
 }

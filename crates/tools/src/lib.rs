@@ -16,6 +16,7 @@ pub mod bench_engine;
 pub mod bench_gpu;
 pub mod bench_mpm;
 mod engines;
+pub mod gpu_profile;
 #[cfg(feature = "hyperscan")]
 mod hyperscan;
 mod patterns;

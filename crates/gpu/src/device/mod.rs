@@ -28,7 +28,7 @@ pub use crate::feeder::AcReply;
 use crate::feeder::{used_slots, DispatchStats, Group};
 use crate::nvrtc::{self, guarded, KERNELS};
 use crate::reports::RawReport;
-use crate::tables::{AcTables, DfaSet, Width};
+use crate::tables::{AcTables, DfaSet, HotWindows, Width};
 
 /// Why no GPU is used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -184,6 +184,11 @@ pub struct GpuMatcher {
     tables: DeviceTables,
     slots: Vec<Slot>,
     next: usize,
+    /// The shared rows of a hot-row layout (empty otherwise) and their bytes per block.
+    hot: HotWindows,
+    hot_bytes: u32,
+    /// Streaming multiprocessors (a hot-row launch puts one block on each).
+    sms: u32,
 }
 
 /// An event that records time (cudarc's default disables timing).
@@ -251,8 +256,36 @@ impl GpuMatcher {
             (AcLayout::PacketPerThread, Width::U32) => "ac_thread_u32",
             (AcLayout::PacketPerBlock { .. }, Width::U16) => "ac_block_u16",
             (AcLayout::PacketPerBlock { .. }, Width::U32) => "ac_block_u32",
+            (AcLayout::SharedHot { .. }, Width::U16) => "ac_hot_u16",
+            (AcLayout::SharedHot { .. }, Width::U32) => "ac_hot_u32",
+            (AcLayout::SharedHot16 { .. }, Width::U16) => "ac_hot16_u16",
+            (AcLayout::SharedHot16 { .. }, Width::U32) => "ac_hot16_u32",
         };
         let kernel = module.load_function(entry).map_err(gpu_err(entry))?;
+        let hot = tables.hot_windows(cfg.layout.hot_rows(tables.width()));
+        let hot_bytes = hot.rows() * 256 * cfg.layout.shared_entry_bytes(tables.width());
+        use cudarc::driver::sys::{CUdevice_attribute as A, CUfunction_attribute as F};
+        let sms = ctx
+            .attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(gpu_err("SM count"))?
+            .max(1) as u32;
+        if hot_bytes > 0 {
+            let most = ctx
+                .attribute(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+                .map_err(gpu_err("shared memory limit"))?;
+            if hot_bytes as i64 > most as i64 {
+                return Err(format!(
+                    "{}: {hot_bytes} bytes of shared memory asked, the device allows {most}",
+                    cfg.layout.name()
+                ));
+            }
+            kernel
+                .set_attribute(
+                    F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    hot_bytes as i32,
+                )
+                .map_err(gpu_err("shared memory size"))?;
+        }
         let s0 = ctx.default_stream();
         let groups: Vec<u32> = tables
             .groups()
@@ -314,6 +347,9 @@ impl GpuMatcher {
             tables: dt,
             slots,
             next: 0,
+            hot,
+            hot_bytes,
+            sms,
         })
     }
 
@@ -395,6 +431,19 @@ impl GpuMatcher {
                 block_dim: (threads.clamp(1, 1024), 1, 1),
                 shared_mem_bytes: 0,
             },
+            // One block per SM (each copies the hot rows once), as many waves as needed
+            // beyond 1,024 threads each.
+            AcLayout::SharedHot { .. } | AcLayout::SharedHot16 { .. } => {
+                let tpb = npkts
+                    .div_ceil(self.sms)
+                    .next_multiple_of(32)
+                    .clamp(64, 1024);
+                LaunchConfig {
+                    grid_dim: (npkts.div_ceil(tpb), 1, 1),
+                    block_dim: (tpb, 1, 1),
+                    shared_mem_bytes: self.hot_bytes,
+                }
+            }
         };
         let mut b = s.launch_builder(&self.kernel);
         b.arg(&slot.d_bytes)
@@ -414,11 +463,17 @@ impl GpuMatcher {
             .arg(&mut slot.d_counts)
             .arg(&mut slot.d_reports)
             .arg(&cap);
+        let hot = (self.hot.group, self.hot.lo, self.hot.hi);
+        if self.cfg.layout.is_hot() {
+            b.arg(&hot.0).arg(&hot.1).arg(&hot.2);
+        }
         slot.ev_start.record(&s).map_err(gpu_err("event"))?;
         // SAFETY: the argument list matches the kernel signature in kernels/ac.cu (payload,
         // offsets, lengths, groups, count, transitions, group table, group count, output
-        // offsets, outputs, counters, report rows, row capacity); every index the kernel
-        // forms is bounded by the table layout checked in AcTables and the batch layout.
+        // offsets, outputs, counters, report rows, row capacity, and for ac_hot* the hot
+        // group and its two windows); every index the kernel forms is bounded by the table
+        // layout checked in AcTables and the batch layout, and the shared rows by the
+        // windows `hot_windows` cut to the group's states and `hot_bytes` of shared memory.
         unsafe { b.launch(cfg) }.map_err(gpu_err("launch"))?;
         slot.ev_end.record(&s).map_err(gpu_err("event"))?;
         slot.timed = true;
@@ -515,7 +570,7 @@ impl GpuMatcher {
         })();
         match result {
             Ok((counts, dense, used, kernel_ns)) => {
-                let in_order = self.cfg.layout == AcLayout::PacketPerThread;
+                let in_order = self.cfg.layout.scan_order();
                 group.split(cap, (kernel_ns, in_order), &counts, |p| {
                     let k = (counts[p] as usize).min(used);
                     &dense[p * used..p * used + k]
