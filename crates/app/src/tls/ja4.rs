@@ -228,17 +228,17 @@ mod tests {
         let ch = ClientHello {
             version: 0x0303,
             sni: Some(b"example.com"),
-            supported_versions: vec![0x0a0a, 0x0304, 0x0303],
-            ciphers: vec![
+            supported_versions: smallvec::smallvec![0x0a0a, 0x0304, 0x0303],
+            ciphers: smallvec::smallvec![
                 0x0a0a, 0x1301, 0x1302, 0x1303, 0xc02b, 0xc02f, 0xc02c, 0xc030, 0xcca9, 0xcca8,
                 0xc013, 0xc014, 0x009c, 0x009d, 0x002f, 0x0035,
             ],
-            extensions: vec![
+            extensions: smallvec::smallvec![
                 0x0a0a, 0x001b, 0x0000, 0x0033, 0x0010, 0x4469, 0x0017, 0x002d, 0x000d, 0x0005,
                 0x0023, 0x0012, 0x002b, 0xff01, 0x000b, 0x000a, 0x0015, 0x1a1a,
             ],
             alpn_first: Some(b"h2"),
-            signature_algorithms: vec![
+            signature_algorithms: smallvec::smallvec![
                 0x0403, 0x0804, 0x0401, 0x0503, 0x0805, 0x0501, 0x0806, 0x0601,
             ],
             ..Default::default()
@@ -251,7 +251,7 @@ mod tests {
         // No extension and no signature algorithm: the hash of "_", as Suricata.
         let bare = ClientHello {
             version: 0x0301,
-            ciphers: vec![0x0004],
+            ciphers: smallvec::smallvec![0x0004],
             ..Default::default()
         };
         assert!(ja4(&bare, 't').starts_with("t10i010000_"));
