@@ -611,7 +611,8 @@ mod tests {
         u.parse(&mut ctx, Direction::ToServer, &stream[..9]);
         assert_eq!(u.sides[0].rec.as_ptr(), at);
         drop(u);
-        assert_eq!(take_rec(stream.len()).as_ptr(), at);
+        let again = take_rec(stream.len());
+        assert_eq!(again.as_ptr(), at);
     }
 
     #[test]
