@@ -45,7 +45,8 @@ pub struct CertInfo {
 }
 
 /// A short text held inline up to 64 bytes (a fingerprint's 59, a usual serial's, a
-/// time's 19): the facts of a new certificate take no allocation each.
+/// time's 19, a JA4's 36): the facts of a new certificate and a hello's JA4 take no
+/// allocation each.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct ShortText(smallvec::SmallVec<[u8; 64]>);
 
@@ -54,6 +55,32 @@ impl ShortText {
     pub fn as_str(&self) -> &str {
         // Only whole `str`s are ever written in (`fmt::Write`, `From`).
         std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl ShortText {
+    /// Appends `c`.
+    pub fn push(&mut self, c: char) {
+        self.push_str(c.encode_utf8(&mut [0; 4]));
+    }
+
+    /// Appends `s`.
+    pub fn push_str(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+}
+
+impl Extend<char> for ShortText {
+    fn extend<I: IntoIterator<Item = char>>(&mut self, iter: I) {
+        for c in iter {
+            self.push(c);
+        }
+    }
+}
+
+impl PartialEq<String> for ShortText {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
     }
 }
 

@@ -12,6 +12,7 @@
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
+use super::cert::ShortText;
 use super::parser::ClientHello;
 
 /// RFC 8701's GREASE values (`0x?a?a`), which JA4 leaves out.
@@ -39,7 +40,7 @@ fn version_code(v: u16) -> &'static str {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends the first 12 hex digits of the SHA-256 that `h` computed.
-fn push_hash12(out: &mut String, h: Sha256) {
+fn push_hash12(out: &mut ShortText, h: Sha256) {
     for &b in &h.finalize()[..6] {
         out.push(char::from(HEX[usize::from(b >> 4)]));
         out.push(char::from(HEX[usize::from(b & 0xf)]));
@@ -99,7 +100,7 @@ fn hash_sorted(h: &mut Sha256, vals: &[u16], keep: impl Fn(u16) -> bool) {
 }
 
 /// The JA4 of a ClientHello; `transport` is `'t'` (TLS over TCP) or `'q'` (QUIC).
-pub fn ja4(ch: &ClientHello<'_>, transport: char) -> String {
+pub fn ja4(ch: &ClientHello<'_>, transport: char) -> ShortText {
     let version = ch
         .supported_versions
         .iter()
@@ -109,7 +110,8 @@ pub fn ja4(ch: &ClientHello<'_>, transport: char) -> String {
         .unwrap_or(ch.version);
     let ciphers = ch.ciphers.iter().filter(|&&c| !is_grease(c)).count();
     let exts = ch.extensions.iter().filter(|&&e| !is_grease(e)).count();
-    let mut out = String::with_capacity(36);
+    // Held inline: no allocation per hello.
+    let mut out = ShortText::default();
     out.push(transport);
     out.push_str(version_code(version));
     out.push(if ch.sni.is_some() { 'd' } else { 'i' });

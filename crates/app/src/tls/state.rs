@@ -73,7 +73,7 @@ pub struct TlsState {
     /// The ServerHello's JA3S.
     ja3s: Option<Ja3>,
     /// The ClientHello's JA4.
-    ja4: Option<String>,
+    ja4: Option<super::cert::ShortText>,
     /// The 32-byte randoms of the ClientHello and of the ServerHello.
     randoms: [Option<[u8; 32]>; 2],
     /// What the last handshake message of the latest parse call was, as `ssl_state`
