@@ -563,7 +563,11 @@ impl Defrag {
         }
         if (end as usize) > t.buf.len() {
             if t.buf.capacity() < end as usize {
-                t.buf.reserve_exact(end as usize - t.buf.len());
+                // At least double the room (up to the largest datagram): a large
+                // datagram's fragments, arriving in order, grew it once each before.
+                // The memory charged is the length, not the room (`tracker_mem`).
+                let want = (end as usize).max((2 * t.buf.capacity()).min(limit as usize));
+                t.buf.reserve_exact(want - t.buf.len());
             }
             t.buf.resize(end as usize, 0);
         }

@@ -258,23 +258,56 @@ fn parse_soa(m: &[u8], start: usize, end: usize) -> Result<RData, DnsError> {
     })))
 }
 
-fn parse_rr(m: &[u8], pos: usize) -> Result<(DnsAnswer, usize), DnsError> {
-    let (name, p) = parse_name(m, pos)?;
+/// [`parse_name`] into `buf`: a buffer that already has room (a recycled record's) is
+/// filled in place; an empty one gets the name at its exact length.
+fn parse_name_reuse(m: &[u8], pos: usize, buf: &mut Vec<u8>) -> Result<usize, DnsError> {
+    if buf.capacity() == 0 {
+        let (name, end) = parse_name(m, pos)?;
+        *buf = name;
+        Ok(end)
+    } else {
+        parse_name_into(m, pos, buf)
+    }
+}
+
+/// The record data `name`-typed data replaces: a recycled record's name buffer.
+fn old_name(rdata: &mut RData) -> Vec<u8> {
+    match std::mem::replace(rdata, RData::A([0; 4])) {
+        RData::Name(b) => b,
+        _ => Vec::new(),
+    }
+}
+
+/// Parses the resource record at `pos` into `a` (whose buffers are reused); returns the
+/// offset after it. On an error `a` holds a part of the record.
+fn parse_rr_into(m: &[u8], pos: usize, a: &mut DnsAnswer) -> Result<usize, DnsError> {
+    let p = parse_name_reuse(m, pos, &mut a.name)?;
     let rrtype = u16_at(m, p)?;
     let rrclass = u16_at(m, p + 2)?;
     let ttl = u32::from(u16_at(m, p + 4)?) << 16 | u32::from(u16_at(m, p + 6)?);
     let rdlen = usize::from(u16_at(m, p + 8)?);
     let start = p + 10;
     let data = m.get(start..start + rdlen).ok_or(DnsError::Truncated)?;
-    let rdata = match (rrtype, rdlen) {
+    a.rrtype = rrtype;
+    a.rrclass = rrclass;
+    a.ttl = ttl;
+    a.rdata = match (rrtype, rdlen) {
         (1, 4) => RData::A([data[0], data[1], data[2], data[3]]),
         (28, 16) => {
-            let mut a = [0u8; 16];
-            a.copy_from_slice(data);
-            RData::Aaaa(a)
+            let mut b = [0u8; 16];
+            b.copy_from_slice(data);
+            RData::Aaaa(b)
         }
-        (2 | 5 | 12, _) => RData::Name(parse_name(m, start)?.0),
-        (15, n) if n >= 3 => RData::Name(parse_name(m, start + 2)?.0),
+        (2 | 5 | 12, _) => {
+            let mut b = old_name(&mut a.rdata);
+            parse_name_reuse(m, start, &mut b)?;
+            RData::Name(b)
+        }
+        (15, n) if n >= 3 => {
+            let mut b = old_name(&mut a.rdata);
+            parse_name_reuse(m, start + 2, &mut b)?;
+            RData::Name(b)
+        }
         (6, _) => {
             parse_soa(m, start, start + rdlen).unwrap_or_else(|_| RData::Other(data.to_vec()))
         }
@@ -283,58 +316,99 @@ fn parse_rr(m: &[u8], pos: usize) -> Result<(DnsAnswer, usize), DnsError> {
             fp_type: data[1],
             fingerprint: data[2..].to_vec(),
         },
-        _ => RData::Other(data.to_vec()),
-    };
-    Ok((
-        DnsAnswer {
-            name,
-            rrtype,
-            rrclass,
-            ttl,
-            rdata,
+        _ => match std::mem::replace(&mut a.rdata, RData::A([0; 4])) {
+            RData::Other(mut b) if b.capacity() > 0 => {
+                b.clear();
+                b.extend_from_slice(data);
+                RData::Other(b)
+            }
+            _ => RData::Other(data.to_vec()),
         },
-        start + rdlen,
-    ))
+    };
+    Ok(start + rdlen)
+}
+
+/// An empty record to parse into.
+fn blank_rr() -> DnsAnswer {
+    DnsAnswer {
+        name: Vec::new(),
+        rrtype: 0,
+        rrclass: 0,
+        ttl: 0,
+        rdata: RData::A([0; 4]),
+    }
 }
 
 /// Parses one whole message. Questions must parse; answers of a response must parse
 /// too (as Suricata, which drops a malformed response). Section counts beyond
 /// [`MAX_RECORDS`] are not parsed.
 pub fn parse_message(m: &[u8]) -> Result<DnsMessage, DnsError> {
+    let mut msg = DnsMessage::default();
+    parse_message_into(m, &mut msg)?;
+    Ok(msg)
+}
+
+/// [`parse_message`] into `msg`, a message parsed before (or empty) whose lists and
+/// name buffers are reused: a recycled message makes parsing the next one allocate
+/// nothing while its records fit. The result equals [`parse_message`]'s (buffers may
+/// have more room); on an error `msg` holds a part of the message.
+pub fn parse_message_into(m: &[u8], msg: &mut DnsMessage) -> Result<(), DnsError> {
     let header = DnsHeader::parse(m).ok_or(DnsError::Truncated)?;
+    msg.header = header;
     let mut pos = 12;
-    let mut queries = Vec::new();
-    for _ in 0..usize::from(header.qdcount).min(MAX_RECORDS) {
-        let (q, p) = parse_query(m, pos)?;
-        queries.push(q);
-        pos = p;
+    let qd = usize::from(header.qdcount).min(MAX_RECORDS);
+    msg.queries.truncate(qd);
+    for i in 0..qd {
+        if i == msg.queries.len() {
+            msg.queries.push(DnsQuery {
+                name: Vec::new(),
+                rrtype: 0,
+                rrclass: 0,
+            });
+        }
+        let q = &mut msg.queries[i];
+        let p = parse_name_reuse(m, pos, &mut q.name)?;
+        q.rrtype = u16_at(m, p)?;
+        q.rrclass = u16_at(m, p + 2)?;
+        pos = p + 4;
     }
-    let mut answers = Vec::new();
-    for _ in 0..usize::from(header.ancount).min(MAX_RECORDS) {
-        match parse_rr(m, pos) {
-            Ok((a, p)) => {
-                answers.push(a);
+    let an = usize::from(header.ancount).min(MAX_RECORDS);
+    msg.answers.truncate(an);
+    let mut n = 0;
+    while n < an {
+        if n == msg.answers.len() {
+            msg.answers.push(blank_rr());
+        }
+        match parse_rr_into(m, pos, &mut msg.answers[n]) {
+            Ok(p) => {
+                n += 1;
                 pos = p;
             }
             Err(e) if header.is_response() => return Err(e),
             Err(_) => break,
         }
     }
+    msg.answers.truncate(n);
     // Authority records of a response; one that does not parse ends the section.
-    let mut authorities = Vec::new();
-    if header.is_response() {
-        for _ in 0..usize::from(header.nscount).min(MAX_RECORDS) {
-            let Ok((a, p)) = parse_rr(m, pos) else { break };
-            authorities.push(a);
-            pos = p;
+    let ns = if header.is_response() {
+        usize::from(header.nscount).min(MAX_RECORDS)
+    } else {
+        0
+    };
+    msg.authorities.truncate(ns);
+    let mut n = 0;
+    while n < ns {
+        if n == msg.authorities.len() {
+            msg.authorities.push(blank_rr());
         }
+        let Ok(p) = parse_rr_into(m, pos, &mut msg.authorities[n]) else {
+            break;
+        };
+        n += 1;
+        pos = p;
     }
-    Ok(DnsMessage {
-        header,
-        queries,
-        answers,
-        authorities,
-    })
+    msg.authorities.truncate(n);
+    Ok(())
 }
 
 /// Whether `b` starts with a plausible DNS header for direction `dir`, for a message
@@ -453,6 +527,62 @@ pub(crate) mod tests {
         m.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1, 0, 0, 1, 44, 0, 4]);
         m.extend_from_slice(&ip);
         m
+    }
+
+    /// A response to `name` with a CNAME to `target`, an opaque TXT record and an A
+    /// record, and `ns` authority records of type NS.
+    fn answer_mixed(name: &str, target: &str, ns: u16) -> Vec<u8> {
+        let mut m = query(7, name, 1);
+        m[2] = 0x81;
+        m[3] = 0x80;
+        m[7] = 3;
+        m[9] = ns as u8;
+        let mut t = Vec::new();
+        for l in target.split('.') {
+            t.push(l.len() as u8);
+            t.extend_from_slice(l.as_bytes());
+        }
+        t.push(0);
+        m.extend_from_slice(&[0xc0, 12, 0, 5, 0, 1, 0, 0, 0, 9, 0, t.len() as u8]);
+        m.extend_from_slice(&t);
+        m.extend_from_slice(&[0xc0, 12, 0, 16, 0, 1, 0, 0, 0, 9, 0, 4, 3, b'a', b'b', b'c']);
+        m.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 9, 0, 4, 10, 0, 0, 1]);
+        for _ in 0..ns {
+            m.extend_from_slice(&[0xc0, 12, 0, 2, 0, 1, 0, 0, 0, 9, 0, 2, 0xc0, 12]);
+        }
+        m
+    }
+
+    #[test]
+    fn a_reused_message_parses_as_a_fresh_one() {
+        let msgs = [
+            answer_mixed("www.example.org", "edge.cdn.example.net", 2),
+            query(1, "a.b", 28),
+            answer_a(2, "short.example", [1, 2, 3, 4]),
+            answer_mixed("x.y", "z", 0),
+            answer_mixed("much.longer.name.than.before.example.com", "t", 3),
+            // Cut inside the answers: an error, then the next parse starts afresh.
+            answer_mixed("cut.example", "c.example", 1)[..60].to_vec(),
+            query(3, "after.cut.example", 1),
+        ];
+        let mut reused = DnsMessage::default();
+        for (i, m) in msgs.iter().enumerate() {
+            let fresh = parse_message(m);
+            let again = parse_message_into(m, &mut reused);
+            match fresh {
+                Ok(f) => {
+                    assert_eq!(again, Ok(()), "message {i}");
+                    assert_eq!(reused, f, "message {i}");
+                }
+                Err(e) => assert_eq!(again, Err(e), "message {i}"),
+            }
+        }
+        // Names went into the buffers already there: the lists did not grow.
+        let q = reused.queries[0].name.as_ptr();
+        let cap = reused.queries.capacity();
+        parse_message_into(&query(4, "other.example", 1), &mut reused).unwrap();
+        assert_eq!(reused.queries[0].name.as_ptr(), q);
+        assert_eq!(reused.queries.capacity(), cap);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use super::parser::{parse_message, DnsMessage};
+use super::parser::{parse_message_into, DnsMessage, RData};
 use crate::{AppCtx, AppProto, Counter, Direction, Events, Transport};
 
 /// One DNS message of a flow.
@@ -51,6 +51,82 @@ impl DnsTx {
             .iter()
             .filter(move |_| req)
             .map(|q| q.name.as_slice())
+    }
+}
+
+/// Most parsed messages of each direction kept per thread for the next ones (every
+/// worker is one thread).
+const MAX_SPARE: usize = 64;
+/// A message is kept only while its lists and buffers hold at most this many bytes, so
+/// the kept ones hold at most `2 * MAX_SPARE * MAX_SPARE_BYTES` (512 KiB) per thread.
+const MAX_SPARE_BYTES: usize = 4096;
+
+thread_local! {
+    /// Messages of freed transactions, their lists and name buffers kept: a new message
+    /// is parsed into one (`parse_message_into`), so DNS does not allocate per message
+    /// once a worker is warm.
+    /// Requests and responses apart (a response's records would be new in a request's
+    /// lists), each up to [`MAX_SPARE`].
+    static SPARE: std::cell::RefCell<[Vec<DnsMessage>; 2]> = const { std::cell::RefCell::new([Vec::new(), Vec::new()]) };
+}
+
+/// A message to parse into, going `dir`: a freed one of that direction when there is
+/// one.
+fn take_message(dir: Direction) -> DnsMessage {
+    SPARE
+        .try_with(|s| s.try_borrow_mut().ok()?[dir.index()].pop())
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// The bytes `msg`'s lists and buffers hold.
+fn held_bytes(msg: &DnsMessage) -> usize {
+    let rr = |a: &super::parser::DnsAnswer| {
+        a.name.capacity()
+            + match &a.rdata {
+                RData::Name(b) | RData::Other(b) => b.capacity(),
+                RData::Sshfp { fingerprint, .. } => fingerprint.capacity(),
+                RData::Soa(s) => s.mname.capacity() + s.rname.capacity(),
+                RData::A(_) | RData::Aaaa(_) => 0,
+            }
+    };
+    msg.queries.capacity() * std::mem::size_of::<super::parser::DnsQuery>()
+        + msg.queries.iter().map(|q| q.name.capacity()).sum::<usize>()
+        + (msg.answers.capacity() + msg.authorities.capacity())
+            * std::mem::size_of::<super::parser::DnsAnswer>()
+        + msg
+            .answers
+            .iter()
+            .chain(&msg.authorities)
+            .map(rr)
+            .sum::<usize>()
+}
+
+/// Keeps a message no transaction holds any more for [`take_message`], while there is
+/// room and it is not too large.
+fn give_message(msg: DnsMessage) {
+    if held_bytes(&msg) > MAX_SPARE_BYTES {
+        return;
+    }
+    let _ = SPARE.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            // A message that did not parse may hold a part of either kind: its header
+            // says which lists it filled.
+            let kept = &mut s[usize::from(msg.header.is_response())];
+            if kept.len() < MAX_SPARE {
+                kept.push(msg);
+            }
+        }
+    });
+}
+
+impl Drop for DnsState {
+    /// The flow is gone: its messages go back to the thread's spare ones.
+    fn drop(&mut self) {
+        while let Some(tx) = self.txs.pop_front() {
+            give_message(tx.message);
+        }
     }
 }
 
@@ -112,7 +188,9 @@ impl DnsState {
     /// Frees transactions with an id below `id`.
     pub fn free_txs_before(&mut self, id: u64) {
         while self.txs.front().is_some_and(|t| t.id < id) {
-            self.txs.pop_front();
+            if let Some(tx) = self.txs.pop_front() {
+                give_message(tx.message);
+            }
         }
     }
 
@@ -134,9 +212,12 @@ impl DnsState {
         m: &[u8],
         prior: Option<u64>,
     ) -> bool {
-        let msg = match parse_message(m) {
-            Ok(msg) if msg.header.is_response() == (dir == Direction::ToClient) => msg,
+        let mut msg = take_message(dir);
+        let parsed = parse_message_into(m, &mut msg);
+        let msg = match parsed {
+            Ok(()) if msg.header.is_response() == (dir == Direction::ToClient) => msg,
             _ => {
+                give_message(msg);
                 ctx.counters.incr(Counter::DnsMalformed);
                 let long_enough = super::parser::probe_header(m, dir, false, m.len());
                 let last = self.txs.back_mut().filter(|t| Some(t.id) == prior);
@@ -173,7 +254,9 @@ impl DnsState {
             events,
         });
         while self.txs.len() > ctx.config.max_tx.max(1) {
-            self.txs.pop_front();
+            if let Some(tx) = self.txs.pop_front() {
+                give_message(tx.message);
+            }
             ctx.counters.incr(Counter::TxLimit);
         }
         true
@@ -267,6 +350,7 @@ impl DnsState {
 
 #[cfg(test)]
 mod tests {
+    use super::super::parser::parse_message;
     use super::super::parser::tests::{answer_a, query};
     use super::*;
 
@@ -316,6 +400,43 @@ mod tests {
         // Suricata's UDP parser carries on after a bad datagram: no parser error.
         assert!(!s.errored());
         assert_eq!(ctx.counters.get(Counter::ErrorDnsTcp), 0);
+    }
+
+    #[test]
+    fn freed_messages_serve_the_next_ones_of_their_direction() {
+        let mut ctx = AppCtx::default();
+        let mut s = DnsState::new(Transport::Udp);
+        let q = query(1, "the-first.example", 1);
+        let r = answer_a(1, "the-first.example", [1, 1, 1, 1]);
+        s.message(&mut ctx, Direction::ToServer, &q, None);
+        s.message(&mut ctx, Direction::ToClient, &r, None);
+        let txs: Vec<_> = s.txs().collect();
+        let (qname, rname) = (
+            txs[0].message().queries[0].name.as_ptr(),
+            txs[1].message().answers[0].name.as_ptr(),
+        );
+        s.free_txs_before(2);
+        // Another flow: its query takes the freed query's buffers, its response the
+        // response's, and each parses as a fresh message would.
+        let mut t = DnsState::new(Transport::Udp);
+        let q2 = query(2, "second.example", 28);
+        let r2 = answer_a(2, "second.example", [2, 2, 2, 2]);
+        t.message(&mut ctx, Direction::ToServer, &q2, None);
+        t.message(&mut ctx, Direction::ToClient, &r2, None);
+        let txs: Vec<_> = t.txs().collect();
+        assert_eq!(txs[0].message().queries[0].name.as_ptr(), qname);
+        assert_eq!(txs[1].message().answers[0].name.as_ptr(), rname);
+        assert_eq!(*txs[0].message(), parse_message(&q2).unwrap());
+        assert_eq!(*txs[1].message(), parse_message(&r2).unwrap());
+        // A dropped flow's messages are kept too; a message that did not parse goes
+        // back at once.
+        drop(t);
+        let mut u = DnsState::new(Transport::Udp);
+        u.message(&mut ctx, Direction::ToServer, b"junk", None);
+        u.message(&mut ctx, Direction::ToServer, &q, None);
+        let txs: Vec<_> = u.txs().collect();
+        assert_eq!(txs.len(), 1);
+        assert_eq!(*txs[0].message(), parse_message(&q).unwrap());
     }
 
     #[test]

@@ -130,7 +130,18 @@ fn is_token(b: u8) -> bool {
 /// layers than `limit` are stacked. A value that is exactly one known coding (any
 /// case) is not looked into, as libhtp's fast path does not.
 pub(crate) fn content_encoding_faults(value: &[u8], limit: usize) -> (u32, bool) {
-    let v: Vec<u8> = value.iter().copied().filter(|&b| b != 0).collect();
+    // Copied without its NUL bytes only when it has some (one allocation per response
+    // with a Content-Encoding header before).
+    let v: std::borrow::Cow<'_, [u8]> = if memchr::memchr(0, value).is_some() {
+        value
+            .iter()
+            .copied()
+            .filter(|&b| b != 0)
+            .collect::<Vec<u8>>()
+            .into()
+    } else {
+        value.into()
+    };
     let v = trim(&v);
     const FAST: [&[u8]; 6] = [
         b"gzip",

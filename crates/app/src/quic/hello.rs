@@ -5,8 +5,6 @@
 //! as they are, GREASE extension types as `0xfafa`, and no
 //! trailing point formats for JA3S.
 
-use md5::{Digest, Md5};
-
 use crate::tls::ja3::Ja3;
 
 /// One extension of a hello.
@@ -33,8 +31,7 @@ pub struct Hello {
 
 /// A fingerprint string with its MD5.
 pub(crate) fn fingerprint(string: String) -> Ja3 {
-    let hash = crate::tls::ja3::hex_lower(&Md5::digest(string.as_bytes()));
-    Ja3 { string, hash }
+    Ja3::new(string)
 }
 
 struct Reader<'a>(&'a [u8]);

@@ -10,7 +10,7 @@ use crate::log::bytes_str;
 use crate::tls::ja3::Ja3;
 
 fn fp(j: &Ja3) -> Value {
-    json!({"hash": j.hash, "string": j.string})
+    json!({"hash": j.hash.as_str(), "string": j.string})
 }
 
 /// The `quic` object of a transaction's record.

@@ -35,21 +35,99 @@ pub struct CertInfo {
     /// The issuer, same format.
     pub issuer: String,
     /// The serial number's DER bytes as uppercase hex pairs joined by `:`.
-    pub serial: String,
+    pub serial: ShortText,
     /// The SHA-1 of the DER bytes as lowercase hex pairs joined by `:`.
-    pub fingerprint: String,
+    pub fingerprint: ShortText,
     /// `notBefore`, UTC, `YYYY-MM-DDTHH:MM:SS`.
-    pub not_before: String,
+    pub not_before: ShortText,
     /// `notAfter`, same format.
-    pub not_after: String,
+    pub not_after: ShortText,
 }
 
-fn pairs(b: &[u8], upper: bool) -> String {
+/// A short text held inline up to 64 bytes (a fingerprint's 59, a usual serial's, a
+/// time's 19, a JA4's 36): the facts of a new certificate and a hello's JA4 take no
+/// allocation each.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct ShortText(smallvec::SmallVec<[u8; 64]>);
+
+impl ShortText {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        // Only whole `str`s are ever written in (`fmt::Write`, `From`).
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl ShortText {
+    /// Appends `c`.
+    pub fn push(&mut self, c: char) {
+        self.push_str(c.encode_utf8(&mut [0; 4]));
+    }
+
+    /// Appends `s`.
+    pub fn push_str(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+}
+
+impl Extend<char> for ShortText {
+    fn extend<I: IntoIterator<Item = char>>(&mut self, iter: I) {
+        for c in iter {
+            self.push(c);
+        }
+    }
+}
+
+impl PartialEq<String> for ShortText {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl std::fmt::Write for ShortText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for ShortText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<&str> for ShortText {
+    fn from(s: &str) -> ShortText {
+        ShortText(smallvec::SmallVec::from_slice(s.as_bytes()))
+    }
+}
+
+impl std::fmt::Debug for ShortText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for ShortText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ShortText {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+fn pairs(b: &[u8], upper: bool) -> ShortText {
     use std::fmt::Write;
-    let mut s = String::with_capacity(b.len() * 3);
+    let mut s = ShortText::default();
     for (i, x) in b.iter().enumerate() {
         if i > 0 {
-            s.push(':');
+            let _ = s.write_char(':');
         }
         let _ = if upper {
             write!(s, "{x:02X}")
@@ -60,9 +138,12 @@ fn pairs(b: &[u8], upper: bool) -> String {
     s
 }
 
-fn time(t: x509_parser::time::ASN1Time) -> String {
+fn time(t: x509_parser::time::ASN1Time) -> ShortText {
+    use std::fmt::Write;
     let d = t.to_datetime();
-    format!(
+    let mut s = ShortText::default();
+    let _ = write!(
+        s,
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
         d.year(),
         u8::from(d.month()),
@@ -70,7 +151,8 @@ fn time(t: x509_parser::time::ASN1Time) -> String {
         d.hour(),
         d.minute(),
         d.second()
-    )
+    );
+    s
 }
 
 /// Parses `der` as x509-parser's `parse_x509_certificate` does, without the deep
@@ -235,6 +317,28 @@ impl CertInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_text_holds_any_length() {
+        // A usual serial inline, a long (malformed) one past the inline room.
+        for n in [0, 1, 20, 21, 22, 40] {
+            let bytes: Vec<u8> = (0..n as u8).collect();
+            let want = bytes
+                .iter()
+                .map(|b| format!("{b:02X}"))
+                .collect::<Vec<_>>()
+                .join(":");
+            let got = pairs(&bytes, true);
+            assert_eq!(got, want.as_str());
+            assert_eq!(got.len(), want.len());
+            assert_eq!(format!("{got}"), want);
+            assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        }
+        assert_eq!(
+            ShortText::from("2021-12-26T00:39:18"),
+            "2021-12-26T00:39:18"
+        );
+    }
 
     #[test]
     fn sliver_certificate_as_suricata_logs_it() {

@@ -13,13 +13,74 @@ pub struct Ja3 {
     /// `771,4865-4866,0-23,29-23,0`.
     pub string: String,
     /// The MD5 of `string`, 32 lowercase hex digits.
-    pub hash: String,
+    pub hash: Md5Hex,
 }
 
 impl Ja3 {
-    fn new(string: String) -> Ja3 {
-        let hash = hex_lower(&Md5::digest(string.as_bytes()));
+    /// The fingerprint `string` with its MD5.
+    pub(crate) fn new(string: String) -> Ja3 {
+        let hash = Md5Hex::of(string.as_bytes());
         Ja3 { string, hash }
+    }
+}
+
+/// An MD5 as 32 lowercase hex digits, held inline (a fingerprint's hash is made for
+/// every hello: no allocation of its own).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Md5Hex([u8; 32]);
+
+impl Md5Hex {
+    /// The MD5 of `b` in lowercase hex.
+    pub fn of(b: &[u8]) -> Md5Hex {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [0u8; 32];
+        for (i, x) in Md5::digest(b).iter().enumerate() {
+            out[2 * i] = HEX[usize::from(x >> 4)];
+            out[2 * i + 1] = HEX[usize::from(x & 0xf)];
+        }
+        Md5Hex(out)
+    }
+
+    /// The digits as text.
+    pub fn as_str(&self) -> &str {
+        // Only ASCII hex digits are ever stored.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+
+    /// The digits as bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Md5Hex {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Debug for Md5Hex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for Md5Hex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for Md5Hex {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Md5Hex {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
     }
 }
 
@@ -92,6 +153,17 @@ mod tests {
     }
 
     #[test]
+    fn md5_hex_is_the_lowercase_hex_of_the_digest() {
+        for input in [&b""[..], b"abc", b"771,4865-4866,0-10,29,0", &[0xff; 200]] {
+            let h = Md5Hex::of(input);
+            assert_eq!(h, hex_lower(&Md5::digest(input)).as_str());
+            assert_eq!(h.as_bytes(), h.as_str().as_bytes());
+            assert_eq!(format!("{h}"), h.as_str());
+            assert_eq!(format!("{h:?}"), format!("{:?}", h.as_str()));
+        }
+    }
+
+    #[test]
     fn md5_vectors() {
         // RFC 1321's test suite.
         assert_eq!(
@@ -132,10 +204,10 @@ mod tests {
     fn grease_left_out() {
         let ch = ClientHello {
             version: 0x0303,
-            ciphers: vec![0x2a2a, 0x1301, 0x1302],
-            extensions: vec![0xdada, 0, 10, 0x1a1a],
-            curves: vec![0x8a8a, 29],
-            point_formats: vec![0],
+            ciphers: vec![0x2a2a, 0x1301, 0x1302].into(),
+            extensions: vec![0xdada, 0, 10, 0x1a1a].into(),
+            curves: vec![0x8a8a, 29].into(),
+            point_formats: vec![0].into(),
             ..Default::default()
         };
         assert_eq!(ja3(&ch).string, "771,4865-4866,0-10,29,0");

@@ -12,6 +12,7 @@
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
+use super::cert::ShortText;
 use super::parser::ClientHello;
 
 /// RFC 8701's GREASE values (`0x?a?a`), which JA4 leaves out.
@@ -39,7 +40,7 @@ fn version_code(v: u16) -> &'static str {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends the first 12 hex digits of the SHA-256 that `h` computed.
-fn push_hash12(out: &mut String, h: Sha256) {
+fn push_hash12(out: &mut ShortText, h: Sha256) {
     for &b in &h.finalize()[..6] {
         out.push(char::from(HEX[usize::from(b >> 4)]));
         out.push(char::from(HEX[usize::from(b & 0xf)]));
@@ -99,7 +100,7 @@ fn hash_sorted(h: &mut Sha256, vals: &[u16], keep: impl Fn(u16) -> bool) {
 }
 
 /// The JA4 of a ClientHello; `transport` is `'t'` (TLS over TCP) or `'q'` (QUIC).
-pub fn ja4(ch: &ClientHello<'_>, transport: char) -> String {
+pub fn ja4(ch: &ClientHello<'_>, transport: char) -> ShortText {
     let version = ch
         .supported_versions
         .iter()
@@ -109,7 +110,8 @@ pub fn ja4(ch: &ClientHello<'_>, transport: char) -> String {
         .unwrap_or(ch.version);
     let ciphers = ch.ciphers.iter().filter(|&&c| !is_grease(c)).count();
     let exts = ch.extensions.iter().filter(|&&e| !is_grease(e)).count();
-    let mut out = String::with_capacity(36);
+    // Held inline: no allocation per hello.
+    let mut out = ShortText::default();
     out.push(transport);
     out.push_str(version_code(version));
     out.push(if ch.sni.is_some() { 'd' } else { 'i' });
@@ -228,17 +230,17 @@ mod tests {
         let ch = ClientHello {
             version: 0x0303,
             sni: Some(b"example.com"),
-            supported_versions: vec![0x0a0a, 0x0304, 0x0303],
-            ciphers: vec![
+            supported_versions: smallvec::smallvec![0x0a0a, 0x0304, 0x0303],
+            ciphers: smallvec::smallvec![
                 0x0a0a, 0x1301, 0x1302, 0x1303, 0xc02b, 0xc02f, 0xc02c, 0xc030, 0xcca9, 0xcca8,
                 0xc013, 0xc014, 0x009c, 0x009d, 0x002f, 0x0035,
             ],
-            extensions: vec![
+            extensions: smallvec::smallvec![
                 0x0a0a, 0x001b, 0x0000, 0x0033, 0x0010, 0x4469, 0x0017, 0x002d, 0x000d, 0x0005,
                 0x0023, 0x0012, 0x002b, 0xff01, 0x000b, 0x000a, 0x0015, 0x1a1a,
             ],
             alpn_first: Some(b"h2"),
-            signature_algorithms: vec![
+            signature_algorithms: smallvec::smallvec![
                 0x0403, 0x0804, 0x0401, 0x0503, 0x0805, 0x0501, 0x0806, 0x0601,
             ],
             ..Default::default()
@@ -251,7 +253,7 @@ mod tests {
         // No extension and no signature algorithm: the hash of "_", as Suricata.
         let bare = ClientHello {
             version: 0x0301,
-            ciphers: vec![0x0004],
+            ciphers: smallvec::smallvec![0x0004],
             ..Default::default()
         };
         assert!(ja4(&bare, 't').starts_with("t10i010000_"));

@@ -11,7 +11,9 @@ use crate::log::set_bytes;
 /// fingerprint, sni, version, its validity, and the hellos' JA3 and JA3S; last the
 /// protocol the flow started as when TLS took over from it (`from_proto`).
 pub fn tls_object(t: &TlsState, extended: bool) -> Value {
-    let mut o = Map::new();
+    // Room for every key at once (growing the map as keys come took a few
+    // allocations more per object).
+    let mut o = Map::with_capacity(if extended { 11 } else { 3 });
     if let Some(s) = t.cert_subject() {
         o.insert("subject".into(), s.into());
     }
@@ -36,7 +38,7 @@ pub fn tls_object(t: &TlsState, extended: bool) -> Value {
         }
         for (key, j) in [("ja3", t.ja3()), ("ja3s", t.ja3s())] {
             if let Some(j) = j {
-                let mut f = Map::new();
+                let mut f = Map::with_capacity(2);
                 f.insert("hash".into(), j.hash.as_str().into());
                 f.insert("string".into(), j.string.as_str().into());
                 o.insert(key.into(), Value::Object(f));

@@ -2,6 +2,8 @@
 //! malformed input; incomplete input is the caller's business (it buffers whole
 //! records and whole handshake messages first).
 
+use smallvec::SmallVec;
+
 /// Record content type: change_cipher_spec.
 pub const CT_CHANGE_CIPHER_SPEC: u8 = 20;
 /// Record content type: alert.
@@ -92,7 +94,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// What a ClientHello says.
+/// What a ClientHello says. Its lists are held inline up to the sizes common hellos
+/// have (a hello is parsed once per flow and lives only while its fingerprints are
+/// computed), so parsing one does not allocate.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientHello<'a> {
     /// `legacy_version`.
@@ -100,19 +104,19 @@ pub struct ClientHello<'a> {
     /// The host_name of the server_name extension.
     pub sni: Option<&'a [u8]>,
     /// The supported_versions extension, if present.
-    pub supported_versions: Vec<u16>,
+    pub supported_versions: SmallVec<[u16; 8]>,
     /// The cipher suites offered, in order.
-    pub ciphers: Vec<u16>,
+    pub ciphers: SmallVec<[u16; 64]>,
     /// The extension types, in order.
-    pub extensions: Vec<u16>,
+    pub extensions: SmallVec<[u16; 32]>,
     /// The supported_groups (elliptic curves) extension's list.
-    pub curves: Vec<u16>,
+    pub curves: SmallVec<[u16; 16]>,
     /// The ec_point_formats extension's list.
-    pub point_formats: Vec<u8>,
+    pub point_formats: SmallVec<[u8; 8]>,
     /// The first protocol of the application_layer_protocol_negotiation extension.
     pub alpn_first: Option<&'a [u8]>,
     /// The signature_algorithms extension's list, in order.
-    pub signature_algorithms: Vec<u16>,
+    pub signature_algorithms: SmallVec<[u16; 32]>,
 }
 
 /// What a ServerHello says.
@@ -125,7 +129,7 @@ pub struct ServerHello {
     /// The cipher suite chosen.
     pub cipher: u16,
     /// The extension types, in order.
-    pub extensions: Vec<u16>,
+    pub extensions: SmallVec<[u16; 16]>,
 }
 
 /// Parses a ClientHello body (after the 4-byte handshake header).
@@ -175,7 +179,7 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello<'_>> {
                     ch.curves.push(v);
                 }
             }
-            11 => ch.point_formats = d.vec8()?.to_vec(),
+            11 => ch.point_formats = SmallVec::from_slice(d.vec8()?),
             // Read for JA4 only: a malformed list is left out, not an error.
             13 => {
                 let mut list = Reader {
@@ -226,7 +230,7 @@ pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
         version,
         selected_version: None,
         cipher,
-        extensions: Vec::new(),
+        extensions: SmallVec::new(),
     };
     if r.b.is_empty() {
         return Some(sh);
@@ -348,7 +352,7 @@ pub(crate) mod tests {
         let ch = client_hello(&m[4..]).unwrap();
         assert_eq!(ch.sni, Some(&b"www.example.org"[..]));
         assert_eq!(ch.version, 0x0303);
-        assert_eq!(ch.supported_versions, vec![0x0304, 0x0303]);
+        assert_eq!(ch.supported_versions[..], [0x0304, 0x0303]);
         for n in 0..m.len() - 4 {
             // Cut anywhere inside: no panic (a cut right after the compression methods
             // is a valid extension-less hello).
@@ -364,7 +368,7 @@ pub(crate) mod tests {
         d19.extend_from_slice(&[0x13, 0x02, 0, 8, 0, 40, 0, 0, 0, 41, 0, 0]);
         let sh = server_hello(&d19).unwrap();
         assert_eq!((sh.version, sh.cipher), (0x7f13, 0x1302));
-        assert_eq!(sh.extensions, [40, 41]);
+        assert_eq!(sh.extensions[..], [40, 41]);
         assert_eq!(super::super::ja3::ja3s(&sh).string, "32531,4866,40-41");
         assert_eq!(version_name(0x0303), "TLS 1.2");
     }

@@ -61,8 +61,9 @@ struct Side {
 pub struct TlsState {
     sides: [Side; 2],
     client_version: Option<u16>,
-    client_versions: Vec<u16>,
-    sni: Option<Vec<u8>>,
+    client_versions: smallvec::SmallVec<[u16; 8]>,
+    /// Held inline up to 36 bytes (most names): no allocation per flow.
+    sni: Option<smallvec::SmallVec<[u8; 36]>>,
     server_version: Option<u16>,
     /// Subject, issuer, serial, fingerprint and validity of the server's first
     /// certificate (shared with the thread's other flows that saw the same one).
@@ -72,7 +73,7 @@ pub struct TlsState {
     /// The ServerHello's JA3S.
     ja3s: Option<Ja3>,
     /// The ClientHello's JA4.
-    ja4: Option<String>,
+    ja4: Option<super::cert::ShortText>,
     /// The 32-byte randoms of the ClientHello and of the ServerHello.
     randoms: [Option<[u8; 32]>; 2],
     /// What the last handshake message of the latest parse call was, as `ssl_state`
@@ -294,6 +295,10 @@ impl TlsState {
             return;
         }
         let mut rec = std::mem::take(&mut self.sides[d].rec);
+        if rec.capacity() == 0 {
+            // A kept buffer with room for the record when there is one.
+            rec = take_rec(record_room(&rec, input).unwrap_or(0));
+        }
         // Room for the whole record the bytes start (its header says how long it is),
         // so a record cut over several segments takes one allocation, not a doubling
         // growth per segment.
@@ -311,6 +316,12 @@ impl TlsState {
             }
         }
         rec.drain(..off);
+        if rec.is_empty() {
+            // Nothing held between records: the buffer serves the thread's next cut
+            // record, on this flow or another.
+            give_rec(rec);
+            return;
+        }
         reserve_record(&mut rec, &[]);
         self.sides[d].rec = rec;
     }
@@ -437,7 +448,7 @@ impl TlsState {
                     self.ja4 = Some(ja4(&ch, 't'));
                     self.client_version = Some(ch.version);
                     self.client_versions = ch.supported_versions;
-                    self.sni = ch.sni.map(<[u8]>::to_vec);
+                    self.sni = ch.sni.map(smallvec::SmallVec::from_slice);
                 }
                 None => ctx.counters.incr(Counter::TlsMalformed),
             },
@@ -472,12 +483,60 @@ impl TlsState {
     }
 }
 
-/// Gives `rec` (held bytes of a record cut short, to be followed by `more`) room for
-/// the whole record they start when its header is in: one allocation of the record's
-/// length (at most the largest record a header may announce) instead of growth by
-/// doubling as its segments arrive. Nothing changes when the header is not complete or
-/// not a TLS record header.
-fn reserve_record(rec: &mut Vec<u8>, more: &[u8]) {
+/// Most record buffers kept per thread (see [`take_rec`]): at most about 290 KiB.
+const MAX_KEPT_RECS: usize = 16;
+
+thread_local! {
+    /// Emptied buffers of records that were cut over segments, for the next cut record
+    /// (every worker is one thread: its own). A flow holds one only while a record is
+    /// incomplete.
+    static RECS: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// An empty buffer for a record of `want` bytes: the smallest kept one with that room,
+/// else the largest kept one, else a new one (no allocation until it is filled).
+fn take_rec(want: usize) -> Vec<u8> {
+    RECS.try_with(|r| {
+        let mut r = r.try_borrow_mut().ok()?;
+        let i = r
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.capacity() >= want)
+            .min_by_key(|(_, b)| b.capacity())
+            .or_else(|| r.iter().enumerate().max_by_key(|(_, b)| b.capacity()))?
+            .0;
+        Some(r.swap_remove(i))
+    })
+    .ok()
+    .flatten()
+    .unwrap_or_default()
+}
+
+/// Keeps an emptied record buffer for [`take_rec`] while there is room.
+fn give_rec(mut rec: Vec<u8>) {
+    if rec.capacity() == 0 || rec.capacity() > 5 + super::parser::MAX_RECORD {
+        return;
+    }
+    rec.clear();
+    let _ = RECS.try_with(|r| {
+        if let Ok(mut r) = r.try_borrow_mut() {
+            if r.len() < MAX_KEPT_RECS {
+                r.push(rec);
+            }
+        }
+    });
+}
+
+impl Drop for Side {
+    /// The flow is gone: a record buffer it held goes back to the thread's kept ones.
+    fn drop(&mut self) {
+        give_rec(std::mem::take(&mut self.rec));
+    }
+}
+
+/// The room the record that `rec` then `more` start needs (header included), when its
+/// header is in and is a TLS record header.
+fn record_room(rec: &[u8], more: &[u8]) -> Option<usize> {
     let mut h = [0u8; 5];
     let n = h
         .iter_mut()
@@ -485,10 +544,19 @@ fn reserve_record(rec: &mut Vec<u8>, more: &[u8]) {
         .map(|(slot, &b)| *slot = b)
         .count();
     if n < 5 {
-        return;
+        return None;
     }
-    if let Some(h) = super::parser::record_header(&h) {
-        let want = (5 + h.len).max(rec.len() + more.len());
+    super::parser::record_header(&h).map(|h| 5 + h.len)
+}
+
+/// Gives `rec` (held bytes of a record cut short, to be followed by `more`) room for
+/// the whole record they start when its header is in: one allocation of the record's
+/// length (at most the largest record a header may announce) instead of growth by
+/// doubling as its segments arrive. Nothing changes when the header is not complete or
+/// not a TLS record header.
+fn reserve_record(rec: &mut Vec<u8>, more: &[u8]) {
+    if let Some(room) = record_room(rec, more) {
+        let want = room.max(rec.len() + more.len());
         if want > rec.capacity() {
             rec.reserve_exact(want - rec.len());
         }
@@ -530,6 +598,21 @@ mod tests {
         }
         s.parse(&mut ctx, Direction::ToServer, &stream[stream.len() - 1..]);
         assert_eq!(s.sni(), Some(&b"one.example"[..]));
+        // The record complete, the flow holds no buffer: the next flow's cut record
+        // takes the same one.
+        assert_eq!(s.sides[0].rec.capacity(), 0);
+        let mut t = TlsState::new();
+        t.parse(&mut ctx, Direction::ToServer, &stream[..9]);
+        assert_eq!(t.sides[0].rec.as_ptr(), at);
+        t.parse(&mut ctx, Direction::ToServer, &stream[9..]);
+        assert_eq!(t.sni(), Some(&b"one.example"[..]));
+        // A flow dropped inside a record gives its buffer back too.
+        let mut u = TlsState::new();
+        u.parse(&mut ctx, Direction::ToServer, &stream[..9]);
+        assert_eq!(u.sides[0].rec.as_ptr(), at);
+        drop(u);
+        let again = take_rec(stream.len());
+        assert_eq!(again.as_ptr(), at);
     }
 
     #[test]
