@@ -352,6 +352,11 @@ pub struct Defrag {
     shared: Arc<SharedCaps>,
     /// `host-os-policy`: the policy of each datagram's destination.
     host_policy: std::sync::Arc<crate::host_policy::HostPolicy>,
+    /// No tracker held was last touched before this capture time (a lower bound;
+    /// `u64::MAX` when none is held): [`Defrag::expire`] returns at once while nothing
+    /// can have timed out, so the periodic sweep does not walk a table of tens of
+    /// thousands of trackers (sv-ether's IPv6 fragment flood) every time it runs.
+    oldest_us: u64,
 }
 
 fn fam(f: Family) -> usize {
@@ -394,6 +399,7 @@ impl Defrag {
             ranges: Vec::new(),
             shared,
             host_policy: Default::default(),
+            oldest_us: u64::MAX,
         }
     }
 
@@ -458,18 +464,27 @@ impl Defrag {
     /// Drop every tracker idle past the timeout at `now_us`.
     pub fn expire(&mut self, now_us: u64) {
         let to = self.cfg.timeout_secs as u64 * 1_000_000;
+        // Every tracker was touched at or after `oldest_us`: none is idle past the
+        // timeout yet (this also answers an empty table).
+        if now_us <= self.oldest_us.saturating_add(to) {
+            return;
+        }
         let before = self.trackers.len();
         let (mut freed, mut frags) = (0, 0);
+        let mut oldest = u64::MAX;
         let spare = &mut self.spare;
         self.trackers.retain(|_, t| {
             let keep = now_us <= t.last_us.saturating_add(to);
-            if !keep {
+            if keep {
+                oldest = oldest.min(t.last_us);
+            } else {
                 freed += Self::tracker_mem(t);
                 frags += t.frags.len();
                 spare.put(std::mem::take(t));
             }
             keep
         });
+        self.oldest_us = oldest;
         let gone = before - self.trackers.len();
         self.mem_adjust(-(freed as isize));
         self.held -= frags;
@@ -533,6 +548,7 @@ impl Defrag {
         let t = self.trackers.get_mut(&f.key).expect("inserted above");
         let mem_before = Self::tracker_mem(t);
         t.last_us = t.last_us.max(f.ts_us);
+        self.oldest_us = self.oldest_us.min(t.last_us);
         if t.frags.len() >= max_frags {
             self.stats.max_frag_hits += 1;
             self.remove(&f.key);
@@ -894,6 +910,51 @@ mod tests {
         m.insert(v4key(8), tracker(8));
         m.insert(v4key(9), tracker(9));
         assert_eq!((m.len(), m.slab.len()), (4, 4));
+    }
+
+    #[test]
+    fn expiry_skips_the_sweep_only_while_nothing_can_time_out() {
+        let h = v4hdr();
+        let mut d = Defrag::new(DefragConfig::default());
+        let to = DefragConfig::default().timeout_secs as u64 * 1_000_000;
+        let at = |key, ts_us| Fragment {
+            ts_us,
+            ..frag(key, 8, true, b"XXXXXXXX", &h)
+        };
+        // Three datagrams, the first touched again later: its age counts from then.
+        assert_eq!(d.insert(&at(v4key(1), 1_000_000)), DefragResult::Pending);
+        assert_eq!(d.insert(&at(v4key(2), 5_000_000)), DefragResult::Pending);
+        assert_eq!(d.insert(&at(v4key(3), 9_000_000)), DefragResult::Pending);
+        let more = Fragment {
+            ts_us: 7_000_000,
+            ..frag(v4key(1), 16, true, b"YYYYYYYY", &h)
+        };
+        assert_eq!(d.insert(&more), DefragResult::Pending);
+        d.expire(to + 1_000_000);
+        assert_eq!(d.pending(), 3, "none idle past the timeout");
+        d.expire(to + 5_000_001);
+        assert_eq!(d.pending(), 2, "only the second is idle past it");
+        assert!(d.trackers.get(&v4key(2)).is_none());
+        // Capture time going backwards expires nothing.
+        d.expire(2_000_000);
+        assert_eq!(d.pending(), 2);
+        d.expire(to + 7_000_000);
+        assert_eq!(d.pending(), 2, "the first was touched at 7 s");
+        d.expire(to + 7_000_001);
+        assert_eq!(d.pending(), 1);
+        // A new datagram older than the one held (capture time went back) lowers the
+        // bound: it is found idle past the timeout on time.
+        assert_eq!(d.insert(&at(v4key(4), 3_000_000)), DefragResult::Pending);
+        d.expire(to + 3_000_001);
+        assert_eq!(d.pending(), 1);
+        assert!(d.trackers.get(&v4key(4)).is_none());
+        d.expire(to + 9_000_001);
+        assert_eq!((d.pending(), d.memuse()), (0, 0));
+        assert_eq!(d.stats().timeouts, 4);
+        // Empty: the next datagram is held and expired as usual.
+        assert_eq!(d.insert(&at(v4key(5), 100 * to)), DefragResult::Pending);
+        d.expire(101 * to + 1);
+        assert_eq!(d.pending(), 0);
     }
 
     #[test]
