@@ -85,26 +85,25 @@ impl Detector {
                 // DCERPC rules also inspect the calls SMB carries.
                 let dce_in_smb = proto == app::AppProto::Smb;
                 if !body_only {
-                    if let Some(v) = tg.always.get(&proto) {
+                    if let Some(v) = tg.always.get(proto) {
                         scratch.add_sorted(v);
                     }
                     if dce_in_smb {
-                        if let Some(v) = tg.always.get(&app::AppProto::Dcerpc) {
+                        if let Some(v) = tg.always.get(app::AppProto::Dcerpc) {
                             scratch.add_sorted(v);
                         }
                     }
                 }
-                for (b, pf) in &tg.bufs {
-                    let covered =
-                        b.proto() == proto || (dce_in_smb && b.proto() == app::AppProto::Dcerpc);
-                    if !covered || (body_only && !b.is_body()) {
+                for &(i, is_body) in tg.bufs_by_proto.get(proto).unwrap_or_default() {
+                    if body_only && !is_body {
                         continue;
                     }
+                    let (b, pf) = &tg.bufs[usize::from(i)];
                     let mut seen = std::mem::take(&mut scratch.seen);
                     let mut instance = 0u8;
                     tx.buffers(*b, dir, &mut |buf| {
                         let mut from = 0;
-                        if b.is_body() {
+                        if is_body {
                             if body_only {
                                 from = marks.resume(*b, instance, buf, pf.overlap());
                             }
