@@ -978,9 +978,8 @@ mod proto_lists_tests {
 
     #[test]
     fn smb_transactions_are_scanned_for_dcerpc_buffers_too() {
-        let pf = || {
-            Prefilter::build(mpm::Kind::Vpatch, &[(b"abc".to_vec(), false, 1)]).expect("built")
-        };
+        let pf =
+            || Prefilter::build(mpm::Kind::Vpatch, &[(b"abc".to_vec(), false, 1)]).expect("built");
         let b = |p, n| BufferId::of(p, n).expect("registered");
         let mut g = TxGroup {
             bufs: vec![
@@ -993,7 +992,10 @@ mod proto_lists_tests {
         g.index_bufs();
         assert_eq!(g.bufs_by_proto.get(Dcerpc), Some(&[(0, false)][..]));
         assert_eq!(g.bufs_by_proto.get(Http), Some(&[(1, true)][..]));
-        assert_eq!(g.bufs_by_proto.get(Smb), Some(&[(0, false), (2, false)][..]));
+        assert_eq!(
+            g.bufs_by_proto.get(Smb),
+            Some(&[(0, false), (2, false)][..])
+        );
         assert_eq!(g.bufs_by_proto.get(Dns), None);
     }
 
@@ -1002,7 +1004,10 @@ mod proto_lists_tests {
         let file = BufferId::file_of(Http).expect("HTTP file.data");
         let body = BufferId::of(Http, "http.response_body").expect("registered");
         let mut m: HashMap<BufferId, Vec<FpEntry>> = HashMap::new();
-        m.insert(file, vec![(b"a".to_vec(), false, 1), (b"c".to_vec(), true, 9)]);
+        m.insert(
+            file,
+            vec![(b"a".to_vec(), false, 1), (b"c".to_vec(), true, 9)],
+        );
         m.insert(body, vec![(b"b".to_vec(), false, 4)]);
         share_response_body(&mut m);
         assert_eq!(m.len(), 1);

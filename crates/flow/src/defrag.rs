@@ -80,20 +80,33 @@ impl FragMap {
         self.index.capacity()
     }
 
+    #[cfg(test)]
     fn get(&self, k: &FragKey) -> Option<&Tracker> {
         self.index.get(k).map(|&i| &self.slab[i as usize])
     }
 
+    #[cfg(test)]
     fn get_mut(&mut self, k: &FragKey) -> Option<&mut Tracker> {
         self.index.get(k).map(|&i| &mut self.slab[i as usize])
     }
 
+    #[cfg(test)]
     fn contains_key(&self, k: &FragKey) -> bool {
         self.index.contains_key(k)
     }
 
-    /// Adds `t` for `k`, which the table does not hold.
-    fn insert(&mut self, k: FragKey, t: Tracker) {
+    /// The slab slot of `k`'s tracker, when the table holds one.
+    fn slot(&self, k: &FragKey) -> Option<u32> {
+        self.index.get(k).copied()
+    }
+
+    /// The tracker in slot `i` (from [`FragMap::slot`] or [`FragMap::insert`]).
+    fn at_mut(&mut self, i: u32) -> &mut Tracker {
+        &mut self.slab[i as usize]
+    }
+
+    /// Adds `t` for `k`, which the table does not hold; returns its slot.
+    fn insert(&mut self, k: FragKey, t: Tracker) -> u32 {
         let i = match self.free.pop() {
             Some(i) => {
                 self.slab[i as usize] = t;
@@ -108,6 +121,7 @@ impl FragMap {
         };
         debug_assert!(!self.index.contains_key(&k));
         self.index.insert(k, i);
+        i
     }
 
     fn remove(&mut self, k: &FragKey) -> Option<Tracker> {
@@ -493,6 +507,28 @@ impl Defrag {
         self.stats.timeouts += gone as u64;
     }
 
+    /// A tracker for the datagram of `f`, which has none: its slot, or `None` when the
+    /// tracker or memory budget refuses it (counted in `memcap_drops`).
+    fn new_tracker(&mut self, f: &Fragment<'_>) -> Option<u32> {
+        let caps = self.shared.clone();
+        if caps.defrag_trackers.used() >= self.cfg.max_trackers {
+            self.expire(f.ts_us);
+        }
+        if !caps.defrag_trackers.try_take(1, self.cfg.max_trackers) {
+            self.stats.memcap_drops += 1;
+            return None;
+        }
+        if !caps.defrag.try_take(64, self.cfg.memcap) {
+            caps.defrag_trackers.give(1);
+            self.stats.memcap_drops += 1;
+            return None;
+        }
+        let fresh = self.spare.take();
+        let i = self.trackers.insert(f.key, fresh);
+        self.memuse += 64;
+        Some(i)
+    }
+
     /// Add a fragment; returns the rebuilt datagram when this fragment completes it.
     pub fn insert(&mut self, f: &Fragment<'_>) -> DefragResult<'_> {
         let fi = fam(f.key.family);
@@ -515,37 +551,30 @@ impl Defrag {
         }
         let end = end as u32;
         let to = self.cfg.timeout_secs as u64 * 1_000_000;
-        if let Some(t) = self.trackers.get(&f.key) {
-            if f.ts_us > t.last_us.saturating_add(to) {
+        // One lookup of the datagram's tracker (a flood's table is large: each lookup
+        // of a new key is a cache miss); its slot stays valid below.
+        let mut slot = self.trackers.slot(&f.key);
+        if let Some(i) = slot {
+            if f.ts_us > self.trackers.at_mut(i).last_us.saturating_add(to) {
                 self.stats.timeouts += 1;
                 self.remove(&f.key);
+                slot = None;
             }
         }
-        if !self.trackers.contains_key(&f.key) {
-            let caps = self.shared.clone();
-            if caps.defrag_trackers.used() >= self.cfg.max_trackers {
-                self.expire(f.ts_us);
-            }
-            if !caps.defrag_trackers.try_take(1, self.cfg.max_trackers) {
-                self.stats.memcap_drops += 1;
-                return DefragResult::Memcap;
-            }
-            if !caps.defrag.try_take(64, self.cfg.memcap) {
-                caps.defrag_trackers.give(1);
-                self.stats.memcap_drops += 1;
-                return DefragResult::Memcap;
-            }
-            let fresh = self.spare.take();
-            self.trackers.insert(f.key, fresh);
-            self.memuse += 64;
-        }
+        let slot = match slot {
+            Some(i) => i,
+            None => match self.new_tracker(f) {
+                Some(i) => i,
+                None => return DefragResult::Memcap,
+            },
+        };
         let policy = (self.host_policy)
             .defrag(f.key.family == Family::V4, &f.key.dst)
             .unwrap_or(self.cfg.policy);
         let max_frags = self.cfg.max_frags;
         let memcap = self.cfg.memcap;
         let caps = self.shared.clone();
-        let t = self.trackers.get_mut(&f.key).expect("inserted above");
+        let t = self.trackers.at_mut(slot);
         let mem_before = Self::tracker_mem(t);
         t.last_us = t.last_us.max(f.ts_us);
         self.oldest_us = self.oldest_us.min(t.last_us);
