@@ -34,6 +34,9 @@ impl Detector {
             | u64::from(input.packet_rules) << 2;
         let di = dir.index() as u8;
         let floor = fd.tx_floor[di as usize];
+        // Where the last transaction's remembered inspection was found: the next one's
+        // usually follows it.
+        let mut hint = 0;
         let mut run = |tx: &dyn Transaction| {
             let id = tx.id();
             let proto = tx.proto();
@@ -44,7 +47,8 @@ impl Detector {
             // Flowbits set by an earlier transaction of this call count too.
             let fp = fp_mix(fp_mix(fd.bits_gen, flow_flags), fp_hdr);
             // Looked up once: nothing below changes the list until `remember_tx_at`.
-            let seen_at = fd.tx_seen_index(di, id);
+            let seen_at = fd.tx_seen_index_near(di, id, hint);
+            hint = seen_at.map_or(hint, |i| i + 1);
             let seen_i = seen_at.filter(|&i| fd.tx_seen[i].fp == fp);
             // Unchanged, bodies included, and no candidate left that looks at the packet:
             // the pass would evaluate nothing and remember the same inspection (a flow
