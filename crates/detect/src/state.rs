@@ -274,6 +274,27 @@ impl FlowDetect {
             .ok()
     }
 
+    /// [`Self::tx_seen_index`], looking first at entries `hint..hint + 3`: a pass visits
+    /// the transactions in id order, so the entry sought usually follows the one found
+    /// before (a flow with hundreds of live transactions, SMB's, walks the list in order
+    /// instead of a binary search's cache misses per transaction). Any `hint` gives the
+    /// same answer.
+    pub(crate) fn tx_seen_index_near(&self, dir: u8, id: u64, hint: usize) -> Option<usize> {
+        let key = (id, dir);
+        for (i, t) in self.tx_seen.iter().enumerate().skip(hint).take(3) {
+            match (t.id, t.dir).cmp(&key) {
+                std::cmp::Ordering::Equal => return Some(i),
+                // The entries before `hint` are below the key too (the list is sorted):
+                // it is not remembered.
+                std::cmp::Ordering::Greater if i > hint => return None,
+                // The key may lie before `hint`.
+                std::cmp::Ordering::Greater => break,
+                std::cmp::Ordering::Less => {}
+            }
+        }
+        self.tx_seen_index(dir, id)
+    }
+
     /// The lowest transaction id not yet inspected in its final state in the to-server
     /// (`to_server`) or to-client direction: Suricata's "inspect id", the transaction an
     /// alert on stream data is attributed to (EVE `tx_guessed`).
@@ -806,6 +827,18 @@ mod tx_seen_tests {
         assert_eq!(fd.tx_seen_index(1, 0), None);
         assert_eq!(fd.tx_seen_index(0, 2), None);
         assert_eq!(fd.tx_seen_index(0, 8), None);
+        // The lookup from a hint answers as the binary search, whatever the hint.
+        for id in 0..9 {
+            for dir in 0..2 {
+                for hint in 0..fd.tx_seen.len() + 2 {
+                    assert_eq!(
+                        fd.tx_seen_index_near(dir, id, hint),
+                        fd.tx_seen_index(dir, id),
+                        "dir {dir} id {id} hint {hint}"
+                    );
+                }
+            }
+        }
         // Forgetting and finishing keep the order the lookup needs.
         fd.forget_txs_before(2);
         fd.finish_tx(1, 2);

@@ -87,3 +87,58 @@ fn growing_body_alerts_as_the_whole_body_does() {
         assert_eq!(got, whole, "pieces of {cut} bytes");
     }
 }
+
+/// HTTP's `file.data` to the client and `http.response_body` are the same bytes: one
+/// prefilter holds the fast patterns of both, so the body is scanned once and the rules
+/// of both buffers alert from that scan.
+#[test]
+fn response_body_and_file_data_share_one_scan() {
+    let rules = "\
+alert http any any -> any any (msg:\"file\"; flow:to_client; file_data; content:\"file-data-pattern\"; sid:21;)
+alert http any any -> any any (msg:\"body\"; flow:to_client; http.response_body; content:\"response-body-pattern\"; sid:22;)
+alert http any any -> any any (msg:\"both\"; flow:to_client; http.response_body; content:\"file-data-pattern\"; content:\"response-body-pattern\"; sid:23;)
+alert http any any -> any any (msg:\"absent\"; flow:to_client; http.response_body; content:\"not-in-this-body\"; sid:24;)
+";
+    let det = detector(rules);
+    let mut s = det.scratch();
+    let mut fd = detect::FlowDetect::new();
+    let mut ctx = app::AppCtx::new(app::Config::default());
+    let mut af = app::AppFlow::new(app::Transport::Tcp, 1234, 80);
+    af.parse(
+        &mut ctx,
+        app::Direction::ToServer,
+        b"GET /f HTTP/1.1\r\nHost: example.com\r\n\r\n",
+    );
+    let mut body = b"<html> file-data-pattern ".to_vec();
+    body.extend(std::iter::repeat_n(b'.', 500));
+    body.extend_from_slice(b" response-body-pattern </html>");
+    let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+    af.parse(&mut ctx, app::Direction::ToClient, head.as_bytes());
+    af.parse(&mut ctx, app::Direction::ToClient, &body);
+    let mut p = tcp(b"");
+    p.meta.src[3] = 2;
+    p.meta.dst[3] = 1;
+    p.meta.sport = 80;
+    p.meta.dport = 1234;
+    let fi = detect::FlowInfo {
+        to_server: false,
+        established: true,
+        payload_in_stream: true,
+        app_proto: af.app_proto(),
+        counts: Default::default(),
+    };
+    let input = detect::Input {
+        app: Some(&af),
+        ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
+    };
+    let mut out = Vec::new();
+    det.inspect(&mut s, Some(&mut fd), &input, &mut out);
+    let mut sids: Vec<u32> = out.iter().map(|a| a.sid).collect();
+    sids.sort_unstable();
+    assert_eq!(sids, [21, 22, 23]);
+    assert_eq!(
+        s.stats().mpm_bytes,
+        body.len() as u64,
+        "the body scanned once for both buffers"
+    );
+}

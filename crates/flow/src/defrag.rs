@@ -80,20 +80,33 @@ impl FragMap {
         self.index.capacity()
     }
 
+    #[cfg(test)]
     fn get(&self, k: &FragKey) -> Option<&Tracker> {
         self.index.get(k).map(|&i| &self.slab[i as usize])
     }
 
+    #[cfg(test)]
     fn get_mut(&mut self, k: &FragKey) -> Option<&mut Tracker> {
         self.index.get(k).map(|&i| &mut self.slab[i as usize])
     }
 
+    #[cfg(test)]
     fn contains_key(&self, k: &FragKey) -> bool {
         self.index.contains_key(k)
     }
 
-    /// Adds `t` for `k`, which the table does not hold.
-    fn insert(&mut self, k: FragKey, t: Tracker) {
+    /// The slab slot of `k`'s tracker, when the table holds one.
+    fn slot(&self, k: &FragKey) -> Option<u32> {
+        self.index.get(k).copied()
+    }
+
+    /// The tracker in slot `i` (from [`FragMap::slot`] or [`FragMap::insert`]).
+    fn at_mut(&mut self, i: u32) -> &mut Tracker {
+        &mut self.slab[i as usize]
+    }
+
+    /// Adds `t` for `k`, which the table does not hold; returns its slot.
+    fn insert(&mut self, k: FragKey, t: Tracker) -> u32 {
         let i = match self.free.pop() {
             Some(i) => {
                 self.slab[i as usize] = t;
@@ -108,6 +121,7 @@ impl FragMap {
         };
         debug_assert!(!self.index.contains_key(&k));
         self.index.insert(k, i);
+        i
     }
 
     fn remove(&mut self, k: &FragKey) -> Option<Tracker> {
@@ -352,6 +366,11 @@ pub struct Defrag {
     shared: Arc<SharedCaps>,
     /// `host-os-policy`: the policy of each datagram's destination.
     host_policy: std::sync::Arc<crate::host_policy::HostPolicy>,
+    /// No tracker held was last touched before this capture time (a lower bound;
+    /// `u64::MAX` when none is held): [`Defrag::expire`] returns at once while nothing
+    /// can have timed out, so the periodic sweep does not walk a table of tens of
+    /// thousands of trackers (sv-ether's IPv6 fragment flood) every time it runs.
+    oldest_us: u64,
 }
 
 fn fam(f: Family) -> usize {
@@ -394,6 +413,7 @@ impl Defrag {
             ranges: Vec::new(),
             shared,
             host_policy: Default::default(),
+            oldest_us: u64::MAX,
         }
     }
 
@@ -458,24 +478,55 @@ impl Defrag {
     /// Drop every tracker idle past the timeout at `now_us`.
     pub fn expire(&mut self, now_us: u64) {
         let to = self.cfg.timeout_secs as u64 * 1_000_000;
+        // Every tracker was touched at or after `oldest_us`: none is idle past the
+        // timeout yet (this also answers an empty table).
+        if now_us <= self.oldest_us.saturating_add(to) {
+            return;
+        }
         let before = self.trackers.len();
         let (mut freed, mut frags) = (0, 0);
+        let mut oldest = u64::MAX;
         let spare = &mut self.spare;
         self.trackers.retain(|_, t| {
             let keep = now_us <= t.last_us.saturating_add(to);
-            if !keep {
+            if keep {
+                oldest = oldest.min(t.last_us);
+            } else {
                 freed += Self::tracker_mem(t);
                 frags += t.frags.len();
                 spare.put(std::mem::take(t));
             }
             keep
         });
+        self.oldest_us = oldest;
         let gone = before - self.trackers.len();
         self.mem_adjust(-(freed as isize));
         self.held -= frags;
         self.shared.defrag_frags.give(frags);
         self.shared.defrag_trackers.give(gone);
         self.stats.timeouts += gone as u64;
+    }
+
+    /// A tracker for the datagram of `f`, which has none: its slot, or `None` when the
+    /// tracker or memory budget refuses it (counted in `memcap_drops`).
+    fn new_tracker(&mut self, f: &Fragment<'_>) -> Option<u32> {
+        let caps = self.shared.clone();
+        if caps.defrag_trackers.used() >= self.cfg.max_trackers {
+            self.expire(f.ts_us);
+        }
+        if !caps.defrag_trackers.try_take(1, self.cfg.max_trackers) {
+            self.stats.memcap_drops += 1;
+            return None;
+        }
+        if !caps.defrag.try_take(64, self.cfg.memcap) {
+            caps.defrag_trackers.give(1);
+            self.stats.memcap_drops += 1;
+            return None;
+        }
+        let fresh = self.spare.take();
+        let i = self.trackers.insert(f.key, fresh);
+        self.memuse += 64;
+        Some(i)
     }
 
     /// Add a fragment; returns the rebuilt datagram when this fragment completes it.
@@ -500,39 +551,33 @@ impl Defrag {
         }
         let end = end as u32;
         let to = self.cfg.timeout_secs as u64 * 1_000_000;
-        if let Some(t) = self.trackers.get(&f.key) {
-            if f.ts_us > t.last_us.saturating_add(to) {
+        // One lookup of the datagram's tracker (a flood's table is large: each lookup
+        // of a new key is a cache miss); its slot stays valid below.
+        let mut slot = self.trackers.slot(&f.key);
+        if let Some(i) = slot {
+            if f.ts_us > self.trackers.at_mut(i).last_us.saturating_add(to) {
                 self.stats.timeouts += 1;
                 self.remove(&f.key);
+                slot = None;
             }
         }
-        if !self.trackers.contains_key(&f.key) {
-            let caps = self.shared.clone();
-            if caps.defrag_trackers.used() >= self.cfg.max_trackers {
-                self.expire(f.ts_us);
-            }
-            if !caps.defrag_trackers.try_take(1, self.cfg.max_trackers) {
-                self.stats.memcap_drops += 1;
-                return DefragResult::Memcap;
-            }
-            if !caps.defrag.try_take(64, self.cfg.memcap) {
-                caps.defrag_trackers.give(1);
-                self.stats.memcap_drops += 1;
-                return DefragResult::Memcap;
-            }
-            let fresh = self.spare.take();
-            self.trackers.insert(f.key, fresh);
-            self.memuse += 64;
-        }
+        let slot = match slot {
+            Some(i) => i,
+            None => match self.new_tracker(f) {
+                Some(i) => i,
+                None => return DefragResult::Memcap,
+            },
+        };
         let policy = (self.host_policy)
             .defrag(f.key.family == Family::V4, &f.key.dst)
             .unwrap_or(self.cfg.policy);
         let max_frags = self.cfg.max_frags;
         let memcap = self.cfg.memcap;
         let caps = self.shared.clone();
-        let t = self.trackers.get_mut(&f.key).expect("inserted above");
+        let t = self.trackers.at_mut(slot);
         let mem_before = Self::tracker_mem(t);
         t.last_us = t.last_us.max(f.ts_us);
+        self.oldest_us = self.oldest_us.min(t.last_us);
         if t.frags.len() >= max_frags {
             self.stats.max_frag_hits += 1;
             self.remove(&f.key);
@@ -898,6 +943,51 @@ mod tests {
         m.insert(v4key(8), tracker(8));
         m.insert(v4key(9), tracker(9));
         assert_eq!((m.len(), m.slab.len()), (4, 4));
+    }
+
+    #[test]
+    fn expiry_skips_the_sweep_only_while_nothing_can_time_out() {
+        let h = v4hdr();
+        let mut d = Defrag::new(DefragConfig::default());
+        let to = DefragConfig::default().timeout_secs as u64 * 1_000_000;
+        let at = |key, ts_us| Fragment {
+            ts_us,
+            ..frag(key, 8, true, b"XXXXXXXX", &h)
+        };
+        // Three datagrams, the first touched again later: its age counts from then.
+        assert_eq!(d.insert(&at(v4key(1), 1_000_000)), DefragResult::Pending);
+        assert_eq!(d.insert(&at(v4key(2), 5_000_000)), DefragResult::Pending);
+        assert_eq!(d.insert(&at(v4key(3), 9_000_000)), DefragResult::Pending);
+        let more = Fragment {
+            ts_us: 7_000_000,
+            ..frag(v4key(1), 16, true, b"YYYYYYYY", &h)
+        };
+        assert_eq!(d.insert(&more), DefragResult::Pending);
+        d.expire(to + 1_000_000);
+        assert_eq!(d.pending(), 3, "none idle past the timeout");
+        d.expire(to + 5_000_001);
+        assert_eq!(d.pending(), 2, "only the second is idle past it");
+        assert!(d.trackers.get(&v4key(2)).is_none());
+        // Capture time going backwards expires nothing.
+        d.expire(2_000_000);
+        assert_eq!(d.pending(), 2);
+        d.expire(to + 7_000_000);
+        assert_eq!(d.pending(), 2, "the first was touched at 7 s");
+        d.expire(to + 7_000_001);
+        assert_eq!(d.pending(), 1);
+        // A new datagram older than the one held (capture time went back) lowers the
+        // bound: it is found idle past the timeout on time.
+        assert_eq!(d.insert(&at(v4key(4), 3_000_000)), DefragResult::Pending);
+        d.expire(to + 3_000_001);
+        assert_eq!(d.pending(), 1);
+        assert!(d.trackers.get(&v4key(4)).is_none());
+        d.expire(to + 9_000_001);
+        assert_eq!((d.pending(), d.memuse()), (0, 0));
+        assert_eq!(d.stats().timeouts, 4);
+        // Empty: the next datagram is held and expired as usual.
+        assert_eq!(d.insert(&at(v4key(5), 100 * to)), DefragResult::Pending);
+        d.expire(101 * to + 1);
+        assert_eq!(d.pending(), 0);
     }
 
     #[test]

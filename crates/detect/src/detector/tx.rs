@@ -34,6 +34,9 @@ impl Detector {
             | u64::from(input.packet_rules) << 2;
         let di = dir.index() as u8;
         let floor = fd.tx_floor[di as usize];
+        // Where the last transaction's remembered inspection was found: the next one's
+        // usually follows it.
+        let mut hint = 0;
         let mut run = |tx: &dyn Transaction| {
             let id = tx.id();
             let proto = tx.proto();
@@ -44,7 +47,8 @@ impl Detector {
             // Flowbits set by an earlier transaction of this call count too.
             let fp = fp_mix(fp_mix(fd.bits_gen, flow_flags), fp_hdr);
             // Looked up once: nothing below changes the list until `remember_tx_at`.
-            let seen_at = fd.tx_seen_index(di, id);
+            let seen_at = fd.tx_seen_index_near(di, id, hint);
+            hint = seen_at.map_or(hint, |i| i + 1);
             let seen_i = seen_at.filter(|&i| fd.tx_seen[i].fp == fp);
             // Unchanged, bodies included, and no candidate left that looks at the packet:
             // the pass would evaluate nothing and remember the same inspection (a flow
@@ -85,26 +89,25 @@ impl Detector {
                 // DCERPC rules also inspect the calls SMB carries.
                 let dce_in_smb = proto == app::AppProto::Smb;
                 if !body_only {
-                    if let Some(v) = tg.always.get(&proto) {
+                    if let Some(v) = tg.always.get(proto) {
                         scratch.add_sorted(v);
                     }
                     if dce_in_smb {
-                        if let Some(v) = tg.always.get(&app::AppProto::Dcerpc) {
+                        if let Some(v) = tg.always.get(app::AppProto::Dcerpc) {
                             scratch.add_sorted(v);
                         }
                     }
                 }
-                for (b, pf) in &tg.bufs {
-                    let covered =
-                        b.proto() == proto || (dce_in_smb && b.proto() == app::AppProto::Dcerpc);
-                    if !covered || (body_only && !b.is_body()) {
+                for &(i, is_body) in tg.bufs_by_proto.get(proto).unwrap_or_default() {
+                    if body_only && !is_body {
                         continue;
                     }
+                    let (b, pf) = &tg.bufs[usize::from(i)];
                     let mut seen = std::mem::take(&mut scratch.seen);
                     let mut instance = 0u8;
                     tx.buffers(*b, dir, &mut |buf| {
                         let mut from = 0;
-                        if b.is_body() {
+                        if is_body {
                             if body_only {
                                 from = marks.resume(*b, instance, buf, pf.overlap());
                             }
