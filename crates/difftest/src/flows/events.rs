@@ -151,6 +151,12 @@ const V4_OPTS: &[(&[u8], &[&str])] = &[
     (&[0x86, 8, 0, 0, 0, 0, 0, 0], &[]),
     (&[0x85, 4, 0, 0], &[]),
     (&[0x94, 0], &["ipv4.opt_invalid_len"]),
+    (&[0x86, 10, 0, 0, 0, 1, 1, 4, 0, 0], &[]),
+    (&[0x86, 10, 0, 0, 0, 1, 3, 4, 0, 0], &["ipv4.opt_malformed"]),
+    (
+        &[0x86, 14, 0, 0, 0, 1, 7, 4, 1, 0, 1, 4, 1, 0],
+        &["ipv4.opt_malformed"],
+    ),
 ];
 
 const V4_OPT_NAMES: &[&str] = &[
@@ -165,10 +171,15 @@ const V4_OPT_NAMES: &[&str] = &[
 
 fn ipv4_options(g: &mut Gen<'_>, f: &mut Flow) -> Made {
     let i = g.size(0, V4_OPTS.len() - 1);
-    let (opts, raises) = V4_OPTS[i];
+    let (opts, mut raises) = V4_OPTS[i];
     let mut o = opts.to_vec();
     while !o.len().is_multiple_of(4) {
         o.push(0);
+    }
+    // An option area of 4, 12 ... bytes also raises `opt_pad_required` (Suricata wants
+    // 8-byte padding): some rules that hit name it.
+    if !o.len().is_multiple_of(8) && (raises.is_empty() || g.chance(0.3)) {
+        raises = &["ipv4.opt_pad_required"];
     }
     let body = udp_body(f, b"opts");
     let ip = v4_opts(f, 17, &o, &body);
@@ -551,7 +562,12 @@ fn icmp(g: &mut Gen<'_>, f: &mut Flow, v6: bool) -> Made {
                 &["icmpv6.unknown_code"],
                 b"echo".to_vec(),
             ),
-            3 => (1, g.pick(&[8u8, 30]), &["icmpv6.unknown_code"], vec![0; 8]),
+            3 => (
+                g.pick(&[1u8, 4, 138, 143, 151]),
+                g.pick(&[3u8, 7, 8, 30, 255]),
+                &["icmpv6.unknown_code"],
+                vec![0; 8],
+            ),
             4 => (130, 0, &["icmpv6.mld_message_with_invalid_hl"], vec![0; 20]),
             5 => (
                 1,
@@ -593,8 +609,8 @@ fn icmp(g: &mut Gen<'_>, f: &mut Flow, v6: bool) -> Made {
                 (3, 1, &["icmpv4.ipv4_unknown_ver"], inner)
             }
             5 => (
-                11,
-                g.pick(&[0u8, 1, 2]),
+                g.pick(&[9u8, 10, 11, 12, 13]),
+                g.pick(&[0u8, 1, 2, 16]),
                 &["icmpv4.unknown_code"],
                 vec![0; 28],
             ),

@@ -306,7 +306,8 @@ fn ipv4_options() {
     ] {
         let ip = ipv4_opts(17, opts, 0, &udp(5, 6, b""));
         let (_, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
-        assert_eq!(out.outer().events().count(), 0, "{opts:?}");
+        let pad = usize::from(opts.len() % 8 != 0);
+        assert_eq!(out.outer().events().count(), pad, "{opts:?}");
     }
     // Duplicate and unknown options are events only.
     let ip = ipv4_opts(
@@ -325,6 +326,102 @@ fn ipv4_options() {
     assert_eq!(ev(&d, Event::Ipv4OptEolRequired), 1);
     assert!(out.outer().is_udp());
     assert!(!out.outer().has(f::INVALID));
+}
+
+#[test]
+fn ipv4_option_area_not_padded_to_eight_bytes() {
+    // Suricata 7.0.10 raises `opt_pad_required` on every option area of 4, 12, 20 ...
+    // bytes, whatever it holds (NOPs, an EOL first, a broken option), never on 8, 16 ...
+    for n in (4..=40).step_by(4) {
+        for fill in [1u8, 0] {
+            let ip = ipv4_opts(17, &vec![fill; n], 0, &udp(5, 6, b""));
+            let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+            assert_eq!(ev(&d, Event::Ipv4OptPadRequired), (n % 8 / 4) as u64, "{n} x {fill}");
+            assert!(out.outer().is_udp());
+        }
+    }
+    // A length past the area still stops decoding, the padding event raised first.
+    let ip = ipv4_opts(17, &[7, 40, 4, 0], 0, &udp(5, 6, b""));
+    let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+    assert_eq!(ev(&d, Event::Ipv4OptPadRequired), 1);
+    assert_eq!(ev(&d, Event::Ipv4OptInvalidLen), 1);
+    assert!(out.outer().has(f::IP_HDR_BROKEN));
+}
+
+#[test]
+fn ipv4_option_lengths_pointers_and_duplicates() {
+    // Hand-made options through Suricata 7.0.10, 8-byte areas (no padding event).
+    let (il, mf, dup) = (
+        Event::Ipv4OptInvalidLen,
+        Event::Ipv4OptMalformed,
+        Event::Ipv4OptDuplicate,
+    );
+    for (opts, want) in [
+        (&[130u8, 2, 0, 0, 0, 0, 0, 0][..], Some(il)),
+        (&[130, 3, 0, 0, 0, 0, 0, 0], None),
+        (&[133, 2, 0, 0, 0, 0, 0, 0], Some(il)),
+        (&[7, 2, 0, 0, 0, 0, 0, 0], Some(il)),
+        (&[137, 2, 0, 0, 0, 0, 0, 0], Some(il)),
+        (&[148, 5, 0, 0, 0, 0, 0, 0], Some(il)),
+        (&[148, 4, 0xff, 0xff, 0, 0, 0, 0], None),
+        (&[7, 7, 8, 0, 0, 0, 0, 0], None),
+        (&[7, 7, 5, 0, 0, 0, 0, 0], Some(mf)),
+        (&[7, 7, 9, 0, 0, 0, 0, 0], Some(mf)),
+        (&[7, 3, 3, 0, 0, 0, 0, 0], Some(mf)),
+        (&[7, 6, 8, 0, 0, 0, 0, 0], Some(mf)),
+        (&[68, 4, 5, 0, 0, 0, 0, 0], Some(il)),
+        (&[68, 5, 5, 0, 0, 0, 0, 0], None),
+        (&[68, 12, 13, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], None),
+        (&[68, 12, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], Some(mf)),
+        (&[68, 11, 13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], Some(mf)),
+        // A duplicate is not checked; a bad first option is not held.
+        (
+            &[148, 4, 0, 0, 148, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            Some(dup),
+        ),
+        (&[7, 7, 2, 0, 0, 0, 0, 7, 7, 4, 0, 0, 0, 0, 0, 0], Some(mf)),
+        (&[130, 2, 0, 0, 130, 3, 0, 0], Some(il)),
+    ] {
+        let ip = ipv4_opts(17, opts, 0, &udp(5, 6, b""));
+        let (_, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+        let got: Vec<Event> = out.outer().events().collect();
+        assert_eq!(got, want.into_iter().collect::<Vec<_>>(), "{opts:?}");
+        assert!(out.outer().is_udp(), "{opts:?}");
+    }
+}
+
+#[test]
+fn ipv4_cipso_tags() {
+    // Hand-made CIPSO options through Suricata 7.0.10 (type 134, DOI 1, then tags).
+    let doi = [134u8, 0, 0, 0, 0, 1];
+    for (tags, malformed) in [
+        (&[1u8, 4, 0, 0][..], false),
+        (&[2, 4, 0, 0], false),
+        (&[5, 4, 0, 1], false),
+        (&[7, 4, 1, 0], false),
+        (&[1, 4, 0, 0, 2, 4, 0, 0], false),
+        (&[1, 34, 0, 0], true), // past the option
+        (&[3, 4, 0, 0], true),  // unknown tag type
+        (&[0, 4, 0, 0], true),
+        (&[1, 3, 0, 0], true), // tag under 4 bytes
+        (&[1, 4, 1, 0], true), // alignment byte set
+        (&[6, 4, 1, 0], true),
+        (&[1, 4, 0, 0, 1], true), // a tag type without its length
+        (&[1, 4, 0, 0, 1, 2], true),
+    ] {
+        let mut o = doi.to_vec();
+        o.extend_from_slice(tags);
+        o[1] = o.len() as u8;
+        while o.len() % 4 != 0 {
+            o.push(0);
+        }
+        let ip = ipv4_opts(17, &o, 0, &udp(5, 6, b""));
+        let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+        let want = u64::from(malformed);
+        assert_eq!(ev(&d, Event::Ipv4OptMalformed), want, "{tags:?}");
+        assert_eq!(ev(&d, Event::Ipv4OptInvalidLen), 0, "{tags:?}");
+        assert!(out.outer().is_udp());
+    }
 }
 
 #[test]
@@ -662,7 +759,7 @@ fn icmp_v4_and_v6() {
         &eth(0x0800, &ipv4(1, &icmp(3, 99, b""))),
     );
     assert_eq!(ev(&d, Event::Icmpv4UnknownCode), 1);
-    assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), 1);
+    assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), 0);
     let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(1, &[8, 0, 0])));
     assert_eq!(ev(&d, Event::Icmpv4PktTooSmall), 1);
 
@@ -684,6 +781,74 @@ fn icmp_v4_and_v6() {
         &eth(0x86dd, &ipv6(58, &icmp(130, 0, b""))),
     );
     assert_eq!(ev(&d, Event::Icmpv6MldMessageWithInvalidHl), 1);
+}
+
+#[test]
+fn icmp_quoted_header_only_under_a_known_code() {
+    // Suricata 7.0.10 (hand-made messages, difftest `events/icmpv4` and `icmpv6`): the
+    // quoted header of an error message is decoded only when the code is known; an
+    // ICMPv4 message with nothing after its header quotes nothing.
+    let v0 = [0u8; 20];
+    for (ty, code, quote, trunc, ver) in [
+        (3u8, 1u8, &v0[..], 0, 1),
+        (3, 16, &v0[..], 0, 0),
+        (11, 2, &v0[..], 0, 0),
+        (12, 1, &v0[..], 0, 0),
+        (4, 0, &v0[..], 0, 1),
+        (3, 1, &[][..], 0, 0),
+        (3, 1, &[0x45, 0, 0, 40][..], 1, 0),
+        (5, 4, &[0x45][..], 0, 0),
+    ] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x0800, &ipv4(1, &icmp(ty, code, quote))),
+        );
+        let at = format!("{ty}/{code}/{}", quote.len());
+        assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), trunc, "{at}");
+        assert_eq!(ev(&d, Event::Icmpv4Ipv4UnknownVer), ver, "{at}");
+    }
+    // Codes and types as Suricata takes them.
+    for (ty, code, unknown_code, unknown_type) in [
+        (9u8, 77u8, 0, 0),
+        (13, 5, 0, 0),
+        (10, 0, 0, 1),
+        (12, 1, 1, 0),
+    ] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x0800, &ipv4(1, &icmp(ty, code, b""))),
+        );
+        assert_eq!(ev(&d, Event::Icmpv4UnknownCode), unknown_code, "{ty}/{code}");
+        assert_eq!(ev(&d, Event::Icmpv4UnknownType), unknown_type, "{ty}/{code}");
+    }
+    let v6_40 = [0u8; 40];
+    for (ty, code, quote, trunc, ver, unknown_code) in [
+        (1u8, 0u8, &[0u8; 8][..], 1, 0, 0),
+        (1, 8, &[0u8; 8][..], 0, 0, 1),
+        (1, 6, &v6_40[..], 0, 1, 0),
+        (1, 7, &v6_40[..], 0, 0, 1),
+        (4, 3, &v6_40[..], 0, 0, 1),
+        (2, 0, &[][..], 1, 0, 0),
+    ] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x86dd, &ipv6(58, &icmp(ty, code, quote))),
+        );
+        let at = format!("{ty}/{code}/{}", quote.len());
+        assert_eq!(ev(&d, Event::Icmpv6Ipv6TruncPkt), trunc, "{at}");
+        assert_eq!(ev(&d, Event::Icmpv6Ipv6UnknownVersion), ver, "{at}");
+        assert_eq!(ev(&d, Event::Icmpv6UnknownCode), unknown_code, "{at}");
+    }
+    // MLDv2 reports (143) are not checked for their hop limit; router renumbering's
+    // sequence number reset (code 255) is a known code; 150-153 take any code.
+    for (ty, code) in [(143u8, 0u8), (138, 255), (151, 9)] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x86dd, &ipv6(58, &icmp(ty, code, b""))),
+        );
+        assert_eq!(ev(&d, Event::Icmpv6MldMessageWithInvalidHl), 0, "{ty}");
+        assert_eq!(ev(&d, Event::Icmpv6UnknownCode), 0, "{ty}");
+    }
 }
 
 #[test]
