@@ -612,7 +612,7 @@ fn icmp(g: &mut Gen<'_>, f: &mut Flow, v6: bool) -> Made {
                 g.pick(&[9u8, 10, 11, 12, 13]),
                 g.pick(&[0u8, 1, 2, 16]),
                 &["icmpv4.unknown_code"],
-                vec![0; 28],
+                vec![0; g.pick(&[28usize, 28, 8, 0])],
             ),
             _ => (
                 5,

@@ -202,6 +202,16 @@ impl Decoder {
         // Suricata 7.0.10 decodes the quoted header of an error message only when its
         // code is known and something follows the ICMP header (difftest
         // `events/icmpv4`: code 16 quoting version 0, an empty quote, raise nothing).
+        // A timestamp request or reply without its three timestamps (12 bytes) is
+        // `icmpv4.ipv4_trunc_pkt` to Suricata 7.0.10, whatever the code.
+        if matches!(ty, 13 | 14) && quoted.len() < 12 {
+            self.event(c, Event::Icmpv4Ipv4TruncPkt);
+        }
+        // So is a router advertisement shorter than its addresses (count × entry size
+        // in 32-bit words, the first two bytes after the checksum).
+        if ty == 9 && usize::from(b[4]) * usize::from(b[5]) * 4 > quoted.len() {
+            self.event(c, Event::Icmpv4Ipv4TruncPkt);
+        }
         if icmpv4_is_error(ty) && code_ok && !quoted.is_empty() {
             if quoted.len() < 20 {
                 self.event(c, Event::Icmpv4Ipv4TruncPkt);

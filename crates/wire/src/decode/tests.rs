@@ -810,16 +810,40 @@ fn icmp_quoted_header_only_under_a_known_code() {
     // Codes and types as Suricata takes them.
     for (ty, code, unknown_code, unknown_type) in [
         (9u8, 77u8, 0, 0),
-        (13, 5, 0, 0),
+        (13, 5, 1, 0),
+        (14, 0, 0, 0),
         (10, 0, 0, 1),
         (12, 1, 1, 0),
     ] {
         let (d, _) = run(
             LinkType::ETHERNET,
-            &eth(0x0800, &ipv4(1, &icmp(ty, code, b""))),
+            &eth(0x0800, &ipv4(1, &icmp(ty, code, &[0; 12]))),
         );
         assert_eq!(ev(&d, Event::Icmpv4UnknownCode), unknown_code, "{ty}/{code}");
+        assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), 0, "{ty}/{code}");
         assert_eq!(ev(&d, Event::Icmpv4UnknownType), unknown_type, "{ty}/{code}");
+    }
+    // Timestamp messages shorter than their three timestamps.
+    for (n, trunc) in [(0usize, 1u64), (11, 1), (12, 0)] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x0800, &ipv4(1, &icmp(13, 1, &vec![0; n]))),
+        );
+        assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), trunc, "{n}");
+        assert_eq!(ev(&d, Event::Icmpv4UnknownCode), 1, "{n}");
+    }
+    // Router advertisements shorter than their addresses (count, entry size in words).
+    for (count, size, n, trunc) in [
+        (1u8, 2u8, 8usize, 0u64),
+        (1, 2, 4, 1),
+        (2, 2, 12, 1),
+        (1, 0, 0, 0),
+        (0x12, 0x34, 20, 1),
+    ] {
+        let mut m = vec![9, 0, 0, 0, count, size, 0, 1];
+        m.resize(8 + n, 0);
+        let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(1, &m)));
+        assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), trunc, "{count} x {size}, {n}");
     }
     let v6_40 = [0u8; 40];
     for (ty, code, quote, trunc, ver, unknown_code) in [

@@ -47,14 +47,14 @@ impl<T: AsRef<[u8]>> IcmpPacket<T> {
 
 /// Highest code Suricata 7.0.10 takes for an ICMPv4 type (255: any code), or `None`
 /// for a type it does not know (`icmpv4.unknown_type`). Found type by type and code by
-/// code on hand-made packets (difftest `events/icmpv4`): router advertisement and the
-/// timestamp messages take any code, parameter problem only 0, type 10 is unknown.
+/// code on hand-made packets (difftest `events/icmpv4`): router advertisement takes any
+/// code, parameter problem only 0, type 10 is unknown.
 pub fn icmpv4_max_code(msg_type: u8) -> Option<u8> {
     Some(match msg_type {
-        0 | 4 | 8 | 12 | 15 | 16 | 17 | 18 => 0,
+        0 | 4 | 8 | 12 | 13 | 14 | 15 | 16 | 17 | 18 => 0,
         3 => 15,
         5 => 3,
-        9 | 13 | 14 => 255,
+        9 => 255,
         11 => 1,
         _ => return None,
     })
@@ -132,7 +132,8 @@ mod tests {
         assert_eq!(icmpv4_max_code(200), None);
         assert_eq!(icmpv4_max_code(10), None);
         assert_eq!(icmpv4_max_code(12), Some(0));
-        assert_eq!(icmpv4_max_code(13), Some(255));
+        assert_eq!(icmpv4_max_code(13), Some(0));
+        assert_eq!(icmpv4_max_code(9), Some(255));
         assert!(icmpv4_is_error(11));
         assert!(icmpv6_is_error(2));
     }
