@@ -31,7 +31,7 @@ use stream::{stream, stream_names};
 pub const EVENTS: Family = Family {
     name: "events",
     keywords: &["decode-event", "engine-event", "stream-event"],
-    weight: 0,
+    weight: 1,
     make: events,
 };
 
@@ -151,6 +151,17 @@ const V4_OPTS: &[(&[u8], &[&str])] = &[
     (&[0x86, 8, 0, 0, 0, 0, 0, 0], &[]),
     (&[0x85, 4, 0, 0], &[]),
     (&[0x94, 0], &["ipv4.opt_invalid_len"]),
+    (&[0x82, 2, 0, 0, 0, 0, 0, 0], &["ipv4.opt_invalid_len"]),
+    (&[0x94, 5, 0, 0, 0, 0, 0, 0], &["ipv4.opt_invalid_len"]),
+    (&[0x07, 7, 5, 0, 0, 0, 0, 0], &["ipv4.opt_malformed"]),
+    (
+        &[0x44, 12, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        &["ipv4.opt_malformed"],
+    ),
+    (
+        &[0x94, 4, 0, 0, 0x94, 5, 0, 0, 0, 0, 0, 0],
+        &["ipv4.opt_duplicate"],
+    ),
     (&[0x86, 10, 0, 0, 0, 1, 1, 4, 0, 0], &[]),
     (&[0x86, 10, 0, 0, 0, 1, 3, 4, 0, 0], &["ipv4.opt_malformed"]),
     (
