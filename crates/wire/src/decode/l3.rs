@@ -270,7 +270,14 @@ impl Decoder {
     fn ipv6_exthdrs(&mut self, c: &mut Ctx<'_, '_>, mut nh: u8, mut pos: usize, end: usize) {
         // Counts of headers seen: hop-by-hop, routing, fragment, dest opts, AH, ESP.
         let (mut hh, mut rh, mut fh, mut dh, mut ah) = (0u8, 0u8, 0u8, 0u8, 0u8);
+        let first = pos;
         loop {
+            // Under two bytes left after an extension header, for anything but "no next
+            // header": `ipv6.trunc_exthdr` to Suricata 7.0.10, not the next layer's own
+            // too-small event (hand-made packets; sv-ether has four).
+            if pos != first && nh != ipp::NONE && end - pos < 2 {
+                return self.event(c, Event::Ipv6TruncExthdr);
+            }
             c.pkt().proto = nh;
             match nh {
                 ipp::TCP => return self.tcp(c, pos, end),

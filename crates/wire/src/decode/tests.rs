@@ -336,7 +336,11 @@ fn ipv4_option_area_not_padded_to_eight_bytes() {
         for fill in [1u8, 0] {
             let ip = ipv4_opts(17, &vec![fill; n], 0, &udp(5, 6, b""));
             let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
-            assert_eq!(ev(&d, Event::Ipv4OptPadRequired), (n % 8 / 4) as u64, "{n} x {fill}");
+            assert_eq!(
+                ev(&d, Event::Ipv4OptPadRequired),
+                (n % 8 / 4) as u64,
+                "{n} x {fill}"
+            );
             assert!(out.outer().is_udp());
         }
     }
@@ -372,8 +376,14 @@ fn ipv4_option_lengths_pointers_and_duplicates() {
         (&[68, 4, 5, 0, 0, 0, 0, 0], Some(il)),
         (&[68, 5, 5, 0, 0, 0, 0, 0], None),
         (&[68, 12, 13, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], None),
-        (&[68, 12, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], Some(mf)),
-        (&[68, 11, 13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], Some(mf)),
+        (
+            &[68, 12, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            Some(mf),
+        ),
+        (
+            &[68, 11, 13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            Some(mf),
+        ),
         // A duplicate is not checked; a bad first option is not held.
         (
             &[148, 4, 0, 0, 148, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
@@ -554,6 +564,94 @@ fn other_link_types() {
     assert_eq!(ev(&d, Event::PppUnsupProto), 1);
     let (d, _) = run(LinkType::PPP, &[0xff, 0x03, 0x12, 0x34, 1]);
     assert_eq!(ev(&d, Event::PppWrongType), 1);
+}
+
+#[test]
+fn ipv6_nothing_after_an_extension_header() {
+    // Suricata 7.0.10: under two bytes after an extension header is
+    // `ipv6.trunc_exthdr`, whatever the next header (but 59); right after the IPv6
+    // header it is the next layer's own event.
+    let atomic = |nh: u8| vec![nh, 0, 0, 0, 0xfa, 0xce, 0xf0, 0xe1];
+    for (nh, tail, trunc) in [
+        (6u8, 0usize, 1u64),
+        (6, 1, 1),
+        (6, 2, 0),
+        (17, 0, 1),
+        (58, 0, 1),
+        (132, 0, 1),
+        (99, 0, 1),
+        (59, 0, 0),
+    ] {
+        let mut body = atomic(nh);
+        body.resize(8 + tail, 0);
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x86dd, &ipv6_ext(44, &body, 44, b"")),
+        );
+        assert_eq!(ev(&d, Event::Ipv6TruncExthdr), trunc, "{nh} + {tail}");
+        assert_eq!(
+            ev(&d, Event::TcpPktTooSmall),
+            u64::from(nh == 6 && tail > 0 && trunc == 0),
+            "{nh}"
+        );
+    }
+    let (d, _) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(6, b"")));
+    assert_eq!(ev(&d, Event::Ipv6TruncExthdr), 0);
+    assert_eq!(ev(&d, Event::TcpPktTooSmall), 1);
+}
+
+#[test]
+fn ppp_protocols_as_suricata() {
+    // Every protocol value through Suricata 7.0.10 on raw PPP and in a PPPoE session
+    // (bench/RESULTS.md, difftest `events`): unsup_proto (true) or wrong_type (false).
+    for (proto, raw, pppoe) in [
+        (&[0xc0u8, 0x21][..], true, true),
+        (&[0x00, 0x25], true, true),
+        (&[0x02, 0x83], true, true),
+        (&[0x80, 0xfd], true, false),
+        (&[0x00, 0xfd], true, false),
+        (&[0xc0, 0x29], true, false),
+        (&[0x80, 0x31], false, false),
+        (&[0xc2, 0x27], false, false),
+        (&[0x00, 0xfb], false, false),
+        (&[0x00, 0x01], false, false),
+        (&[0x12, 0x34], false, false),
+        // One-byte (compressed) protocol fields.
+        (&[0x23], true, true),
+        (&[0x01], true, false),
+        (&[0xfd], true, false),
+    ] {
+        let mut frame = vec![0xff, 0x03];
+        frame.extend_from_slice(proto);
+        frame.extend_from_slice(&[0; 40]);
+        let (d, _) = run(LinkType::PPP, &frame);
+        assert_eq!(
+            ev(&d, Event::PppUnsupProto),
+            u64::from(raw),
+            "raw {proto:x?}"
+        );
+        assert_eq!(
+            ev(&d, Event::PppWrongType),
+            u64::from(!raw),
+            "raw {proto:x?}"
+        );
+        let mut ppp = proto.to_vec();
+        ppp.extend_from_slice(&[0; 40]);
+        let mut sess = vec![0x11, 0, 0, 1];
+        sess.extend_from_slice(&(ppp.len() as u16).to_be_bytes());
+        sess.extend_from_slice(&ppp);
+        let (d, _) = run(LinkType::ETHERNET, &eth(0x8864, &sess));
+        assert_eq!(
+            ev(&d, Event::PppUnsupProto),
+            u64::from(pppoe),
+            "pppoe {proto:x?}"
+        );
+        assert_eq!(
+            ev(&d, Event::PppWrongType),
+            u64::from(!pppoe),
+            "pppoe {proto:x?}"
+        );
+    }
 }
 
 #[test]
@@ -819,9 +917,17 @@ fn icmp_quoted_header_only_under_a_known_code() {
             LinkType::ETHERNET,
             &eth(0x0800, &ipv4(1, &icmp(ty, code, &[0; 12]))),
         );
-        assert_eq!(ev(&d, Event::Icmpv4UnknownCode), unknown_code, "{ty}/{code}");
+        assert_eq!(
+            ev(&d, Event::Icmpv4UnknownCode),
+            unknown_code,
+            "{ty}/{code}"
+        );
         assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), 0, "{ty}/{code}");
-        assert_eq!(ev(&d, Event::Icmpv4UnknownType), unknown_type, "{ty}/{code}");
+        assert_eq!(
+            ev(&d, Event::Icmpv4UnknownType),
+            unknown_type,
+            "{ty}/{code}"
+        );
     }
     // Timestamp messages shorter than their three timestamps.
     for (n, trunc) in [(0usize, 1u64), (11, 1), (12, 0)] {
@@ -843,7 +949,11 @@ fn icmp_quoted_header_only_under_a_known_code() {
         let mut m = vec![9, 0, 0, 0, count, size, 0, 1];
         m.resize(8 + n, 0);
         let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(1, &m)));
-        assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), trunc, "{count} x {size}, {n}");
+        assert_eq!(
+            ev(&d, Event::Icmpv4Ipv4TruncPkt),
+            trunc,
+            "{count} x {size}, {n}"
+        );
     }
     let v6_40 = [0u8; 40];
     for (ty, code, quote, trunc, ver, unknown_code) in [
