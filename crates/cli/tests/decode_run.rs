@@ -138,7 +138,9 @@ fn sv_ether_counts() {
     let text = std::fs::read_to_string(reference).unwrap();
     let want: serde_json::Value = serde_json::from_str(&text).unwrap();
     let (got, want) = (&d["event"], &want["decoder"]["event"]);
-    for layer in ["ipv4", "icmpv4", "icmpv6", "tcp", "udp", "ppp", "pppoe", "vlan"] {
+    for layer in [
+        "ipv4", "icmpv4", "icmpv6", "tcp", "udp", "ppp", "pppoe", "vlan",
+    ] {
         let names = want[layer].as_object().unwrap();
         assert!(names.len() >= 3, "{layer}: {names:?}");
         for (name, n) in names {

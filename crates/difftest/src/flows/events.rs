@@ -403,10 +403,22 @@ fn ipv6_header(g: &mut Gen<'_>, f: &mut Flow) -> Made {
             b.extend_from_slice(&udp);
             (&["ipv6.exthdr_invalid_optlen"], v6_raw(f, 60, &b))
         }
-        14 => {
+        14 if g.chance(0.5) => {
             // An extension header cut by the end of the packet.
             let b = vec![17, 4, 1, 4, 0, 0, 0, 0];
             (&["ipv6.trunc_exthdr"], v6_raw(f, 60, &b))
+        }
+        14 => {
+            // Under two bytes after a whole extension header (destination options or a
+            // fragment header of a whole datagram).
+            let nh = g.pick(&[17u8, 6, 58, 99, 59]);
+            let (first, mut b) = if g.chance(0.5) {
+                (60, ext_opts(nh, &[]))
+            } else {
+                (44, vec![nh, 0, 0, 0, 0, 0, 0, 7])
+            };
+            b.resize(b.len() + g.size(0, 2), 0);
+            (&["ipv6.trunc_exthdr"], v6_raw(f, first, &b))
         }
         _ => {
             let mut b = ext_opts(60, &[]);
@@ -666,6 +678,8 @@ const LINK_NAMES: &[&str] = &[
     "vlan.header_too_small",
     "vlan.unknown_type",
     "vlan.too_many_layers",
+    "ppp.unsup_proto",
+    "ppp.wrong_type",
 ];
 
 fn link(g: &mut Gen<'_>, f: &mut Flow) -> Made {
@@ -673,8 +687,25 @@ fn link(g: &mut Gen<'_>, f: &mut Flow) -> Made {
     let ip = build::ip(f.client, f.server, 88, 17, &body);
     let et = build::ethertype_of(&ip);
     let vid = (f.sport % 4000) + 1;
-    let which = g.size(0, 4);
+    let which = g.size(0, 5);
     let (frame, raises, undecoded): (Vec<u8>, &'static [&'static str], bool) = match which {
+        5 => {
+            // A PPPoE session frame of a PPP protocol Suricata knows but does not
+            // decode, or does not know (CCP is unknown in a session, known on raw PPP).
+            let (proto, raises): (&[u8], &'static [&'static str]) = match g.size(0, 4) {
+                0 => (&[0xc0, 0x21], &["ppp.unsup_proto"]),
+                1 => (&[0x00, 0x25], &["ppp.unsup_proto"]),
+                2 => (&[0x80, 0xfd], &["ppp.wrong_type"]),
+                3 => (&[0x23], &["ppp.unsup_proto"]),
+                _ => (&[0xc0, 0x29], &["ppp.wrong_type"]),
+            };
+            let mut ppp = proto.to_vec();
+            ppp.extend_from_slice(&[1, 1, 0, 4]);
+            let mut sess = vec![0x11, 0, 0, 1];
+            sess.extend_from_slice(&(ppp.len() as u16).to_be_bytes());
+            sess.extend_from_slice(&ppp);
+            (ether(0x8864, &[], &sess), raises, true)
+        }
         0 => (
             ether(
                 et,

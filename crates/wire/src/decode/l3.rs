@@ -271,6 +271,10 @@ impl Decoder {
         // Counts of headers seen: hop-by-hop, routing, fragment, dest opts, AH, ESP.
         let (mut hh, mut rh, mut fh, mut dh, mut ah) = (0u8, 0u8, 0u8, 0u8, 0u8);
         let first = pos;
+        // The protocol of the header before this one: what Suricata 7.0.10 leaves a
+        // packet at when this one is "no next header" or ICMPv4 (0 right after the IPv6
+        // header, else the last extension header's type; difftest `events/ipv6hdr`).
+        let mut prev = 0u8;
         loop {
             // Under two bytes left after an extension header, for anything but "no next
             // header": `ipv6.trunc_exthdr` to Suricata 7.0.10, not the next layer's own
@@ -278,6 +282,8 @@ impl Decoder {
             if pos != first && nh != ipp::NONE && end - pos < 2 {
                 return self.event(c, Event::Ipv6TruncExthdr);
             }
+            let keep = prev;
+            prev = nh;
             c.pkt().proto = nh;
             match nh {
                 ipp::TCP => return self.tcp(c, pos, end),
@@ -287,16 +293,16 @@ impl Decoder {
                 ipp::GRE => return self.gre(c, pos, end),
                 ipp::IPIP => return self.ip_in_ipv6(c, pos, end, 4),
                 ipp::IPV6 => return self.ip_in_ipv6(c, pos, end, 6),
-                // Suricata 7.0.10 leaves the protocol of these packets at 0 (its EVE
-                // records say `HOPOPT`; `engine-event` does not match them): difftest
-                // `events/ipv6hdr`.
+                // Suricata 7.0.10 leaves the protocol of these packets at the header
+                // before (0 without extension headers: its EVE records say `HOPOPT`;
+                // `engine-event` does not match them): difftest `events/ipv6hdr`.
                 ipp::ICMP => {
-                    c.pkt().proto = 0;
+                    c.pkt().proto = keep;
                     return self.event(c, Event::Ipv6Icmpv4);
                 }
                 ipp::ESP => return self.esp(c, pos, end),
                 ipp::NONE => {
-                    c.pkt().proto = 0;
+                    c.pkt().proto = keep;
                     if pos < end {
                         self.event(c, Event::Ipv6DataAfterNoneHeader);
                     }

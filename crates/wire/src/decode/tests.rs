@@ -601,6 +601,42 @@ fn ipv6_nothing_after_an_extension_header() {
 }
 
 #[test]
+fn ipv6_protocol_after_extension_headers() {
+    // The protocol Suricata 7.0.10 names in its alerts (hand-made packets): the last
+    // header entered; "no next header" and ICMPv4 keep the one before (0 right after
+    // the IPv6 header); nothing after a header keeps that header's.
+    let atomic = |nh: u8, tail: usize| {
+        let mut b = vec![nh, 0, 0, 0, 0, 0, 0, 7];
+        b.resize(8 + tail, 0);
+        b
+    };
+    let dstopts = |nh: u8, tail: usize| {
+        let mut b = vec![nh, 0, 1, 4, 0, 0, 0, 0];
+        b.resize(8 + tail, 0);
+        b
+    };
+    for (first, body, want) in [
+        (44u8, atomic(99, 2), 99u8),
+        (44, atomic(59, 2), 44),
+        (44, atomic(17, 2), 17),
+        (44, atomic(6, 4), 6),
+        (44, atomic(58, 3), 58),
+        (44, atomic(6, 0), 44),
+        (60, dstopts(59, 2), 60),
+        (60, dstopts(1, 8), 60),
+        (59, vec![0; 4], 0),
+        (1, vec![8, 0, 0, 0, 0, 0, 0, 0], 0),
+    ] {
+        let (_, out) = run(
+            LinkType::ETHERNET,
+            &eth(0x86dd, &ipv6_ext(first, &body, 0, b"")),
+        );
+        let p = out.outer();
+        assert_eq!(p.record_proto(), want, "{first} {body:?}");
+    }
+}
+
+#[test]
 fn ppp_protocols_as_suricata() {
     // Every protocol value through Suricata 7.0.10 on raw PPP and in a PPPoE session
     // (bench/RESULTS.md, difftest `events`): unsup_proto (true) or wrong_type (false).
