@@ -31,7 +31,7 @@ use stream::{stream, stream_names};
 pub const EVENTS: Family = Family {
     name: "events",
     keywords: &["decode-event", "engine-event", "stream-event"],
-    weight: 1,
+    weight: 2,
     make: events,
 };
 
