@@ -851,7 +851,10 @@ fn decoder_event_rules_skip_addresses_on_undecoded_packets() {
          alert ip any any -> any any (ip_proto:>6; sid:8;)\n\
          alert ip 10.9.9.0/24 any -> any any (decode-event:ipv4.opt_invalid_len; sid:9;)\n",
     );
-    assert_eq!(sids_with(&only, &mut only.scratch(), None, &p, None), vec![9]);
+    assert_eq!(
+        sids_with(&only, &mut only.scratch(), None, &p, None),
+        vec![9]
+    );
     p.meta.flags = 0;
     let mut got = sids_with(&only, &mut only.scratch(), None, &p, None);
     got.sort_unstable();
