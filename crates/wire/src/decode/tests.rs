@@ -422,7 +422,7 @@ fn ipv4_cipso_tags() {
         let mut o = doi.to_vec();
         o.extend_from_slice(tags);
         o[1] = o.len() as u8;
-        while o.len() % 4 != 0 {
+        while !o.len().is_multiple_of(4) {
             o.push(0);
         }
         let ip = ipv4_opts(17, &o, 0, &udp(5, 6, b""));
