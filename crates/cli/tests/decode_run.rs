@@ -128,6 +128,27 @@ fn sv_ether_counts() {
         let diff = got.abs_diff(want) as f64 / want as f64;
         assert!(diff < 0.25, "decoder.{name}: {got} vs Suricata's {want}");
     }
+    // These layers' events exactly as Suricata counted them (197 `opt_pad_required`, a
+    // security option of length 2 as `opt_invalid_len`, a redirect of an unknown code
+    // quoting nothing, CCP in PPPoE as `ppp.wrong_type`, nothing after an IPv6 fragment
+    // header as `ipv6.trunc_exthdr`): difftest `events`, bench/RESULTS.md.
+    let Some(reference) = shared("pcaps/sv-ether.suricata-stats.json") else {
+        return;
+    };
+    let text = std::fs::read_to_string(reference).unwrap();
+    let want: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (got, want) = (&d["event"], &want["decoder"]["event"]);
+    for layer in [
+        "ipv4", "icmpv4", "icmpv6", "tcp", "udp", "ppp", "pppoe", "vlan",
+    ] {
+        let names = want[layer].as_object().unwrap();
+        assert!(names.len() >= 3, "{layer}: {names:?}");
+        for (name, n) in names {
+            assert_eq!(&got[layer][name], n, "decoder.event.{layer}.{name}");
+        }
+    }
+    assert_eq!(got["ipv4"]["opt_pad_required"], 197);
+    assert_eq!(got["ipv6"]["trunc_exthdr"], want["ipv6"]["trunc_exthdr"]);
 }
 
 #[test]

@@ -133,6 +133,13 @@ fn icmpv4_len(icmp: &[u8]) -> usize {
     }
 }
 
+/// An IPv4 packet whose options broke its decoding has no header left for Suricata to
+/// inspect (it clears it). An option of a length it cannot have within the header
+/// (`opt_invalid_len` too, a timestamp of 3 bytes) leaves the header decoded.
+fn header_cleared(p: &wire::Packet) -> bool {
+    p.has(wire::flags::IP_HDR_BROKEN)
+}
+
 /// A program over one header buffer, with its transforms.
 #[derive(Debug, Clone)]
 pub(crate) struct HdrProg {
@@ -153,9 +160,7 @@ impl HdrProg {
 
     /// Whether the program matches packet `p`'s header buffer (false without one).
     pub(crate) fn matches(&self, p: &wire::Packet, frame: &[u8]) -> bool {
-        // An IPv4 packet whose options broke its decoding has no header left for
-        // Suricata to inspect (it clears it; its addresses still match the rule header).
-        if p.has_event(wire::Event::Ipv4OptInvalidLen) {
+        if header_cleared(p) {
             return false;
         }
         let Some(b) = self.buf.bytes(p, frame) else {
@@ -238,6 +243,20 @@ mod tests {
         let f = eth(0x0800, &ipv4(1, &[], &echo));
         let p = decode(&f);
         assert_eq!(HdrBuf::Icmpv4.bytes(&p, &f).unwrap(), &echo[..8]);
+    }
+
+    #[test]
+    fn only_options_that_break_the_header_clear_it() {
+        // Suricata 7.0.10 (hand-made packets): `ipv4.hdr` still matches with a 3-byte
+        // timestamp option (`opt_invalid_len`), not with an option running past the
+        // header (`opt_invalid_len`, decoding stops).
+        let udp = [0, 53, 0x30, 0x39, 0, 8, 0, 0];
+        for (opts, cleared) in [(&[68u8, 3, 5, 0][..], false), (&[7, 40, 4, 0], true)] {
+            let f = eth(0x0800, &ipv4(17, opts, &udp));
+            let p = decode(&f);
+            assert!(p.has_event(wire::Event::Ipv4OptInvalidLen), "{opts:?}");
+            assert_eq!(header_cleared(&p), cleared, "{opts:?}");
+        }
     }
 
     #[test]

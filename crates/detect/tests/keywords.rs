@@ -844,6 +844,21 @@ fn decoder_event_rules_skip_addresses_on_undecoded_packets() {
     assert_eq!(got, vec![6]);
     p.meta.flags |= wire::flags::IP_HDR_BROKEN;
     assert_eq!(sids_with(&det, &mut det.scratch(), None, &p, None), vec![5]);
+    // Only decoder-event rules see such a packet: a rule of addresses alone, or of
+    // addresses and `ip_proto`, does not (Suricata 7.0.10: no IP header; difftest).
+    let only = detector(
+        "alert ip 10.0.0.1 any -> 10.0.0.0/30 any (sid:7;)\n\
+         alert ip any any -> any any (ip_proto:>6; sid:8;)\n\
+         alert ip 10.9.9.0/24 any -> any any (decode-event:ipv4.opt_invalid_len; sid:9;)\n",
+    );
+    assert_eq!(
+        sids_with(&only, &mut only.scratch(), None, &p, None),
+        vec![9]
+    );
+    p.meta.flags = 0;
+    let mut got = sids_with(&only, &mut only.scratch(), None, &p, None);
+    got.sort_unstable();
+    assert_eq!(got, vec![7, 8]);
     // Protocol 0 (IPv6 with no next header): `engine-event` does not match.
     p.meta.flags = 0;
     p.meta.proto = 0;

@@ -92,7 +92,7 @@ impl AnomalyLog {
         let flow_id = flow::adapter::flow_key(p, buf).map_or(0, |k| crate::detection::flow_id(&k));
         let meta = packet_meta(p, flow_id, pcap_cnt);
         // A packet whose IP header did not decode has no addresses (as Suricata's).
-        let no_ip = !matches!(p.ip_version, 4 | 6) || p.has_event(wire::Event::Ipv4OptInvalidLen);
+        let no_ip = !matches!(p.ip_version, 4 | 6) || p.has(wire::flags::IP_HDR_BROKEN);
         for e in p.events() {
             let mut rec = event_record(&meta, "anomaly", None, decode_anomaly(e.name()));
             if let (true, Some(o)) = (no_ip, rec.as_object_mut()) {

@@ -221,13 +221,10 @@ impl Packet {
 
     /// The protocol number Suricata names in an alert on this packet: 44 (`IPv6-Frag`)
     /// for an IPv6 fragment, whose decoding ends at its fragment header (no ports, no
-    /// ICMP type), and for an atomic fragment whose L4 header did not decode; else
-    /// [`Packet::proto`].
+    /// ICMP type); else [`Packet::proto`] (an atomic fragment is decoded whole: named
+    /// after the header after it, or after itself when nothing follows).
     pub fn record_proto(&self) -> u8 {
-        // An atomic fragment is decoded whole: named after its L4 header when that
-        // decoded.
-        let atomic = || self.l4_off == 0 && self.has_event(crate::Event::Ipv6ExthdrUselessFh);
-        if self.ip_version == 6 && (self.has(flags::FRAGMENT) || atomic()) {
+        if self.ip_version == 6 && self.has(flags::FRAGMENT) {
             crate::ip_proto::FRAGMENT
         } else {
             self.proto

@@ -18,14 +18,18 @@ type Counts = BTreeMap<String, u64>;
 ///   are still dissected as IP (and 7 as TCP, 2 as ICMP, 1 as UDP) by tshark, while our
 ///   decoder, like Suricata, records no IP layer for them; 4 frames are the other way
 ///   round: tshark stops at an IPv4 header it finds malformed where Suricata and we
-///   decode the transport header (net: udp +1).
+///   decode the transport header (net: udp +1). And 4 IPv6 frames whose fragment header
+///   (offset 0, no more fragments) is followed by under two bytes: tshark counts 2 as
+///   TCP and 2 as ICMPv6, Suricata and we stop at `ipv6.trunc_exthdr` (our
+///   `decoder.tcp` is Suricata's 71,557 with them left out).
 /// - bug-6875-01: a damaged file (second record claims 16 MB); tshark lists the damaged
 ///   record as a frame and shows the first one as Ethernet type 0x4000, we stop at the
 ///   damaged record and read the first frame per the file's link type.
 const KNOWN_DELTAS: &[(&str, &str, i64)] = &[
     ("pcaps/sv-ether.pcap", "ip", -12),
-    ("pcaps/sv-ether.pcap", "tcp", -7),
+    ("pcaps/sv-ether.pcap", "tcp", -9),
     ("pcaps/sv-ether.pcap", "icmp", -2),
+    ("pcaps/sv-ether.pcap", "icmpv6", -2),
     ("pcaps/sv-ether.pcap", "udp", 1),
     ("corpus/open/bug-6875-01/input.pcap", "frames", -1),
     ("corpus/open/bug-6875-01/input.pcap", "ip", 1),

@@ -31,7 +31,7 @@ use stream::{stream, stream_names};
 pub const EVENTS: Family = Family {
     name: "events",
     keywords: &["decode-event", "engine-event", "stream-event"],
-    weight: 0,
+    weight: 2,
     make: events,
 };
 
@@ -151,6 +151,23 @@ const V4_OPTS: &[(&[u8], &[&str])] = &[
     (&[0x86, 8, 0, 0, 0, 0, 0, 0], &[]),
     (&[0x85, 4, 0, 0], &[]),
     (&[0x94, 0], &["ipv4.opt_invalid_len"]),
+    (&[0x82, 2, 0, 0, 0, 0, 0, 0], &["ipv4.opt_invalid_len"]),
+    (&[0x94, 5, 0, 0, 0, 0, 0, 0], &["ipv4.opt_invalid_len"]),
+    (&[0x07, 7, 5, 0, 0, 0, 0, 0], &["ipv4.opt_malformed"]),
+    (
+        &[0x44, 12, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        &["ipv4.opt_malformed"],
+    ),
+    (
+        &[0x94, 4, 0, 0, 0x94, 5, 0, 0, 0, 0, 0, 0],
+        &["ipv4.opt_duplicate"],
+    ),
+    (&[0x86, 10, 0, 0, 0, 1, 1, 4, 0, 0], &[]),
+    (&[0x86, 10, 0, 0, 0, 1, 3, 4, 0, 0], &["ipv4.opt_malformed"]),
+    (
+        &[0x86, 14, 0, 0, 0, 1, 7, 4, 1, 0, 1, 4, 1, 0],
+        &["ipv4.opt_malformed"],
+    ),
 ];
 
 const V4_OPT_NAMES: &[&str] = &[
@@ -165,10 +182,15 @@ const V4_OPT_NAMES: &[&str] = &[
 
 fn ipv4_options(g: &mut Gen<'_>, f: &mut Flow) -> Made {
     let i = g.size(0, V4_OPTS.len() - 1);
-    let (opts, raises) = V4_OPTS[i];
+    let (opts, mut raises) = V4_OPTS[i];
     let mut o = opts.to_vec();
     while !o.len().is_multiple_of(4) {
         o.push(0);
+    }
+    // An option area of 4, 12 ... bytes also raises `opt_pad_required` (Suricata wants
+    // 8-byte padding): some rules that hit name it.
+    if !o.len().is_multiple_of(8) && (raises.is_empty() || g.chance(0.3)) {
+        raises = &["ipv4.opt_pad_required"];
     }
     let body = udp_body(f, b"opts");
     let ip = v4_opts(f, 17, &o, &body);
@@ -381,10 +403,22 @@ fn ipv6_header(g: &mut Gen<'_>, f: &mut Flow) -> Made {
             b.extend_from_slice(&udp);
             (&["ipv6.exthdr_invalid_optlen"], v6_raw(f, 60, &b))
         }
-        14 => {
+        14 if g.chance(0.5) => {
             // An extension header cut by the end of the packet.
             let b = vec![17, 4, 1, 4, 0, 0, 0, 0];
             (&["ipv6.trunc_exthdr"], v6_raw(f, 60, &b))
+        }
+        14 => {
+            // Under two bytes after a whole extension header (destination options or a
+            // fragment header of a whole datagram).
+            let nh = g.pick(&[17u8, 6, 58, 99, 59]);
+            let (first, mut b) = if g.chance(0.5) {
+                (60, ext_opts(nh, &[]))
+            } else {
+                (44, vec![nh, 0, 0, 0, 0, 0, 0, 7])
+            };
+            b.resize(b.len() + g.size(0, 2), 0);
+            (&["ipv6.trunc_exthdr"], v6_raw(f, first, &b))
         }
         _ => {
             let mut b = ext_opts(60, &[]);
@@ -551,7 +585,12 @@ fn icmp(g: &mut Gen<'_>, f: &mut Flow, v6: bool) -> Made {
                 &["icmpv6.unknown_code"],
                 b"echo".to_vec(),
             ),
-            3 => (1, g.pick(&[8u8, 30]), &["icmpv6.unknown_code"], vec![0; 8]),
+            3 => (
+                g.pick(&[1u8, 4, 138, 143, 151]),
+                g.pick(&[3u8, 7, 8, 30, 255]),
+                &["icmpv6.unknown_code"],
+                vec![0; 8],
+            ),
             4 => (130, 0, &["icmpv6.mld_message_with_invalid_hl"], vec![0; 20]),
             5 => (
                 1,
@@ -593,10 +632,10 @@ fn icmp(g: &mut Gen<'_>, f: &mut Flow, v6: bool) -> Made {
                 (3, 1, &["icmpv4.ipv4_unknown_ver"], inner)
             }
             5 => (
-                11,
-                g.pick(&[0u8, 1, 2]),
+                g.pick(&[9u8, 10, 11, 12, 13]),
+                g.pick(&[0u8, 1, 2, 16]),
                 &["icmpv4.unknown_code"],
-                vec![0; 28],
+                vec![0; g.pick(&[28usize, 28, 8, 0])],
             ),
             _ => (
                 5,
@@ -639,6 +678,8 @@ const LINK_NAMES: &[&str] = &[
     "vlan.header_too_small",
     "vlan.unknown_type",
     "vlan.too_many_layers",
+    "ppp.unsup_proto",
+    "ppp.wrong_type",
 ];
 
 fn link(g: &mut Gen<'_>, f: &mut Flow) -> Made {
@@ -646,8 +687,25 @@ fn link(g: &mut Gen<'_>, f: &mut Flow) -> Made {
     let ip = build::ip(f.client, f.server, 88, 17, &body);
     let et = build::ethertype_of(&ip);
     let vid = (f.sport % 4000) + 1;
-    let which = g.size(0, 4);
+    let which = g.size(0, 5);
     let (frame, raises, undecoded): (Vec<u8>, &'static [&'static str], bool) = match which {
+        5 => {
+            // A PPPoE session frame of a PPP protocol Suricata knows but does not
+            // decode, or does not know (CCP is unknown in a session, known on raw PPP).
+            let (proto, raises): (&[u8], &'static [&'static str]) = match g.size(0, 4) {
+                0 => (&[0xc0, 0x21], &["ppp.unsup_proto"]),
+                1 => (&[0x00, 0x25], &["ppp.unsup_proto"]),
+                2 => (&[0x80, 0xfd], &["ppp.wrong_type"]),
+                3 => (&[0x23], &["ppp.unsup_proto"]),
+                _ => (&[0xc0, 0x29], &["ppp.wrong_type"]),
+            };
+            let mut ppp = proto.to_vec();
+            ppp.extend_from_slice(&[1, 1, 0, 4]);
+            let mut sess = vec![0x11, 0, 0, 1];
+            sess.extend_from_slice(&(ppp.len() as u16).to_be_bytes());
+            sess.extend_from_slice(&ppp);
+            (ether(0x8864, &[], &sess), raises, true)
+        }
         0 => (
             ether(
                 et,

@@ -8,6 +8,27 @@ use crate::proto::ipv4::protocol as ipp;
 use crate::stats::Counter;
 use crate::Event;
 
+/// Whether a CIPSO option's tags (after type, length and DOI) are as Suricata 7.0.10
+/// takes them (difftest `events/ipv4opt`, hand-made options through `suricata -r`): each
+/// tag of type 1, 2, 5, 6 or 7, of at least 4 bytes and within the option, its
+/// alignment byte zero except in type 7; anything else is `ipv4.opt_malformed`.
+fn cipso_tags_ok(mut tags: &[u8]) -> bool {
+    while !tags.is_empty() {
+        let [ty, len, ..] = *tags else {
+            return false;
+        };
+        let len = usize::from(len);
+        if !matches!(ty, 1 | 2 | 5 | 6 | 7) || len < 4 || len > tags.len() {
+            return false;
+        }
+        if ty != 7 && tags[2] != 0 {
+            return false;
+        }
+        tags = &tags[len..];
+    }
+    true
+}
+
 impl Decoder {
     pub(crate) fn ipv4(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize) {
         self.stats.incr(Counter::Ipv4);
@@ -113,6 +134,12 @@ impl Decoder {
 
     /// Walks the IPv4 options; false when they are so broken that decoding stops.
     fn ipv4_options(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize) -> bool {
+        // Suricata 7.0.10 wants the option area padded to 8 bytes: every header whose
+        // options take 4, 12, 20 ... bytes raises `opt_pad_required`, whatever the
+        // options hold and before any of them is read (difftest `events/ipv4opt`).
+        if !(end - off).is_multiple_of(8) {
+            self.event(c, Event::Ipv4OptPadRequired);
+        }
         // Bit per option kind already seen (duplicate detection).
         let mut seen = 0u16;
         let mut pos = off;
@@ -138,39 +165,54 @@ impl Decoder {
             }
             let data = &c.buf[pos + 2..pos + len];
             // Each option's checks as Suricata 7.0.10 reports them (difftest
-            // `events/ipv4opt`): a length the option cannot have is `opt_invalid_len`
-            // (the packet still decodes), a bad pointer `opt_malformed`.
+            // `events/ipv4opt`, hand-made options through `suricata -r`): a length the
+            // option cannot have is `opt_invalid_len`, a bad pointer or CIPSO tag
+            // `opt_malformed`; the packet still decodes. A second option of a kind
+            // already held is `opt_duplicate` and not checked; a bad one is not held.
             let (bit, bad) = match kind {
-                // Record route, loose/strict source route: pointer ≥ 4.
+                // Record route, loose/strict source route: a pointer of 4, 8 ... up to
+                // the option's end.
                 7 | 131 | 137 => (
                     match kind {
                         7 => 0,
                         131 => 1,
                         _ => 2,
                     },
-                    (len < 3 || data[0] < 4 || usize::from(data[0]) > len + 1)
-                        .then_some(Event::Ipv4OptMalformed),
+                    if len < 3 {
+                        Some(Event::Ipv4OptInvalidLen)
+                    } else {
+                        let ptr = usize::from(data[0]);
+                        (ptr < 4 || !ptr.is_multiple_of(4) || ptr > len + 1)
+                            .then_some(Event::Ipv4OptMalformed)
+                    },
                 ),
-                // Timestamp: at least 5 bytes; the pointer at an entry's start.
+                // Timestamp: at least 5 bytes; the pointer at an entry's start (5, 9
+                // ...) up to the option's end, whatever the flag.
                 68 => (
                     3,
                     if len < 5 {
                         Some(Event::Ipv4OptInvalidLen)
                     } else {
-                        (data[0] < 5 || !(data[0] - 1).is_multiple_of(4))
+                        let ptr = usize::from(data[0]);
+                        (ptr < 5 || !(ptr - 1).is_multiple_of(4) || ptr > len + 1)
                             .then_some(Event::Ipv4OptMalformed)
                     },
                 ),
-                // Security, extended security: variable length.
-                130 => (4, (len < 3).then_some(Event::Ipv4OptMalformed)),
-                133 => (5, (len < 3).then_some(Event::Ipv4OptMalformed)),
-                // CIPSO: a DOI and at least one tag.
-                134 => (6, (len < 10).then_some(Event::Ipv4OptInvalidLen)),
-                // Stream id: 4 bytes.
+                // Security, extended security: variable length, at least 3.
+                130 => (4, (len < 3).then_some(Event::Ipv4OptInvalidLen)),
+                133 => (5, (len < 3).then_some(Event::Ipv4OptInvalidLen)),
+                // CIPSO: a DOI and at least one tag, each tag well formed.
+                134 => (
+                    6,
+                    if len < 10 {
+                        Some(Event::Ipv4OptInvalidLen)
+                    } else {
+                        (!cipso_tags_ok(&data[4..])).then_some(Event::Ipv4OptMalformed)
+                    },
+                ),
+                // Stream id, router alert: 4 bytes; quick start: 8 bytes.
                 136 => (7, (len != 4).then_some(Event::Ipv4OptInvalidLen)),
-                // Router alert: 4 bytes.
-                148 => (8, (len != 4).then_some(Event::Ipv4OptMalformed)),
-                // Quick start: 8 bytes.
+                148 => (8, (len != 4).then_some(Event::Ipv4OptInvalidLen)),
                 25 => (9, (len != 8).then_some(Event::Ipv4OptInvalidLen)),
                 _ => {
                     self.event(c, Event::Ipv4OptInvalid);
@@ -180,10 +222,10 @@ impl Decoder {
             };
             if seen & (1 << bit) != 0 {
                 self.event(c, Event::Ipv4OptDuplicate);
-            }
-            seen |= 1 << bit;
-            if let Some(e) = bad {
+            } else if let Some(e) = bad {
                 self.event(c, e);
+            } else {
+                seen |= 1 << bit;
             }
             pos += len;
         }
@@ -228,7 +270,20 @@ impl Decoder {
     fn ipv6_exthdrs(&mut self, c: &mut Ctx<'_, '_>, mut nh: u8, mut pos: usize, end: usize) {
         // Counts of headers seen: hop-by-hop, routing, fragment, dest opts, AH, ESP.
         let (mut hh, mut rh, mut fh, mut dh, mut ah) = (0u8, 0u8, 0u8, 0u8, 0u8);
+        let first = pos;
+        // The protocol of the header before this one: what Suricata 7.0.10 leaves a
+        // packet at when this one is "no next header" or ICMPv4 (0 right after the IPv6
+        // header, else the last extension header's type; difftest `events/ipv6hdr`).
+        let mut prev = 0u8;
         loop {
+            // Under two bytes left after an extension header, for anything but "no next
+            // header": `ipv6.trunc_exthdr` to Suricata 7.0.10, not the next layer's own
+            // too-small event (hand-made packets; sv-ether has four).
+            if pos != first && nh != ipp::NONE && end - pos < 2 {
+                return self.event(c, Event::Ipv6TruncExthdr);
+            }
+            let keep = prev;
+            prev = nh;
             c.pkt().proto = nh;
             match nh {
                 ipp::TCP => return self.tcp(c, pos, end),
@@ -238,16 +293,16 @@ impl Decoder {
                 ipp::GRE => return self.gre(c, pos, end),
                 ipp::IPIP => return self.ip_in_ipv6(c, pos, end, 4),
                 ipp::IPV6 => return self.ip_in_ipv6(c, pos, end, 6),
-                // Suricata 7.0.10 leaves the protocol of these packets at 0 (its EVE
-                // records say `HOPOPT`; `engine-event` does not match them): difftest
-                // `events/ipv6hdr`.
+                // Suricata 7.0.10 leaves the protocol of these packets at the header
+                // before (0 without extension headers: its EVE records say `HOPOPT`;
+                // `engine-event` does not match them): difftest `events/ipv6hdr`.
                 ipp::ICMP => {
-                    c.pkt().proto = 0;
+                    c.pkt().proto = keep;
                     return self.event(c, Event::Ipv6Icmpv4);
                 }
                 ipp::ESP => return self.esp(c, pos, end),
                 ipp::NONE => {
-                    c.pkt().proto = 0;
+                    c.pkt().proto = keep;
                     if pos < end {
                         self.event(c, Event::Ipv6DataAfterNoneHeader);
                     }

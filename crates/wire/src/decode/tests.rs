@@ -306,7 +306,8 @@ fn ipv4_options() {
     ] {
         let ip = ipv4_opts(17, opts, 0, &udp(5, 6, b""));
         let (_, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
-        assert_eq!(out.outer().events().count(), 0, "{opts:?}");
+        let pad = usize::from(opts.len() % 8 != 0);
+        assert_eq!(out.outer().events().count(), pad, "{opts:?}");
     }
     // Duplicate and unknown options are events only.
     let ip = ipv4_opts(
@@ -325,6 +326,112 @@ fn ipv4_options() {
     assert_eq!(ev(&d, Event::Ipv4OptEolRequired), 1);
     assert!(out.outer().is_udp());
     assert!(!out.outer().has(f::INVALID));
+}
+
+#[test]
+fn ipv4_option_area_not_padded_to_eight_bytes() {
+    // Suricata 7.0.10 raises `opt_pad_required` on every option area of 4, 12, 20 ...
+    // bytes, whatever it holds (NOPs, an EOL first, a broken option), never on 8, 16 ...
+    for n in (4..=40).step_by(4) {
+        for fill in [1u8, 0] {
+            let ip = ipv4_opts(17, &vec![fill; n], 0, &udp(5, 6, b""));
+            let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+            assert_eq!(
+                ev(&d, Event::Ipv4OptPadRequired),
+                (n % 8 / 4) as u64,
+                "{n} x {fill}"
+            );
+            assert!(out.outer().is_udp());
+        }
+    }
+    // A length past the area still stops decoding, the padding event raised first.
+    let ip = ipv4_opts(17, &[7, 40, 4, 0], 0, &udp(5, 6, b""));
+    let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+    assert_eq!(ev(&d, Event::Ipv4OptPadRequired), 1);
+    assert_eq!(ev(&d, Event::Ipv4OptInvalidLen), 1);
+    assert!(out.outer().has(f::IP_HDR_BROKEN));
+}
+
+#[test]
+fn ipv4_option_lengths_pointers_and_duplicates() {
+    // Hand-made options through Suricata 7.0.10, 8-byte areas (no padding event).
+    let (il, mf, dup) = (
+        Event::Ipv4OptInvalidLen,
+        Event::Ipv4OptMalformed,
+        Event::Ipv4OptDuplicate,
+    );
+    for (opts, want) in [
+        (&[130u8, 2, 0, 0, 0, 0, 0, 0][..], Some(il)),
+        (&[130, 3, 0, 0, 0, 0, 0, 0], None),
+        (&[133, 2, 0, 0, 0, 0, 0, 0], Some(il)),
+        (&[7, 2, 0, 0, 0, 0, 0, 0], Some(il)),
+        (&[137, 2, 0, 0, 0, 0, 0, 0], Some(il)),
+        (&[148, 5, 0, 0, 0, 0, 0, 0], Some(il)),
+        (&[148, 4, 0xff, 0xff, 0, 0, 0, 0], None),
+        (&[7, 7, 8, 0, 0, 0, 0, 0], None),
+        (&[7, 7, 5, 0, 0, 0, 0, 0], Some(mf)),
+        (&[7, 7, 9, 0, 0, 0, 0, 0], Some(mf)),
+        (&[7, 3, 3, 0, 0, 0, 0, 0], Some(mf)),
+        (&[7, 6, 8, 0, 0, 0, 0, 0], Some(mf)),
+        (&[68, 4, 5, 0, 0, 0, 0, 0], Some(il)),
+        (&[68, 5, 5, 0, 0, 0, 0, 0], None),
+        (&[68, 12, 13, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], None),
+        (
+            &[68, 12, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            Some(mf),
+        ),
+        (
+            &[68, 11, 13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            Some(mf),
+        ),
+        // A duplicate is not checked; a bad first option is not held.
+        (
+            &[148, 4, 0, 0, 148, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            Some(dup),
+        ),
+        (&[7, 7, 2, 0, 0, 0, 0, 7, 7, 4, 0, 0, 0, 0, 0, 0], Some(mf)),
+        (&[130, 2, 0, 0, 130, 3, 0, 0], Some(il)),
+    ] {
+        let ip = ipv4_opts(17, opts, 0, &udp(5, 6, b""));
+        let (_, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+        let got: Vec<Event> = out.outer().events().collect();
+        assert_eq!(got, want.into_iter().collect::<Vec<_>>(), "{opts:?}");
+        assert!(out.outer().is_udp(), "{opts:?}");
+    }
+}
+
+#[test]
+fn ipv4_cipso_tags() {
+    // Hand-made CIPSO options through Suricata 7.0.10 (type 134, DOI 1, then tags).
+    let doi = [134u8, 0, 0, 0, 0, 1];
+    for (tags, malformed) in [
+        (&[1u8, 4, 0, 0][..], false),
+        (&[2, 4, 0, 0], false),
+        (&[5, 4, 0, 1], false),
+        (&[7, 4, 1, 0], false),
+        (&[1, 4, 0, 0, 2, 4, 0, 0], false),
+        (&[1, 34, 0, 0], true), // past the option
+        (&[3, 4, 0, 0], true),  // unknown tag type
+        (&[0, 4, 0, 0], true),
+        (&[1, 3, 0, 0], true), // tag under 4 bytes
+        (&[1, 4, 1, 0], true), // alignment byte set
+        (&[6, 4, 1, 0], true),
+        (&[1, 4, 0, 0, 1], true), // a tag type without its length
+        (&[1, 4, 0, 0, 1, 2], true),
+    ] {
+        let mut o = doi.to_vec();
+        o.extend_from_slice(tags);
+        o[1] = o.len() as u8;
+        while !o.len().is_multiple_of(4) {
+            o.push(0);
+        }
+        let ip = ipv4_opts(17, &o, 0, &udp(5, 6, b""));
+        let (d, out) = run(LinkType::ETHERNET, &eth(0x0800, &ip));
+        let want = u64::from(malformed);
+        assert_eq!(ev(&d, Event::Ipv4OptMalformed), want, "{tags:?}");
+        assert_eq!(ev(&d, Event::Ipv4OptInvalidLen), 0, "{tags:?}");
+        assert!(out.outer().is_udp());
+    }
 }
 
 #[test]
@@ -457,6 +564,130 @@ fn other_link_types() {
     assert_eq!(ev(&d, Event::PppUnsupProto), 1);
     let (d, _) = run(LinkType::PPP, &[0xff, 0x03, 0x12, 0x34, 1]);
     assert_eq!(ev(&d, Event::PppWrongType), 1);
+}
+
+#[test]
+fn ipv6_nothing_after_an_extension_header() {
+    // Suricata 7.0.10: under two bytes after an extension header is
+    // `ipv6.trunc_exthdr`, whatever the next header (but 59); right after the IPv6
+    // header it is the next layer's own event.
+    let atomic = |nh: u8| vec![nh, 0, 0, 0, 0xfa, 0xce, 0xf0, 0xe1];
+    for (nh, tail, trunc) in [
+        (6u8, 0usize, 1u64),
+        (6, 1, 1),
+        (6, 2, 0),
+        (17, 0, 1),
+        (58, 0, 1),
+        (132, 0, 1),
+        (99, 0, 1),
+        (59, 0, 0),
+    ] {
+        let mut body = atomic(nh);
+        body.resize(8 + tail, 0);
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x86dd, &ipv6_ext(44, &body, 44, b"")),
+        );
+        assert_eq!(ev(&d, Event::Ipv6TruncExthdr), trunc, "{nh} + {tail}");
+        assert_eq!(
+            ev(&d, Event::TcpPktTooSmall),
+            u64::from(nh == 6 && tail > 0 && trunc == 0),
+            "{nh}"
+        );
+    }
+    let (d, _) = run(LinkType::ETHERNET, &eth(0x86dd, &ipv6(6, b"")));
+    assert_eq!(ev(&d, Event::Ipv6TruncExthdr), 0);
+    assert_eq!(ev(&d, Event::TcpPktTooSmall), 1);
+}
+
+#[test]
+fn ipv6_protocol_after_extension_headers() {
+    // The protocol Suricata 7.0.10 names in its alerts (hand-made packets): the last
+    // header entered; "no next header" and ICMPv4 keep the one before (0 right after
+    // the IPv6 header); nothing after a header keeps that header's.
+    let atomic = |nh: u8, tail: usize| {
+        let mut b = vec![nh, 0, 0, 0, 0, 0, 0, 7];
+        b.resize(8 + tail, 0);
+        b
+    };
+    let dstopts = |nh: u8, tail: usize| {
+        let mut b = vec![nh, 0, 1, 4, 0, 0, 0, 0];
+        b.resize(8 + tail, 0);
+        b
+    };
+    for (first, body, want) in [
+        (44u8, atomic(99, 2), 99u8),
+        (44, atomic(59, 2), 44),
+        (44, atomic(17, 2), 17),
+        (44, atomic(6, 4), 6),
+        (44, atomic(58, 3), 58),
+        (44, atomic(6, 0), 44),
+        (60, dstopts(59, 2), 60),
+        (60, dstopts(1, 8), 60),
+        (59, vec![0; 4], 0),
+        (1, vec![8, 0, 0, 0, 0, 0, 0, 0], 0),
+    ] {
+        let (_, out) = run(
+            LinkType::ETHERNET,
+            &eth(0x86dd, &ipv6_ext(first, &body, 0, b"")),
+        );
+        let p = out.outer();
+        assert_eq!(p.record_proto(), want, "{first} {body:?}");
+    }
+}
+
+#[test]
+fn ppp_protocols_as_suricata() {
+    // Every protocol value through Suricata 7.0.10 on raw PPP and in a PPPoE session
+    // (bench/RESULTS.md, difftest `events`): unsup_proto (true) or wrong_type (false).
+    for (proto, raw, pppoe) in [
+        (&[0xc0u8, 0x21][..], true, true),
+        (&[0x00, 0x25], true, true),
+        (&[0x02, 0x83], true, true),
+        (&[0x80, 0xfd], true, false),
+        (&[0x00, 0xfd], true, false),
+        (&[0xc0, 0x29], true, false),
+        (&[0x80, 0x31], false, false),
+        (&[0xc2, 0x27], false, false),
+        (&[0x00, 0xfb], false, false),
+        (&[0x00, 0x01], false, false),
+        (&[0x12, 0x34], false, false),
+        // One-byte (compressed) protocol fields.
+        (&[0x23], true, true),
+        (&[0x01], true, false),
+        (&[0xfd], true, false),
+    ] {
+        let mut frame = vec![0xff, 0x03];
+        frame.extend_from_slice(proto);
+        frame.extend_from_slice(&[0; 40]);
+        let (d, _) = run(LinkType::PPP, &frame);
+        assert_eq!(
+            ev(&d, Event::PppUnsupProto),
+            u64::from(raw),
+            "raw {proto:x?}"
+        );
+        assert_eq!(
+            ev(&d, Event::PppWrongType),
+            u64::from(!raw),
+            "raw {proto:x?}"
+        );
+        let mut ppp = proto.to_vec();
+        ppp.extend_from_slice(&[0; 40]);
+        let mut sess = vec![0x11, 0, 0, 1];
+        sess.extend_from_slice(&(ppp.len() as u16).to_be_bytes());
+        sess.extend_from_slice(&ppp);
+        let (d, _) = run(LinkType::ETHERNET, &eth(0x8864, &sess));
+        assert_eq!(
+            ev(&d, Event::PppUnsupProto),
+            u64::from(pppoe),
+            "pppoe {proto:x?}"
+        );
+        assert_eq!(
+            ev(&d, Event::PppWrongType),
+            u64::from(!pppoe),
+            "pppoe {proto:x?}"
+        );
+    }
 }
 
 #[test]
@@ -662,7 +893,7 @@ fn icmp_v4_and_v6() {
         &eth(0x0800, &ipv4(1, &icmp(3, 99, b""))),
     );
     assert_eq!(ev(&d, Event::Icmpv4UnknownCode), 1);
-    assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), 1);
+    assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), 0);
     let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(1, &[8, 0, 0])));
     assert_eq!(ev(&d, Event::Icmpv4PktTooSmall), 1);
 
@@ -684,6 +915,110 @@ fn icmp_v4_and_v6() {
         &eth(0x86dd, &ipv6(58, &icmp(130, 0, b""))),
     );
     assert_eq!(ev(&d, Event::Icmpv6MldMessageWithInvalidHl), 1);
+}
+
+#[test]
+fn icmp_quoted_header_only_under_a_known_code() {
+    // Suricata 7.0.10 (hand-made messages, difftest `events/icmpv4` and `icmpv6`): the
+    // quoted header of an error message is decoded only when the code is known; an
+    // ICMPv4 message with nothing after its header quotes nothing.
+    let v0 = [0u8; 20];
+    for (ty, code, quote, trunc, ver) in [
+        (3u8, 1u8, &v0[..], 0, 1),
+        (3, 16, &v0[..], 0, 0),
+        (11, 2, &v0[..], 0, 0),
+        (12, 1, &v0[..], 0, 0),
+        (4, 0, &v0[..], 0, 1),
+        (3, 1, &[][..], 0, 0),
+        (3, 1, &[0x45, 0, 0, 40][..], 1, 0),
+        (5, 4, &[0x45][..], 0, 0),
+    ] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x0800, &ipv4(1, &icmp(ty, code, quote))),
+        );
+        let at = format!("{ty}/{code}/{}", quote.len());
+        assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), trunc, "{at}");
+        assert_eq!(ev(&d, Event::Icmpv4Ipv4UnknownVer), ver, "{at}");
+    }
+    // Codes and types as Suricata takes them.
+    for (ty, code, unknown_code, unknown_type) in [
+        (9u8, 77u8, 0, 0),
+        (13, 5, 1, 0),
+        (14, 0, 0, 0),
+        (10, 0, 0, 1),
+        (12, 1, 1, 0),
+    ] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x0800, &ipv4(1, &icmp(ty, code, &[0; 12]))),
+        );
+        assert_eq!(
+            ev(&d, Event::Icmpv4UnknownCode),
+            unknown_code,
+            "{ty}/{code}"
+        );
+        assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), 0, "{ty}/{code}");
+        assert_eq!(
+            ev(&d, Event::Icmpv4UnknownType),
+            unknown_type,
+            "{ty}/{code}"
+        );
+    }
+    // Timestamp messages shorter than their three timestamps.
+    for (n, trunc) in [(0usize, 1u64), (11, 1), (12, 0)] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x0800, &ipv4(1, &icmp(13, 1, &vec![0; n]))),
+        );
+        assert_eq!(ev(&d, Event::Icmpv4Ipv4TruncPkt), trunc, "{n}");
+        assert_eq!(ev(&d, Event::Icmpv4UnknownCode), 1, "{n}");
+    }
+    // Router advertisements shorter than their addresses (count, entry size in words).
+    for (count, size, n, trunc) in [
+        (1u8, 2u8, 8usize, 0u64),
+        (1, 2, 4, 1),
+        (2, 2, 12, 1),
+        (1, 0, 0, 0),
+        (0x12, 0x34, 20, 1),
+    ] {
+        let mut m = vec![9, 0, 0, 0, count, size, 0, 1];
+        m.resize(8 + n, 0);
+        let (d, _) = run(LinkType::ETHERNET, &eth(0x0800, &ipv4(1, &m)));
+        assert_eq!(
+            ev(&d, Event::Icmpv4Ipv4TruncPkt),
+            trunc,
+            "{count} x {size}, {n}"
+        );
+    }
+    let v6_40 = [0u8; 40];
+    for (ty, code, quote, trunc, ver, unknown_code) in [
+        (1u8, 0u8, &[0u8; 8][..], 1, 0, 0),
+        (1, 8, &[0u8; 8][..], 0, 0, 1),
+        (1, 6, &v6_40[..], 0, 1, 0),
+        (1, 7, &v6_40[..], 0, 0, 1),
+        (4, 3, &v6_40[..], 0, 0, 1),
+        (2, 0, &[][..], 1, 0, 0),
+    ] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x86dd, &ipv6(58, &icmp(ty, code, quote))),
+        );
+        let at = format!("{ty}/{code}/{}", quote.len());
+        assert_eq!(ev(&d, Event::Icmpv6Ipv6TruncPkt), trunc, "{at}");
+        assert_eq!(ev(&d, Event::Icmpv6Ipv6UnknownVersion), ver, "{at}");
+        assert_eq!(ev(&d, Event::Icmpv6UnknownCode), unknown_code, "{at}");
+    }
+    // MLDv2 reports (143) are not checked for their hop limit; router renumbering's
+    // sequence number reset (code 255) is a known code; 150-153 take any code.
+    for (ty, code) in [(143u8, 0u8), (138, 255), (151, 9)] {
+        let (d, _) = run(
+            LinkType::ETHERNET,
+            &eth(0x86dd, &ipv6(58, &icmp(ty, code, b""))),
+        );
+        assert_eq!(ev(&d, Event::Icmpv6MldMessageWithInvalidHl), 0, "{ty}");
+        assert_eq!(ev(&d, Event::Icmpv6UnknownCode), 0, "{ty}");
+    }
 }
 
 #[test]

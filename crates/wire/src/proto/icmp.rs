@@ -45,19 +45,61 @@ impl<T: AsRef<[u8]>> IcmpPacket<T> {
     }
 }
 
-/// Highest defined code for an ICMPv4 type, or `None` for an unknown type
-/// (the IANA registry as Suricata validates it).
+/// Highest code Suricata 7.0.10 takes for an ICMPv4 type (255: any code), or `None`
+/// for a type it does not know (`icmpv4.unknown_type`). Found type by type and code by
+/// code on hand-made packets (difftest `events/icmpv4`): router advertisement takes any
+/// code, parameter problem only 0, type 10 is unknown.
 pub fn icmpv4_max_code(msg_type: u8) -> Option<u8> {
     Some(match msg_type {
-        0 | 4 | 8 | 13 | 14 | 15 | 16 | 17 | 18 => 0,
+        0 | 4 | 8 | 12 | 13 | 14 | 15 | 16 | 17 | 18 => 0,
         3 => 15,
         5 => 3,
-        9 => 16,
-        10 => 0,
+        9 => 255,
         11 => 1,
-        12 => 2,
         _ => return None,
     })
+}
+
+/// How Suricata 7.0.10 classes an ICMPv6 type (difftest `events/icmpv6`, every type
+/// with codes 0-10 and 255 through `suricata -r`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Icmpv6Class {
+    /// A known type; [`icmpv6_code_ok`] says which codes it takes.
+    Known,
+    /// An unassigned type (`icmpv6.unassigned_type`, any code).
+    Unassigned,
+    /// A private experimentation type, 100, 101, 200, 201
+    /// (`icmpv6.experimentation_type`, any code).
+    Experimental,
+    /// Type 0 or 127 (`icmpv6.unknown_type`).
+    Unknown,
+}
+
+/// The class of an ICMPv6 type as Suricata 7.0.10 checks it.
+pub fn icmpv6_class(msg_type: u8) -> Icmpv6Class {
+    match msg_type {
+        0 | 127 => Icmpv6Class::Unknown,
+        1..=4 | 128..=159 => Icmpv6Class::Known,
+        100 | 101 | 200 | 201 => Icmpv6Class::Experimental,
+        _ => Icmpv6Class::Unassigned,
+    }
+}
+
+/// Whether Suricata 7.0.10 takes `code` for the known ICMPv6 type `msg_type`
+/// (`icmpv6.unknown_code` otherwise; an error message with a code it does not take is
+/// not decoded further, so its quoted header raises nothing).
+pub fn icmpv6_code_ok(msg_type: u8, code: u8) -> bool {
+    match msg_type {
+        1 => code <= 6,
+        3 => code <= 1,
+        4 => code <= 2,
+        // Router renumbering: command, result, sequence number reset.
+        138 => code <= 2 || code == 255,
+        139 | 140 => code <= 2,
+        150..=153 => true,
+        155 => code <= 3,
+        _ => code == 0,
+    }
 }
 
 /// True for the ICMPv4 error messages that quote an IPv4 header.
@@ -88,7 +130,25 @@ mod tests {
         assert!(IcmpPacket::new_checked(&d[..7]).is_err());
         assert_eq!(icmpv4_max_code(3), Some(15));
         assert_eq!(icmpv4_max_code(200), None);
+        assert_eq!(icmpv4_max_code(10), None);
+        assert_eq!(icmpv4_max_code(12), Some(0));
+        assert_eq!(icmpv4_max_code(13), Some(0));
+        assert_eq!(icmpv4_max_code(9), Some(255));
         assert!(icmpv4_is_error(11));
         assert!(icmpv6_is_error(2));
+    }
+
+    #[test]
+    fn icmpv6_classes_as_suricata() {
+        let ok = |t: u8, c: u8| icmpv6_class(t) == Icmpv6Class::Known && icmpv6_code_ok(t, c);
+        assert!(ok(1, 6) && !ok(1, 7) && !ok(1, 8));
+        assert!(ok(4, 2) && !ok(4, 3));
+        assert!(ok(138, 255) && ok(138, 2) && !ok(138, 3));
+        assert!(ok(150, 99) && !ok(149, 1) && ok(155, 3) && !ok(155, 4));
+        assert_eq!(icmpv6_class(0), Icmpv6Class::Unknown);
+        assert_eq!(icmpv6_class(127), Icmpv6Class::Unknown);
+        assert_eq!(icmpv6_class(255), Icmpv6Class::Unassigned);
+        assert_eq!(icmpv6_class(160), Icmpv6Class::Unassigned);
+        assert_eq!(icmpv6_class(201), Icmpv6Class::Experimental);
     }
 }
