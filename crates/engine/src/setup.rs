@@ -400,6 +400,7 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     if let Some(v) = size("response-body-decompress-layer-limit") {
         engine.app.response_body_decompress_layer_limit = v;
     }
+    lzma_config(config, http, &mut engine.app.lzma);
     if let Some(v) = size("request-body-minimal-inspect-size") {
         engine.app.request_body_minimal_inspect_size = v;
     }
@@ -436,6 +437,27 @@ fn opt_in(config: &Config) -> u64 {
 }
 
 /// `app-layer.protocols.smtp.mime`: how SMTP messages are decoded.
+/// libhtp's lzma options under `http` (`libhtp.default-config`), as Suricata 7.0.10
+/// reads them: `lzma-enabled` is a boolean (one lzma layer) or the number of lzma
+/// layers; `lzma-memlimit` and `compression-bomb-limit` are sizes.
+fn lzma_config(config: &Config, http: &str, l: &mut app::http::LzmaLimits) {
+    let key = format!("{http}.lzma-enabled");
+    match config.get_bool(&key) {
+        Some(b) => l.layers = usize::from(b),
+        None => {
+            if let Some(n) = config.get_str(&key).and_then(|v| v.trim().parse::<i8>().ok()) {
+                l.layers = n.max(0) as usize;
+            }
+        }
+    }
+    if let Some(v) = config.get_size(&format!("{http}.lzma-memlimit")) {
+        l.memlimit = v.min(usize::MAX as u64) as usize;
+    }
+    if let Some(v) = config.get_size(&format!("{http}.compression-bomb-limit")) {
+        l.bomb_limit = v.min(usize::MAX as u64) as usize;
+    }
+}
+
 fn smtp_mime(config: &Config, m: &mut app::smtp::mime::MimeConfig) {
     let key = |k: &str| format!("app-layer.protocols.smtp.mime.{k}");
     for (k, v) in [

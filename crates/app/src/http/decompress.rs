@@ -6,9 +6,14 @@
 //! `response-body-decompress-layer-limit` layers are stacked (`Content-Encoding: gzip,
 //! deflate`). Output beyond the caller's cap is never produced: inflating stops there,
 //! so a compression bomb costs neither memory nor time.
+//!
+//! `lzma` layers (`lzma-enabled`) are undone by [`super::lzma`]; they follow libhtp's
+//! own rules (no sniffing, a memory limit, the compression-bomb check), see
+//! [`Layer::lzma_run`].
 
 use flate2::{Decompress, FlushDecompress, Status};
 
+use super::lzma::{LzmaDec, Stop};
 use crate::util::{contains_nocase, push_capped, trim};
 
 /// A content coding libhtp undoes.
@@ -16,6 +21,54 @@ use crate::util::{contains_nocase, push_capped, trim};
 pub(crate) enum Coding {
     Gzip,
     Deflate,
+    /// lzma-alone data (only with `lzma-enabled`).
+    Lzma,
+}
+
+/// libhtp's lzma settings, as Suricata's `libhtp.default-config` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LzmaLimits {
+    /// `lzma-enabled`: how many lzma layers a `Content-Encoding` list may hold (0:
+    /// lzma is passed through; `yes` is 1, a number sets it).
+    pub layers: usize,
+    /// `lzma-memlimit`: the most an lzma dictionary may grow to (1 MiB).
+    pub memlimit: usize,
+    /// `compression-bomb-limit`: decompressed bytes past which a body whose output is
+    /// over 2048 times its input is a compression bomb (1 MiB).
+    pub bomb_limit: usize,
+}
+
+impl Default for LzmaLimits {
+    fn default() -> Self {
+        LzmaLimits {
+            layers: 0,
+            memlimit: 1 << 20,
+            bomb_limit: 1 << 20,
+        }
+    }
+}
+
+/// The ratio of output to input past which libhtp calls a body a compression bomb.
+const BOMB_RATIO: u64 = 2048;
+/// libhtp hands decompressed data on in buffers of this size; the bomb check runs on
+/// each.
+const OUT_BUF: u64 = 32 * 1024;
+
+/// The codings of an HTTP/1 `Content-Encoding` value with libhtp's lzma rules: a
+/// value that is exactly `lzma` (any case) is one lzma layer when lzma is enabled (else
+/// passed through); in a list, `lzma` (spelt so) is a layer only while fewer than
+/// `lzma.layers` layers come before it, otherwise the list ends there and libhtp
+/// reports a compression bomb (the `bool`).
+pub(crate) fn codings_http1(value: &[u8], limit: usize, lzma: &LzmaLimits) -> (Codings, bool) {
+    let v: Vec<u8> = value.iter().copied().filter(|&b| b != 0).collect();
+    if trim(&v).eq_ignore_ascii_case(b"lzma") {
+        let mut c = Codings::new();
+        if lzma.layers > 0 && limit > 0 {
+            c.push(Coding::Lzma);
+        }
+        return (c, false);
+    }
+    codings_with(value, limit, Some(lzma.layers))
 }
 
 /// The codings named by a `Content-Encoding` value, in the order libhtp undoes them:
@@ -24,6 +77,12 @@ pub(crate) enum Coding {
 /// at most `limit` of them; `identity` is skipped, and an
 /// unknown token ends the list (what follows is passed through).
 pub(crate) fn codings(value: &[u8], limit: usize) -> Codings {
+    codings_with(value, limit, None).0
+}
+
+/// [`codings`], with `lzma` tokens as libhtp's HTTP/1 list takes them when
+/// `lzma_layers` is given ([`codings_http1`]).
+fn codings_with(value: &[u8], limit: usize, lzma_layers: Option<usize>) -> (Codings, bool) {
     let mut v = Codings::new();
     // NUL bytes are ignored (a copy without them only when there are some).
     let value: std::borrow::Cow<'_, [u8]> = if value.contains(&0) {
@@ -42,6 +101,11 @@ pub(crate) fn codings(value: &[u8], limit: usize) -> Codings {
             Coding::Deflate
         } else if t.is_empty() || t.eq_ignore_ascii_case(b"identity") {
             continue;
+        } else if t == b"lzma" && lzma_layers.is_some() {
+            if lzma_layers.is_some_and(|n| v.len() >= n) {
+                return (v, true);
+            }
+            Coding::Lzma
         } else if contains_nocase(t, b"gzip") {
             Coding::Gzip
         } else if contains_nocase(t, b"deflate") {
@@ -51,7 +115,7 @@ pub(crate) fn codings(value: &[u8], limit: usize) -> Codings {
         };
         v.push(c);
     }
-    v
+    (v, false)
 }
 
 /// The codings of one header: held inline up to four layers (the default limit is
@@ -155,6 +219,22 @@ struct Layer {
     /// CRC-32 and length of a gzip stream's whole output (`None`: not gzip, or the
     /// output was cut at the cap, so the trailer cannot be checked).
     crc: Option<flate2::Crc>,
+    /// An lzma layer's decoder (made at its first bytes).
+    lz: Option<Box<LzmaDec>>,
+    /// The lzma settings.
+    limits: LzmaLimits,
+    /// Input bytes this layer took (the compression-bomb ratio's base).
+    wire: u64,
+    /// `LZMA_MEMLIMIT_REACHED` events due.
+    memlimits: u32,
+    /// `COMPRESSION_BOMB` events due.
+    bombs: u32,
+    /// The layer was found a compression bomb: later bytes are dropped, each chunk
+    /// reported again, as libhtp does.
+    bombed: bool,
+    /// An lzma layer passed its bytes through in the last call: libhtp hands them to
+    /// the body, past the layers after it.
+    direct: bool,
 }
 
 /// libhtp restarts a failing decompressor this many times (other window sizes and
@@ -251,6 +331,13 @@ impl Layer {
             raw_over: false,
             hdr: Vec::new(),
             failures: 0,
+            lz: None,
+            limits: LzmaLimits::default(),
+            wire: 0,
+            memlimits: 0,
+            bombs: 0,
+            bombed: false,
+            direct: false,
         }
     }
 
@@ -264,7 +351,9 @@ impl Layer {
         if raw.capacity() > KEEP_RAW {
             raw = Vec::new();
         }
+        let limits = self.limits;
         *self = Layer::new(declared);
+        self.limits = limits;
         self.raw = raw;
         self.hdr = hdr;
     }
@@ -272,6 +361,9 @@ impl Layer {
     /// Feeds `input`, appending at most `room` bytes to `out`. Returns `true` if the
     /// stream was found corrupt after it had produced output (counted by the caller).
     fn feed(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
+        if self.declared == Coding::Lzma {
+            return self.lzma_run(input, out, room, false);
+        }
         let live = matches!(
             self.phase,
             Phase::Sniff { .. } | Phase::GzipHeader | Phase::Inflate(_)
@@ -465,6 +557,105 @@ impl Layer {
 }
 
 impl Layer {
+    /// Feeds an lzma layer as libhtp's lzma decompressor goes (checked against
+    /// Suricata 7.0.10, `crates/cli/tests/http_lzma.rs`): output past `room` is still
+    /// decoded and counted, up to the larger of the memory and bomb limits (the events
+    /// those raise come from bytes no rule sees); every [`OUT_BUF`] bytes of output and
+    /// at the end of each chunk the output is checked against the bomb limit. Corrupt
+    /// data before any output fails twice (a try and a restart) and the chunk goes
+    /// through unchanged, as do the later ones; after output, once, and the layer
+    /// stops (the `true` returned). The memory limit fails twice, and the chunk goes
+    /// through. Property bytes libhtp's decoder refuses drop the body silently.
+    fn lzma_run(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize, last: bool) -> bool {
+        let limit = out.len().saturating_add(room);
+        self.direct = false;
+        if self.bombed {
+            self.bombs += u32::from(!input.is_empty());
+            return false;
+        }
+        match self.phase {
+            Phase::Passthrough => {
+                push_room(out, input, limit);
+                self.direct = true;
+                return false;
+            }
+            Phase::Done => return false,
+            _ => {}
+        }
+        self.wire += input.len() as u64;
+        let lim = self.limits;
+        let dec = self
+            .lz
+            .get_or_insert_with(|| Box::new(LzmaDec::new(lim.memlimit)));
+        // Decoding past what rules see stops here (the events past it are not found).
+        let hard = (lim.memlimit.max(lim.bomb_limit) as u64).saturating_add(2 * OUT_BUF);
+        let bomb = |total: u64, wire: u64| {
+            total > lim.bomb_limit as u64 && total > BOMB_RATIO.saturating_mul(wire)
+        };
+        let mut chunk = input;
+        loop {
+            let until = ((dec.total() / OUT_BUF + 1) * OUT_BUF).min(hard);
+            dec.feed(chunk, out, limit, until, last);
+            chunk = &[];
+            if dec.total() < until || dec.stopped().is_some() {
+                break;
+            }
+            if bomb(dec.total(), self.wire) {
+                self.bombs += 1;
+                self.bombed = true;
+                return false;
+            }
+            if dec.total() >= hard {
+                self.phase = Phase::Done;
+                return false;
+            }
+        }
+        if bomb(dec.total(), self.wire) {
+            self.bombs += 1;
+            self.bombed = true;
+            return false;
+        }
+        self.produced |= dec.total() > 0;
+        let stopped = dec.stopped();
+        if stopped.is_some() {
+            // The window and tables go now, not with the body.
+            self.lz = None;
+        }
+        match stopped {
+            None => false,
+            Some(Stop::End | Stop::BadProps) => {
+                self.phase = Phase::Done;
+                false
+            }
+            Some(Stop::Data) if self.produced_lzma() => {
+                self.failures += 1;
+                self.phase = Phase::Done;
+                true
+            }
+            Some(Stop::Data) => {
+                self.failures += 2;
+                push_room(out, input, limit);
+                self.direct = true;
+                self.phase = Phase::Passthrough;
+                false
+            }
+            Some(Stop::MemLimit) => {
+                self.memlimits += 1;
+                self.failures += 2;
+                push_room(out, input, limit);
+                self.direct = true;
+                self.phase = Phase::Done;
+                false
+            }
+        }
+    }
+
+    /// Whether the lzma layer has output bytes (its decoder is gone once stopped: the
+    /// flag is kept in `produced`).
+    fn produced_lzma(&self) -> bool {
+        self.produced
+    }
+
     /// Collects the gzip trailer from `input`; once whole, a CRC-32 or size that does
     /// not match the output is a failure (zlib's "incorrect data check").
     fn trailer(&mut self, input: &[u8]) {
@@ -518,6 +709,16 @@ pub(crate) struct Decoder {
     tmp2: Vec<u8>,
 }
 
+/// The lzma events a [`Decoder`] found since it was last asked
+/// ([`Decoder::take_lzma_events`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LzmaEvents {
+    /// `LZMA_MEMLIMIT_REACHED`.
+    pub(crate) memlimit: u32,
+    /// `COMPRESSION_BOMB`.
+    pub(crate) bomb: u32,
+}
+
 impl Decoder {
     /// A decoder undoing `codings` in order.
     pub(crate) fn new(codings: &[Coding]) -> Self {
@@ -531,8 +732,12 @@ impl Decoder {
     /// The decoder a message with `Content-Encoding` value `ce` needs (at most `limit`
     /// layers), if it names a coding libhtp undoes: a kept one reset when there is one
     /// (give it back with [`Decoder::give`]), so a compressed body allocates none.
-    pub(crate) fn boxed_for_header(ce: Option<&[u8]>, limit: usize) -> Option<Box<Self>> {
-        let c = codings(ce?, limit);
+    pub(crate) fn boxed_for_header(
+        ce: Option<&[u8]>,
+        limit: usize,
+        lzma: &LzmaLimits,
+    ) -> Option<Box<Self>> {
+        let c = codings_http1(ce?, limit, lzma).0;
         if c.is_empty() {
             return None;
         }
@@ -540,13 +745,44 @@ impl Decoder {
             .try_with(|k| k.try_borrow_mut().ok()?.pop())
             .ok()
             .flatten();
-        Some(match kept {
+        let mut d = match kept {
             Some(mut d) => {
                 d.reset(&c);
                 d
             }
             None => Box::new(Decoder::new(&c)),
-        })
+        };
+        for l in &mut d.layers {
+            l.limits = *lzma;
+        }
+        Some(d)
+    }
+
+    /// Whether an lzma layer wants the bytes past the body limit (libhtp decodes
+    /// them, and the memory limit or the bomb check may fire there).
+    pub(crate) fn decodes_past_limit(&self) -> bool {
+        self.layers
+            .iter()
+            .any(|l| l.declared == Coding::Lzma && !matches!(l.phase, Phase::Done))
+    }
+
+    /// Heap bytes of the lzma layers' decoders (window, tables, kept input).
+    pub(crate) fn lzma_heap_bytes(&self) -> usize {
+        self.layers
+            .iter()
+            .filter_map(|l| l.lz.as_ref())
+            .map(|d| d.heap_bytes())
+            .sum()
+    }
+
+    /// The lzma events since the last call.
+    pub(crate) fn take_lzma_events(&mut self) -> LzmaEvents {
+        let mut e = LzmaEvents::default();
+        for l in &mut self.layers {
+            e.memlimit += std::mem::take(&mut l.memlimits);
+            e.bomb += std::mem::take(&mut l.bombs);
+        }
+        e
     }
 
     /// Makes this decoder the one [`Decoder::new`] makes for `codings`, keeping its
@@ -600,6 +836,10 @@ impl Decoder {
             let src: &[u8] = if i == 0 { input } else { &cur };
             corrupt |= layer.feed(src, &mut self.tmp, cap);
             std::mem::swap(&mut cur, &mut self.tmp);
+            if layer.direct {
+                // Passed through by an lzma layer: not for the layers after it.
+                break;
+            }
         }
         push_room(out, if n == 0 { input } else { &cur }, out.len() + room);
         // The decoder keeps both buffers while they are small (a flow waiting for more
@@ -633,6 +873,7 @@ impl Decoder {
 
     /// Flushes a stream that ended while the format was still being sniffed.
     pub(crate) fn finish(&mut self, out: &mut Vec<u8>, room: usize) {
+        let end = out.len().saturating_add(room);
         // A body shorter than the sniff window cannot be compressed: pass it through.
         if let Some(Layer {
             phase: Phase::Sniff { buf, len },
@@ -641,6 +882,30 @@ impl Decoder {
         {
             let n = std::mem::take(len);
             push_room(out, &buf[..n], out.len() + room);
+        }
+        // An lzma layer decodes the bytes it kept for a symbol with what there is;
+        // its output goes through the layers after it.
+        for i in 0..self.layers.len() {
+            if self.layers[i].declared != Coding::Lzma || self.layers[i].lz.is_none() {
+                continue;
+            }
+            let mut cur = Vec::new();
+            let last = i + 1 == self.layers.len();
+            let room = end.saturating_sub(out.len());
+            let cap = if last { room } else { room.saturating_add(1 << 16) };
+            self.layers[i].lzma_run(&[], &mut cur, cap, true);
+            let n = self.layers.len();
+            for (j, l) in self.layers.iter_mut().enumerate().skip(i + 1) {
+                let mut next = Vec::new();
+                let cap = if j + 1 == n {
+                    room
+                } else {
+                    room.saturating_add(1 << 16)
+                };
+                l.feed(&cur, &mut next, cap);
+                cur = next;
+            }
+            push_room(out, &cur, end);
         }
     }
 }

@@ -20,6 +20,7 @@ pub(crate) mod decompress;
 mod events;
 pub(crate) mod files;
 mod header_bufs;
+pub(crate) mod lzma;
 pub mod log;
 pub(crate) mod multipart;
 pub mod parser;
@@ -32,6 +33,7 @@ pub(crate) mod uri;
 #[cfg(test)]
 mod stream_tests;
 
+pub use decompress::LzmaLimits;
 pub use parser::ProtocolVersion;
 pub(crate) use probe::{probe, METHODS};
 pub(crate) use proto::{field_too_long_event, new_state, BUFFERS, EVENTS};

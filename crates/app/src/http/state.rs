@@ -25,7 +25,7 @@
 
 use std::collections::VecDeque;
 
-use super::decompress::Decoder;
+use super::decompress::{codings_http1, Decoder};
 use super::events::{self as ev, content_encoding_faults, response_header_fault};
 use super::parser::{
     looks_like_response_line, parse_chunk_len, parse_content_length, parse_header_line,
@@ -694,8 +694,11 @@ impl HttpState {
                 // libhtp undoes request codings too.
                 let limit = ctx.config.response_body_decompress_layer_limit;
                 give_decoder(&mut self.sides[0].decoder);
-                self.sides[0].decoder =
-                    Decoder::boxed_for_header(tx.request.header("content-encoding"), limit);
+                self.sides[0].decoder = Decoder::boxed_for_header(
+                    tx.request.header("content-encoding"),
+                    limit,
+                    &ctx.config.lzma,
+                );
                 tx.request.progress = Progress::Body;
                 self.sides[0].st = Some(next);
             }
@@ -714,11 +717,16 @@ impl HttpState {
                 if let Some(ce) = tx.response.header("content-encoding") {
                     let limit = ctx.config.response_body_decompress_layer_limit;
                     let (abnormal, too_many) = content_encoding_faults(ce, limit);
+                    // More lzma layers listed than `lzma-enabled` allows.
+                    let lzma_bomb = codings_http1(ce, limit, &ctx.config.lzma).1;
                     for _ in 0..abnormal {
                         self.raise(ctx, dir, ev::ABNORMAL_CE_HEADER);
                     }
                     if too_many {
                         self.raise(ctx, dir, ev::TOO_MANY_ENCODING_LAYERS);
+                    }
+                    if lzma_bomb {
+                        self.raise(ctx, dir, ev::COMPRESSION_BOMB);
                     }
                 }
                 let has_len = chunked || cl.is_some();
@@ -768,8 +776,11 @@ impl HttpState {
                 };
                 let limit = ctx.config.response_body_decompress_layer_limit;
                 give_decoder(&mut self.sides[1].decoder);
-                self.sides[1].decoder =
-                    Decoder::boxed_for_header(tx.response.header("content-encoding"), limit);
+                self.sides[1].decoder = Decoder::boxed_for_header(
+                    tx.response.header("content-encoding"),
+                    limit,
+                    &ctx.config.lzma,
+                );
                 tx.response.progress = Progress::Body;
                 self.sides[1].st = Some(next);
             }
@@ -791,6 +802,14 @@ impl HttpState {
         }
         m.body_wire_len += data.len() as u64;
         let room = limit.saturating_sub(m.body.len());
+        if room == 0 && side.decoder.as_ref().is_some_and(|d| d.decodes_past_limit()) {
+            // libhtp decodes lzma past the body limit: its limits may fire there.
+            if let Some(dec) = &mut side.decoder {
+                let mut none = Vec::new();
+                dec.feed(data, &mut none, 0);
+                ev::raise_decoder_events(&mut self.events, ctx, dec, side.tx);
+            }
+        }
         if room == 0 {
             if !data.is_empty() && !m.body_truncated {
                 m.body_truncated = true;
@@ -810,14 +829,7 @@ impl HttpState {
                 if dec.feed(data, &mut m.body, room) {
                     ctx.counters.incr(Counter::HttpDecompressError);
                 }
-                for _ in 0..dec.take_failures() {
-                    ev::raise(
-                        &mut self.events,
-                        ctx,
-                        ev::GZIP_DECOMPRESSION_FAILED,
-                        side.tx,
-                    );
-                }
+                ev::raise_decoder_events(&mut self.events, ctx, dec, side.tx);
                 m.body.len() >= limit
             }
             None => {
@@ -853,6 +865,7 @@ impl HttpState {
                 };
                 let room = limit.saturating_sub(m.body.len());
                 dec.finish(&mut m.body, room);
+                ev::raise_decoder_events(&mut self.events, ctx, &mut dec, side.tx);
                 Decoder::give(dec);
                 m.body_len += (m.body.len() - before) as u64;
                 let fresh = before..m.body.len();
@@ -885,3 +898,4 @@ impl HttpState {
         self.sides[d].st = Some(if connect { St::ConnectWait } else { St::Line });
     }
 }
+
