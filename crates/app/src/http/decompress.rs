@@ -50,9 +50,9 @@ impl Default for LzmaLimits {
 
 /// The ratio of output to input past which libhtp calls a body a compression bomb.
 const BOMB_RATIO: u64 = 2048;
-/// libhtp hands decompressed data on in buffers of this size; the bomb check runs on
-/// each.
-const OUT_BUF: u64 = 32 * 1024;
+/// libhtp hands lzma output on in buffers of this size; the bomb check runs on each
+/// full one (Suricata 7.0.10 stops bombs at multiples of 4 KiB past the limit).
+const OUT_BUF: u64 = 4 * 1024;
 
 /// The codings of an HTTP/1 `Content-Encoding` value with libhtp's lzma rules: a
 /// value that is exactly `lzma` (any case) is one lzma layer when lzma is enabled (else
@@ -560,8 +560,8 @@ impl Layer {
     /// Feeds an lzma layer as libhtp's lzma decompressor goes (checked against
     /// Suricata 7.0.10, `crates/cli/tests/http_lzma.rs`): output past `room` is still
     /// decoded and counted, up to the larger of the memory and bomb limits (the events
-    /// those raise come from bytes no rule sees); every [`OUT_BUF`] bytes of output and
-    /// at the end of each chunk the output is checked against the bomb limit. Corrupt
+    /// those raise come from bytes no rule sees); every [`OUT_BUF`] bytes of output
+    /// are checked against the bomb limit. Corrupt
     /// data before any output fails twice (a try and a restart) and the chunk goes
     /// through unchanged, as do the later ones; after output, once, and the layer
     /// stops (the `true` returned). The memory limit fails twice, and the chunk goes
@@ -609,11 +609,6 @@ impl Layer {
                 self.phase = Phase::Done;
                 return false;
             }
-        }
-        if bomb(dec.total(), self.wire) {
-            self.bombs += 1;
-            self.bombed = true;
-            return false;
         }
         self.produced |= dec.total() > 0;
         let stopped = dec.stopped();
@@ -1007,7 +1002,7 @@ mod tests {
         // Twice over: the second round reuses decoders that decoded other formats.
         for round in 0..2 {
             for (ce, data) in &cases {
-                let mut d = Decoder::boxed_for_header(Some(ce), 2).unwrap();
+                let mut d = Decoder::boxed_for_header(Some(ce), 2, &LzmaLimits::default()).unwrap();
                 let got = decode_with(&mut d, data, 7);
                 let want = decode_with(&mut Decoder::new(&codings(ce, 2)), data, 7);
                 assert_eq!(got, want, "{} round {round}", String::from_utf8_lossy(ce));
@@ -1015,7 +1010,7 @@ mod tests {
                 assert_eq!(DECODERS.with(|k| k.borrow().len()), 1);
             }
         }
-        assert!(Decoder::boxed_for_header(Some(b"br"), 2).is_none());
+        assert!(Decoder::boxed_for_header(Some(b"br"), 2, &LzmaLimits::default()).is_none());
         // Bounded.
         for _ in 0..MAX_KEPT_DECODERS + 2 {
             Decoder::give(Box::new(Decoder::new(&[Coding::Gzip])));
@@ -1119,5 +1114,130 @@ mod tests {
         let bomb = gz(&vec![0u8; 10 << 20]);
         let out = run(&[Coding::Gzip], &bomb, 4096, 1000);
         assert_eq!(out.len(), 1000);
+    }
+
+    const LZ_TEXT: &[u8] = include_bytes!("testdata/text.txt.lzma");
+    const LZ_BOMB_DICT64K: &[u8] = include_bytes!("testdata/bomb-a3m-dict64k.lzma");
+    const LZ_BOMB_DICT8M: &[u8] = include_bytes!("testdata/bomb-a3m-dict8m.lzma");
+
+    fn lz_text() -> Vec<u8> {
+        (0..3000)
+            .flat_map(|i| {
+                format!("line {i} of the lzma test text, with some words repeated\n").into_bytes()
+            })
+            .collect()
+    }
+
+    const LZMA_ON: LzmaLimits = LzmaLimits {
+        layers: 1,
+        memlimit: 1 << 20,
+        bomb_limit: 1 << 20,
+    };
+
+    /// Decodes `data` declared `ce` with lzma on, in chunks of `split`, the output
+    /// kept up to `room`: output, failures, and the lzma events after each chunk.
+    fn lz_run(ce: &[u8], data: &[u8], split: usize, room: usize) -> (Vec<u8>, u32, Vec<LzmaEvents>) {
+        let mut d = Decoder::boxed_for_header(Some(ce), 2, &LZMA_ON).expect("a decoder");
+        let (mut out, mut failures, mut events) = (Vec::new(), 0, Vec::new());
+        for c in data.chunks(split) {
+            let r = room.saturating_sub(out.len());
+            d.feed(c, &mut out, r);
+            failures += d.take_failures();
+            events.push(d.take_lzma_events());
+        }
+        let r = room.saturating_sub(out.len());
+        d.finish(&mut out, r);
+        failures += d.take_failures();
+        events.push(d.take_lzma_events());
+        Decoder::give(d);
+        (out, failures, events)
+    }
+
+    #[test]
+    fn lzma_codings_follow_libhtp() {
+        let on = LZMA_ON;
+        let off = LzmaLimits::default();
+        let c = |v: &[u8], l: &LzmaLimits| {
+            let (c, bomb) = codings_http1(v, 2, l);
+            (c.to_vec(), bomb)
+        };
+        // Exactly `lzma` (any case): one layer when on, passed through when off.
+        assert_eq!(c(b"lzma", &on), (vec![Coding::Lzma], false));
+        assert_eq!(c(b"LZMA", &on), (vec![Coding::Lzma], false));
+        assert_eq!(c(b"lzma", &off), (vec![], false));
+        // In a list, `lzma` needs fewer layers before it than `lzma-enabled` allows;
+        // else the list ends there with a compression bomb.
+        assert_eq!(c(b"lzma, gzip", &on), (vec![Coding::Lzma, Coding::Gzip], false));
+        assert_eq!(c(b"gzip, lzma", &on), (vec![Coding::Gzip], true));
+        assert_eq!(c(b"lzma, lzma", &on), (vec![Coding::Lzma], true));
+        assert_eq!(c(b"lzma, gzip", &off), (vec![], true));
+        assert_eq!(c(b"gzip, lzma", &off), (vec![Coding::Gzip], true));
+        // `LZMA` in a list and `x-lzma` are unknown: the list ends.
+        assert_eq!(c(b"gzip, LZMA", &on), (vec![Coding::Gzip], false));
+        assert_eq!(c(b"x-lzma", &on), (vec![], false));
+        // HTTP/2 knows no lzma.
+        assert!(codings(b"lzma", 2).is_empty());
+    }
+
+    #[test]
+    fn lzma_bodies_as_suricata_decodes_them() {
+        let text = lz_text();
+        for split in [1, 9, 100, 1400] {
+            let (out, failures, _) = lz_run(b"lzma", LZ_TEXT, split, 1 << 20);
+            assert_eq!((out.len(), failures), (text.len(), 0), "split {split}");
+            assert_eq!(out, text);
+        }
+        // Capped output: the rest is decoded, not kept.
+        assert_eq!(lz_run(b"lzma", LZ_TEXT, 100, 1000).0, text[..1000]);
+        // Not lzma at all (the range coder's first byte is not 0): a try and a
+        // restart fail, the chunk goes through, and the later ones.
+        let plain = b"X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*";
+        assert_eq!(lz_run(b"lzma", plain, 40, 1 << 20).0, plain);
+        assert_eq!(lz_run(b"lzma", plain, 40, 1 << 20).1, 2);
+        // Corrupt after some output: one failure, that output only.
+        let mut bad = LZ_TEXT.to_vec();
+        for b in &mut bad[200..] {
+            *b ^= 0x55;
+        }
+        let (out, failures, _) = lz_run(b"lzma", &bad, 1400, 1 << 20);
+        assert_eq!(failures, 1);
+        assert!(!out.is_empty() && text.starts_with(&out[..out.len().min(100)]));
+        // xz data declared lzma: the body vanishes, no failure.
+        let mut xz = LZ_TEXT.to_vec();
+        xz[0] = 0xfd;
+        assert_eq!(lz_run(b"lzma", &xz, 1400, 1 << 20).0.len() + lz_run(b"lzma", &xz, 1400, 1 << 20).1 as usize, 0);
+    }
+
+    #[test]
+    fn lzma_limits_raise_their_events() {
+        let total = |e: &[LzmaEvents]| {
+            e.iter().fold(LzmaEvents::default(), |a, b| LzmaEvents {
+                memlimit: a.memlimit + b.memlimit,
+                bomb: a.bomb + b.bomb,
+            })
+        };
+        // An 8 MiB dictionary: the memory limit at 1 MiB of output, two failures, the
+        // chunk passed through.
+        let (out, failures, ev) = lz_run(b"lzma", LZ_BOMB_DICT8M, 1400, usize::MAX);
+        assert_eq!((out.len(), failures), ((1 << 20) + LZ_BOMB_DICT8M.len(), 2));
+        assert_eq!(total(&ev), LzmaEvents { memlimit: 1, bomb: 0 });
+        // A 64 KiB dictionary: the bomb check stops it at a 4 KiB buffer past 1 MiB
+        // where the output is over 2048 times the input, and every later chunk
+        // reports it again.
+        let (out, failures, ev) = lz_run(b"lzma", LZ_BOMB_DICT64K, 100, usize::MAX);
+        assert_eq!((out.len() % 4096, failures), (0, 0));
+        assert!(out.len() > 1 << 20 && out.len() < 1 << 21, "{}", out.len());
+        let first = ev.iter().position(|e| e.bomb > 0).expect("a bomb");
+        assert!(ev[first + 1..LZ_BOMB_DICT64K.len() / 100].iter().all(|e| e.bomb == 1));
+    }
+
+    #[test]
+    fn an_lzma_layer_passes_through_past_the_next_layers() {
+        // `lzma, gzip` over gzip data: the lzma layer fails, and the gzip bytes reach
+        // the body undecoded (Suricata 7.0.10).
+        let text = lz_text();
+        let g = gz(&text[..500]);
+        let (out, failures, _) = lz_run(b"lzma, gzip", &g, 1400, 1 << 20);
+        assert_eq!((out, failures), (g, 2));
     }
 }

@@ -9,8 +9,9 @@
 //!   cut inside it gives nothing, and property bytes over 224 (xz data declared `lzma`)
 //!   make the whole body vanish without an event;
 //! - symbols are decoded as soon as their bytes are there, so a cut body gives what
-//!   its whole symbols hold, without an event; bytes after the end marker (or after
-//!   the size the header gives) are ignored;
+//!   its whole symbols hold, without an event; bytes after the end marker are
+//!   ignored, and the header's size is not read (a body announcing 10 bytes is decoded
+//!   to its end marker);
 //! - the dictionary grows with the output: a header's dictionary larger than
 //!   `lzma-memlimit` is fine until the output reaches the limit, which is an error.
 //!
@@ -61,7 +62,7 @@ pub(crate) enum Stop {
     /// The output reached the memory limit with a larger dictionary
     /// (`LZMA_MEMLIMIT_REACHED`).
     MemLimit,
-    /// The end marker, or as many bytes as the header announced.
+    /// The end marker.
     End,
 }
 
@@ -175,8 +176,6 @@ pub(crate) struct LzmaDec {
     lp: u32,
     pb: u32,
     dict_size: u32,
-    /// Bytes still to come when the header gives the size.
-    left: Option<u64>,
     memlimit: usize,
     probs: Vec<u16>,
     range: u32,
@@ -191,6 +190,8 @@ pub(crate) struct LzmaDec {
     total: u64,
     /// Input bytes kept between calls (fewer than a symbol may need).
     pend: Vec<u8>,
+    /// Bytes of a match still to copy when `until` paused it, and its distance.
+    rem: (usize, u32),
     stopped: Option<Stop>,
 }
 
@@ -206,7 +207,6 @@ impl LzmaDec {
             lp: 0,
             pb: 0,
             dict_size: 0,
-            left: None,
             memlimit,
             probs: Vec::new(),
             range: u32::MAX,
@@ -218,6 +218,7 @@ impl LzmaDec {
             win_pos: 0,
             total: 0,
             pend: Vec::new(),
+            rem: (0, 0),
             stopped: None,
         }
     }
@@ -262,6 +263,10 @@ impl LzmaDec {
                 return;
             }
         }
+        if self.rem.0 > 0 {
+            let (len, dist) = std::mem::take(&mut self.rem);
+            self.copy(len, dist, out, limit, until);
+        }
         let mut data = std::mem::take(&mut self.pend);
         data.extend_from_slice(input);
         let mut rc = Rc {
@@ -290,10 +295,6 @@ impl LzmaDec {
             self.probs.resize(n, PROB_INIT);
         }
         while self.stopped.is_none() && self.total < until {
-            if self.left == Some(0) {
-                self.stopped = Some(Stop::End);
-                break;
-            }
             let avail = data.len() - rc.pos;
             if avail == 0 || (!last && avail < MAX_SYMBOL_INPUT) {
                 break;
@@ -305,7 +306,7 @@ impl LzmaDec {
                     self.literal_state();
                     self.put(b, out, limit);
                 }
-                Ok(Symbol::Match(len, dist)) => self.copy(len, dist, out, limit),
+                Ok(Symbol::Match(len, dist)) => self.copy(len, dist, out, limit, until),
                 Err(Short) => {
                     // Only at the end of the body: the cut symbol is dropped.
                     (rc.range, rc.code, rc.pos) = saved;
@@ -340,8 +341,9 @@ impl LzmaDec {
             self.header[4],
         ]);
         self.dict_size = dict.max(1 << 12);
-        let size = u64::from_le_bytes(self.header[5..13].try_into().unwrap_or([0xff; 8]));
-        self.left = (size != u64::MAX).then_some(size);
+        // The size bytes are not read: libhtp's decoder goes to the end marker (or the
+        // end of the body) whatever they say (Suricata 7.0.10 decodes a body whose
+        // header announces 10 bytes in full).
         self.win_cap = self.dict_size as usize;
         true
     }
@@ -455,13 +457,6 @@ impl LzmaDec {
     /// Appends one output byte; `false` when the memory limit stops decoding.
     #[inline]
     fn put(&mut self, b: u8, out: &mut Vec<u8>, limit: usize) -> bool {
-        if let Some(l) = &mut self.left {
-            if *l == 0 {
-                self.stopped = Some(Stop::Data);
-                return false;
-            }
-            *l -= 1;
-        }
         if self.win.len() < self.win_cap {
             if self.win.len() >= self.memlimit {
                 self.stopped = Some(Stop::MemLimit);
@@ -483,13 +478,18 @@ impl LzmaDec {
         true
     }
 
-    /// Applies a match (or a literal after a literal's state update).
-    fn copy(&mut self, len: usize, dist: u32, out: &mut Vec<u8>, limit: usize) {
+    /// Applies a match, pausing it when the output reaches `until` (the rest waits in
+    /// `rem`).
+    fn copy(&mut self, len: usize, dist: u32, out: &mut Vec<u8>, limit: usize, until: u64) {
         if u64::from(dist) >= self.total || dist >= self.dict_size {
             self.stopped = Some(Stop::Data);
             return;
         }
-        for _ in 0..len {
+        for done in 0..len {
+            if self.total >= until {
+                self.rem = (len - done, dist);
+                return;
+            }
             let b = self.back(dist as usize);
             if !self.put(b, out, limit) {
                 return;
@@ -504,5 +504,136 @@ impl LzmaDec {
             s if s < 10 => s - 3,
             s => s - 6,
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text `testdata/text*.lzma` hold (made with Python's `lzma`, liblzma).
+    fn text() -> Vec<u8> {
+        (0..3000)
+            .flat_map(|i| format!("line {i} of the lzma test text, with some words repeated\n").into_bytes())
+            .collect()
+    }
+    const TEXT: &[u8] = include_bytes!("testdata/text.txt.lzma");
+    const TEXT_LC2LP2: &[u8] = include_bytes!("testdata/text-lc2lp2pb0.lzma");
+    const BOMB_DICT64K: &[u8] = include_bytes!("testdata/bomb-a3m-dict64k.lzma");
+    const BOMB_DICT8M: &[u8] = include_bytes!("testdata/bomb-a3m-dict8m.lzma");
+
+    /// Decodes `data` in chunks of `split`, then the end: output (kept up to `limit`),
+    /// bytes decoded, and why it stopped.
+    fn decode(data: &[u8], split: usize, memlimit: usize, limit: usize) -> (Vec<u8>, u64, Option<Stop>) {
+        let mut d = LzmaDec::new(memlimit);
+        let mut out = Vec::new();
+        for c in data.chunks(split.max(1)) {
+            d.feed(c, &mut out, limit, u64::MAX, false);
+        }
+        d.feed(&[], &mut out, limit, u64::MAX, true);
+        (out, d.total(), d.stopped())
+    }
+
+    #[test]
+    fn decodes_liblzma_output_at_any_split() {
+        let want = text();
+        for data in [TEXT, TEXT_LC2LP2] {
+            for split in [1, 2, 5, 13, 19, 20, 21, 100, 1 << 20] {
+                let (out, total, stop) = decode(data, split, 1 << 20, usize::MAX);
+                assert_eq!(out, want, "split {split}");
+                assert_eq!(total, want.len() as u64);
+                assert_eq!(stop, Some(Stop::End));
+            }
+        }
+    }
+
+    #[test]
+    fn symbols_come_out_as_their_bytes_arrive() {
+        // Without the end of the body, all but the last symbol's input (fewer than
+        // 20 bytes) is decoded.
+        let mut d = LzmaDec::new(1 << 20);
+        let mut out = Vec::new();
+        d.feed(&TEXT[..800], &mut out, usize::MAX, u64::MAX, false);
+        assert!(out.len() > 1000);
+        assert!(text().starts_with(&out));
+    }
+
+    #[test]
+    fn a_cut_body_gives_its_whole_symbols() {
+        let want = text();
+        for cut in [13, 17, 18, 40, 700, TEXT.len() - 1] {
+            let (out, _, stop) = decode(&TEXT[..cut], 7, 1 << 20, usize::MAX);
+            assert!(want.starts_with(&out), "cut {cut}");
+            assert_eq!(stop, None, "cut {cut}");
+        }
+        // Inside the header: nothing.
+        assert_eq!(decode(&TEXT[..9], 3, 1 << 20, usize::MAX).1, 0);
+    }
+
+    #[test]
+    fn header_faults() {
+        // Property byte over 224 (xz data declared lzma).
+        let mut bad = TEXT.to_vec();
+        bad[0] = 0xfd;
+        assert_eq!(decode(&bad, 50, 1 << 20, usize::MAX), (vec![], 0, Some(Stop::BadProps)));
+        // The range coder's first byte must be 0.
+        let mut bad = TEXT.to_vec();
+        bad[13] = 1;
+        assert_eq!(decode(&bad, 50, 1 << 20, usize::MAX).2, Some(Stop::Data));
+        // A huge dictionary is fine while the output stays under the limit.
+        let mut huge = TEXT.to_vec();
+        huge[1..5].copy_from_slice(&[0xff; 4]);
+        assert_eq!(decode(&huge, 50, 1 << 20, usize::MAX).0, text());
+    }
+
+    #[test]
+    fn the_header_size_is_not_read() {
+        let want = text();
+        let mut known = TEXT.to_vec();
+        known[5..13].copy_from_slice(&100u64.to_le_bytes());
+        known.extend_from_slice(b"junk after the end marker");
+        let n = want.len() as u64;
+        assert_eq!(decode(&known, 64, 1 << 20, usize::MAX), (want, n, Some(Stop::End)));
+    }
+
+    #[test]
+    fn memory_limit_and_output_limit() {
+        // 3 MiB of `A` with an 8 MiB dictionary: the output stops at the limit.
+        let (out, total, stop) = decode(BOMB_DICT8M, 100, 1 << 20, 1000);
+        assert_eq!((out.len(), total, stop), (1000, 1 << 20, Some(Stop::MemLimit)));
+        // With a 64 KiB dictionary the window stays small: all of it is decoded.
+        let (out, total, stop) = decode(BOMB_DICT64K, 100, 1 << 20, 10);
+        assert_eq!((out, total, stop), (b"AAAAAAAAAA".to_vec(), 3 << 20, Some(Stop::End)));
+    }
+
+    #[test]
+    fn until_pauses_decoding() {
+        let mut d = LzmaDec::new(1 << 20);
+        let mut out = Vec::new();
+        d.feed(BOMB_DICT64K, &mut out, usize::MAX, 32 << 10, false);
+        assert!(d.total() >= 32 << 10 && d.total() < (32 << 10) + 300);
+        assert_eq!(d.stopped(), None);
+        d.feed(&[], &mut out, usize::MAX, u64::MAX, true);
+        assert_eq!((out.len(), d.stopped()), (3 << 20, Some(Stop::End)));
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..300 {
+            let mut data = TEXT[..13 + round % 40].to_vec();
+            data[0] = (round % 225) as u8;
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                data.push(x as u8);
+            }
+            if round % 3 == 0 {
+                data[13] = 0;
+            }
+            let (out, total, _) = decode(&data, 1 + round % 97, 1 << 16, 1 << 12);
+            assert!(out.len() <= 1 << 12 && total <= 1 << 16 || total > 0);
+        }
     }
 }
