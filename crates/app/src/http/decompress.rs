@@ -570,7 +570,8 @@ impl Layer {
         let limit = out.len().saturating_add(room);
         self.direct = false;
         if self.bombed {
-            self.bombs += u32::from(!input.is_empty());
+            // Each later chunk, and the end of the body, report it again.
+            self.bombs += u32::from(!input.is_empty() || last);
             return false;
         }
         match self.phase {
@@ -587,8 +588,11 @@ impl Layer {
         let dec = self
             .lz
             .get_or_insert_with(|| Box::new(LzmaDec::new(lim.memlimit)));
-        // Decoding past what rules see stops here (the events past it are not found).
-        let hard = (lim.memlimit.max(lim.bomb_limit) as u64).saturating_add(2 * OUT_BUF);
+        // Decoding past what rules see stops at 8 times the larger limit (8 MiB by
+        // default, a few tens of milliseconds; Suricata bounds it by time,
+        // `decompression-time-limit`): a bomb of a larger ratio is found (over 2048
+        // times its input past 1 MiB), of a smaller one not.
+        let hard = (lim.memlimit.max(lim.bomb_limit) as u64).saturating_mul(8);
         let bomb = |total: u64, wire: u64| {
             total > lim.bomb_limit as u64 && total > BOMB_RATIO.saturating_mul(wire)
         };
@@ -603,6 +607,7 @@ impl Layer {
             if bomb(dec.total(), self.wire) {
                 self.bombs += 1;
                 self.bombed = true;
+                self.lz = None;
                 return false;
             }
             if dec.total() >= hard {
@@ -881,7 +886,8 @@ impl Decoder {
         // An lzma layer decodes the bytes it kept for a symbol with what there is;
         // its output goes through the layers after it.
         for i in 0..self.layers.len() {
-            if self.layers[i].declared != Coding::Lzma || self.layers[i].lz.is_none() {
+            let l = &self.layers[i];
+            if l.declared != Coding::Lzma || (l.lz.is_none() && !l.bombed) {
                 continue;
             }
             let mut cur = Vec::new();
@@ -1222,13 +1228,16 @@ mod tests {
         assert_eq!((out.len(), failures), ((1 << 20) + LZ_BOMB_DICT8M.len(), 2));
         assert_eq!(total(&ev), LzmaEvents { memlimit: 1, bomb: 0 });
         // A 64 KiB dictionary: the bomb check stops it at a 4 KiB buffer past 1 MiB
-        // where the output is over 2048 times the input, and every later chunk
-        // reports it again.
+        // where the output is over 2048 times the input, and every later chunk and
+        // the end of the body report it again.
         let (out, failures, ev) = lz_run(b"lzma", LZ_BOMB_DICT64K, 100, usize::MAX);
         assert_eq!((out.len() % 4096, failures), (0, 0));
         assert!(out.len() > 1 << 20 && out.len() < 1 << 21, "{}", out.len());
         let first = ev.iter().position(|e| e.bomb > 0).expect("a bomb");
-        assert!(ev[first + 1..LZ_BOMB_DICT64K.len() / 100].iter().all(|e| e.bomb == 1));
+        assert!(ev[first..].iter().all(|e| e.bomb == 1));
+        // In one chunk: twice (Suricata 7.0.10).
+        let (_, _, ev) = lz_run(b"lzma", LZ_BOMB_DICT64K, 1400, usize::MAX);
+        assert_eq!(total(&ev).bomb, 2);
     }
 
     #[test]
