@@ -445,7 +445,10 @@ fn lzma_config(config: &Config, http: &str, l: &mut app::http::LzmaLimits) {
     match config.get_bool(&key) {
         Some(b) => l.layers = usize::from(b),
         None => {
-            if let Some(n) = config.get_str(&key).and_then(|v| v.trim().parse::<i8>().ok()) {
+            if let Some(n) = config
+                .get_str(&key)
+                .and_then(|v| v.trim().parse::<i8>().ok())
+            {
                 l.layers = n.max(0) as usize;
             }
         }

@@ -893,7 +893,11 @@ impl Decoder {
             let mut cur = Vec::new();
             let last = i + 1 == self.layers.len();
             let room = end.saturating_sub(out.len());
-            let cap = if last { room } else { room.saturating_add(1 << 16) };
+            let cap = if last {
+                room
+            } else {
+                room.saturating_add(1 << 16)
+            };
             self.layers[i].lzma_run(&[], &mut cur, cap, true);
             let n = self.layers.len();
             for (j, l) in self.layers.iter_mut().enumerate().skip(i + 1) {
@@ -1142,7 +1146,12 @@ mod tests {
 
     /// Decodes `data` declared `ce` with lzma on, in chunks of `split`, the output
     /// kept up to `room`: output, failures, and the lzma events after each chunk.
-    fn lz_run(ce: &[u8], data: &[u8], split: usize, room: usize) -> (Vec<u8>, u32, Vec<LzmaEvents>) {
+    fn lz_run(
+        ce: &[u8],
+        data: &[u8],
+        split: usize,
+        room: usize,
+    ) -> (Vec<u8>, u32, Vec<LzmaEvents>) {
         let mut d = Decoder::boxed_for_header(Some(ce), 2, &LZMA_ON).expect("a decoder");
         let (mut out, mut failures, mut events) = (Vec::new(), 0, Vec::new());
         for c in data.chunks(split) {
@@ -1173,7 +1182,10 @@ mod tests {
         assert_eq!(c(b"lzma", &off), (vec![], false));
         // In a list, `lzma` needs fewer layers before it than `lzma-enabled` allows;
         // else the list ends there with a compression bomb.
-        assert_eq!(c(b"lzma, gzip", &on), (vec![Coding::Lzma, Coding::Gzip], false));
+        assert_eq!(
+            c(b"lzma, gzip", &on),
+            (vec![Coding::Lzma, Coding::Gzip], false)
+        );
         assert_eq!(c(b"gzip, lzma", &on), (vec![Coding::Gzip], true));
         assert_eq!(c(b"lzma, lzma", &on), (vec![Coding::Lzma], true));
         assert_eq!(c(b"lzma, gzip", &off), (vec![], true));
@@ -1211,7 +1223,11 @@ mod tests {
         // xz data declared lzma: the body vanishes, no failure.
         let mut xz = LZ_TEXT.to_vec();
         xz[0] = 0xfd;
-        assert_eq!(lz_run(b"lzma", &xz, 1400, 1 << 20).0.len() + lz_run(b"lzma", &xz, 1400, 1 << 20).1 as usize, 0);
+        assert_eq!(
+            lz_run(b"lzma", &xz, 1400, 1 << 20).0.len()
+                + lz_run(b"lzma", &xz, 1400, 1 << 20).1 as usize,
+            0
+        );
     }
 
     #[test]
@@ -1226,7 +1242,13 @@ mod tests {
         // chunk passed through.
         let (out, failures, ev) = lz_run(b"lzma", LZ_BOMB_DICT8M, 1400, usize::MAX);
         assert_eq!((out.len(), failures), ((1 << 20) + LZ_BOMB_DICT8M.len(), 2));
-        assert_eq!(total(&ev), LzmaEvents { memlimit: 1, bomb: 0 });
+        assert_eq!(
+            total(&ev),
+            LzmaEvents {
+                memlimit: 1,
+                bomb: 0
+            }
+        );
         // A 64 KiB dictionary: the bomb check stops it at a 4 KiB buffer past 1 MiB
         // where the output is over 2048 times the input, and every later chunk and
         // the end of the body report it again.

@@ -369,8 +369,8 @@ impl LzmaDec {
         let st = self.state;
         if rc.bit(&mut self.probs[IS_MATCH + (st << 4) + pos_state])? == 0 {
             let prev = u32::from(self.back(0));
-            let lit_state = (((self.total & ((1 << self.lp) - 1)) as u32) << self.lc)
-                + (prev >> (8 - self.lc));
+            let lit_state =
+                (((self.total & ((1 << self.lp) - 1)) as u32) << self.lc) + (prev >> (8 - self.lc));
             let base = LITERAL + 0x300 * lit_state as usize;
             let mut sym = 1usize;
             if st >= 7 {
@@ -514,7 +514,9 @@ mod tests {
     /// The text `testdata/text*.lzma` hold (made with Python's `lzma`, liblzma).
     fn text() -> Vec<u8> {
         (0..3000)
-            .flat_map(|i| format!("line {i} of the lzma test text, with some words repeated\n").into_bytes())
+            .flat_map(|i| {
+                format!("line {i} of the lzma test text, with some words repeated\n").into_bytes()
+            })
             .collect()
     }
     const TEXT: &[u8] = include_bytes!("testdata/text.txt.lzma");
@@ -524,7 +526,12 @@ mod tests {
 
     /// Decodes `data` in chunks of `split`, then the end: output (kept up to `limit`),
     /// bytes decoded, and why it stopped.
-    fn decode(data: &[u8], split: usize, memlimit: usize, limit: usize) -> (Vec<u8>, u64, Option<Stop>) {
+    fn decode(
+        data: &[u8],
+        split: usize,
+        memlimit: usize,
+        limit: usize,
+    ) -> (Vec<u8>, u64, Option<Stop>) {
         let mut d = LzmaDec::new(memlimit);
         let mut out = Vec::new();
         for c in data.chunks(split.max(1)) {
@@ -575,7 +582,10 @@ mod tests {
         // Property byte over 224 (xz data declared lzma).
         let mut bad = TEXT.to_vec();
         bad[0] = 0xfd;
-        assert_eq!(decode(&bad, 50, 1 << 20, usize::MAX), (vec![], 0, Some(Stop::BadProps)));
+        assert_eq!(
+            decode(&bad, 50, 1 << 20, usize::MAX),
+            (vec![], 0, Some(Stop::BadProps))
+        );
         // The range coder's first byte must be 0.
         let mut bad = TEXT.to_vec();
         bad[13] = 1;
@@ -593,17 +603,26 @@ mod tests {
         known[5..13].copy_from_slice(&100u64.to_le_bytes());
         known.extend_from_slice(b"junk after the end marker");
         let n = want.len() as u64;
-        assert_eq!(decode(&known, 64, 1 << 20, usize::MAX), (want, n, Some(Stop::End)));
+        assert_eq!(
+            decode(&known, 64, 1 << 20, usize::MAX),
+            (want, n, Some(Stop::End))
+        );
     }
 
     #[test]
     fn memory_limit_and_output_limit() {
         // 3 MiB of `A` with an 8 MiB dictionary: the output stops at the limit.
         let (out, total, stop) = decode(BOMB_DICT8M, 100, 1 << 20, 1000);
-        assert_eq!((out.len(), total, stop), (1000, 1 << 20, Some(Stop::MemLimit)));
+        assert_eq!(
+            (out.len(), total, stop),
+            (1000, 1 << 20, Some(Stop::MemLimit))
+        );
         // With a 64 KiB dictionary the window stays small: all of it is decoded.
         let (out, total, stop) = decode(BOMB_DICT64K, 100, 1 << 20, 10);
-        assert_eq!((out, total, stop), (b"AAAAAAAAAA".to_vec(), 3 << 20, Some(Stop::End)));
+        assert_eq!(
+            (out, total, stop),
+            (b"AAAAAAAAAA".to_vec(), 3 << 20, Some(Stop::End))
+        );
     }
 
     #[test]

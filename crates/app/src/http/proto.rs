@@ -216,7 +216,10 @@ impl Transaction for HttpTx {
             // difftest `filekw` family), else the request body (also when the body
             // itself is the request's file, a POST or PUT: its file keeps no head).
             None if dir == Direction::ToServer
-                && matches!(self.request.file, Some(super::files::FileSlot::Multipart(_)))
+                && matches!(
+                    self.request.file,
+                    Some(super::files::FileSlot::Multipart(_))
+                )
                 && Transaction::files(self)
                     .is_some_and(|fs| fs.iter().any(|x| x.direction() == dir)) =>
             {

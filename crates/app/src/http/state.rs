@@ -802,7 +802,12 @@ impl HttpState {
         }
         m.body_wire_len += data.len() as u64;
         let room = limit.saturating_sub(m.body.len());
-        if room == 0 && side.decoder.as_ref().is_some_and(|d| d.decodes_past_limit()) {
+        if room == 0
+            && side
+                .decoder
+                .as_ref()
+                .is_some_and(|d| d.decodes_past_limit())
+        {
             // libhtp decodes lzma past the body limit: its limits may fire there.
             if let Some(dec) = &mut side.decoder {
                 let mut none = Vec::new();
@@ -898,4 +903,3 @@ impl HttpState {
         self.sides[d].st = Some(if connect { St::ConnectWait } else { St::Line });
     }
 }
-
