@@ -589,9 +589,9 @@ impl Layer {
             .lz
             .get_or_insert_with(|| Box::new(LzmaDec::new(lim.memlimit)));
         // Decoding past what rules see stops at 8 times the larger limit (8 MiB by
-        // default, a few tens of milliseconds; Suricata bounds it by time,
-        // `decompression-time-limit`): a bomb of a larger ratio is found (over 2048
-        // times its input past 1 MiB), of a smaller one not.
+        // default: about 0.1 s at the 87 MB/s of bench/RESULTS.md's dev-build run;
+        // Suricata bounds it by time, `decompression-time-limit`): a bomb of a larger
+        // ratio is found (over 2048 times its input past 1 MiB), of a smaller one not.
         let hard = (lim.memlimit.max(lim.bomb_limit) as u64).saturating_mul(8);
         let bomb = |total: u64, wire: u64| {
             total > lim.bomb_limit as u64 && total > BOMB_RATIO.saturating_mul(wire)
