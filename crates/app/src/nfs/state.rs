@@ -459,8 +459,24 @@ impl NfsState {
     }
 
     fn call_v4(&mut self, ctx: &mut AppCtx, c: &Call<'_>) {
-        let Some(io) = parser::compound_io(c.body) else {
-            return;
+        let io = match parser::compound_op(c.body) {
+            Some(parser::V4Op::Io(io)) => io,
+            Some(parser::V4Op::Remove(name)) => {
+                // A transaction of its own, named by the removed name, its procedure
+                // the v4 operation (Suricata 7.0.10: `nfs_procedure:28`).
+                let tx = self.new_tx(ctx, c, parser::V4_REMOVE);
+                tx.filename = name.to_vec();
+                let p = Pending {
+                    tx: tx.id,
+                    version: 4,
+                    procedure: procs::COMPOUND,
+                    name: None,
+                    read: None,
+                };
+                self.expect_reply(ctx, c.xid, p);
+                return;
+            }
+            None => return,
         };
         let id = self.file_tx(ctx, c, io.write, io.handle);
         if io.write {
