@@ -35,6 +35,10 @@ pub enum Counter {
     HttpHeaderRawLimit,
     /// HTTP bodies whose decompression failed (passed through or truncated).
     HttpDecompressError,
+    /// HTTP lzma bodies whose decoding stopped at 8 times the larger of
+    /// `lzma-memlimit` and `compression-bomb-limit` (what rules see ends earlier, at the
+    /// body limit; a bomb of a smaller ratio than 2048 past that point goes unreported).
+    HttpDecompressCut,
     /// Transactions dropped because a flow held more than `max_tx`.
     TxLimit,
     /// Stream gaps seen by an app-layer parser.
@@ -257,6 +261,7 @@ const NAMES: [&str; Counter::COUNT] = [
     "osprey.app.http.header_limit",
     "osprey.app.http.header_raw_limit",
     "osprey.app.http.decompress_error",
+    "osprey.app.http.decompress_cut",
     "osprey.app.tx_limit",
     "osprey.app.gap",
     "osprey.app.dns.malformed",
@@ -361,7 +366,7 @@ const NAMES: [&str; Counter::COUNT] = [
 
 impl Counter {
     /// Number of counters.
-    pub const COUNT: usize = 115;
+    pub const COUNT: usize = 116;
 
     /// The counter's `stats.json` name.
     pub fn name(self) -> &'static str {

@@ -113,6 +113,9 @@ pub struct Config {
     /// `response-body-decompress-layer-limit`: how many stacked content encodings are
     /// undone (2).
     pub response_body_decompress_layer_limit: usize,
+    /// `lzma-enabled`, `lzma-memlimit` and `compression-bomb-limit`: how libhtp undoes
+    /// `Content-Encoding: lzma` (off by default, as Suricata).
+    pub lzma: http::LzmaLimits,
     /// libhtp's hard field limit: a request/response line or header line longer than
     /// this ends parsing of that direction (18,000 bytes).
     pub field_limit: usize,
@@ -162,6 +165,7 @@ impl Default for Config {
             response_body_minimal_inspect_size: 40 * 1024,
             response_body_inspect_window: 16 * 1024,
             response_body_decompress_layer_limit: 2,
+            lzma: http::LzmaLimits::default(),
             field_limit: 18_000,
             header_raw_limit: 64 * 1024,
             max_headers: 1024,

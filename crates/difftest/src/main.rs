@@ -2,7 +2,10 @@
 //! the summary and one minimized case folder per difference class.
 //!
 //! `difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE]
-//! [--minimize K] [--case I] [--families A,B] [--simulate-ips]`: `--seed` defaults to a new one each run
+//! [--minimize K] [--case I] [--families A,B] [--simulate-ips] [--set KEY=VALUE]...`:
+//! `--set` gives both engines a configuration setting
+//! (`app-layer.protocols.http.libhtp.default-config.lzma-enabled=yes`);
+//! `--seed` defaults to a new one each run
 //! (printed); `--families` draws only from the named families (`frag,tcpseg`);
 //! `--minimize` bounds the folders written (the first case of each class, unexplained
 //! classes first); `--case I` only writes case I's minimized folder and runs both engines
@@ -32,7 +35,7 @@ struct Args {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE] [--minimize K] [--case I] [--families A,B] [--simulate-ips]");
+    eprintln!("usage: difftest --osprey PATH [--cases N] [--seed S] [--out DIR] [--known FILE] [--minimize K] [--case I] [--families A,B] [--simulate-ips] [--set KEY=VALUE]...");
     ExitCode::from(2)
 }
 
@@ -67,6 +70,7 @@ fn parse() -> Option<Args> {
             "--minimize" => a.minimize = v.parse().ok()?,
             "--case" => a.only = Some(v.parse().ok()?),
             "--families" => a.families = v.split(',').map(str::to_string).collect(),
+            "--set" => difftest::oracle::add_set(v),
             _ => return None,
         }
     }

@@ -184,7 +184,21 @@ pub fn run_sets(rules: &Path) -> Vec<String> {
     let mut v: Vec<String> = APP_LAYER_SETS.iter().map(|s| s.to_string()).collect();
     v.push(format!("default-rule-path={}", dir.display()));
     v.push("security.lua.allow-rules=yes".into());
+    if let Ok(extra) = EXTRA_SETS.lock() {
+        v.extend(extra.iter().cloned());
+    }
     v
+}
+
+/// Settings the run adds for both engines (`difftest --set KEY=VALUE`).
+static EXTRA_SETS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Adds `kv` (`KEY=VALUE`) to the settings both engines get ([`run_sets`]), e.g.
+/// `app-layer.protocols.http.libhtp.default-config.lzma-enabled=yes`.
+pub fn add_set(kv: String) {
+    if let Ok(mut v) = EXTRA_SETS.lock() {
+        v.push(kv);
+    }
 }
 
 /// `--set` and each of [`run_sets`].

@@ -391,15 +391,19 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     engine.app.memcaps = app::memcap::AppMemcaps::new(app_cap("http"), app_cap("ftp"));
     let http = "app-layer.protocols.http.libhtp.default-config";
     let size = |k: &str| config.get_size(&format!("{http}.{k}")).map(|v| v as usize);
+    // 0 is no limit, as Suricata 7.0.10 reads it (with `response-body-limit: 0` it
+    // logs and inspects whole bodies).
+    let body_limit = |v: usize| if v == 0 { usize::MAX } else { v };
     if let Some(v) = size("request-body-limit") {
-        engine.app.request_body_limit = v;
+        engine.app.request_body_limit = body_limit(v);
     }
     if let Some(v) = size("response-body-limit") {
-        engine.app.response_body_limit = v;
+        engine.app.response_body_limit = body_limit(v);
     }
     if let Some(v) = size("response-body-decompress-layer-limit") {
         engine.app.response_body_decompress_layer_limit = v;
     }
+    lzma_config(config, http, &mut engine.app.lzma);
     if let Some(v) = size("request-body-minimal-inspect-size") {
         engine.app.request_body_minimal_inspect_size = v;
     }
@@ -436,6 +440,30 @@ fn opt_in(config: &Config) -> u64 {
 }
 
 /// `app-layer.protocols.smtp.mime`: how SMTP messages are decoded.
+/// libhtp's lzma options under `http` (`libhtp.default-config`), as Suricata 7.0.10
+/// reads them: `lzma-enabled` is a boolean (one lzma layer) or the number of lzma
+/// layers; `lzma-memlimit` and `compression-bomb-limit` are sizes.
+fn lzma_config(config: &Config, http: &str, l: &mut app::http::LzmaLimits) {
+    let key = format!("{http}.lzma-enabled");
+    match config.get_bool(&key) {
+        Some(b) => l.layers = usize::from(b),
+        None => {
+            if let Some(n) = config
+                .get_str(&key)
+                .and_then(|v| v.trim().parse::<i8>().ok())
+            {
+                l.layers = n.max(0) as usize;
+            }
+        }
+    }
+    if let Some(v) = config.get_size(&format!("{http}.lzma-memlimit")) {
+        l.memlimit = v.min(usize::MAX as u64) as usize;
+    }
+    if let Some(v) = config.get_size(&format!("{http}.compression-bomb-limit")) {
+        l.bomb_limit = v.min(usize::MAX as u64) as usize;
+    }
+}
+
 fn smtp_mime(config: &Config, m: &mut app::smtp::mime::MimeConfig) {
     let key = |k: &str| format!("app-layer.protocols.smtp.mime.{k}");
     for (k, v) in [
@@ -458,5 +486,42 @@ fn smtp_mime(config: &Config, m: &mut app::smtp::mime::MimeConfig) {
             .iter()
             .map(|s| s.to_ascii_lowercase().into_bytes())
             .collect();
+    }
+}
+
+#[cfg(test)]
+mod lzma_tests {
+    use super::*;
+
+    fn limits(yaml: &str) -> app::http::LzmaLimits {
+        let config = Config::parse(yaml, None).expect("the yaml parses");
+        let mut l = app::http::LzmaLimits::default();
+        lzma_config(
+            &config,
+            "app-layer.protocols.http.libhtp.default-config",
+            &mut l,
+        );
+        l
+    }
+
+    #[test]
+    fn lzma_options_as_suricata_names_them() {
+        let head = "%YAML 1.1\n---\napp-layer:\n  protocols:\n    http:\n      libhtp:\n        default-config:\n";
+        assert_eq!(limits(head), app::http::LzmaLimits::default());
+        let on = limits(&format!(
+            "{head}          lzma-enabled: yes\n          lzma-memlimit: 2mb\n          compression-bomb-limit: 512kb\n"
+        ));
+        assert_eq!(
+            (on.layers, on.memlimit, on.bomb_limit),
+            (1, 2 << 20, 512 << 10)
+        );
+        assert_eq!(
+            limits(&format!("{head}          lzma-enabled: 3\n")).layers,
+            3
+        );
+        assert_eq!(
+            limits(&format!("{head}          lzma-enabled: no\n")).layers,
+            0
+        );
     }
 }

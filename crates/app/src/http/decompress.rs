@@ -6,57 +6,22 @@
 //! `response-body-decompress-layer-limit` layers are stacked (`Content-Encoding: gzip,
 //! deflate`). Output beyond the caller's cap is never produced: inflating stops there,
 //! so a compression bomb costs neither memory nor time.
+//!
+//! `lzma` layers (`lzma-enabled`) are undone by [`super::lzma`]; they follow libhtp's
+//! own rules (no sniffing, a memory limit, the compression-bomb check), see
+//! [`Layer::lzma_run`].
 
 use flate2::{Decompress, FlushDecompress, Status};
 
-use crate::util::{contains_nocase, push_capped, trim};
+use super::lzma::{LzmaDec, Stop};
+use crate::util::push_capped;
 
-/// A content coding libhtp undoes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Coding {
-    Gzip,
-    Deflate,
-}
-
-/// The codings named by a `Content-Encoding` value, in the order libhtp undoes them:
-/// as listed (not last applied first: each layer finds the format its bytes are in,
-/// and one whose bytes are in the other format reports the tries that failed first),
-/// at most `limit` of them; `identity` is skipped, and an
-/// unknown token ends the list (what follows is passed through).
-pub(crate) fn codings(value: &[u8], limit: usize) -> Codings {
-    let mut v = Codings::new();
-    // NUL bytes are ignored (a copy without them only when there are some).
-    let value: std::borrow::Cow<'_, [u8]> = if value.contains(&0) {
-        value.iter().copied().filter(|&b| b != 0).collect()
-    } else {
-        value.into()
-    };
-    for tok in value.split(|&b| b == b',') {
-        if v.len() >= limit {
-            break;
-        }
-        let t = trim(tok);
-        let c = if t.eq_ignore_ascii_case(b"gzip") || t.eq_ignore_ascii_case(b"x-gzip") {
-            Coding::Gzip
-        } else if t.eq_ignore_ascii_case(b"deflate") || t.eq_ignore_ascii_case(b"x-deflate") {
-            Coding::Deflate
-        } else if t.is_empty() || t.eq_ignore_ascii_case(b"identity") {
-            continue;
-        } else if contains_nocase(t, b"gzip") {
-            Coding::Gzip
-        } else if contains_nocase(t, b"deflate") {
-            Coding::Deflate
-        } else {
-            break;
-        };
-        v.push(c);
-    }
-    v
-}
-
-/// The codings of one header: held inline up to four layers (the default limit is
-/// two).
-pub(crate) type Codings = smallvec::SmallVec<[Coding; 4]>;
+mod codings;
+mod gzip_header;
+mod lzma_layer;
+pub use codings::LzmaLimits;
+pub(crate) use codings::{codings, codings_http1, Coding};
+use gzip_header::{gzip_header_len, zlib_accepts_header, GzHdr};
 
 /// Most inflate states kept per thread for the next compressed body (each holds its
 /// 32 KiB window and tables, about 43 KiB).
@@ -155,6 +120,25 @@ struct Layer {
     /// CRC-32 and length of a gzip stream's whole output (`None`: not gzip, or the
     /// output was cut at the cap, so the trailer cannot be checked).
     crc: Option<flate2::Crc>,
+    /// An lzma layer's decoder (made at its first bytes).
+    lz: Option<Box<LzmaDec>>,
+    /// The lzma settings.
+    limits: LzmaLimits,
+    /// Input bytes this layer took (the compression-bomb ratio's base).
+    wire: u64,
+    /// `LZMA_MEMLIMIT_REACHED` events due.
+    memlimits: u32,
+    /// `COMPRESSION_BOMB` events due.
+    bombs: u32,
+    /// Bodies whose lzma decoding stopped at Osprey's own bound (8 times the larger
+    /// limit) before the stream ended, not yet counted.
+    cut: u32,
+    /// The layer was found a compression bomb: later bytes are dropped, each chunk
+    /// reported again, as libhtp does.
+    bombed: bool,
+    /// An lzma layer passed its bytes through in the last call: libhtp hands them to
+    /// the body, past the layers after it.
+    direct: bool,
 }
 
 /// libhtp restarts a failing decompressor this many times (other window sizes and
@@ -177,62 +161,6 @@ const SNIFF: usize = 2;
 const GZIP_HEADER_MAX: usize = 4096;
 const SCRATCH: usize = 16 * 1024;
 
-/// Result of the length check of a gzip header.
-enum GzHdr {
-    Need,
-    Len(usize),
-    Bad,
-}
-
-/// Whether zlib takes gzip header `h` (whole, [`gzip_header_len`] long): no reserved
-/// flag set, and a header CRC, if any, that matches.
-fn zlib_accepts_header(h: &[u8]) -> bool {
-    let flags = h[3];
-    if flags & 0xe0 != 0 {
-        return false;
-    }
-    if flags & 2 != 0 && h.len() >= 12 {
-        let (data, crc) = h.split_at(h.len() - 2);
-        let mut c = flate2::Crc::new();
-        c.update(data);
-        return c.sum() as u16 == u16::from_le_bytes([crc[0], crc[1]]);
-    }
-    true
-}
-
-fn gzip_header_len(h: &[u8]) -> GzHdr {
-    if h.len() < 10 {
-        return GzHdr::Need;
-    }
-    if h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 {
-        return GzHdr::Bad;
-    }
-    let flags = h[3];
-    let mut pos = 10;
-    if flags & 4 != 0 {
-        if h.len() < pos + 2 {
-            return GzHdr::Need;
-        }
-        pos += 2 + usize::from(u16::from_le_bytes([h[pos], h[pos + 1]]));
-    }
-    for bit in [8u8, 16] {
-        if flags & bit != 0 {
-            match h.get(pos..).and_then(|r| memchr::memchr(0, r)) {
-                Some(z) => pos += z + 1,
-                None => return GzHdr::Need,
-            }
-        }
-    }
-    if flags & 2 != 0 {
-        pos += 2;
-    }
-    if h.len() < pos {
-        GzHdr::Need
-    } else {
-        GzHdr::Len(pos)
-    }
-}
-
 impl Layer {
     fn new(declared: Coding) -> Self {
         Layer {
@@ -251,6 +179,14 @@ impl Layer {
             raw_over: false,
             hdr: Vec::new(),
             failures: 0,
+            lz: None,
+            limits: LzmaLimits::default(),
+            wire: 0,
+            memlimits: 0,
+            bombs: 0,
+            cut: 0,
+            bombed: false,
+            direct: false,
         }
     }
 
@@ -264,7 +200,9 @@ impl Layer {
         if raw.capacity() > KEEP_RAW {
             raw = Vec::new();
         }
+        let limits = self.limits;
         *self = Layer::new(declared);
+        self.limits = limits;
         self.raw = raw;
         self.hdr = hdr;
     }
@@ -272,6 +210,9 @@ impl Layer {
     /// Feeds `input`, appending at most `room` bytes to `out`. Returns `true` if the
     /// stream was found corrupt after it had produced output (counted by the caller).
     fn feed(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize) -> bool {
+        if self.declared == Coding::Lzma {
+            return self.lzma_run(input, out, room, false);
+        }
         let live = matches!(
             self.phase,
             Phase::Sniff { .. } | Phase::GzipHeader | Phase::Inflate(_)
@@ -518,6 +459,19 @@ pub(crate) struct Decoder {
     tmp2: Vec<u8>,
 }
 
+/// The lzma events a [`Decoder`] found since it was last asked
+/// ([`Decoder::take_lzma_events`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LzmaEvents {
+    /// `LZMA_MEMLIMIT_REACHED`.
+    pub(crate) memlimit: u32,
+    /// `COMPRESSION_BOMB`.
+    pub(crate) bomb: u32,
+    /// Decoding stopped at Osprey's bound with the stream unfinished (no event in
+    /// libhtp; counted in `osprey.app.http.decompress_cut`).
+    pub(crate) cut: u32,
+}
+
 impl Decoder {
     /// A decoder undoing `codings` in order.
     pub(crate) fn new(codings: &[Coding]) -> Self {
@@ -531,8 +485,12 @@ impl Decoder {
     /// The decoder a message with `Content-Encoding` value `ce` needs (at most `limit`
     /// layers), if it names a coding libhtp undoes: a kept one reset when there is one
     /// (give it back with [`Decoder::give`]), so a compressed body allocates none.
-    pub(crate) fn boxed_for_header(ce: Option<&[u8]>, limit: usize) -> Option<Box<Self>> {
-        let c = codings(ce?, limit);
+    pub(crate) fn boxed_for_header(
+        ce: Option<&[u8]>,
+        limit: usize,
+        lzma: &LzmaLimits,
+    ) -> Option<Box<Self>> {
+        let c = codings_http1(ce?, limit, lzma).0;
         if c.is_empty() {
             return None;
         }
@@ -540,13 +498,45 @@ impl Decoder {
             .try_with(|k| k.try_borrow_mut().ok()?.pop())
             .ok()
             .flatten();
-        Some(match kept {
+        let mut d = match kept {
             Some(mut d) => {
                 d.reset(&c);
                 d
             }
             None => Box::new(Decoder::new(&c)),
-        })
+        };
+        for l in &mut d.layers {
+            l.limits = *lzma;
+        }
+        Some(d)
+    }
+
+    /// Whether an lzma layer wants the bytes past the body limit (libhtp decodes
+    /// them, and the memory limit or the bomb check may fire there).
+    pub(crate) fn decodes_past_limit(&self) -> bool {
+        self.layers
+            .iter()
+            .any(|l| l.declared == Coding::Lzma && !matches!(l.phase, Phase::Done))
+    }
+
+    /// Heap bytes of the lzma layers' decoders (window, tables, kept input).
+    pub(crate) fn lzma_heap_bytes(&self) -> usize {
+        self.layers
+            .iter()
+            .filter_map(|l| l.lz.as_ref())
+            .map(|d| d.heap_bytes())
+            .sum()
+    }
+
+    /// The lzma events since the last call.
+    pub(crate) fn take_lzma_events(&mut self) -> LzmaEvents {
+        let mut e = LzmaEvents::default();
+        for l in &mut self.layers {
+            e.memlimit += std::mem::take(&mut l.memlimits);
+            e.bomb += std::mem::take(&mut l.bombs);
+            e.cut += std::mem::take(&mut l.cut);
+        }
+        e
     }
 
     /// Makes this decoder the one [`Decoder::new`] makes for `codings`, keeping its
@@ -600,6 +590,10 @@ impl Decoder {
             let src: &[u8] = if i == 0 { input } else { &cur };
             corrupt |= layer.feed(src, &mut self.tmp, cap);
             std::mem::swap(&mut cur, &mut self.tmp);
+            if layer.direct {
+                // Passed through by an lzma layer: not for the layers after it.
+                break;
+            }
         }
         push_room(out, if n == 0 { input } else { &cur }, out.len() + room);
         // The decoder keeps both buffers while they are small (a flow waiting for more
@@ -633,6 +627,7 @@ impl Decoder {
 
     /// Flushes a stream that ended while the format was still being sniffed.
     pub(crate) fn finish(&mut self, out: &mut Vec<u8>, room: usize) {
+        let end = out.len().saturating_add(room);
         // A body shorter than the sniff window cannot be compressed: pass it through.
         if let Some(Layer {
             phase: Phase::Sniff { buf, len },
@@ -641,6 +636,35 @@ impl Decoder {
         {
             let n = std::mem::take(len);
             push_room(out, &buf[..n], out.len() + room);
+        }
+        // An lzma layer decodes the bytes it kept for a symbol with what there is;
+        // its output goes through the layers after it.
+        for i in 0..self.layers.len() {
+            let l = &self.layers[i];
+            if l.declared != Coding::Lzma || (l.lz.is_none() && !l.bombed) {
+                continue;
+            }
+            let mut cur = Vec::new();
+            let last = i + 1 == self.layers.len();
+            let room = end.saturating_sub(out.len());
+            let cap = if last {
+                room
+            } else {
+                room.saturating_add(1 << 16)
+            };
+            self.layers[i].lzma_run(&[], &mut cur, cap, true);
+            let n = self.layers.len();
+            for (j, l) in self.layers.iter_mut().enumerate().skip(i + 1) {
+                let mut next = Vec::new();
+                let cap = if j + 1 == n {
+                    room
+                } else {
+                    room.saturating_add(1 << 16)
+                };
+                l.feed(&cur, &mut next, cap);
+                cur = next;
+            }
+            push_room(out, &cur, end);
         }
     }
 }
@@ -742,7 +766,7 @@ mod tests {
         // Twice over: the second round reuses decoders that decoded other formats.
         for round in 0..2 {
             for (ce, data) in &cases {
-                let mut d = Decoder::boxed_for_header(Some(ce), 2).unwrap();
+                let mut d = Decoder::boxed_for_header(Some(ce), 2, &LzmaLimits::default()).unwrap();
                 let got = decode_with(&mut d, data, 7);
                 let want = decode_with(&mut Decoder::new(&codings(ce, 2)), data, 7);
                 assert_eq!(got, want, "{} round {round}", String::from_utf8_lossy(ce));
@@ -750,7 +774,7 @@ mod tests {
                 assert_eq!(DECODERS.with(|k| k.borrow().len()), 1);
             }
         }
-        assert!(Decoder::boxed_for_header(Some(b"br"), 2).is_none());
+        assert!(Decoder::boxed_for_header(Some(b"br"), 2, &LzmaLimits::default()).is_none());
         // Bounded.
         for _ in 0..MAX_KEPT_DECODERS + 2 {
             Decoder::give(Box::new(Decoder::new(&[Coding::Gzip])));
@@ -854,5 +878,175 @@ mod tests {
         let bomb = gz(&vec![0u8; 10 << 20]);
         let out = run(&[Coding::Gzip], &bomb, 4096, 1000);
         assert_eq!(out.len(), 1000);
+    }
+
+    const LZ_TEXT: &[u8] = include_bytes!("testdata/text.txt.lzma");
+    const LZ_BOMB_DICT64K: &[u8] = include_bytes!("testdata/bomb-a3m-dict64k.lzma");
+    const LZ_BOMB_DICT8M: &[u8] = include_bytes!("testdata/bomb-a3m-dict8m.lzma");
+
+    fn lz_text() -> Vec<u8> {
+        (0..3000)
+            .flat_map(|i| {
+                format!("line {i} of the lzma test text, with some words repeated\n").into_bytes()
+            })
+            .collect()
+    }
+
+    const LZMA_ON: LzmaLimits = LzmaLimits {
+        layers: 1,
+        memlimit: 1 << 20,
+        bomb_limit: 1 << 20,
+    };
+
+    /// Decodes `data` declared `ce` with lzma on, in chunks of `split`, the output
+    /// kept up to `room`: output, failures, and the lzma events after each chunk.
+    fn lz_run(
+        ce: &[u8],
+        data: &[u8],
+        split: usize,
+        room: usize,
+    ) -> (Vec<u8>, u32, Vec<LzmaEvents>) {
+        let mut d = Decoder::boxed_for_header(Some(ce), 2, &LZMA_ON).expect("a decoder");
+        let (mut out, mut failures, mut events) = (Vec::new(), 0, Vec::new());
+        for c in data.chunks(split) {
+            let r = room.saturating_sub(out.len());
+            d.feed(c, &mut out, r);
+            failures += d.take_failures();
+            events.push(d.take_lzma_events());
+        }
+        let r = room.saturating_sub(out.len());
+        d.finish(&mut out, r);
+        failures += d.take_failures();
+        events.push(d.take_lzma_events());
+        Decoder::give(d);
+        (out, failures, events)
+    }
+
+    #[test]
+    fn lzma_codings_follow_libhtp() {
+        let on = LZMA_ON;
+        let off = LzmaLimits::default();
+        let c = |v: &[u8], l: &LzmaLimits| {
+            let (c, bomb) = codings_http1(v, 2, l);
+            (c.to_vec(), bomb)
+        };
+        // Exactly `lzma` (any case): one layer when on, passed through when off.
+        assert_eq!(c(b"lzma", &on), (vec![Coding::Lzma], false));
+        assert_eq!(c(b"LZMA", &on), (vec![Coding::Lzma], false));
+        assert_eq!(c(b"lzma", &off), (vec![], false));
+        // In a list, `lzma` needs fewer layers before it than `lzma-enabled` allows;
+        // else the list ends there with a compression bomb.
+        assert_eq!(
+            c(b"lzma, gzip", &on),
+            (vec![Coding::Lzma, Coding::Gzip], false)
+        );
+        assert_eq!(c(b"gzip, lzma", &on), (vec![Coding::Gzip], true));
+        assert_eq!(c(b"lzma, lzma", &on), (vec![Coding::Lzma], true));
+        assert_eq!(c(b"lzma, gzip", &off), (vec![], true));
+        assert_eq!(c(b"gzip, lzma", &off), (vec![Coding::Gzip], true));
+        // `LZMA` in a list and `x-lzma` are unknown: the list ends.
+        assert_eq!(c(b"gzip, LZMA", &on), (vec![Coding::Gzip], false));
+        assert_eq!(c(b"x-lzma", &on), (vec![], false));
+        // HTTP/2 knows no lzma.
+        assert!(codings(b"lzma", 2).is_empty());
+    }
+
+    #[test]
+    fn lzma_bodies_as_suricata_decodes_them() {
+        let text = lz_text();
+        for split in [1, 9, 100, 1400] {
+            let (out, failures, _) = lz_run(b"lzma", LZ_TEXT, split, 1 << 20);
+            assert_eq!((out.len(), failures), (text.len(), 0), "split {split}");
+            assert_eq!(out, text);
+        }
+        // Capped output: the rest is decoded, not kept.
+        assert_eq!(lz_run(b"lzma", LZ_TEXT, 100, 1000).0, text[..1000]);
+        // Not lzma at all (the range coder's first byte is not 0): a try and a
+        // restart fail, the chunk goes through, and the later ones.
+        let plain = b"X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*";
+        assert_eq!(lz_run(b"lzma", plain, 40, 1 << 20).0, plain);
+        assert_eq!(lz_run(b"lzma", plain, 40, 1 << 20).1, 2);
+        // Corrupt after some output: one failure, that output only.
+        let mut bad = LZ_TEXT.to_vec();
+        for b in &mut bad[200..] {
+            *b ^= 0x55;
+        }
+        let (out, failures, _) = lz_run(b"lzma", &bad, 1400, 1 << 20);
+        assert_eq!(failures, 1);
+        assert!(!out.is_empty() && text.starts_with(&out[..out.len().min(100)]));
+        // xz data declared lzma: the body vanishes, no failure.
+        let mut xz = LZ_TEXT.to_vec();
+        xz[0] = 0xfd;
+        assert_eq!(
+            lz_run(b"lzma", &xz, 1400, 1 << 20).0.len()
+                + lz_run(b"lzma", &xz, 1400, 1 << 20).1 as usize,
+            0
+        );
+    }
+
+    #[test]
+    fn lzma_limits_raise_their_events() {
+        let total = |e: &[LzmaEvents]| {
+            e.iter().fold(LzmaEvents::default(), |a, b| LzmaEvents {
+                memlimit: a.memlimit + b.memlimit,
+                bomb: a.bomb + b.bomb,
+                cut: a.cut + b.cut,
+            })
+        };
+        // An 8 MiB dictionary: the memory limit at 1 MiB of output, two failures, the
+        // chunk passed through.
+        let (out, failures, ev) = lz_run(b"lzma", LZ_BOMB_DICT8M, 1400, usize::MAX);
+        assert_eq!((out.len(), failures), ((1 << 20) + LZ_BOMB_DICT8M.len(), 2));
+        assert_eq!(
+            total(&ev),
+            LzmaEvents {
+                memlimit: 1,
+                bomb: 0,
+                cut: 0
+            }
+        );
+        // A 64 KiB dictionary: the bomb check stops it at a 4 KiB buffer past 1 MiB
+        // where the output is over 2048 times the input, and every later chunk and
+        // the end of the body report it again.
+        let (out, failures, ev) = lz_run(b"lzma", LZ_BOMB_DICT64K, 100, usize::MAX);
+        assert_eq!((out.len() % 4096, failures), (0, 0));
+        assert!(out.len() > 1 << 20 && out.len() < 1 << 21, "{}", out.len());
+        let first = ev.iter().position(|e| e.bomb > 0).expect("a bomb");
+        assert!(ev[first..].iter().all(|e| e.bomb == 1));
+        // In one chunk: twice (Suricata 7.0.10).
+        let (_, _, ev) = lz_run(b"lzma", LZ_BOMB_DICT64K, 1400, usize::MAX);
+        assert_eq!(total(&ev).bomb, 2);
+    }
+
+    #[test]
+    fn lzma_decoding_past_its_bound_is_counted() {
+        // 128 KiB limits: decoding stops at 1 MiB of output (8 times the larger limit),
+        // before the 533-byte body's ratio (over 2048 past 1.09 MB) makes it a bomb.
+        let small = LzmaLimits {
+            layers: 1,
+            memlimit: 128 << 10,
+            bomb_limit: 128 << 10,
+        };
+        let mut d = Decoder::boxed_for_header(Some(b"lzma"), 2, &small).expect("a decoder");
+        let mut out = Vec::new();
+        d.feed(LZ_BOMB_DICT64K, &mut out, usize::MAX);
+        d.finish(&mut out, usize::MAX);
+        let e = d.take_lzma_events();
+        assert_eq!((e.cut, e.bomb, e.memlimit), (1, 0, 0));
+        assert_eq!(out.len(), 1 << 20);
+        assert_eq!(d.take_lzma_events(), LzmaEvents::default());
+        // With the default limits the same body ends as a bomb, never cut.
+        let (_, _, ev) = lz_run(b"lzma", LZ_BOMB_DICT64K, 1400, usize::MAX);
+        assert!(ev.iter().all(|e| e.cut == 0));
+    }
+
+    #[test]
+    fn an_lzma_layer_passes_through_past_the_next_layers() {
+        // `lzma, gzip` over gzip data: the lzma layer fails, and the gzip bytes reach
+        // the body undecoded (Suricata 7.0.10).
+        let text = lz_text();
+        let g = gz(&text[..500]);
+        let (out, failures, _) = lz_run(b"lzma, gzip", &g, 1400, 1 << 20);
+        assert_eq!((out, failures), (g, 2));
     }
 }

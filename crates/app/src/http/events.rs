@@ -29,6 +29,8 @@ pub(crate) static EVENTS: &[&str] = &[
     "http.missing_host_header",
     "http.unable_to_match_response_to_request",
     "http.invalid_transfer_encoding_value_in_request",
+    "http.lzma_memlimit_reached",
+    "http.compression_bomb",
 ];
 
 /// A response body failed to decompress (each failure and restart of libhtp's
@@ -67,6 +69,11 @@ pub(crate) const UNABLE_TO_MATCH_RESPONSE_TO_REQUEST: usize = 16;
 /// A request `Transfer-Encoding` without `chunked`, or `chunked` on a request older
 /// than HTTP/1.1 (libhtp's invalid T-E flag; see [`invalid_request_te`]).
 pub(crate) const INVALID_TRANSFER_ENCODING_VALUE_IN_REQUEST: usize = 17;
+/// An lzma body's output reached `lzma-memlimit` with a larger dictionary.
+pub(crate) const LZMA_MEMLIMIT_REACHED: usize = 18;
+/// A body decompressed past `compression-bomb-limit` at over 2048 times its size, or
+/// a `Content-Encoding` list with more lzma layers than `lzma-enabled` allows.
+pub(crate) const COMPRESSION_BOMB: usize = 19;
 
 /// Raises event `i` on transaction `tx`: in the flow's set (for rules) and as one
 /// occurrence (for the EVE anomaly log).
@@ -87,6 +94,30 @@ pub(crate) fn raise_once(
     if !m.raised.has(i) {
         m.raised.raise(i);
         raise(events, ctx, i, tx);
+    }
+}
+
+/// Raises the events a body decoder found since it was last asked, in libhtp's
+/// order: the lzma memory limit, the decompression failures, compression bombs.
+pub(crate) fn raise_decoder_events(
+    events: &mut Events,
+    ctx: &mut AppCtx,
+    dec: &mut super::decompress::Decoder,
+    tx: Option<u64>,
+) {
+    let lz = dec.take_lzma_events();
+    for _ in 0..lz.memlimit {
+        raise(events, ctx, LZMA_MEMLIMIT_REACHED, tx);
+    }
+    for _ in 0..dec.take_failures() {
+        raise(events, ctx, GZIP_DECOMPRESSION_FAILED, tx);
+    }
+    for _ in 0..lz.bomb {
+        raise(events, ctx, COMPRESSION_BOMB, tx);
+    }
+    for _ in 0..lz.cut {
+        ctx.counters
+            .incr(crate::counters::Counter::HttpDecompressCut);
     }
 }
 

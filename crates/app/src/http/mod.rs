@@ -21,6 +21,7 @@ mod events;
 pub(crate) mod files;
 mod header_bufs;
 pub mod log;
+pub(crate) mod lzma;
 pub(crate) mod multipart;
 pub mod parser;
 mod probe;
@@ -32,6 +33,7 @@ pub(crate) mod uri;
 #[cfg(test)]
 mod stream_tests;
 
+pub use decompress::LzmaLimits;
 pub use parser::ProtocolVersion;
 pub(crate) use probe::{probe, METHODS};
 pub(crate) use proto::{field_too_long_event, new_state, BUFFERS, EVENTS};

@@ -213,8 +213,13 @@ impl Transaction for HttpTx {
             Some(h) => *h,
             // `file.data` to the server: the uploaded files' bytes when the request
             // carries files (a multipart/form-data part, as Suricata 7.0.10; the
-            // difftest `filekw` family), else the request body.
+            // difftest `filekw` family), else the request body (also when the body
+            // itself is the request's file, a POST or PUT: its file keeps no head).
             None if dir == Direction::ToServer
+                && matches!(
+                    self.request.file,
+                    Some(super::files::FileSlot::Multipart(_))
+                )
                 && Transaction::files(self)
                     .is_some_and(|fs| fs.iter().any(|x| x.direction() == dir)) =>
             {

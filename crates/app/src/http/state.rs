@@ -25,7 +25,7 @@
 
 use std::collections::VecDeque;
 
-use super::decompress::Decoder;
+use super::decompress::{codings_http1, Decoder};
 use super::events::{self as ev, content_encoding_faults, response_header_fault};
 use super::parser::{
     looks_like_response_line, parse_chunk_len, parse_content_length, parse_header_line,
@@ -361,49 +361,6 @@ impl HttpState {
         }
     }
 
-    /// Drops the CR of an LF-CR line ending and the extra CRLF of libhtp's LFCRCRLFCRLF
-    /// rule in the response direction. Returns whether a byte was eaten.
-    fn eat_line_ending_tail(&mut self, data: &[u8], pos: &mut usize) -> bool {
-        let side = &mut self.sides[1];
-        let b = data[*pos];
-        if side.after_lf {
-            side.after_lf = false;
-            if b == b'\r' {
-                side.lfcr = true;
-                *pos += 1;
-                return true;
-            }
-        }
-        match side.swallow {
-            2 if b == b'\r' => {
-                side.swallow = 1;
-                *pos += 1;
-                true
-            }
-            1 if b == b'\n' => {
-                side.swallow = 0;
-                *pos += 1;
-                true
-            }
-            0 => false,
-            _ => {
-                side.swallow = 0;
-                false
-            }
-        }
-    }
-
-    /// Whether the chunk-size line being read (held bytes, then `data[pos..]`) starts
-    /// with something that cannot be a chunk size.
-    fn bad_chunk_len(&self, data: &[u8], pos: usize) -> bool {
-        let held = &self.sides[1].line;
-        let first = held
-            .iter()
-            .chain(data[pos..].iter())
-            .find(|&&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c));
-        first.is_some_and(|b| !b.is_ascii_hexdigit())
-    }
-
     /// Ends parsing of one direction, completing a message in progress as truncated.
     fn stop(&mut self, ctx: &mut AppCtx, dir: Direction) {
         self.finish_deferred(ctx, dir);
@@ -694,8 +651,11 @@ impl HttpState {
                 // libhtp undoes request codings too.
                 let limit = ctx.config.response_body_decompress_layer_limit;
                 give_decoder(&mut self.sides[0].decoder);
-                self.sides[0].decoder =
-                    Decoder::boxed_for_header(tx.request.header("content-encoding"), limit);
+                self.sides[0].decoder = Decoder::boxed_for_header(
+                    tx.request.header("content-encoding"),
+                    limit,
+                    &ctx.config.lzma,
+                );
                 tx.request.progress = Progress::Body;
                 self.sides[0].st = Some(next);
             }
@@ -714,11 +674,16 @@ impl HttpState {
                 if let Some(ce) = tx.response.header("content-encoding") {
                     let limit = ctx.config.response_body_decompress_layer_limit;
                     let (abnormal, too_many) = content_encoding_faults(ce, limit);
+                    // More lzma layers listed than `lzma-enabled` allows.
+                    let lzma_bomb = codings_http1(ce, limit, &ctx.config.lzma).1;
                     for _ in 0..abnormal {
                         self.raise(ctx, dir, ev::ABNORMAL_CE_HEADER);
                     }
                     if too_many {
                         self.raise(ctx, dir, ev::TOO_MANY_ENCODING_LAYERS);
+                    }
+                    if lzma_bomb {
+                        self.raise(ctx, dir, ev::COMPRESSION_BOMB);
                     }
                 }
                 let has_len = chunked || cl.is_some();
@@ -768,8 +733,11 @@ impl HttpState {
                 };
                 let limit = ctx.config.response_body_decompress_layer_limit;
                 give_decoder(&mut self.sides[1].decoder);
-                self.sides[1].decoder =
-                    Decoder::boxed_for_header(tx.response.header("content-encoding"), limit);
+                self.sides[1].decoder = Decoder::boxed_for_header(
+                    tx.response.header("content-encoding"),
+                    limit,
+                    &ctx.config.lzma,
+                );
                 tx.response.progress = Progress::Body;
                 self.sides[1].st = Some(next);
             }
@@ -791,6 +759,19 @@ impl HttpState {
         }
         m.body_wire_len += data.len() as u64;
         let room = limit.saturating_sub(m.body.len());
+        if room == 0
+            && side
+                .decoder
+                .as_ref()
+                .is_some_and(|d| d.decodes_past_limit())
+        {
+            // libhtp decodes lzma past the body limit: its limits may fire there.
+            if let Some(dec) = &mut side.decoder {
+                let mut none = Vec::new();
+                dec.feed(data, &mut none, 0);
+                ev::raise_decoder_events(&mut self.events, ctx, dec, side.tx);
+            }
+        }
         if room == 0 {
             if !data.is_empty() && !m.body_truncated {
                 m.body_truncated = true;
@@ -810,14 +791,7 @@ impl HttpState {
                 if dec.feed(data, &mut m.body, room) {
                     ctx.counters.incr(Counter::HttpDecompressError);
                 }
-                for _ in 0..dec.take_failures() {
-                    ev::raise(
-                        &mut self.events,
-                        ctx,
-                        ev::GZIP_DECOMPRESSION_FAILED,
-                        side.tx,
-                    );
-                }
+                ev::raise_decoder_events(&mut self.events, ctx, dec, side.tx);
                 m.body.len() >= limit
             }
             None => {
@@ -853,6 +827,7 @@ impl HttpState {
                 };
                 let room = limit.saturating_sub(m.body.len());
                 dec.finish(&mut m.body, room);
+                ev::raise_decoder_events(&mut self.events, ctx, &mut dec, side.tx);
                 Decoder::give(dec);
                 m.body_len += (m.body.len() - before) as u64;
                 let fresh = before..m.body.len();

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::parser::{procedure_name, status_name};
+use super::parser::{procedure_name, procedure_name_v4, status_name};
 use super::NfsTx;
 use crate::log::bytes_str;
 
@@ -12,10 +12,13 @@ use crate::log::bytes_str;
 pub fn nfs_object(tx: &NfsTx) -> Value {
     let mut o = Map::new();
     o.insert("version".into(), tx.version.into());
-    o.insert(
-        "procedure".into(),
-        procedure_name(tx.procedure).into_owned().into(),
-    );
+    // A v4 transaction that is no file transaction is named by its operation.
+    let name = if tx.version == 4 && !tx.file_tx {
+        procedure_name_v4(tx.procedure)
+    } else {
+        procedure_name(tx.procedure)
+    };
+    o.insert("procedure".into(), name.into_owned().into());
     o.insert("filename".into(), bytes_str(&tx.filename).into());
     if let Some(h) = tx.hhash {
         o.insert("hhash".into(), format!("{h:08x}").into());

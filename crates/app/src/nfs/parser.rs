@@ -284,6 +284,7 @@ mod ops {
     pub const PUTPUBFH: u32 = 23;
     pub const PUTROOTFH: u32 = 24;
     pub const READ: u32 = 25;
+    pub const REMOVE: u32 = 28;
     pub const RESTOREFH: u32 = 31;
     pub const SAVEFH: u32 = 32;
     pub const WRITE: u32 = 38;
@@ -305,10 +306,42 @@ pub struct V4Io<'a> {
     pub data: &'a [u8],
 }
 
+/// NFSv4's REMOVE operation number: the `procedure` of the transaction a COMPOUND
+/// with a REMOVE makes (`nfs_procedure:28`, as Suricata 7.0.10).
+pub const V4_REMOVE: u32 = ops::REMOVE;
+
+/// The name Suricata writes for NFSv4 operation `op` of a transaction (`REMOVE`).
+pub fn procedure_name_v4(op: u32) -> std::borrow::Cow<'static, str> {
+    match op {
+        ops::REMOVE => "REMOVE".into(),
+        _ => op.to_string().into(),
+    }
+}
+
+/// The NFSv4 operation of a COMPOUND request that makes a transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum V4Op<'a> {
+    /// A READ or WRITE: a file transaction.
+    Io(V4Io<'a>),
+    /// A REMOVE of this name (in the directory of the current handle): a transaction
+    /// of its own (Suricata 7.0.10; PUTFH with ACCESS, GETATTR, GETFH or LOOKUP
+    /// makes none).
+    Remove(&'a [u8]),
+}
+
 /// The first READ or WRITE of an NFSv4 COMPOUND request, as far as its operations
 /// before it can be skipped (an operation whose arguments are not known here ends the
 /// walk).
 pub fn compound_io(body: &[u8]) -> Option<V4Io<'_>> {
+    match compound_op(body)? {
+        V4Op::Io(io) => Some(io),
+        V4Op::Remove(_) => None,
+    }
+}
+
+/// The first operation of an NFSv4 COMPOUND request that makes a transaction (READ,
+/// WRITE or REMOVE), as far as its operations before it can be skipped.
+pub fn compound_op(body: &[u8]) -> Option<V4Op<'_>> {
     let mut x = Xdr::new(body);
     let _tag = x.opaque_max(NAME_MAX)?;
     let _minor = x.u32()?;
@@ -326,6 +359,7 @@ pub fn compound_io(body: &[u8]) -> Option<V4Io<'_>> {
             ops::ACCESS => x.skip(4)?,
             ops::CLOSE => x.skip(4 + 16)?,
             ops::COMMIT => x.skip(12)?,
+            ops::REMOVE => return Some(V4Op::Remove(x.opaque_max(NAME_MAX)?)),
             op @ (ops::READ | ops::WRITE) => {
                 x.skip(16)?;
                 let offset = x.u64()?;
@@ -336,13 +370,13 @@ pub fn compound_io(body: &[u8]) -> Option<V4Io<'_>> {
                     let _count = x.u32()?;
                     (0, &[][..])
                 };
-                return Some(V4Io {
+                return Some(V4Op::Io(V4Io {
                     write,
                     handle: fh,
                     offset,
                     stable,
                     data,
-                });
+                }));
             }
             _ => return None,
         }
@@ -444,6 +478,26 @@ pub(crate) mod tests {
         assert_eq!(procedure_name(99), "99");
         assert_eq!(status_name(10008), "ERR_JUKEBOX");
         assert_eq!(status_name(12345), "12345");
+    }
+
+    #[test]
+    fn v4_remove_after_putfh() {
+        let w = |b: &mut Vec<u8>, v: u32| b.extend_from_slice(&v.to_be_bytes());
+        let mut b = Vec::new();
+        w(&mut b, 0); // tag
+        w(&mut b, 0); // minor version
+        w(&mut b, 2);
+        w(&mut b, ops::PUTFH);
+        w(&mut b, 8);
+        b.extend_from_slice(&[7; 8]);
+        w(&mut b, ops::REMOVE);
+        w(&mut b, 10);
+        b.extend_from_slice(b"victim.txt\0\0");
+        assert_eq!(compound_op(&b), Some(V4Op::Remove(b"victim.txt")));
+        assert_eq!(compound_io(&b), None);
+        // The name cut short: nothing.
+        assert_eq!(compound_op(&b[..b.len() - 6]), None);
+        assert_eq!(procedure_name_v4(V4_REMOVE), "REMOVE");
     }
 
     #[test]

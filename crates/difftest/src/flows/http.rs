@@ -1,7 +1,9 @@
 //! HTTP/1.1 over TCP port 80: a GET or POST and a response whose body is sent with a
 //! Content-Length, chunked, cut short (the connection closes before the announced
-//! length), or compressed (gzip, zlib deflate, raw deflate; gzip and chunked), in one to
-//! three segments. The rule puts one to four sticky-buffer conditions in a random order
+//! length), or compressed (gzip, zlib deflate, raw deflate; gzip and chunked; lzma
+//! whole, cut short, or with xz's header, which libhtp's lzma decoder refuses: passed
+//! through unless the batch runs with `--set ...lzma-enabled=yes`), in one to three
+//! segments. The rule puts one to four sticky-buffer conditions in a random order
 //! (`file_data`/`http.response_body` on the body always, with `http.uri`,
 //! `http.method`, `http.host`, `http.user_agent`, `http.header`, `http.content_type`,
 //! `http.stat_code`, `http.server`, `http.request_body`; request-only and
@@ -59,6 +61,20 @@ fn encode(variant: &str, body: &[u8], chunks: &[usize]) -> (Vec<u8>, String) {
             let mut e = DeflateEncoder::new(Vec::new(), Compression::default());
             let _ = e.write_all(body);
             Some((e.finish().unwrap_or_default(), "deflate"))
+        }
+        "lzma" | "lzma-cut" | "lzma-xz" => {
+            // lzma-alone (lzma-rs writes literals only, with the end marker).
+            let mut d = Vec::new();
+            let _ = lzma_rs::lzma_compress(&mut &body[..], &mut d);
+            if variant == "lzma-cut" {
+                // The stream cut a little before its end (its last bytes hold the
+                // last literals and the end marker).
+                d.truncate(d.len().saturating_sub(3 + body.len() / 4));
+            } else if variant == "lzma-xz" {
+                // Property byte 0xfd, as xz data starts: refused by libhtp.
+                d[0] = 0xfd;
+            }
+            Some((d, "lzma"))
         }
         _ => None,
     };
@@ -137,6 +153,9 @@ fn http(g: &mut Gen<'_>) -> Spec {
         "deflate",
         "deflate-raw",
         "gzip-chunked",
+        "lzma",
+        "lzma-cut",
+        "lzma-xz",
     ]);
     let intent = g.intent();
     let v6 = g.v6();
@@ -280,6 +299,20 @@ fn http(g: &mut Gen<'_>) -> Spec {
 mod tests {
     use super::*;
     use std::io::Read as _;
+
+    #[test]
+    fn lzma_bodies_decode_back_cut_or_refused() {
+        let body = b"hello lzma hello lzma hello lzma".to_vec();
+        let (d, h) = encode("lzma", &body, &[]);
+        assert!(h.contains("Content-Encoding: lzma"));
+        let mut out = Vec::new();
+        lzma_rs::lzma_decompress(&mut &d[..], &mut out).unwrap();
+        assert_eq!(out, body);
+        let (cut, _) = encode("lzma-cut", &body, &[]);
+        assert!(cut.len() < d.len() && d.starts_with(&cut));
+        let (xz, _) = encode("lzma-xz", &body, &[]);
+        assert_eq!((xz[0], &xz[1..]), (0xfd, &d[1..]));
+    }
 
     #[test]
     fn bodies_decode_back() {

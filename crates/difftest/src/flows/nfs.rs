@@ -1,6 +1,7 @@
 //! NFS over ONC RPC on port 2049, TCP (each message behind its record mark) or UDP:
 //! calls of NFSv3 (NULL, GETATTR, LOOKUP, ACCESS, READ, WRITE, COMMIT), NFSv2 (NULL,
-//! GETATTR) and NFSv4 (NULL, COMPOUND with PUTROOTFH), with AUTH_NULL or AUTH_UNIX
+//! GETATTR) and NFSv4 (NULL, COMPOUND with PUTROOTFH, or PUTFH and REMOVE answered OK
+//! or NOENT, a transaction whose `nfs_procedure` is 28), with AUTH_NULL or AUTH_UNIX
 //! credentials, xids at 0 and at the top, and their accepted replies. The rule takes
 //! `nfs_procedure` or `nfs.version` in Suricata's integer syntax with edge values (see
 //! `appval::uint_cond`), or the payload keyword `rpc` (program, version and procedure,
@@ -81,7 +82,9 @@ fn handle(g: &mut Gen<'_>, n: usize) -> Vec<u8> {
 }
 
 /// One call and its reply: (version, procedure, call, reply).
-fn exchange(g: &mut Gen<'_>, xid: u32) -> (u32, u32, Vec<u8>, Vec<u8>) {
+/// One call and its reply: version, RPC procedure, the transaction's procedure (a v4
+/// REMOVE's is 28), call, reply.
+fn exchange(g: &mut Gen<'_>, xid: u32) -> (u32, u32, u32, Vec<u8>, Vec<u8>) {
     let vers = g.pick(&[3u32, 3, 3, 2, 4]);
     let fh_len = g.pick(&[8usize, 28, 64]);
     let fh3 = handle(g, fh_len);
@@ -91,6 +94,7 @@ fn exchange(g: &mut Gen<'_>, xid: u32) -> (u32, u32, Vec<u8>, Vec<u8>) {
         _ => &[0, 1, 3, 4, 6, 7, 21],
     };
     let p = g.pick(procs);
+    let mut txp = p;
     let mut c = call(g, xid, vers, p);
     let mut r = reply(xid);
     match (vers, p) {
@@ -99,6 +103,33 @@ fn exchange(g: &mut Gen<'_>, xid: u32) -> (u32, u32, Vec<u8>, Vec<u8>) {
             c.extend(handle(g, 32));
             w(&mut r, 0);
             r.extend_from_slice(&[0; 68]);
+        }
+        (4, _) if g.chance(0.5) => {
+            // COMPOUND: PUTFH and REMOVE of a name, answered OK or NOENT.
+            txp = 28;
+            opaque(&mut c, b"");
+            w(&mut c, 0);
+            w(&mut c, 2);
+            w(&mut c, 22);
+            opaque(&mut c, &fh3);
+            w(&mut c, 28);
+            let n = g.size(1, 12);
+            let name = g.needle(n);
+            opaque(&mut c, &name);
+            let status = g.pick(&[0u32, 0, 2]);
+            w(&mut r, status);
+            opaque(&mut r, b"");
+            w(&mut r, 2);
+            w(&mut r, 22);
+            w(&mut r, 0);
+            w(&mut r, 28);
+            w(&mut r, status);
+            if status == 0 {
+                // change_info4: atomic, before, after.
+                w(&mut r, 1);
+                r.extend_from_slice(&1u64.to_be_bytes());
+                r.extend_from_slice(&2u64.to_be_bytes());
+            }
         }
         (4, _) => {
             // COMPOUND: tag, minor version 0, one operation PUTROOTFH.
@@ -166,7 +197,7 @@ fn exchange(g: &mut Gen<'_>, xid: u32) -> (u32, u32, Vec<u8>, Vec<u8>) {
             }
         }
     }
-    (vers, p, c, r)
+    (vers, p, txp, c, r)
 }
 
 /// An `rpc` condition on a call of version `vers` and procedure `p`: wildcards now and
@@ -208,7 +239,7 @@ fn nfs(g: &mut Gen<'_>) -> Spec {
     let mut seen = Vec::new();
     let base_xid = g.pick(&[0u32, 1, 0x1234_5678, u32::MAX - 3]);
     for i in 0..n {
-        let (vers, p, c, r) = exchange(g, base_xid.wrapping_add(i as u32));
+        let (vers, p, txp, c, r) = exchange(g, base_xid.wrapping_add(i as u32));
         let mark = |m: Vec<u8>| -> Vec<u8> {
             if udp {
                 m
@@ -222,7 +253,7 @@ fn nfs(g: &mut Gen<'_>) -> Spec {
         if g.chance(0.9) {
             msgs.push((false, mark(r)));
         }
-        seen.push((vers, p));
+        seen.push((vers, p, txp));
     }
     let first = msgs[0].1.clone();
     if udp {
@@ -230,10 +261,10 @@ fn nfs(g: &mut Gen<'_>) -> Spec {
     } else {
         super::session::tcp(g, &mut f, &msgs);
     }
-    let (vers, p) = seen[g.size(0, seen.len() - 1)];
+    let (vers, p, txp) = seen[g.size(0, seen.len() - 1)];
     let (name, cond) = match g.size(0, 9) {
         0..=3 => {
-            let (form, c) = uint_cond(g, "nfs_procedure", u64::from(p), u64::from(u32::MAX));
+            let (form, c) = uint_cond(g, "nfs_procedure", u64::from(txp), u64::from(u32::MAX));
             (format!("procedure-{form}"), c)
         }
         4..=6 => {
@@ -288,8 +319,11 @@ mod tests {
             rng: &mut rng,
             index: 0,
         };
+        let mut removes = 0;
         for i in 0..200 {
-            let (vers, p, c, r) = exchange(&mut g, i);
+            let (vers, p, txp, c, r) = exchange(&mut g, i);
+            removes += usize::from(txp == 28);
+            assert!(txp == p || (vers, p, txp) == (4, 1, 28));
             assert_eq!(c.len() % 4, 0);
             assert_eq!(r.len() % 4, 0);
             assert_eq!(&c[12..16], &NFS_PROGRAM.to_be_bytes());
@@ -297,6 +331,7 @@ mod tests {
             assert_eq!(&c[20..24], &p.to_be_bytes());
             assert_eq!(&r[..4], &c[..4]);
         }
+        assert!(removes > 0);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! per direction and state), and the small tests on a line's first bytes that decide
 //! what it starts.
 
-use super::{LineRes, Side};
+use super::{HttpState, LineRes, Side};
 use crate::http::parser::looks_like_response_line;
 use crate::util::{chomp, trim};
 
@@ -211,4 +211,50 @@ fn finish_line(side: &mut Side, mode: Mode) -> LineRes {
         side.lfcr = false;
     }
     LineRes::Line(std::mem::take(&mut side.line))
+}
+
+/// The response direction's line-ending quirks and chunk-size check.
+impl HttpState {
+    /// Drops the CR of an LF-CR line ending and the extra CRLF of libhtp's LFCRCRLFCRLF
+    /// rule in the response direction. Returns whether a byte was eaten.
+    pub(super) fn eat_line_ending_tail(&mut self, data: &[u8], pos: &mut usize) -> bool {
+        let side = &mut self.sides[1];
+        let b = data[*pos];
+        if side.after_lf {
+            side.after_lf = false;
+            if b == b'\r' {
+                side.lfcr = true;
+                *pos += 1;
+                return true;
+            }
+        }
+        match side.swallow {
+            2 if b == b'\r' => {
+                side.swallow = 1;
+                *pos += 1;
+                true
+            }
+            1 if b == b'\n' => {
+                side.swallow = 0;
+                *pos += 1;
+                true
+            }
+            0 => false,
+            _ => {
+                side.swallow = 0;
+                false
+            }
+        }
+    }
+
+    /// Whether the chunk-size line being read (held bytes, then `data[pos..]`) starts
+    /// with something that cannot be a chunk size.
+    pub(super) fn bad_chunk_len(&self, data: &[u8], pos: usize) -> bool {
+        let held = &self.sides[1].line;
+        let first = held
+            .iter()
+            .chain(data[pos..].iter())
+            .find(|&&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c));
+        first.is_some_and(|b| !b.is_ascii_hexdigit())
+    }
 }

@@ -87,12 +87,14 @@ fn tx_bytes(tx: &HttpTx) -> usize {
 }
 
 fn side_bytes(s: &Side) -> usize {
-    s.line.capacity() + s.pending.as_ref().map_or(0, Vec::capacity)
+    s.line.capacity()
+        + s.pending.as_ref().map_or(0, Vec::capacity)
+        + s.decoder.as_ref().map_or(0, |d| d.lzma_heap_bytes())
 }
 
 impl HttpState {
     /// Bytes this state holds: itself, its transactions (headers, bodies, files) and
-    /// the lines its parser has not finished; a body decoder counts its own size only.
+    /// the lines its parser has not finished; a body decoder counts its own size and its lzma window and tables.
     pub fn heap_bytes(&self) -> usize {
         size_of::<HttpState>()
             + self.txs.capacity() * size_of::<HttpTx>()
