@@ -259,7 +259,9 @@ pub struct DefragStats {
     pub reassembled: [u64; 2],
     /// Fragments that overlapped another (`decoder.event.ipv4.frag_overlap`, ...ipv6...).
     pub overlap: [u64; 2],
-    /// Datagrams that would exceed 65535 bytes (`decoder.event.ipv4.frag_pkt_too_large`).
+    /// Datagrams that would exceed 65535 bytes (`decoder.event.ipv4.frag_pkt_too_large`;
+    /// IPv6's under `osprey.defrag.ipv6.too_large`: the decoder already raised and
+    /// counted `decoder.event.ipv6.frag_pkt_too_large` on the fragment itself).
     pub too_large: [u64; 2],
     /// Fragments refused for the fragment limits: more than `max_frags` in one
     /// datagram, or `max_held` held by the run (`defrag.max_frag_hits`).
@@ -777,7 +779,10 @@ impl Defrag {
             ("decoder.event.ipv4.frag_overlap", s.overlap[0]),
             ("decoder.event.ipv6.frag_overlap", s.overlap[1]),
             ("decoder.event.ipv4.frag_pkt_too_large", s.too_large[0]),
-            ("decoder.event.ipv6.frag_pkt_too_large", s.too_large[1]),
+            // Not `decoder.event.ipv6.frag_pkt_too_large`: `wire`'s decoder raises that
+            // on the fragment whose end passes 65535, so it would be counted twice
+            // (sv-ether: 10 against Suricata 7.0.10's 5).
+            ("osprey.defrag.ipv6.too_large", s.too_large[1]),
             ("osprey.defrag.memcap_drops", s.memcap_drops),
             ("osprey.defrag.timeouts", s.timeouts),
             (
@@ -1053,6 +1058,24 @@ mod tests {
         // Last fragment ends at 28, inside the first: the datagram is 28 bytes.
         assert_eq!(r.len(), 20 + 28);
         assert_eq!(d.stats().overlap[0], 1);
+    }
+
+    #[test]
+    fn ipv6_too_large_is_not_counted_again_as_the_decoder_event() {
+        let mut key = v4key(6);
+        key.family = Family::V6;
+        let h = vec![0x60; 40];
+        let mut d = Defrag::new(DefragConfig::default());
+        assert_eq!(
+            d.insert(&frag(key, 65528, false, &[0; 16], &h)),
+            DefragResult::Dropped
+        );
+        assert_eq!(d.stats().too_large, [0, 1]);
+        let counters: Vec<_> = d.counters().collect();
+        let get = |name: &str| counters.iter().find(|(n, _)| *n == name).map(|c| c.1);
+        assert_eq!(get("osprey.defrag.ipv6.too_large"), Some(1));
+        assert_eq!(get("decoder.event.ipv6.frag_pkt_too_large"), None);
+        assert_eq!(get("decoder.event.ipv4.frag_pkt_too_large"), Some(0));
     }
 
     #[test]
