@@ -585,6 +585,15 @@ impl Defrag {
             self.remove(&f.key);
             return DefragResult::Dropped;
         }
+        // A fragment whose every byte lies in held fragments that keep their bytes under
+        // the policy adds nothing: Suricata 7.0.10 trims it away whole, so a "last"
+        // fragment inside the data says nothing of the datagram's end (sv-ether's
+        // fragments at 0 and 408, then a last one at 8 of 1 byte, are never rebuilt;
+        // difftest `frag`). The overlap is still raised.
+        if start < end && Self::swallowed(&mut self.ranges, &t.frags, policy, start..end) {
+            self.stats.overlap[fi] += 1;
+            return DefragResult::Pending;
+        }
         // Worst-case growth of this insert: the buffer, the header copy, the list.
         let grow = (end as usize).saturating_sub(t.buf.len())
             + if t.have_first { 0 } else { f.header.len() }
@@ -715,6 +724,36 @@ impl Defrag {
         }
         self.stats.reassembled[fi] += 1;
         DefragResult::Reassembled(&self.out)
+    }
+
+    /// Whether the held fragments `frags` cover all of `new` and each that overlaps it
+    /// keeps its bytes under `policy` (`ranges` is scratch room).
+    fn swallowed(
+        ranges: &mut Vec<(u32, u32)>,
+        frags: &[Range<u32>],
+        policy: OverlapPolicy,
+        new: Range<u32>,
+    ) -> bool {
+        ranges.clear();
+        for old in frags {
+            let (a, b) = (old.start.max(new.start), old.end.min(new.end));
+            if a >= b {
+                continue;
+            }
+            if new_wins(policy, &new, old) {
+                return false;
+            }
+            ranges.push((a, b));
+        }
+        ranges.sort_unstable();
+        let mut reach = new.start;
+        for &(a, b) in ranges.iter() {
+            if a > reach {
+                return false;
+            }
+            reach = reach.max(b);
+        }
+        reach >= new.end
     }
 
     /// Writes the datagram `t` completed into `self.out` (its header fixed up); false
@@ -1054,10 +1093,65 @@ mod tests {
             d.insert(&frag(v4key(3), 0, true, &[1; 36], &h)),
             DefragResult::Pending
         );
-        let r = payload(d.insert(&frag(v4key(3), 24, false, &[2; 4], &h))).unwrap();
-        // Last fragment ends at 28, inside the first: the datagram is 28 bytes.
-        assert_eq!(r.len(), 20 + 28);
+        // The last fragment lies inside the first, whose bytes win under BSD: trimmed
+        // away whole, as Suricata 7.0.10 (its stats: no `defrag.ipv4.reassembled`), so
+        // the datagram stays pending; the overlap is raised.
+        assert_eq!(
+            d.insert(&frag(v4key(3), 24, false, &[2; 4], &h)),
+            DefragResult::Pending
+        );
         assert_eq!(d.stats().overlap[0], 1);
+        assert_eq!(d.stats().reassembled[0], 0);
+        assert_eq!(d.pending(), 1);
+        // The other order: the last fragment is held first, the datagram is 28 bytes.
+        let mut d = Defrag::new(DefragConfig::default());
+        assert_eq!(
+            d.insert(&frag(v4key(3), 24, false, &[2; 4], &h)),
+            DefragResult::Pending
+        );
+        let r = payload(d.insert(&frag(v4key(3), 0, true, &[1; 36], &h))).unwrap();
+        assert_eq!(r.len(), 20 + 28);
+        assert_eq!(&r[20 + 24..], &[1; 4], "the first fragment's bytes win (BSD)");
+        assert_eq!(d.stats().overlap[0], 1);
+    }
+
+    #[test]
+    fn a_fragment_inside_winning_data_is_trimmed_away() {
+        let h = vec![0x60; 40];
+        let key = |id| FragKey {
+            family: Family::V6,
+            ..v4key(id)
+        };
+        // sv-ether's datagram: 0..408 and 408..808 held, then "last" 8..9 inside.
+        let mut d = Defrag::new(DefragConfig::default());
+        d.insert(&frag(key(1), 0, true, &[1; 408], &h));
+        d.insert(&frag(key(1), 408, true, &[2; 400], &h));
+        assert_eq!(
+            d.insert(&frag(key(1), 8, false, &[3], &h)),
+            DefragResult::Pending
+        );
+        assert_eq!(d.stats().overlap[1], 1);
+        // Covered by two held fragments, but starting before the second: its bytes win
+        // there under BSD, so it is kept and ends the datagram (Suricata 7.0.10 rebuilds
+        // 0..16, 16..32, then "last" 8..20 too).
+        d.insert(&frag(key(2), 0, true, &[1; 16], &h));
+        d.insert(&frag(key(2), 16, true, &[1; 16], &h));
+        let r = payload(d.insert(&frag(key(2), 8, false, &[3; 12], &h))).unwrap();
+        assert_eq!(r.len(), 40 + 20);
+        // Past the held data, or over a hole: kept, the datagram ends there.
+        d.insert(&frag(key(3), 0, true, &[1; 16], &h));
+        assert!(payload(d.insert(&frag(key(3), 8, false, &[3; 16], &h))).is_some());
+        d.insert(&frag(key(4), 0, true, &[1; 8], &h));
+        d.insert(&frag(key(4), 16, true, &[1; 8], &h));
+        assert!(payload(d.insert(&frag(key(4), 8, false, &[3; 9], &h))).is_some());
+        // Where the policy lets the new bytes win, the fragment counts.
+        let mut d = Defrag::new(DefragConfig {
+            policy: OverlapPolicy::Last,
+            ..Default::default()
+        });
+        d.insert(&frag(key(5), 0, true, &[1; 16], &h));
+        let r = payload(d.insert(&frag(key(5), 8, false, &[3], &h))).unwrap();
+        assert_eq!(r.len(), 40 + 9);
     }
 
     #[test]
