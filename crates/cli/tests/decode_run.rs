@@ -137,6 +137,7 @@ fn sv_ether_counts() {
     };
     let text = std::fs::read_to_string(reference).unwrap();
     let want: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let all = want.clone();
     let (got, want) = (&d["event"], &want["decoder"]["event"]);
     for layer in [
         "ipv4", "icmpv4", "icmpv6", "tcp", "udp", "ppp", "pppoe", "vlan",
@@ -149,6 +150,31 @@ fn sv_ether_counts() {
     }
     assert_eq!(got["ipv4"]["opt_pad_required"], 197);
     assert_eq!(got["ipv6"]["trunc_exthdr"], want["ipv6"]["trunc_exthdr"]);
+    // Fragment headers and fragments as Suricata counts them: a packet's first 15 events
+    // counted (137 and 175 fragment headers: 14 duplicates each), only the first header
+    // useless, a too-large fragment once, a "last" fragment inside held bytes trimmed
+    // away, nested fragmented datagrams rebuilt (29, 9, 5; 48,360 and 4,111; 37,300).
+    for name in [
+        "exthdr_dupl_fh",
+        "exthdr_useless_fh",
+        "frag_pkt_too_large",
+        "frag_overlap",
+        "fh_non_zero_reserved_field",
+    ] {
+        let (g, w) = (&got["ipv6"][name], &want["ipv6"][name]);
+        assert_eq!(g, w, "decoder.event.ipv6.{name}");
+    }
+    assert_eq!(got["ipv6"]["exthdr_dupl_fh"], 29);
+    assert_eq!(got["ipv4"]["frag_pkt_too_large"], want["ipv4"]["frag_pkt_too_large"]);
+    assert_eq!(d["icmpv6"], all["decoder"]["icmpv6"]);
+    assert_eq!(d["icmpv6"], 37_300);
+    assert_eq!(d["ipv6"], all["decoder"]["ipv6"]);
+    for family in ["ipv4", "ipv6"] {
+        for name in ["fragments", "reassembled"] {
+            let (g, w) = (&s["defrag"][family][name], &all["defrag"][family][name]);
+            assert_eq!(g, w, "defrag.{family}.{name}");
+        }
+    }
 }
 
 #[test]
