@@ -165,7 +165,10 @@ fn sv_ether_counts() {
         assert_eq!(g, w, "decoder.event.ipv6.{name}");
     }
     assert_eq!(got["ipv6"]["exthdr_dupl_fh"], 29);
-    assert_eq!(got["ipv4"]["frag_pkt_too_large"], want["ipv4"]["frag_pkt_too_large"]);
+    assert_eq!(
+        got["ipv4"]["frag_pkt_too_large"],
+        want["ipv4"]["frag_pkt_too_large"]
+    );
     assert_eq!(d["icmpv6"], all["decoder"]["icmpv6"]);
     assert_eq!(d["icmpv6"], 37_300);
     assert_eq!(d["ipv6"], all["decoder"]["ipv6"]);

@@ -1111,7 +1111,11 @@ mod tests {
         );
         let r = payload(d.insert(&frag(v4key(3), 0, true, &[1; 36], &h))).unwrap();
         assert_eq!(r.len(), 20 + 28);
-        assert_eq!(&r[20 + 24..], &[1; 4], "the first fragment's bytes win (BSD)");
+        assert_eq!(
+            &r[20 + 24..],
+            &[1; 4],
+            "the first fragment's bytes win (BSD)"
+        );
         assert_eq!(d.stats().overlap[0], 1);
     }
 
