@@ -41,7 +41,7 @@ mod vocab;
 pub use decode::{Decoded, Decoder, DecoderConfig, TunnelPorts, MAX_PACKETS};
 pub use event::Event;
 pub use link::LinkType;
-pub use packet::{flags, Packet, Timestamp, Tunnel, MAX_EVENTS};
+pub use packet::{flags, Packet, Timestamp, Tunnel, COUNTED_EVENTS, MAX_EVENTS};
 pub use stats::{Counter, DecodeStats};
 pub use stream_event::{StreamEvent, StreamEvents};
 pub use vocab::{has_ports, ip_addr, ip_proto, is_icmp, tcp_flags, Direction};

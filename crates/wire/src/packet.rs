@@ -109,8 +109,15 @@ pub mod flags {
     pub const IP_HDR_BROKEN: u32 = 1 << 20;
 }
 
-/// How many events one packet keeps (all of them are counted in the stats).
+/// How many events one packet keeps (the first [`COUNTED_EVENTS`] are counted in the
+/// stats).
 pub const MAX_EVENTS: usize = 4;
+
+/// How many of one packet's events the decoder counters count: Suricata 7.0.10 holds at
+/// most 15 engine events per packet and counts the ones it holds, so a packet of 137
+/// fragment headers adds 14 to `decoder.event.ipv6.exthdr_dupl_fh`, not 136
+/// (`sv-ether.pcap`; difftest `events`).
+pub const COUNTED_EVENTS: usize = 15;
 
 /// Compact metadata of one decoded packet (≤ 128 bytes, two cache lines).
 ///
@@ -187,7 +194,8 @@ pub struct Packet {
     pub tunnel: Tunnel,
     /// Index of the enclosing packet in the decode output (itself for the outer one).
     pub parent: u8,
-    /// Number of events in `events`.
+    /// Number of events raised on this packet (saturating at 255; the first
+    /// [`MAX_EVENTS`] are kept in `events`).
     pub n_events: u8,
     /// First events raised on this packet ([`Event`] ids).
     pub events: [u8; MAX_EVENTS],
@@ -255,17 +263,20 @@ impl Packet {
         self.events().any(|e| e == event)
     }
 
-    pub(crate) fn push_event(&mut self, event: Event) {
+    /// Records `event`; false when the packet already holds [`COUNTED_EVENTS`] events,
+    /// so the counters must not count it (Suricata 7.0.10's per-packet bound).
+    pub(crate) fn push_event(&mut self, event: Event) -> bool {
         let n = usize::from(self.n_events);
         if n < MAX_EVENTS {
             self.events[n] = event as u8;
-            self.n_events += 1;
         } else {
             self.flags |= flags::EVENTS_OVERFLOW;
         }
+        self.n_events = self.n_events.saturating_add(1);
         if event.is_invalid() {
             self.flags |= flags::INVALID;
         }
+        n < COUNTED_EVENTS
     }
 
     /// The IPv4 header view, if this is IPv4.

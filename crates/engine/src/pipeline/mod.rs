@@ -42,6 +42,11 @@ pub(crate) const SWEEP_EVERY: u64 = 1024;
 /// chunk of 1514-byte frames (24 KiB) stays in the L1/L2 cache between stages.
 const STAGE_CHUNK: usize = 16;
 
+/// How many fragmented datagrams deep a fragment may lie and still be reassembled: each
+/// level is one rebuilt datagram that carried another fragment header (the recursion's
+/// bound; hostile nesting past it is counted, `osprey.defrag.too_deep`).
+const MAX_DEFRAG_DEPTH: u32 = 8;
+
 /// The per-worker pipeline: owns its stages (decoder, flow table, app-layer state,
 /// detection scratch space, verdicts) and counters; shares nothing.
 pub struct Pipeline {
@@ -78,6 +83,9 @@ pub struct Pipeline {
     drain_position: Option<u64>,
     /// Index in the current batch of the frame being processed (GPU offload).
     batch_frame: Option<usize>,
+    /// Rebuilt datagrams nested past [`MAX_DEFRAG_DEPTH`] fragmented datagrams, left
+    /// unreassembled (`osprey.defrag.too_deep`).
+    defrag_too_deep: u64,
 }
 
 impl Pipeline {
@@ -122,6 +130,7 @@ impl Pipeline {
             sweep_on_frames: true,
             drain_position: None,
             batch_frame: None,
+            defrag_too_deep: 0,
         };
         // The app layer records frames only for `frame` rules.
         p.flows.app.config.frames = config.detector.as_ref().is_some_and(|d| d.uses_frames());
@@ -309,6 +318,22 @@ impl Pipeline {
     /// fragment), detection on the fragment itself, and when it completes a datagram,
     /// the datagram decoded again and on to the flows.
     fn fragment(&mut self, p: &Packet, buf: &[u8], frag: &Fragment<'_>, pcap_cnt: Option<u64>) {
+        self.fragment_at(p, buf, frag, pcap_cnt, 0);
+    }
+
+    /// [`fragment`](Self::fragment) `depth` datagrams deep: a rebuilt datagram that is
+    /// itself a fragment (a fragment header inside the fragmented data) goes to the
+    /// defragmenter again, as Suricata 7.0.10's rebuilt pseudo-packets do (sv-ether's
+    /// nested datagrams: `defrag.ipv6.fragments`, `reassembled`, `decoder.icmpv6`), up
+    /// to [`MAX_DEFRAG_DEPTH`] deep (deeper ones counted, `osprey.defrag.too_deep`).
+    fn fragment_at(
+        &mut self,
+        p: &Packet,
+        buf: &[u8],
+        frag: &Fragment<'_>,
+        pcap_cnt: Option<u64>,
+        depth: u32,
+    ) {
         if pcap_cnt.is_some() && self.policy.simulate.defrag_memcap == pcap_cnt {
             self.flows.tracker.defrag().simulate_memcap();
         }
@@ -349,14 +374,32 @@ impl Pipeline {
         }
         if complete {
             let (datagram, decoded) = self.decode.decode_datagram(p);
+            let mut nested: Option<(Vec<u8>, Vec<Packet>)> = None;
             for q in decoded.packets() {
-                // A datagram inside a reassembled one is not reassembled again. Like
-                // Suricata's rebuilt packet it is a pseudo-packet: its alerts carry no
-                // `pcap_cnt`.
+                // Like Suricata's rebuilt packet it is a pseudo-packet: its alerts carry
+                // no `pcap_cnt`.
                 if !q.has(flags::FRAGMENT) {
                     let (detection, policy) = (&mut self.detection, &mut self.policy);
                     self.flows
                         .packet(q, datagram, None, detection, policy, &mut self.timer);
+                } else {
+                    // Rare: the datagram's bytes are copied once, the kept datagram
+                    // being overwritten by the next one rebuilt.
+                    nested
+                        .get_or_insert_with(|| (datagram.to_vec(), Vec::new()))
+                        .1
+                        .push(*q);
+                }
+            }
+            if let Some((bytes, packets)) = nested {
+                for q in &packets {
+                    if depth >= MAX_DEFRAG_DEPTH {
+                        self.defrag_too_deep += 1;
+                        continue;
+                    }
+                    if let Some(frag) = adapter::fragment(q, &bytes) {
+                        self.fragment_at(q, &bytes, &frag, None, depth + 1);
+                    }
                 }
             }
         }
@@ -407,6 +450,9 @@ impl Pipeline {
             tree.add("osprey.anomaly.dropped", dropped);
         }
         tree.add("osprey.checksum.invalid", self.decode.checksum_invalid);
+        if self.defrag_too_deep > 0 {
+            tree.add("osprey.defrag.too_deep", self.defrag_too_deep);
+        }
         tree.add("detect.alert", self.detection.sink.count);
         tree.extend(self.policy.ips.counters());
         self.policy.add_exception_counters(&mut tree);

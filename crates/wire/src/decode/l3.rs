@@ -353,15 +353,26 @@ impl Decoder {
                     }
                     c.pkt().flags |= flags::IPV6_EXTHDRS;
                     fh += 1;
-                    if fh > 1 {
-                        self.event(c, Event::Ipv6ExthdrDuplFh);
-                    }
                     let b = &c.buf[pos..pos + 8];
                     let reserved = b[1] != 0 || b[3] & 0x06 != 0;
                     let offset = be16(b, 2) >> 3;
                     let more = b[3] & 1 != 0;
                     let ident = u32::from_be_bytes([b[4], b[5], b[6], b[7]]);
                     let next = b[0];
+                    if fh > 1 {
+                        // Only the first fragment header counts, as Suricata 7.0.10: a
+                        // later one raises `exthdr_dupl_fh` (and its reserved bits are
+                        // checked), never `exthdr_useless_fh`, and is passed over even
+                        // when it says more fragments follow (sv-ether's 137 and 175
+                        // headers; difftest `events`).
+                        self.event(c, Event::Ipv6ExthdrDuplFh);
+                        if reserved {
+                            self.event(c, Event::Ipv6FhNonZeroReservedField);
+                        }
+                        nh = next;
+                        pos += 8;
+                        continue;
+                    }
                     if reserved {
                         self.event(c, Event::Ipv6FhNonZeroReservedField);
                     }

@@ -265,11 +265,13 @@ impl Decoder {
         }
     }
 
-    /// Records `event` on the current packet and counts it.
+    /// Records `event` on the current packet and counts it, up to the packet's first
+    /// [`COUNTED_EVENTS`](crate::packet::COUNTED_EVENTS) events as Suricata 7.0.10.
     #[inline]
     pub(crate) fn event(&mut self, c: &mut Ctx<'_, '_>, event: Event) {
-        self.stats.event(event);
-        c.pkt().push_event(event);
+        if c.pkt().push_event(event) {
+            self.stats.event(event);
+        }
     }
 
     /// Counts one more decoded layer; false (and `decoder.too_many_layers`, once per

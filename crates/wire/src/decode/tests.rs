@@ -778,6 +778,48 @@ fn ipv6_extension_headers() {
 }
 
 #[test]
+fn ipv6_duplicate_fragment_headers() {
+    // Twenty atomic fragment headers before UDP: the first is useless, the others
+    // duplicates; the counters count the packet's first 15 events, as Suricata 7.0.10
+    // (1 + 14 there on this packet).
+    let atomic = [44u8, 0, 0, 0, 0, 0, 0, 3];
+    let mut exts = atomic.repeat(20);
+    exts[19 * 8] = 17;
+    let frame = eth(0x86dd, &ipv6_ext(44, &exts, 17, &udp(7, 8, b"dup")));
+    let (d, out) = run(LinkType::ETHERNET, &frame);
+    let p = out.outer();
+    assert!(p.is_udp(), "{:?}", p.events().collect::<Vec<_>>());
+    assert_eq!(p.payload(&frame), b"dup");
+    assert_eq!(ev(&d, Event::Ipv6ExthdrUselessFh), 1);
+    assert_eq!(ev(&d, Event::Ipv6ExthdrDuplFh), 14);
+    assert_eq!(usize::from(p.n_events), 20);
+    assert!(p.has(f::EVENTS_OVERFLOW));
+    assert!(p.has_event(Event::Ipv6ExthdrUselessFh));
+    // Three headers: one useless, two duplicates.
+    let mut exts = atomic.repeat(3);
+    exts[16] = 17;
+    let (d, _) = run(
+        LinkType::ETHERNET,
+        &eth(0x86dd, &ipv6_ext(44, &exts, 17, &udp(7, 8, b"x"))),
+    );
+    assert_eq!(ev(&d, Event::Ipv6ExthdrUselessFh), 1);
+    assert_eq!(ev(&d, Event::Ipv6ExthdrDuplFh), 2);
+    // A duplicate saying more fragments follow, reserved bits set, is passed over: no
+    // fragment, the UDP datagram after it decoded.
+    let dup = [17u8, 1, 0, 1, 0, 0, 0, 7];
+    let exts = [&atomic[..], &dup].concat();
+    let frame = eth(0x86dd, &ipv6_ext(44, &exts, 17, &udp(7, 8, b"after")));
+    let (d, out) = run(LinkType::ETHERNET, &frame);
+    let p = out.outer();
+    assert!(!p.has(f::FRAGMENT) && !p.has(f::IP_MF));
+    assert!(p.is_udp());
+    assert_eq!(p.payload(&frame), b"after");
+    assert_eq!(ev(&d, Event::Ipv6ExthdrDuplFh), 1);
+    assert_eq!(ev(&d, Event::Ipv6ExthdrUselessFh), 1);
+    assert_eq!(ev(&d, Event::Ipv6FhNonZeroReservedField), 1);
+}
+
+#[test]
 fn ipv6_fragment_and_malformed() {
     let fh = [17u8, 0, 0, 1, 0, 0, 0, 5]; // offset 0, M=1
     let frame = eth(0x86dd, &ipv6_ext(44, &fh, 17, &udp(1, 2, b"abc")));
