@@ -855,6 +855,16 @@ fn decoder_event_rules_skip_addresses_on_undecoded_packets() {
         sids_with(&only, &mut only.scratch(), None, &p, None),
         vec![9]
     );
+    // A rule of no addresses and no conditions does (tests/parity/cases/ipopts-names).
+    let bare = detector(
+        "alert ip any any -> any any (sid:10;)\n\
+         alert ip any any -> any any (ip_proto:17; sid:11;)\n\
+         alert ip 10.0.0.0/8 any -> any any (sid:12;)\n",
+    );
+    assert_eq!(
+        sids_with(&bare, &mut bare.scratch(), None, &p, None),
+        vec![10]
+    );
     p.meta.flags = 0;
     let mut got = sids_with(&only, &mut only.scratch(), None, &p, None);
     got.sort_unstable();

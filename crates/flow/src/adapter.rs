@@ -227,7 +227,9 @@ pub fn fragment<'a>(p: &Packet, buf: &'a [u8]) -> Option<Fragment<'a>> {
                 nh_pos = pos;
                 pos += (*buf.get(l3 + pos + 1)? as usize + 1) * 8;
             }
-            (fh, Some((nh_pos, p.proto)))
+            // The fragment header's own next header (the packet's protocol is
+            // IPv6-Frag, 44, as in Suricata).
+            (fh, Some((nh_pos, *buf.get(fh)?)))
         }
     };
     let header = buf.get(l3..hdr_end)?;

@@ -398,7 +398,11 @@ impl Decoder {
                     }
                     p.frag_off = offset;
                     p.ip_id = ident;
-                    p.proto = next;
+                    // A fragment's protocol is IPv6-Frag for rules and logs, as in
+                    // Suricata 7.0.10 (`ip_proto:44` matches every fragment, `alert icmp`
+                    // none: only the rebuilt datagram has the inner protocol); the
+                    // defragmenter reads the header's next header itself.
+                    p.proto = ipp::FRAGMENT;
                     p.payload_off = off32(pos + 8);
                     p.payload_len = off32(data_len);
                     return;
