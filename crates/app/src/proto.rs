@@ -135,6 +135,14 @@ pub trait Transaction {
     /// Whether the side travelling `dir` is complete.
     fn complete(&self, dir: Direction) -> bool;
 
+    /// Whether the side travelling `dir` has begun (for HTTP, the response's status
+    /// line is in). Suricata 7.0.10 inspects a transaction's `app-layer-event` rules in
+    /// a direction only once that side has begun. `true` by default: a transaction
+    /// exists once its first side has begun.
+    fn started(&self, _dir: Direction) -> bool {
+        true
+    }
+
     /// Whether the transaction can no longer change (detection is done with it).
     fn is_final(&self) -> bool {
         self.complete(Direction::ToServer) && self.complete(Direction::ToClient)

@@ -96,21 +96,25 @@ pub(crate) fn app_layer(value: &str) -> Result<AppOpt, Refusal> {
 
 /// Whether the flow of `input` has the event `o` names (an [`app_layer`] option), for
 /// transaction `tx` inspected in direction `dir`. Like Suricata 7.0.10 (checked on
-/// HTTP flows: the request's event alerts on the next to-server packet, then on the
-/// first to-client packet once the response was parsed), a direction is inspected
-/// once the transaction's side of that direction is complete.
+/// HTTP flows, `http-lzma` and `keywords_events`), a direction is inspected once the
+/// transaction's side of that direction has begun: a request's event alerts on the
+/// next to-server packet, and on the first to-client packet once the response's
+/// status line was parsed, complete or not.
 pub(crate) fn app_layer_holds(
     o: &AppOpt,
     tx: &dyn app::Transaction,
     dir: app::Direction,
     input: &Input<'_>,
 ) -> bool {
+    tx.started(dir) && event_raised(o, tx, dir, input)
+}
+
+/// Whether the event `o` names was raised on `tx` (a protocol that keeps its events
+/// per transaction) or on the flow of `input`.
+fn event_raised(o: &AppOpt, tx: &dyn app::Transaction, dir: app::Direction, input: &Input<'_>) -> bool {
     let AppValue::Text(want) = &o.value else {
         return false;
     };
-    if !tx.complete(dir) {
-        return false;
-    }
     let mut found = false;
     if tx.tx_events(dir, &mut |e| found |= e == want) {
         return found;
@@ -120,6 +124,24 @@ pub(crate) fn app_layer_holds(
     };
     p.events(&mut |e| found |= e == want);
     found
+}
+
+/// Whether rule `s` (an `app-layer-event` rule, see [`per_direction`]) can no longer
+/// match `tx` in direction `dir`: that side is complete and one of its events was not
+/// raised. Suricata 7.0.10 then stores the rule as done for the transaction and
+/// direction and never inspects it there again, so an event raised later (a response
+/// body that fails to decompress, after the request side was inspected complete)
+/// alerts in the other direction only.
+pub(crate) fn cant_match(
+    s: &Sig,
+    tx: &dyn app::Transaction,
+    dir: app::Direction,
+    input: &Input<'_>,
+) -> bool {
+    tx.complete(dir)
+        && s.tx_opts
+            .iter()
+            .any(|o| o.name == APP_LAYER_EVENT && !event_raised(o, tx, dir, input))
 }
 
 /// Whether rule `s` alerts once per transaction and direction: it has an
