@@ -137,10 +137,11 @@ pub trait Transaction {
 
     /// Whether the side travelling `dir` has begun (for HTTP, the response's status
     /// line is in). Suricata 7.0.10 inspects a transaction's `app-layer-event` rules in
-    /// a direction only once that side has begun. `true` by default: a transaction
-    /// exists once its first side has begun.
-    fn started(&self, _dir: Direction) -> bool {
-        true
+    /// a direction only once that side has begun. By default, whether it is
+    /// [complete](Transaction::complete): a protocol whose event timing was not
+    /// compared with Suricata's waits for the side to complete.
+    fn started(&self, dir: Direction) -> bool {
+        self.complete(dir)
     }
 
     /// Whether the transaction can no longer change (detection is done with it).
