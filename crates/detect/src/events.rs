@@ -233,6 +233,81 @@ mod tests {
         assert!(!app_layer("http.").unwrap_err().unsupported);
     }
 
+    /// A transaction that keeps its events itself, with each side's progress set.
+    struct Tx {
+        /// [to server, to client]: (begun, complete).
+        sides: [(bool, bool); 2],
+        event: Option<&'static str>,
+    }
+
+    impl app::Transaction for Tx {
+        fn id(&self) -> u64 {
+            0
+        }
+        fn proto(&self) -> app::AppProto {
+            app::AppProto::Dns
+        }
+        fn complete(&self, dir: app::Direction) -> bool {
+            self.sides[dir.index()].1
+        }
+        fn started(&self, dir: app::Direction) -> bool {
+            self.sides[dir.index()].0
+        }
+        fn fingerprint(&self) -> (u64, u64) {
+            (0, 0)
+        }
+        fn buffers(&self, _: app::BufferId, _: app::Direction, _: &mut dyn FnMut(&[u8])) {}
+        fn log(&self, _: bool, _: &mut dyn FnMut(Option<u64>, serde_json::Value)) {}
+        fn alert_object(&self) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+        fn tx_events(&self, _: app::Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+            self.event.into_iter().for_each(f);
+            true
+        }
+    }
+
+    #[test]
+    fn event_rules_wait_for_a_side_and_give_up_on_a_complete_one() {
+        use app::Direction::{ToClient, ToServer};
+        let d = crate::testutil::detector(
+            "alert dns any any -> any any (app-layer-event:dns.malformed_data; sid:1;)",
+        );
+        let s = &d.sigs()[0];
+        let o = &s.tx_opts[0];
+        let p = wire::Packet::default();
+        let input = Input::packet(&p, &[], None);
+        let ev = Some("dns.malformed_data");
+        // The response has not begun: not inspected to the client yet, nor given up.
+        let tx = Tx {
+            sides: [(true, true), (false, false)],
+            event: ev,
+        };
+        assert!(app_layer_holds(o, &tx, ToServer, &input));
+        assert!(!app_layer_holds(o, &tx, ToClient, &input));
+        assert!(!cant_match(s, &tx, ToClient, &input));
+        // Begun, not complete: the event holds.
+        let tx = Tx {
+            sides: [(true, true), (true, false)],
+            event: ev,
+        };
+        assert!(app_layer_holds(o, &tx, ToClient, &input));
+        // No event: a complete side cannot match any more, an incomplete one may.
+        let tx = Tx {
+            sides: [(true, true), (true, false)],
+            event: Some("dns.other"),
+        };
+        assert!(!app_layer_holds(o, &tx, ToServer, &input));
+        assert!(cant_match(s, &tx, ToServer, &input));
+        assert!(!cant_match(s, &tx, ToClient, &input));
+        // The event is there: never given up on.
+        let tx = Tx {
+            sides: [(true, true), (true, true)],
+            event: ev,
+        };
+        assert!(!cant_match(s, &tx, ToServer, &input) && !cant_match(s, &tx, ToClient, &input));
+    }
+
     #[test]
     fn decoder_events_by_suricata_name() {
         assert_eq!(
