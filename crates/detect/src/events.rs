@@ -111,7 +111,12 @@ pub(crate) fn app_layer_holds(
 
 /// Whether the event `o` names was raised on `tx` (a protocol that keeps its events
 /// per transaction) or on the flow of `input`.
-fn event_raised(o: &AppOpt, tx: &dyn app::Transaction, dir: app::Direction, input: &Input<'_>) -> bool {
+fn event_raised(
+    o: &AppOpt,
+    tx: &dyn app::Transaction,
+    dir: app::Direction,
+    input: &Input<'_>,
+) -> bool {
     let AppValue::Text(want) = &o.value else {
         return false;
     };
