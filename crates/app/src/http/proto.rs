@@ -163,6 +163,7 @@ impl Transaction for HttpTx {
 
     fn started(&self, dir: Direction) -> bool {
         self.progress(dir) != Progress::None
+            || (dir == Direction::ToClient && self.response().begun)
     }
 
     fn is_final(&self) -> bool {
