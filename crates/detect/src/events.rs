@@ -96,10 +96,10 @@ pub(crate) fn app_layer(value: &str) -> Result<AppOpt, Refusal> {
 
 /// Whether the flow of `input` has the event `o` names (an [`app_layer`] option), for
 /// transaction `tx` inspected in direction `dir`. Like Suricata 7.0.10 (checked on
-/// HTTP flows, `http-lzma` and `keywords_events`), a direction is inspected once the
-/// transaction's side of that direction has begun: a request's event alerts on the
-/// next to-server packet, and on the first to-client packet once the response's
-/// status line was parsed, complete or not.
+/// HTTP flows: `http-lzma`, `keywords_events`, `app_layer_event_timing`), a direction
+/// is inspected once the transaction's side of that direction has begun: a request's
+/// event alerts on the next to-server packet, and on the first to-client packet once a
+/// byte of the response's status line was parsed.
 pub(crate) fn app_layer_holds(
     o: &AppOpt,
     tx: &dyn app::Transaction,
