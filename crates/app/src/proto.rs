@@ -135,6 +135,15 @@ pub trait Transaction {
     /// Whether the side travelling `dir` is complete.
     fn complete(&self, dir: Direction) -> bool;
 
+    /// Whether the side travelling `dir` has begun (for HTTP, a byte of the response's
+    /// status line was parsed). Suricata 7.0.10 inspects a transaction's `app-layer-event` rules in
+    /// a direction only once that side has begun. By default, whether it is
+    /// [complete](Transaction::complete): a protocol whose event timing was not
+    /// compared with Suricata's waits for the side to complete.
+    fn started(&self, dir: Direction) -> bool {
+        self.complete(dir)
+    }
+
     /// Whether the transaction can no longer change (detection is done with it).
     fn is_final(&self) -> bool {
         self.complete(Direction::ToServer) && self.complete(Direction::ToClient)

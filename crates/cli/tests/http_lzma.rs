@@ -10,11 +10,11 @@
 //! logged (alerts, anomalies, files, reduced fields), checked live when `suricata` is
 //! installed.
 //!
-//! Compared: the anomaly records with their packet, the files with their size and
-//! state, and which rules alerted on which flow. Not compared: the packet of an
-//! `app-layer-event` alert, nor how many of them a flow gets: Osprey alerts on the
-//! packet that raised the event and again later, Suricata once on a later packet,
-//! the same for gzip bodies (a difference of the event-rule timing, not of lzma).
+//! Compared: every alert with its packet (the `app-layer-event` rules' included: once
+//! per transaction and direction, on the first packet of that direction after the
+//! event, none to the server for a response body's event raised after the request was
+//! inspected complete), the anomaly records with their packet, the files with their
+//! size and state.
 
 mod common;
 
@@ -26,8 +26,8 @@ use std::path::Path;
 /// What is compared of a run's EVE records.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Seen {
-    /// (client port, sid), distinct.
-    alerts: BTreeSet<(u64, u64)>,
+    /// (client port, pcap_cnt, sid), every record.
+    alerts: Vec<(u64, u64, u64)>,
     /// (client port, pcap_cnt, event), every record.
     anomalies: Vec<(u64, u64, String)>,
     /// (client port, size, state).
@@ -51,7 +51,7 @@ fn seen(lines: &str) -> Seen {
                 let sid = r["alert"]["signature_id"]
                     .as_u64()
                     .or(r["signature_id"].as_u64());
-                s.alerts.insert((port, sid.expect("an alert's sid")));
+                s.alerts.push((port, cnt, sid.expect("an alert's sid")));
             }
             Some("anomaly") => {
                 let ev = r["anomaly"]["event"].as_str().map(str::to_owned);
@@ -68,9 +68,26 @@ fn seen(lines: &str) -> Seen {
             _ => {}
         }
     }
+    s.alerts.sort();
     s.anomalies.sort();
     s.files.sort();
     s
+}
+
+impl Seen {
+    /// Whether rule `sid` alerted on the flow of client port `port`.
+    fn alerted(&self, port: u64, sid: u64) -> bool {
+        self.alerts.iter().any(|a| a.0 == port && a.2 == sid)
+    }
+
+    /// The packets rule `sid` alerted on in the flow of client port `port`.
+    fn alert_packets(&self, port: u64, sid: u64) -> Vec<u64> {
+        self.alerts
+            .iter()
+            .filter(|a| a.0 == port && a.2 == sid)
+            .map(|a| a.1)
+            .collect()
+    }
 }
 
 fn case() -> std::path::PathBuf {
@@ -150,8 +167,15 @@ fn lzma_bodies_decoded_as_suricata() {
     // The decoded text reached the rules: the EICAR string in file_data and the
     // response body, in the request body too, and the events of the limits.
     let want = seen(&std::fs::read_to_string(case().join("expected-on.jsonl")).unwrap());
-    assert!(want.alerts.contains(&(41001, 1)) && want.alerts.contains(&(41001, 5)));
-    assert!(want.alerts.contains(&(41023, 7)));
+    assert!(want.alerted(41001, 1) && want.alerted(41001, 5));
+    assert!(want.alerted(41023, 7));
+    // The event rules' timing: a response body's event (raised on the client's ACK of
+    // the body) alerts once, on the next packet to the client (the request side was
+    // inspected complete before); an event of the response headers also alerts on the
+    // first to-server packet after them.
+    assert_eq!(want.alert_packets(41010, 9), [127]);
+    assert_eq!(want.alert_packets(41021, 11), [313]);
+    assert_eq!(want.alert_packets(41014, 10), [197, 198]);
     let events: BTreeSet<&str> = want.anomalies.iter().map(|a| a.2.as_str()).collect();
     for e in [
         "LZMA_MEMLIMIT_REACHED",
@@ -167,7 +191,7 @@ fn lzma_bodies_passed_through_by_default() {
     check(false);
     let want = seen(&std::fs::read_to_string(case().join("expected-off.jsonl")).unwrap());
     // The lzma-alone magic is what file_data sees; no decoding event but the list's.
-    assert!(want.alerts.contains(&(41001, 2)) && !want.alerts.contains(&(41001, 1)));
+    assert!(want.alerted(41001, 2) && !want.alerted(41001, 1));
     assert!(want
         .anomalies
         .iter()

@@ -96,10 +96,22 @@ pub(crate) fn app_layer(value: &str) -> Result<AppOpt, Refusal> {
 
 /// Whether the flow of `input` has the event `o` names (an [`app_layer`] option), for
 /// transaction `tx` inspected in direction `dir`. Like Suricata 7.0.10 (checked on
-/// HTTP flows: the request's event alerts on the next to-server packet, then on the
-/// first to-client packet once the response was parsed), a direction is inspected
-/// once the transaction's side of that direction is complete.
+/// HTTP flows: `http-lzma`, `keywords_events`, `app_layer_event_timing`), a direction
+/// is inspected once the transaction's side of that direction has begun: a request's
+/// event alerts on the next to-server packet, and on the first to-client packet once a
+/// byte of the response's status line was parsed.
 pub(crate) fn app_layer_holds(
+    o: &AppOpt,
+    tx: &dyn app::Transaction,
+    dir: app::Direction,
+    input: &Input<'_>,
+) -> bool {
+    tx.started(dir) && event_raised(o, tx, dir, input)
+}
+
+/// Whether the event `o` names was raised on `tx` (a protocol that keeps its events
+/// per transaction) or on the flow of `input`.
+fn event_raised(
     o: &AppOpt,
     tx: &dyn app::Transaction,
     dir: app::Direction,
@@ -108,9 +120,6 @@ pub(crate) fn app_layer_holds(
     let AppValue::Text(want) = &o.value else {
         return false;
     };
-    if !tx.complete(dir) {
-        return false;
-    }
     let mut found = false;
     if tx.tx_events(dir, &mut |e| found |= e == want) {
         return found;
@@ -120,6 +129,24 @@ pub(crate) fn app_layer_holds(
     };
     p.events(&mut |e| found |= e == want);
     found
+}
+
+/// Whether rule `s` (an `app-layer-event` rule, see [`per_direction`]) can no longer
+/// match `tx` in direction `dir`: that side is complete and one of its events was not
+/// raised. Suricata 7.0.10 then stores the rule as done for the transaction and
+/// direction and never inspects it there again, so an event raised later (a response
+/// body that fails to decompress, after the request side was inspected complete)
+/// alerts in the other direction only.
+pub(crate) fn cant_match(
+    s: &Sig,
+    tx: &dyn app::Transaction,
+    dir: app::Direction,
+    input: &Input<'_>,
+) -> bool {
+    tx.complete(dir)
+        && s.tx_opts
+            .iter()
+            .any(|o| o.name == APP_LAYER_EVENT && !event_raised(o, tx, dir, input))
 }
 
 /// Whether rule `s` alerts once per transaction and direction: it has an
@@ -222,6 +249,81 @@ mod tests {
             assert!(app_layer(bad).unwrap_err().unsupported, "{bad}");
         }
         assert!(!app_layer("http.").unwrap_err().unsupported);
+    }
+
+    /// A transaction that keeps its events itself, with each side's progress set.
+    struct Tx {
+        /// [to server, to client]: (begun, complete).
+        sides: [(bool, bool); 2],
+        event: Option<&'static str>,
+    }
+
+    impl app::Transaction for Tx {
+        fn id(&self) -> u64 {
+            0
+        }
+        fn proto(&self) -> app::AppProto {
+            app::AppProto::Dns
+        }
+        fn complete(&self, dir: app::Direction) -> bool {
+            self.sides[dir.index()].1
+        }
+        fn started(&self, dir: app::Direction) -> bool {
+            self.sides[dir.index()].0
+        }
+        fn fingerprint(&self) -> (u64, u64) {
+            (0, 0)
+        }
+        fn buffers(&self, _: app::BufferId, _: app::Direction, _: &mut dyn FnMut(&[u8])) {}
+        fn log(&self, _: bool, _: &mut dyn FnMut(Option<u64>, serde_json::Value)) {}
+        fn alert_object(&self) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+        fn tx_events(&self, _: app::Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+            self.event.into_iter().for_each(f);
+            true
+        }
+    }
+
+    #[test]
+    fn event_rules_wait_for_a_side_and_give_up_on_a_complete_one() {
+        use app::Direction::{ToClient, ToServer};
+        let d = crate::testutil::detector(
+            "alert dns any any -> any any (app-layer-event:dns.malformed_data; sid:1;)",
+        );
+        let s = &d.sigs()[0];
+        let o = &s.tx_opts[0];
+        let p = wire::Packet::default();
+        let input = Input::packet(&p, &[], None);
+        let ev = Some("dns.malformed_data");
+        // The response has not begun: not inspected to the client yet, nor given up.
+        let tx = Tx {
+            sides: [(true, true), (false, false)],
+            event: ev,
+        };
+        assert!(app_layer_holds(o, &tx, ToServer, &input));
+        assert!(!app_layer_holds(o, &tx, ToClient, &input));
+        assert!(!cant_match(s, &tx, ToClient, &input));
+        // Begun, not complete: the event holds.
+        let tx = Tx {
+            sides: [(true, true), (true, false)],
+            event: ev,
+        };
+        assert!(app_layer_holds(o, &tx, ToClient, &input));
+        // No event: a complete side cannot match any more, an incomplete one may.
+        let tx = Tx {
+            sides: [(true, true), (true, false)],
+            event: Some("dns.other"),
+        };
+        assert!(!app_layer_holds(o, &tx, ToServer, &input));
+        assert!(cant_match(s, &tx, ToServer, &input));
+        assert!(!cant_match(s, &tx, ToClient, &input));
+        // The event is there: never given up on.
+        let tx = Tx {
+            sides: [(true, true), (true, true)],
+            event: ev,
+        };
+        assert!(!cant_match(s, &tx, ToServer, &input) && !cant_match(s, &tx, ToClient, &input));
     }
 
     #[test]

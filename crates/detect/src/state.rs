@@ -30,7 +30,8 @@ pub(crate) struct TxSeen {
     /// Fingerprint of the bodies.
     pub fp_body: u64,
     /// Candidates that did not match and also look at the packet (payload, packet
-    /// options): evaluated again on every packet even when the transaction did not change.
+    /// options) or wait for an `app-layer-event`: evaluated again on every packet even
+    /// when the transaction did not change.
     pub pkt_cands: Vec<u32>,
     /// Candidates that did not match and inspect a body: evaluated again when only a
     /// body changed.

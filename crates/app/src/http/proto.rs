@@ -161,6 +161,11 @@ impl Transaction for HttpTx {
         self.progress(dir) == Progress::Complete
     }
 
+    fn started(&self, dir: Direction) -> bool {
+        self.progress(dir) != Progress::None
+            || (dir == Direction::ToClient && self.response().begun)
+    }
+
     fn is_final(&self) -> bool {
         self.is_complete()
     }

@@ -216,6 +216,21 @@ impl HttpState {
         pool::release_idle_line(&mut self.sides[dir.index()].line);
     }
 
+    /// Part of a status line is held: the response of the transaction it will answer
+    /// has begun (for the `app-layer-event` rules inspecting it, see
+    /// [`crate::Transaction::started`]).
+    fn response_begun(&mut self) {
+        if self.sides[1].tx.is_some()
+            || self.next_res >= self.next_id
+            || crate::util::trim(&self.sides[1].line).is_empty()
+        {
+            return;
+        }
+        if let Some(tx) = find_tx(&mut self.txs, Some(self.next_res)) {
+            tx.response.begun = true;
+        }
+    }
+
     fn parse_data(&mut self, ctx: &mut AppCtx, dir: Direction, data: &[u8]) {
         let d = dir.index();
         let base = self.fed[d];
@@ -287,7 +302,12 @@ impl HttpState {
                         mode,
                         ctx.config.field_limit,
                     ) {
-                        LineRes::Need => return,
+                        LineRes::Need => {
+                            if dir == Direction::ToClient && st == St::Line {
+                                self.response_begun();
+                            }
+                            return;
+                        }
                         LineRes::TooLong => {
                             ctx.counters.incr(Counter::HttpFieldTooLong);
                             self.raise(ctx, dir, super::field_too_long_event(dir));

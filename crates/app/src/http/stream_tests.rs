@@ -684,3 +684,22 @@ fn raw_headers_in_one_chunk_take_one_buffer_of_their_size() {
     .join()
     .unwrap();
 }
+
+#[test]
+fn a_response_begins_with_part_of_its_status_line() {
+    use crate::Transaction;
+    let mut ctx = AppCtx::default();
+    let mut s = HttpState::new();
+    s.parse(&mut ctx, ToServer, b"GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+    assert!(!s.tx(0).unwrap().started(ToClient));
+    // Line endings alone before a response do not begin it (not compared with
+    // Suricata: libhtp skips them before a status line).
+    s.parse(&mut ctx, ToClient, b"\r\n");
+    assert!(!s.tx(0).unwrap().started(ToClient));
+    s.parse(&mut ctx, ToClient, b"HTTP/1.1 2");
+    let tx = s.tx(0).unwrap();
+    assert!(tx.started(ToClient) && tx.started(ToServer));
+    assert_eq!(tx.progress(ToClient), Progress::None);
+    s.parse(&mut ctx, ToClient, b"00 OK\r\nContent-Length: 0\r\n\r\n");
+    assert!(Transaction::complete(s.tx(0).unwrap(), ToClient));
+}

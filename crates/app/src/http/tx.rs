@@ -104,6 +104,9 @@ pub struct Message {
     pub(crate) body_len: u64,
     pub(crate) body_truncated: bool,
     pub(crate) progress: Progress,
+    /// Some of its start line arrived before the line was complete (libhtp's response
+    /// has begun then: see [`crate::Transaction::started`]).
+    pub(crate) begun: bool,
     /// Cut short by a gap, the end of the flow or a parse error.
     pub(crate) truncated: bool,
     /// Parts of the line: method/uri/protocol or protocol/status/message.

@@ -160,7 +160,15 @@ impl Detector {
                     self.matched(si, s, MatchedOn::Tx(id), scratch, fd, input.packet);
                     continue;
                 }
-                if s.looks_at_packet() {
+                // An `app-layer-event` rule is done with a direction whose side was
+                // complete without the event (Suricata's "can't match"); until then
+                // it is evaluated on every pass, as an event changes no fingerprint.
+                let event_rule = crate::events::per_direction(s);
+                if event_rule && crate::events::cant_match(s, tx, dir, input) {
+                    fd.mark_tx_done(id, done);
+                    continue;
+                }
+                if s.looks_at_packet() || event_rule {
                     pkt_cands.push(si);
                 }
                 if !keep_body

@@ -8,7 +8,11 @@
 //! `http.method`, `http.host`, `http.user_agent`, `http.header`, `http.content_type`,
 //! `http.stat_code`, `http.server`, `http.request_body`; request-only and
 //! response-only buffers mixed in one rule of ten), each content with modifiers (`nocase`, `startswith`,
-//! `endswith`, `fast_pattern`); a miss spoils one condition's last byte.
+//! `endswith`, `fast_pattern`); a miss spoils one condition's last byte. A gzip body
+//! whose deflate data is broken at its first block (`gzip-bad`) gets an
+//! `app-layer-event` rule instead (`http.gzip_decompression_failed` to hit,
+//! `http.compression_bomb` to miss), to the client or to the server: the packet and
+//! count of the event alerts are compared.
 
 use std::io::Write as _;
 
@@ -37,6 +41,7 @@ pub const HTTP: Family = Family {
         "startswith",
         "endswith",
         "fast_pattern",
+        "app-layer-event",
     ],
     weight: 5,
     make: http,
@@ -47,10 +52,18 @@ fn encode(variant: &str, body: &[u8], chunks: &[usize]) -> (Vec<u8>, String) {
     use flate2::write::{DeflateEncoder, GzEncoder, ZlibEncoder};
     use flate2::Compression;
     let compressed = match variant {
-        "gzip" | "gzip-chunked" => {
+        "gzip" | "gzip-chunked" | "gzip-bad" => {
             let mut e = GzEncoder::new(Vec::new(), Compression::default());
             let _ = e.write_all(body);
-            Some((e.finish().unwrap_or_default(), "gzip"))
+            let mut d = e.finish().unwrap_or_default();
+            if variant == "gzip-bad" {
+                // The first deflate block's header (after gzip's 10 bytes) names the
+                // reserved block type 3: decompression fails there.
+                if let Some(b) = d.get_mut(10) {
+                    *b = 0xff;
+                }
+            }
+            Some((d, "gzip"))
         }
         "deflate" => {
             let mut e = ZlibEncoder::new(Vec::new(), Compression::default());
@@ -156,6 +169,7 @@ fn http(g: &mut Gen<'_>) -> Spec {
         "lzma",
         "lzma-cut",
         "lzma-xz",
+        "gzip-bad",
     ]);
     let intent = g.intent();
     let v6 = g.v6();
@@ -286,6 +300,14 @@ fn http(g: &mut Gen<'_>) -> Spec {
         texts[k].push_str(" fast_pattern;");
     }
     s.opts = texts.join(" ");
+    if variant == "gzip-bad" {
+        let event = if intent == Intent::Hit {
+            "gzip_decompression_failed"
+        } else {
+            "compression_bomb"
+        };
+        s.opts = format!("app-layer-event:http.{event};");
+    }
     if side == 'C' {
         // A response-side rule: the header names the server as the source.
         s.header = Some(f.server_to_client_header());
@@ -332,5 +354,11 @@ mod tests {
         );
         let (d, h) = encode("cut", &body, &[]);
         assert_eq!((d.len(), h.as_str()), (23, "Content-Length: 33\r\n"));
+        // A broken gzip body does not decompress.
+        let (d, h) = encode("gzip-bad", &body, &[]);
+        assert!(h.contains("Content-Encoding: gzip"));
+        assert!(flate2::read::GzDecoder::new(&d[..])
+            .read_to_end(&mut Vec::new())
+            .is_err());
     }
 }
