@@ -435,7 +435,9 @@ impl TlsState {
     }
 
     fn handshake(&mut self, ctx: &mut AppCtx, dir: Direction, t: u8, body: &[u8]) {
-        self.last_message = HandshakeState::of(t);
+        // A message without a state (Certificate, ServerHelloDone) keeps those of the
+        // messages before it in the call.
+        self.last_message.0 |= HandshakeState::of(t).0;
         if matches!(t, HS_CLIENT_HELLO | HS_SERVER_HELLO) {
             if let Some(r) = body.get(2..34).and_then(|r| <[u8; 32]>::try_from(r).ok()) {
                 self.randoms[dir.index()] = Some(r);
@@ -755,6 +757,33 @@ mod tests {
             &records(CT_HANDSHAKE, &msg, 300),
         );
         assert_eq!(s.certs().collect::<Vec<_>>(), [&der[..], &der[..]]);
+    }
+
+    #[test]
+    fn ssl_state_keeps_the_flags_of_every_message_of_a_parse_call() {
+        // ServerHello, then a message that leaves no state (ServerHelloDone) in the same
+        // record: `ssl_state:server_hello` still matches (Suricata 7.0.10 alerts on such
+        // a flight; difftest case dt-1956495344-6735, RESULTS).
+        let mut flight = server_hello_msg(0x0303, false);
+        flight.extend_from_slice(&[14, 0, 0, 0]);
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        s.parse(
+            &mut ctx,
+            Direction::ToClient,
+            &records(CT_HANDSHAKE, &flight, 300),
+        );
+        assert_eq!(
+            s.last_message(),
+            HandshakeState(HandshakeState::SERVER_HELLO)
+        );
+        // The next call starts over.
+        s.parse(
+            &mut ctx,
+            Direction::ToClient,
+            &records(CT_HANDSHAKE, &[14, 0, 0, 0], 300),
+        );
+        assert_eq!(s.last_message(), HandshakeState::default());
     }
 
     #[test]
