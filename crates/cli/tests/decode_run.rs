@@ -3,6 +3,7 @@
 mod common;
 
 use common::{osprey, repo, shared, stats, tempdir};
+use std::path::Path;
 
 /// `osprey -r ... | head -1`: a reader that closes the pipe ends the run quietly (no
 /// panic, exit 0), with the log files written.
@@ -95,16 +96,10 @@ fn sample_run_writes_stats() {
     assert!(s["decoder"]["ipv6"].as_u64().unwrap() >= 1);
 }
 
-/// The foundation's and the flow issue's bars: decoder.pkts and the per-protocol,
-/// flow, session and defragmentation counts of Suricata 7.0.10 on sv-ether.pcap
-/// (`../shared/pcaps/sv-ether.suricata-stats.json`). The remaining differences are
-/// explained in bench/RESULTS.md.
-#[test]
-fn sv_ether_counts() {
-    let Some(pcap) = shared("pcaps/sv-ether.pcap") else {
-        return;
-    };
-    let out = tempdir("sv-ether");
+/// Runs Osprey over `pcap` with checksums off (output in a temporary folder named
+/// after `name`) and returns its stats.json.
+fn stats_of(pcap: &Path, name: &str) -> serde_json::Value {
+    let out = tempdir(name);
     let r = osprey(&[
         "-r",
         pcap.to_str().unwrap(),
@@ -114,7 +109,19 @@ fn sv_ether_counts() {
         "none",
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let s = stats(&out);
+    stats(&out)
+}
+
+/// The foundation's and the flow issue's bars: decoder.pkts and the per-protocol,
+/// flow, session and defragmentation counts of Suricata 7.0.10 on sv-ether.pcap
+/// (`../shared/pcaps/sv-ether.suricata-stats.json`). The remaining differences are
+/// explained in bench/RESULTS.md.
+#[test]
+fn sv_ether_counts() {
+    let Some(pcap) = shared("pcaps/sv-ether.pcap") else {
+        return;
+    };
+    let s = stats_of(&pcap, "sv-ether");
     let d = &s["decoder"];
     assert_eq!(d["pkts"], 183_315);
     assert_eq!(d["bytes"], 49_767_683);
@@ -314,17 +321,7 @@ fn fragment_headers_count_as_suricata() {
         std::fs::read_to_string(repo("crates/cli/tests/data/frag-headers.suricata.txt")).unwrap();
     let want = suricata_counters(&saved);
     assert!(want.len() >= 10, "{want:?}");
-    let out = tempdir("frag-headers");
-    let r = osprey(&[
-        "-r",
-        pcap.to_str().unwrap(),
-        "-l",
-        out.to_str().unwrap(),
-        "-k",
-        "none",
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let s = stats(&out);
+    let s = stats_of(&pcap, "frag-headers");
     for (name, n) in &want {
         assert_eq!(counter(&s, name), *n, "{name}");
     }
