@@ -111,14 +111,26 @@ fn dcerpc_records_are_suricatas() {
     if common::suricata().is_none() {
         return;
     }
-    let syaml = dir.join("suricata.yaml");
-    let sdir = dir.join("suricata");
-    std::fs::write(
-        &syaml,
-        format!("{CONFIG}\ndefault-log-dir: {}\n", sdir.display()),
-    )
-    .unwrap();
-    let seve = run(&dir, "suricata", &pcap, &syaml);
+    let live = |n: u32| {
+        let syaml = dir.join(format!("suricata{n}.yaml"));
+        let sdir = dir.join(format!("suricata{n}"));
+        std::fs::write(
+            &syaml,
+            format!("{CONFIG}\ndefault-log-dir: {}\n", sdir.display()),
+        )
+        .unwrap();
+        run(&dir, "suricata", &pcap, &syaml)
+    };
+    let seve = live(1);
+    if records(&seve) != got {
+        // Suricata 7.0.10 is not stable on this capture: one CI rehearsal's run lost
+        // the 59374 -> 49154 REQUEST_LOST record its saved run has. As the difftest
+        // harness does, a second run decides; two runs that disagree are skipped.
+        if records(&live(2)) != records(&seve) {
+            eprintln!("skipped the live comparison: two Suricata runs disagree");
+            return;
+        }
+    }
     assert_eq!(got, records(&seve), "dcerpc records differ from Suricata's");
     assert_eq!(counters(&eve), counters(&seve), "counters differ");
 }
