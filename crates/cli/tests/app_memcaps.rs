@@ -165,11 +165,18 @@ fn app_layer_memcaps_refuse_as_suricata_does() {
     for (name, proto, cap, want) in SURICATA {
         let pcap = repo(&format!("crates/cli/tests/data/{name}.pcap"));
         if live {
-            assert_eq!(
-                &run_suricata(&pcap, proto, cap),
-                want,
-                "Suricata, {name}, {cap}"
-            );
+            let mut seen = run_suricata(&pcap, proto, cap);
+            if *cap != "0" {
+                // How many allocations Suricata refuses depends on when its flow
+                // manager thread frees ended flows' state: eight runs of the 1 KiB
+                // http case gave 32 seven times and 27 once. The rest is exact.
+                assert!(
+                    seen.memcap > 0 && seen.memcap <= want.memcap,
+                    "Suricata, {name}, {cap}: {seen:?}"
+                );
+                seen.memcap = want.memcap;
+            }
+            assert_eq!(&seen, want, "Suricata, {name}, {cap}");
         }
         for threads in ["1", "2"] {
             let got = run_osprey(&pcap, proto, cap, threads);
