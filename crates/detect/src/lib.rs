@@ -94,7 +94,6 @@ mod pkt_only;
 mod prefilter;
 mod program;
 mod proto_buffer;
-mod raw_header_dir;
 mod rpc_opt;
 mod search;
 mod sig;

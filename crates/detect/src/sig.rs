@@ -565,7 +565,6 @@ pub(crate) fn compile(
             ));
         };
         crate::host_case::check(bm)?;
-        crate::raw_header_dir::check(bm, &r.buffers, r.flow())?;
         let ab = crate::proto_buffer::resolve(ab, app_proto, sig.app_proto);
         let transforms = bm
             .transforms

@@ -10,6 +10,7 @@ use crate::keywords;
 use crate::lexer::{self, Record};
 use crate::values as v;
 
+mod raw_header_dir;
 pub(crate) mod state;
 
 pub use crate::keywords::pcre::compile_pcre;
@@ -172,6 +173,7 @@ fn run(text: &str, st: &mut State, keywords: &mut Vec<String>) -> Option<Rule> {
         keywords::apply(st, name, o);
     }
     finish(st, text.len());
+    raw_header_dir::check(st, text.len());
     crate::frames::finish(st, text.len());
     let header = Header {
         protocol: protocol?,

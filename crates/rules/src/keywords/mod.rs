@@ -356,6 +356,7 @@ fn select_sticky(st: &mut State, c: &Ctx<'_>) {
             return;
         }
     }
+    st.response_body_sticky |= b == Buffer::HttpResponseBody;
     st.sticky = if b == Buffer::Payload {
         None
     } else {

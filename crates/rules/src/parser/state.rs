@@ -38,6 +38,9 @@ pub(crate) struct State {
     /// 7.0.10 makes each a content of its own with `nocase` already set, so a `nocase`
     /// right after one is a second `nocase` on that content.
     pub(crate) file_text_after: Option<Option<(usize, usize)>>,
+    /// The `http.response_body` sticky buffer was selected (it gives the rule the
+    /// to-client direction; the `http_server_body` modifier does not).
+    pub(crate) response_body_sticky: bool,
 }
 
 impl State {

@@ -3,37 +3,50 @@
 //! without `flow:to_server` or `flow:to_client` ("http_raw_header signature without a
 //! flow direction"), even when another buffer of the rule (`http.uri`, `http.stat_code`)
 //! implies one, except that the `http.response_body` sticky buffer anywhere in the rule
-//! gives it the to-client direction (the `http_server_body` modifier does not: Osprey,
-//! which does not tell the two apart, loads that rare form). Found by the differential
-//! harness's `httpbuf` family
-//! (tests/parity/difftest/fixed/dt-1-httpbuf-31).
+//! gives it the to-client direction. The `http_server_body` modifier and pcre's `/Q`
+//! flag, which read the same buffer, do not. Found by the differential harness's
+//! `httpbuf` family (tests/parity/difftest/fixed/dt-1-httpbuf-31 and
+//! dt-3190052247-3699).
 
-use rules::{Buffer, BufferMatches, Flow};
+use crate::ast::Opt;
+use crate::buffers::Buffer;
+use crate::diag::{Diagnostic, Reason};
 
-use crate::sig::{failed, Refusal};
+use super::state::State;
 
 /// Refuses a raw-header buffer in a rule whose `flow` names no direction.
-pub(crate) fn check(
-    bm: &BufferMatches,
-    all: &[BufferMatches],
-    flow: Option<&Flow>,
-) -> Result<(), Refusal> {
-    if bm.buffer != Buffer::HttpHeaderRaw
-        || flow.is_some_and(|f| f.to_server || f.to_client)
-        || all.iter().any(|b| b.buffer == Buffer::HttpResponseBody)
+pub(super) fn check(st: &mut State, end: usize) {
+    let directed = st.options.iter().any(|o| match o {
+        Opt::Flow(f) => f.to_server || f.to_client,
+        _ => false,
+    });
+    if directed
+        || st.response_body_sticky
+        || !st.blocks.iter().any(|b| b.buffer == Buffer::HttpHeaderRaw)
     {
-        return Ok(());
+        return;
     }
-    Err(failed(
-        "http.header.raw",
-        "http_raw_header signature without a flow direction (use flow:to_server or flow:to_client)",
-    ))
+    st.diags.push((
+        end,
+        Diagnostic::error(
+            Reason::Semantic,
+            Some("http.header.raw"),
+            "http_raw_header signature without a flow direction (use flow:to_server or flow:to_client)",
+        ),
+    ));
 }
 
 #[cfg(test)]
 mod tests {
     fn refused(opts: &str) -> bool {
-        crate::testutil::refused(&format!("alert http any any -> any any ({opts} sid:1;)"))
+        let rule = format!("alert http any any -> any any ({opts} sid:1;)");
+        let (set, _) = crate::RuleSet::load_str(
+            &rule,
+            None,
+            &crate::Vars::suricata_default(),
+            &Default::default(),
+        );
+        set.rules.is_empty()
     }
 
     #[test]
@@ -52,13 +65,19 @@ mod tests {
         assert!(!refused("http.header.raw; content:\"a\"; flow:to_client;"));
         assert!(!refused("flow:to_client; pcre:\"/a/D\";"));
         assert!(!refused("http.header; content:\"a\";"));
-        // http.response_body gives the rule a direction (Suricata 7.0.10, either order).
+        // The http.response_body sticky buffer gives the rule a direction (Suricata
+        // 7.0.10, either order); its modifier and pcre's /Q do not.
         assert!(!refused(
             "http.header.raw; content:\"a\"; http.response_body; content:\"b\";"
         ));
         assert!(!refused(
             "http.response_body; content:\"b\"; http.header.raw; content:\"a\";"
         ));
+        assert!(refused(
+            "http.header.raw; content:\"a\"; content:\"b\"; http_server_body;"
+        ));
+        assert!(refused("pcre:\"/SET/iD\"; pcre:\"/91ii/Q\";"));
+        assert!(refused("pcre:\"/91ii/Q\"; pcre:\"/SET/iD\";"));
         assert!(refused(
             "http.header.raw; content:\"a\"; file_data; content:\"b\";"
         ));
