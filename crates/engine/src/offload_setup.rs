@@ -43,14 +43,6 @@ pub(crate) struct Ready {
     pub(crate) settings: GpuSettings,
 }
 
-impl Ready {
-    /// An empty batch buffer of the configured size.
-    pub(crate) fn new_batch(&self) -> gpu::Batch {
-        let s = self.settings.device;
-        gpu::Batch::new(s.max_packets, s.max_bytes)
-    }
-}
-
 /// Offload shared by the workers: the detector it was built for, and the offload once
 /// the background set-up has built it.
 pub struct GpuOffload {

@@ -306,6 +306,15 @@ impl AcOffload {
         self.complete(pending, out)
     }
 
+    /// An empty staged batch from the dispatcher's pool: the worker writes its payloads
+    /// straight into the memory the device copies from (page-locked on a GPU), so the
+    /// dispatcher copies no payload; its results come back into the batch's own rows.
+    /// Dropped, it goes back to the pool's free list. Past the pool's bound an ordinary
+    /// batch (`osprey.gpu.dispatch_staging_exhausted`).
+    pub fn new_batch(&self) -> Batch {
+        self.handle.new_batch()
+    }
+
     /// Hand `batch` to the dispatcher and return at once: the dispatcher may merge it with
     /// other workers' batches into one device batch.
     pub fn submit(&mut self, batch: Batch) -> PendingScan {
@@ -322,10 +331,14 @@ impl AcOffload {
         pending: PendingScan,
         out: &mut Vec<AcMatch>,
     ) -> Result<(Batch, MergeStats), OffloadError> {
-        let (batch, rows) = pending.wait().map_err(OffloadError)?;
+        let (mut batch, rows) = pending.wait().map_err(OffloadError)?;
         let t = std::time::Instant::now();
+        // The worker's own rows: the split of a device batch's results is each worker
+        // reading its part, here, not the dispatcher.
         let mut stats = merge_ac(&self.tables, &batch, &rows, out);
         stats.merge_ns = Some(t.elapsed().as_nanos().min(u64::MAX as u128) as u64);
+        // The rows travel with the buffer to its next use.
+        batch.set_rows(rows);
         Ok((batch, stats))
     }
 
