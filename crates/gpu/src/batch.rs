@@ -60,15 +60,15 @@ impl Drop for Batch {
             return;
         };
         let bytes = std::mem::replace(&mut self.bytes, HostVec::Heap(Vec::new()));
-        let Some((counts, reports)) = self.rows.take().and_then(ReportBuffer::into_fixed) else {
-            return;
-        };
-        if let HostVec::Fixed(bytes, _) = bytes {
-            pool.give_back(StagedMem {
+        match (bytes, self.rows.take().and_then(ReportBuffer::into_fixed)) {
+            (HostVec::Fixed(bytes, _), Some((counts, reports))) => pool.give_back(StagedMem {
                 bytes,
                 counts,
                 reports,
-            });
+            }),
+            // Parted from its rows (or grown out of its block): the memory is freed and
+            // the pool may allocate another in its place.
+            _ => pool.lost(),
         }
     }
 }

@@ -331,6 +331,14 @@ impl StagingPool {
         }
     }
 
+    /// A staged buffer's memory was freed instead of given back (its batch lost its rows
+    /// or outgrew its block): one fewer exists.
+    pub(crate) fn lost(&self) {
+        if let Ok(mut live) = self.live.lock() {
+            *live = live.saturating_sub(1);
+        }
+    }
+
     /// Buffers on the free list now.
     pub fn free_buffers(&self) -> usize {
         self.free.lock().map_or(0, |f| f.len())
@@ -391,6 +399,15 @@ mod tests {
         assert_eq!(stats.staging_buffers.load(Ordering::Relaxed), 2, "reused");
         drop((b, d));
         assert_eq!(pool.free_buffers(), 2);
+        // A batch parted from its rows frees its memory; the pool may make another.
+        let mut f = pool.take();
+        drop(f.take_rows());
+        drop(f);
+        assert_eq!(pool.free_buffers(), 1);
+        let (g, h) = (pool.take(), pool.take());
+        assert!(g.is_staged() && h.is_staged());
+        assert_eq!(stats.staging_buffers.load(Ordering::Relaxed), 3);
+        drop((g, h));
         // A batch outliving its pool frees its memory.
         let e = pool.take();
         drop(pool);
