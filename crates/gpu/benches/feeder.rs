@@ -117,7 +117,7 @@ fn after(
     let n: usize = parts.iter().map(Batch::len).sum();
     write_entries(parts, &mut meta[..3 * n]);
     for (r, b) in rows.iter_mut().zip(parts) {
-        r.reset(b.len());
+        r.size_for(b.len());
     }
     hand_out_counts(&dev.raw().0[..n], rows.iter_mut(), used);
     used.len()

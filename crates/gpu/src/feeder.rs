@@ -167,7 +167,7 @@ pub fn write_entries<'b>(batches: impl IntoIterator<Item = &'b Batch>, meta: &mu
 }
 
 /// Hand each worker's rows its counters: `counts` holds one per merged payload, in the
-/// order of `rows` (each sized by [`ReportBuffer::reset`] for its batch). Returns each
+/// order of `rows` (each sized for its batch: [`ReportBuffer::size_for`]). Returns each
 /// row set's report slots to copy back (its fullest row's, at most its `cap`), in order.
 pub fn hand_out_counts<'r>(
     counts: &[u32],
@@ -229,7 +229,8 @@ impl Group {
             Some(r) if r.cap() == cap.max(1) => r,
             _ => ReportBuffer::new(cap),
         };
-        rows.reset(batch.len());
+        // Every counter is written by the hand-out, every slot read by the copy back.
+        rows.size_for(batch.len());
         let (first, base) = (self.packets, self.bytes);
         self.packets += batch.len();
         self.bytes += batch.bytes().len();

@@ -118,6 +118,17 @@ impl ReportBuffer {
             .resize(packets * self.cap as usize, RawReport::default());
     }
 
+    /// Size the buffer for `packets` rows whose counters are all about to be written (the
+    /// device's, handed out by the dispatcher): nothing is zeroed, and the slots of a
+    /// fixed block keep their old values (only the slots up to each row's counter are
+    /// read, and those are written by the copy back).
+    pub fn size_for(&mut self, packets: usize) {
+        self.kernel_ns = None;
+        self.counts.set_len_within(packets, 0);
+        self.reports
+            .set_len_within(packets * self.cap as usize, RawReport::default());
+    }
+
     /// Number of rows.
     pub fn packets(&self) -> usize {
         self.counts.len()

@@ -189,6 +189,17 @@ impl<T: Copy + Default + Send + Sync + 'static> HostVec<T> {
         }
     }
 
+    /// Set the length to `len`, as `Vec::resize` for a growable vector; a fixed block
+    /// within its capacity keeps the values its elements hold (valid, possibly stale)
+    /// instead of writing `value` over them: for buffers whose readers read only what was
+    /// written since (report slots up to each row's counter).
+    pub fn set_len_within(&mut self, len: usize, value: T) {
+        match self {
+            HostVec::Fixed(m, n) if len <= m.len() => *n = len,
+            _ => self.resize(len, value),
+        }
+    }
+
     /// Append `items`.
     pub fn extend_from_slice(&mut self, items: &[T]) {
         match self {
@@ -367,6 +378,10 @@ mod tests {
         v.clear();
         v.resize(2, 0);
         assert_eq!(v.as_slice(), &[0, 0]);
+        // Within the block the old values stay.
+        v.set_len_within(4, 0);
+        assert_eq!(v.as_slice(), &[0, 0, 9, 9]);
+        v.set_len_within(2, 0);
         // Past the block: moved to a Vec, nothing lost.
         v.extend_from_slice(&[5, 6, 7]);
         assert!(!v.is_fixed());
