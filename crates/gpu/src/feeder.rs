@@ -161,7 +161,7 @@ pub fn write_entries<'b>(batches: impl IntoIterator<Item = &'b Batch>, meta: &mu
         groups[first..first + k].copy_from_slice(b.groups());
         first += k;
         base += b.bytes().len() as u32;
-        debug_assert!(base as usize % ALIGN == 0);
+        debug_assert!((base as usize).is_multiple_of(ALIGN));
     }
     12 * first
 }

@@ -183,7 +183,7 @@ impl<T: Copy + Default + Send + Sync + 'static> HostVec<T> {
                 *n = len;
             }
             HostVec::Fixed(..) => {
-                self.to_heap();
+                self.move_to_heap();
                 self.resize(len, value);
             }
         }
@@ -209,13 +209,13 @@ impl<T: Copy + Default + Send + Sync + 'static> HostVec<T> {
                 *n += items.len();
             }
             HostVec::Fixed(..) => {
-                self.to_heap();
+                self.move_to_heap();
                 self.extend_from_slice(items);
             }
         }
     }
 
-    fn to_heap(&mut self) {
+    fn move_to_heap(&mut self) {
         let v = self.as_slice().to_vec();
         *self = HostVec::Heap(v);
     }
