@@ -397,8 +397,9 @@ impl GpuMatcher {
         }
         let stats = Arc::new(DispatchStats::default());
         let pctx = ctx.clone();
-        let alloc: Box<PinnedAlloc> =
-            Box::new(move |bytes, packets, slots| pinned_staging(&pctx, bytes, packets, slots));
+        let alloc: Box<PinnedAlloc> = Box::new(move |bytes, packets, slots| {
+            guarded("CUDA", || pinned_staging(&pctx, bytes, packets, slots))
+        });
         let pool = StagingPool::new(
             cfg.staging_buffers,
             cfg.staging_packets(),
