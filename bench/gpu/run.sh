@@ -91,8 +91,8 @@ timeout 120 "$OSPREY" bench gpu --rules "$RULES" --pcap "$PCAP" "${PCAP_BENCH[@]
 python3 - "$OUT" <<'PY' || log "kernels.md failed"
 import json, os, sys
 out = sys.argv[1]
-lines = ["| payloads | kernel | bits | state order | shared rows | shared KiB | batch | kernel Gbit/s | e2e Gbit/s | device e2e Gbit/s | matches/payload | overflowed |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+lines = ["| payloads | kernel | bits | state order | shared rows | shared KiB | batch | kernel Gbit/s | e2e Gbit/s | device e2e Gbit/s | matches/payload | overflowed | dispatcher host us/batch | host bytes/batch |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for name, label in (("bench-gpu.json", "synthetic 1514 B"), ("bench-gpu-pcap.json", "capture")):
     try:
         pts = json.load(open(os.path.join(out, name)))["points"]
@@ -108,7 +108,8 @@ for name, label in (("bench-gpu.json", "synthetic 1514 B"), ("bench-gpu-pcap.jso
         f = lambda v: "-" if v is None else f"{v:.1f}"
         lines.append(f"| {label} | {p['layout']} | {p['width']} | {p.get('order', 'bfs')} | {p.get('shared_rows', 0)} | "
                      f"{p.get('shared_bytes', 0) / 1024:.0f} | {p['batch']} | {f(p['kernel_gbps'])} | "
-                     f"{f(p['e2e_gbps'])} | {f(p['device_e2e_gbps'])} | {p['matches_per_packet']:.1f} | {p['overflowed']} |")
+                     f"{f(p['e2e_gbps'])} | {f(p['device_e2e_gbps'])} | {p['matches_per_packet']:.1f} | {p['overflowed']} | "
+                     f"{f(p.get('dispatch_host_s', 0) * 1e6)} | {p.get('dispatch_host_copy_bytes', '-')} |")
 open(os.path.join(out, "kernels.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
@@ -190,8 +191,8 @@ import json, sys
 out, work = sys.argv[1:]
 rows = [json.loads(l) for l in open(f"{out}/e2e.jsonl")]
 base = {r["workers"]: r for r in rows if r["gpu"] == "off"}
-lines = ["| workers | --gpu | wall s | vs off | packet s | alerts | = off | GPU cycles | CPU-only decisions | GPU lost ms | gave up | setup ms | device batches | merged requests | overlap packets | result waits | wait ms | KB in | KB out |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+lines = ["| workers | --gpu | wall s | vs off | packet s | alerts | = off | GPU cycles | CPU-only decisions | GPU lost ms | gave up | setup ms | device batches | merged requests | overlap packets | result waits | wait ms | KB in | KB out | dispatcher host ms | host KB | unstaged |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
     b = base.get(r["workers"])
     same = json.load(open(f"{work}/e2e-{r['workers']}-{r['gpu']}/alerts.json")) == \
@@ -204,7 +205,9 @@ for r in rows:
                  f"{g.get('cost_lost_us', 0) // 1000} | {g.get('cost_gave_up', 0)} | {g.get('setup_ms', '-')} | "
                  f"{g.get('dispatch_device_batches', 0)} | {g.get('dispatch_merged_requests', 0)} | "
                  f"{g.get('overlap_packets', 0)} | {g.get('result_waits', 0)} | {g.get('result_wait_us', 0) // 1000} | "
-                 f"{g.get('dispatch_bytes_h2d', 0) // 1000} | {g.get('dispatch_bytes_d2h', 0) // 1000} |")
+                 f"{g.get('dispatch_bytes_h2d', 0) // 1000} | {g.get('dispatch_bytes_d2h', 0) // 1000} | "
+                 f"{g.get('dispatch_host_ns', 0) // 1000000} | {g.get('dispatch_host_copy_bytes', 0) // 1000} | "
+                 f"{g.get('dispatch_unstaged_requests', 0)} |")
 open(f"{out}/e2e.md", "w").write("\n".join(lines) + "\n")
 json.dump(rows, open(f"{out}/e2e.json", "w"), indent=1)
 print("\n".join(lines))

@@ -66,6 +66,23 @@ fn compare(name: &str, pcap: &Path, rules: &Path, extra: &[&str]) -> (usize, (u6
             gpu_counter(&log, "dispatch_device_batches") <= reqs,
             "{name}, {threads}"
         );
+        // Every worker wrote its payloads into a staged buffer of the dispatcher's pool:
+        // the dispatcher copied no payload, only 12 bytes of entries and 4 of counters
+        // per payload.
+        assert_eq!(
+            gpu_counter(&log, "dispatch_unstaged_requests"),
+            0,
+            "{name}, {threads}"
+        );
+        assert!(
+            reqs == 0 || gpu_counter(&log, "dispatch_staging_buffers") > 0,
+            "{name}, {threads}"
+        );
+        assert_eq!(
+            gpu_counter(&log, "dispatch_host_copy_bytes"),
+            16 * gpu_counter(&log, "dispatch_packets"),
+            "{name}, {threads}"
+        );
         if threads != "1" {
             merged.0 += gpu_counter(&log, "dispatch_merged_requests");
             merged.1 += gpu_counter(&log, "dispatch_device_batches");

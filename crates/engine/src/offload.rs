@@ -165,9 +165,12 @@ struct GpuCounters {
 
 impl GpuPrefilter {
     fn new(shared: Arc<Ready>) -> GpuPrefilter {
+        let worker = shared.offload.worker();
         GpuPrefilter {
-            worker: shared.offload.worker(),
-            batch: Some(shared.new_batch()),
+            // A staged buffer of the dispatcher's pool: payloads are written straight into
+            // the memory the device copies from.
+            batch: Some(worker.new_batch()),
+            worker,
             pending: Vec::new(),
             inflight: VecDeque::new(),
             spare: Vec::new(),
@@ -267,7 +270,7 @@ impl GpuPrefilter {
         let scan = self.worker.submit(batch);
         self.inflight
             .push_back((scan, std::mem::take(&mut self.pending)));
-        self.batch = Some(self.spare.pop().unwrap_or_else(|| self.shared.new_batch()));
+        self.batch = Some(self.spare.pop().unwrap_or_else(|| self.worker.new_batch()));
     }
 
     /// Leaves the submitted batches to the dispatcher without waiting: their results are

@@ -40,15 +40,6 @@ use crate::offload::GpuSettings;
 pub(crate) struct Ready {
     pub(crate) plan: OffloadPlan,
     pub(crate) offload: Offload,
-    pub(crate) settings: GpuSettings,
-}
-
-impl Ready {
-    /// An empty batch buffer of the configured size.
-    pub(crate) fn new_batch(&self) -> gpu::Batch {
-        let s = self.settings.device;
-        gpu::Batch::new(s.max_packets, s.max_bytes)
-    }
 }
 
 /// Offload shared by the workers: the detector it was built for, and the offload once
@@ -272,11 +263,7 @@ impl GpuOffload {
         )
         .map_err(|e| e.to_string())?
         .ok_or("no offload backend")?;
-        Ok(Ready {
-            plan,
-            offload,
-            settings,
-        })
+        Ok(Ready { plan, offload })
     }
 
     /// The offload, once the set-up is done (and did not fail).

@@ -9,18 +9,68 @@
 
 use std::fmt;
 
+use crate::reports::ReportBuffer;
+use crate::staging::{Home, HostVec, StagedMem};
+
 /// Bytes per vector load; every payload starts at a multiple of this.
 pub const ALIGN: usize = 16;
 
 /// A batch of payloads in device layout.
-#[derive(Clone, Debug)]
+///
+/// A batch made by [`Batch::new`] holds its bytes in ordinary, growable memory. A *staged*
+/// batch ([`crate::AcOffload::new_batch`]) holds them in a fixed buffer of the
+/// dispatcher's pool (page-locked on a GPU) and carries its own report rows: the worker
+/// writes its payloads straight into the memory the device copies from, and the device's
+/// results come back into the rows the worker reads. Dropped, a staged batch's memory goes
+/// back to the pool's free list.
+#[derive(Debug)]
 pub struct Batch {
-    bytes: Vec<u8>,
+    bytes: HostVec<u8>,
     offsets: Vec<u32>,
     lens: Vec<u32>,
     groups: Vec<u32>,
     max_packets: usize,
     max_bytes: usize,
+    /// The report rows that travel with this buffer (staged batches; the dispatcher
+    /// writes the device's results into them).
+    rows: Option<ReportBuffer>,
+    /// The pool a staged batch's memory returns to.
+    home: Option<Home>,
+}
+
+impl Clone for Batch {
+    /// A copy in ordinary memory (not staged, without rows).
+    fn clone(&self) -> Batch {
+        Batch {
+            bytes: self.bytes.clone(),
+            offsets: self.offsets.clone(),
+            lens: self.lens.clone(),
+            groups: self.groups.clone(),
+            max_packets: self.max_packets,
+            max_bytes: self.max_bytes,
+            rows: None,
+            home: None,
+        }
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        let Some(pool) = self.home.take().and_then(|h| h.upgrade()) else {
+            return;
+        };
+        let bytes = std::mem::replace(&mut self.bytes, HostVec::Heap(Vec::new()));
+        match (bytes, self.rows.take().and_then(ReportBuffer::into_fixed)) {
+            (HostVec::Fixed(bytes, _), Some((counts, reports))) => pool.give_back(StagedMem {
+                bytes,
+                counts,
+                reports,
+            }),
+            // Parted from its rows (or grown out of its block): the memory is freed and
+            // the pool may allocate another in its place.
+            _ => pool.lost(),
+        }
+    }
 }
 
 /// [`Batch::push`] refused a payload: the batch is full (send it, then push again) or the
@@ -56,13 +106,56 @@ impl Batch {
         let max_bytes = padded(max_bytes.min(u32::MAX as usize - ALIGN)).min(u32::MAX as usize);
         let max_packets = max_packets.min(u32::MAX as usize);
         Batch {
-            bytes: Vec::new(),
+            bytes: HostVec::Heap(Vec::new()),
             offsets: Vec::new(),
             lens: Vec::new(),
             groups: Vec::new(),
             max_packets,
             max_bytes,
+            rows: None,
+            home: None,
         }
+    }
+
+    /// An empty staged batch over `mem` (from `home`'s pool): up to `max_packets`
+    /// payloads, the block's bytes, rows of `cap` slots.
+    pub(crate) fn staged(mem: StagedMem, max_packets: usize, cap: u32, home: Home) -> Batch {
+        let max_bytes = mem.bytes.len() / ALIGN * ALIGN;
+        let max_packets = max_packets
+            .min(mem.counts.len())
+            .min(mem.reports.len() / cap.max(1) as usize);
+        Batch {
+            bytes: HostVec::Fixed(mem.bytes, 0),
+            offsets: Vec::with_capacity(max_packets),
+            lens: Vec::with_capacity(max_packets),
+            groups: Vec::with_capacity(max_packets),
+            max_packets,
+            max_bytes,
+            rows: Some(ReportBuffer::fixed(cap, mem.counts, mem.reports)),
+            home: Some(home),
+        }
+    }
+
+    /// True when the batch's bytes lie in a staged buffer of the dispatcher's pool (the
+    /// dispatcher copies them to the device with one DMA, no host copy; page-locked on a
+    /// GPU: [`Batch::is_pinned`]).
+    pub fn is_staged(&self) -> bool {
+        self.bytes.is_fixed()
+    }
+
+    /// True when the batch's bytes lie in page-locked memory.
+    pub fn is_pinned(&self) -> bool {
+        self.bytes.is_pinned()
+    }
+
+    /// Take the report rows that travel with this buffer (the dispatcher fills them).
+    pub fn take_rows(&mut self) -> Option<ReportBuffer> {
+        self.rows.take()
+    }
+
+    /// Give the buffer its report rows (back from the dispatcher, for the next use).
+    pub fn set_rows(&mut self, rows: ReportBuffer) {
+        self.rows = Some(rows);
     }
 
     /// Append `payload` for signature group `group`; returns its packet index.
@@ -84,15 +177,18 @@ impl Batch {
         Ok(index)
     }
 
-    /// Append every payload of `other` (its bytes, already padded, and its entries with
-    /// offsets shifted), whatever this batch's capacity: the merge of several workers'
-    /// batches ([`crate::feeder`]), sized by the caller.
-    pub(crate) fn extend_from(&mut self, other: &Batch) {
-        let base = self.bytes.len() as u32;
-        self.bytes.extend_from_slice(&other.bytes);
-        self.offsets.extend(other.offsets.iter().map(|&o| o + base));
-        self.lens.extend_from_slice(&other.lens);
-        self.groups.extend_from_slice(&other.groups);
+    /// Make this batch the merged image of `runs` (payload bytes, each padded) with the
+    /// device entries `meta` (three runs of offsets, lengths, groups): the CPU executor's
+    /// stand-in for the device buffers a merged batch is copied into.
+    pub(crate) fn set_image<'r>(&mut self, runs: impl IntoIterator<Item = &'r [u8]>, meta: &[u32]) {
+        let n = meta.len() / 3;
+        self.clear();
+        for r in runs {
+            self.bytes.extend_from_slice(r);
+        }
+        self.offsets.extend_from_slice(&meta[..n]);
+        self.lens.extend_from_slice(&meta[n..2 * n]);
+        self.groups.extend_from_slice(&meta[2 * n..3 * n]);
     }
 
     /// Forget every packet, keeping the allocations.
@@ -116,7 +212,7 @@ impl Batch {
     /// The payload of packet `index`.
     pub fn payload(&self, index: usize) -> &[u8] {
         let at = self.offsets[index] as usize;
-        &self.bytes[at..at + self.lens[index] as usize]
+        &self.bytes.as_slice()[at..at + self.lens[index] as usize]
     }
 
     /// The signature group of packet `index`.
@@ -126,7 +222,7 @@ impl Batch {
 
     /// All payload bytes (a multiple of [`ALIGN`] long).
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+        self.bytes.as_slice()
     }
 
     /// Offset of each payload in [`Batch::bytes`] (multiples of [`ALIGN`]).

@@ -14,10 +14,12 @@
 //!   is checked against.
 //! - [`merge_ac`]: report rows → confirmed matches (case check, overflowed packets
 //!   rescanned on the CPU).
-//! - [`GpuMatcher`] / [`Dispatcher`]: page-locked staging, double buffering, two streams,
-//!   one dispatcher thread per GPU that merges the batches of several workers into one
-//!   device batch ([`feeder`]) and sleeps while the device works; workers submit and go on
-//!   ([`AcOffload::submit`], [`PendingScan`]).
+//! - [`GpuMatcher`] / [`Dispatcher`]: double buffering, two streams, one dispatcher thread
+//!   per GPU that merges the batches of several workers into one device batch ([`feeder`])
+//!   and sleeps while the device works; workers write their payloads straight into staged
+//!   (page-locked) buffers of the dispatcher's pool ([`staging`], [`AcOffload::new_batch`]),
+//!   submit and go on ([`AcOffload::submit`], [`PendingScan`]); the results come back into
+//!   each worker's own rows, which the worker merges.
 //! - [`balance`]: size threshold and the α/β/γ workload queue.
 //! - [`cost`]: measured per-packet costs of CPU and GPU cycles ("CPU only" when the GPU
 //!   does not pay).
@@ -48,6 +50,7 @@ pub mod feeder;
 pub mod nvrtc;
 mod offload;
 mod reports;
+pub mod staging;
 mod tables;
 
 pub use batch::{Batch, PushError, ALIGN};
@@ -61,6 +64,7 @@ pub use offload::{
     device_nodes_present, AcOffload, Backend, GpuMode, Offload, OffloadError, PendingScan,
 };
 pub use reports::{merge_ac, AcMatch, MergeStats, RawReport, ReportBuffer};
+pub use staging::StagingPool;
 pub use tables::{
     hot_first, AcTables, DfaInfo, DfaSet, GroupInfo, HotFirst, HotWindows, TableError, Width,
 };

@@ -306,6 +306,15 @@ impl AcOffload {
         self.complete(pending, out)
     }
 
+    /// An empty staged batch from the dispatcher's pool: the worker writes its payloads
+    /// straight into the memory the device copies from (page-locked on a GPU), so the
+    /// dispatcher copies no payload; its results come back into the batch's own rows.
+    /// Dropped, it goes back to the pool's free list. Past the pool's bound an ordinary
+    /// batch (`osprey.gpu.dispatch_staging_exhausted`).
+    pub fn new_batch(&self) -> Batch {
+        self.handle.new_batch()
+    }
+
     /// Hand `batch` to the dispatcher and return at once: the dispatcher may merge it with
     /// other workers' batches into one device batch.
     pub fn submit(&mut self, batch: Batch) -> PendingScan {
@@ -322,10 +331,14 @@ impl AcOffload {
         pending: PendingScan,
         out: &mut Vec<AcMatch>,
     ) -> Result<(Batch, MergeStats), OffloadError> {
-        let (batch, rows) = pending.wait().map_err(OffloadError)?;
+        let (mut batch, rows) = pending.wait().map_err(OffloadError)?;
         let t = std::time::Instant::now();
+        // The worker's own rows: the split of a device batch's results is each worker
+        // reading its part, here, not the dispatcher.
         let mut stats = merge_ac(&self.tables, &batch, &rows, out);
         stats.merge_ns = Some(t.elapsed().as_nanos().min(u64::MAX as u128) as u64);
+        // The rows travel with the buffer to its next use.
+        batch.set_rows(rows);
         Ok((batch, stats))
     }
 
@@ -441,7 +454,12 @@ mod tests {
             .iter_mut()
             .enumerate()
             .map(|(k, w)| {
-                let mut b = Batch::new(8, 1024);
+                // Written straight into a staged buffer of the dispatcher's pool.
+                let mut b = w.new_batch();
+                assert!(
+                    b.is_staged() && !b.is_pinned(),
+                    "ordinary memory in cpu-sim"
+                );
                 b.push(0, format!("worker {k}: an attack").as_bytes())
                     .unwrap();
                 b.push(0, b"nothing").unwrap();
@@ -454,8 +472,12 @@ mod tests {
         assert!(t.elapsed() < latency / 3, "is_done does not block");
         for (k, (w, p)) in workers.iter_mut().zip(pending.drain(..)).enumerate() {
             let mut out = Vec::new();
-            let (b, _) = w.complete(p, &mut out).unwrap();
+            let (mut b, _) = w.complete(p, &mut out).unwrap();
             assert_eq!(b.len(), 2, "worker {k} gets its own batch back");
+            assert!(b.is_staged());
+            let rows = b.take_rows().expect("its rows travel with it");
+            assert!(rows.packets() == 2 && rows.row(0).len() == 1);
+            b.set_rows(rows);
             let got: Vec<_> = out.iter().map(|m| (m.packet, m.pattern, m.end)).collect();
             assert_eq!(got, vec![(0, 7, 19)], "worker {k}");
         }
@@ -471,6 +493,22 @@ mod tests {
         assert_eq!(c["osprey.gpu.dispatch_bytes_h2d"], 3 * (32 + 16 + 2 * 12));
         // Counters back for every payload, and one slot per row (the fullest row's).
         assert_eq!(c["osprey.gpu.dispatch_bytes_d2h"], 6 * 4 + 6 * 8);
+        // No payload copied on the host: 12 bytes of entries and 4 of counters each.
+        assert_eq!(c["osprey.gpu.dispatch_host_copy_bytes"], 6 * 16);
+        assert!(c["osprey.gpu.dispatch_host_ns"] > 0);
+        assert_eq!(c["osprey.gpu.dispatch_unstaged_requests"], 0);
+        assert_eq!(c["osprey.gpu.dispatch_staging_buffers"], 3);
+        // The buffers went back to the pool's free list (dropped above) and are reused.
+        let again = workers[0].new_batch();
+        assert!(again.is_staged());
+        assert_eq!(off.dispatcher.staging().free_buffers(), 2);
+        drop(again);
+        let c: std::collections::HashMap<_, _> =
+            off.dispatch_stats().counters().into_iter().collect();
+        assert_eq!(
+            c["osprey.gpu.dispatch_staging_buffers"], 3,
+            "no new allocation"
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@
 
 use crate::batch::Batch;
 use crate::cpu;
+use crate::staging::{HostMem, HostVec};
 use crate::tables::AcTables;
 
 /// One report slot: a group-local pattern index and the offset just past the match (a
@@ -25,11 +26,15 @@ pub struct RawReport {
 }
 
 /// The report rows of one batch: `counts[p]` and `reports[p * cap .. p * cap + min(counts[p], cap)]`.
+///
+/// The counters and slots lie in growable memory ([`ReportBuffer::new`]) or in a staged
+/// buffer's fixed block (the rows of a batch from the dispatcher's pool, which the device
+/// copies its results into).
 #[derive(Clone, Debug)]
 pub struct ReportBuffer {
     cap: u32,
-    counts: Vec<u32>,
-    reports: Vec<RawReport>,
+    counts: HostVec<u32>,
+    reports: HostVec<RawReport>,
     kernel_ns: Option<u64>,
     scan_order: bool,
 }
@@ -39,11 +44,40 @@ impl ReportBuffer {
     pub fn new(cap: u32) -> ReportBuffer {
         ReportBuffer {
             cap: cap.max(1),
-            counts: Vec::new(),
-            reports: Vec::new(),
+            counts: HostVec::Heap(Vec::new()),
+            reports: HostVec::Heap(Vec::new()),
             kernel_ns: None,
             scan_order: false,
         }
+    }
+
+    /// Rows of `cap` slots over fixed blocks (a staged buffer's).
+    pub(crate) fn fixed(
+        cap: u32,
+        counts: HostMem<u32>,
+        reports: HostMem<RawReport>,
+    ) -> ReportBuffer {
+        ReportBuffer {
+            cap: cap.max(1),
+            counts: HostVec::Fixed(counts, 0),
+            reports: HostVec::Fixed(reports, 0),
+            kernel_ns: None,
+            scan_order: false,
+        }
+    }
+
+    /// The fixed blocks back (`None` when the rows are in growable memory).
+    pub(crate) fn into_fixed(self) -> Option<(HostMem<u32>, HostMem<RawReport>)> {
+        match (self.counts, self.reports) {
+            (HostVec::Fixed(c, _), HostVec::Fixed(r, _)) => Some((c, r)),
+            _ => None,
+        }
+    }
+
+    /// True when the counters and slots lie in page-locked memory (the device copies
+    /// into them directly).
+    pub fn is_pinned(&self) -> bool {
+        self.counts.is_pinned() && self.reports.is_pinned()
     }
 
     /// True when each row's slots were filled in scan order (one thread walked the
@@ -84,6 +118,17 @@ impl ReportBuffer {
             .resize(packets * self.cap as usize, RawReport::default());
     }
 
+    /// Size the buffer for `packets` rows whose counters are all about to be written (the
+    /// device's, handed out by the dispatcher): nothing is zeroed, and the slots of a
+    /// fixed block keep their old values (only the slots up to each row's counter are
+    /// read, and those are written by the copy back).
+    pub fn size_for(&mut self, packets: usize) {
+        self.kernel_ns = None;
+        self.counts.set_len_within(packets, 0);
+        self.reports
+            .set_len_within(packets * self.cap as usize, RawReport::default());
+    }
+
     /// Number of rows.
     pub fn packets(&self) -> usize {
         self.counts.len()
@@ -91,28 +136,28 @@ impl ReportBuffer {
 
     /// The raw counter of packet `p` (above `cap` means overflow).
     pub fn count(&self, p: usize) -> u32 {
-        self.counts[p]
+        self.counts.as_slice()[p]
     }
 
     /// True when packet `p` had more matches than its row holds.
     pub fn overflowed(&self, p: usize) -> bool {
-        self.counts[p] > self.cap
+        self.counts.as_slice()[p] > self.cap
     }
 
     /// The filled slots of packet `p`, in the order the executor wrote them.
     pub fn row(&self, p: usize) -> &[RawReport] {
         let at = p * self.cap as usize;
-        &self.reports[at..at + self.counts[p].min(self.cap) as usize]
+        &self.reports.as_slice()[at..at + self.counts.as_slice()[p].min(self.cap) as usize]
     }
 
     /// Counters and slots for an executor to fill (after [`ReportBuffer::reset`]).
     pub fn raw_mut(&mut self) -> (&mut [u32], &mut [RawReport]) {
-        (&mut self.counts, &mut self.reports)
+        (self.counts.as_mut_slice(), self.reports.as_mut_slice())
     }
 
     /// Counters and slots as the device copies them back.
     pub fn raw(&self) -> (&[u32], &[RawReport]) {
-        (&self.counts, &self.reports)
+        (self.counts.as_slice(), self.reports.as_slice())
     }
 }
 

@@ -156,16 +156,39 @@ fn gpu_reports_equal_the_cpu_executor() {
                 let cfg = GpuConfig {
                     layout,
                     report_cap: cap,
+                    // Staged buffers large enough for the corpus batch.
+                    buffer_packets: 8192,
                     ..GpuConfig::default()
                 };
                 let m = GpuMatcher::with_cache(tables, cfg, Some(&cache)).unwrap();
                 let d = Dispatcher::spawn(m).unwrap();
                 let h = d.handle();
                 // Submit every batch before reading any reply: both streams are busy.
-                let pending: Vec<_> = all.iter().map(|b| h.submit(b.clone())).collect();
-                for (b, rx) in all.iter().zip(pending) {
+                // Every other batch is written into a staged (page-locked) buffer of the
+                // dispatcher's pool, whose bytes go by DMA and whose rows the device's
+                // slots are copied into; the others are ordinary (staged by the driver).
+                let pending: Vec<_> = all
+                    .iter()
+                    .enumerate()
+                    .map(|(k, b)| {
+                        if k % 2 == 1 {
+                            return h.submit(b.clone());
+                        }
+                        let mut s = h.new_batch();
+                        for p in 0..b.len() {
+                            s.push(b.group(p), b.payload(p)).unwrap();
+                        }
+                        assert!(s.is_pinned(), "a page-locked staged buffer");
+                        h.submit(s)
+                    })
+                    .collect();
+                for (k, (b, rx)) in all.iter().zip(pending).enumerate() {
                     let (back, rows) = rx.recv().unwrap().unwrap();
                     assert_eq!(back.bytes(), b.bytes());
+                    assert_eq!(
+                        (back.is_pinned(), rows.is_pinned()),
+                        (k % 2 == 0, k % 2 == 0)
+                    );
                     // CUDA events timed the kernel alone (bench gpu's kernel-only figure).
                     assert!(rows.kernel_ns().is_some_and(|ns| ns > 0), "kernel time");
                     let mut want_rows = ReportBuffer::new(cap);
@@ -194,6 +217,10 @@ fn gpu_reports_equal_the_cpu_executor() {
                 let get =
                     |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
                 assert_eq!(get(&st.requests), all.len() as u64);
+                assert_eq!(get(&st.unstaged_requests), all.len() as u64 / 2);
+                // Only the entries and counters were written on the host.
+                let packets: u64 = all.iter().map(|b| b.len() as u64).sum();
+                assert_eq!(get(&st.host_copy_bytes), 16 * packets);
                 eprintln!(
                     "{width:?} {order} {layout:?} cap {cap}: {} requests in {} device batches, {} B back",
                     get(&st.requests),

@@ -10,8 +10,9 @@ use std::time::Instant;
 use super::{DeviceInfo, GpuConfig, GpuDfaMatcher, GpuMatcher};
 use crate::batch::{Batch, ALIGN};
 use crate::cpu::DfaJob;
-use crate::feeder::{used_slots, AcReply, DispatchStats, Group, Queue, Request};
+use crate::feeder::{AcReply, DispatchStats, Group, Queue, Request};
 use crate::reports::ReportBuffer;
+use crate::staging::StagingPool;
 use crate::tables::{AcTables, DfaSet};
 
 /// What the dispatcher sends back for regex-DFA jobs: the batch and jobs, per job its
@@ -30,15 +31,24 @@ pub struct Dispatcher {
     thread: Option<JoinHandle<()>>,
     info: Option<DeviceInfo>,
     stats: Arc<DispatchStats>,
+    pool: Arc<StagingPool>,
 }
 
 /// Handle a worker keeps to submit batches.
 #[derive(Clone)]
 pub struct DispatchHandle {
     tx: Sender<Request>,
+    pool: Arc<StagingPool>,
 }
 
 impl DispatchHandle {
+    /// An empty staged batch from the dispatcher's pool ([`StagingPool::take`]): the
+    /// worker writes its payloads into the memory the device copies from, and the results
+    /// come back into the batch's own rows.
+    pub fn new_batch(&self) -> Batch {
+        self.pool.take()
+    }
+
     /// Send `batch` to the GPU; the receiver yields the batch back with its report rows.
     pub fn submit(&self, batch: Batch) -> Receiver<AcReply> {
         let (tx, rx) = mpsc::channel();
@@ -89,6 +99,7 @@ impl Dispatcher {
     ) -> Result<Dispatcher, String> {
         let info = matcher.info.clone();
         let stats = matcher.stats.clone();
+        let pool = matcher.staging_pool();
         let (tx, rx) = mpsc::channel::<Request>();
         let thread = std::thread::Builder::new()
             .name(format!("gpu-dispatch-{}", info.ordinal))
@@ -99,6 +110,7 @@ impl Dispatcher {
             thread: Some(thread),
             info: Some(info),
             stats,
+            pool,
         })
     }
 
@@ -116,6 +128,14 @@ impl Dispatcher {
     ) -> Result<Dispatcher, String> {
         let (tx, rx) = mpsc::channel::<Request>();
         let stats = Arc::new(DispatchStats::default());
+        let pool = StagingPool::new(
+            cfg.staging_buffers,
+            cfg.staging_packets(),
+            cfg.staging_bytes(),
+            cfg.report_cap,
+            None,
+            stats.clone(),
+        );
         let st = stats.clone();
         let thread = std::thread::Builder::new()
             .name("gpu-dispatch-cpu-sim".into())
@@ -126,6 +146,7 @@ impl Dispatcher {
             thread: Some(thread),
             info: None,
             stats,
+            pool,
         })
     }
 
@@ -146,25 +167,39 @@ impl Dispatcher {
             Ok(Some(t.elapsed().as_nanos().min(u64::MAX as u128) as u64))
         };
         let has_dfas = dfas.is_some();
+        // The device's buffers, simulated: the merged batch and its rows.
         let mut rows = ReportBuffer::new(cap);
+        let mut image = Batch::new(cfg.max_packets.max(1), max_bytes);
+        let mut meta = Vec::new();
         while let Some(req) = queue.next() {
             match req {
                 Request::Ac(batch, reply) => {
-                    let mut group = Group::of(batch, reply);
-                    queue.merge_waiting(&mut group, cfg.max_packets.max(1), max_bytes);
+                    // Host work as on a GPU: the merge and the entries ...
+                    let host = Instant::now();
+                    let mut group = Group::of(batch, reply, cap);
+                    queue.merge_waiting(&mut group, cfg.max_packets.max(1), max_bytes, cap);
                     stats.launched(&group);
-                    let merged = group.merged();
+                    let n = group.packets();
+                    stats.host(host, 12 * n);
+                    // ... the device copies in (the entries are written again here, into
+                    // the simulated device buffer), the kernel ...
+                    group.image(&mut image, &mut meta);
                     let t = Instant::now();
-                    crate::cpu::run_ac(tables, &merged, cfg.layout, &mut rows);
+                    crate::cpu::run_ac(tables, &image, cfg.layout, &mut rows);
                     let ns = t.elapsed().as_nanos().min(u64::MAX as u128) as u64;
                     if !cfg.sim_latency.is_zero() {
                         let waited = Instant::now();
                         std::thread::sleep(cfg.sim_latency);
                         stats.waited(waited);
                     }
-                    let (counts, _) = rows.raw();
-                    stats.copied_back(used_slots(counts, cap).1);
-                    group.split(cap, (Some(ns), rows.scan_order()), counts, |p| rows.row(p));
+                    // ... the counters handed out on the host, the used slots copied
+                    // into each worker's rows (the device's copies back), the replies.
+                    let host = Instant::now();
+                    let copied = group.set_counts(rows.raw().0);
+                    let back = 4 * n + group.copy_rows_from(&rows);
+                    stats.copied_back(back);
+                    group.deliver((Some(ns), rows.scan_order()));
+                    stats.host(host, copied);
                 }
                 Request::Dfa(batch, jobs, reply) => {
                     let r = if has_dfas {
@@ -203,9 +238,12 @@ impl Dispatcher {
             };
             match req {
                 Some(Request::Ac(batch, reply)) => {
-                    let mut group = Group::of(batch, reply);
+                    let host = Instant::now();
+                    let cap = m.cfg.report_cap.max(1);
+                    let mut group = Group::of(batch, reply, cap);
                     let max_bytes = m.staging_bytes();
-                    queue.merge_waiting(&mut group, m.cfg.max_packets.max(1), max_bytes);
+                    queue.merge_waiting(&mut group, m.cfg.max_packets.max(1), max_bytes, cap);
+                    m.stats.host(host, 0);
                     m.submit(group);
                 }
                 Some(Request::Dfa(batch, jobs, reply)) => {
@@ -236,12 +274,18 @@ impl Dispatcher {
     pub fn handle(&self) -> DispatchHandle {
         DispatchHandle {
             tx: self.tx.clone().expect("sender lives until drop"),
+            pool: self.pool.clone(),
         }
     }
 
     /// The device (`None` for the CPU executor).
     pub fn info(&self) -> Option<&DeviceInfo> {
         self.info.as_ref()
+    }
+
+    /// The pool of staged buffers the workers fill ([`DispatchHandle::new_batch`]).
+    pub fn staging(&self) -> &Arc<StagingPool> {
+        &self.pool
     }
 
     /// What the dispatcher merged, moved and waited for.

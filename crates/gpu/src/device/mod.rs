@@ -25,9 +25,10 @@ use crate::batch::{Batch, ALIGN};
 use crate::cache::{compiled_ptx, DiskCache};
 use crate::cpu::{AcLayout, DfaJob};
 pub use crate::feeder::AcReply;
-use crate::feeder::{used_slots, DispatchStats, Group};
+use crate::feeder::{DispatchStats, Group};
 use crate::nvrtc::{self, guarded, KERNELS};
 use crate::reports::RawReport;
+use crate::staging::{HostMem, PinnedAlloc, StagedMem, StagingPool};
 use crate::tables::{AcTables, DfaSet, HotWindows, Width};
 
 /// Why no GPU is used.
@@ -128,6 +129,26 @@ pub struct GpuConfig {
     /// device" after the executor ran it, a simulated transfer and kernel round trip
     /// (testing that workers go on while their batch is away). Zero by default.
     pub sim_latency: Duration,
+    /// Staged buffers the workers fill (page-locked on a GPU) at most, all workers
+    /// together ([`crate::staging::StagingPool`]); past it a worker gets ordinary buffers.
+    pub staging_buffers: usize,
+    /// Payloads a staged buffer holds (at most `max_packets`); its bytes are in the same
+    /// proportion as `max_bytes` to `max_packets`. A worker's buffer holds its RX batch's
+    /// payloads (up to 128 frames); a full one is submitted and another taken.
+    pub buffer_packets: usize,
+}
+
+impl GpuConfig {
+    /// Payloads a staged buffer holds.
+    pub fn staging_packets(&self) -> usize {
+        self.buffer_packets.clamp(1, self.max_packets.max(1))
+    }
+
+    /// Padded bytes a staged buffer holds.
+    pub fn staging_bytes(&self) -> usize {
+        let per = self.max_bytes.div_ceil(self.max_packets.max(1)).max(ALIGN);
+        (self.staging_packets() * per).next_multiple_of(ALIGN)
+    }
 }
 
 impl Default for GpuConfig {
@@ -140,18 +161,20 @@ impl Default for GpuConfig {
             max_bytes: 8192 * 1536,
             threads_per_block: 256,
             sim_latency: Duration::ZERO,
+            staging_buffers: 64,
+            buffer_packets: 1024,
         }
     }
 }
 
-/// One staging slot: pinned host buffers, device buffers and a stream. Two slots give
-/// double buffering: one batch is copied in while the other's kernel runs.
+/// One device-batch slot: the pinned entries and counters, device buffers and a stream.
+/// Two slots give double buffering: one batch is copied in while the other's kernel runs.
+/// The payload bytes and report slots have no host buffer here: they move by DMA between
+/// the workers' staged buffers and `d_bytes`/`d_reports`.
 struct Slot {
     stream: Arc<CudaStream>,
-    h_bytes: PinnedHostSlice<u8>,
     h_meta: PinnedHostSlice<u32>,
     h_counts: PinnedHostSlice<u32>,
-    h_reports: PinnedHostSlice<u32>,
     d_bytes: CudaSlice<u8>,
     d_meta: CudaSlice<u32>,
     d_counts: CudaSlice<u32>,
@@ -189,6 +212,42 @@ pub struct GpuMatcher {
     hot_bytes: u32,
     /// Streaming multiprocessors (a hot-row launch puts one block on each).
     sms: u32,
+    /// The workers' staged buffers (page-locked in this context).
+    pool: Arc<StagingPool>,
+}
+
+/// Page-locked memory of one staged buffer in `ctx` (cached, not write-combined: the
+/// workers read their payloads back for the merge), zeroed.
+fn pinned_staging(
+    ctx: &Arc<CudaContext>,
+    bytes: usize,
+    packets: usize,
+    slots: usize,
+) -> Result<StagedMem, String> {
+    fn block<T, U>(ctx: &Arc<CudaContext>, len: usize, per: usize) -> Result<HostMem<U>, String>
+    where
+        T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Send + Sync + 'static,
+        U: Copy + Default + Send + Sync + 'static,
+    {
+        // SAFETY: a page-locked allocation of `len * per` elements of `T`; zeroed below
+        // before any read.
+        let mut mem = unsafe { ctx.alloc_pinned_with_flags::<T>((len * per).max(1), 0) }
+            .map_err(gpu_err("pinned staging"))?;
+        let ptr = mem.as_mut_ptr().map_err(gpu_err("pinned staging"))?;
+        // SAFETY: `ptr` is valid for `len * per` elements of `T` (just allocated, unused).
+        unsafe { std::ptr::write_bytes(ptr, 0, (len * per).max(1)) };
+        let ptr = std::ptr::NonNull::new(ptr.cast::<U>()).ok_or("pinned staging: null")?;
+        // SAFETY: the block holds `len` elements of `U` (`per` elements of `T` each, `U`
+        // no more aligned than `T`), all zero, which is valid for u8, u32 and RawReport;
+        // `mem` keeps it alive and is reached only through the `HostMem`.
+        Ok(unsafe { HostMem::pinned(ptr, len, Box::new(mem)) })
+    }
+    const { assert!(std::mem::size_of::<RawReport>() == 8 && std::mem::align_of::<RawReport>() == 4) };
+    Ok(StagedMem {
+        bytes: block::<u8, u8>(ctx, bytes, 1)?,
+        counts: block::<u32, u32>(ctx, packets, 1)?,
+        reports: block::<u32, RawReport>(ctx, slots, 2)?,
+    })
 }
 
 /// An event that records time (cudarc's default disables timing).
@@ -314,20 +373,17 @@ impl GpuMatcher {
         for _ in 0..2 {
             let stream = ctx.new_stream().map_err(gpu_err("stream"))?;
             // SAFETY: page-locked allocations; every element is written before it is read
-            // (the staging copies fill the used prefix, the device writes the results).
+            // (the entries are written for the used prefix, the device writes the
+            // counters). The counters are read by the host: cached, not write-combined.
             let pinned = unsafe {
                 (
-                    ctx.alloc_pinned::<u8>(bytes),
                     ctx.alloc_pinned::<u32>(3 * n),
-                    ctx.alloc_pinned::<u32>(n),
-                    ctx.alloc_pinned::<u32>(rows),
+                    ctx.alloc_pinned_with_flags::<u32>(n, 0),
                 )
             };
             slots.push(Slot {
-                h_bytes: pinned.0.map_err(gpu_err("pinned"))?,
-                h_meta: pinned.1.map_err(gpu_err("pinned"))?,
-                h_counts: pinned.2.map_err(gpu_err("pinned"))?,
-                h_reports: pinned.3.map_err(gpu_err("pinned"))?,
+                h_meta: pinned.0.map_err(gpu_err("pinned"))?,
+                h_counts: pinned.1.map_err(gpu_err("pinned"))?,
                 d_bytes: stream.alloc_zeros::<u8>(bytes).map_err(gpu_err("alloc"))?,
                 d_meta: stream.alloc_zeros::<u32>(3 * n).map_err(gpu_err("alloc"))?,
                 d_counts: stream.alloc_zeros::<u32>(n).map_err(gpu_err("alloc"))?,
@@ -339,10 +395,24 @@ impl GpuMatcher {
                 pending: None,
             });
         }
+        let stats = Arc::new(DispatchStats::default());
+        let pctx = ctx.clone();
+        let alloc: Box<PinnedAlloc> = Box::new(move |bytes, packets, slots| {
+            guarded("CUDA", || pinned_staging(&pctx, bytes, packets, slots))
+        });
+        let pool = StagingPool::new(
+            cfg.staging_buffers,
+            cfg.staging_packets(),
+            cfg.staging_bytes(),
+            cfg.report_cap,
+            Some(alloc),
+            stats.clone(),
+        );
         Ok(GpuMatcher {
             cfg,
             info,
-            stats: Arc::new(DispatchStats::default()),
+            stats,
+            pool,
             kernel,
             tables: dt,
             slots,
@@ -356,6 +426,11 @@ impl GpuMatcher {
     /// The device.
     pub fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    /// The pool of staged buffers (page-locked in this device's context) the workers fill.
+    pub(crate) fn staging_pool(&self) -> Arc<StagingPool> {
+        self.pool.clone()
     }
 
     /// Stage the merged requests `group` in the next slot and launch them; the slot's
@@ -373,9 +448,11 @@ impl GpuMatcher {
             group.fail(&why);
             return;
         }
+        let host = Instant::now();
         match self.launch(i, &group) {
             Ok(()) => {
                 self.stats.launched(&group);
+                self.stats.host(host, 12 * group.packets());
                 self.slots[i].pending = Some(group);
             }
             Err(e) => group.fail(&e),
@@ -390,6 +467,13 @@ impl GpuMatcher {
     fn launch(&mut self, i: usize, group: &Group) -> Result<(), String> {
         let n = group.packets();
         let nb = group.bytes();
+        debug_assert_eq!(
+            group
+                .parts
+                .last()
+                .map_or(0, |p| p.base + p.batch.bytes().len()),
+            nb
+        );
         let cap = self.cfg.report_cap.max(1);
         let t = &self.tables;
         let slot = &mut self.slots[i];
@@ -397,17 +481,29 @@ impl GpuMatcher {
         if n == 0 {
             return Ok(());
         }
-        // Gather the workers' batches into page-locked memory (waits for the slot's
-        // previous copies: finished).
+        if nb > slot.d_bytes.len() {
+            return Err("batch larger than the device buffer".into());
+        }
+        // The entries on the host (the slot's previous copies are finished); each
+        // worker's payload bytes by one DMA from its staged buffer (page-locked: an
+        // asynchronous copy, the buffer untouched until `finish` synchronised the stream;
+        // an ordinary buffer is staged by the driver before the call returns).
         {
-            let hb = slot.h_bytes.as_mut_slice().map_err(gpu_err("pinned"))?;
             let hm = slot.h_meta.as_mut_slice().map_err(gpu_err("pinned"))?;
-            group.gather(&mut hb[..nb], &mut hm[..3 * n]);
+            group.entries(&mut hm[..3 * n]);
         }
         let s = slot.stream.clone();
-        let hb = slot.h_bytes.as_mut_slice().map_err(gpu_err("pinned"))?;
-        s.memcpy_htod(&hb[..nb], &mut slot.d_bytes.slice_mut(..nb))
+        for part in &group.parts {
+            let b = part.batch.bytes();
+            if b.is_empty() {
+                continue;
+            }
+            s.memcpy_htod(
+                b,
+                &mut slot.d_bytes.slice_mut(part.base..part.base + b.len()),
+            )
             .map_err(gpu_err("copy in"))?;
+        }
         let hm = slot.h_meta.as_mut_slice().map_err(gpu_err("pinned"))?;
         s.memcpy_htod(&hm[..3 * n], &mut slot.d_meta.slice_mut(..3 * n))
             .map_err(gpu_err("copy in"))?;
@@ -484,97 +580,100 @@ impl GpuMatcher {
         Ok(())
     }
 
-    /// Copy back the first `used` slots of each of the `n` rows of slot `i`'s report
-    /// buffer (rows of `cap` slots on the device) into its pinned buffer, densely (rows of
-    /// `used` slots): one pitched copy, or one plain copy when every slot is used.
-    fn copy_used_slots(&mut self, i: usize, n: usize, used: usize) -> Result<(), String> {
+    /// Copy the first `used` slots of rows `first..first + rows.packets()` of slot `i`'s
+    /// device report buffer (rows of `cap` slots) straight into `rows` (a worker's, rows
+    /// of `cap` slots too): one pitched copy.
+    fn copy_rows(
+        &self,
+        i: usize,
+        first: usize,
+        used: usize,
+        rows: &mut crate::reports::ReportBuffer,
+    ) -> Result<(), String> {
         let cap = self.cfg.report_cap.max(1) as usize;
-        let slot = &mut self.slots[i];
-        let s = slot.stream.clone();
-        if used == cap {
-            let hr = slot.h_reports.as_mut_slice().map_err(gpu_err("pinned"))?;
-            return s
-                .memcpy_dtoh(&slot.d_reports.slice(..2 * n * cap), &mut hr[..2 * n * cap])
-                .map_err(gpu_err("copy out"));
-        }
-        let slot_bytes = 2 * std::mem::size_of::<u32>();
-        if slot.h_reports.len() < 2 * n * used || slot.d_reports.len() < 2 * n * cap {
+        let slot = &self.slots[i];
+        let s = &slot.stream;
+        let k = rows.packets();
+        let slot_bytes = std::mem::size_of::<RawReport>();
+        let (_, dst) = rows.raw_mut();
+        if rows_cap_mismatch(dst.len(), k, cap) || slot.d_reports.len() < 2 * (first + k) * cap {
             return Err("report buffers smaller than the batch".into());
         }
-        let dst = slot.h_reports.as_mut_ptr().map_err(gpu_err("pinned"))?;
-        let (src, _record) = slot.d_reports.device_ptr(&s);
+        let (src, _record) = slot.d_reports.device_ptr(s);
         // SAFETY: a plain-old-data descriptor; every field the copy reads is set below
         // (the array fields stay null: neither side is an array).
         let mut copy: cudarc::driver::sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
         copy.srcMemoryType = cudarc::driver::sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        copy.srcDevice = src;
+        copy.srcDevice = src + (first * cap * slot_bytes) as u64;
         copy.srcPitch = cap * slot_bytes;
         copy.dstMemoryType = cudarc::driver::sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-        copy.dstHost = dst.cast();
-        copy.dstPitch = used * slot_bytes;
-        copy.WidthInBytes = used * slot_bytes;
-        copy.Height = n;
-        // SAFETY: the source rows lie inside the device report buffer (n rows of `cap`
-        // slots, checked above), the destination inside the pinned buffer (n x `used`
-        // slots, checked above); the copy is ordered on the slot's stream, which `finish`
-        // synchronises before the buffer is read, and nothing else uses the buffer then.
+        copy.dstHost = dst.as_mut_ptr().cast();
+        copy.dstPitch = cap * slot_bytes;
+        copy.WidthInBytes = used.min(cap) * slot_bytes;
+        copy.Height = k;
+        // SAFETY: the source rows lie inside the device report buffer (rows `first..first
+        // + k` of `cap` slots, checked above), the destination inside the worker's rows
+        // (k rows of `cap` slots, checked above); the copy is ordered on the slot's stream,
+        // which `finish` synchronises before the rows are handed back, and nothing else
+        // touches them meanwhile (the part is held by the slot's pending group).
         unsafe { cudarc::driver::sys::cuMemcpy2DAsync_v2(&copy, s.cu_stream()) }
             .result()
             .map_err(gpu_err("copy out"))
     }
 
-    /// Wait (blocking, not spinning) for slot `i`'s batch and send its replies.
+    /// Wait (blocking, not spinning) for slot `i`'s batch, copy each worker's used report
+    /// slots into its own rows and send the replies.
     fn finish(&mut self, i: usize) {
-        let cap = self.cfg.report_cap.max(1);
-        let Some(group) = self.slots[i].pending.take() else {
+        let Some(mut group) = self.slots[i].pending.take() else {
             return;
         };
-        let result: Result<Finished, String> = (|| {
+        let result: Result<Option<u64>, String> = (|| {
             let n = group.packets();
             let waited = Instant::now();
             self.slots[i]
                 .stream
                 .synchronize()
                 .map_err(gpu_err("sync"))?;
-            let counts = self.slots[i]
-                .h_counts
-                .as_slice()
-                .map_err(gpu_err("pinned"))?[..n]
-                .to_vec();
-            let (used, back) = used_slots(&counts, cap);
-            if used > 0 {
-                self.copy_used_slots(i, n, used)?;
+            self.stats.waited(waited);
+            let host = Instant::now();
+            let copied = {
+                let counts = &self.slots[i]
+                    .h_counts
+                    .as_slice()
+                    .map_err(gpu_err("pinned"))?[..n];
+                group.set_counts(counts)
+            };
+            let mut back = 4 * n;
+            let mut any = false;
+            for (part, &used) in group.parts.iter_mut().zip(&group.used) {
+                if used > 0 {
+                    self.copy_rows(i, part.first, used, &mut part.rows)?;
+                    back += used * part.rows.packets() * std::mem::size_of::<RawReport>();
+                    any = true;
+                }
+            }
+            self.stats.host(host, copied);
+            if any {
+                let waited = Instant::now();
                 self.slots[i]
                     .stream
                     .synchronize()
                     .map_err(gpu_err("sync"))?;
+                self.stats.waited(waited);
             }
-            self.stats.waited(waited);
             self.stats.copied_back(back);
             let slot = &self.slots[i];
-            let kernel_ns = if slot.timed {
+            Ok(if slot.timed {
                 elapsed_ns(&slot.ev_start, &slot.ev_end)
             } else {
                 None
-            };
-            let hr = slot.h_reports.as_slice().map_err(gpu_err("pinned"))?;
-            // Dense rows of `used` slots; only the claimed ones were written.
-            let dense: Vec<RawReport> = hr[..2 * n * used]
-                .chunks_exact(2)
-                .map(|w| RawReport {
-                    pattern: w[0],
-                    end: w[1],
-                })
-                .collect();
-            Ok((counts, dense, used, kernel_ns))
+            })
         })();
         match result {
-            Ok((counts, dense, used, kernel_ns)) => {
-                let in_order = self.cfg.layout.scan_order();
-                group.split(cap, (kernel_ns, in_order), &counts, |p| {
-                    let k = (counts[p] as usize).min(used);
-                    &dense[p * used..p * used + k]
-                })
+            Ok(kernel_ns) => {
+                let host = Instant::now();
+                group.deliver((kernel_ns, self.cfg.layout.scan_order()));
+                self.stats.host(host, 0);
             }
             Err(e) => group.fail(&e),
         }
@@ -588,9 +687,10 @@ impl GpuMatcher {
     }
 }
 
-/// A finished device batch: its counters, the used report slots (dense rows of `.2`
-/// slots) and the kernel's time.
-type Finished = (Vec<u32>, Vec<RawReport>, usize, Option<u64>);
+/// True when `len` report slots cannot hold `k` rows of `cap` slots.
+fn rows_cap_mismatch(len: usize, k: usize, cap: usize) -> bool {
+    len < k * cap
+}
 
 /// Regex DFAs on one GPU (Kargus §4.5): one thread per (packet, DFA) job, synchronous on
 /// its own stream.
