@@ -430,7 +430,7 @@ fn feed_contiguous(appflow: &mut AppFlow, ctx: &mut AppCtx, data: &StreamData<'_
     };
     for piece in data.pieces() {
         match piece {
-            Piece::Data { bytes, .. } if bytes.is_empty() => {}
+            Piece::Data { bytes: [], .. } => {}
             Piece::Data { bytes, .. } => match first.take() {
                 None if joined.is_empty() => first = Some(bytes),
                 held => {
