@@ -166,8 +166,10 @@ impl Buffer {
     /// matches two different headers). Checked against Suricata 7.0.10 for these
     /// buffers (`cli/tests/keywords_request_header.rs`) and for `krb5.cname`/`krb5.sname`
     /// (`sname; content:"krbtgt"; sname; isdataat:6;` matches `krbtgt/DT.TEST`: found by
-    /// the differential harness's `krb5` family); the other multi-buffers still gather
-    /// every use of their keyword in one list.
+    /// the differential harness's `krb5` family) and `tls.certs` (`tls.certs;
+    /// isdataat:351; tls.certs; content:"0|82 01|[";` matches a chain whose longer
+    /// certificate is not the one that starts so: difftest case dt-1956495344-2641); the
+    /// other multi-buffers still gather every use of their keyword in one list.
     pub fn list_per_keyword(self) -> bool {
         matches!(
             self,
@@ -176,6 +178,7 @@ impl Buffer {
                 | Buffer::Http2HeaderName
                 | Buffer::Krb5Cname
                 | Buffer::Krb5Sname
+                | Buffer::TlsCerts
         )
     }
 

@@ -215,6 +215,17 @@ fn snort_modifiers_and_sticky_buffers_map_to_one_model() {
         .map(|b| (b.matches.len(), b.transforms.len()))
         .collect();
     assert_eq!(lists, [(1, 0), (1, 0), (1, 1)]);
+    // `tls.certs` too (Suricata 7.0.10: difftest case dt-1956495344-2641, each list
+    // may match another certificate of the chain).
+    let x = ok(&r(
+        r#"flow:to_client; tls.certs; isdataat:351; tls.certs; content:"0|82 01|[0|82|"; offset:0; depth:6;"#,
+    ));
+    let lists: Vec<_> = x
+        .buffers
+        .iter()
+        .map(|b| (b.buffer, b.matches.len()))
+        .collect();
+    assert_eq!(lists, [(Buffer::TlsCerts, 1), (Buffer::TlsCerts, 1)]);
 }
 
 #[test]

@@ -83,6 +83,20 @@ impl Protocol for TlsState {
     }
 }
 
+/// The ServerHello's random before it is parsed: Suricata 7.0.10 reads the to-client
+/// `tls.random` buffers from a zeroed field once the ClientHello is in, so they hold 32
+/// (4, 28) zero bytes until the ServerHello fills them (`tls.random; bsize:32;` alerts
+/// on the server's first packet; difftest class `tls/server-tls.random`).
+const UNSET_RANDOM: [u8; 32] = [0; 32];
+
+impl TlsState {
+    /// The random the `tls.random` buffers hold for a side whose hello is not parsed:
+    /// zeros on the to-client side once the ClientHello is in, else none.
+    fn unset_random(&self, dir: Direction) -> Option<&'static [u8; 32]> {
+        (dir == Direction::ToClient && self.client_hello_done()).then_some(&UNSET_RANDOM)
+    }
+}
+
 impl Transaction for TlsState {
     fn id(&self) -> u64 {
         0
@@ -167,7 +181,7 @@ impl Transaction for TlsState {
                 }
             }
             RANDOM | RANDOM_TIME | RANDOM_BYTES => {
-                if let Some(r) = self.random(dir) {
+                if let Some(r) = self.random(dir).or_else(|| self.unset_random(dir)) {
                     f(match b.local() {
                         RANDOM => &r[..],
                         RANDOM_TIME => &r[..4],
@@ -206,5 +220,50 @@ impl Transaction for TlsState {
             o.remove("from_proto");
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parser::tests::{client_hello_msg, records, server_hello_msg};
+    use super::super::parser::CT_HANDSHAKE;
+    use super::*;
+
+    fn random_bufs(s: &TlsState, dir: Direction) -> Vec<Vec<u8>> {
+        ["tls.random", "tls.random_time", "tls.random_bytes"]
+            .into_iter()
+            .flat_map(|name| {
+                let mut got = vec![];
+                let id = BufferId::of(AppProto::Tls, name).unwrap();
+                s.buffers(id, dir, &mut |b| got.push(b.to_vec()));
+                got
+            })
+            .collect()
+    }
+
+    #[test]
+    fn to_client_randoms_are_zeros_until_the_server_hello() {
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        // Nothing before the ClientHello, either way.
+        assert!(random_bufs(&s, Direction::ToClient).is_empty());
+        let ch = records(CT_HANDSHAKE, &client_hello_msg("a.example", &[]), 1000);
+        s.parse(&mut ctx, Direction::ToServer, &ch[..ch.len() - 1]);
+        assert!(random_bufs(&s, Direction::ToClient).is_empty());
+        s.parse(&mut ctx, Direction::ToServer, &ch[ch.len() - 1..]);
+        // The ClientHello in: the server's side reads zeros (Suricata 7.0.10), the
+        // client's its own random.
+        assert_eq!(
+            random_bufs(&s, Direction::ToClient),
+            [vec![0; 32], vec![0; 4], vec![0; 28]]
+        );
+        let client = random_bufs(&s, Direction::ToServer);
+        assert_eq!(client.len(), 3);
+        assert_eq!(client[0], s.random(Direction::ToServer).unwrap());
+        let sh = records(CT_HANDSHAKE, &server_hello_msg(0x0303, false), 1000);
+        s.parse(&mut ctx, Direction::ToClient, &sh);
+        let server = s.random(Direction::ToClient).unwrap();
+        assert_eq!(server, &[9; 32]);
+        assert_eq!(random_bufs(&s, Direction::ToClient)[0], server);
     }
 }

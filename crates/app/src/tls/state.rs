@@ -76,8 +76,9 @@ pub struct TlsState {
     ja4: Option<super::cert::ShortText>,
     /// The 32-byte randoms of the ClientHello and of the ServerHello.
     randoms: [Option<[u8; 32]>; 2],
-    /// What the last handshake message of the latest parse call was, as `ssl_state`
-    /// names it.
+    /// What the last handshake message with a state of the latest parse call was, as
+    /// `ssl_state` names it (none when the call had none: a call holding only a
+    /// ChangeCipherSpec or encrypted records clears it).
     last_message: HandshakeState,
     /// The DER certificates of the server's Certificate message, in message order,
     /// one after the other in one buffer (one allocation for the chain).
@@ -435,9 +436,14 @@ impl TlsState {
     }
 
     fn handshake(&mut self, ctx: &mut AppCtx, dir: Direction, t: u8, body: &[u8]) {
-        // A message without a state (Certificate, ServerHelloDone) keeps those of the
-        // messages before it in the call.
-        self.last_message.0 |= HandshakeState::of(t).0;
+        // The last message with a state names the call's state: one without
+        // (Certificate, ServerHelloDone, Finished, an unknown type) keeps the state of the
+        // message before it, a ServerKeyExchange after a ServerHello replaces it
+        // (Suricata 7.0.10, RESULTS "TLS records after ChangeCipherSpec").
+        let st = HandshakeState::of(t);
+        if st.0 != 0 {
+            self.last_message = st;
+        }
         if matches!(t, HS_CLIENT_HELLO | HS_SERVER_HELLO) {
             if let Some(r) = body.get(2..34).and_then(|r| <[u8; 32]>::try_from(r).ok()) {
                 self.randoms[dir.index()] = Some(r);
@@ -760,30 +766,53 @@ mod tests {
     }
 
     #[test]
-    fn ssl_state_keeps_the_flags_of_every_message_of_a_parse_call() {
+    fn ssl_state_is_the_last_message_with_a_state_of_a_parse_call() {
         // ServerHello, then a message that leaves no state (ServerHelloDone) in the same
         // record: `ssl_state:server_hello` still matches (Suricata 7.0.10 alerts on such
         // a flight; difftest case dt-1956495344-6735, RESULTS).
-        let mut flight = server_hello_msg(0x0303, false);
-        flight.extend_from_slice(&[14, 0, 0, 0]);
-        let mut ctx = AppCtx::default();
-        let mut s = TlsState::new();
-        s.parse(
-            &mut ctx,
-            Direction::ToClient,
-            &records(CT_HANDSHAKE, &flight, 300),
+        let sh = server_hello_msg(0x0303, false);
+        let skx = [12, 0, 0, 2, 3, 0];
+        let shd = [14, 0, 0, 0];
+        let state = |msgs: &[&[u8]], split: usize| {
+            let mut ctx = AppCtx::default();
+            let mut s = TlsState::new();
+            s.parse(
+                &mut ctx,
+                Direction::ToClient,
+                &records(CT_HANDSHAKE, &msgs.concat(), split),
+            );
+            s.last_message()
+        };
+        let (sh_state, skx_state) = (
+            HandshakeState(HandshakeState::SERVER_HELLO),
+            HandshakeState(HandshakeState::SERVER_KEYX),
         );
-        assert_eq!(
-            s.last_message(),
-            HandshakeState(HandshakeState::SERVER_HELLO)
-        );
-        // The next call starts over.
-        s.parse(
-            &mut ctx,
-            Direction::ToClient,
-            &records(CT_HANDSHAKE, &[14, 0, 0, 0], 300),
-        );
-        assert_eq!(s.last_message(), HandshakeState::default());
+        for split in [7, 300] {
+            assert_eq!(state(&[&sh, &shd], split), sh_state);
+            // A later message with a state replaces the earlier one, in one record or
+            // several (Suricata: ServerHello, ServerKeyExchange matches server_keyx
+            // only; the other order server_hello only).
+            assert_eq!(state(&[&sh, &skx, &shd], split), skx_state);
+            assert_eq!(state(&[&skx, &sh, &shd], split), sh_state);
+        }
+        // The next call starts over, whatever it holds: a message without a state, a
+        // ChangeCipherSpec, the first bytes of a record.
+        for next in [
+            &records(CT_HANDSHAKE, &shd, 300)[..],
+            &[20, 3, 3, 0, 1, 1],
+            &[23, 3],
+        ] {
+            let mut ctx = AppCtx::default();
+            let mut s = TlsState::new();
+            s.parse(
+                &mut ctx,
+                Direction::ToClient,
+                &records(CT_HANDSHAKE, &sh, 300),
+            );
+            assert_eq!(s.last_message(), sh_state);
+            s.parse(&mut ctx, Direction::ToClient, next);
+            assert_eq!(s.last_message(), HandshakeState::default());
+        }
     }
 
     #[test]

@@ -264,13 +264,7 @@ fn appkw(g: &mut Gen<'_>) -> Spec {
                 s.template = "tls_store-tcp".into();
                 return s;
             }
-            // A to-client rule on `tls.random*` without a content is a listed difference
-            // of the `tls` family (KNOWN_DIFFERENCES.md, `tls/server-tls.random`), not
-            // one of `tls_store`'s: drawn again.
             let mut s = (super::tls::TLS.make)(g);
-            while s.template.starts_with("server-tls.random") && !s.opts.contains("content:") {
-                s = (super::tls::TLS.make)(g);
-            }
             s.intent = intent;
             s.template = format!("tls_store-{form}-{}", s.template);
             let kw = if form == "value" {

@@ -386,10 +386,71 @@ fn feed_stream(appflow: &mut AppFlow, ctx: &mut AppCtx, data: &StreamData<'_>) {
         appflow.parse(ctx, dir, &chunk);
         return;
     }
+    if appflow.app_proto() == app::AppProto::Tls {
+        return feed_contiguous(appflow, ctx, data);
+    }
     for piece in data.pieces() {
         match piece {
             Piece::Data { bytes, .. } => appflow.parse(ctx, dir, bytes),
             Piece::Gap { len, .. } => appflow.gap(ctx, dir, len),
         }
+    }
+}
+
+thread_local! {
+    /// The worker's buffer joining a packet's stream pieces (see [`feed_contiguous`]).
+    static JOINED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Hands the bytes one packet makes available in one direction to the app layer in one
+/// parse call per run of contiguous pieces, as Suricata parses them: TLS's `ssl_state`
+/// is the state of the last handshake message of a call and its handshake-done flag is
+/// set at the end of a call, so a record cut over segments acknowledged together must
+/// be one call (difftest case dt-1956495344-6735). A single piece is handed as it is;
+/// several are joined in a buffer the worker keeps (no allocation per packet once warm).
+fn feed_contiguous(appflow: &mut AppFlow, ctx: &mut AppCtx, data: &StreamData<'_>) {
+    let dir = data.dir;
+    let mut joined = JOINED
+        .try_with(|j| j.try_borrow_mut().map(|mut j| std::mem::take(&mut *j)).ok())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    // The run's first piece, not copied until a second one follows it.
+    let mut first: Option<&[u8]> = None;
+    let flush = |appflow: &mut AppFlow,
+                 ctx: &mut AppCtx,
+                 first: &mut Option<&[u8]>,
+                 joined: &mut Vec<u8>| {
+        if let Some(f) = first.take() {
+            appflow.parse(ctx, dir, f);
+        } else if !joined.is_empty() {
+            appflow.parse(ctx, dir, joined);
+            joined.clear();
+        }
+    };
+    for piece in data.pieces() {
+        match piece {
+            Piece::Data { bytes: [], .. } => {}
+            Piece::Data { bytes, .. } => match first.take() {
+                None if joined.is_empty() => first = Some(bytes),
+                held => {
+                    joined.extend_from_slice(held.unwrap_or_default());
+                    joined.extend_from_slice(bytes);
+                }
+            },
+            Piece::Gap { len, .. } => {
+                flush(appflow, ctx, &mut first, &mut joined);
+                appflow.gap(ctx, dir, len);
+            }
+        }
+    }
+    flush(appflow, ctx, &mut first, &mut joined);
+    // A buffer grown by a burst of large records is not kept.
+    if joined.capacity() <= 1 << 20 {
+        let _ = JOINED.try_with(|j| {
+            if let Ok(mut j) = j.try_borrow_mut() {
+                *j = joined;
+            }
+        });
     }
 }
