@@ -413,6 +413,20 @@ mod tests {
                 ("mqtt.unintroduced_message", Some(2))
             ]
         );
+        // Rules see each event on its transaction, in that transaction's direction
+        // only (Suricata 7.0.10 alerts each once on sv-ether).
+        use crate::Transaction;
+        let seen = |t: &MqttTx, dir| {
+            let mut v = Vec::new();
+            assert!(t.tx_events(dir, &mut |e| v.push(e)));
+            (v, t.started(dir))
+        };
+        let txs: Vec<_> = s.txs.iter().collect();
+        assert_eq!(seen(txs[0], C), (vec!["mqtt.missing_connect"], true));
+        assert_eq!(seen(txs[0], S), (vec![], false));
+        assert_eq!(seen(txs[1], S), (vec![], true));
+        assert_eq!(seen(txs[2], S), (vec!["mqtt.unintroduced_message"], true));
+        assert_eq!(seen(txs[2], C), (vec![], false));
     }
 
     #[test]
