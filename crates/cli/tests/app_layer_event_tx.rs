@@ -71,7 +71,10 @@ fn check(file: &str, want: &[Alert]) {
     }
     let pcap = repo(&format!("crates/cli/tests/data/{file}"));
     let got = osprey(&format!("app-events-tx-{file}"), &pcap);
-    assert_eq!(got, want, "{file}: Osprey against Suricata 7.0.10's saved alerts");
+    assert_eq!(
+        got, want,
+        "{file}: Osprey against Suricata 7.0.10's saved alerts"
+    );
     if common::suricata().is_some() {
         let out = common::tempdir(&format!("app-events-tx-{file}-suricata"));
         let live = alerts(&common::suricata_rules_eve(
@@ -86,10 +89,8 @@ fn check(file: &str, want: &[Alert]) {
 
 #[test]
 fn sv_ether_events_alert_once_per_transaction_and_direction() {
-    let saved = std::fs::read_to_string(repo(
-        "crates/cli/tests/data/app-events-tx.suricata.jsonl",
-    ))
-    .unwrap();
+    let saved = std::fs::read_to_string(repo("crates/cli/tests/data/app-events-tx.suricata.jsonl"))
+        .unwrap();
     let want = alerts(&saved);
     assert_eq!(want.len(), 37);
     // MQTT: one alert each, on the transaction's own direction (sids 101-110).

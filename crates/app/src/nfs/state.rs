@@ -557,7 +557,6 @@ impl NfsState {
     }
 }
 
-
 /// Whether record `m` of an NFS TCP stream is an RPC message of the other direction: a
 /// call to the client (an NFSv4 callback, `nfs_tftp.pcap` packet 307) or a reply to
 /// the server (its answer, packet 310). Suricata 7.0.10 parses neither and raises no
@@ -565,7 +564,8 @@ impl NfsState {
 fn reversed(dir: Direction, m: &[u8]) -> bool {
     matches!(
         (parse_message(m), dir),
-        (Some(Message::Call(_)), Direction::ToClient) | (Some(Message::Reply(_)), Direction::ToServer)
+        (Some(Message::Call(_)), Direction::ToClient)
+            | (Some(Message::Reply(_)), Direction::ToServer)
     )
 }
 #[cfg(test)]

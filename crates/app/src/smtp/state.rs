@@ -275,11 +275,7 @@ impl SmtpState {
         }
         // Suricata reports each client line before the server's welcome.
         if !self.greeted {
-            self.raise(
-                ctx,
-                ev::NO_SERVER_WELCOME_MESSAGE,
-                Some(id),
-            );
+            self.raise(ctx, ev::NO_SERVER_WELCOME_MESSAGE, Some(id));
         }
         if truncated {
             self.raise(ctx, ev::TRUNCATED_LINE, Some(id));
