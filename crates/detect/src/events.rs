@@ -4,10 +4,11 @@
 //!
 //! `app-layer-event` is compiled into a transaction option ([`rules::AppOpt`] named
 //! `app-layer-event`) so that, as in Suricata, the rule is inspected per transaction
-//! and alerts once per transaction and direction; it holds when the flow's event set
-//! ([`app::Protocol::events`]) has the event. Osprey keeps one set per flow (Suricata
-//! one per transaction): once raised, the event holds for the flow's later
-//! transactions too. A name whose protocol Osprey does not parse, or whose parser does
+//! and alerts once per transaction and direction; it holds when the transaction's
+//! events ([`app::Transaction::tx_events`]: DNS, DNP3, Kerberos, SMB, SMTP, NFS, MQTT,
+//! as Suricata 7.0.10 keeps them) or, for the other protocols, the flow's event set
+//! ([`app::Protocol::events`]: once raised, the event holds for the flow's later
+//! transactions too) has the event. A name whose protocol Osprey does not parse, or whose parser does
 //! not raise that event, is refused as unsupported rather than loaded to never match.
 
 use rules::{AppOpt, AppProto as RuleApp, AppValue};

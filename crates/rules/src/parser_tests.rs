@@ -538,3 +538,14 @@ fn replace_kept_ignored_or_refused() {
         2
     );
 }
+
+#[test]
+fn mqtt_type_takes_the_names_of_types_1_to_15() {
+    for v in ["CONNECT", "auth", "Disconnect"] {
+        ok(&r(&format!("mqtt.type:{v};")));
+    }
+    // As Suricata 7.0.10: type 0's name and numbers are refused.
+    for v in ["UNASSIGNED", "unassigned", "0", "15"] {
+        err_kw(&r(&format!("mqtt.type:{v};")), "mqtt.type");
+    }
+}

@@ -103,6 +103,23 @@ impl Transaction for MqttTx {
         self.complete
     }
 
+    /// Its direction is inspected from the start (Suricata 7.0.10 alerts an MQTT
+    /// event on the next packet the transaction's way, sv-ether port 38108), the other
+    /// never.
+    fn started(&self, dir: Direction) -> bool {
+        dir == self.dir
+    }
+
+    /// The events raised on this transaction, seen by rules inspecting its direction
+    /// only: Suricata 7.0.10 alerts each once (sv-ether: `mqtt.missing_connect` on the
+    /// CONNACK's way, `mqtt.unintroduced_message` on the PUBLISH's).
+    fn tx_events(&self, dir: Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+        if dir == self.dir {
+            self.events.each(super::EVENTS, f);
+        }
+        true
+    }
+
     fn fingerprint(&self) -> (u64, u64) {
         (mix(self.packets.len() as u64, u64::from(self.complete)), 0)
     }

@@ -297,8 +297,11 @@ impl MqttState {
         }
         let unassigned = matches!(p.body, Body::Unassigned);
         let qos = p.header.qos();
+        // A PUBLISH of QoS 3 (invalid) waits for an acknowledgement as QoS 1 and 2
+        // do: Suricata 7.0.10 logs it at the end of the flow and inspects it as
+        // incomplete (difftest mqtt, seed 1, cases 176 and 834).
         let waits = match kind {
-            3 => qos == 1 || qos == 2,
+            3 => qos != 0,
             8 | 10 => true,
             _ => false,
         };
@@ -413,6 +416,20 @@ mod tests {
                 ("mqtt.unintroduced_message", Some(2))
             ]
         );
+        // Rules see each event on its transaction, in that transaction's direction
+        // only (Suricata 7.0.10 alerts each once on sv-ether).
+        use crate::Transaction;
+        let seen = |t: &MqttTx, dir| {
+            let mut v = Vec::new();
+            assert!(t.tx_events(dir, &mut |e| v.push(e)));
+            (v, t.started(dir))
+        };
+        let txs: Vec<_> = s.txs.iter().collect();
+        assert_eq!(seen(txs[0], C), (vec!["mqtt.missing_connect"], true));
+        assert_eq!(seen(txs[0], S), (vec![], false));
+        assert_eq!(seen(txs[1], S), (vec![], true));
+        assert_eq!(seen(txs[2], S), (vec!["mqtt.unintroduced_message"], true));
+        assert_eq!(seen(txs[2], C), (vec![], false));
     }
 
     #[test]
@@ -443,7 +460,11 @@ mod tests {
             &mut ctx,
             &[(S, connect), (C, connack), (S, publish), (S, reserved)],
         );
-        assert_eq!(kinds(&s).len(), 3);
+        // The QoS 3 PUBLISH waits for an acknowledgement, as QoS 1 and 2 do.
+        assert_eq!(
+            kinds(&s),
+            [(vec![1, 2], true), (vec![3], false), (vec![0], true)]
+        );
         let got: Vec<_> = ctx.anomalies.drain().map(|a| (a.event, a.tx_id)).collect();
         assert_eq!(
             got,

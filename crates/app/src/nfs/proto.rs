@@ -88,6 +88,18 @@ impl Transaction for NfsTx {
         }
     }
 
+    /// Both sides are inspected from the start (the transaction exists once its call
+    /// was parsed), as Suricata 7.0.10 inspects SMB's and SMTP's.
+    fn started(&self, _dir: Direction) -> bool {
+        true
+    }
+
+    /// The events raised on this transaction (both directions see them).
+    fn tx_events(&self, _dir: Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+        self.events.each(super::EVENTS, f);
+        true
+    }
+
     fn log_ready(&self, at_end: bool) -> bool {
         if at_end {
             return true;

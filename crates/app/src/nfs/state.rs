@@ -81,6 +81,8 @@ pub struct NfsTx {
     handle: Vec<u8>,
     files: Files,
     file: Option<FileId>,
+    /// The events raised on it (indices into [`super::EVENTS`]).
+    pub(crate) events: Events,
 }
 
 impl NfsTx {
@@ -189,8 +191,14 @@ impl NfsState {
         self.error
     }
 
+    /// Raises event `e` in the flow's set and on the newest transaction, which
+    /// `app-layer-event` rules inspect (Suricata 7.0.10 keeps NFS's events per
+    /// transaction).
     fn raise(&mut self, ctx: &mut AppCtx, e: usize) {
         self.events.raise(e);
+        if let Some(t) = self.txs.back_mut() {
+            t.events.raise(e);
+        }
         ctx.anomalies
             .parser(AppProto::Nfs, super::EVENTS[e], Some(self.next_id));
     }
@@ -200,7 +208,9 @@ impl NfsState {
         let d = dir.index();
         let mut records = std::mem::take(&mut self.records[d]);
         let r = records.feed(data, MAX_RECORD, &mut |m| {
-            self.message(ctx, dir, m);
+            if !reversed(dir, m) {
+                self.message(ctx, dir, m);
+            }
         });
         self.records[d] = records;
         if r.is_err() && !self.error {
@@ -247,10 +257,10 @@ impl NfsState {
             Transport::Tcp => Counter::TxNfsTcp,
             Transport::Udp => Counter::TxNfsUdp,
         });
-        if self.txs.len() >= ctx.config.max_tx.max(1) {
+        let full = self.txs.len() >= ctx.config.max_tx.max(1);
+        if full {
             self.txs.pop_front();
             ctx.counters.incr(Counter::TxLimit);
-            self.raise(ctx, super::TOO_MANY_TRANSACTIONS);
         }
         self.txs.push_back(NfsTx {
             id,
@@ -273,7 +283,11 @@ impl NfsState {
             handle: Vec::new(),
             files: Files::default(),
             file: None,
+            events: Events::default(),
         });
+        if full {
+            self.raise(ctx, super::TOO_MANY_TRANSACTIONS);
+        }
         self.txs.back_mut().expect("just pushed")
     }
 
@@ -543,6 +557,17 @@ impl NfsState {
     }
 }
 
+/// Whether record `m` of an NFS TCP stream is an RPC message of the other direction: a
+/// call to the client (an NFSv4 callback, `nfs_tftp.pcap` packet 307) or a reply to
+/// the server (its answer, packet 310). Suricata 7.0.10 parses neither and raises no
+/// event for them.
+fn reversed(dir: Direction, m: &[u8]) -> bool {
+    matches!(
+        (parse_message(m), dir),
+        (Some(Message::Call(_)), Direction::ToClient)
+            | (Some(Message::Reply(_)), Direction::ToServer)
+    )
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -630,9 +655,20 @@ mod tests {
         s.close();
         let f = s.txs().next().unwrap().files().iter().next().unwrap();
         assert_eq!(f.state(), FileState::Truncated);
-        // A record over the limit is a parser error.
+        // A call sent to the client (an NFSv4 callback) is no event over TCP.
+        s.parse(&mut ctx, Direction::ToClient, &stream);
+        assert!(s.events().is_empty());
+        // A record over the limit is a parser error, kept by the newest transaction.
         s.parse(&mut ctx, Direction::ToClient, &[0xff, 0xff, 0xff, 0xff]);
         assert!(s.errored());
         assert_eq!(ctx.counters.get(Counter::ErrorNfsTcp), 1);
+        use crate::Transaction;
+        let tx = s.txs().next().unwrap();
+        for dir in [Direction::ToServer, Direction::ToClient] {
+            let mut v = Vec::new();
+            assert!(tx.tx_events(dir, &mut |e| v.push(e)));
+            assert_eq!(v, ["nfs.malformed_data"]);
+            assert!(tx.started(dir));
+        }
     }
 }

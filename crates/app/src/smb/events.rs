@@ -1,8 +1,9 @@
 //! SMB's application-layer events with Suricata 7's names (`app-layer-event:smb.<name>`;
-//! `anomaly.event` in upper case). [`raise`] records one in the flow's set and queues
-//! the occurrence for the EVE anomaly log.
+//! `anomaly.event` in upper case). [`raise`] records one on its transaction and in the
+//! flow's set, and queues the occurrence for the EVE anomaly log.
 
-use crate::{AppCtx, AppProto, Events};
+use super::state::SmbState;
+use crate::{AppCtx, AppProto};
 
 /// SMB's events, in table order (the indices below).
 pub(crate) static EVENTS: &[&str] = &[
@@ -44,9 +45,21 @@ pub(crate) const WRITE_REQUEST_TOO_LARGE: usize = 9;
 /// Transactions were dropped because the flow held too many.
 pub(crate) const TOO_MANY_TRANSACTIONS: usize = 16;
 
-/// Raises event `i` on transaction `tx`: in the flow's set (for rules) and as one
-/// occurrence (for the EVE anomaly log).
-pub(crate) fn raise(events: &mut Events, ctx: &mut AppCtx, i: usize, tx: Option<u64>) {
-    events.raise(i);
-    ctx.anomalies.parser(AppProto::Smb, EVENTS[i], tx);
+/// Raises event `i` on transaction `tx` (`None`: the event of a message that opened
+/// none, kept by the flow's newest transaction): on that transaction (which
+/// `app-layer-event` rules inspect, as Suricata 7.0.10 keeps SMB's events per
+/// transaction: sv-ether's malformed responses alert on one transaction each way, not
+/// on every later one), in the flow's set and as one occurrence (for the EVE anomaly
+/// log, with the transaction's id).
+pub(crate) fn raise(st: &mut SmbState, ctx: &mut AppCtx, i: usize, tx: Option<u64>) {
+    st.events.raise(i);
+    let on = match tx {
+        Some(id) => st.tx_mut(id),
+        None => st.txs.back_mut(),
+    };
+    let id = on.map(|t| {
+        t.events.raise(i);
+        t.id
+    });
+    ctx.anomalies.parser(AppProto::Smb, EVENTS[i], id.or(tx));
 }

@@ -14,7 +14,7 @@ use crate::{AppCtx, Direction};
 /// An SMB1 message travelling `dir`.
 pub(crate) fn message(st: &mut SmbState, ctx: &mut AppCtx, dir: Direction, m: &[u8]) {
     let Some(h) = smb1::header(m) else {
-        raise(&mut st.events, ctx, ev::MALFORMED_DATA, None);
+        raise(st, ctx, ev::MALFORMED_DATA, None);
         return;
     };
     match (h.response, dir) {
@@ -28,8 +28,8 @@ pub(crate) fn message(st: &mut SmbState, ctx: &mut AppCtx, dir: Direction, m: &[
                 response(st, ctx, &h, m, &b);
             }
         }
-        (true, Direction::ToServer) => raise(&mut st.events, ctx, ev::RESPONSE_TO_SERVER, None),
-        (false, Direction::ToClient) => raise(&mut st.events, ctx, ev::REQUEST_TO_CLIENT, None),
+        (true, Direction::ToServer) => raise(st, ctx, ev::RESPONSE_TO_SERVER, None),
+        (false, Direction::ToClient) => raise(st, ctx, ev::REQUEST_TO_CLIENT, None),
     }
 }
 
@@ -37,8 +37,26 @@ fn key(h: &Header, cmd: u8) -> (u8, u16, u64) {
     (1, u16::from(cmd), u64::from(h.mid) << 32 | u64::from(h.pid))
 }
 
+/// The transaction of the non-DCERPC bytes carried by `command` on pipe `fid` (see
+/// [`TxKind::PipeData`]): the live one of that command and pipe, or a new one.
+fn pipe_data_tx(
+    st: &mut SmbState,
+    ctx: &mut AppCtx,
+    fid: &[u8],
+    command: &'static str,
+    ids: (u64, u32),
+) -> u64 {
+    let found = st.txs.iter().rev().find(|t| {
+        t.command == command && matches!(&t.kind, TxKind::PipeData { fid: f } if f == fid)
+    });
+    match found {
+        Some(t) => t.id,
+        None => st.new_tx(ctx, command, ids, TxKind::PipeData { fid: fid.to_vec() }),
+    }
+}
+
 fn malformed(st: &mut SmbState, ctx: &mut AppCtx) {
-    raise(&mut st.events, ctx, ev::MALFORMED_DATA, None);
+    raise(st, ctx, ev::MALFORMED_DATA, None);
 }
 
 /// The `status` and `status_code` of a response.
@@ -61,7 +79,7 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block<
         smb1::NEGOTIATE => {
             let dialects = smb1::negotiate_request(b);
             if dialects.is_empty() {
-                raise(&mut st.events, ctx, ev::NEGOTIATE_MALFORMED_DIALECTS, None);
+                raise(st, ctx, ev::NEGOTIATE_MALFORMED_DIALECTS, None);
             }
             st.smb1_dialects = dialects.clone();
             TxKind::Negotiate {
@@ -77,7 +95,7 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block<
                 return malformed(st, ctx);
             };
             let auth = super::auth::parse(ss.blob).unwrap_or_else(|_| {
-                raise(&mut st.events, ctx, ev::MALFORMED_NTLMSSP_REQUEST, None);
+                raise(st, ctx, ev::MALFORMED_NTLMSSP_REQUEST, None);
                 None
             });
             TxKind::SessionSetup {
@@ -143,7 +161,11 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block<
             if !st.fid(fid).is_some_and(|f| f.pipe) {
                 st.file_data(ctx, Direction::ToServer, (fid, offset, data), name, (0, 0));
             } else if pipe::not_dcerpc(st, Direction::ToServer, (fid, data)) {
-                malformed(st, ctx);
+                // Suricata 7.0.10 logs such writes as a WRITE_ANDX transaction of
+                // their pipe, which carries the event (`smb.pcap`, port 49193).
+                let id = pipe_data_tx(st, ctx, fid, name, ids);
+                raise(st, ctx, ev::MALFORMED_DATA, Some(id));
+                st.wait(key(h, b.command), Wait::Write(id));
             } else if let Some(id) =
                 pipe::data(st, ctx, Direction::ToServer, (fid, data), name, ids, None)
             {
@@ -211,7 +233,13 @@ fn response(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8], b: &Block
             let bytes = data.unwrap_or(&[]);
             if pipe::not_dcerpc(st, Direction::ToClient, (&fid, bytes)) {
                 if b.command == smb1::READ_ANDX {
-                    malformed(st, ctx);
+                    // The pipe's READ_ANDX transaction carries the event, as
+                    // Suricata 7.0.10 logs it (sv-ether, port 3049).
+                    let id = pipe_data_tx(st, ctx, &fid, name, ids);
+                    if let Some(t) = st.tx_mut(id) {
+                        t.status = Some(status(h));
+                    }
+                    raise(st, ctx, ev::MALFORMED_DATA, Some(id));
                 }
                 return;
             }

@@ -23,7 +23,7 @@ const MAX_COMPOUND: usize = 32;
 pub(crate) fn message(st: &mut SmbState, ctx: &mut AppCtx, dir: Direction, mut m: &[u8]) {
     for _ in 0..MAX_COMPOUND {
         let Some(h) = smb2::header(m) else {
-            raise(&mut st.events, ctx, ev::MALFORMED_DATA, None);
+            raise(st, ctx, ev::MALFORMED_DATA, None);
             return;
         };
         let next = h.next as usize;
@@ -35,8 +35,8 @@ pub(crate) fn message(st: &mut SmbState, ctx: &mut AppCtx, dir: Direction, mut m
         match (h.response, dir) {
             (false, Direction::ToServer) => request(st, ctx, &h, this),
             (true, Direction::ToClient) => response(st, ctx, &h, this),
-            (true, Direction::ToServer) => raise(&mut st.events, ctx, ev::RESPONSE_TO_SERVER, None),
-            (false, Direction::ToClient) => raise(&mut st.events, ctx, ev::REQUEST_TO_CLIENT, None),
+            (true, Direction::ToServer) => raise(st, ctx, ev::RESPONSE_TO_SERVER, None),
+            (false, Direction::ToClient) => raise(st, ctx, ev::REQUEST_TO_CLIENT, None),
         }
         if next < smb2::HDR_LEN || next >= m.len() {
             return;
@@ -50,7 +50,7 @@ fn key(h: &Header) -> (u8, u16, u64) {
 }
 
 fn malformed(st: &mut SmbState, ctx: &mut AppCtx) {
-    raise(&mut st.events, ctx, ev::MALFORMED_DATA, None);
+    raise(st, ctx, ev::MALFORMED_DATA, None);
 }
 
 fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
@@ -62,7 +62,7 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
                 return malformed(st, ctx);
             };
             if dialects.is_empty() {
-                raise(&mut st.events, ctx, ev::NEGOTIATE_MALFORMED_DIALECTS, None);
+                raise(st, ctx, ev::NEGOTIATE_MALFORMED_DIALECTS, None);
             }
             TxKind::Negotiate {
                 smb2: true,
@@ -78,7 +78,7 @@ fn request(st: &mut SmbState, ctx: &mut AppCtx, h: &Header, m: &[u8]) {
         smb2::SESSION_SETUP => {
             let blob = smb2::session_setup_request(m).unwrap_or(&[]);
             let auth = super::auth::parse(blob).unwrap_or_else(|_| {
-                raise(&mut st.events, ctx, ev::MALFORMED_NTLMSSP_REQUEST, None);
+                raise(st, ctx, ev::MALFORMED_NTLMSSP_REQUEST, None);
                 None
             });
             TxKind::SessionSetup {

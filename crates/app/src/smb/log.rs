@@ -36,7 +36,7 @@ pub fn smb_object(tx: &SmbTx) -> Value {
     o.insert("session_id".into(), tx.session_id.into());
     o.insert("tree_id".into(), tx.tree_id.into());
     match &tx.kind {
-        TxKind::Generic => {}
+        TxKind::Generic | TxKind::PipeData { .. } => {}
         TxKind::Negotiate {
             smb2,
             client_dialects,

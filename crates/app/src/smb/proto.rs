@@ -85,8 +85,22 @@ impl Transaction for SmbTx {
         }
     }
 
+    /// Both sides are inspected from the start: Suricata 7.0.10 alerts an SMB
+    /// transaction's event on the next packet of each direction (sv-ether, port 49453:
+    /// a malformed response's event alerts on its own packet to the client and on the
+    /// next one to the server).
+    fn started(&self, _dir: Direction) -> bool {
+        true
+    }
+
     fn is_final(&self) -> bool {
         self.done || self.stale
+    }
+
+    /// The events raised on this transaction (both directions see them).
+    fn tx_events(&self, _dir: Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+        self.events.each(super::EVENTS, f);
+        true
     }
 
     fn log_ready(&self, at_end: bool) -> bool {

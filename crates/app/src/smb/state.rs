@@ -93,7 +93,7 @@ impl SmbState {
                     self.completed[dir.index()] = true;
                 }
                 Item::TooLarge(head) => self.too_large(ctx, dir, &head[4..]),
-                Item::Lost => raise(&mut self.events, ctx, ev::MALFORMED_DATA, None),
+                Item::Lost => raise(self, ctx, ev::MALFORMED_DATA, None),
             }
         }
     }
@@ -136,7 +136,7 @@ impl SmbState {
             Some(b"\xffSMB") => super::handle1::message(self, ctx, dir, m),
             // Encrypted (transform) and compressed SMB3 messages are not readable.
             Some(b"\xfdSMB") | Some(b"\xfcSMB") => {}
-            _ => raise(&mut self.events, ctx, ev::MALFORMED_DATA, None),
+            _ => raise(self, ctx, ev::MALFORMED_DATA, None),
         }
     }
 
@@ -156,7 +156,7 @@ impl SmbState {
             (Some(9), Direction::ToServer) => ev::WRITE_REQUEST_TOO_LARGE,
             _ => ev::MALFORMED_DATA,
         };
-        raise(&mut self.events, ctx, e, None);
+        raise(self, ctx, e, None);
     }
 
     /// The dialect name transactions show now.
@@ -193,17 +193,13 @@ impl SmbState {
             kind,
             done: false,
             stale: false,
+            events: Events::default(),
         });
         while self.txs.len() > ctx.config.max_tx.max(1) {
             if let Some(old) = self.txs.pop_front() {
                 if !old.done && !old.stale {
                     ctx.counters.incr(Counter::TxLimit);
-                    raise(
-                        &mut self.events,
-                        ctx,
-                        ev::TOO_MANY_TRANSACTIONS,
-                        Some(old.id),
-                    );
+                    raise(self, ctx, ev::TOO_MANY_TRANSACTIONS, Some(old.id));
                 }
             }
         }
@@ -334,7 +330,7 @@ impl SmbState {
             }
         }
         if overlap {
-            raise(&mut self.events, ctx, ev::FILE_OVERLAP, Some(id));
+            raise(self, ctx, ev::FILE_OVERLAP, Some(id));
         }
         id
     }

@@ -74,6 +74,36 @@ fn wrong_direction_and_garbage_raise_events() {
     assert_eq!(st.txs().count(), 0);
 }
 
+#[test]
+fn events_stay_with_the_newest_transaction() {
+    use crate::Transaction;
+    let mut ctx = AppCtx::default();
+    ctx.anomalies.set_enabled(true);
+    let mut st = SmbState::default();
+    st.parse(&mut ctx, ToServer, &smb2(7, 1, false, 0, &[0; 24]));
+    st.parse(&mut ctx, ToClient, &smb2(7, 1, true, 0, &[0; 4]));
+    st.parse(&mut ctx, ToServer, &smb2(7, 2, false, 0, &[0; 24]));
+    // A message that does not parse opens no transaction: its event goes to the
+    // newest one (id 1), not to the first nor to the ones after.
+    st.parse(&mut ctx, ToClient, &nbss(b"\xfeSMBshort"));
+    st.parse(&mut ctx, ToServer, &smb2(7, 3, false, 0, &[0; 24]));
+    let events = |t: &crate::smb::tx::SmbTx, dir| {
+        let mut v = Vec::new();
+        assert!(t.tx_events(dir, &mut |e| v.push(e)));
+        v
+    };
+    let txs: Vec<_> = st.txs().collect();
+    assert_eq!(txs.len(), 3);
+    for dir in [ToServer, ToClient] {
+        assert!(events(txs[0], dir).is_empty());
+        assert_eq!(events(txs[1], dir), ["smb.malformed_data"]);
+        assert!(events(txs[2], dir).is_empty());
+        assert!(txs[2].started(dir));
+    }
+    let queued: Vec<_> = ctx.anomalies.drain().map(|a| a.tx_id).collect();
+    assert_eq!(queued, [Some(1)]);
+}
+
 mod arbitrary {
     use super::*;
     use proptest::prelude::*;

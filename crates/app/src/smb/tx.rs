@@ -88,6 +88,14 @@ pub enum TxKind {
         /// The interfaces bound on the pipe then.
         bound: Vec<Interface>,
     },
+    /// The reads, or the writes, of bytes that are not DCERPC on one named pipe
+    /// (SMB1 `READ_ANDX`/`WRITE_ANDX`): one transaction each way per pipe, as
+    /// Suricata 7.0.10 logs them (`smb-psexec-pipes.pcap`: five writes to one pipe are
+    /// one `WRITE_ANDX` transaction, the reads of three pipes three `READ_ANDX` ones).
+    PipeData {
+        /// The pipe's file id.
+        fid: Vec<u8>,
+    },
     /// A set-info on a file (delete on close).
     SetInfo {
         /// The file's name.
@@ -121,6 +129,8 @@ pub struct SmbTx {
     pub done: bool,
     /// Too old to wait for an answer: logged as it is.
     pub stale: bool,
+    /// The events raised on it (indices into [`super::EVENTS`]).
+    pub(crate) events: crate::Events,
 }
 
 impl SmbTx {

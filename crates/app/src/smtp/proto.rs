@@ -90,10 +90,27 @@ impl Transaction for SmtpTx {
         }
     }
 
+    /// The client's side from the start, the server's once a server line was parsed
+    /// for it: Suricata 7.0.10 alerts an SMTP transaction's event on the next packet
+    /// of each direction once so, not once the mail is over (sv-ether, port 49601: a
+    /// boundary too long alerts on packets 1346 and 1347, the mail ends at 1349), and
+    /// a mail opened by a command not yet answered alerts to the client only after the
+    /// answer (sv-ether, port 5555: `EHLO` parsed on packet 10788, its event alerts on
+    /// 10790 to the server, on 10792 to the client).
+    fn started(&self, dir: Direction) -> bool {
+        dir == Direction::ToServer || self.replied
+    }
+
     /// Logged once its message ended (when the server acknowledged it, as Suricata
     /// logs it), not waiting for the reply.
     fn log_ready(&self, at_end: bool) -> bool {
         at_end || self.done
+    }
+
+    /// The events raised on this mail (both directions see them).
+    fn tx_events(&self, _dir: Direction, f: &mut dyn FnMut(&'static str)) -> bool {
+        self.events.each(super::EVENTS, f);
+        true
     }
 
     fn fingerprint(&self) -> (u64, u64) {

@@ -45,6 +45,10 @@ pub struct SmtpTx {
     pub done: bool,
     /// The server answered the end of its message.
     pub answered: bool,
+    /// The events raised on it (indices into [`super::EVENTS`]).
+    pub(crate) events: Events,
+    /// A server line was parsed while it was the newest transaction.
+    pub(crate) replied: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -165,7 +169,7 @@ impl SmtpState {
         };
         f(email, &mut sink);
         for i in raised {
-            raise(&mut self.events, ctx, i, Some(id));
+            self.raise(ctx, i, Some(id));
         }
     }
 
@@ -192,6 +196,15 @@ impl SmtpState {
     /// Whether a message of `dir` completed since the last call.
     pub fn take_completed(&mut self, dir: Direction) -> bool {
         std::mem::take(&mut self.completed[dir.index()])
+    }
+
+    /// Raises event `i` on transaction `tx` (`None`: before the first one, an event
+    /// no rule sees) and in the flow's set.
+    fn raise(&mut self, ctx: &mut AppCtx, i: usize, tx: Option<u64>) {
+        if let Some(t) = tx.and_then(|id| self.txs.iter_mut().rev().find(|t| t.id == id)) {
+            t.events.raise(i);
+        }
+        raise(&mut self.events, ctx, i, tx);
     }
 
     fn current_id(&self) -> Option<u64> {
@@ -223,7 +236,7 @@ impl SmtpState {
         if self.mode == Mode::Data {
             if !self.greeted {
                 let tx = self.current_id();
-                raise(&mut self.events, ctx, ev::NO_SERVER_WELCOME_MESSAGE, tx);
+                self.raise(ctx, ev::NO_SERVER_WELCOME_MESSAGE, tx);
             }
             return self.data_line(ctx, text, truncated);
         }
@@ -262,18 +275,13 @@ impl SmtpState {
         }
         // Suricata reports each client line before the server's welcome.
         if !self.greeted {
-            raise(
-                &mut self.events,
-                ctx,
-                ev::NO_SERVER_WELCOME_MESSAGE,
-                Some(id),
-            );
+            self.raise(ctx, ev::NO_SERVER_WELCOME_MESSAGE, Some(id));
         }
         if truncated {
-            raise(&mut self.events, ctx, ev::TRUNCATED_LINE, Some(id));
+            self.raise(ctx, ev::TRUNCATED_LINE, Some(id));
         }
         if duplicate {
-            raise(&mut self.events, ctx, ev::DUPLICATE_FIELDS, Some(id));
+            self.raise(ctx, ev::DUPLICATE_FIELDS, Some(id));
         }
         self.push_pending(verb, id);
     }
@@ -316,7 +324,7 @@ impl SmtpState {
             self.mode = Mode::Command;
         } else if self.bdat_seen > len {
             let tx = self.current_id();
-            raise(&mut self.events, ctx, ev::BDAT_CHUNK_LEN_EXCEEDED, tx);
+            self.raise(ctx, ev::BDAT_CHUNK_LEN_EXCEEDED, tx);
             self.fail();
         }
     }
@@ -337,14 +345,17 @@ impl SmtpState {
     }
 
     fn server_line(&mut self, ctx: &mut AppCtx, text: &[u8], truncated: bool) {
+        if let Some(t) = self.txs.back_mut() {
+            t.replied = true;
+        }
         let tx = self.current_id();
         if truncated {
-            raise(&mut self.events, ctx, ev::TRUNCATED_LINE, tx);
+            self.raise(ctx, ev::TRUNCATED_LINE, tx);
         }
         // A line that is not a reply, or a code no SMTP extension Suricata knows
         // defines, fails the parser.
         let Some(reply) = parser::reply(text).filter(|r| parser::known_code(r.code)) else {
-            raise(&mut self.events, ctx, ev::INVALID_REPLY, tx);
+            self.raise(ctx, ev::INVALID_REPLY, tx);
             self.fail();
             return;
         };
@@ -358,14 +369,14 @@ impl SmtpState {
             if !self.greeted {
                 self.greeted = true;
                 if reply.code != 220 {
-                    raise(&mut self.events, ctx, ev::INVALID_REPLY, tx);
+                    self.raise(ctx, ev::INVALID_REPLY, tx);
                 }
             }
             return;
         };
         match verb {
             Verb::Data if reply.code != 354 => {
-                raise(&mut self.events, ctx, ev::DATA_COMMAND_REJECTED, tx);
+                self.raise(ctx, ev::DATA_COMMAND_REJECTED, tx);
                 if self.mode == Mode::Data {
                     self.mode = Mode::Command;
                 }
@@ -377,7 +388,7 @@ impl SmtpState {
                 }
             }
             Verb::StartTls if reply.code == 220 => self.mode = Mode::Tls,
-            Verb::StartTls => raise(&mut self.events, ctx, ev::TLS_REJECTED, tx),
+            Verb::StartTls => self.raise(ctx, ev::TLS_REJECTED, tx),
             Verb::DataEnd => {
                 if let Some(t) = self.txs.iter_mut().find(|t| t.id == id) {
                     t.answered = true;
@@ -483,6 +494,40 @@ mod tests {
         assert!(txs[0].done);
         assert_eq!(txs[0].mail_from.as_deref(), Some(&b"<a@b>"[..]));
         assert!(s.pending.is_empty() && !s.errored());
+    }
+
+    #[test]
+    fn events_belong_to_their_mail() {
+        use crate::Transaction;
+        let (s, _) = run(&[
+            (S, b"220 hi\r\n"),
+            (C, b"MAIL FROM:<a@b>\r\nRCPT TO:<c@d>\r\nDATA\r\n"),
+            (S, b"250 ok\r\n250 ok\r\n354 go\r\n"),
+            (C, b"x\r\n.\r\n"),
+            (S, b"250 queued\r\n"),
+            (C, b"MAIL FROM:<a@b>\r\nMAIL FROM:<c@d>\r\n"),
+        ]);
+        let events = |t: &SmtpTx, dir| {
+            let mut v = Vec::new();
+            assert!(t.tx_events(dir, &mut |e| v.push(e)));
+            v
+        };
+        let txs: Vec<_> = s.txs().collect();
+        assert_eq!(txs.len(), 2);
+        // The second mail's duplicate MAIL FROM is its own: the first mail (done)
+        // does not see it, and the second is inspected before it is over.
+        for dir in [C, S] {
+            assert!(events(txs[0], dir).is_empty());
+            assert_eq!(events(txs[1], dir), ["smtp.duplicate_fields"]);
+            assert!(!txs[1].complete(dir));
+        }
+        // The second mail's commands are not answered yet: rules inspecting the
+        // server's side wait for a reply.
+        assert!(txs[1].started(C) && !txs[1].started(S));
+        assert!(txs[0].started(S));
+        let mut flow = Vec::new();
+        s.events().each(super::super::EVENTS, &mut |e| flow.push(e));
+        assert_eq!(flow, ["smtp.duplicate_fields"]);
     }
 
     #[test]

@@ -10,7 +10,11 @@
 //! `mqtt.connack.session_present`, `mqtt.connect.flags` (flags set and negated), or the
 //! sticky buffers `mqtt.connect.clientid`, `.username`, `.password`, `.willtopic`,
 //! `.willmessage`, `mqtt.publish.topic`, `mqtt.publish.message`, `mqtt.subscribe.topic`,
-//! `mqtt.unsubscribe.topic` in the forms of the HTTP buffer family.
+//! `mqtt.unsubscribe.topic` in the forms of the HTTP buffer family. A quarter of the
+//! sessions end with a client message that raises a parser event (a PUBLISH of QoS 3,
+//! a message of type 0), which an `app-layer-event` condition names (the event raised,
+//! or the other one), so that the event's transaction, direction and packet are
+//! compared.
 
 use super::bufcond::{cond, Buf, Cond};
 use super::httpbuf::buf;
@@ -40,6 +44,7 @@ pub const MQTT: Family = Family {
         "mqtt.publish.message",
         "mqtt.subscribe.topic",
         "mqtt.unsubscribe.topic",
+        "app-layer-event",
         "content",
         "nocase",
         "offset",
@@ -124,7 +129,16 @@ struct Session {
     subscribe: Option<Vec<u8>>,
     unsubscribe: Option<Vec<u8>>,
     reasons: Vec<(bool, u8)>,
+    /// The parser event the session's last client message raises, and the other
+    /// event of [`EVENTS`] (not raised).
+    event: Option<(&'static str, &'static str)>,
 }
+
+/// The client messages that raise a parser event: first byte and event name.
+const EVENTS: [(u8, &str); 2] = [
+    (0x36, "mqtt.invalid_qos_level"),
+    (0x00, "mqtt.unassigned_msg_type"),
+];
 
 /// A printable value of 4 to 12 bytes from the needle letters (a topic may have levels).
 fn text(g: &mut Gen<'_>, topic: bool) -> Vec<u8> {
@@ -314,6 +328,22 @@ fn session(g: &mut Gen<'_>) -> (Session, Vec<Msg>) {
         push(true, 0xc0, Vec::new());
         push(false, 0xd0, Vec::new());
     }
+    // A client message raising a parser event: a PUBLISH of QoS 3, a type 0.
+    if g.chance(0.25) {
+        let i = g.size(0, 1);
+        let (first, name) = EVENTS[i];
+        let mut b = Vec::new();
+        if first >> 4 == 3 {
+            lstr(&mut b, &text(g, true));
+            b.extend_from_slice(&id.to_be_bytes());
+            if v5 {
+                b.push(0);
+            }
+            b.extend_from_slice(&g.filler(6));
+        }
+        push(true, first, b);
+        s.event = Some((name, EVENTS[1 - i].1));
+    }
     // DISCONNECT (with a reason code in some MQTT 5 sessions).
     let b = if v5 && g.chance(0.5) {
         let r = g.pick(&[0u8, 4]);
@@ -410,6 +440,16 @@ fn mqtt(g: &mut Gen<'_>) -> Spec {
     for _ in 0..g.size(1, 2) {
         let pick = g.size(0, 8);
         let c = match pick {
+            8 if s.event.is_some() => {
+                let (hit, miss) = s.event.unwrap_or_default();
+                (
+                    "app-layer-event".to_string(),
+                    Cond {
+                        hit: format!("app-layer-event:{hit};"),
+                        miss: format!("app-layer-event:{miss};"),
+                    },
+                )
+            }
             0 => {
                 let m = sent[g.size(0, sent.len() - 1)];
                 let other = absent(&side_kinds);
