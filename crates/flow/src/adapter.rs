@@ -57,6 +57,7 @@ pub fn flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
         vlan: [p.vlan[0], p.vlan[1], 0],
         proto: p.proto,
         family: fam,
+        depth: p.depth,
     })
 }
 
@@ -165,6 +166,7 @@ pub fn quoted_flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
         vlan: [p.vlan[0], p.vlan[1], 0],
         proto: q.proto,
         family: Family::V4,
+        depth: p.depth,
     })
 }
 
@@ -333,5 +335,32 @@ mod tests {
         assert_ne!(icmp_flow(1, 2, 74, false), icmp_flow(2, 1, 74, false));
         assert_ne!(icmp_flow(1, 2, 74, false), icmp_flow(1, 2, 174, false));
         assert_ne!(icmp_flow(1, 2, 141, true), icmp_flow(2, 1, 142, true));
+    }
+
+    /// sv-ether's frames 31335 and 31337: the echo request `1.1.1.1 → 2.2.2.2` inside
+    /// an IPv6 tunnel, then the same bytes outside it. Suricata 7.0.10 keeps two flows
+    /// (its recursion level is in the flow key): an IP-only rule alerts on both.
+    #[test]
+    fn a_tunnelled_packet_and_the_same_packet_outside_are_two_flows() {
+        let icmp = [8u8, 0, 0x0a, 0x3b, 0, 0, 0, 1];
+        let mut v4 = vec![0x45, 0, 0, 28, 0, 1, 0, 0, 64, 1, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2];
+        v4.extend_from_slice(&icmp);
+        let mut v6 = vec![0x60, 0, 0, 0, 0, 28, 4, 64];
+        v6.extend_from_slice(&[0xfd, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
+        v6.extend_from_slice(&[0xfd, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2]);
+        v6.extend_from_slice(&v4);
+        let mut dec = Decoder::new(wire::DecoderConfig::default());
+        let key = |dec: &mut Decoder, frame: &[u8]| {
+            let mut out = Decoded::new();
+            dec.decode(wire::LinkType::RAW, frame, wire::Timestamp(0), 0, &mut out);
+            let p = out.packets().last().copied().unwrap();
+            (p.depth, flow_key(&p, frame).unwrap())
+        };
+        let (d_in, inner) = key(&mut dec, &v6);
+        let (d_out, outer) = key(&mut dec, &v4);
+        assert_eq!((d_in, d_out), (1, 0));
+        assert_eq!((inner.src, inner.dst, inner.proto), (outer.src, outer.dst, outer.proto));
+        assert_ne!(inner.canonical().0, outer.canonical().0);
+        assert_ne!(inner.hash(), outer.hash());
     }
 }

@@ -194,6 +194,11 @@ pub struct Packet {
     pub tunnel: Tunnel,
     /// Index of the enclosing packet in the decode output (itself for the outer one).
     pub parent: u8,
+    /// Tunnel depth, Suricata's recursion level: 0 for the captured frame, one more
+    /// inside each tunnel; a reassembled datagram has its fragments'. Part of the flow
+    /// key (`decoder.recursion-level.use-for-tracking`, on by default): a tunnelled
+    /// conversation and the same addresses outside the tunnel are two flows.
+    pub depth: u8,
     /// Number of events raised on this packet (saturating at 255; the first
     /// [`MAX_EVENTS`] are kept in `events`).
     pub n_events: u8,
