@@ -170,8 +170,9 @@ pub struct Packet {
     pub window: u16,
     /// IP fragment offset in 8-byte units.
     pub frag_off: u16,
-    /// Outer and inner VLAN ids (0 when absent), as Suricata keys flows on them.
-    pub vlan: [u16; 2],
+    /// VLAN ids, outermost first (0 when absent): Suricata 7.0.10 keys flows on three
+    /// (sv-ether's frame 22201, tags `[1, 10, 100]`, is not the flow of `[1, 10]`).
+    pub vlan: [u16; 3],
     /// Capture link type of the frame.
     pub link_type: LinkType,
     /// L4 protocol number (6 TCP, 17 UDP, 1 ICMP, 58 ICMPv6, 132 SCTP...).

@@ -104,7 +104,7 @@ impl Decoder {
         }
         let id = be16(c.buf, off) & 0x0fff;
         let idx = usize::from(c.vlan_idx);
-        if idx < 2 {
+        if idx < 3 {
             c.pkt().vlan[idx] = id;
         }
         c.vlan_idx += 1;
