@@ -263,7 +263,10 @@ const SV_ETHER_PROTO_ALERTS: &[(u64, &str, u64, bool)] = &[
 /// Alerts of an `eve.json` counted by (sid, EVE `proto`).
 fn alerts_by_sid_proto(eve: &str) -> std::collections::BTreeMap<(u64, String), u64> {
     let mut n = std::collections::BTreeMap::new();
-    for line in eve.lines().filter(|l| l.contains("\"event_type\":\"alert\"")) {
+    for line in eve
+        .lines()
+        .filter(|l| l.contains("\"event_type\":\"alert\""))
+    {
         let r: serde_json::Value = serde_json::from_str(line).unwrap();
         let proto = match &r["proto"] {
             serde_json::Value::String(p) => p.clone(),

@@ -359,7 +359,9 @@ mod tests {
     #[test]
     fn a_tunnelled_packet_and_the_same_packet_outside_are_two_flows() {
         let icmp = [8u8, 0, 0x0a, 0x3b, 0, 0, 0, 1];
-        let mut v4 = vec![0x45, 0, 0, 28, 0, 1, 0, 0, 64, 1, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2];
+        let mut v4 = vec![
+            0x45, 0, 0, 28, 0, 1, 0, 0, 64, 1, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+        ];
         v4.extend_from_slice(&icmp);
         let mut v6 = vec![0x60, 0, 0, 0, 0, 28, 4, 64];
         v6.extend_from_slice(&[0xfd, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
@@ -375,7 +377,10 @@ mod tests {
         let (d_in, inner) = key(&mut dec, &v6);
         let (d_out, outer) = key(&mut dec, &v4);
         assert_eq!((d_in, d_out), (1, 0));
-        assert_eq!((inner.src, inner.dst, inner.proto), (outer.src, outer.dst, outer.proto));
+        assert_eq!(
+            (inner.src, inner.dst, inner.proto),
+            (outer.src, outer.dst, outer.proto)
+        );
         assert_ne!(inner.canonical().0, outer.canonical().0);
         assert_ne!(inner.hash(), outer.hash());
     }
@@ -402,7 +407,13 @@ mod tests {
         let mut dec = Decoder::new(wire::DecoderConfig::default());
         let mut key = |f: Vec<u8>| {
             let mut out = Decoded::new();
-            dec.decode(wire::LinkType::ETHERNET, &f, wire::Timestamp(0), 0, &mut out);
+            dec.decode(
+                wire::LinkType::ETHERNET,
+                &f,
+                wire::Timestamp(0),
+                0,
+                &mut out,
+            );
             flow_key(&out.packets()[0], &f).unwrap()
         };
         let (two, three) = (key(frame(&[1, 10])), key(frame(&[1, 10, 100])));
@@ -416,7 +427,9 @@ mod tests {
     #[test]
     fn esp_flows_are_one_per_spi() {
         let esp = |spi: u32, seq: u32| {
-            let mut b = vec![0x45, 0, 0, 28, 0, 1, 0, 0, 64, 50, 0, 0, 190, 0, 0, 1, 190, 0, 0, 2];
+            let mut b = vec![
+                0x45, 0, 0, 28, 0, 1, 0, 0, 64, 50, 0, 0, 190, 0, 0, 1, 190, 0, 0, 2,
+            ];
             b.extend_from_slice(&spi.to_be_bytes());
             b.extend_from_slice(&seq.to_be_bytes());
             b

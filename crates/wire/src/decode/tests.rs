@@ -1256,7 +1256,11 @@ fn vxlan_geneve_teredo() {
     assert_eq!(count(&d, Counter::Ethernet), 1);
     assert_eq!(out.inner()[0].link_off as usize, 14 + 20 + 8 + 8 + 14);
     // ARP inside: neither counted nor decoded; a VLAN tag inside is.
-    let arp = [&[0x08u8, 0, 0, 0, 0, 0, 0x2a, 0][..], &eth(0x0806, &[0; 28])].concat();
+    let arp = [
+        &[0x08u8, 0, 0, 0, 0, 0, 0x2a, 0][..],
+        &eth(0x0806, &[0; 28]),
+    ]
+    .concat();
     let (d, out) = run(
         LinkType::ETHERNET,
         &eth(0x0800, &ipv4(17, &udp(999, 4789, &arp))),
