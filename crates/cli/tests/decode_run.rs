@@ -187,6 +187,166 @@ fn sv_ether_counts() {
     }
 }
 
+/// Every decoder counter of Suricata 7.0.10 on sv-ether.pcap, exactly: VXLAN's inner
+/// Ethernet header is no layer of its own and ARP inside VXLAN is not counted
+/// (`ethernet`, `arp`), a frame nested past 16 layers and an unknown PPP protocol are
+/// invalid (`invalid`). bench/RESULTS.md, "sv-ether's counters and protocol rules".
+#[test]
+fn sv_ether_decoder_counters_are_suricatas() {
+    let (Some(pcap), Some(reference)) = (
+        shared("pcaps/sv-ether.pcap"),
+        shared("pcaps/sv-ether.suricata-stats.json"),
+    ) else {
+        return;
+    };
+    let s = stats_of(&pcap, "sv-ether-decoder");
+    let text = std::fs::read_to_string(reference).unwrap();
+    let want: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut checked = 0;
+    for (name, n) in want["decoder"].as_object().unwrap() {
+        // Osprey keeps no MAC address sets (`decoder.max_mac_addrs_*`, 0 here).
+        if name == "event" || name.starts_with("max_mac_addrs") {
+            continue;
+        }
+        assert_eq!(&s["decoder"][name], n, "decoder.{name}");
+        checked += 1;
+    }
+    assert!(checked >= 35, "{checked}");
+    assert_eq!(s["decoder"]["arp"], 537);
+    assert_eq!(s["decoder"]["ethernet"], 183_597);
+    assert_eq!(s["decoder"]["invalid"], 39);
+}
+
+/// One rule per protocol on sv-ether.pcap (`alert icmp`, `ip`, `tcp`, `udp`,
+/// `ip_proto:44`, `ip_proto:58`, no other condition), alerts counted by rule and EVE
+/// `proto`.
+const SV_ETHER_PROTO_RULES: &str = "\
+alert icmp any any -> any any (msg:\"icmp\"; sid:1;)
+alert ip any any -> any any (msg:\"ip\"; sid:2;)
+alert tcp any any -> any any (msg:\"tcp\"; sid:3;)
+alert udp any any -> any any (msg:\"udp\"; sid:4;)
+alert ip any any -> any any (msg:\"frag\"; ip_proto:44; sid:5;)
+alert ip any any -> any any (msg:\"icmp6\"; ip_proto:58; sid:6;)
+";
+
+/// Suricata 7.0.10's counts with [`SV_ETHER_PROTO_RULES`] (`suricata -r sv-ether.pcap
+/// -S RULES -k none --runmode single`, two runs, 2026-11-28): (sid, EVE proto, count,
+/// exact). Rules of no flow (GRE, IGMP, OSPF, IPv6 fragments ...) alert on every
+/// packet: exact. IP-only rules alert on the first packet of each flow direction, and
+/// where a flow ends on this capture of many captures, whose clock jumps back and
+/// forth, is decided by Suricata's flow manager on the wall clock (its own runs give
+/// TCP 3,166 and 3,165, UDP 6,149 and 6,151): those are checked within 2% (5 for the
+/// small ones).
+const SV_ETHER_PROTO_ALERTS: &[(u64, &str, u64, bool)] = &[
+    (1, "ICMP", 94, false),
+    (1, "IPv6-ICMP", 81, false),
+    (2, "253", 6, true),
+    (2, "DDX", 1, true),
+    (2, "ESP", 4, false),
+    (2, "GRE", 1320, true),
+    (2, "ICMP", 94, false),
+    (2, "IGMP", 254, true),
+    (2, "IP-in-IP", 31, true),
+    (2, "IPv6", 3, true),
+    (2, "IPv6-Frag", 60_652, true),
+    (2, "IPv6-ICMP", 81, false),
+    (2, "OSPF", 31, true),
+    (2, "SCTP", 6, true),
+    (2, "TCP", 3166, false),
+    (2, "UDP", 6149, false),
+    (3, "TCP", 3166, false),
+    (4, "UDP", 6149, false),
+    (5, "IPv6-Frag", 60_652, true),
+    (6, "IPv6-ICMP", 81, false),
+];
+
+/// Alerts of an `eve.json` counted by (sid, EVE `proto`).
+fn alerts_by_sid_proto(eve: &str) -> std::collections::BTreeMap<(u64, String), u64> {
+    let mut n = std::collections::BTreeMap::new();
+    for line in eve
+        .lines()
+        .filter(|l| l.contains("\"event_type\":\"alert\""))
+    {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        let proto = match &r["proto"] {
+            serde_json::Value::String(p) => p.clone(),
+            serde_json::Value::Null => "None".to_string(),
+            other => other.to_string(),
+        };
+        let sid = r["alert"]["signature_id"].as_u64().unwrap();
+        *n.entry((sid, proto)).or_insert(0) += 1;
+    }
+    n
+}
+
+/// Whether `got` is within the band of `want` a flow-level count is held to.
+fn near(got: u64, want: u64) -> bool {
+    got.abs_diff(want) <= (want / 50).max(5)
+}
+
+/// The per-protocol alert counts of [`SV_ETHER_PROTO_RULES`] against Suricata's saved
+/// figures, and against a live Suricata run when it is installed (retried when it
+/// crashes, as it now and then does on this file). Each TCP and UDP rule gives the
+/// same count as the `ip` rule's TCP and UDP alerts: a packet whose transport header
+/// did not decode matches both (sv-ether's frames 10643-10649, 183282).
+#[test]
+fn sv_ether_protocol_rule_alerts() {
+    let Some(pcap) = shared("pcaps/sv-ether.pcap") else {
+        return;
+    };
+    let dir = tempdir("sv-ether-proto");
+    let rules = dir.join("proto.rules");
+    std::fs::write(&rules, SV_ETHER_PROTO_RULES).unwrap();
+    let out = dir.join("osprey");
+    std::fs::create_dir_all(&out).unwrap();
+    let r = osprey(&[
+        "-r",
+        pcap.to_str().unwrap(),
+        "-S",
+        rules.to_str().unwrap(),
+        "-k",
+        "none",
+        "--runmode",
+        "single",
+        "-l",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let got = alerts_by_sid_proto(&std::fs::read_to_string(out.join("eve.json")).unwrap());
+    let count = |sid: u64, proto: &str| got.get(&(sid, proto.to_string())).copied().unwrap_or(0);
+    for &(sid, proto, want, exact) in SV_ETHER_PROTO_ALERTS {
+        let n = count(sid, proto);
+        if exact {
+            assert_eq!(n, want, "sid {sid} {proto}");
+        } else {
+            assert!(near(n, want), "sid {sid} {proto}: {n} vs Suricata's {want}");
+        }
+    }
+    assert_eq!(count(3, "TCP"), count(2, "TCP"));
+    assert_eq!(count(4, "UDP"), count(2, "UDP"));
+    assert_eq!(count(1, "IPv6-Frag"), 0);
+    if common::suricata().is_none() {
+        return;
+    }
+    let yaml = Path::new("/etc/suricata/suricata.yaml");
+    let live = (0..3).find_map(|i| {
+        let d = dir.join(format!("suricata-{i}"));
+        std::fs::create_dir_all(&d).unwrap();
+        common::run_suricata(yaml, &pcap, &rules, &d)
+            .then(|| std::fs::read_to_string(d.join("eve.json")).unwrap())
+    });
+    let live = alerts_by_sid_proto(&live.expect("suricata ran to the end in one of 3 runs"));
+    for &(sid, proto, _, exact) in SV_ETHER_PROTO_ALERTS {
+        let want = live.get(&(sid, proto.to_string())).copied().unwrap_or(0);
+        let n = count(sid, proto);
+        if exact {
+            assert_eq!(n, want, "live: sid {sid} {proto}");
+        } else {
+            assert!(near(n, want), "live: sid {sid} {proto}: {n} vs {want}");
+        }
+    }
+}
+
 #[test]
 fn corpus_arguments_accepted_and_last_value_wins() {
     let out = tempdir("args");

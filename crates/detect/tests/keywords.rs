@@ -806,6 +806,31 @@ fn ftpbounce_and_ftpdata_command_are_transaction_options() {
     assert_eq!(tx_sids(&det, &mut fd, &data, false, None), vec![2]);
 }
 
+/// A TCP or UDP packet whose transport header did not decode: the protocol's rules
+/// of any ports and no payload match it, their other conditions checked (Suricata
+/// 7.0.10 on sv-ether's frames 10643-10649 and 183282: `alert udp any any -> any any`
+/// alerts, `-> any 53` and a `content` rule do not, `ttl` is checked).
+#[test]
+fn port_free_rules_match_an_undecoded_transport_header() {
+    let det = detector(
+        "alert udp any any -> any any (sid:1;)\n\
+         alert udp 10.0.0.1 any -> any any (ttl:64; sid:2;)\n\
+         alert udp any any -> any 53 (sid:3;)\n\
+         alert udp any any -> any any (content:\"A\"; sid:4;)\n\
+         alert tcp any any -> any any (sid:5;)\n\
+         alert udp any any -> any any (ttl:63; sid:6;)\n",
+    );
+    let mut p = pkt(17, [10, 0, 0, 1], 0, [10, 0, 0, 2], 0, b"");
+    p.meta.l3_off = 14;
+    p.meta.l4_off = 0;
+    p.meta.payload_off = 0;
+    let mut got = sids_with(&det, &mut det.scratch(), None, &p, None);
+    got.sort_unstable();
+    assert_eq!(got, vec![1, 2]);
+    p.meta.proto = 6;
+    assert_eq!(sids_with(&det, &mut det.scratch(), None, &p, None), vec![5]);
+}
+
 /// A frame whose IP header did not decode has no addresses: a decoder-event rule's
 /// addresses and ports are not checked there (Suricata 7.0.10, difftest `events/link`:
 /// `alert ip 10.0.8.0/24 any -> 10.0.8.0/24 any (decode-event:ethernet.pkt_too_small;)`

@@ -120,7 +120,7 @@ pub(crate) fn ended_meta(ended: &flow::Ended<'_>, ts: Timestamp) -> EventMeta {
         ts_micros: ts.subsec_nanos() / 1000,
         flow_id: crate::detection::flow_id(k),
         pcap_cnt: None,
-        vlan: [k.vlan[0], k.vlan[1]],
+        vlan: k.vlan,
         src_ip: ip_addr(v4, c),
         src_port: cp,
         dest_ip: ip_addr(v4, s),

@@ -411,7 +411,7 @@ fn pseudo_packet(
         dport,
         proto: key.proto,
         ip_version: if key.family == flow::Family::V4 { 4 } else { 6 },
-        vlan: [key.vlan[0], key.vlan[1]],
+        vlan: key.vlan,
         ..Packet::default()
     }
 }

@@ -107,7 +107,7 @@ impl FlowLogger {
         let record = FlowRecord {
             ts_us: now.secs() * 1_000_000 + u64::from(now.subsec_nanos() / 1000),
             flow_id: crate::detection::flow_id(k),
-            vlan: [k.vlan[0], k.vlan[1]],
+            vlan: k.vlan,
             src_ip: ip_addr(v4, c),
             dest_ip: ip_addr(v4, s),
             ports: wire::has_ports(k.proto).then_some((cp, sp)),

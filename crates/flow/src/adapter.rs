@@ -47,6 +47,7 @@ pub fn flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
         1 if p.icmp_type == 3 => quoted_ports(p, buf).unwrap_or((0, 0)),
         ip_proto::ICMP => icmp_ports(p.icmp_type, ICMP4_PAIRS),
         ip_proto::ICMPV6 => icmp_ports(p.icmp_type, ICMP6_PAIRS),
+        ip_proto::ESP => esp_ports(p, buf),
         _ => (p.sport, p.dport),
     };
     Some(FlowKey {
@@ -54,10 +55,26 @@ pub fn flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
         dst: p.dst,
         sport,
         dport,
-        vlan: [p.vlan[0], p.vlan[1], 0],
+        vlan: p.vlan,
         proto: p.proto,
         family: fam,
+        depth: p.depth,
     })
+}
+
+/// The key "ports" of an ESP packet: its SPI's two halves. Suricata 7.0.10 keeps one
+/// flow per security association (SPI) between two hosts: sv-ether's frames 22191 and
+/// 22193, `190.0.0.1 → 190.0.0.2` with SPIs 0x7b and 0x141, are two flows (an IP-only
+/// rule alerts on both).
+fn esp_ports(p: &Packet, buf: &[u8]) -> (u16, u16) {
+    let at = p.l4_off as usize;
+    match buf.get(at..at + 4) {
+        Some(s) => (
+            u16::from_be_bytes([s[0], s[1]]),
+            u16::from_be_bytes([s[2], s[3]]),
+        ),
+        None => (0, 0),
+    }
 }
 
 /// ICMPv4 request and reply types that share a flow (echo, timestamp, information,
@@ -162,9 +179,10 @@ pub fn quoted_flow_key(p: &Packet, buf: &[u8]) -> Option<FlowKey> {
         dst,
         sport: q.dport,
         dport: q.sport,
-        vlan: [p.vlan[0], p.vlan[1], 0],
+        vlan: p.vlan,
         proto: q.proto,
         family: Family::V4,
+        depth: p.depth,
     })
 }
 
@@ -333,5 +351,98 @@ mod tests {
         assert_ne!(icmp_flow(1, 2, 74, false), icmp_flow(2, 1, 74, false));
         assert_ne!(icmp_flow(1, 2, 74, false), icmp_flow(1, 2, 174, false));
         assert_ne!(icmp_flow(1, 2, 141, true), icmp_flow(2, 1, 142, true));
+    }
+
+    /// sv-ether's frames 31335 and 31337: the echo request `1.1.1.1 → 2.2.2.2` inside
+    /// an IPv6 tunnel, then the same bytes outside it. Suricata 7.0.10 keeps two flows
+    /// (its recursion level is in the flow key): an IP-only rule alerts on both.
+    #[test]
+    fn a_tunnelled_packet_and_the_same_packet_outside_are_two_flows() {
+        let icmp = [8u8, 0, 0x0a, 0x3b, 0, 0, 0, 1];
+        let mut v4 = vec![
+            0x45, 0, 0, 28, 0, 1, 0, 0, 64, 1, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+        ];
+        v4.extend_from_slice(&icmp);
+        let mut v6 = vec![0x60, 0, 0, 0, 0, 28, 4, 64];
+        v6.extend_from_slice(&[0xfd, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
+        v6.extend_from_slice(&[0xfd, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2]);
+        v6.extend_from_slice(&v4);
+        let mut dec = Decoder::new(wire::DecoderConfig::default());
+        let key = |dec: &mut Decoder, frame: &[u8]| {
+            let mut out = Decoded::new();
+            dec.decode(wire::LinkType::RAW, frame, wire::Timestamp(0), 0, &mut out);
+            let p = out.packets().last().copied().unwrap();
+            (p.depth, flow_key(&p, frame).unwrap())
+        };
+        let (d_in, inner) = key(&mut dec, &v6);
+        let (d_out, outer) = key(&mut dec, &v4);
+        assert_eq!((d_in, d_out), (1, 0));
+        assert_eq!(
+            (inner.src, inner.dst, inner.proto),
+            (outer.src, outer.dst, outer.proto)
+        );
+        assert_ne!(inner.canonical().0, outer.canonical().0);
+        assert_ne!(inner.hash(), outer.hash());
+    }
+
+    /// sv-ether's frames 22200 and 22201: tags `[1, 10]` and `[1, 10, 100]` are two
+    /// flows in Suricata 7.0.10 (it keys flows on three VLAN ids).
+    #[test]
+    fn a_third_vlan_tag_is_in_the_flow_key() {
+        let ip = [
+            0x45u8, 0, 0, 28, 0, 1, 0, 0, 64, 1, 0, 0, 192, 168, 0, 1, 255, 255, 255, 255, 8, 0,
+            0xf7, 0xff, 0, 0, 0, 0,
+        ];
+        let frame = |tags: &[u16]| {
+            let mut f = vec![0xffu8; 6];
+            f.extend_from_slice(&[0, 1, 2, 3, 4, 5]);
+            for t in tags {
+                f.extend_from_slice(&[0x81, 0x00]);
+                f.extend_from_slice(&t.to_be_bytes());
+            }
+            f.extend_from_slice(&[0x08, 0x00]);
+            f.extend_from_slice(&ip);
+            f
+        };
+        let mut dec = Decoder::new(wire::DecoderConfig::default());
+        let mut key = |f: Vec<u8>| {
+            let mut out = Decoded::new();
+            dec.decode(
+                wire::LinkType::ETHERNET,
+                &f,
+                wire::Timestamp(0),
+                0,
+                &mut out,
+            );
+            flow_key(&out.packets()[0], &f).unwrap()
+        };
+        let (two, three) = (key(frame(&[1, 10])), key(frame(&[1, 10, 100])));
+        assert_eq!(three.vlan, [1, 10, 100]);
+        assert_ne!(two, three);
+        assert_eq!(two, key(frame(&[1, 10])));
+    }
+
+    /// sv-ether's frames 22191-22194: ESP between the same hosts with SPIs 0x7b and
+    /// 0x141 are two flows, each SPI's packets one.
+    #[test]
+    fn esp_flows_are_one_per_spi() {
+        let esp = |spi: u32, seq: u32| {
+            let mut b = vec![
+                0x45, 0, 0, 28, 0, 1, 0, 0, 64, 50, 0, 0, 190, 0, 0, 1, 190, 0, 0, 2,
+            ];
+            b.extend_from_slice(&spi.to_be_bytes());
+            b.extend_from_slice(&seq.to_be_bytes());
+            b
+        };
+        let mut dec = Decoder::new(wire::DecoderConfig::default());
+        let mut key = |frame: Vec<u8>| {
+            let mut out = Decoded::new();
+            dec.decode(wire::LinkType::RAW, &frame, wire::Timestamp(0), 0, &mut out);
+            flow_key(&out.packets()[0], &frame).unwrap()
+        };
+        let (a1, a2, b1) = (key(esp(0x7b, 1)), key(esp(0x7b, 2)), key(esp(0x141, 1)));
+        assert_eq!(a1, a2);
+        assert_ne!(a1, b1);
+        assert_eq!((a1.sport, a1.dport), (0, 0x7b));
     }
 }

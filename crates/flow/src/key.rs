@@ -39,6 +39,9 @@ pub struct FlowKey {
     pub proto: u8,
     /// Address family.
     pub family: Family,
+    /// Tunnel depth of the packets ([`wire::Packet::depth`], Suricata's recursion
+    /// level): the same addresses inside and outside a tunnel are two flows.
+    pub depth: u8,
 }
 
 impl FlowKey {
@@ -56,6 +59,7 @@ impl FlowKey {
             vlan: [0; 3],
             proto,
             family: Family::V4,
+            depth: 0,
         }
     }
 
@@ -69,6 +73,7 @@ impl FlowKey {
             vlan: [0; 3],
             proto,
             family: Family::V6,
+            depth: 0,
         }
     }
 
@@ -145,7 +150,8 @@ impl FlowKey {
         let tail = (lport as u64)
             | (hport as u64) << 16
             | (self.proto as u64) << 32
-            | (self.family as u64) << 40;
+            | (self.family as u64) << 40
+            | (self.depth as u64) << 48;
         h = mix(h, tail);
         let vl = self.vlan[0] as u64 | (self.vlan[1] as u64) << 16 | (self.vlan[2] as u64) << 32;
         if vl != 0 {

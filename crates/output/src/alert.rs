@@ -16,7 +16,7 @@ pub struct AlertRecord<'a> {
     /// flushes), as Suricata omits it there.
     pub pcap_cnt: Option<u64>,
     /// VLAN ids, outermost first, 0 where absent.
-    pub vlan: [u16; 2],
+    pub vlan: [u16; 3],
     /// Source address of the alert (the packet's, or swapped by `target`).
     pub src_ip: IpAddr,
     /// Source port (`None` for protocols without ports).
@@ -517,7 +517,7 @@ pub(crate) mod tests {
             ts_micros: 42,
             flow_id: 7,
             pcap_cnt: Some(13),
-            vlan: [0, 0],
+            vlan: [0, 0, 0],
             src_ip: "192.168.2.16".parse().unwrap(),
             src_port: Some(1578),
             dest_ip: "75.126.203.78".parse().unwrap(),
@@ -582,7 +582,7 @@ pub(crate) mod tests {
     #[test]
     fn context_fields_in_suricata_order() {
         let mut r = record();
-        r.vlan = [3, 0];
+        r.vlan = [3, 0, 0];
         r.tx_id = Some(2);
         let src = (r.src_ip, r.src_port);
         let dst = (r.dest_ip, r.dest_port);
@@ -725,9 +725,9 @@ pub(crate) mod tests {
         type Case = Box<dyn Fn(&mut AlertRecord<'_>)>;
         let mut cases: Vec<Case> = vec![
             Box::new(|_| {}),
-            Box::new(|r| r.vlan = [3, 0]),
-            Box::new(|r| r.vlan = [0, 4095]),
-            Box::new(|r| r.vlan = [1, 2]),
+            Box::new(|r| r.vlan = [3, 0, 0]),
+            Box::new(|r| r.vlan = [0, 4095, 0]),
+            Box::new(|r| r.vlan = [1, 2, 0]),
             Box::new(|r| {
                 r.flow_id = 0;
                 r.pcap_cnt = None;

@@ -184,7 +184,7 @@ mod tests {
             ts_micros: 4835,
             flow_id: 1,
             pcap_cnt,
-            vlan: [0; 2],
+            vlan: [0; 3],
             src_ip: IpAddr::V4(Ipv4Addr::new(192, 168, 100, 206)),
             src_port: 60061,
             dest_ip: IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1)),

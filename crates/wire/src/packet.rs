@@ -170,8 +170,9 @@ pub struct Packet {
     pub window: u16,
     /// IP fragment offset in 8-byte units.
     pub frag_off: u16,
-    /// Outer and inner VLAN ids (0 when absent), as Suricata keys flows on them.
-    pub vlan: [u16; 2],
+    /// VLAN ids, outermost first (0 when absent): Suricata 7.0.10 keys flows on three
+    /// (sv-ether's frame 22201, tags `[1, 10, 100]`, is not the flow of `[1, 10]`).
+    pub vlan: [u16; 3],
     /// Capture link type of the frame.
     pub link_type: LinkType,
     /// L4 protocol number (6 TCP, 17 UDP, 1 ICMP, 58 ICMPv6, 132 SCTP...).
@@ -194,6 +195,11 @@ pub struct Packet {
     pub tunnel: Tunnel,
     /// Index of the enclosing packet in the decode output (itself for the outer one).
     pub parent: u8,
+    /// Tunnel depth, Suricata's recursion level: 0 for the captured frame, one more
+    /// inside each tunnel; a reassembled datagram has its fragments'. Part of the flow
+    /// key (`decoder.recursion-level.use-for-tracking`, on by default): a tunnelled
+    /// conversation and the same addresses outside the tunnel are two flows.
+    pub depth: u8,
     /// Number of events raised on this packet (saturating at 255; the first
     /// [`MAX_EVENTS`] are kept in `events`).
     pub n_events: u8,

@@ -55,7 +55,8 @@ pub(super) fn header_ok(
                 && (!matches!(x, ip_proto::TCP | ip_proto::UDP)
                     || p.l4_off != 0
                     || p.l3_off == 0
-                    || p.has(wire::flags::FRAGMENT))
+                    || p.has(wire::flags::FRAGMENT)
+                    || port_free(s))
         }
         ProtoM::AnyIcmp => wire::is_icmp(p.proto),
     };
@@ -89,6 +90,17 @@ pub(super) fn header_ok(
     ends.get(s.ends, || {
         ends_ok(s, p, false) || (s.bidir && ends_ok(s, p, true))
     })
+}
+
+/// Whether a TCP/UDP rule asks nothing of the transport header: any port either way
+/// and no payload. Suricata 7.0.10 matches such a rule on a packet of its protocol
+/// whose header did not decode (no header at all, a truncated one, a UDP length below
+/// 8), with ports 0 and its other conditions (`ttl`, addresses) checked: sv-ether's
+/// frames 8297, 10643-10649, 21270, 36569/36570 and 183282 alert `alert tcp any any ->
+/// any any` and `alert udp ...`, `alert udp any any -> any 53` and a `content` rule do
+/// not.
+fn port_free(s: &Sig) -> bool {
+    s.sports.is_any() && s.dports.is_any() && s.payload.is_none() && s.app.is_empty()
 }
 
 /// Whether the packet matches a rule's addresses and ports as written, or read

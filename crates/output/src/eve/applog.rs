@@ -290,7 +290,7 @@ pub(crate) mod tests {
             ts_micros: 0,
             flow_id: 1,
             pcap_cnt: Some(1),
-            vlan: [0, 0],
+            vlan: [0, 0, 0],
             src_ip: "10.0.0.1".parse().unwrap(),
             src_port: 40000,
             dest_ip: "10.0.0.2".parse().unwrap(),

@@ -78,7 +78,7 @@ pub struct DropRecord {
     /// 1-based packet number (`None` inside a tunnel or for a reassembled datagram).
     pub pcap_cnt: Option<u64>,
     /// VLAN ids, outermost first, 0 where absent.
-    pub vlan: [u16; 2],
+    pub vlan: [u16; 3],
     /// The packet's source.
     pub src_ip: IpAddr,
     /// The packet's destination.
@@ -198,7 +198,7 @@ mod tests {
             ts_micros: 55_290,
             flow_id: 9,
             pcap_cnt: Some(7),
-            vlan: [0, 0],
+            vlan: [0, 0, 0],
             src_ip: "188.125.69.79".parse().unwrap(),
             dest_ip: "88.191.140.111".parse().unwrap(),
             ports: Some((25, 51906)),
@@ -234,7 +234,7 @@ mod tests {
             ts_micros: 0,
             flow_id: 0,
             pcap_cnt: None,
-            vlan: [0, 0],
+            vlan: [0, 0, 0],
             src_ip: "2001:db8::1".parse().unwrap(),
             dest_ip: "2001:db8::2".parse().unwrap(),
             ports: Some((53, 5353)),

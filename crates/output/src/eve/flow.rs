@@ -28,7 +28,7 @@ pub struct FlowRecord<'a> {
     /// `flow_id`.
     pub flow_id: u64,
     /// VLAN ids, outermost first, 0 where absent.
-    pub vlan: [u16; 2],
+    pub vlan: [u16; 3],
     /// The client's address.
     pub src_ip: IpAddr,
     /// The server's address.
@@ -266,7 +266,7 @@ mod tests {
         FlowRecord {
             ts_us: 1_385_479_820_306_047,
             flow_id: 7,
-            vlan: [0, 0],
+            vlan: [0, 0, 0],
             src_ip: "88.191.140.111".parse().unwrap(),
             dest_ip: "188.125.69.79".parse().unwrap(),
             ports: Some((51906, 25)),
@@ -371,7 +371,7 @@ mod tests {
         r.app_proto = None;
         r.icmp = [Some((8, 0)), Some((0, 0))];
         r.tcp = None;
-        r.vlan = [23, 0];
+        r.vlan = [23, 0, 0];
         r.emergency = true;
         let v = r.flow_eve();
         assert_eq!(v["vlan"], serde_json::json!([23]));

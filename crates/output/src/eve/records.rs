@@ -20,7 +20,7 @@ pub struct EventMeta {
     /// 1-based packet number; `None` for pseudo-packets (flow end).
     pub pcap_cnt: Option<u64>,
     /// VLAN ids, outermost first, 0 where absent.
-    pub vlan: [u16; 2],
+    pub vlan: [u16; 3],
     /// The flow's client address (app-layer records are written in flow direction).
     pub src_ip: IpAddr,
     /// The client's port.
@@ -50,7 +50,7 @@ pub(crate) struct Header {
     /// 1-based packet number, if the record has one.
     pub pcap_cnt: Option<u64>,
     /// VLAN ids, outermost first, 0 where absent.
-    pub vlan: [u16; 2],
+    pub vlan: [u16; 3],
     /// Source address and port.
     pub src: (IpAddr, Option<u16>),
     /// Destination address and port.
@@ -185,7 +185,7 @@ mod tests {
             ts_micros: 981_520,
             flow_id: 5,
             pcap_cnt: Some(9),
-            vlan: [6, 0],
+            vlan: [6, 0, 0],
             src_ip: "192.168.2.3".parse().unwrap(),
             src_port: 39867,
             dest_ip: "209.85.225.105".parse().unwrap(),

@@ -21,7 +21,7 @@ pub struct TaggedPacket<'a> {
     /// 1-based packet number.
     pub pcap_cnt: Option<u64>,
     /// VLAN ids, outermost first, 0 where absent.
-    pub vlan: [u16; 2],
+    pub vlan: [u16; 3],
     /// Source address and port (no port for protocols without ports).
     pub src: (IpAddr, Option<u16>),
     /// Destination address and port.
@@ -71,7 +71,7 @@ mod tests {
             ts_micros: 5,
             flow_id: 7,
             pcap_cnt: Some(8),
-            vlan: [0, 0],
+            vlan: [0, 0, 0],
             src: ("10.0.0.1".parse().unwrap(), Some(80)),
             dest: ("10.0.0.2".parse().unwrap(), Some(1234)),
             proto: 6,

@@ -33,10 +33,11 @@ fn ppp_known(proto: u16, compressed: bool, pppoe: bool) -> bool {
 
 impl Decoder {
     pub(crate) fn ethernet(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize) {
-        self.stats.incr(Counter::Ethernet);
+        // The layer limit first: past it the header is not counted (Suricata 7.0.10).
         if !self.layer(c) {
             return;
         }
+        self.stats.incr(Counter::Ethernet);
         if end - off < ETH_LEN {
             self.event(c, Event::EthernetPktTooSmall);
             return;
@@ -93,17 +94,17 @@ impl Decoder {
                 return;
             }
         };
-        self.stats.incr(counter);
         if !self.layer(c) {
             return;
         }
+        self.stats.incr(counter);
         if end - off < 4 {
             self.event(c, Event::VlanHeaderTooSmall);
             return;
         }
         let id = be16(c.buf, off) & 0x0fff;
         let idx = usize::from(c.vlan_idx);
-        if idx < 2 {
+        if idx < 3 {
             c.pkt().vlan[idx] = id;
         }
         c.vlan_idx += 1;

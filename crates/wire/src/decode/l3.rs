@@ -31,10 +31,11 @@ fn cipso_tags_ok(mut tags: &[u8]) -> bool {
 
 impl Decoder {
     pub(crate) fn ipv4(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize) {
-        self.stats.incr(Counter::Ipv4);
+        // The layer limit first: past it the header is not counted (Suricata 7.0.10).
         if !self.layer(c) {
             return;
         }
+        self.stats.incr(Counter::Ipv4);
         let b = &c.buf[off..end];
         if b.len() < 20 {
             self.event(c, Event::Ipv4PktTooSmall);
@@ -233,10 +234,10 @@ impl Decoder {
     }
 
     pub(crate) fn ipv6(&mut self, c: &mut Ctx<'_, '_>, off: usize, end: usize) {
-        self.stats.incr(Counter::Ipv6);
         if !self.layer(c) {
             return;
         }
+        self.stats.incr(Counter::Ipv6);
         let b = &c.buf[off..end];
         if b.len() < 40 {
             // Suricata 7.0.10 counts the packet as IPv6 and decodes no further, without

@@ -248,6 +248,7 @@ impl Decoder {
             link_type: parent.link_type,
             vlan: parent.vlan,
             tunnel: Tunnel::Reassembled,
+            depth: parent.depth,
             ..Packet::default()
         };
         out.len = 1;
@@ -275,7 +276,9 @@ impl Decoder {
     }
 
     /// Counts one more decoded layer; false (and `decoder.too_many_layers`, once per
-    /// frame) when the limit is exceeded.
+    /// frame) when the limit is exceeded. The packet is then invalid, as in Suricata
+    /// 7.0.10 (`decoder.invalid` counts it; sv-ether's frame 10642, Ethernet in MPLS
+    /// nested past 16 layers).
     #[inline]
     pub(crate) fn layer(&mut self, c: &mut Ctx<'_, '_>) -> bool {
         c.layers = c.layers.saturating_add(1);
@@ -284,7 +287,7 @@ impl Decoder {
                 c.too_many = true;
                 self.stats.incr(Counter::TooManyLayers);
             }
-            c.pkt().flags |= flags::TOO_MANY_LAYERS;
+            c.pkt().flags |= flags::TOO_MANY_LAYERS | flags::INVALID;
             return false;
         }
         true
@@ -318,6 +321,7 @@ impl Decoder {
             vlan: parent.vlan,
             tunnel,
             parent: c.cur as u8,
+            depth: parent.depth.saturating_add(1),
             ..Packet::default()
         };
         c.out.len = idx + 1;

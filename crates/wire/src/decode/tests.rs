@@ -480,7 +480,8 @@ fn stacked_vlans_counted_like_suricata() {
     inner.extend_from_slice(&ip);
     let frame = eth(0x88a8, &inner);
     let (d, out) = run(LinkType::ETHERNET, &frame);
-    assert_eq!(out.outer().vlan, [10, 20]);
+    // The third tag is kept too: Suricata 7.0.10 keys flows and logs on three.
+    assert_eq!(out.outer().vlan, [10, 20, 30]);
     assert!(out.outer().is_udp());
     assert_eq!(count(&d, Counter::Vlan), 1);
     assert_eq!(count(&d, Counter::VlanQinq), 1);
@@ -490,6 +491,8 @@ fn stacked_vlans_counted_like_suricata() {
     four.extend_from_slice(&inner);
     let (d, _) = run(LinkType::ETHERNET, &eth(0x8100, &four));
     assert_eq!(ev(&d, Event::VlanTooManyLayers), 1);
+    // Not an invalid packet in Suricata 7.0.10 (`decoder.invalid` stays 0).
+    assert_eq!(count(&d, Counter::Invalid), 0);
     // Truncated tag.
     let (d, out) = run(LinkType::ETHERNET, &eth(0x8100, &[0, 1]));
     assert_eq!(ev(&d, Event::VlanHeaderTooSmall), 1);
@@ -562,8 +565,12 @@ fn other_link_types() {
     assert_eq!(ev(&d, Event::LtnullPktTooSmall), 1);
     let (d, _) = run(LinkType::PPP, &[0xff, 0x03, 0xc0, 0x21, 1]);
     assert_eq!(ev(&d, Event::PppUnsupProto), 1);
+    assert_eq!(count(&d, Counter::Invalid), 0);
+    // A protocol Suricata 7.0.10 does not know makes the packet invalid (raw PPP, and
+    // CCP in a PPPoE session: sv-ether's 6 such frames are in `decoder.invalid`).
     let (d, _) = run(LinkType::PPP, &[0xff, 0x03, 0x12, 0x34, 1]);
     assert_eq!(ev(&d, Event::PppWrongType), 1);
+    assert_eq!(count(&d, Counter::Invalid), 1);
 }
 
 #[test]
@@ -744,6 +751,55 @@ fn layer_bomb_is_bounded() {
     assert_eq!(count(&d, Counter::TooManyLayers), 1);
     assert!(out.outer().has(f::TOO_MANY_LAYERS));
     assert_eq!(count(&d, Counter::Udp), 0);
+    // As Suricata 7.0.10: the frame is invalid, and the layer past the limit (the
+    // 17th: Ethernet after 8 Ethernet/MPLS pairs) is not counted.
+    assert!(out.outer().has(f::INVALID));
+    assert_eq!(count(&d, Counter::Invalid), 1);
+    assert_eq!(count(&d, Counter::Ethernet), 8);
+    assert_eq!(count(&d, Counter::Mpls), 8);
+}
+
+/// The layer past the limit is not counted whatever it is: IPv4, IPv6 or a VLAN tag
+/// after 8 Ethernet/MPLS pairs (Suricata 7.0.10 on such frames: `decoder.ipv4`,
+/// `ipv6`, `vlan_qinq` 0, `invalid` 1).
+#[test]
+fn layer_past_the_limit_is_not_counted() {
+    let wrap = |inner: Vec<u8>| -> Vec<u8> {
+        let mut frame = inner;
+        for i in 0..8 {
+            let mut m = vec![0x00, 0x01, 0x01, 0x40];
+            // An Ethernet pseudowire control word before each inner Ethernet header.
+            if i > 0 {
+                m.extend_from_slice(&[0, 0, 0, 0]);
+            }
+            m.extend_from_slice(&frame);
+            frame = eth(0x8847, &m);
+        }
+        frame
+    };
+    let v4 = ipv4(17, &udp(1, 2, b""));
+    let (d, out) = run(LinkType::ETHERNET, &wrap(v4));
+    assert_eq!(count(&d, Counter::Mpls), 8);
+    assert_eq!(count(&d, Counter::Ipv4), 0);
+    assert_eq!(count(&d, Counter::Invalid), 1);
+    assert!(out.outer().has(f::TOO_MANY_LAYERS));
+    let v6 = ipv6(17, &udp(1, 2, b""));
+    let (d, _) = run(LinkType::ETHERNET, &wrap(v6));
+    assert_eq!(count(&d, Counter::Ipv6), 0);
+    assert_eq!(count(&d, Counter::Invalid), 1);
+    let mut tag = vec![0, 1, 0x81, 0x00, 0, 2, 0x08, 0x00];
+    tag.extend_from_slice(&ipv4(17, &udp(1, 2, b"")));
+    // Seven pairs, then Ethernet with two tags: the second tag is the 17th layer.
+    let mut frame = eth(0x8100, &tag);
+    for _ in 0..7 {
+        let mut m = vec![0x00, 0x01, 0x01, 0x40, 0, 0, 0, 0];
+        m.extend_from_slice(&frame);
+        frame = eth(0x8847, &m);
+    }
+    let (d, _) = run(LinkType::ETHERNET, &frame);
+    assert_eq!(count(&d, Counter::Vlan), 1);
+    assert_eq!(count(&d, Counter::VlanQinq), 0);
+    assert_eq!(count(&d, Counter::Invalid), 1);
 }
 
 // ---- IPv6 -----------------------------------------------------------------------
@@ -1195,6 +1251,34 @@ fn vxlan_geneve_teredo() {
     assert!(out.inner()[0].is_tcp());
     assert_eq!(count(&d, Counter::Udp), 1);
     assert_eq!(count(&d, Counter::Tcp), 1);
+    // The inner Ethernet header is not a decoded layer (Suricata 7.0.10 counts one
+    // Ethernet header per VXLAN frame: sv-ether), the inner packet starts at its IP.
+    assert_eq!(count(&d, Counter::Ethernet), 1);
+    assert_eq!(out.inner()[0].link_off as usize, 14 + 20 + 8 + 8 + 14);
+    // ARP inside: neither counted nor decoded; a VLAN tag inside is.
+    let arp = [
+        &[0x08u8, 0, 0, 0, 0, 0, 0x2a, 0][..],
+        &eth(0x0806, &[0; 28]),
+    ]
+    .concat();
+    let (d, out) = run(
+        LinkType::ETHERNET,
+        &eth(0x0800, &ipv4(17, &udp(999, 4789, &arp))),
+    );
+    assert_eq!(count(&d, Counter::Vxlan), 1);
+    assert_eq!(count(&d, Counter::Arp), 0);
+    assert_eq!(out.len(), 1);
+    let mut tagged = vec![0u8, 7, 0x08, 0x00];
+    tagged.extend_from_slice(&ipv4(6, &tcp(5, 6, 0x02, &[], b"")));
+    let vl = [&[0x08u8, 0, 0, 0, 0, 0, 0x2a, 0][..], &eth(0x8100, &tagged)].concat();
+    let (d, out) = run(
+        LinkType::ETHERNET,
+        &eth(0x0800, &ipv4(17, &udp(999, 4789, &vl))),
+    );
+    assert_eq!(count(&d, Counter::Vlan), 1);
+    assert_eq!(count(&d, Counter::Ethernet), 1);
+    assert_eq!(out.inner()[0].vlan[0], 7);
+    assert!(out.inner()[0].is_tcp());
     // Same bytes on another port: plain UDP.
     let (d, out) = run(
         LinkType::ETHERNET,

@@ -208,15 +208,21 @@ impl Decoder {
         if !self.layer(c) {
             return true;
         }
+        // As Suricata 7.0.10, the inner Ethernet header is read here, not decoded as a
+        // layer (not in `decoder.ethernet`), and the tunnelled packet starts after it;
+        // ARP inside is neither counted nor decoded (sv-ether's 118 VXLAN frames).
         let inner_type = be16(b, 8 + 12);
-        if !matches!(
-            inner_type,
-            et::IPV4 | et::IPV6 | et::ARP | et::VLAN | et::QINQ | et::QINQ_9100
-        ) {
-            self.event(c, Event::VxlanUnknownPayloadType);
-            return true;
-        }
-        self.spawn(c, Tunnel::Vxlan, Inner::Ethernet, off + 8, end);
+        let inner = match inner_type {
+            et::IPV4 => Inner::Ipv4,
+            et::IPV6 => Inner::Ipv6,
+            et::VLAN | et::QINQ | et::QINQ_9100 => Inner::Vlan,
+            et::ARP => return true,
+            _ => {
+                self.event(c, Event::VxlanUnknownPayloadType);
+                return true;
+            }
+        };
+        self.spawn(c, Tunnel::Vxlan, inner, off + 8 + ETH_LEN, end);
         true
     }
 
