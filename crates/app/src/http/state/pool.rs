@@ -249,7 +249,7 @@ impl Drop for HttpState {
         while let Some(tx) = self.txs.pop_front() {
             give_tx(Some(tx));
         }
-        super::mem::give_queue(std::mem::take(&mut self.txs));
+        super::mem::give_queue(self.txs.take_heap());
         for side in &mut self.sides {
             super::give_decoder(&mut side.decoder);
             give_line(std::mem::take(&mut side.line));
@@ -306,7 +306,7 @@ mod tests {
         let s = boxed_state();
         assert_eq!(&*s as *const HttpState, ptr);
         assert_eq!(format!("{s:?}"), format!("{:?}", HttpState::default()));
-        assert!(s.txs.is_empty() && s.txs.capacity() == 0 && !s.error);
+        assert!(s.txs.len() == 0 && s.txs.capacity() == 0 && !s.error);
         // The kept boxes are bounded.
         for _ in 0..MAX_STATES + 2 {
             give_state(Box::default());
