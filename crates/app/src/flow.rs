@@ -86,7 +86,7 @@ pub enum AppState {
     #[default]
     None,
     /// HTTP/1.x.
-    Http(Box<HttpState>),
+    Http(crate::http::HttpBox),
     /// HTTP/2.
     Http2(Box<Http2State>),
     /// DNS (UDP or TCP).
@@ -219,16 +219,6 @@ pub struct AppFlow {
     mem: Option<Charge>,
     /// Frames for the `frame` keyword (only with `Config::frames`).
     frames: Option<Box<crate::frames::FlowFrames>>,
-}
-
-impl Drop for AppFlow {
-    /// An HTTP/1 state's box is kept for the next HTTP flow of this thread
-    /// (`http/state/pool.rs`), so new flows do not allocate one.
-    fn drop(&mut self) {
-        if let AppState::Http(state) = std::mem::take(&mut self.state) {
-            crate::http::state::give_state(state);
-        }
-    }
 }
 
 impl AppFlow {

@@ -39,7 +39,7 @@ mod lines;
 mod mem;
 mod pool;
 mod queue;
-pub(crate) use pool::{boxed_state, give_state};
+pub use pool::HttpBox;
 mod start_line;
 
 use lines::{
