@@ -62,6 +62,7 @@ mod bypass;
 mod byte_jump;
 mod bytes;
 mod cand_pool;
+mod seen_list;
 mod csum_opt;
 mod detector;
 mod events;

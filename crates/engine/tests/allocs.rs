@@ -17,10 +17,13 @@
 //! header buffers in one and the flows' lists of remembered transactions grown through
 //! a pool, 0.064 with TLS hello lists, JA3/JA4 hashes, SNI and certificate facts held
 //! inline, cut TLS records in kept buffers, DNS messages recycled with their name
-//! buffers and defragmentation buffers grown by doubling), so that a regression fails.
+//! buffers and defragmentation buffers grown by doubling; main drifted to 0.0663 since,
+//! then 0.0574 with HTTP/1 states in per-worker slabs (`slabs`), their first live
+//! transaction held in the state and `Content-Encoding` checked without a copy), so
+//! that a regression fails.
 //! What still allocates (`OSPREY_ALLOC_TRACE=3`, ranked in `bench/RESULTS.md`):
-//! per-flow state of new flows while the number of open flows grows (the boxed HTTP
-//! state, transaction queues, detection state), x509 parsing of certificates not seen
+//! per-flow state of new flows while the number of open flows grows (the detection
+//! state's remembered transactions, HTTP buffers of their live transactions), x509 parsing of certificates not seen
 //! before, HTTP buffers of new transactions, the app-layer objects of EVE records.
 //!
 //! Every thread's allocations count (the output writer's too). `OSPREY_ALLOC_TRACE=N`
@@ -103,7 +106,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// The most allowed allocations per frame after the warm-up (issue 29's target: 0.05).
-const MAX_PER_FRAME: f64 = 0.067;
+const MAX_PER_FRAME: f64 = 0.058;
 
 fn shared(rel: &str) -> Option<PathBuf> {
     let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).join(rel);
