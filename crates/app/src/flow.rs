@@ -85,14 +85,14 @@ pub enum AppState {
     /// No parser (not detected yet, or detection failed).
     #[default]
     None,
-    /// HTTP/1.x.
+    /// HTTP/1.x, in a slot of the worker's slab.
     Http(crate::http::HttpBox),
     /// HTTP/2.
     Http2(Box<Http2State>),
-    /// DNS (UDP or TCP).
-    Dns(Box<DnsState>),
-    /// TLS.
-    Tls(Box<TlsState>),
+    /// DNS (UDP or TCP), in a slot of the worker's slab.
+    Dns(slabs::SlabBox<DnsState>),
+    /// TLS, in a slot of the worker's slab.
+    Tls(slabs::SlabBox<TlsState>),
     /// SIP (UDP).
     Sip(Box<SipState>),
     /// SMB over TCP.
