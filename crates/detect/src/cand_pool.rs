@@ -16,7 +16,6 @@
 
 use std::cell::RefCell;
 
-
 /// The smallest capacity a non-empty list gets.
 const MIN_CAP: usize = 4;
 /// Lists up to this capacity are kept; longer ones are allocated exactly and freed.

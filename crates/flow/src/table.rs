@@ -417,7 +417,11 @@ impl<V: FlowValue> FlowTable<V> {
         self.order.clear();
         self.order
             .extend(self.ended.iter().enumerate().map(|(i, &s)| {
-                (std::cmp::Reverse(entries[s as usize].key.hash()), i as u32, s)
+                (
+                    std::cmp::Reverse(entries[s as usize].key.hash()),
+                    i as u32,
+                    s,
+                )
             }));
         self.order.sort_unstable();
         self.ended.clear();

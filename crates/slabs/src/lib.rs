@@ -93,7 +93,11 @@ impl<T: Slabbed> FreeList<T> {
     fn push(&self, slot: NonNull<Slot<T>>) {
         // SAFETY: the slot is free (its value was dropped or never written) and owned
         // by the caller; writing the link does not drop anything.
-        unsafe { slot.as_ptr().write(Slot { next: self.head.get() }) };
+        unsafe {
+            slot.as_ptr().write(Slot {
+                next: self.head.get(),
+            })
+        };
         self.head.set(Some(slot));
     }
 

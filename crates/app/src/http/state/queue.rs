@@ -131,7 +131,10 @@ mod tests {
             assert_eq!(q.get(0).map(|t| t.id), Some(id));
             assert!(q.get(1).is_none());
             q.get_mut(0).unwrap().status = Some(200);
-            assert_eq!(q.pop_front().map(|t| (t.id, t.status)), Some((id, Some(200))));
+            assert_eq!(
+                q.pop_front().map(|t| (t.id, t.status)),
+                Some((id, Some(200)))
+            );
             assert!(q.len() == 0 && q.pop_front().is_none());
             assert_eq!(q.capacity(), 1, "counted as a one-slot queue");
         }
