@@ -85,14 +85,14 @@ pub enum AppState {
     /// No parser (not detected yet, or detection failed).
     #[default]
     None,
-    /// HTTP/1.x.
-    Http(Box<HttpState>),
+    /// HTTP/1.x, in a slot of the worker's slab.
+    Http(crate::http::HttpBox),
     /// HTTP/2.
     Http2(Box<Http2State>),
-    /// DNS (UDP or TCP).
-    Dns(Box<DnsState>),
-    /// TLS.
-    Tls(Box<TlsState>),
+    /// DNS (UDP or TCP), in a slot of the worker's slab.
+    Dns(slabs::SlabBox<DnsState>),
+    /// TLS, in a slot of the worker's slab.
+    Tls(slabs::SlabBox<TlsState>),
     /// SIP (UDP).
     Sip(Box<SipState>),
     /// SMB over TCP.
@@ -219,16 +219,6 @@ pub struct AppFlow {
     mem: Option<Charge>,
     /// Frames for the `frame` keyword (only with `Config::frames`).
     frames: Option<Box<crate::frames::FlowFrames>>,
-}
-
-impl Drop for AppFlow {
-    /// An HTTP/1 state's box is kept for the next HTTP flow of this thread
-    /// (`http/state/pool.rs`), so new flows do not allocate one.
-    fn drop(&mut self) {
-        if let AppState::Http(state) = std::mem::take(&mut self.state) {
-            crate::http::state::give_state(state);
-        }
-    }
 }
 
 impl AppFlow {

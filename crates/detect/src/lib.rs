@@ -96,6 +96,7 @@ mod program;
 mod proto_buffer;
 mod rpc_opt;
 mod search;
+mod seen_list;
 mod sig;
 mod state;
 mod stream_event;

@@ -66,8 +66,8 @@ pub struct FlowDetect {
     tx_done: Option<Box<HashSet<(u64, u32)>>>,
     /// Bumped whenever a flowbit changes value.
     pub(crate) bits_gen: u64,
-    /// Last inspection of recent transactions.
-    pub(crate) tx_seen: Vec<TxSeen>,
+    /// Last inspection of recent transactions (the first ones in a slab slot).
+    pub(crate) tx_seen: crate::seen_list::SeenList,
     /// Per direction: every transaction below this id was inspected in its final
     /// state and is not inspected again (Suricata frees such transactions).
     pub(crate) tx_floor: [u64; 2],
@@ -101,14 +101,6 @@ struct FlowInts {
     /// The ids of the variables set, in the order they were first set (EVE
     /// `metadata.flowints`).
     order: Vec<u32>,
-}
-
-impl Drop for FlowDetect {
-    /// The list of remembered transactions goes back to the worker's pool
-    /// ([`crate::cand_pool`]).
-    fn drop(&mut self) {
-        crate::cand_pool::give_seen(std::mem::take(&mut self.tx_seen));
-    }
 }
 
 impl FlowDetect {
@@ -331,10 +323,8 @@ impl FlowDetect {
             // The oldest: the list is sorted by id.
             self.tx_seen.remove(0);
         }
-        // A flow usually has one or two transactions in inspection: room for one more
-        // at a time while short (the first growth would reserve four, 320 bytes for
-        // every open flow), from the lists of ended flows when there are some.
-        crate::cand_pool::grow_seen(&mut self.tx_seen);
+        // A flow usually has one or two transactions in inspection: those stay in
+        // the list's slab slot (`seen_list.rs`).
         let at = self
             .tx_seen
             .partition_point(|t| (t.id, t.dir) < (seen.id, seen.dir));
@@ -713,14 +703,15 @@ mod tx_seen_tests {
         assert!(!fd.tx_done(1, 7));
         fd.restart_txs();
         assert!(!fd.tx_done(1, 7));
-        // The remembered inspections start with room for two (a transaction in both
-        // directions), then grow one at a time while short.
+        // The remembered inspections take a slab slot with room for two (a
+        // transaction in both directions), then move to the heap.
+        assert_eq!(fd.tx_seen.capacity(), 0);
         fd.remember_tx(seen(0, 1));
         assert_eq!(fd.tx_seen.capacity(), 2);
         fd.remember_tx(seen(1, 1));
         assert_eq!(fd.tx_seen.capacity(), 2);
         fd.remember_tx(seen(0, 2));
-        assert_eq!(fd.tx_seen.capacity(), 3);
+        assert!(fd.tx_seen.capacity() > 2);
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! configuration (EVE alert, app-layer, flow and anomaly records written), after the
 //! first half warmed up the pools and buffers.
 //!
-//! Issue 29 aims at 0.05 allocations per frame; the bar here is what the code reaches
-//! now (2.53 per frame before the worker pools, 1.01 after them, 0.33 with the small
+//! Issue 29 aims at 0.05 allocations per frame, the bar here since 0.0498 was reached
+//! (before: 2.53 per frame before the worker pools, 1.01 after them, 0.33 with the small
 //! defragmentation datagrams held inline and HTTP transactions recycled, 0.19 with the
 //! certificate cache, the candidate-list, stream-buffer and inflate-state pools, 0.174
 //! with alert records written straight to their line and HTTP spare headers matched
@@ -17,11 +17,15 @@
 //! header buffers in one and the flows' lists of remembered transactions grown through
 //! a pool, 0.064 with TLS hello lists, JA3/JA4 hashes, SNI and certificate facts held
 //! inline, cut TLS records in kept buffers, DNS messages recycled with their name
-//! buffers and defragmentation buffers grown by doubling), so that a regression fails.
+//! buffers and defragmentation buffers grown by doubling; main drifted to 0.0663 since,
+//! then 0.0574 with HTTP/1 states in per-worker slabs (`slabs`), their first live
+//! transaction held in the state and `Content-Encoding` checked without a copy, 0.0498
+//! with TLS/DNS states and remembered transactions in slabs too), so that a regression
+//! fails.
 //! What still allocates (`OSPREY_ALLOC_TRACE=3`, ranked in `bench/RESULTS.md`):
-//! per-flow state of new flows while the number of open flows grows (the boxed HTTP
-//! state, transaction queues, detection state), x509 parsing of certificates not seen
-//! before, HTTP buffers of new transactions, the app-layer objects of EVE records.
+//! the buffers of the live HTTP transactions of new flows while the number of open
+//! flows grows, x509 parsing of certificates not seen before, the app-layer objects of
+//! EVE records, DNS names and transaction queues of new flows.
 //!
 //! Every thread's allocations count (the output writer's too). `OSPREY_ALLOC_TRACE=N`
 //! records a backtrace of every N-th allocation in the measured half and prints the
@@ -103,7 +107,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// The most allowed allocations per frame after the warm-up (issue 29's target: 0.05).
-const MAX_PER_FRAME: f64 = 0.067;
+const MAX_PER_FRAME: f64 = 0.05;
 
 fn shared(rel: &str) -> Option<PathBuf> {
     let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).join(rel);

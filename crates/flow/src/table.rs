@@ -87,6 +87,9 @@ pub struct FlowTable<V> {
     states: Vec<u8>,
     free: Vec<u32>,
     ended: Vec<u32>,
+    /// Where [`FlowTable::order_ended`] sorts the ended queue (kept: no allocation per
+    /// sweep once it has grown).
+    order: Vec<(std::cmp::Reverse<u64>, u32, u32)>,
     active: usize,
     emergency: bool,
     hand: usize,
@@ -119,6 +122,7 @@ impl<V: FlowValue> FlowTable<V> {
             states: Vec::new(),
             free: Vec::new(),
             ended: Vec::new(),
+            order: Vec::new(),
             active: 0,
             emergency: false,
             hand: 0,
@@ -407,8 +411,21 @@ impl<V: FlowValue> FlowTable<V> {
     /// table, and however split, held them.
     fn order_ended(&mut self) {
         let entries = &self.entries;
-        self.ended
-            .sort_by_cached_key(|&s| std::cmp::Reverse(entries[s as usize].key.hash()));
+        // Each key's hash once, then (hash, queue position, slot) sorted: the order
+        // of a stable sort by hash, without its buffer (positions break ties as it
+        // would, and are unique: slots are never compared).
+        self.order.clear();
+        self.order
+            .extend(self.ended.iter().enumerate().map(|(i, &s)| {
+                (
+                    std::cmp::Reverse(entries[s as usize].key.hash()),
+                    i as u32,
+                    s,
+                )
+            }));
+        self.order.sort_unstable();
+        self.ended.clear();
+        self.ended.extend(self.order.iter().map(|&(_, _, s)| s));
     }
 
     /// End every linked entry (end of capture).
@@ -697,5 +714,25 @@ mod tests {
             t.release(s);
         }
         assert!(t.is_empty());
+    }
+
+    #[test]
+    fn ended_flows_are_taken_lowest_hash_first_without_a_sort_buffer_each_time() {
+        let mut t: FlowTable<V> = FlowTable::new(256, 64);
+        for round in 0..3u16 {
+            for i in 0..50 {
+                let k = key(round * 100 + i);
+                t.lookup_or_insert(&k, k.hash(), 0);
+            }
+            t.end_all();
+            let mut hashes = Vec::new();
+            while let Some(s) = t.pop_ended() {
+                hashes.push(t.entries[s as usize].key.hash());
+                t.release(s);
+            }
+            assert_eq!(hashes.len(), 50);
+            assert!(hashes.windows(2).all(|w| w[0] <= w[1]), "round {round}");
+            assert!(t.order.capacity() >= 50, "the sort's room is kept");
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! and priority, the protocol and the endpoints (`ip:port`; for ICMP, `ip:type` and
 //! `ip:code`).
 
-use crate::alert::{proto_name, AlertRecord};
+use crate::alert::{proto_static_name, AlertRecord};
 use crate::time::write_fast_timestamp;
 use std::fmt::Write;
 use std::net::IpAddr;
@@ -30,15 +30,22 @@ impl AlertRecord<'_> {
         };
         let _ = write!(
             s,
-            "  {drop}[**] [{}:{}:{}] {} [**] [Classification: {}] [Priority: {}] {{{}}} ",
+            "  {drop}[**] [{}:{}:{}] {} [**] [Classification: {}] [Priority: {}] {{",
             self.gid,
             self.sid,
             self.rev,
             or_null(self.signature),
             or_null(self.category),
             self.severity,
-            proto_name(self.proto)
         );
+        // The protocol's name, or its number, written in place (no string of its own).
+        match proto_static_name(self.proto) {
+            Some(name) => s.push_str(name),
+            None => {
+                let _ = write!(s, "{}", self.proto);
+            }
+        }
+        s.push_str("} ");
         // ICMP has no ports: Suricata writes the type in the source's place and the code
         // in the destination's.
         let (sp, dp) = match self.icmp {

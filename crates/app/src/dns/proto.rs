@@ -32,7 +32,10 @@ pub(crate) fn new_state(t: Transport) -> Option<(AppState, Counter)> {
         Transport::Udp => Counter::FlowDnsUdp,
         Transport::Tcp => Counter::FlowDnsTcp,
     };
-    Some((AppState::Dns(Box::new(DnsState::new(t))), counter))
+    Some((
+        AppState::Dns(slabs::SlabBox::new(DnsState::new(t))),
+        counter,
+    ))
 }
 
 impl Protocol for DnsState {

@@ -137,6 +137,9 @@ struct TcpSide {
     lost: bool,
 }
 
+// The states of new DNS flows come from the worker's slab (`slabs`), not a box each.
+slabs::slabbed!(DnsState);
+
 /// DNS state of one flow.
 #[derive(Debug)]
 pub struct DnsState {

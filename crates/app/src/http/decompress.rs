@@ -934,6 +934,10 @@ mod tests {
         assert_eq!(c(b"lzma", &on), (vec![Coding::Lzma], false));
         assert_eq!(c(b"LZMA", &on), (vec![Coding::Lzma], false));
         assert_eq!(c(b"lzma", &off), (vec![], false));
+        // Surrounding spaces and NUL bytes do not count (both ways of reading it).
+        assert_eq!(c(b" Lzma ", &on), (vec![Coding::Lzma], false));
+        assert_eq!(c(b"l\0zm\0a\0", &on), (vec![Coding::Lzma], false));
+        assert_eq!(c(b" \0lzma", &on), (vec![Coding::Lzma], false));
         // In a list, `lzma` needs fewer layers before it than `lzma-enabled` allows;
         // else the list ends there with a compression bomb.
         assert_eq!(

@@ -37,7 +37,7 @@ pub use decompress::LzmaLimits;
 pub use parser::ProtocolVersion;
 pub(crate) use probe::{probe, METHODS};
 pub(crate) use proto::{field_too_long_event, new_state, BUFFERS, EVENTS};
-pub use state::HttpState;
+pub use state::{HttpBox, HttpState};
 pub use tx::{Header, HttpTx, Message, Progress};
 
 use crate::Direction;

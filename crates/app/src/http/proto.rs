@@ -86,13 +86,9 @@ pub(crate) fn field_too_long_event(dir: Direction) -> usize {
     dir.index()
 }
 
-/// The state of a new HTTP/1 flow (in an ended flow's box when there is one,
-/// `state/pool.rs`).
+/// The state of a new HTTP/1 flow (in a slot of the worker's slab, `state/pool.rs`).
 pub(crate) fn new_state(_: Transport) -> Option<(AppState, Counter)> {
-    Some((
-        AppState::Http(super::state::boxed_state()),
-        Counter::FlowHttp,
-    ))
+    Some((AppState::Http(super::HttpBox::default()), Counter::FlowHttp))
 }
 
 impl Protocol for HttpState {

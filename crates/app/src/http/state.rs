@@ -23,8 +23,6 @@
 //!   parsed further;
 //! - a stream gap ends HTTP parsing of the flow (libhtp cannot resynchronize).
 
-use std::collections::VecDeque;
-
 use super::decompress::{codings_http1, Decoder};
 use super::events::{self as ev, content_encoding_faults, response_header_fault};
 use super::parser::{
@@ -40,7 +38,8 @@ mod finalize;
 mod lines;
 mod mem;
 mod pool;
-pub(crate) use pool::{boxed_state, give_state};
+mod queue;
+pub use pool::HttpBox;
 mod start_line;
 
 use lines::{
@@ -112,7 +111,7 @@ enum LineRes {
 /// HTTP state of one flow: its live transactions and both directions' parsers.
 #[derive(Default)]
 pub struct HttpState {
-    txs: VecDeque<HttpTx>,
+    txs: queue::TxQueue,
     next_id: u64,
     next_res: u64,
     sides: [Side; 2],
@@ -148,7 +147,7 @@ fn give_decoder(d: &mut Option<Box<Decoder>>) {
     }
 }
 
-fn find_tx(txs: &mut VecDeque<HttpTx>, id: Option<u64>) -> Option<&mut HttpTx> {
+fn find_tx(txs: &mut queue::TxQueue, id: Option<u64>) -> Option<&mut HttpTx> {
     let id = id?;
     let first = txs.front()?.id;
     let idx = usize::try_from(id.checked_sub(first)?).ok()?;

@@ -139,7 +139,18 @@ pub fn command(line: &[u8]) -> Command<'_> {
         .unwrap_or(line.len());
     let word = &line[..word_end];
     let rest = trim(&line[word_end..]);
-    let verb = match word.to_ascii_uppercase().as_slice() {
+    // Upper-cased on the stack: every verb known is at most 8 bytes, a longer word is
+    // none of them.
+    let mut upper = [0u8; 8];
+    let word = match upper.get_mut(..word.len()) {
+        Some(u) => {
+            u.copy_from_slice(word);
+            u.make_ascii_uppercase();
+            &u[..]
+        }
+        None => b"",
+    };
+    let verb = match word {
         b"EHLO" | b"HELO" => Verb::Helo,
         b"MAIL" if starts_ci(rest, b"FROM:") => Verb::MailFrom,
         b"RCPT" if starts_ci(rest, b"TO:") => Verb::RcptTo,
@@ -292,6 +303,11 @@ mod tests {
         assert_eq!(command(b"MAIL").verb, Verb::Other);
         assert_eq!(command(b"data").verb, Verb::Data);
         assert_eq!(command(b"STARTTLS").verb, Verb::StartTls);
+        assert_eq!(command(b"StartTls").verb, Verb::StartTls);
+        assert_eq!(command(b"STARTTLSX").verb, Verb::Other);
+        assert_eq!(command(b"VERYLONGCOMMAND x").verb, Verb::Other);
+        assert_eq!(command(b" QUIT").verb, Verb::Other);
+        assert_eq!(command(b"Quit").verb, Verb::Quit);
         assert_eq!(bdat_arg(b"86 LAST"), Some((86, true)));
         assert_eq!(bdat_arg(b"1024"), Some((1024, false)));
         assert_eq!(bdat_arg(b"x"), None);

@@ -133,10 +133,12 @@ impl KexInit {
 
 /// The HASSH hash of a HASSH string: its MD5 in lower-case hex.
 pub fn hassh_hash(s: &[u8]) -> Vec<u8> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let d = Md5::digest(s);
+    // Written digit by digit into one buffer (a string per byte before).
     let mut out = Vec::with_capacity(32);
     for b in d {
-        out.extend_from_slice(format!("{b:02x}").as_bytes());
+        out.extend_from_slice(&[HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
     }
     out
 }

@@ -248,11 +248,12 @@ pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
     Some(sh)
 }
 
-/// The DER certificates of a (TLS 1.2 style) Certificate message body.
-pub fn certificates(body: &[u8]) -> Option<Vec<&[u8]>> {
+/// The DER certificates of a (TLS 1.2 style) Certificate message body (a chain of up
+/// to 8 held inline: no allocation per handshake).
+pub fn certificates(body: &[u8]) -> Option<SmallVec<[&[u8]; 8]>> {
     let mut r = Reader { b: body };
     let mut list = Reader { b: r.vec24()? };
-    let mut v = Vec::new();
+    let mut v = SmallVec::new();
     while !list.b.is_empty() {
         v.push(list.vec24()?);
     }

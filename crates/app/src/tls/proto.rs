@@ -48,7 +48,7 @@ pub(crate) static BUFFERS: &[BufferDef] = &[
 
 /// The state of a new TLS flow.
 pub(crate) fn new_state(_: Transport) -> Option<(AppState, Counter)> {
-    Some((AppState::Tls(Box::default()), Counter::FlowTls))
+    Some((AppState::Tls(slabs::SlabBox::default()), Counter::FlowTls))
 }
 
 impl Protocol for TlsState {

@@ -56,6 +56,9 @@ struct Side {
     app_data: bool,
 }
 
+// The states of new TLS flows come from the worker's slab (`slabs`), not a box each.
+slabs::slabbed!(TlsState);
+
 /// TLS state of one flow.
 #[derive(Debug, Default)]
 pub struct TlsState {

@@ -41,8 +41,14 @@ impl Default for LzmaLimits {
 /// `lzma.layers` layers come before it, otherwise the list ends there and libhtp
 /// reports a compression bomb (the `bool`).
 pub(crate) fn codings_http1(value: &[u8], limit: usize, lzma: &LzmaLimits) -> (Codings, bool) {
-    let v: Vec<u8> = value.iter().copied().filter(|&b| b != 0).collect();
-    if trim(&v).eq_ignore_ascii_case(b"lzma") {
+    // NUL bytes are skipped; a copy without them only when there are some.
+    let exactly_lzma = if memchr::memchr(0, value).is_some() {
+        let v: Vec<u8> = value.iter().copied().filter(|&b| b != 0).collect();
+        trim(&v).eq_ignore_ascii_case(b"lzma")
+    } else {
+        trim(value).eq_ignore_ascii_case(b"lzma")
+    };
+    if exactly_lzma {
         let mut c = Codings::new();
         if lzma.layers > 0 && limit > 0 {
             c.push(Coding::Lzma);

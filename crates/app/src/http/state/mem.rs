@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::mem::size_of;
 
+use super::queue::TxQueue;
 use super::{HttpState, Side};
 use crate::http::tx::{Header, HttpTx, Message};
 use crate::memcap::vec_bytes;
@@ -24,23 +25,33 @@ thread_local! {
     static QUEUES: RefCell<[Vec<VecDeque<HttpTx>>; GROW_BY_ONE]> = RefCell::default();
 }
 
-/// Appends `tx` to `txs`, growing the queue by one slot while it is short: into a kept
-/// queue of that capacity when there is one (the outgrown one is kept instead).
-pub(super) fn push_tx(txs: &mut VecDeque<HttpTx>, tx: HttpTx) {
-    if txs.len() < GROW_BY_ONE && txs.capacity() == txs.len() {
-        let kept = QUEUES
-            .try_with(|q| q.try_borrow_mut().ok()?[txs.len()].pop())
-            .ok()
-            .flatten();
-        match kept {
-            Some(mut q) => {
-                q.extend(txs.drain(..));
-                give_queue(std::mem::replace(txs, q));
-            }
-            None => txs.reserve_exact(1),
-        }
+/// Appends `tx` to `txs`: the first live transaction stays in the state
+/// ([`TxQueue`]); a heap queue grows by one slot (to two at first) while it is short,
+/// into a kept queue of that capacity when there is one (the outgrown one is kept
+/// instead), and by doubling past [`GROW_BY_ONE`].
+pub(super) fn push_tx(txs: &mut TxQueue, tx: HttpTx) {
+    txs.push_back(tx, grow);
+}
+
+/// Makes room for one more transaction in the full heap queue `txs` while it is short
+/// (longer ones double as they are pushed to).
+fn grow(txs: &mut VecDeque<HttpTx>) {
+    let len = txs.len();
+    if len >= GROW_BY_ONE {
+        return;
     }
-    txs.push_back(tx);
+    let want = (len + 1).max(2);
+    let kept = QUEUES
+        .try_with(|q| q.try_borrow_mut().ok()?[want - 1].pop())
+        .ok()
+        .flatten();
+    match kept {
+        Some(mut q) => {
+            q.extend(txs.drain(..));
+            give_queue(std::mem::replace(txs, q));
+        }
+        None => txs.reserve_exact(want - len),
+    }
 }
 
 /// Keeps an emptied queue of 1 to [`GROW_BY_ONE`] slots for [`push_tx`] (while there
@@ -92,11 +103,17 @@ fn side_bytes(s: &Side) -> usize {
         + s.decoder.as_ref().map_or(0, |d| d.lzma_heap_bytes())
 }
 
+/// The size a state counts for itself: its transaction queue counted as a heap queue
+/// (the inline first transaction is counted as that queue's first slot, as when it
+/// was on the heap).
+const STATE_BYTES: usize =
+    size_of::<HttpState>() - size_of::<TxQueue>() + size_of::<VecDeque<HttpTx>>();
+
 impl HttpState {
     /// Bytes this state holds: itself, its transactions (headers, bodies, files) and
     /// the lines its parser has not finished; a body decoder counts its own size and its lzma window and tables.
     pub fn heap_bytes(&self) -> usize {
-        size_of::<HttpState>()
+        STATE_BYTES
             + self.txs.capacity() * size_of::<HttpTx>()
             + self.txs.iter().map(tx_bytes).sum::<usize>()
             + self.sides.iter().map(side_bytes).sum::<usize>()
@@ -114,27 +131,35 @@ mod tests {
         QUEUES.with(|q| q.borrow_mut().iter_mut().for_each(Vec::clear));
     }
 
+    /// Empties `q`, giving its heap queue back as a state that ends does.
+    fn end(mut q: TxQueue) {
+        while q.pop_front().is_some() {}
+        give_queue(q.take_heap());
+    }
+
     #[test]
     fn queues_of_ended_flows_serve_the_growth_of_new_ones() {
         no_kept_queues();
-        let mut old = VecDeque::new();
+        let mut old = TxQueue::default();
         for _ in 0..3 {
             push_tx(&mut old, HttpTx::default());
         }
-        old.clear();
-        give_queue(old);
+        assert_eq!(old.capacity(), 3);
+        end(old);
         let kept = || QUEUES.with(|q| q.borrow().iter().map(Vec::len).collect::<Vec<_>>());
         assert_eq!(kept(), [0, 0, 1, 0]);
-        let mut txs = VecDeque::new();
+        let mut txs = TxQueue::default();
         push_tx(&mut txs, HttpTx::default());
+        assert_eq!(txs.capacity(), 1, "inline");
         push_tx(&mut txs, HttpTx::default());
+        assert_eq!(txs.capacity(), 2);
         // Growing from 2 to 3 slots takes the kept queue and keeps the outgrown one.
         push_tx(&mut txs, HttpTx::default());
         assert_eq!(txs.capacity(), 3);
         assert_eq!(txs.len(), 3);
         assert_eq!(kept(), [0, 1, 0, 0]);
         // Non-empty or large queues are not kept.
-        give_queue(txs);
+        give_queue(txs.take_heap());
         let mut big = VecDeque::with_capacity(GROW_BY_ONE + 1);
         big.push_back(HttpTx::default());
         big.clear();
@@ -146,7 +171,7 @@ mod tests {
     #[test]
     fn the_queue_grows_by_one_while_short() {
         no_kept_queues();
-        let mut txs = VecDeque::new();
+        let mut txs = TxQueue::default();
         for n in 1..=GROW_BY_ONE {
             push_tx(&mut txs, HttpTx::default());
             assert_eq!(txs.capacity(), n);
@@ -187,7 +212,11 @@ mod tests {
         let mut ctx = AppCtx::default();
         let mut s = HttpState::new();
         let empty = s.heap_bytes();
-        assert_eq!(empty, size_of::<HttpState>());
+        assert_eq!(empty, STATE_BYTES);
+        assert_eq!(
+            STATE_BYTES,
+            size_of::<HttpState>() - size_of::<TxQueue>() + size_of::<VecDeque<HttpTx>>()
+        );
         s.parse(
             &mut ctx,
             Direction::ToServer,

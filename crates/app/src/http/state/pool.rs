@@ -210,38 +210,12 @@ pub(super) fn set(dst: &mut Vec<u8>, src: &[u8]) {
     dst.extend_from_slice(src);
 }
 
-/// Most boxed HTTP/1 states kept per thread for new flows.
-const MAX_STATES: usize = 64;
+slabs::slabbed!(HttpState);
 
-thread_local! {
-    /// Boxed states of ended flows, reset (every worker is one thread: its own).
-    #[allow(clippy::vec_box)]
-    static STATES: RefCell<Vec<Box<HttpState>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A fresh boxed state for a new HTTP/1 flow: an ended flow's box when there is one.
-pub(crate) fn boxed_state() -> Box<HttpState> {
-    STATES
-        .try_with(|k| k.try_borrow_mut().ok()?.pop())
-        .ok()
-        .flatten()
-        .unwrap_or_default()
-}
-
-/// Keeps the box of an ended flow's state for [`boxed_state`], reset to a fresh
-/// state (its transactions, queue and line buffers go back to their pools as when it
-/// is dropped), while there is room.
-pub(crate) fn give_state(mut s: Box<HttpState>) {
-    *s = HttpState::default();
-    // During thread teardown the kept states may be gone: the box is then freed.
-    let _ = STATES.try_with(|k| {
-        if let Ok(mut k) = k.try_borrow_mut() {
-            if k.len() < MAX_STATES {
-                k.push(s);
-            }
-        }
-    });
-}
+/// The HTTP/1 state of one flow, in a slot of the worker's slab (`slabs`: a worker
+/// allocates one chunk of slots for many flows, and an ended flow's slot serves the
+/// next new flow).
+pub type HttpBox = slabs::SlabBox<HttpState>;
 
 impl Drop for HttpState {
     /// The flow is gone: its transactions and line buffers go back to the pool.
@@ -249,7 +223,7 @@ impl Drop for HttpState {
         while let Some(tx) = self.txs.pop_front() {
             give_tx(Some(tx));
         }
-        super::mem::give_queue(std::mem::take(&mut self.txs));
+        super::mem::give_queue(self.txs.take_heap());
         for side in &mut self.sides {
             super::give_decoder(&mut side.decoder);
             give_line(std::mem::take(&mut side.line));
@@ -295,24 +269,18 @@ mod tests {
     }
 
     #[test]
-    fn boxes_of_ended_states_serve_new_flows_reset() {
-        STATES.with(|k| k.borrow_mut().clear());
-        let mut s = boxed_state();
+    fn slots_of_ended_states_serve_new_flows_fresh() {
+        let mut s = HttpBox::default();
         s.next_id = 3;
-        s.txs.push_back(filled());
+        crate::http::state::mem::push_tx(&mut s.txs, filled());
         s.error = true;
         let ptr: *const HttpState = &*s;
-        give_state(s);
-        let s = boxed_state();
-        assert_eq!(&*s as *const HttpState, ptr);
+        drop(s);
+        let s = HttpBox::default();
+        assert_eq!(&*s as *const HttpState, ptr, "the ended flow's slot");
         assert_eq!(format!("{s:?}"), format!("{:?}", HttpState::default()));
-        assert!(s.txs.is_empty() && s.txs.capacity() == 0 && !s.error);
-        // The kept boxes are bounded.
-        for _ in 0..MAX_STATES + 2 {
-            give_state(Box::default());
-        }
-        assert_eq!(STATES.with(|k| k.borrow().len()), MAX_STATES);
-        STATES.with(|k| k.borrow_mut().clear());
+        assert!(s.txs.len() == 0 && s.txs.capacity() == 0 && !s.error);
+        assert_eq!(s.next_id, 0);
     }
 
     #[test]
