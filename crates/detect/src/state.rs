@@ -91,6 +91,9 @@ pub struct FlowDetect {
     pub(crate) bypass: bool,
     /// Transactions a `config` rule asked not to log (`log_config.rs`).
     pub(crate) log_marks: crate::log_config::LogMarks,
+    /// Per direction, the TCP packets whose scans a raw stream chunk may reuse
+    /// (`stream_memo.rs`); made on the first such packet, from the worker's kept memos.
+    pub(crate) stream_memo: Option<Box<crate::stream_memo::StreamMemo>>,
 }
 
 /// The `flowint` variables of a flow.
@@ -108,6 +111,9 @@ impl Drop for FlowDetect {
     /// ([`crate::cand_pool`]).
     fn drop(&mut self) {
         crate::cand_pool::give_seen(std::mem::take(&mut self.tx_seen));
+        if let Some(m) = self.stream_memo.take() {
+            crate::stream_memo::give(m);
+        }
     }
 }
 
@@ -147,6 +153,9 @@ impl FlowDetect {
 
     /// Clears all state, keeping allocations.
     pub(crate) fn reset(&mut self) {
+        if let Some(m) = self.stream_memo.take() {
+            crate::stream_memo::give(m);
+        }
         self.bits.iter_mut().for_each(|w| *w = 0);
         self.set_order.clear();
         self.tx_done = None;
@@ -414,6 +423,12 @@ pub struct Scratch {
     pub(crate) body_tmp: Vec<u32>,
     /// The address and port checks of this packet, by the rules' shared ends id.
     pub(crate) ends: EndsMemo,
+    /// Where the next inspect call's bytes lie in their stream ([`Self::stream_layout`]).
+    pub(crate) layout: crate::stream_memo::StreamLayout,
+    /// The patterns of the packet scan being recorded (`stream_memo.rs`).
+    pub(crate) memo_ids: Vec<u32>,
+    /// The prefilter plan of a raw stream chunk (`stream_memo.rs`).
+    pub(crate) memo_plan: crate::stream_memo::Plan,
 }
 
 /// The outcome of each distinct address/port header ([`crate::sig::Sig::ends`]) on the
@@ -562,7 +577,18 @@ impl Scratch {
             pcre_pre: PcrePre::default(),
             pkt_tmp: Vec::new(),
             body_tmp: Vec::new(),
+            layout: Default::default(),
+            memo_ids: Vec::new(),
+            memo_plan: Default::default(),
         }
+    }
+
+    /// Says where the next [`crate::Detector::inspect`] call's packet payload and raw
+    /// stream chunk lie in the flow's TCP stream, so that the chunk's prefilter can
+    /// reuse the scans of the packets it was built from (`stream_memo.rs`). It holds
+    /// for that one call; without it the chunk is scanned whole.
+    pub fn stream_layout(&mut self, layout: crate::stream_memo::StreamLayout) {
+        self.layout = layout;
     }
 
     /// Counters so far.

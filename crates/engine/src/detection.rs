@@ -132,6 +132,15 @@ impl DetectStage {
         } else {
             stream.len()
         };
+        if tcp {
+            // Where the payload and the chunk lie in the stream: the chunk's prefilter
+            // reuses the scans of the packets it holds (`detect::StreamLayout`).
+            self.scratch.stream_layout(detect::StreamLayout {
+                payload_at: update.payload_at,
+                stream_at: update.raw.contiguous_from().filter(|_| has_stream),
+                rewrites: update.raw.rewrites(),
+            });
+        }
         let input = Input {
             packet: p,
             frame: buf,
