@@ -579,7 +579,7 @@ impl Detector {
                                 pf.scan_recording(payload, Some(n), &mut seen, &mut ids, |s| {
                                     scratch.add_cand(s)
                                 });
-                                let m = fd.stream_memo.get_or_insert_with(crate::stream_memo::take);
+                                let m = scratch.memos.get_or_new(&mut fd.stream_memo);
                                 m.dirs[d].record(off, payload.len(), &ids, layout.rewrites);
                                 scratch.memo_ids = ids;
                                 recorded = true;
@@ -588,7 +588,7 @@ impl Detector {
                         }
                     }
                 }
-                if let (Some(d), Some(m)) = (memo_dir, fd.stream_memo.as_mut()) {
+                if let (Some(d), Some(m)) = (memo_dir, scratch.memos.get(fd.stream_memo)) {
                     // Bytes of the stream no record stands for.
                     if pkt.payload_len > 0 && !recorded {
                         m.dirs[d].forget();
@@ -596,22 +596,22 @@ impl Detector {
                 }
                 if let Some(st) = input.stream {
                     let n = pkt.payload_len as u64;
-                    let memo = memo_dir.zip(layout.stream_at).zip(fd.stream_memo.as_mut());
-                    match memo {
-                        Some(((d, a), m)) => {
-                            let dm = &mut m.dirs[d];
-                            let mut plan = std::mem::take(&mut scratch.memo_plan);
-                            if dm.plan(a, st.len(), pf.overlap(), layout.rewrites, &mut plan) {
-                                pf.scan_parts(st, &plan, Some(n), &mut seen, |s| {
-                                    scratch.add_cand(s)
-                                });
-                            } else {
-                                pf.scan_packet(st, n, &mut seen, |s| scratch.add_cand(s));
-                            }
-                            scratch.memo_plan = plan;
-                            dm.consumed(a + st.len() as u64);
-                        }
-                        None => pf.scan_packet(st, n, &mut seen, |s| scratch.add_cand(s)),
+                    let mut plan = std::mem::take(&mut scratch.memo_plan);
+                    let from = memo_dir.zip(layout.stream_at);
+                    let planned = from.is_some_and(|(d, a)| {
+                        scratch.memos.get(fd.stream_memo).is_some_and(|m| {
+                            let rw = layout.rewrites;
+                            m.dirs[d].plan(a, st.len(), pf.overlap(), rw, &mut plan)
+                        })
+                    });
+                    if planned {
+                        pf.scan_parts(st, &plan, Some(n), &mut seen, |s| scratch.add_cand(s));
+                    } else {
+                        pf.scan_packet(st, n, &mut seen, |s| scratch.add_cand(s));
+                    }
+                    scratch.memo_plan = plan;
+                    if let Some(((d, a), m)) = from.zip(scratch.memos.get(fd.stream_memo)) {
+                        m.dirs[d].consumed(a + st.len() as u64);
                     }
                 }
                 scratch.seen = seen;

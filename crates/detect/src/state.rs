@@ -91,9 +91,9 @@ pub struct FlowDetect {
     pub(crate) bypass: bool,
     /// Transactions a `config` rule asked not to log (`log_config.rs`).
     pub(crate) log_marks: crate::log_config::LogMarks,
-    /// Per direction, the TCP packets whose scans a raw stream chunk may reuse
-    /// (`stream_memo.rs`); made on the first such packet, from the worker's kept memos.
-    pub(crate) stream_memo: Option<Box<crate::stream_memo::StreamMemo>>,
+    /// Per direction, the TCP packets whose scans a raw stream chunk may reuse: a
+    /// handle to an entry of the worker's table (`stream_memo.rs`).
+    pub(crate) stream_memo: crate::stream_memo::MemoHandle,
 }
 
 /// The `flowint` variables of a flow.
@@ -111,9 +111,6 @@ impl Drop for FlowDetect {
     /// ([`crate::cand_pool`]).
     fn drop(&mut self) {
         crate::cand_pool::give_seen(std::mem::take(&mut self.tx_seen));
-        if let Some(m) = self.stream_memo.take() {
-            crate::stream_memo::give(m);
-        }
     }
 }
 
@@ -153,9 +150,7 @@ impl FlowDetect {
 
     /// Clears all state, keeping allocations.
     pub(crate) fn reset(&mut self) {
-        if let Some(m) = self.stream_memo.take() {
-            crate::stream_memo::give(m);
-        }
+        self.stream_memo = Default::default();
         self.bits.iter_mut().for_each(|w| *w = 0);
         self.set_order.clear();
         self.tx_done = None;
@@ -429,6 +424,8 @@ pub struct Scratch {
     pub(crate) memo_ids: Vec<u32>,
     /// The prefilter plan of a raw stream chunk (`stream_memo.rs`).
     pub(crate) memo_plan: crate::stream_memo::Plan,
+    /// The flows' memos of their packets' scans (`stream_memo.rs`).
+    pub(crate) memos: crate::stream_memo::MemoTable,
 }
 
 /// The outcome of each distinct address/port header ([`crate::sig::Sig::ends`]) on the
@@ -580,6 +577,7 @@ impl Scratch {
             layout: Default::default(),
             memo_ids: Vec::new(),
             memo_plan: Default::default(),
+            memos: Default::default(),
         }
     }
 

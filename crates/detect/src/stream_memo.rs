@@ -18,8 +18,12 @@
 //! follow each other in the stream: a packet not recorded (not scanned, or not stored
 //! whole) leaves a hole the next record does not continue, and chunks over it are
 //! scanned whole.
+//!
+//! The memos live in a table of the worker ([`MemoTable`], in its scratch space), made
+//! once with room for everything they may hold, so no packet allocates: a flow holds a
+//! handle to an entry, and entries are handed out in turn, the oldest going to a new
+//! flow (whose chunks are then scanned whole until its packets are recorded again).
 
-use std::cell::RefCell;
 use std::ops::Range;
 
 /// Where the bytes of one detection call lie in their TCP stream. The engine hands it
@@ -38,11 +42,12 @@ pub struct StreamLayout {
 }
 
 /// Most packets remembered per direction (a chunk is usually two or three).
-const MAX_RECS: usize = 64;
+const MAX_RECS: usize = 16;
 /// Most pattern ids remembered per direction.
-const MAX_IDS: usize = 4096;
-/// Memos kept per thread for new flows.
-const MAX_KEPT: usize = 256;
+const MAX_IDS: usize = 192;
+/// Entries of a worker's table: flows whose packets are remembered at once (about
+/// 1.1 MiB per worker, made on the first TCP packet with a payload).
+const ENTRIES: usize = 512;
 
 /// One packet's payload in the stream and where its patterns end in `ids`.
 #[derive(Debug, Clone, Copy)]
@@ -58,7 +63,8 @@ impl Rec {
     }
 }
 
-/// The packets of one direction, one after the other in the stream.
+/// The packets of one direction, one after the other in the stream (never more than
+/// the room made with [`DirMemo::with_room`], so it does not allocate).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct DirMemo {
     recs: Vec<Rec>,
@@ -76,6 +82,15 @@ pub(crate) struct Plan {
 }
 
 impl DirMemo {
+    /// An empty memo with room for [`MAX_RECS`] packets and [`MAX_IDS`] patterns.
+    fn with_room() -> DirMemo {
+        DirMemo {
+            recs: Vec::with_capacity(MAX_RECS),
+            ids: Vec::with_capacity(MAX_IDS),
+            rewrites: 0,
+        }
+    }
+
     fn clear(&mut self) {
         self.recs.clear();
         self.ids.clear();
@@ -203,34 +218,58 @@ fn merge(wins: &mut Vec<Range<usize>>) {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct StreamMemo {
     pub(crate) dirs: [DirMemo; 2],
+    /// The handle tag of the flow this entry serves (0: none).
+    tag: u32,
 }
 
-thread_local! {
-    /// Emptied memos of ended flows, for new flows (every worker is one thread).
-    static KEPT: RefCell<Vec<Box<StreamMemo>>> = const { RefCell::new(Vec::new()) };
+/// A flow's handle to its entry of the worker's [`MemoTable`]; the default handle has
+/// none. An entry handed to another flow since is not the flow's any more.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MemoHandle {
+    slot: u32,
+    tag: u32,
 }
 
-/// A memo for a new flow: an ended flow's when one is kept.
-pub(crate) fn take() -> Box<StreamMemo> {
-    KEPT.try_with(|k| k.try_borrow_mut().ok()?.pop())
-        .ok()
-        .flatten()
-        .unwrap_or_default()
+/// A worker's memo entries, handed out in turn.
+#[derive(Debug, Default)]
+pub(crate) struct MemoTable {
+    entries: Vec<StreamMemo>,
+    next: usize,
+    tag: u32,
 }
 
-/// Keeps an ended flow's memo, emptied, for a new flow (up to [`MAX_KEPT`] per thread).
-pub(crate) fn give(mut m: Box<StreamMemo>) {
-    m.dirs.iter_mut().for_each(DirMemo::clear);
-    if m.dirs.iter().any(|d| d.ids.capacity() > MAX_IDS) {
-        return;
+impl MemoTable {
+    /// The entry of handle `h`, if it is still the flow's.
+    pub(crate) fn get(&mut self, h: MemoHandle) -> Option<&mut StreamMemo> {
+        self.entries
+            .get_mut(h.slot as usize)
+            .filter(|e| h.tag != 0 && e.tag == h.tag)
     }
-    let _ = KEPT.try_with(|k| {
-        if let Ok(mut k) = k.try_borrow_mut() {
-            if k.len() < MAX_KEPT {
-                k.push(m);
+
+    /// The entry of handle `h`, or the next one in turn, emptied, made the flow's.
+    pub(crate) fn get_or_new(&mut self, h: &mut MemoHandle) -> &mut StreamMemo {
+        if self.get(*h).is_none() {
+            if self.entries.is_empty() {
+                self.entries = (0..ENTRIES)
+                    .map(|_| StreamMemo {
+                        dirs: [DirMemo::with_room(), DirMemo::with_room()],
+                        tag: 0,
+                    })
+                    .collect();
             }
+            self.tag = self.tag.wrapping_add(1).max(1);
+            let slot = self.next;
+            self.next = (self.next + 1) % self.entries.len();
+            let e = &mut self.entries[slot];
+            e.dirs.iter_mut().for_each(DirMemo::clear);
+            e.tag = self.tag;
+            *h = MemoHandle {
+                slot: slot as u32,
+                tag: self.tag,
+            };
         }
-    });
+        &mut self.entries[h.slot as usize]
+    }
 }
 
 #[cfg(test)]
@@ -301,18 +340,37 @@ mod tests {
         }
         stream.extend_from_slice(&[b'.'; 300]);
         let mut used = 0;
-        for step in [7usize, 13, 29, 64, 200] {
-            let cuts: Vec<usize> = (1..stream.len() / step).map(|k| k * step).collect();
-            for (a, b) in [(0, stream.len()), (5, 700), (step, 3 * step), (100, 101)] {
-                let b = b.min(stream.len());
-                if let Some(got) = from_memo(&pf, &stream, &cuts, a..b) {
+        // At most `MAX_RECS` packets, as a direction remembers.
+        for (len, step) in [
+            (105, 7),
+            (200, 13),
+            (400, 29),
+            (1380, 97),
+            (1380, 200),
+            (1380, 350),
+        ] {
+            let stream = &stream[..len];
+            let cuts: Vec<usize> = (1..len.div_ceil(step)).map(|k| k * step).collect();
+            assert!(cuts.len() < MAX_RECS);
+            for (a, b) in [
+                (0, len),
+                (5, 700),
+                (step, 3 * step),
+                (100, 101),
+                (3, len - 2),
+            ] {
+                let b = b.min(len);
+                if a >= b {
+                    continue;
+                }
+                if let Some(got) = from_memo(&pf, stream, &cuts, a..b) {
                     assert_eq!(got, whole(&pf, &stream[a..b]), "step {step}, {a}..{b}");
                     used += 1;
                 }
             }
         }
         // Long packets: the memo is used, and still exact.
-        assert!(used >= 6, "{used}");
+        assert!(used >= 12, "{used}");
     }
 
     #[test]
@@ -353,6 +411,33 @@ mod tests {
         assert_eq!(plan.wins, vec![0..8]);
         memo.consumed(30);
         assert!(memo.recs.is_empty() && memo.ids.is_empty());
+    }
+
+    #[test]
+    fn entries_go_round_and_a_flow_loses_only_its_own() {
+        let mut t = MemoTable::default();
+        let mut a = MemoHandle::default();
+        assert!(t.get(a).is_none());
+        t.get_or_new(&mut a).dirs[0].record(0, 10, &[1], 0);
+        assert_eq!(t.get(a).unwrap().dirs[0].ids, vec![1]);
+        // The same handle finds the same entry.
+        let again = a;
+        t.get_or_new(&mut a);
+        assert_eq!(a, again);
+        // Every other entry handed out: the next new flow takes `a`'s, emptied.
+        for _ in 0..ENTRIES {
+            let mut h = MemoHandle::default();
+            t.get_or_new(&mut h);
+        }
+        assert!(t.get(a).is_none());
+        let mut b = MemoHandle::default();
+        let e = t.get_or_new(&mut b);
+        assert!(e.dirs[0].recs.is_empty());
+        // Nothing grows past the room made at first.
+        for k in 0..100 {
+            e.dirs[1].record(k * 10, 10, &[7; 9], 0);
+        }
+        assert!(e.dirs[1].recs.capacity() == MAX_RECS && e.dirs[1].ids.capacity() == MAX_IDS);
     }
 
     #[test]

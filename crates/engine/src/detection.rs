@@ -209,6 +209,12 @@ impl DetectStage {
                 app_proto,
                 counts: flow_counts(ended.flow),
             };
+            // The leftovers are prefiltered from the flow's packets' scans too.
+            self.scratch.stream_layout(detect::StreamLayout {
+                payload_at: None,
+                stream_at: raw.contiguous_from().filter(|_| has_stream),
+                rewrites: raw.rewrites(),
+            });
             let stream = std::mem::take(&mut self.stream);
             let input = Input {
                 packet: &pkt,

@@ -635,6 +635,32 @@ mod tests {
     }
 
     #[test]
+    fn rewrites_count_what_may_have_replaced_bytes() {
+        let mut r = Reassembly::new(1000);
+        let n0 = r.rewrites();
+        // New bytes in order, then after a hole: nothing held changes.
+        ins(&mut r, 1000, b"hello", OverlapPolicy::Bsd);
+        ins(&mut r, 1010, b"world", OverlapPolicy::Bsd);
+        assert_eq!(r.rewrites(), n0);
+        // Filling the hole exactly changes nothing held either.
+        ins(&mut r, 1005, b" big ", OverlapPolicy::Bsd);
+        assert_eq!(r.rewrites(), n0);
+        // An overlap (same bytes or not) may have replaced some.
+        ins(&mut r, 1003, b"LO", OverlapPolicy::Last);
+        assert_eq!(r.rewrites(), n0.wrapping_add(1));
+        assert_eq!(
+            collect(&mut r, Consumer::Raw, 15, false).0,
+            b"helLO big world"
+        );
+        // A repeat of bytes both consumers took is counted too, and so is a reset.
+        collect(&mut r, Consumer::App, 15, false);
+        ins(&mut r, 1000, b"hel", OverlapPolicy::Bsd);
+        assert_eq!(r.rewrites(), n0.wrapping_add(2));
+        r.reset(5000);
+        assert_eq!(r.rewrites(), n0.wrapping_add(3));
+    }
+
+    #[test]
     fn in_order_and_ack_limited() {
         let mut r = Reassembly::new(1001);
         ins(&mut r, 1001, b"hello ", OverlapPolicy::Bsd);
