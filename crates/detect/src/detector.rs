@@ -517,6 +517,7 @@ impl Detector {
         alerts: &mut Vec<Alert>,
     ) {
         scratch.verdict = crate::verdict::Verdict::default();
+        let layout = std::mem::take(&mut scratch.layout);
         fd.vars.start_packet();
         fd.tls_store.start_packet(input.flow.map(|f| f.to_server));
         if fd.passed {
@@ -559,6 +560,10 @@ impl Detector {
             }
             if let Some(pf) = &g.payload {
                 let mut seen = std::mem::take(&mut scratch.seen);
+                // A TCP flow's direction remembers its packets' scans for the raw
+                // stream chunks built from them (`stream_memo.rs`).
+                let memo_dir = (dir < 2 && pkt.proto == wire::ip_proto::TCP).then_some(dir);
+                let mut recorded = false;
                 if input.packet_rules && !payload.is_empty() {
                     if scratch.pre_active {
                         // Matched elsewhere (`offload`): the same candidates.
@@ -567,12 +572,47 @@ impl Detector {
                         scratch.pre_sigs = pre;
                     } else {
                         let n = pkt.payload_len as u64;
-                        pf.scan_packet(payload, n, &mut seen, |s| scratch.add_cand(s));
+                        match (memo_dir, layout.payload_at) {
+                            (Some(d), Some(off)) if payload.len() == pkt.payload_len as usize => {
+                                let mut ids = std::mem::take(&mut scratch.memo_ids);
+                                ids.clear();
+                                pf.scan_recording(payload, Some(n), &mut seen, &mut ids, |s| {
+                                    scratch.add_cand(s)
+                                });
+                                let m = scratch.memos.get_or_new(&mut fd.stream_memo);
+                                m.dirs[d].record(off, payload.len(), &ids, layout.rewrites);
+                                scratch.memo_ids = ids;
+                                recorded = true;
+                            }
+                            _ => pf.scan_packet(payload, n, &mut seen, |s| scratch.add_cand(s)),
+                        }
+                    }
+                }
+                if let (Some(d), Some(m)) = (memo_dir, scratch.memos.get(fd.stream_memo)) {
+                    // Bytes of the stream no record stands for.
+                    if pkt.payload_len > 0 && !recorded {
+                        m.dirs[d].forget();
                     }
                 }
                 if let Some(st) = input.stream {
                     let n = pkt.payload_len as u64;
-                    pf.scan_packet(st, n, &mut seen, |s| scratch.add_cand(s));
+                    let mut plan = std::mem::take(&mut scratch.memo_plan);
+                    let from = memo_dir.zip(layout.stream_at);
+                    let planned = from.is_some_and(|(d, a)| {
+                        scratch.memos.get(fd.stream_memo).is_some_and(|m| {
+                            let rw = layout.rewrites;
+                            m.dirs[d].plan(a, st.len(), pf.overlap(), rw, &mut plan)
+                        })
+                    });
+                    if planned {
+                        pf.scan_parts(st, &plan, Some(n), &mut seen, |s| scratch.add_cand(s));
+                    } else {
+                        pf.scan_packet(st, n, &mut seen, |s| scratch.add_cand(s));
+                    }
+                    scratch.memo_plan = plan;
+                    if let Some(((d, a), m)) = from.zip(scratch.memos.get(fd.stream_memo)) {
+                        m.dirs[d].consumed(a + st.len() as u64);
+                    }
                 }
                 scratch.seen = seen;
             }

@@ -100,6 +100,7 @@ mod seen_list;
 mod sig;
 mod state;
 mod stream_event;
+mod stream_memo;
 mod tag;
 mod threshold;
 mod tls;
@@ -184,6 +185,7 @@ pub use pcre::PcreLimits;
 pub use pcre_dfa::{pcre_dfa, NoDfa, PCRE_DFA_MAX_STATES};
 pub use program::{MAX_VARS, RECURSION_LIMIT};
 pub use state::{FlowDetect, Scratch, ScratchStats, MAX_TX_DONE};
+pub use stream_memo::StreamLayout;
 pub use tag::TagPacket;
 pub use threshold::{
     Deferred as DeferredThreshold, SharedThresholds, Verdict as ThresholdVerdict,

@@ -109,33 +109,120 @@ impl Prefilter {
     }
 
     #[inline]
-    fn scan_with(&self, hay: &[u8], dsize: Option<u64>, seen: &mut Seen, mut f: impl FnMut(u32)) {
+    fn scan_with(&self, hay: &[u8], dsize: Option<u64>, seen: &mut Seen, f: impl FnMut(u32)) {
+        self.scan_inner(hay, dsize, seen, None, f)
+    }
+
+    /// [`Self::scan_packet`] (or [`Self::scan`] without `dsize`) that also appends
+    /// every pattern it found to `ids`, before the `dsize` gate: what a raw stream
+    /// chunk holding these bytes reports ([`crate::stream_memo`]).
+    #[inline]
+    pub fn scan_recording(
+        &self,
+        hay: &[u8],
+        dsize: Option<u64>,
+        seen: &mut Seen,
+        ids: &mut Vec<u32>,
+        f: impl FnMut(u32),
+    ) {
+        self.scan_inner(hay, dsize, seen, Some(ids), f)
+    }
+
+    #[inline]
+    fn scan_inner(
+        &self,
+        hay: &[u8],
+        dsize: Option<u64>,
+        seen: &mut Seen,
+        mut ids: Option<&mut Vec<u32>>,
+        mut f: impl FnMut(u32),
+    ) {
         let mut cands = 0u64;
         let mut gated = 0u64;
         let c = self.matcher.scan_unique(hay, &mut seen.seen, |id| {
-            let Some(v) = self.pat_sigs.get(id as usize) else {
-                return;
-            };
-            match (dsize, self.dsize.get(id as usize).filter(|g| !g.is_empty())) {
-                (Some(len), Some(g)) => {
-                    for (&s, d) in v.iter().zip(g) {
-                        if d.as_ref().is_none_or(|d| crate::detector::dsize_ok(d, len)) {
-                            cands += 1;
-                            f(s);
-                        } else {
-                            gated += 1;
-                        }
-                    }
-                }
-                _ => {
-                    cands += v.len() as u64;
-                    v.iter().for_each(|&s| f(s));
-                }
+            if let Some(ids) = ids.as_deref_mut() {
+                ids.push(id);
             }
+            self.report(id, dsize, &mut cands, &mut gated, &mut f);
         });
         let n = &mut seen.counts;
         n.buffers += 1;
         n.bytes += hay.len() as u64;
+        n.matches.add(c);
+        n.candidates += cands;
+        n.dsize_skipped += gated;
+    }
+
+    /// The signatures of pattern `id`, less those the payload size `dsize` rules out.
+    #[inline]
+    fn report(
+        &self,
+        id: u32,
+        dsize: Option<u64>,
+        cands: &mut u64,
+        gated: &mut u64,
+        f: &mut impl FnMut(u32),
+    ) {
+        let Some(v) = self.pat_sigs.get(id as usize) else {
+            return;
+        };
+        match (dsize, self.dsize.get(id as usize).filter(|g| !g.is_empty())) {
+            (Some(len), Some(g)) => {
+                for (&s, d) in v.iter().zip(g) {
+                    if d.as_ref().is_none_or(|d| crate::detector::dsize_ok(d, len)) {
+                        *cands += 1;
+                        f(s);
+                    } else {
+                        *gated += 1;
+                    }
+                }
+            }
+            _ => {
+                *cands += v.len() as u64;
+                v.iter().for_each(|&s| f(s));
+            }
+        }
+    }
+
+    /// Reports what [`Self::scan_with`] over `hay` would, from a
+    /// [`crate::stream_memo::Plan`]: the patterns found before in the packets `hay`
+    /// holds whole, and a scan of the plan's ranges of `hay`. Counted as one buffer of
+    /// the bytes scanned.
+    pub fn scan_parts(
+        &self,
+        hay: &[u8],
+        plan: &crate::stream_memo::Plan,
+        dsize: Option<u64>,
+        seen: &mut Seen,
+        mut f: impl FnMut(u32),
+    ) {
+        let mut cands = 0u64;
+        let mut gated = 0u64;
+        let mut c = mpm::ScanCounts::default();
+        seen.seen.begin(self.matcher.pattern_count());
+        for &id in &plan.ids {
+            if seen.seen.first(id) {
+                c.unique += 1;
+                self.report(id, dsize, &mut cands, &mut gated, &mut f);
+            }
+        }
+        let mut bytes = 0u64;
+        for w in &plan.wins {
+            let Some(part) = hay.get(w.clone()) else {
+                continue;
+            };
+            bytes += part.len() as u64;
+            self.matcher.scan(part, &mut |m: mpm::Match| {
+                c.reported += 1;
+                if seen.seen.first(m.pattern) {
+                    c.unique += 1;
+                    self.report(m.pattern, dsize, &mut cands, &mut gated, &mut f);
+                }
+            });
+        }
+        let n = &mut seen.counts;
+        n.buffers += 1;
+        n.bytes += bytes;
         n.matches.add(c);
         n.candidates += cands;
         n.dsize_skipped += gated;

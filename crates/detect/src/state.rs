@@ -91,6 +91,9 @@ pub struct FlowDetect {
     pub(crate) bypass: bool,
     /// Transactions a `config` rule asked not to log (`log_config.rs`).
     pub(crate) log_marks: crate::log_config::LogMarks,
+    /// Per direction, the TCP packets whose scans a raw stream chunk may reuse: a
+    /// handle to an entry of the worker's table (`stream_memo.rs`).
+    pub(crate) stream_memo: crate::stream_memo::MemoHandle,
 }
 
 /// The `flowint` variables of a flow.
@@ -139,6 +142,7 @@ impl FlowDetect {
 
     /// Clears all state, keeping allocations.
     pub(crate) fn reset(&mut self) {
+        self.stream_memo = Default::default();
         self.bits.iter_mut().for_each(|w| *w = 0);
         self.set_order.clear();
         self.tx_done = None;
@@ -404,6 +408,14 @@ pub struct Scratch {
     pub(crate) body_tmp: Vec<u32>,
     /// The address and port checks of this packet, by the rules' shared ends id.
     pub(crate) ends: EndsMemo,
+    /// Where the next inspect call's bytes lie in their stream ([`Self::stream_layout`]).
+    pub(crate) layout: crate::stream_memo::StreamLayout,
+    /// The patterns of the packet scan being recorded (`stream_memo.rs`).
+    pub(crate) memo_ids: Vec<u32>,
+    /// The prefilter plan of a raw stream chunk (`stream_memo.rs`).
+    pub(crate) memo_plan: crate::stream_memo::Plan,
+    /// The flows' memos of their packets' scans (`stream_memo.rs`).
+    pub(crate) memos: crate::stream_memo::MemoTable,
 }
 
 /// The outcome of each distinct address/port header ([`crate::sig::Sig::ends`]) on the
@@ -552,7 +564,19 @@ impl Scratch {
             pcre_pre: PcrePre::default(),
             pkt_tmp: Vec::new(),
             body_tmp: Vec::new(),
+            layout: Default::default(),
+            memo_ids: Vec::new(),
+            memo_plan: Default::default(),
+            memos: Default::default(),
         }
+    }
+
+    /// Says where the next [`crate::Detector::inspect`] call's packet payload and raw
+    /// stream chunk lie in the flow's TCP stream, so that the chunk's prefilter can
+    /// reuse the scans of the packets it was built from (`stream_memo.rs`). It holds
+    /// for that one call; without it the chunk is scanned whole.
+    pub fn stream_layout(&mut self, layout: crate::stream_memo::StreamLayout) {
+        self.layout = layout;
     }
 
     /// Counters so far.

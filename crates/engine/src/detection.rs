@@ -132,6 +132,15 @@ impl DetectStage {
         } else {
             stream.len()
         };
+        if tcp {
+            // Where the payload and the chunk lie in the stream: the chunk's prefilter
+            // reuses the scans of the packets it holds (`detect::StreamLayout`).
+            self.scratch.stream_layout(detect::StreamLayout {
+                payload_at: update.payload_at,
+                stream_at: update.raw.contiguous_from().filter(|_| has_stream),
+                rewrites: update.raw.rewrites(),
+            });
+        }
         let input = Input {
             packet: p,
             frame: buf,
@@ -200,6 +209,12 @@ impl DetectStage {
                 app_proto,
                 counts: flow_counts(ended.flow),
             };
+            // The leftovers are prefiltered from the flow's packets' scans too.
+            self.scratch.stream_layout(detect::StreamLayout {
+                payload_at: None,
+                stream_at: raw.contiguous_from().filter(|_| has_stream),
+                rewrites: raw.rewrites(),
+            });
             let stream = std::mem::take(&mut self.stream);
             let input = Input {
                 packet: &pkt,

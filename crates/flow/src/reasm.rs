@@ -175,6 +175,9 @@ pub struct Reassembly {
     /// Inline mode: bytes kept behind the raw consumer's progress for the next
     /// packet's inspection window (see [`Reassembly::take_window`]); 0 in IDS mode.
     raw_window: u64,
+    /// Inserts that overlapped held bytes or repeated consumed ones, and resets: what
+    /// the stream holds at an offset may have changed since a count ([`Self::rewrites`]).
+    rewrites: u32,
     /// The depth of this stream when its protocol sets its own (Suricata's
     /// `app-layer.protocols.<name>.stream-depth`, 0 = unlimited) instead of the
     /// worker's [`ReasmLimits::depth`].
@@ -231,6 +234,17 @@ impl Reassembly {
         self.depth_reached = false;
         self.touched = false;
         self.raw_window = 0;
+        self.rewrites = self.rewrites.wrapping_add(1);
+    }
+
+    /// A count that changes whenever bytes the stream held (or handed out) may have been
+    /// replaced: an insert that overlapped held data or repeated consumed bytes, or a
+    /// reset. While it stays the same, the bytes a segment stored as new
+    /// ([`InsertOutcome::stored`] equal to its length, without `overlap` or
+    /// `retransmit`) are still the stream's bytes at that offset, so what was found in
+    /// the segment holds for them (raw stream inspection reuses its packet's scan).
+    pub fn rewrites(&self) -> u32 {
+        self.rewrites
     }
 
     /// True once a segment was offered to this stream (since the last reset).
@@ -364,6 +378,9 @@ impl Reassembly {
         let others = memuse.saturating_sub(before);
         let out = self.place(seq, data, lim, others, memcap);
         *memuse = others + self.memuse();
+        if out.overlap || out.retransmit || out.overlap_diff {
+            self.rewrites = self.rewrites.wrapping_add(1);
+        }
         out
     }
 
@@ -615,6 +632,32 @@ mod tests {
         };
         let mut m = 0;
         r.insert(seq, d, &lim, &mut m, usize::MAX)
+    }
+
+    #[test]
+    fn rewrites_count_what_may_have_replaced_bytes() {
+        let mut r = Reassembly::new(1000);
+        let n0 = r.rewrites();
+        // New bytes in order, then after a hole: nothing held changes.
+        ins(&mut r, 1000, b"hello", OverlapPolicy::Bsd);
+        ins(&mut r, 1010, b"world", OverlapPolicy::Bsd);
+        assert_eq!(r.rewrites(), n0);
+        // Filling the hole exactly changes nothing held either.
+        ins(&mut r, 1005, b" big ", OverlapPolicy::Bsd);
+        assert_eq!(r.rewrites(), n0);
+        // An overlap (same bytes or not) may have replaced some.
+        ins(&mut r, 1003, b"LO", OverlapPolicy::Last);
+        assert_eq!(r.rewrites(), n0.wrapping_add(1));
+        assert_eq!(
+            collect(&mut r, Consumer::Raw, 15, false).0,
+            b"helLO big world"
+        );
+        // A repeat of bytes both consumers took is counted too, and so is a reset.
+        collect(&mut r, Consumer::App, 15, false);
+        ins(&mut r, 1000, b"hel", OverlapPolicy::Bsd);
+        assert_eq!(r.rewrites(), n0.wrapping_add(2));
+        r.reset(5000);
+        assert_eq!(r.rewrites(), n0.wrapping_add(3));
     }
 
     #[test]

@@ -291,6 +291,7 @@ impl FlowTracker {
         let mut app = StreamData::empty(dir.reverse());
         let mut raw = StreamData::empty(dir);
         let mut own_app = self.cfg.inline;
+        let mut payload_at = None;
         let [sa, sr, _, _] = &mut self.scratch;
         sa.clear();
         sr.clear();
@@ -434,6 +435,7 @@ impl FlowTracker {
                             if let Some(pol) = self.cfg.host_policy.stream(v4, &p.key.dst) {
                                 lim.policy = pol;
                             }
+                            let at = pair[di].offset_of(seq);
                             let o: InsertOutcome = pair[di].insert(
                                 seq,
                                 p.payload,
@@ -441,6 +443,14 @@ impl FlowTracker {
                                 &mut total,
                                 self.cfg.reassembly_memcap,
                             );
+                            // The whole payload stored as new bytes: raw inspection
+                            // may reuse the packet's own scan for them.
+                            if o.stored as usize == p.payload.len()
+                                && !(o.overlap || o.retransmit || o.overlap_diff)
+                                && !(o.memcap_dropped || o.out_of_window)
+                            {
+                                payload_at = at;
+                            }
                             let delta = pair[di].memuse() as isize - before as isize;
                             self.reasm_memuse = self.reasm_memuse.saturating_add_signed(delta);
                             self.cfg.shared.reassembly.adjust(delta);
@@ -606,6 +616,7 @@ impl FlowTracker {
             flow: f,
             app,
             raw,
+            payload_at,
         })
     }
 

@@ -846,3 +846,30 @@ fn stream_events_of_overlaps_and_their_counters() {
     let t = FlowTracker::new(cfg());
     assert!(!t.counters().any(|(n, _)| n.starts_with("stream.")));
 }
+
+#[test]
+fn payload_at_says_where_a_payload_stored_whole_lies_in_its_stream() {
+    // What raw stream inspection needs to reuse a packet's scan (detect's
+    // `stream_memo`): the offset of a payload stored whole as new bytes, the chunk's
+    // first offset, and a rewrite count that moves on an overlap.
+    let mut t = FlowTracker::new(cfg());
+    run(&mut t, &pkt(true, 0, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 0, 1, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 1, 1, ACK, b"", 3));
+    let at = |t: &mut FlowTracker, p: &PacketInfo<'_>| {
+        let u = t.packet(p).expect("tracked");
+        (u.payload_at, u.raw.contiguous_from(), u.raw.rewrites())
+    };
+    let (a, _, rw) = at(&mut t, &pkt(true, 1, 1, ACK, b"0123456789", 4));
+    assert_eq!(a, Some(0));
+    let (a, _, rw2) = at(&mut t, &pkt(true, 11, 1, ACK, b"abcdef", 5));
+    assert_eq!((a, rw2), (Some(10), rw));
+    // A retransmission overlapping held bytes: not stored whole, the count moves.
+    let (a, _, rw3) = at(&mut t, &pkt(true, 5, 1, ACK, b"456789ab", 6));
+    assert_eq!(a, None);
+    assert_ne!(rw3, rw);
+    // The server acknowledges it all: the chunk starts at the stream's first byte.
+    run(&mut t, &pkt(false, 1, 17, ACK, b"", 7));
+    let (a, from, _) = at(&mut t, &pkt(true, 17, 1, ACK | FIN, b"", 8));
+    assert_eq!((a, from), (None, Some(0)));
+}

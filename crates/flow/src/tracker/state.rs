@@ -186,6 +186,28 @@ impl<'a> StreamData<'a> {
         self.chunks.is_empty()
     }
 
+    /// The stream's [`Reassembly::rewrites`](crate::reasm::Reassembly::rewrites) count
+    /// (0 without a stream).
+    pub fn rewrites(&self) -> u32 {
+        self.stream.map_or(0, |s| s.rewrites())
+    }
+
+    /// The stream offset of the first byte when the pieces are data without a gap
+    /// between or among them (their bytes, joined, are the stream from there); `None`
+    /// when empty or when a gap is among them.
+    pub fn contiguous_from(&self) -> Option<u64> {
+        let mut first = None;
+        for c in self.chunks {
+            match *c {
+                Chunk::Data { offset, .. } => {
+                    first.get_or_insert(offset);
+                }
+                Chunk::Gap { .. } => return None,
+            }
+        }
+        first
+    }
+
     /// The pieces, in stream order.
     pub fn pieces(&self) -> impl Iterator<Item = Piece<'a>> + '_ {
         let s = self.stream;
@@ -230,6 +252,11 @@ pub struct Update<'a> {
     /// Bytes of this packet's own stream, acknowledged by the other side and not yet
     /// raw-inspected: raw stream inspection input.
     pub raw: StreamData<'a>,
+    /// The stream offset from which this packet's whole payload was stored in its
+    /// direction's stream as new bytes (no overlap, retransmission, trim or drop);
+    /// `None` otherwise. Those bytes stay the stream's while
+    /// [`StreamData::rewrites`] of [`Self::raw`] is unchanged.
+    pub payload_at: Option<u64>,
 }
 
 /// Why a flow ended.
