@@ -183,6 +183,10 @@ pub struct Reassembly {
     /// on are kept whatever the consumers took, so a retransmission can be compared
     /// with them ([`Reassembly::normalize`]). `None` in IDS mode.
     unacked_from: Option<u64>,
+    /// Inline mode: where the stream an alert logs starts ([`Reassembly::log_from`]),
+    /// and where it will start after the direction's next packet.
+    log_from: u64,
+    next_log_from: u64,
 }
 
 /// Granule of a stream buffer's allocation: buffers grow and shrink by regions of this
@@ -236,6 +240,8 @@ impl Reassembly {
         self.touched = false;
         self.raw_window = 0;
         self.unacked_from = None;
+        self.log_from = 0;
+        self.next_log_from = 0;
     }
 
     /// True once a segment was offered to this stream (since the last reset).
@@ -364,6 +370,23 @@ impl Reassembly {
     /// them ([`Reassembly::normalize`]).
     pub fn keep_unacked(&mut self, off: u64) {
         self.unacked_from = Some(off);
+    }
+
+    /// Inline mode: a packet of this stream's direction was processed. Suricata frees
+    /// the bytes of a stream after each of its packets, up to what both consumers took
+    /// and the receiver acknowledged; the stream an alert logs starts there, so an
+    /// alert on the direction's next packet logs from where the packet before left it.
+    pub fn mark_logged_start(&mut self) {
+        self.log_from = self.next_log_from;
+        let done = self.progress[0].min(self.progress[1]);
+        let edge = done.min(self.unacked_from.unwrap_or(done));
+        self.next_log_from = self.next_log_from.max(edge);
+    }
+
+    /// Inline mode: the stream offset where the stream an alert on this direction's
+    /// latest packet logs starts (see [`Reassembly::mark_logged_start`]); 0 in IDS mode.
+    pub fn log_from(&self) -> u64 {
+        self.log_from
     }
 
     /// Inline mode's normalization: where a segment at `seq` overlaps bytes already
@@ -916,6 +939,33 @@ mod tests {
         let mut m = 0;
         assert!(r.insert(5000, b"x", &lim, &mut m, usize::MAX).out_of_window);
         assert_eq!(m, 0);
+    }
+
+    #[test]
+    fn inline_logged_start_follows_the_previous_packet() {
+        let lim = ReasmLimits::default();
+        let mut r = Reassembly::new(0);
+        let mut m = 0;
+        // Packet 1: 5 bytes, taken by both consumers, nothing acknowledged.
+        r.insert(0, b"hello", &lim, &mut m, usize::MAX);
+        collect(&mut r, Consumer::App, 5, false);
+        collect(&mut r, Consumer::Raw, 5, false);
+        r.keep_unacked(0);
+        r.mark_logged_start();
+        assert_eq!(r.log_from(), 0);
+        // Packet 2, after the receiver acknowledged packet 1: still logged from 0;
+        // the next packet logs from 5, what was freed after this one.
+        r.insert(5, b"world", &lim, &mut m, usize::MAX);
+        collect(&mut r, Consumer::App, 10, false);
+        collect(&mut r, Consumer::Raw, 10, false);
+        r.keep_unacked(5);
+        r.mark_logged_start();
+        assert_eq!(r.log_from(), 0);
+        r.keep_unacked(10);
+        r.mark_logged_start();
+        assert_eq!(r.log_from(), 5);
+        r.mark_logged_start();
+        assert_eq!(r.log_from(), 10);
     }
 
     #[test]

@@ -610,6 +610,7 @@ impl FlowTracker {
                     .flatten();
                 r.keep_unacked(acked.unwrap_or(0));
             }
+            pair[dir.index()].mark_logged_start();
         }
         self.last_pair = f.streams;
         if f.streams != NO_STREAM {

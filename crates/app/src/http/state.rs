@@ -148,6 +148,16 @@ fn give_decoder(d: &mut Option<Box<Decoder>>) {
     }
 }
 
+/// The minimal inspect size a new message's body waits for: none under
+/// `http-body-inline` (IPS mode by default), where a body is inspected as it comes.
+fn min_inspect(ctx: &AppCtx, configured: usize) -> usize {
+    if ctx.config.http_body_inline {
+        0
+    } else {
+        configured
+    }
+}
+
 fn find_tx(txs: &mut VecDeque<HttpTx>, id: Option<u64>) -> Option<&mut HttpTx> {
     let id = id?;
     let first = txs.front()?.id;
@@ -410,8 +420,8 @@ impl HttpState {
         self.next_id += 1;
         ctx.counters.incr(Counter::TxHttp);
         let mut tx = pool::tx(id);
-        tx.request.min_inspect = ctx.config.request_body_minimal_inspect_size;
-        tx.response.min_inspect = ctx.config.response_body_minimal_inspect_size;
+        tx.request.min_inspect = min_inspect(ctx, ctx.config.request_body_minimal_inspect_size);
+        tx.response.min_inspect = min_inspect(ctx, ctx.config.response_body_minimal_inspect_size);
         mem::push_tx(&mut self.txs, tx);
         while self.txs.len() > ctx.config.max_tx.max(1) {
             pool::give_tx(self.txs.pop_front());

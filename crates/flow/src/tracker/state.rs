@@ -184,6 +184,12 @@ impl<'a> StreamData<'a> {
         }
     }
 
+    /// Inline mode: the stream offset where an alert's logged stream starts
+    /// ([`Reassembly::log_from`]); 0 in IDS mode.
+    pub fn log_from(&self) -> u64 {
+        self.stream.map_or(0, Reassembly::log_from)
+    }
+
     /// True when there is nothing new.
     pub fn is_empty(&self) -> bool {
         self.chunks.is_empty()
