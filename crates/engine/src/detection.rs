@@ -473,15 +473,14 @@ fn flow_counts(f: &flow::Flow) -> detect::FlowCounts {
 
 #[cfg(test)]
 mod tests {
-    use super::acked_len;
+    use super::{acked_len, skipped_len};
 
     fn cut(pieces: &[(u64, usize)], last_ack: u32, isn: u32) -> usize {
         acked_len(|| pieces.iter().copied(), last_ack, isn)
     }
 
-    /// The acknowledged part of an inline inspection window (difftest `replace` family
-    /// in IPS mode, `crates/cli/tests/keywords_replace.rs`): nothing before the first
-    /// ACK, whole pieces and a cut one after, everything once the ACK passed the end.
+    /// Inline, the logged stream starts where Suricata freed it after the direction's
+    /// previous packet (difftest `smb` family in IPS mode, dt-1-smb-ips-54).
     #[test]
     fn the_logged_stream_starts_where_the_stream_was_freed() {
         let two = [(51, 152), (203, 264)];
@@ -493,6 +492,9 @@ mod tests {
         assert_eq!(skipped_len(two.iter().copied(), 9999), 416);
     }
 
+    /// The acknowledged part of an inline inspection window (difftest `replace` family
+    /// in IPS mode, `crates/cli/tests/keywords_replace.rs`): nothing before the first
+    /// ACK, whole pieces and a cut one after, everything once the ACK passed the end.
     #[test]
     fn the_logged_stream_ends_at_the_last_ack() {
         let two = [(0, 11), (11, 11)];
