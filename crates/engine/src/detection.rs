@@ -68,7 +68,7 @@ impl DetectStage {
             return;
         }
         let input = Input::packet(p, buf, None);
-        self.run(None, &input, origin, None, None, sink);
+        self.run(None, &input, origin, None, (None, 0), sink);
     }
 
     /// A packet of a flow, after flow tracking and the app layer saw it.
@@ -147,7 +147,7 @@ impl DetectStage {
             &input,
             origin,
             app_name(app_proto),
-            has_stream.then_some(&stream[logged_from..acked]),
+            (has_stream.then_some(&stream[..acked]), logged_from),
             sink,
         );
         self.stream = stream;
@@ -216,23 +216,25 @@ impl DetectStage {
                 &input,
                 origin,
                 app_name(app_proto),
-                input.stream,
+                (input.stream, 0),
                 sink,
             );
             self.stream = stream;
         }
     }
 
-    /// Inspects `input`; its alerts log `logged_stream` as their stream data.
+    /// Inspects `input`; its alerts log `logged_stream` as their stream data (its first
+    /// part: bytes an alert on a transaction does not log, see [`logged_start`]).
     fn run(
         &mut self,
         fd: Option<&mut FlowDetect>,
         input: &Input<'_>,
         origin: Origin,
         app_proto: Option<&'static str>,
-        logged_stream: Option<&[u8]>,
+        logged_stream: (Option<&[u8]>, usize),
         sink: &mut AlertSink,
     ) {
+        let (logged_stream, tx_skip) = logged_stream;
         self.alerts.clear();
         // Suricata attributes a TCP stream match on a flow with an app layer to the
         // direction's inspect transaction (`tx_guessed`) as it was before the packet's
@@ -285,6 +287,13 @@ impl DetectStage {
         let t = self.timer.start();
         let fd = fd.as_deref();
         for alert in &self.alerts {
+            // A stream match logs the inspected stream; a transaction's match logs it
+            // from where Suricata freed it (keywords_replace: stream matches log from
+            // the stream's start; dt-1-smb-ips-54: a transaction's from later).
+            let stream = match alert.matched_on {
+                detect::MatchedOn::Tx(_) => logged_stream.map(|s| &s[tx_skip.min(s.len())..]),
+                _ => logged_stream,
+            };
             sink.alert(
                 &self.detector,
                 alert,
@@ -296,7 +305,7 @@ impl DetectStage {
                     guessed_tx: guessed,
                     flow_detect: fd,
                     frame: input.frame,
-                    stream: logged_stream,
+                    stream,
                 },
             );
         }
@@ -347,7 +356,7 @@ fn acked_prefix(data: &StreamData<'_>, half: &flow::tcp::Half) -> usize {
 }
 
 /// How many bytes of the inspected stream `data` lie before the start of the stream an
-/// alert logs: inline, Suricata 7.0.10 logs from where it freed the stream after the
+/// alert on a transaction logs: inline, Suricata 7.0.10 logs from where it freed the stream after the
 /// direction's previous packet (what both consumers took and the receiver
 /// acknowledged then), not the whole inspection window (difftest `smb`, `http`,
 /// `filekw` families in IPS mode with payloads); nothing in IDS mode.
