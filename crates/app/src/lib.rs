@@ -110,6 +110,10 @@ pub struct Config {
     pub response_body_minimal_inspect_size: usize,
     /// `response-body-inspect-window` (16 KiB).
     pub response_body_inspect_window: usize,
+    /// `http-body-inline` (`auto`: in IPS mode): HTTP/1 bodies are inspected as their
+    /// bytes come, without waiting for the minimal inspect sizes (Suricata 7.0.10 in
+    /// IPS mode alerts on the packet that brings a body's match).
+    pub http_body_inline: bool,
     /// `response-body-decompress-layer-limit`: how many stacked content encodings are
     /// undone (2).
     pub response_body_decompress_layer_limit: usize,
@@ -164,6 +168,7 @@ impl Default for Config {
             request_body_inspect_window: 4 * 1024,
             response_body_minimal_inspect_size: 40 * 1024,
             response_body_inspect_window: 16 * 1024,
+            http_body_inline: false,
             response_body_decompress_layer_limit: 2,
             lzma: http::LzmaLimits::default(),
             field_limit: 18_000,

@@ -68,7 +68,7 @@ impl DetectStage {
             return;
         }
         let input = Input::packet(p, buf, None);
-        self.run(None, &input, origin, None, None, sink);
+        self.run(None, &input, origin, None, (None, 0), sink);
     }
 
     /// A packet of a flow, after flow tracking and the app layer saw it.
@@ -127,10 +127,11 @@ impl DetectStage {
         let stream = std::mem::take(&mut self.stream);
         // An alert logs the part of the inspected stream its receiver acknowledged
         // (all of it in IDS mode; inline, the packet's own new bytes are not yet).
-        let acked = if tcp && has_stream {
-            acked_prefix(&update.raw, &update.flow.tcp.half[update.dir.index()])
+        let (logged_from, acked) = if tcp && has_stream {
+            let acked = acked_prefix(&update.raw, &update.flow.tcp.half[update.dir.index()]);
+            (logged_start(&update.raw).min(acked), acked)
         } else {
-            stream.len()
+            (0, stream.len())
         };
         if tcp {
             // Where the payload and the chunk lie in the stream: the chunk's prefilter
@@ -155,7 +156,7 @@ impl DetectStage {
             &input,
             origin,
             app_name(app_proto),
-            has_stream.then_some(&stream[..acked]),
+            (has_stream.then_some(&stream[..acked]), logged_from),
             sink,
         );
         self.stream = stream;
@@ -230,23 +231,25 @@ impl DetectStage {
                 &input,
                 origin,
                 app_name(app_proto),
-                input.stream,
+                (input.stream, 0),
                 sink,
             );
             self.stream = stream;
         }
     }
 
-    /// Inspects `input`; its alerts log `logged_stream` as their stream data.
+    /// Inspects `input`; its alerts log `logged_stream` as their stream data (its first
+    /// part: bytes an alert on a transaction does not log, see [`logged_start`]).
     fn run(
         &mut self,
         fd: Option<&mut FlowDetect>,
         input: &Input<'_>,
         origin: Origin,
         app_proto: Option<&'static str>,
-        logged_stream: Option<&[u8]>,
+        logged_stream: (Option<&[u8]>, usize),
         sink: &mut AlertSink,
     ) {
+        let (logged_stream, tx_skip) = logged_stream;
         self.alerts.clear();
         // Suricata attributes a TCP stream match on a flow with an app layer to the
         // direction's inspect transaction (`tx_guessed`) as it was before the packet's
@@ -299,6 +302,13 @@ impl DetectStage {
         let t = self.timer.start();
         let fd = fd.as_deref();
         for alert in &self.alerts {
+            // A stream match logs the inspected stream; a transaction's match logs it
+            // from where Suricata freed it (keywords_replace: stream matches log from
+            // the stream's start; dt-1-smb-ips-54: a transaction's from later).
+            let stream = match alert.matched_on {
+                detect::MatchedOn::Tx(_) => logged_stream.map(|s| &s[tx_skip.min(s.len())..]),
+                _ => logged_stream,
+            };
             sink.alert(
                 &self.detector,
                 alert,
@@ -310,7 +320,7 @@ impl DetectStage {
                     guessed_tx: guessed,
                     flow_detect: fd,
                     frame: input.frame,
-                    stream: logged_stream,
+                    stream,
                 },
             );
         }
@@ -358,6 +368,27 @@ fn acked_prefix(data: &StreamData<'_>, half: &flow::tcp::Half) -> usize {
         })
     };
     acked_len(pieces, half.last_ack, half.isn)
+}
+
+/// How many bytes of the inspected stream `data` lie before the start of the stream an
+/// alert on a transaction logs: inline, Suricata 7.0.10 logs from where it freed the stream after the
+/// direction's previous packet (what both consumers took and the receiver
+/// acknowledged then), not the whole inspection window (difftest `smb`, `http`,
+/// `filekw` families in IPS mode with payloads); nothing in IDS mode.
+fn logged_start(data: &StreamData<'_>) -> usize {
+    let from = data.log_from();
+    let pieces = data.pieces().filter_map(|p| match p {
+        Piece::Data { offset, bytes } => Some((offset, bytes.len())),
+        Piece::Gap { .. } => None,
+    });
+    skipped_len(pieces, from)
+}
+
+/// Bytes of the data pieces' (stream offset, length) before stream offset `from`.
+fn skipped_len(pieces: impl Iterator<Item = (u64, usize)>, from: u64) -> usize {
+    pieces
+        .map(|(o, l)| from.saturating_sub(o).min(l as u64) as usize)
+        .sum()
 }
 
 /// [`acked_prefix`] over the data pieces' (stream offset, length), in stream order.
@@ -466,10 +497,23 @@ fn flow_counts(f: &flow::Flow) -> detect::FlowCounts {
 
 #[cfg(test)]
 mod tests {
-    use super::acked_len;
+    use super::{acked_len, skipped_len};
 
     fn cut(pieces: &[(u64, usize)], last_ack: u32, isn: u32) -> usize {
         acked_len(|| pieces.iter().copied(), last_ack, isn)
+    }
+
+    /// Inline, the logged stream starts where Suricata freed it after the direction's
+    /// previous packet (difftest `smb` family in IPS mode, dt-1-smb-ips-54).
+    #[test]
+    fn the_logged_stream_starts_where_the_stream_was_freed() {
+        let two = [(51, 152), (203, 264)];
+        assert_eq!(skipped_len(two.iter().copied(), 0), 0);
+        assert_eq!(skipped_len(two.iter().copied(), 51), 0);
+        assert_eq!(skipped_len(two.iter().copied(), 100), 49);
+        assert_eq!(skipped_len(two.iter().copied(), 203), 152);
+        assert_eq!(skipped_len(two.iter().copied(), 300), 249);
+        assert_eq!(skipped_len(two.iter().copied(), 9999), 416);
     }
 
     /// The acknowledged part of an inline inspection window (difftest `replace` family

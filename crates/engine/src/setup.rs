@@ -416,6 +416,13 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     if let Some(v) = size("response-body-inspect-window") {
         engine.app.response_body_inspect_window = v;
     }
+    // `http-body-inline`: `auto` (the default) is IPS mode; `yes`/`no` set it.
+    engine.app.http_body_inline = match config.get_str(&format!("{http}.http-body-inline")) {
+        Some(v) if !v.eq_ignore_ascii_case("auto") => config
+            .get_bool(&format!("{http}.http-body-inline"))
+            .unwrap_or(engine.ips),
+        _ => engine.ips,
+    };
     smtp_mime(config, &mut engine.app.smtp_mime);
     engine.app.opt_in = opt_in(config);
     for &(proto, _) in app::stream_depth::CONFIGURABLE {

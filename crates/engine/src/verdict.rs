@@ -41,6 +41,8 @@ pub(crate) struct Ips {
     accepted: u64,
     blocked: u64,
     rejected: u64,
+    /// Packets rewritten by the inline stream to the data it accepted first.
+    replaced: u64,
     reason_rules: u64,
     reason_flow_drop: u64,
     /// Drops by exception policy, per condition.
@@ -121,6 +123,14 @@ impl Ips {
         }
     }
 
+    /// The stream rewrote the packet's payload to the data it received first
+    /// (Suricata's inline normalization of overlapping data): `ips.replaced`.
+    pub(crate) fn replaced(&mut self) {
+        if self.enabled {
+            self.replaced += 1;
+        }
+    }
+
     /// An exception policy dropped the packet (`reject`: and rejected it).
     pub(crate) fn exception_drop(&mut self, c: crate::exception::Condition, reject: bool) {
         self.policy_drop(DropReason::Exception(c), reject);
@@ -192,7 +202,7 @@ impl Ips {
             ("ips.accepted", self.accepted),
             ("ips.blocked", self.blocked),
             ("ips.rejected", self.rejected),
-            ("ips.replaced", 0),
+            ("ips.replaced", self.replaced),
             ("ips.drop_reason.rules", self.reason_rules),
             ("ips.drop_reason.flow_drop", self.reason_flow_drop),
             ("ips.drop_reason.stream_midstream", self.reason_midstream),

@@ -182,6 +182,14 @@ pub struct Reassembly {
     /// `app-layer.protocols.<name>.stream-depth`, 0 = unlimited) instead of the
     /// worker's [`ReasmLimits::depth`].
     pub depth: Option<u64>,
+    /// Inline mode: the stream offset the receiver acknowledged; held bytes from there
+    /// on are kept whatever the consumers took, so a retransmission can be compared
+    /// with them ([`Reassembly::normalize`]). `None` in IDS mode.
+    unacked_from: Option<u64>,
+    /// Inline mode: where the stream an alert logs starts ([`Reassembly::log_from`]),
+    /// and where it will start after the direction's next packet.
+    log_from: u64,
+    next_log_from: u64,
 }
 
 /// Granule of a stream buffer's allocation: buffers grow and shrink by regions of this
@@ -235,6 +243,9 @@ impl Reassembly {
         self.touched = false;
         self.raw_window = 0;
         self.rewrites = self.rewrites.wrapping_add(1);
+        self.unacked_from = None;
+        self.log_from = 0;
+        self.next_log_from = 0;
     }
 
     /// A count that changes whenever bytes the stream held (or handed out) may have been
@@ -264,7 +275,10 @@ impl Reassembly {
     /// (Suricata's `base_seq`: what lies before it is gone; the stream's first
     /// sequence number before anything was taken).
     pub fn consumed_seq(&self) -> u32 {
-        let off = self.progress[0].min(self.progress[1]);
+        let mut off = self.progress[0].min(self.progress[1]);
+        if let Some(a) = self.unacked_from {
+            off = off.min(a.max(self.base));
+        }
         self.ref_seq
             .wrapping_add(off.wrapping_sub(self.ref_off) as u32)
     }
@@ -331,7 +345,9 @@ impl Reassembly {
     pub fn trim(&mut self) -> usize {
         let before = self.memuse();
         let raw_low = self.progress[1].saturating_sub(self.raw_window);
-        let low = self.progress[0].min(raw_low);
+        let low = self.progress[0]
+            .min(raw_low)
+            .min(self.unacked_from.unwrap_or(u64::MAX));
         if low > self.base {
             let n = ((low - self.base) as usize).min(self.buf.len());
             // Amortize: move memory only when it frees a region or half the buffer.
@@ -360,6 +376,60 @@ impl Reassembly {
             self.segs.shrink_to(self.segs.len() * 2);
         }
         before.saturating_sub(self.memuse())
+    }
+
+    /// Inline mode (Suricata's IPS stream engine): held bytes at and after stream
+    /// offset `off` (the receiver's last acknowledgement) stay held until acknowledged,
+    /// even once both consumers took them, and a segment over them is compared with
+    /// them ([`Reassembly::normalize`]).
+    pub fn keep_unacked(&mut self, off: u64) {
+        self.unacked_from = Some(off);
+    }
+
+    /// Inline mode: a packet of this stream's direction was processed. Suricata frees
+    /// the bytes of a stream after each of its packets, up to what both consumers took
+    /// and the receiver acknowledged; the stream an alert logs starts there, so an
+    /// alert on the direction's next packet logs from where the packet before left it.
+    pub fn mark_logged_start(&mut self) {
+        self.log_from = self.next_log_from;
+        let done = self.progress[0].min(self.progress[1]);
+        let edge = done.min(self.unacked_from.unwrap_or(done));
+        self.next_log_from = self.next_log_from.max(edge);
+    }
+
+    /// Inline mode: the stream offset where the stream an alert on this direction's
+    /// latest packet logs starts (see [`Reassembly::mark_logged_start`]); 0 in IDS mode.
+    pub fn log_from(&self) -> u64 {
+        self.log_from
+    }
+
+    /// Inline mode's normalization: where a segment at `seq` overlaps bytes already
+    /// held, the first data wins on the wire too (Suricata rewrites such a packet to
+    /// the data it accepted first). When some overlapping byte differs, `out` receives
+    /// the segment with the held bytes in place of its own and `true` is returned;
+    /// otherwise `out` is left alone.
+    pub fn normalize(&self, seq: u32, data: &[u8], out: &mut Vec<u8>) -> bool {
+        let Some(start) = self.offset_of(seq) else {
+            return false;
+        };
+        let end = start + data.len() as u64;
+        let first = start.max(self.base);
+        let mut changed = false;
+        let i = self.segs.partition_point(|r| r.end <= first);
+        for o in self.segs[i..].iter().take_while(|o| o.start < end) {
+            let (a, b) = (o.start.max(first), o.end.min(end));
+            let held = &self.buf[(a - self.base) as usize..(b - self.base) as usize];
+            let (da, db) = ((a - start) as usize, (b - start) as usize);
+            if held != &data[da..db] {
+                if !changed {
+                    out.clear();
+                    out.extend_from_slice(data);
+                    changed = true;
+                }
+                out[da..db].copy_from_slice(held);
+            }
+        }
+        changed
     }
 
     /// Insert a segment with sequence number `seq`. `memuse` is the running total of
@@ -912,5 +982,66 @@ mod tests {
         let mut m = 0;
         assert!(r.insert(5000, b"x", &lim, &mut m, usize::MAX).out_of_window);
         assert_eq!(m, 0);
+    }
+
+    #[test]
+    fn inline_logged_start_follows_the_previous_packet() {
+        let lim = ReasmLimits::default();
+        let mut r = Reassembly::new(0);
+        let mut m = 0;
+        // Packet 1: 5 bytes, taken by both consumers, nothing acknowledged.
+        r.insert(0, b"hello", &lim, &mut m, usize::MAX);
+        collect(&mut r, Consumer::App, 5, false);
+        collect(&mut r, Consumer::Raw, 5, false);
+        r.keep_unacked(0);
+        r.mark_logged_start();
+        assert_eq!(r.log_from(), 0);
+        // Packet 2, after the receiver acknowledged packet 1: still logged from 0;
+        // the next packet logs from 5, what was freed after this one.
+        r.insert(5, b"world", &lim, &mut m, usize::MAX);
+        collect(&mut r, Consumer::App, 10, false);
+        collect(&mut r, Consumer::Raw, 10, false);
+        r.keep_unacked(5);
+        r.mark_logged_start();
+        assert_eq!(r.log_from(), 0);
+        r.keep_unacked(10);
+        r.mark_logged_start();
+        assert_eq!(r.log_from(), 5);
+        r.mark_logged_start();
+        assert_eq!(r.log_from(), 10);
+    }
+
+    #[test]
+    fn inline_normalization_keeps_the_first_data_until_acknowledged() {
+        let lim = ReasmLimits::default();
+        let mut r = Reassembly::new(0);
+        let mut m = 0;
+        r.keep_unacked(0);
+        r.insert(0, b"abcdef", &lim, &mut m, usize::MAX);
+        r.insert(6, b"ghij", &lim, &mut m, usize::MAX);
+        // Both consumers took everything: still held, nothing acknowledged.
+        collect(&mut r, Consumer::App, 10, false);
+        collect(&mut r, Consumer::Raw, 10, false);
+        r.trim();
+        assert_eq!(r.consumed_seq(), 0);
+        let mut out = Vec::new();
+        // The same bytes again: nothing to rewrite.
+        assert!(!r.normalize(0, b"abcdef", &mut out));
+        // Other bytes over held data, running past it: the held ones replace them.
+        assert!(r.normalize(6, b"XXYYZZ", &mut out));
+        assert_eq!(out, b"ghijZZ");
+        // Once acknowledged, the bytes go and nothing is compared any more.
+        r.keep_unacked(10);
+        r.trim();
+        assert_eq!(r.consumed_seq(), 10);
+        assert!(!r.normalize(0, b"XXXXXX", &mut out));
+        // IDS mode (no floor) trims what both consumers took, as before.
+        let mut r = Reassembly::new(0);
+        r.insert(0, b"abcdef", &lim, &mut m, usize::MAX);
+        collect(&mut r, Consumer::App, 6, false);
+        collect(&mut r, Consumer::Raw, 6, false);
+        r.trim();
+        assert_eq!(r.consumed_seq(), 6);
+        assert!(!r.normalize(0, b"XXXXXX", &mut out));
     }
 }

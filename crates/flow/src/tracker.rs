@@ -39,6 +39,9 @@ pub struct FlowTracker {
     defrag: crate::defrag::Defrag,
     /// Scratch chunk lists: app, raw, and two more for flushes.
     scratch: [Vec<Chunk>; 4],
+    /// Inline mode: the payload of the packet being processed as rewritten to the
+    /// stream's first data ([`Update::rewritten`]).
+    rewrite: Vec<u8>,
     stats: Stats,
     last_ts: u64,
     /// Sessions alive, counted against `stream.memcap`.
@@ -80,6 +83,7 @@ impl FlowTracker {
             free_streams: Vec::new(),
             reasm_memuse: 0,
             scratch: Default::default(),
+            rewrite: Vec::new(),
             stats: Stats::default(),
             last_ts: 0,
             sessions_alive: 0,
@@ -436,9 +440,18 @@ impl FlowTracker {
                                 lim.policy = pol;
                             }
                             let at = pair[di].offset_of(seq);
+                            // Inline: bytes over data already held are the held
+                            // ones, on the wire too (the packet is rewritten).
+                            let rewritten = self.cfg.inline
+                                && pair[di].normalize(seq, p.payload, &mut self.rewrite);
+                            let data = if rewritten {
+                                &self.rewrite[..]
+                            } else {
+                                p.payload
+                            };
                             let o: InsertOutcome = pair[di].insert(
                                 seq,
-                                p.payload,
+                                data,
                                 &lim,
                                 &mut total,
                                 self.cfg.reassembly_memcap,
@@ -446,6 +459,7 @@ impl FlowTracker {
                             // The whole payload stored as new bytes: raw inspection
                             // may reuse the packet's own scan for them.
                             if o.stored as usize == p.payload.len()
+                                && !rewritten
                                 && !(o.overlap || o.retransmit || o.overlap_diff)
                                 && !(o.memcap_dropped || o.out_of_window)
                             {
@@ -464,6 +478,13 @@ impl FlowTracker {
                             // Suricata does not reassemble a spurious retransmission.
                             let spurious =
                                 stream_events.has(wire::StreamEvent::PktSpuriousRetransmission);
+                            if rewritten {
+                                events |= Events::REWRITTEN;
+                                if !spurious {
+                                    stream_events
+                                        .set(wire::StreamEvent::ReassemblyOverlapDifferentData);
+                                }
+                            }
                             if o.overlap_diff && !spurious {
                                 stream_events
                                     .set(wire::StreamEvent::ReassemblyOverlapDifferentData);
@@ -593,6 +614,19 @@ impl FlowTracker {
         }
         let entry = self.table.entry(slot);
         let f = &entry.value;
+        if self.cfg.inline && f.streams != NO_STREAM {
+            // Inline, a stream keeps what its receiver has not acknowledged (to compare
+            // retransmissions with it, as Suricata's inline stream does).
+            let pair = &mut self.streams[f.streams as usize];
+            for (k, r) in pair.iter_mut().enumerate() {
+                let h = &f.tcp.half[k];
+                let acked = (h.flags & tcp::H_ACKED != 0)
+                    .then(|| r.offset_of(h.last_ack))
+                    .flatten();
+                r.keep_unacked(acked.unwrap_or(0));
+            }
+            pair[dir.index()].mark_logged_start();
+        }
         self.last_pair = f.streams;
         if f.streams != NO_STREAM {
             let pair = &self.streams[f.streams as usize];
@@ -608,9 +642,11 @@ impl FlowTracker {
                 stream: Some(&pair[dir.index()]),
             };
         }
+        let rewritten = (events & Events::REWRITTEN != 0).then_some(&self.rewrite[..]);
         Some(Update {
             slot,
             dir,
+            rewritten,
             events: Events(events),
             stream_events,
             flow: f,

@@ -381,6 +381,44 @@ fn inline_mode_hands_in_order_bytes_at_arrival() {
 }
 
 #[test]
+fn inline_mode_rewrites_other_data_over_unacknowledged_bytes() {
+    let mut t = FlowTracker::new(Config {
+        inline: true,
+        ..cfg()
+    });
+    run(&mut t, &pkt(true, 100, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 500, 101, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 101, 501, ACK, b"", 3));
+    run(&mut t, &pkt(true, 101, 501, ACK, b"hello", 4));
+    run(&mut t, &pkt(true, 106, 501, ACK, b"world", 5));
+    // A retransmission with other bytes before the server's ACK: the packet carries
+    // the first data (Suricata's inline normalization), the event is raised.
+    let p = pkt(true, 101, 501, ACK, b"jello", 6);
+    let u = t.packet(&p).unwrap();
+    assert_eq!(u.rewritten, Some(&b"hello"[..]));
+    assert!(u.events.has(Events::REWRITTEN) && !u.events.has(Events::OVERLAP_DIFF));
+    assert!(u
+        .stream_events
+        .has(wire::StreamEvent::ReassemblyOverlapDifferentData));
+    // The same bytes again: nothing rewritten.
+    let p = pkt(true, 106, 501, ACK, b"world", 7);
+    assert_eq!(t.packet(&p).unwrap().rewritten, None);
+    // Once acknowledged, the bytes are gone: a later copy is left alone.
+    run(&mut t, &pkt(false, 501, 111, ACK, b"", 8));
+    run(&mut t, &pkt(true, 111, 501, ACK, b"!", 9));
+    let p = pkt(true, 101, 501, ACK, b"jello", 10);
+    assert_eq!(t.packet(&p).unwrap().rewritten, None);
+    // IDS mode never rewrites.
+    let mut t = FlowTracker::new(cfg());
+    run(&mut t, &pkt(true, 100, 0, SYN, b"", 1));
+    run(&mut t, &pkt(false, 500, 101, SYN | ACK, b"", 2));
+    run(&mut t, &pkt(true, 101, 501, ACK, b"", 3));
+    run(&mut t, &pkt(true, 101, 501, ACK, b"hello", 4));
+    let p = pkt(true, 101, 501, ACK, b"jello", 5);
+    assert_eq!(t.packet(&p).unwrap().rewritten, None);
+}
+
+#[test]
 fn out_of_order_and_gap_are_reported() {
     let mut t = FlowTracker::new(cfg());
     run(&mut t, &pkt(true, 100, 0, SYN, b"", 1));

@@ -545,6 +545,39 @@ fn unfinished_body_is_inspected_from_the_minimal_inspect_size() {
 }
 
 #[test]
+fn inline_body_is_inspected_as_it_comes_unless_decompressed() {
+    let mut ctx = AppCtx::default();
+    ctx.config.http_body_inline = true;
+    let mut s = HttpState::new();
+    s.parse(&mut ctx, ToServer, b"GET / HTTP/1.1\r\n\r\n");
+    s.parse(
+        &mut ctx,
+        ToClient,
+        b"HTTP/1.1 200 ok\r\nContent-Length: 10\r\n\r\nabc",
+    );
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::ResponseBody, ToClient).unwrap(),
+        b"abc"
+    );
+    // A gzip body waits for its end (libhtp hands decompressed bytes on in blocks).
+    let z = gzip(b"hello world");
+    let mut s = HttpState::new();
+    s.parse(&mut ctx, ToServer, b"GET / HTTP/1.1\r\n\r\n");
+    let head = format!(
+        "HTTP/1.1 200 ok\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
+        z.len()
+    );
+    s.parse(&mut ctx, ToClient, head.as_bytes());
+    s.parse(&mut ctx, ToClient, &z[..z.len() - 4]);
+    assert_eq!(buf(&s, 0, HttpBuffer::ResponseBody, ToClient), None);
+    s.parse(&mut ctx, ToClient, &z[z.len() - 4..]);
+    assert_eq!(
+        buf(&s, 0, HttpBuffer::ResponseBody, ToClient).unwrap(),
+        b"hello world"
+    );
+}
+
+#[test]
 fn chunked_body_is_inspected_at_its_last_chunk() {
     let mut ctx = AppCtx::default();
     let mut s = HttpState::new();

@@ -37,6 +37,9 @@ pub(super) struct FlowStage {
     seen: Seen,
     /// The slot of that flow, once it has its per-flow state.
     seen_slot: Option<flow::Slot>,
+    /// Inline: a copy of the frame being processed with its payload rewritten by the
+    /// stream (`flow::Update::rewritten`), inspected and logged in its place.
+    patched: Vec<u8>,
 }
 
 impl FlowStage {
@@ -56,6 +59,7 @@ impl FlowStage {
             droplog: DropLogger::new(config),
             seen: Seen::default(),
             seen_slot: None,
+            patched: Vec::new(),
         }
     }
 
@@ -134,6 +138,21 @@ impl FlowStage {
             return;
         };
         self.seen.dir = Some(update.dir);
+        // Inline: the stream rewrote the payload to the data it received first; the
+        // rewritten packet is the one inspected and logged (Suricata's `ips.replaced`).
+        let buf: &[u8] = match update.rewritten {
+            Some(new) => {
+                policy.ips.replaced();
+                self.patched.clear();
+                self.patched.extend_from_slice(buf);
+                let at = p.payload_off as usize;
+                if let Some(dst) = self.patched.get_mut(at..at + new.len()) {
+                    dst.copy_from_slice(new);
+                }
+                &self.patched
+            }
+            None => buf,
+        };
         let flow_id = crate::detection::flow_id(&flow_key);
         self.anomaly.stream(
             p,

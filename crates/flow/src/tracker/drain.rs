@@ -79,7 +79,15 @@ impl FlowTracker {
                     };
                     self.stats.gaps += g as u64;
                     flow.gaps[k] |= g > 0;
-                    pair[k].take(Consumer::Raw, 0, true, sr);
+                    // Inline, raw inspection ran on each packet's bytes at arrival:
+                    // what a session closed with the FIN handshake left (a Fast Open
+                    // SYN's data, taken by the stream before the session existed) is
+                    // not inspected at the end, as Suricata 7.0.10 (difftest
+                    // `tcpseg/tfo-acked` in IPS mode); an open session's is
+                    // (bug-4571-03: a midstream pick-up's data).
+                    if !(self.cfg.inline && flow.tcp.state == TcpState::Closed) {
+                        pair[k].take(Consumer::Raw, 0, true, sr);
+                    }
                     any |= !sa.is_empty() || !sr.is_empty();
                 }
                 if any {

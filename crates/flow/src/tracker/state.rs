@@ -137,6 +137,9 @@ impl Events {
     /// The packet is a SYN whose payload the stream took (TCP Fast Open): as in
     /// Suricata, stream-capable payload rules skip the packet's own payload.
     pub const TFO_DATA: u16 = 16384;
+    /// Inline mode: the payload overlapped stream data held with other bytes and was
+    /// rewritten to them ([`Update::rewritten`]; Suricata's `ips.replaced`).
+    pub const REWRITTEN: u16 = 32768;
 
     /// True when bit `b` is set.
     pub fn has(self, b: u16) -> bool {
@@ -179,6 +182,12 @@ impl<'a> StreamData<'a> {
             chunks: &[],
             stream: None,
         }
+    }
+
+    /// Inline mode: the stream offset where an alert's logged stream starts
+    /// ([`Reassembly::log_from`]); 0 in IDS mode.
+    pub fn log_from(&self) -> u64 {
+        self.stream.map_or(0, Reassembly::log_from)
     }
 
     /// True when there is nothing new.
@@ -241,6 +250,11 @@ pub struct Update<'a> {
     pub dir: Direction,
     /// What happened.
     pub events: Events,
+    /// Inline mode: the packet's payload as the stream holds it, when some of its
+    /// bytes overlapped data received first with other bytes (Suricata's inline
+    /// normalization: the packet inspected, logged and forwarded carries the first
+    /// data). `None` when the payload stands as it came.
+    pub rewritten: Option<&'a [u8]>,
     /// The TCP stream events raised on this packet (`stream-event` rules, EVE
     /// `anomaly` records of type `stream`).
     pub stream_events: wire::StreamEvents,

@@ -5,7 +5,8 @@ use super::{off32, Ctx, Decoder};
 use crate::checksum;
 use crate::packet::flags;
 use crate::proto::icmp::{
-    icmpv4_is_error, icmpv4_max_code, icmpv6_class, icmpv6_code_ok, icmpv6_is_error, Icmpv6Class,
+    icmpv4_is_error, icmpv4_max_code, icmpv6_class, icmpv6_code_ok, icmpv6_is_error,
+    icmpv6_payload_after_header, Icmpv6Class,
 };
 use crate::proto::{be16, be32};
 use crate::stats::Counter;
@@ -187,7 +188,14 @@ impl Decoder {
             p.icmp_type = ty;
             p.icmp_code = code;
         }
-        Self::set_l4(c, off, off + 8, end);
+        // A timestamp request or reply: Suricata 7.0.10's payload starts after the
+        // three timestamps (difftest `icmp/itype-*` in IPS mode, payloads logged).
+        let payload = if matches!(ty, 13 | 14) && quoted.len() >= 12 {
+            off + 20
+        } else {
+            off + 8
+        };
+        Self::set_l4(c, off, payload, end);
         let code_ok = match icmpv4_max_code(ty) {
             None => {
                 self.event(c, Event::Icmpv4UnknownType);
@@ -239,6 +247,15 @@ impl Decoder {
             p.icmp_code = code;
         }
         Self::set_l4(c, off, off + 8, end);
+        if !icmpv6_payload_after_header(ty, code) {
+            // Suricata 7.0.10 takes the payload of every other message from the 4th
+            // byte of the ICMPv6 header, 12 bytes shorter than the message (dsize,
+            // content and the logged payload all see it: difftest `icmp/icode-*`,
+            // `icmp/itype-*` in IPS mode; nothing when the message has 12 bytes or
+            // fewer).
+            let len = (end - off).saturating_sub(12);
+            Self::set_l4(c, off, off + 4, off + 4 + len);
+        }
         let code_ok = match icmpv6_class(ty) {
             Icmpv6Class::Known => {
                 if matches!(ty, 130..=132) && hop_limit != 1 {

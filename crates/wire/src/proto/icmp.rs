@@ -102,6 +102,19 @@ pub fn icmpv6_code_ok(msg_type: u8, code: u8) -> bool {
     }
 }
 
+/// Whether Suricata 7.0.10 starts an ICMPv6 message's payload after the 8-byte header:
+/// only for the error messages (types 1 to 4) under a code it takes and for echo
+/// requests and replies of code 0. Every other message (neighbour discovery, MLD,
+/// unknown types and codes) has its payload from the 4th byte, 12 bytes shorter than
+/// the message (measured on Suricata's `dsize`, `content` and logged payloads).
+pub fn icmpv6_payload_after_header(msg_type: u8, code: u8) -> bool {
+    match msg_type {
+        1..=4 => icmpv6_code_ok(msg_type, code),
+        128 | 129 => code == 0,
+        _ => false,
+    }
+}
+
 /// True for the ICMPv4 error messages that quote an IPv4 header.
 pub fn icmpv4_is_error(msg_type: u8) -> bool {
     matches!(msg_type, 3 | 4 | 5 | 11 | 12)
@@ -150,5 +163,14 @@ mod tests {
         assert_eq!(icmpv6_class(255), Icmpv6Class::Unassigned);
         assert_eq!(icmpv6_class(160), Icmpv6Class::Unassigned);
         assert_eq!(icmpv6_class(201), Icmpv6Class::Experimental);
+    }
+
+    #[test]
+    fn icmpv6_payload_starts_after_the_header_for_errors_and_echo_only() {
+        assert!(icmpv6_payload_after_header(128, 0) && icmpv6_payload_after_header(129, 0));
+        assert!(icmpv6_payload_after_header(1, 6) && icmpv6_payload_after_header(2, 0));
+        assert!(!icmpv6_payload_after_header(128, 1) && !icmpv6_payload_after_header(1, 7));
+        assert!(!icmpv6_payload_after_header(2, 1) && !icmpv6_payload_after_header(133, 0));
+        assert!(!icmpv6_payload_after_header(200, 0) && !icmpv6_payload_after_header(255, 0));
     }
 }

@@ -66,7 +66,8 @@ impl HttpState {
             return;
         };
         pool::reset(&mut tx.response);
-        tx.response.min_inspect = ctx.config.response_body_minimal_inspect_size;
+        tx.response.min_inspect =
+            super::min_inspect(ctx, ctx.config.response_body_minimal_inspect_size);
         tx.status = None;
         if !looks_like_response_line(l) {
             tx.response.version = Some(ProtocolVersion::V0_9);
