@@ -35,6 +35,7 @@ use crate::util::{chomp, contains_nocase, push_capped, trim};
 use crate::{AppCtx, Counter, Direction, Events};
 
 mod finalize;
+mod inspect;
 mod lines;
 mod mem;
 mod pool;
@@ -144,31 +145,6 @@ impl core::fmt::Debug for HttpState {
 fn give_decoder(d: &mut Option<Box<Decoder>>) {
     if let Some(d) = d.take() {
         Decoder::give(d);
-    }
-}
-
-/// The minimal inspect size a new message's body waits for: none under
-/// `http-body-inline` (IPS mode by default), where a body is inspected as it comes.
-fn min_inspect(ctx: &AppCtx, configured: usize) -> usize {
-    if ctx.config.http_body_inline {
-        0
-    } else {
-        configured
-    }
-}
-
-/// libhtp hands decompressed body bytes on in blocks of this size (and the rest when
-/// the body ends).
-const DECOMPRESSED_BLOCK: usize = 8192;
-
-/// The minimal inspect size of a body that is decompressed: under `http-body-inline`
-/// it is not inspected before a whole decompressed block is out, or its end (difftest
-/// `http/gzip`, `http/deflate` in IPS mode: Suricata 7.0.10 alerts at the body's end).
-fn decoded_min_inspect(ctx: &AppCtx, current: usize) -> usize {
-    if ctx.config.http_body_inline {
-        DECOMPRESSED_BLOCK
-    } else {
-        current
     }
 }
 
@@ -434,8 +410,10 @@ impl HttpState {
         self.next_id += 1;
         ctx.counters.incr(Counter::TxHttp);
         let mut tx = pool::tx(id);
-        tx.request.min_inspect = min_inspect(ctx, ctx.config.request_body_minimal_inspect_size);
-        tx.response.min_inspect = min_inspect(ctx, ctx.config.response_body_minimal_inspect_size);
+        tx.request.min_inspect =
+            inspect::min_inspect(ctx, ctx.config.request_body_minimal_inspect_size);
+        tx.response.min_inspect =
+            inspect::min_inspect(ctx, ctx.config.response_body_minimal_inspect_size);
         mem::push_tx(&mut self.txs, tx);
         while self.txs.len() > ctx.config.max_tx.max(1) {
             pool::give_tx(self.txs.pop_front());
@@ -701,7 +679,8 @@ impl HttpState {
                     &ctx.config.lzma,
                 );
                 if self.sides[0].decoder.is_some() {
-                    tx.request.min_inspect = decoded_min_inspect(ctx, tx.request.min_inspect);
+                    tx.request.min_inspect =
+                        inspect::decoded_min_inspect(ctx, tx.request.min_inspect);
                 }
                 tx.request.progress = Progress::Body;
                 self.sides[0].st = Some(next);
@@ -786,7 +765,8 @@ impl HttpState {
                     &ctx.config.lzma,
                 );
                 if self.sides[1].decoder.is_some() {
-                    tx.response.min_inspect = decoded_min_inspect(ctx, tx.response.min_inspect);
+                    tx.response.min_inspect =
+                        inspect::decoded_min_inspect(ctx, tx.response.min_inspect);
                 }
                 tx.response.progress = Progress::Body;
                 self.sides[1].st = Some(next);

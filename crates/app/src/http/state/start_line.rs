@@ -67,7 +67,7 @@ impl HttpState {
         };
         pool::reset(&mut tx.response);
         tx.response.min_inspect =
-            super::min_inspect(ctx, ctx.config.response_body_minimal_inspect_size);
+            super::inspect::min_inspect(ctx, ctx.config.response_body_minimal_inspect_size);
         tx.status = None;
         if !looks_like_response_line(l) {
             tx.response.version = Some(ProtocolVersion::V0_9);
