@@ -116,6 +116,7 @@ impl Transaction for TlsState {
             u64::from(self.ja3().is_some()) | u64::from(self.ja3s().is_some()) << 1,
         );
         let h = mix(h, u64::from(self.last_message().0));
+        let h = mix(h, u64::from(self.server_hello_done()));
         (mix(h, u64::from(self.certs_inspectable())), 0)
     }
 
@@ -166,7 +167,12 @@ impl Transaction for TlsState {
                     })
                 }
             }
-            RANDOM | RANDOM_TIME | RANDOM_BYTES => {
+            // The client's random is inspected once the ServerHello is in, as
+            // Suricata 7.0.10 does (a rule on it alerts on the first to-server
+            // inspection after the ServerHello, not on the ClientHello's packet).
+            RANDOM | RANDOM_TIME | RANDOM_BYTES
+                if dir == Direction::ToClient || self.server_hello_done() =>
+            {
                 if let Some(r) = self.random(dir) {
                     f(match b.local() {
                         RANDOM => &r[..],
@@ -206,5 +212,39 @@ impl Transaction for TlsState {
             o.remove("from_proto");
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parser::tests::{client_hello_msg, records, server_hello_msg};
+    use super::super::parser::CT_HANDSHAKE;
+    use super::*;
+
+    fn random_time(s: &TlsState, dir: Direction) -> Option<Vec<u8>> {
+        let b = BufferId::of(AppProto::Tls, "tls.random_time").expect("tls.random_time");
+        let mut got = None;
+        s.buffers(b, dir, &mut |x| got = Some(x.to_vec()));
+        got
+    }
+
+    #[test]
+    fn the_client_random_waits_for_the_server_hello() {
+        // dt-1-111 (IPS mode): `tls.random_time` to the server alerts on the first
+        // to-server inspection after the ServerHello, as Suricata 7.0.10.
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        let ch = client_hello_msg("a.example", &[0x0303]);
+        s.parse(&mut ctx, Direction::ToServer, &records(CT_HANDSHAKE, &ch, 10_000));
+        assert!(s.client_hello_done() && s.random(Direction::ToServer).is_some());
+        assert_eq!(random_time(&s, Direction::ToServer), None);
+        let fp = s.fingerprint();
+        let sh = server_hello_msg(0x0303, false);
+        s.parse(&mut ctx, Direction::ToClient, &records(CT_HANDSHAKE, &sh, 10_000));
+        assert_ne!(s.fingerprint(), fp);
+        let want = s.random(Direction::ToServer).map(|r| r[..4].to_vec());
+        assert_eq!(random_time(&s, Direction::ToServer), want);
+        let server = s.random(Direction::ToClient).map(|r| r[..4].to_vec());
+        assert_eq!(random_time(&s, Direction::ToClient), server);
     }
 }

@@ -122,6 +122,7 @@ impl FlowStage {
                 reassembly_memcap: at(policy.simulate.reassembly_memcap),
             });
         }
+        let inline = self.tracker.config().inline;
         let t = timer.start();
         let update = self.tracker.packet(&info);
         timer.stop(Stage::Flow, t);
@@ -260,7 +261,14 @@ impl FlowStage {
                 ..origin
             };
             let raised = alerts_raised(&detection.sink);
-            det.flow_packet(p, buf, &update, ext, origin, &mut detection.sink);
+            // Inline, a TCP packet inspects its direction's transactions only when
+            // it gave that direction's app layer data (Suricata 7.0.10 inspects a
+            // direction's transactions after an app-layer update of that direction,
+            // which inline is the packet's own data): an ACK alone does not.
+            let txs = p.proto != ip_proto::TCP
+                || !inline
+                || (update.app.dir == dir && !update.app.is_empty());
+            det.flow_packet(p, buf, &update, ext, origin, txs, &mut detection.sink);
             ext.marks.alerted |= alerts_raised(&detection.sink) > raised;
             policy.ips.apply(det.verdict, Some(&mut ext.detect));
             // A `bypass` rule matched: the flow's later packets are only counted.
