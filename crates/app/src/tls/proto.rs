@@ -117,6 +117,8 @@ impl Transaction for TlsState {
         );
         let h = mix(h, u64::from(self.last_message().0));
         let h = mix(h, u64::from(self.server_hello_done()));
+        let v = |d| self.side_version(d).map_or(u64::MAX, u64::from);
+        let h = mix(mix(h, v(Direction::ToServer)), v(Direction::ToClient));
         (mix(h, u64::from(self.certs_inspectable())), 0)
     }
 
