@@ -89,11 +89,18 @@ fn app_layer_alerts_land_on_suricatas_packets_in_both_modes() {
     for &(mode, extra) in MODES {
         let want = saved(mode);
         assert!(want.len() > 20, "{mode}: {} saved alerts", want.len());
-        let got = reduced(&run(osprey, extra, &dir.join(format!("osprey-{mode}"))), mode);
+        let got = reduced(
+            &run(osprey, extra, &dir.join(format!("osprey-{mode}"))),
+            mode,
+        );
         common::assert_same_records(&got, &want);
         if common::suricata().is_some() {
             let live = reduced(
-                &run(Path::new("suricata"), extra, &dir.join(format!("suricata-{mode}"))),
+                &run(
+                    Path::new("suricata"),
+                    extra,
+                    &dir.join(format!("suricata-{mode}")),
+                ),
                 mode,
             );
             common::assert_same_records(&live, &want);

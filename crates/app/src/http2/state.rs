@@ -841,7 +841,8 @@ mod tests {
         // dt-1-11 (IPS mode): `http.stat_code` of an HTTP/2 response alerts on the
         // packet that completes its first DATA frame, not on its HEADERS frame.
         use crate::proto::Transaction;
-        let inspectable = |st: &Http2State, d| super::super::tx::headers_inspectable(st.tx(1).unwrap(), d);
+        let inspectable =
+            |st: &Http2State, d| super::super::tx::headers_inspectable(st.tx(1).unwrap(), d);
         let (ts, tc) = (Direction::ToServer, Direction::ToClient);
         let mut ctx = AppCtx::default();
         let mut st = Http2State::new();
@@ -854,7 +855,11 @@ mod tests {
         assert!(inspectable(&st, ts));
         assert_ne!(st.tx(1).unwrap().fingerprint(), fp);
         st.parse(&mut ctx, tc, &frame(FrameType::SETTINGS, 0, 0, &[]));
-        st.parse(&mut ctx, tc, &headers(1, FLAG_END_HEADERS, &[(":status", "200")]));
+        st.parse(
+            &mut ctx,
+            tc,
+            &headers(1, FLAG_END_HEADERS, &[(":status", "200")]),
+        );
         assert!(!inspectable(&st, tc), "response HEADERS without END_STREAM");
         // A DATA frame cut short is not in yet; complete, it is.
         let data = frame(FrameType::DATA, FLAG_END_STREAM, 1, b"hello");
@@ -865,14 +870,22 @@ mod tests {
         // A HEADERS frame that ends its side is enough.
         let mut st = Http2State::new();
         let mut ctx = AppCtx::default();
-        st.parse(&mut ctx, ts, &client(&[headers(1, FLAG_END_HEADERS | FLAG_END_STREAM, POST)]));
+        st.parse(
+            &mut ctx,
+            ts,
+            &client(&[headers(1, FLAG_END_HEADERS | FLAG_END_STREAM, POST)]),
+        );
         assert!(inspectable(&st, ts));
         assert!(!inspectable(&st, tc));
         // The response's data makes the request's buffers inspectable too.
         let mut st = Http2State::new();
         let mut ctx = AppCtx::default();
         st.parse(&mut ctx, ts, &client(&[headers(1, FLAG_END_HEADERS, POST)]));
-        st.parse(&mut ctx, tc, &headers(1, FLAG_END_HEADERS, &[(":status", "200")]));
+        st.parse(
+            &mut ctx,
+            tc,
+            &headers(1, FLAG_END_HEADERS, &[(":status", "200")]),
+        );
         st.parse(&mut ctx, tc, &frame(FrameType::DATA, 0, 1, b"x"));
         assert!(inspectable(&st, ts) && inspectable(&st, tc));
     }
@@ -882,9 +895,17 @@ mod tests {
         use crate::proto::Transaction;
         let mut ctx = AppCtx::default();
         let mut st = Http2State::new();
-        st.parse(&mut ctx, Direction::ToServer, &client(&[headers(1, FLAG_END_HEADERS, POST)]));
+        st.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &client(&[headers(1, FLAG_END_HEADERS, POST)]),
+        );
         let fp = st.tx(1).unwrap().fingerprint();
-        st.parse(&mut ctx, Direction::ToServer, &frame(FrameType::WINDOW_UPDATE, 0, 1, &[0, 0, 1, 0]));
+        st.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &frame(FrameType::WINDOW_UPDATE, 0, 1, &[0, 0, 1, 0]),
+        );
         assert_ne!(st.tx(1).unwrap().fingerprint(), fp);
     }
 

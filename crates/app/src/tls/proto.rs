@@ -237,12 +237,20 @@ mod tests {
         let mut ctx = AppCtx::default();
         let mut s = TlsState::new();
         let ch = client_hello_msg("a.example", &[0x0303]);
-        s.parse(&mut ctx, Direction::ToServer, &records(CT_HANDSHAKE, &ch, 10_000));
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &records(CT_HANDSHAKE, &ch, 10_000),
+        );
         assert!(s.client_hello_done() && s.random(Direction::ToServer).is_some());
         assert_eq!(random_time(&s, Direction::ToServer), None);
         let fp = s.fingerprint();
         let sh = server_hello_msg(0x0303, false);
-        s.parse(&mut ctx, Direction::ToClient, &records(CT_HANDSHAKE, &sh, 10_000));
+        s.parse(
+            &mut ctx,
+            Direction::ToClient,
+            &records(CT_HANDSHAKE, &sh, 10_000),
+        );
         assert_ne!(s.fingerprint(), fp);
         let want = s.random(Direction::ToServer).map(|r| r[..4].to_vec());
         assert_eq!(random_time(&s, Direction::ToServer), want);
