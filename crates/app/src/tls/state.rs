@@ -635,8 +635,8 @@ mod tests {
         // dt-2-431 (IPS mode): a ClientHello cut after its first packet matches
         // `ssl_version` there, from the record header's version (Suricata 7.0.10).
         let ch = client_hello_msg("a.example", &[0x0303]);
-        let mut stream = records(CT_HANDSHAKE, &ch, 10_000);
-        stream[2] = 1; // record version 3.1, hello version 3.3
+        let stream = records(CT_HANDSHAKE, &ch, 10_000);
+        assert_eq!(stream[1..3], [3, 1], "record version 3.1, hello version 3.3");
         let mut ctx = AppCtx::default();
         let mut s = TlsState::new();
         s.parse(&mut ctx, Direction::ToServer, &stream[..2]);
@@ -648,6 +648,8 @@ mod tests {
         assert_eq!(s.side_version(Direction::ToClient), None);
         let sh = records(CT_HANDSHAKE, &server_hello_msg(0x0303, false), 10_000);
         s.parse(&mut ctx, Direction::ToClient, &sh[..4]);
+        assert_eq!(s.side_version(Direction::ToClient), Some(0x0301));
+        s.parse(&mut ctx, Direction::ToClient, &sh[4..]);
         assert_eq!(s.side_version(Direction::ToClient), Some(0x0303));
     }
 
