@@ -636,7 +636,11 @@ mod tests {
         // `ssl_version` there, from the record header's version (Suricata 7.0.10).
         let ch = client_hello_msg("a.example", &[0x0303]);
         let stream = records(CT_HANDSHAKE, &ch, 10_000);
-        assert_eq!(stream[1..3], [3, 1], "record version 3.1, hello version 3.3");
+        assert_eq!(
+            stream[1..3],
+            [3, 1],
+            "record version 3.1, hello version 3.3"
+        );
         let mut ctx = AppCtx::default();
         let mut s = TlsState::new();
         s.parse(&mut ctx, Direction::ToServer, &stream[..2]);
