@@ -110,9 +110,9 @@ pub struct Config {
     pub response_body_minimal_inspect_size: usize,
     /// `response-body-inspect-window` (16 KiB).
     pub response_body_inspect_window: usize,
-    /// `http-body-inline` (`auto`: in IPS mode): HTTP/1 bodies are inspected as their
-    /// bytes come, without waiting for the minimal inspect sizes (Suricata 7.0.10 in
-    /// IPS mode alerts on the packet that brings a body's match).
+    /// `http-body-inline` (`auto`: in IPS mode): HTTP/1 bodies are inspected as they
+    /// arrive, the minimal inspect sizes not waited for (HTTP/2 bodies still wait, as
+    /// Suricata 7.0.10's do). Off by default.
     pub http_body_inline: bool,
     /// `response-body-decompress-layer-limit`: how many stacked content encodings are
     /// undone (2).
@@ -159,6 +159,18 @@ pub struct Config {
     pub memcaps: memcap::AppMemcaps,
 }
 
+impl Config {
+    /// The minimal inspect size of an HTTP/1 body travelling `dir`: 0 (inspected as
+    /// it arrives) with [`Config::http_body_inline`].
+    pub fn min_inspect(&self, dir: Direction) -> usize {
+        match dir {
+            _ if self.http_body_inline => 0,
+            Direction::ToServer => self.request_body_minimal_inspect_size,
+            Direction::ToClient => self.response_body_minimal_inspect_size,
+        }
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -167,8 +179,8 @@ impl Default for Config {
             request_body_minimal_inspect_size: 32 * 1024,
             request_body_inspect_window: 4 * 1024,
             response_body_minimal_inspect_size: 40 * 1024,
-            response_body_inspect_window: 16 * 1024,
             http_body_inline: false,
+            response_body_inspect_window: 16 * 1024,
             response_body_decompress_layer_limit: 2,
             lzma: http::LzmaLimits::default(),
             field_limit: 18_000,
@@ -186,5 +198,20 @@ impl Default for Config {
             stream_depths: stream_depth::StreamDepths::default(),
             memcaps: memcap::AppMemcaps::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod config_tests {
+    use super::*;
+
+    #[test]
+    fn inline_bodies_have_no_minimal_inspect_size() {
+        let mut c = Config::default();
+        assert_eq!(c.min_inspect(Direction::ToServer), 32 * 1024);
+        assert_eq!(c.min_inspect(Direction::ToClient), 40 * 1024);
+        c.http_body_inline = true;
+        assert_eq!(c.min_inspect(Direction::ToServer), 0);
+        assert_eq!(c.min_inspect(Direction::ToClient), 0);
     }
 }

@@ -99,6 +99,38 @@ fn replace_family_agrees_in_ips_mode_with_payloads() {
     assert_eq!(report.diffs.len(), 0, "{text}");
 }
 
+/// IPS mode's app-layer alert timing (bench/RESULTS.md "IPS mode: app-layer alert
+/// timing"): 800 `tls` and `dns` cases of the CI seed with `--simulate-ips`, every one
+/// must agree with Suricata, payloads included (before the inline transaction rules,
+/// 40 of them differed: alerts on the ClientHello's packet or an ACK).
+#[test]
+fn tls_and_dns_families_agree_in_ips_mode() {
+    if common::suricata().is_none() {
+        return;
+    }
+    let dir = common::tempdir("difftest-ci-ips-tls");
+    let families = ["tls".to_string(), "dns".to_string()];
+    let mut batch = Batch::generate_among(SEED, 800, &families);
+    batch.mode = Mode::SimulateIps;
+    let (rules, pcap) = (dir.join("batch.rules"), dir.join("batch.pcap"));
+    batch.write_rules(&rules).expect("write rules");
+    batch.write_pcap(&pcap).expect("write pcap");
+    let run = |name: &str| {
+        run_suricata_in(&pcap, &rules, &dir.join(name), 3, batch.mode).expect("suricata run")
+    };
+    let (s1, s2) = (run("suricata-1"), run("suricata-2"));
+    let osprey = std::path::Path::new(env!("CARGO_BIN_EXE_osprey"));
+    let o =
+        run_osprey_in(osprey, &pcap, &rules, &dir.join("osprey"), batch.mode).expect("osprey run");
+    let known = Known::load(&common::repo("tests/parity/KNOWN_DIFFERENCES.md"));
+    let report = compare(&batch, &s1, &s2, &o, &known);
+    let text = report.text();
+    eprintln!("{text}");
+    assert!(report.compared >= 650, "{text}");
+    assert!(report.suricata_alerted >= 250, "{text}");
+    assert_eq!(report.diffs.len(), 0, "{text}");
+}
+
 /// The minimized cases of fixed differences (`tests/parity/difftest/fixed/`): Osprey
 /// loads or refuses the rule as Suricata did and raises the alerts of `expected.jsonl`.
 /// Suricata's answers are in the folders; its stock configuration (which Osprey reads

@@ -637,7 +637,9 @@ impl Detector {
             if !self.frame_sigs.is_empty() {
                 self.inspect_frames(scratch, fd, input, fi, af);
             }
-            self.inspect_txs(scratch, fd, input, fi, af, payload);
+            if input.txs {
+                self.inspect_txs(scratch, fd, input, fi, af, payload);
+            }
         }
         crate::lua::apply_writes(fd);
         fd.vars.end_packet();

@@ -66,6 +66,12 @@ pub struct Input<'a> {
     /// closed): rules of an app-layer protocol without buffers (`alert http any any
     /// ...`) match it, as on Suricata's stream-end pseudo-packets.
     pub eof_open: bool,
+    /// Inspect the flow's transactions ([`Input::app`]) on this call. False for an
+    /// inline (IPS) TCP packet that gave its own direction's app layer no data:
+    /// Suricata 7.0.10 inspects a direction's transactions only on a packet that
+    /// updated the app layer, which inline means the packet's own data (an ACK
+    /// alone does not inspect the transactions a reply just completed).
+    pub txs: bool,
 }
 
 impl<'a> Input<'a> {
@@ -80,6 +86,7 @@ impl<'a> Input<'a> {
             stream: None,
             app: None,
             eof_open: false,
+            txs: true,
         }
     }
 }

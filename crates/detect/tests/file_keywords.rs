@@ -47,6 +47,7 @@ fn to_client_sids(det: &detect::Detector, af: &app::AppFlow) -> Vec<u32> {
     let input = detect::Input {
         app: Some(af),
         eof_open: false,
+        txs: true,
         ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
     };
     let mut out = Vec::new();

@@ -376,6 +376,7 @@ fn tx_sids(
         stream,
         app: Some(af),
         eof_open: false,
+        txs: true,
         ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
     };
     let mut out = Vec::new();
@@ -663,6 +664,7 @@ fn dotprefix_rules_are_prefiltered_and_still_verified() {
         let input = detect::Input {
             app: Some(&af),
             eof_open: false,
+            txs: true,
             ..detect::Input::packet(&p.meta, &p.frame, Some(fi))
         };
         let (mut s, mut fd, mut out) = (det.scratch(), detect::FlowDetect::new(), Vec::new());

@@ -71,7 +71,9 @@ impl DetectStage {
         self.run(None, &input, origin, None, (None, 0), sink);
     }
 
-    /// A packet of a flow, after flow tracking and the app layer saw it.
+    /// A packet of a flow, after flow tracking and the app layer saw it; `txs`: its
+    /// direction's transactions are inspected on it ([`Input::txs`]).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn flow_packet(
         &mut self,
         p: &Packet,
@@ -79,6 +81,7 @@ impl DetectStage {
         update: &Update<'_>,
         ext: &mut FlowExt,
         origin: Origin,
+        txs: bool,
         sink: &mut AlertSink,
     ) {
         let app = ext.app.as_ref();
@@ -150,6 +153,7 @@ impl DetectStage {
             stream: has_stream.then_some(&stream[..]),
             app,
             eof_open: false,
+            txs,
         };
         self.run(
             Some(&mut ext.detect),
@@ -225,6 +229,7 @@ impl DetectStage {
                 stream: has_stream.then_some(&stream[..]),
                 app,
                 eof_open: tcp_open,
+                txs: true,
             };
             self.run(
                 Some(&mut *fd),

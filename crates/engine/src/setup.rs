@@ -416,13 +416,7 @@ pub(crate) fn apply_engine_settings(config: &Config, engine: &mut EngineConfig) 
     if let Some(v) = size("response-body-inspect-window") {
         engine.app.response_body_inspect_window = v;
     }
-    // `http-body-inline`: `auto` (the default) is IPS mode; `yes`/`no` set it.
-    engine.app.http_body_inline = match config.get_str(&format!("{http}.http-body-inline")) {
-        Some(v) if !v.eq_ignore_ascii_case("auto") => config
-            .get_bool(&format!("{http}.http-body-inline"))
-            .unwrap_or(engine.ips),
-        _ => engine.ips,
-    };
+    engine.app.http_body_inline = body_inline(config, http, engine.ips);
     smtp_mime(config, &mut engine.app.smtp_mime);
     engine.app.opt_in = opt_in(config);
     for &(proto, _) in app::stream_depth::CONFIGURABLE {
@@ -450,6 +444,19 @@ fn opt_in(config: &Config) -> u64 {
 /// libhtp's lzma options under `http` (`libhtp.default-config`), as Suricata 7.0.10
 /// reads them: `lzma-enabled` is a boolean (one lzma layer) or the number of lzma
 /// layers; `lzma-memlimit` and `compression-bomb-limit` are sizes.
+/// libhtp's `http-body-inline` (`auto`, the default: inline in IPS mode): HTTP bodies
+/// are inspected as they arrive, without waiting for the minimal inspect sizes
+/// (Suricata 7.0.10 in IPS mode alerts on a body's first packet; difftest
+/// `filekw/get-chunked-*` with `--simulate-ips`).
+fn body_inline(config: &Config, http: &str, ips: bool) -> bool {
+    let key = format!("{http}.http-body-inline");
+    match config.get_str(&key) {
+        Some(v) if v.eq_ignore_ascii_case("auto") => ips,
+        Some(_) => config.get_bool(&key).unwrap_or(ips),
+        None => ips,
+    }
+}
+
 fn lzma_config(config: &Config, http: &str, l: &mut app::http::LzmaLimits) {
     let key = format!("{http}.lzma-enabled");
     match config.get_bool(&key) {
@@ -509,6 +516,23 @@ mod lzma_tests {
             &mut l,
         );
         l
+    }
+
+    #[test]
+    fn http_body_inline_is_auto_inline_in_ips_mode() {
+        let http = "app-layer.protocols.http.libhtp.default-config";
+        let head = "%YAML 1.1\n---\napp-layer:\n  protocols:\n    http:\n      libhtp:\n        default-config:\n";
+        let with = |v: &str| {
+            Config::parse(&format!("{head}          http-body-inline: {v}\n"), None)
+                .expect("the yaml parses")
+        };
+        let none = Config::parse(head, None).expect("the yaml parses");
+        for ips in [false, true] {
+            assert_eq!(body_inline(&none, http, ips), ips);
+            assert_eq!(body_inline(&with("auto"), http, ips), ips);
+            assert!(body_inline(&with("yes"), http, ips));
+            assert!(!body_inline(&with("no"), http, ips));
+        }
     }
 
     #[test]

@@ -182,6 +182,16 @@ impl Transaction for HttpTx {
             let ib = m.inspectable_body().map_or(u64::MAX, |b| b.len() as u64);
             body = mix(body, ib);
         }
+        // An HTTP/2 stream's frame types, window updates and error codes
+        // (`http2.*` keywords) change without its messages changing.
+        if let Some(i) = self.h2() {
+            for d in 0..2 {
+                h = mix(h, u64::from(i.frames[d]));
+                h = mix(h, i.windows[d].len() as u64);
+                h = mix(h, i.error_codes[d].len() as u64);
+                h = mix(h, u64::from(i.priority[d].is_some()));
+            }
+        }
         (h, body)
     }
 
@@ -235,6 +245,10 @@ impl Transaction for HttpTx {
                 Direction::ToClient => HttpBuffer::ResponseBody,
             },
         };
+        let body = matches!(h, HttpBuffer::RequestBody | HttpBuffer::ResponseBody);
+        if !body && !crate::http2::tx::headers_inspectable(self, dir) {
+            return;
+        }
         if let Some(x) = self.buffer(h, dir) {
             f(x)
         }

@@ -410,10 +410,8 @@ impl HttpState {
         self.next_id += 1;
         ctx.counters.incr(Counter::TxHttp);
         let mut tx = pool::tx(id);
-        tx.request.min_inspect =
-            inspect::min_inspect(ctx, ctx.config.request_body_minimal_inspect_size);
-        tx.response.min_inspect =
-            inspect::min_inspect(ctx, ctx.config.response_body_minimal_inspect_size);
+        tx.request.min_inspect = ctx.config.min_inspect(Direction::ToServer);
+        tx.response.min_inspect = ctx.config.min_inspect(Direction::ToClient);
         mem::push_tx(&mut self.txs, tx);
         while self.txs.len() > ctx.config.max_tx.max(1) {
             pool::give_tx(self.txs.pop_front());

@@ -16,7 +16,7 @@ mod huffman;
 pub(crate) mod keywords;
 pub mod log;
 pub mod state;
-mod tx;
+pub(crate) mod tx;
 
 #[cfg(test)]
 mod free_tests;

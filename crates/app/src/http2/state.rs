@@ -385,6 +385,15 @@ impl Http2State {
                 };
                 if let Some(c) = content.filter(|c| h.stream != 0 && !c.is_empty()) {
                     self.body(ctx, dir, h.stream, c);
+                } else if h.stream != 0 {
+                    // An empty DATA frame moves the stream to data too (Suricata's
+                    // stream state: the header-based `http.*` buffers are then
+                    // inspected, `tx::headers_inspectable`).
+                    if let Some(m) = self.stream_mut(h.stream).map(|s| s.tx.msg_mut(dir)) {
+                        if m.progress < Progress::Body {
+                            m.progress = Progress::Body;
+                        }
+                    }
                 }
                 if h.has(FLAG_END_STREAM) {
                     self.end_side(ctx, dir, h.stream);
@@ -825,6 +834,79 @@ mod tests {
             // Two SETTINGS frames on stream 0, one stream.
             assert_eq!(ctx.counters.get(Counter::TxHttp2), 3);
         }
+    }
+
+    #[test]
+    fn header_buffers_wait_for_the_stream_to_reach_data() {
+        // dt-1-11 (IPS mode): `http.stat_code` of an HTTP/2 response alerts on the
+        // packet that completes its first DATA frame, not on its HEADERS frame.
+        use crate::proto::Transaction;
+        let inspectable =
+            |st: &Http2State, d| super::super::tx::headers_inspectable(st.tx(1).unwrap(), d);
+        let (ts, tc) = (Direction::ToServer, Direction::ToClient);
+        let mut ctx = AppCtx::default();
+        let mut st = Http2State::new();
+        st.parse(&mut ctx, ts, &client(&[headers(1, FLAG_END_HEADERS, POST)]));
+        assert_eq!(st.tx(1).unwrap().method(), Some(&b"POST"[..]));
+        assert!(!inspectable(&st, ts), "request HEADERS without END_STREAM");
+        let fp = st.tx(1).unwrap().fingerprint();
+        // An empty DATA frame is data.
+        st.parse(&mut ctx, ts, &frame(FrameType::DATA, 0, 1, &[]));
+        assert!(inspectable(&st, ts));
+        assert_ne!(st.tx(1).unwrap().fingerprint(), fp);
+        st.parse(&mut ctx, tc, &frame(FrameType::SETTINGS, 0, 0, &[]));
+        st.parse(
+            &mut ctx,
+            tc,
+            &headers(1, FLAG_END_HEADERS, &[(":status", "200")]),
+        );
+        assert!(!inspectable(&st, tc), "response HEADERS without END_STREAM");
+        // A DATA frame cut short is not in yet; complete, it is.
+        let data = frame(FrameType::DATA, FLAG_END_STREAM, 1, b"hello");
+        st.parse(&mut ctx, tc, &data[..11]);
+        assert!(!inspectable(&st, tc));
+        st.parse(&mut ctx, tc, &data[11..]);
+        assert!(inspectable(&st, tc));
+        // A HEADERS frame that ends its side is enough.
+        let mut st = Http2State::new();
+        let mut ctx = AppCtx::default();
+        st.parse(
+            &mut ctx,
+            ts,
+            &client(&[headers(1, FLAG_END_HEADERS | FLAG_END_STREAM, POST)]),
+        );
+        assert!(inspectable(&st, ts));
+        assert!(!inspectable(&st, tc));
+        // The response's data makes the request's buffers inspectable too.
+        let mut st = Http2State::new();
+        let mut ctx = AppCtx::default();
+        st.parse(&mut ctx, ts, &client(&[headers(1, FLAG_END_HEADERS, POST)]));
+        st.parse(
+            &mut ctx,
+            tc,
+            &headers(1, FLAG_END_HEADERS, &[(":status", "200")]),
+        );
+        st.parse(&mut ctx, tc, &frame(FrameType::DATA, 0, 1, b"x"));
+        assert!(inspectable(&st, ts) && inspectable(&st, tc));
+    }
+
+    #[test]
+    fn frame_types_change_the_fingerprint() {
+        use crate::proto::Transaction;
+        let mut ctx = AppCtx::default();
+        let mut st = Http2State::new();
+        st.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &client(&[headers(1, FLAG_END_HEADERS, POST)]),
+        );
+        let fp = st.tx(1).unwrap().fingerprint();
+        st.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &frame(FrameType::WINDOW_UPDATE, 0, 1, &[0, 0, 1, 0]),
+        );
+        assert_ne!(st.tx(1).unwrap().fingerprint(), fp);
     }
 
     #[test]

@@ -108,3 +108,22 @@ pub(super) fn fill_response(tx: &mut HttpTx) {
         .ok()
         .and_then(|s| s.parse().ok());
 }
+
+/// Whether the `http.*` buffers built from header fields (every one above but the
+/// bodies) are inspected in `dir` yet. An HTTP/1 transaction: always (each buffer says
+/// itself when it exists). An HTTP/2 stream, as Suricata 7.0.10, whose stream state
+/// must have reached data in the rule's direction: to the server once the request sent
+/// a DATA frame or ended (END_STREAM), or the response sent data; to the client once
+/// the response sent a DATA frame (an empty one too) or ended. A HEADERS frame alone
+/// does not make them inspectable (`http.request_header`, `http.response_header` and
+/// the `http2.*` keywords are, from the HEADERS frame on).
+pub(crate) fn headers_inspectable(tx: &HttpTx, dir: Direction) -> bool {
+    if tx.h2().is_none() {
+        return true;
+    }
+    let data = |m: &Message| m.progress >= crate::http::Progress::Body;
+    match dir {
+        Direction::ToServer => data(&tx.request) || data(&tx.response),
+        Direction::ToClient => data(&tx.response),
+    }
+}

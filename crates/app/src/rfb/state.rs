@@ -66,6 +66,10 @@ pub struct RfbState {
     buf: [Vec<u8>; 2],
     events: Events,
     failed: bool,
+    /// The parser stopped on bytes of the side it was not waiting for: not a parser
+    /// error for Suricata 7.0.10 (no `app_layer.error.rfb.parser`, no app-layer error
+    /// policy: in IPS mode the flow goes on and its rules are inspected).
+    confused: bool,
     /// Bytes of each direction the handshake consumed.
     taken: [u64; 2],
     /// Record each message for the `frame` keyword ([`crate::Config::frames`]).
@@ -83,6 +87,7 @@ impl Default for RfbState {
             buf: Default::default(),
             events: Events::default(),
             failed: false,
+            confused: false,
             taken: [0; 2],
             record: false,
             pdus: Vec::new(),
@@ -103,7 +108,7 @@ impl RfbState {
 
     /// Whether the handshake did not parse (nothing more is read).
     pub fn errored(&self) -> bool {
-        self.failed
+        self.failed && !self.confused
     }
 
     fn raise(&mut self, ctx: &mut AppCtx, i: usize) {
@@ -155,9 +160,9 @@ impl RfbState {
         // counts as complete (found by the differential harness's `rfb` family).
         if self.waits_for().is_some_and(|w| w != dir) {
             self.failed = true;
+            self.confused = true;
             self.tx.complete = true;
             self.raise(ctx, super::CONFUSED_STATE);
-            ctx.counters.incr(Counter::ErrorRfb);
             return;
         }
         while self.step != Step::Done && !self.failed {
@@ -414,7 +419,8 @@ mod tests {
         s.parse(&mut ctx, c, &[1]);
         assert!(!s.errored());
         s.parse(&mut ctx, v, &[0, 0, 0, 0]);
-        assert!(s.errored());
+        // Confused, which Suricata 7.0.10 does not count as a parser error.
+        assert!(!s.errored());
         assert!(s.events().has(super::super::CONFUSED_STATE));
         s.parse(&mut ctx, c, &[1]);
         let t = s.tx().unwrap();
@@ -440,7 +446,12 @@ mod tests {
         let before = s.tx().unwrap().fingerprint();
         assert!(!s.tx().unwrap().complete && !s.errored());
         s.parse(&mut ctx, c, &[0x36; 16]);
-        assert!(s.errored() && s.events().has(super::super::CONFUSED_STATE));
+        // Not a parser error (dt-2-108 in IPS mode: Suricata 7.0.10 counts none and
+        // applies no app-layer error policy), but nothing more is parsed.
+        assert!(!s.errored() && s.events().has(super::super::CONFUSED_STATE));
+        assert_eq!(ctx.counters.get(Counter::ErrorRfb), 0);
+        s.parse(&mut ctx, v, &[0, 0, 0, 0]);
+        assert!(s.tx().unwrap().security_result.is_none());
         let t = s.tx().unwrap();
         assert!(t.complete && t.security_type.is_none());
         assert_ne!(t.fingerprint(), before);

@@ -130,6 +130,9 @@ impl Transaction for TlsState {
             u64::from(self.ja3().is_some()) | u64::from(self.ja3s().is_some()) << 1,
         );
         let h = mix(h, u64::from(self.last_message().0));
+        let h = mix(h, u64::from(self.server_hello_done()));
+        let v = |d| self.side_version(d).map_or(u64::MAX, u64::from);
+        let h = mix(mix(h, v(Direction::ToServer)), v(Direction::ToClient));
         (mix(h, u64::from(self.certs_inspectable())), 0)
     }
 
@@ -180,7 +183,12 @@ impl Transaction for TlsState {
                     })
                 }
             }
-            RANDOM | RANDOM_TIME | RANDOM_BYTES => {
+            // The client's random is inspected once the ServerHello is in, as
+            // Suricata 7.0.10 does (a rule on it alerts on the first to-server
+            // inspection after the ServerHello, not on the ClientHello's packet).
+            RANDOM | RANDOM_TIME | RANDOM_BYTES
+                if dir == Direction::ToClient || self.server_hello_done() =>
+            {
                 if let Some(r) = self.random(dir).or_else(|| self.unset_random(dir)) {
                     f(match b.local() {
                         RANDOM => &r[..],
@@ -257,13 +265,50 @@ mod tests {
             random_bufs(&s, Direction::ToClient),
             [vec![0; 32], vec![0; 4], vec![0; 28]]
         );
-        let client = random_bufs(&s, Direction::ToServer);
-        assert_eq!(client.len(), 3);
-        assert_eq!(client[0], s.random(Direction::ToServer).unwrap());
+        // The client's own random waits for the ServerHello (IPS timing, h1).
+        assert!(random_bufs(&s, Direction::ToServer).is_empty());
         let sh = records(CT_HANDSHAKE, &server_hello_msg(0x0303, false), 1000);
         s.parse(&mut ctx, Direction::ToClient, &sh);
         let server = s.random(Direction::ToClient).unwrap();
         assert_eq!(server, &[9; 32]);
         assert_eq!(random_bufs(&s, Direction::ToClient)[0], server);
+        let client = random_bufs(&s, Direction::ToServer);
+        assert_eq!(client.len(), 3);
+        assert_eq!(client[0], s.random(Direction::ToServer).unwrap());
+    }
+
+    fn random_time(s: &TlsState, dir: Direction) -> Option<Vec<u8>> {
+        let b = BufferId::of(AppProto::Tls, "tls.random_time").expect("tls.random_time");
+        let mut got = None;
+        s.buffers(b, dir, &mut |x| got = Some(x.to_vec()));
+        got
+    }
+
+    #[test]
+    fn the_client_random_waits_for_the_server_hello() {
+        // dt-1-111 (IPS mode): `tls.random_time` to the server alerts on the first
+        // to-server inspection after the ServerHello, as Suricata 7.0.10.
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        let ch = client_hello_msg("a.example", &[0x0303]);
+        s.parse(
+            &mut ctx,
+            Direction::ToServer,
+            &records(CT_HANDSHAKE, &ch, 10_000),
+        );
+        assert!(s.client_hello_done() && s.random(Direction::ToServer).is_some());
+        assert_eq!(random_time(&s, Direction::ToServer), None);
+        let fp = s.fingerprint();
+        let sh = server_hello_msg(0x0303, false);
+        s.parse(
+            &mut ctx,
+            Direction::ToClient,
+            &records(CT_HANDSHAKE, &sh, 10_000),
+        );
+        assert_ne!(s.fingerprint(), fp);
+        let want = s.random(Direction::ToServer).map(|r| r[..4].to_vec());
+        assert_eq!(random_time(&s, Direction::ToServer), want);
+        let server = s.random(Direction::ToClient).map(|r| r[..4].to_vec());
+        assert_eq!(random_time(&s, Direction::ToClient), server);
     }
 }

@@ -54,6 +54,9 @@ struct Side {
     /// A TLS (SSLv3-format) record was seen: SSLv2 headers are no longer accepted.
     v3_seen: bool,
     app_data: bool,
+    /// The version of the side's last TLS record header, read from its first three
+    /// bytes (`tls.version` and `ssl_version` before the hello is in).
+    record_version: Option<u16>,
 }
 
 // The states of new TLS flows come from the worker's slab (`slabs`), not a box each.
@@ -181,10 +184,17 @@ impl TlsState {
     /// The version a side announced (`tls.version`, `ssl_version`): the client's
     /// highest supported_versions entry (GREASE left out) or its ClientHello version,
     /// the server's negotiated version.
+    /// Before the side's hello is parsed, the version of its last record header, as
+    /// Suricata 7.0.10 reads it from a record's first three bytes (a ClientHello cut
+    /// over two packets matches `ssl_version` on the first; difftest
+    /// `tls/client-ssl_version` in IPS mode).
     pub fn side_version(&self, dir: Direction) -> Option<u16> {
+        let record = self.sides[dir.index()].record_version;
         match dir {
             Direction::ToServer => {
-                let v = self.client_version?;
+                let Some(v) = self.client_version else {
+                    return record;
+                };
                 Some(
                     self.client_versions
                         .iter()
@@ -194,7 +204,7 @@ impl TlsState {
                         .unwrap_or(v),
                 )
             }
-            Direction::ToClient => self.server_version,
+            Direction::ToClient => self.server_version.or(record),
         }
     }
 
@@ -343,6 +353,9 @@ impl TlsState {
         let d = dir.index();
         if !self.sides[d].v3_seen && b.first().is_some_and(|x| x & 0x80 != 0) {
             return Ok(sslv2_record_len(b).filter(|&n| b.len() >= n));
+        }
+        if let [20..=24, 3, minor, ..] = *b {
+            self.sides[d].record_version = Some(0x0300 | u16::from(minor));
         }
         if b.len() < 5 {
             return Ok(None);
@@ -624,6 +637,33 @@ mod tests {
         drop(u);
         let again = take_rec(stream.len());
         assert_eq!(again.as_ptr(), at);
+    }
+
+    #[test]
+    fn the_record_header_gives_the_version_until_the_hello_is_in() {
+        // dt-2-431 (IPS mode): a ClientHello cut after its first packet matches
+        // `ssl_version` there, from the record header's version (Suricata 7.0.10).
+        let ch = client_hello_msg("a.example", &[0x0303]);
+        let stream = records(CT_HANDSHAKE, &ch, 10_000);
+        assert_eq!(
+            stream[1..3],
+            [3, 1],
+            "record version 3.1, hello version 3.3"
+        );
+        let mut ctx = AppCtx::default();
+        let mut s = TlsState::new();
+        s.parse(&mut ctx, Direction::ToServer, &stream[..2]);
+        assert_eq!(s.side_version(Direction::ToServer), None);
+        s.parse(&mut ctx, Direction::ToServer, &stream[2..3]);
+        assert_eq!(s.side_version(Direction::ToServer), Some(0x0301));
+        s.parse(&mut ctx, Direction::ToServer, &stream[3..]);
+        assert_eq!(s.side_version(Direction::ToServer), Some(0x0303));
+        assert_eq!(s.side_version(Direction::ToClient), None);
+        let sh = records(CT_HANDSHAKE, &server_hello_msg(0x0303, false), 10_000);
+        s.parse(&mut ctx, Direction::ToClient, &sh[..4]);
+        assert_eq!(s.side_version(Direction::ToClient), Some(0x0301));
+        s.parse(&mut ctx, Direction::ToClient, &sh[4..]);
+        assert_eq!(s.side_version(Direction::ToClient), Some(0x0303));
     }
 
     #[test]

@@ -129,6 +129,7 @@ pub fn tx_sids_at(
     let input = Input {
         app: Some(af),
         eof_open: false,
+        txs: true,
         ..Input::packet(&p.meta, &p.frame, Some(fi))
     };
     let mut out = Vec::new();

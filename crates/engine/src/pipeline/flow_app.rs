@@ -126,6 +126,7 @@ impl FlowStage {
                 reassembly_memcap: at(policy.simulate.reassembly_memcap),
             });
         }
+        let inline = self.tracker.config().inline;
         let t = timer.start();
         let update = self.tracker.packet(&info);
         timer.stop(Stage::Flow, t);
@@ -269,7 +270,10 @@ impl FlowStage {
         }
         let meta = || crate::anomaly::packet_meta(p, flow_id, pcap_cnt);
         self.anomaly.app(&mut self.app, meta, &mut detection.sink);
-        if p.proto == ip_proto::TCP && update.flow.tcp.state == flow::TcpState::Closed {
+        let closed_now = p.proto == ip_proto::TCP
+            && update.flow.tcp.state == flow::TcpState::Closed
+            && !ext.tcp_closed;
+        if closed_now {
             ext.tcp_closed = true;
         }
         let inspect = effect == Effect::Continue && !ext.no_inspect;
@@ -279,7 +283,17 @@ impl FlowStage {
                 ..origin
             };
             let raised = alerts_raised(&detection.sink);
-            det.flow_packet(p, buf, &update, ext, origin, &mut detection.sink);
+            // Inline, a TCP packet inspects its direction's transactions only when
+            // it gave that direction's app layer data (Suricata 7.0.10 inspects a
+            // direction's transactions after an app-layer update of that direction,
+            // which inline is the packet's own data) or closed the session (a RST,
+            // the last ACK of the FIN handshake: the app layer's end of stream).
+            // An ACK alone does not.
+            let txs = p.proto != ip_proto::TCP
+                || !inline
+                || closed_now
+                || (update.app.dir == dir && !update.app.is_empty());
+            det.flow_packet(p, buf, &update, ext, origin, txs, &mut detection.sink);
             ext.marks.alerted |= alerts_raised(&detection.sink) > raised;
             policy.ips.apply(det.verdict, Some(&mut ext.detect));
             // A `bypass` rule matched: the flow's later packets are only counted.

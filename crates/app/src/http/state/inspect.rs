@@ -1,17 +1,7 @@
-//! When a body is first inspected: the minimal inspect sizes under
-//! `http-body-inline` (IPS mode by default), for plain and decompressed bodies.
+//! When a decompressed body is first inspected under `http-body-inline` (IPS mode by
+//! default; plain bodies: `Config::min_inspect`).
 
 use crate::AppCtx;
-
-/// The minimal inspect size a new message's body waits for: none under
-/// `http-body-inline` (IPS mode by default), where a body is inspected as it comes.
-pub(super) fn min_inspect(ctx: &AppCtx, configured: usize) -> usize {
-    if ctx.config.http_body_inline {
-        0
-    } else {
-        configured
-    }
-}
 
 /// libhtp hands decompressed body bytes on in blocks of this size (and the rest when
 /// the body ends).

@@ -66,8 +66,7 @@ impl HttpState {
             return;
         };
         pool::reset(&mut tx.response);
-        tx.response.min_inspect =
-            super::inspect::min_inspect(ctx, ctx.config.response_body_minimal_inspect_size);
+        tx.response.min_inspect = ctx.config.min_inspect(crate::Direction::ToClient);
         tx.status = None;
         if !looks_like_response_line(l) {
             tx.response.version = Some(ProtocolVersion::V0_9);
