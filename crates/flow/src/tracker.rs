@@ -273,12 +273,8 @@ impl FlowTracker {
             }
         };
         let entry = self.table.entry_mut(slot);
-        // The last-seen time is the latest packet's: a packet earlier than one seen
-        // before (a capture whose clock goes back) does not bring the flow's timeout
-        // closer. Suricata 7.0.10 keeps an ICMP flow seen at T, T+20 and T-1000 at
-        // T+45 and starts another at T+55; its EVE `end` is T+20 (sv-ether's
-        // router advertisements 170030-170091).
-        entry.last_us = entry.last_us.max(p.ts_us);
+        // Like Suricata, the last-seen time follows the packet even if time goes back.
+        entry.last_us = p.ts_us;
         let f = &mut entry.value;
         let dir = dir_of(f, swapped);
         let di = dir.index();

@@ -503,31 +503,6 @@ fn udp_flow_states_and_timeouts() {
     assert_eq!(t.active_flows(), 1);
 }
 
-/// A packet earlier than the flow's latest (the capture's clock went back) leaves
-/// the flow's idle time counted from its latest packet, as Suricata 7.0.10: an ICMP
-/// flow (new: 30 s) seen at T, T+20 and T-1000 is still there at T+45, and gone at
-/// T+55 after it.
-#[test]
-fn a_packet_from_the_past_does_not_bring_the_timeout_closer() {
-    let mut t = FlowTracker::new(cfg());
-    let a = FlowKey::v4([1, 1, 1, 1], 8, [2, 2, 2, 2], 0, 1);
-    let p = |ts: u64| PacketInfo {
-        key: a,
-        ts_us: ts * 1_000_000,
-        len: 42,
-        tcp: None,
-        payload: b"",
-    };
-    let t0 = 10_000;
-    for ts in [t0, t0 + 20, t0 - 1000, t0 + 45] {
-        let u = t.packet(&p(ts)).unwrap();
-        assert_eq!(u.events.has(Events::NEW_FLOW), ts == t0, "{ts}");
-    }
-    let u = t.packet(&p(t0 + 45 + 31)).unwrap();
-    assert!(u.events.has(Events::NEW_FLOW));
-    t.drain_ended(|e| assert_eq!(e.last_us, (t0 + 45) * 1_000_000));
-}
-
 #[test]
 fn data_before_ack_is_released_on_the_data_packet_when_ack_came_first() {
     // Capture order can show the ACK before the data it acknowledges.

@@ -198,8 +198,10 @@ impl Dispatcher {
                     let copied = group.set_counts(rows.raw().0);
                     let back = 4 * n + group.copy_rows_from(&rows);
                     stats.copied_back(back);
-                    group.deliver((Some(ns), rows.scan_order()));
+                    // Counted before the replies go: a worker reading the counters
+                    // once its reply is in sees this batch's figures.
                     stats.host(host, copied);
+                    group.deliver((Some(ns), rows.scan_order()));
                 }
                 Request::Dfa(batch, jobs, reply) => {
                     let r = if has_dfas {
