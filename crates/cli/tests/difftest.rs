@@ -9,9 +9,9 @@
 mod common;
 
 use difftest::batch::Batch;
-use difftest::compare::compare;
+use difftest::compare::{compare, Report};
 use difftest::known::Known;
-use difftest::oracle::{run_osprey, run_osprey_in, run_suricata, run_suricata_in, Mode};
+use difftest::oracle::{run_osprey, run_osprey_in, run_suricata, run_suricata_in, Mode, Run};
 
 /// The CI batch's seed and size.
 const SEED: u64 = 28;
@@ -65,17 +65,12 @@ fn generated_batch_agrees_with_suricata_outside_known_differences() {
     );
 }
 
-/// The `replace` family run as an inline IPS on the capture (`--simulate-ips`), 2,000
-/// cases of the CI seed: Suricata 7.0.10 ignores `replace` there as in IDS mode, so the
-/// alerts and the payloads they log (stream data up to the receiver's ACK) must agree
-/// on every case. Skipped without Suricata as the batch above.
-#[test]
-fn replace_family_agrees_in_ips_mode_with_payloads() {
-    if common::suricata().is_none() {
-        return;
-    }
-    let dir = common::tempdir("difftest-ci-ips");
-    let mut batch = Batch::generate_among(SEED, 2000, &["replace".to_string()]);
+/// `cases` of `families` drawn with the CI seed and run as an inline IPS
+/// (`--simulate-ips`): Suricata twice, Osprey once, compared; also Osprey's run.
+fn ips_batch(name: &str, families: &[&str], cases: u32) -> (Report, Run) {
+    let dir = common::tempdir(name);
+    let families: Vec<String> = families.iter().map(|f| f.to_string()).collect();
+    let mut batch = Batch::generate_among(SEED, cases, &families);
     batch.mode = Mode::SimulateIps;
     let (rules, pcap) = (dir.join("batch.rules"), dir.join("batch.pcap"));
     batch.write_rules(&rules).expect("write rules");
@@ -88,7 +83,19 @@ fn replace_family_agrees_in_ips_mode_with_payloads() {
     let o =
         run_osprey_in(osprey, &pcap, &rules, &dir.join("osprey"), batch.mode).expect("osprey run");
     let known = Known::load(&common::repo("tests/parity/KNOWN_DIFFERENCES.md"));
-    let report = compare(&batch, &s1, &s2, &o, &known);
+    (compare(&batch, &s1, &s2, &o, &known), o)
+}
+
+/// The `replace` family run as an inline IPS on the capture (`--simulate-ips`), 2,000
+/// cases of the CI seed: Suricata 7.0.10 ignores `replace` there as in IDS mode, so the
+/// alerts and the payloads they log (stream data up to the receiver's ACK) must agree
+/// on every case. Skipped without Suricata as the batch above.
+#[test]
+fn replace_family_agrees_in_ips_mode_with_payloads() {
+    if common::suricata().is_none() {
+        return;
+    }
+    let (report, o) = ips_batch("difftest-ci-ips", &["replace"], 2000);
     let text = report.text();
     eprintln!("{text}");
     assert!(report.compared >= 1700, "{text}");
@@ -108,22 +115,7 @@ fn tls_and_dns_families_agree_in_ips_mode() {
     if common::suricata().is_none() {
         return;
     }
-    let dir = common::tempdir("difftest-ci-ips-tls");
-    let families = ["tls".to_string(), "dns".to_string()];
-    let mut batch = Batch::generate_among(SEED, 800, &families);
-    batch.mode = Mode::SimulateIps;
-    let (rules, pcap) = (dir.join("batch.rules"), dir.join("batch.pcap"));
-    batch.write_rules(&rules).expect("write rules");
-    batch.write_pcap(&pcap).expect("write pcap");
-    let run = |name: &str| {
-        run_suricata_in(&pcap, &rules, &dir.join(name), 3, batch.mode).expect("suricata run")
-    };
-    let (s1, s2) = (run("suricata-1"), run("suricata-2"));
-    let osprey = std::path::Path::new(env!("CARGO_BIN_EXE_osprey"));
-    let o =
-        run_osprey_in(osprey, &pcap, &rules, &dir.join("osprey"), batch.mode).expect("osprey run");
-    let known = Known::load(&common::repo("tests/parity/KNOWN_DIFFERENCES.md"));
-    let report = compare(&batch, &s1, &s2, &o, &known);
+    let (report, _) = ips_batch("difftest-ci-ips-tls", &["tls", "dns"], 800);
     let text = report.text();
     eprintln!("{text}");
     assert!(report.compared >= 650, "{text}");
